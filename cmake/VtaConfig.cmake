@@ -1,0 +1,23 @@
+# Generates, from the one configuration file VTA_CONFIG, the C header vta/hw_config.h (reference VTA_*
+# macro names) and the SystemVerilog package vta_config_pkg.sv. The generator is the vta-config tool,
+# which validates the file with the same C++ library the driver uses.
+set(VTA_GENERATED_DIR "${PROJECT_BINARY_DIR}/generated")
+set(VTA_GENERATED_HEADER "${VTA_GENERATED_DIR}/include/vta/hw_config.h")
+set(VTA_GENERATED_SV_PACKAGE "${VTA_GENERATED_DIR}/hw/vta_config_pkg.sv")
+
+function(vta_generate_config_artifacts)
+  add_custom_command(
+    OUTPUT "${VTA_GENERATED_HEADER}" "${VTA_GENERATED_SV_PACKAGE}"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${VTA_GENERATED_DIR}/include/vta" "${VTA_GENERATED_DIR}/hw"
+    COMMAND vta-config --config "${VTA_CONFIG}" --c-header "${VTA_GENERATED_HEADER}"
+            --sv-package "${VTA_GENERATED_SV_PACKAGE}"
+    DEPENDS vta-config "${VTA_CONFIG}"
+    COMMENT "Generating VTA configuration header and SystemVerilog package from ${VTA_CONFIG}"
+    VERBATIM)
+  add_custom_target(vta_generate_config DEPENDS "${VTA_GENERATED_HEADER}" "${VTA_GENERATED_SV_PACKAGE}")
+  # vta::hw_config: include path of the generated header (C and C++ users of vta/hw_spec.h).
+  add_library(vta_hw_config INTERFACE)
+  add_library(vta::hw_config ALIAS vta_hw_config)
+  target_include_directories(vta_hw_config INTERFACE "${VTA_GENERATED_DIR}/include")
+  add_dependencies(vta_hw_config vta_generate_config)
+endfunction()

@@ -1,0 +1,87 @@
+#pragma once
+/// \file vta/device.h
+/// The one Device interface every backend implements (fsim now; tsim and remote devices later), the
+/// VTA statistics, and the factory that picks a backend by name or from VTA_TARGET.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vta/config.h"
+#include "vta/memory.h"
+
+namespace vta {
+
+/// The seven VTA statistics (spec 7.3) and, on clocked backends, the cycle count.
+struct Stats {
+  uint64_t inp_load_nbytes = 0;
+  uint64_t wgt_load_nbytes = 0;
+  uint64_t acc_load_nbytes = 0;
+  uint64_t uop_load_nbytes = 0;
+  uint64_t out_store_nbytes = 0;
+  uint64_t gemm_counter = 0;
+  uint64_t alu_counter = 0;
+  std::optional<uint64_t> cycle_count;  ///< absent on the fsim
+  bool operator==(const Stats&) const = default;
+
+  /// `{"inp_load_nbytes": 4096, ...}` with the keys in the order above.
+  std::string to_json() const;
+  /// The seeds' table format: one `name: value` line per counter.
+  std::string to_table() const;
+};
+
+/// Outcome of Device::run, with the same numbers as VTADeviceRun's return value.
+enum class RunStatus : int { kOk = 0, kTimeout = 1, kError = 2 };
+
+/// Token counts of the four dependency queues (spec 4.1).
+struct TokenCounts {
+  uint64_t l2g = 0;  ///< load -> compute
+  uint64_t g2l = 0;  ///< compute -> load
+  uint64_t g2s = 0;  ///< compute -> store
+  uint64_t s2g = 0;  ///< store -> compute
+  bool operator==(const TokenCounts&) const = default;
+  std::string to_string() const;
+};
+
+/// A VTA device. All addresses are physical addresses in Dram::global().
+class Device {
+ public:
+  virtual ~Device() = default;
+  /// Executes `count` instructions at `insn_addr` until FINISH. `budget` bounds the run in the
+  /// backend's unit of time (cycles; fsim: work units, see docs/ISA.md); 0 = the default bound.
+  /// On failure `last_error()` holds the diagnostic.
+  virtual RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) = 0;
+  virtual const Stats& stats() const = 0;
+  virtual void clear_stats() = 0;
+  /// Tokens left in the four queues (they persist across runs, as in hardware).
+  virtual TokenCounts tokens() const = 0;
+  virtual const std::string& last_error() const = 0;
+  virtual std::string_view target() const = 0;
+  virtual const Config& config() const = 0;
+};
+
+/// Options common to every backend.
+struct DeviceOptions {
+  Dram* dram = nullptr;  ///< nullptr = Dram::global()
+  /// fsim: use the portable GEMM kernel even when the CPU has AVX-512 VNNI.
+  bool force_portable = false;
+};
+
+using DeviceFactory = std::function<std::unique_ptr<Device>(const Config&, const DeviceOptions&)>;
+
+/// Makes a device of the named backend ("fsim"; "sim" is an alias). Throws std::invalid_argument
+/// naming the known backends when `target` is unknown.
+std::unique_ptr<Device> make_device(std::string_view target, const Config& config,
+                                    const DeviceOptions& options = {});
+/// The backend named by VTA_TARGET, or fsim when it is unset or empty.
+std::string default_target();
+/// Registers a backend (tsim and the remote client register themselves when linked in).
+void register_backend(std::string name, DeviceFactory factory);
+/// Names of the registered backends, sorted.
+std::vector<std::string> backend_names();
+
+}  // namespace vta

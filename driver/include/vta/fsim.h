@@ -1,0 +1,70 @@
+#pragma once
+/// \file vta/fsim.h
+/// The functional simulator: the golden model every other backend is compared with. It executes an
+/// instruction stream with exactly the semantics of spec sections 2-4 and counts the statistics of 7.3.
+/// A run first validates every instruction (nothing executes if one is malformed), then schedules the
+/// three modules deterministically through the four token queues, reporting deadlocks and budget
+/// overruns instead of hanging.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vta/device.h"
+#include "vta/isa.h"
+
+namespace vta {
+
+class FsimDevice final : public Device {
+ public:
+  FsimDevice(const Config& config, const DeviceOptions& options);
+  ~FsimDevice() override;
+
+  RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override;
+  const Stats& stats() const override { return stats_; }
+  void clear_stats() override { stats_ = Stats{}; }
+  TokenCounts tokens() const override { return tokens_; }
+  const std::string& last_error() const override { return last_error_; }
+  std::string_view target() const override { return "fsim"; }
+  const Config& config() const override { return isa_.config(); }
+
+  /// Count statistics without executing LOAD INP/WGT/ACC, STORE, GEMM and ALU (micro-op loads still
+  /// execute), like the reference simulator's "skip execution" debug mode.
+  void set_skip_execution(bool skip) { skip_execution_ = skip; }
+  /// True when GEMMs run on the AVX-512 VNNI kernel.
+  bool uses_vnni() const { return use_vnni_; }
+  /// Default budget in work units when run() is given 0.
+  static constexpr uint64_t kDefaultBudget = uint64_t{1} << 34;
+
+  /// Read-only views of the on-chip buffers, for tests and debugging. Elements are stored densely:
+  /// element i of the input buffer is inp_sram()[i*BATCH*BLOCK_IN ...], lanes in DRAM order.
+  std::span<const int8_t> inp_sram() const { return inp_; }
+  std::span<const int8_t> wgt_sram() const { return wgt_; }
+  std::span<const int32_t> acc_sram() const { return acc_; }
+  std::span<const uint32_t> uop_sram() const { return uop_raw_; }
+
+  struct Impl;
+
+ private:
+  friend struct Impl;
+  Isa isa_;
+  Dram* dram_;
+  bool use_vnni_ = false;
+  bool skip_execution_ = false;
+  Stats stats_;
+  TokenCounts tokens_;
+  std::string last_error_;
+  std::vector<int8_t> inp_, wgt_;
+  std::vector<int32_t> acc_;
+  std::vector<uint32_t> uop_raw_;
+  std::vector<Uop> uops_;            ///< decoded micro-ops, kept in step with uop_raw_
+  std::vector<int8_t> wgt_vnni_;     ///< weights regrouped for vpdpbusd (see fsim_gemm.cc)
+  std::vector<int32_t> wgt_bias_;    ///< 128 * row sums of each weight tile, for the same kernel
+};
+
+/// Factory used by make_device("fsim").
+std::unique_ptr<Device> make_fsim(const Config& config, const DeviceOptions& options);
+
+}  // namespace vta

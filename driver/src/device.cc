@@ -1,0 +1,92 @@
+#include "vta/device.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+#include "vta/fsim.h"
+
+namespace vta {
+namespace {
+
+struct Registry {
+  Registry() {
+    factories["fsim"] = [](const Config& c, const DeviceOptions& o) { return make_fsim(c, o); };
+  }
+  std::mutex mu;
+  std::map<std::string, DeviceFactory, std::less<>> factories;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+std::string Stats::to_json() const {
+  std::ostringstream s;
+  s << "{\"inp_load_nbytes\": " << inp_load_nbytes << ", \"wgt_load_nbytes\": " << wgt_load_nbytes
+    << ", \"acc_load_nbytes\": " << acc_load_nbytes << ", \"uop_load_nbytes\": " << uop_load_nbytes
+    << ", \"out_store_nbytes\": " << out_store_nbytes << ", \"gemm_counter\": " << gemm_counter
+    << ", \"alu_counter\": " << alu_counter;
+  if (cycle_count) s << ", \"cycle_count\": " << *cycle_count;
+  s << "}";
+  return s.str();
+}
+
+std::string Stats::to_table() const {
+  std::ostringstream s;
+  s << "inp_load_nbytes : " << inp_load_nbytes << "\nwgt_load_nbytes : " << wgt_load_nbytes
+    << "\nacc_load_nbytes : " << acc_load_nbytes << "\nuop_load_nbytes : " << uop_load_nbytes
+    << "\nout_store_nbytes: " << out_store_nbytes << "\ngemm_counter    : " << gemm_counter
+    << "\nalu_counter     : " << alu_counter << "\n";
+  if (cycle_count) s << "cycle_count     : " << *cycle_count << "\n";
+  return s.str();
+}
+
+std::string TokenCounts::to_string() const {
+  std::ostringstream s;
+  s << "l2g=" << l2g << " g2l=" << g2l << " g2s=" << g2s << " s2g=" << s2g;
+  return s.str();
+}
+
+std::string default_target() {
+  const char* env = std::getenv("VTA_TARGET");
+  return (env == nullptr || *env == '\0') ? "fsim" : env;
+}
+
+void register_backend(std::string name, DeviceFactory factory) {
+  auto& r = registry();
+  std::lock_guard lock(r.mu);
+  r.factories[std::move(name)] = std::move(factory);
+}
+
+std::vector<std::string> backend_names() {
+  auto& r = registry();
+  std::lock_guard lock(r.mu);
+  std::vector<std::string> names;
+  for (const auto& [name, f] : r.factories) names.push_back(name);
+  return names;
+}
+
+std::unique_ptr<Device> make_device(std::string_view target, const Config& config, const DeviceOptions& options) {
+  if (target == "sim") target = "fsim";
+  DeviceFactory factory;
+  {
+    auto& r = registry();
+    std::lock_guard lock(r.mu);
+    auto it = r.factories.find(target);
+    if (it != r.factories.end()) factory = it->second;
+  }
+  if (!factory) {
+    std::string known;
+    for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("unknown VTA target \"" + std::string(target) + "\" (known: " + known + ")");
+  }
+  return factory(config, options);
+}
+
+}  // namespace vta

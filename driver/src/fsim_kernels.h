@@ -1,0 +1,31 @@
+#pragma once
+// GEMM inner loops of the fsim: a portable kernel and an AVX-512 VNNI kernel with identical results.
+
+#include <cstdint>
+
+#include "vta/isa.h"
+
+namespace vta::fsim_detail {
+
+/// One GEMM instruction (non-reset) after validation: every index it forms is in range.
+struct GemmArgs {
+  const Uop* uops;
+  uint32_t uop_bgn, uop_end, iter_out, iter_in;
+  uint32_t dst_factor_out, dst_factor_in, src_factor_out, src_factor_in, wgt_factor_out, wgt_factor_in;
+  int batch, block_in, block_out;
+  int32_t* acc;
+  const int8_t* inp;
+  const int8_t* wgt;       ///< native layout: tile, then [o][c]
+  const int8_t* wgt_vnni;  ///< vnni layout: tile, then [c/4][o][c%4]
+  const int32_t* wgt_bias; ///< tile, then [o]: 128 * sum_c w[o][c]
+};
+
+void gemm_portable(const GemmArgs& a);
+/// Needs block_out % 16 == 0 and block_in % 4 == 0, and a CPU with AVX-512 F/BW/VNNI.
+void gemm_vnni(const GemmArgs& a);
+bool cpu_has_vnni();
+bool vnni_shape_ok(int block_in, int block_out);
+/// Rewrites one weight tile into the vnni layout and its bias row.
+void vnni_pack_tile(const int8_t* w, int8_t* vnni, int32_t* bias, int block_in, int block_out);
+
+}  // namespace vta::fsim_detail

@@ -1,0 +1,58 @@
+// vta-disasm: prints a binary VTA instruction stream (16 bytes per instruction, little-endian) one
+// instruction per line, and optionally a micro-op file.
+
+#include <CLI/CLI.hpp>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <vector>
+
+#include "vta/build_config.h"
+#include "vta/isa.h"
+
+namespace {
+
+std::vector<char> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Disassemble a VTA instruction stream"};
+  std::string insn_path, uop_path, config_path;
+  app.add_option("instructions", insn_path, "binary instruction file")->check(CLI::ExistingFile);
+  app.add_option("-u,--uops", uop_path, "binary micro-op file (4 bytes per micro-op)")->check(CLI::ExistingFile);
+  app.add_option("-c,--config", config_path, "vta_config.json (default: the build configuration)")
+      ->check(CLI::ExistingFile);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const vta::Config config = config_path.empty() ? vta::build_config() : vta::Config::from_file(config_path);
+    const vta::Isa isa(config);
+    if (!insn_path.empty()) {
+      const auto bytes = read_all(insn_path);
+      if (bytes.size() % 16 != 0) throw std::runtime_error(insn_path + ": size is not a multiple of 16 bytes");
+      for (size_t i = 0; i < bytes.size() / 16; ++i) {
+        vta::RawInsn raw;
+        std::memcpy(&raw, bytes.data() + i * 16, 16);
+        std::cout << i << ": " << isa.disassemble(raw) << "\n";
+      }
+    }
+    if (!uop_path.empty()) {
+      const auto bytes = read_all(uop_path);
+      if (bytes.size() % 4 != 0) throw std::runtime_error(uop_path + ": size is not a multiple of 4 bytes");
+      for (size_t i = 0; i < bytes.size() / 4; ++i) {
+        uint32_t word;
+        std::memcpy(&word, bytes.data() + i * 4, 4);
+        std::cout << i << ": " << isa.disassemble(isa.decode_uop(word)) << "\n";
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "vta-disasm: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
