@@ -194,8 +194,7 @@ struct FsimDevice::Impl {
     insns.reserve(count);
     long finish = -1;
     for (uint32_t i = 0; i < count; ++i) {
-      RawInsn raw;
-      std::memcpy(&raw, host + size_t(i) * 16, 16);
+      const RawInsn raw = load_insn(host + size_t(i) * 16);
       if (finish >= 0) {
         insns.push_back(Decoded{raw, Opcode::kLoad, stage_of(raw), {}, {}, {}, {}, 1});
         fail(i, "instruction follows FINISH (instruction " + std::to_string(finish) +

@@ -36,8 +36,7 @@ int main(int argc, char** argv) {
       const auto bytes = read_all(insn_path);
       if (bytes.size() % 16 != 0) throw std::runtime_error(insn_path + ": size is not a multiple of 16 bytes");
       for (size_t i = 0; i < bytes.size() / 16; ++i) {
-        vta::RawInsn raw;
-        std::memcpy(&raw, bytes.data() + i * 16, 16);
+        const vta::RawInsn raw = vta::load_insn(bytes.data() + i * 16);
         std::cout << i << ": " << isa.disassemble(raw) << "\n";
       }
     }

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,6 +60,10 @@ struct DepFlags {
   bool push_next = false;
   bool operator==(const DepFlags&) const = default;
 };
+/// Union of two flag sets.
+inline DepFlags operator|(DepFlags a, DepFlags b) {
+  return {a.pop_prev || b.pop_prev, a.pop_next || b.pop_next, a.push_prev || b.push_prev, a.push_next || b.push_next};
+}
 
 /// A raw 128-bit instruction: word 0 holds bits 0..63 and sits at the lower address.
 struct RawInsn {
@@ -67,6 +72,17 @@ struct RawInsn {
   bool operator==(const RawInsn&) const = default;
 };
 static_assert(sizeof(RawInsn) == 16);
+
+/// Reads / writes a raw instruction from / to 16 bytes of memory (little-endian words).
+inline RawInsn load_insn(const void* bytes) {
+  uint64_t w[2];
+  std::memcpy(w, bytes, sizeof w);
+  return {w[0], w[1]};
+}
+inline void store_insn(void* bytes, RawInsn insn) {
+  const uint64_t w[2] = {insn.lo, insn.hi};
+  std::memcpy(bytes, w, sizeof w);
+}
 
 /// LOAD or STORE. Raw field values are kept so that illegal values can be represented and reported.
 struct MemInsn {

@@ -1,0 +1,174 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "test_util.h"
+#include "vta/build_config.h"
+#include "vta/config.h"
+#include "vta/hw_config.h"
+
+namespace vta {
+namespace {
+
+TEST(Config, DefaultDerivedQuantitiesMatchSpecTable) {
+  const Config c = Config::default_config();
+  EXPECT_EQ(c.batch(), 1);
+  EXPECT_EQ(c.block_in(), 16);
+  EXPECT_EQ(c.block_out(), 16);
+  EXPECT_EQ(c.log_out_buff_size(), 15);
+  EXPECT_EQ(c.inp_elem_bytes(), 16);
+  EXPECT_EQ(c.wgt_elem_bytes(), 256);
+  EXPECT_EQ(c.acc_elem_bytes(), 64);
+  EXPECT_EQ(c.out_elem_bytes(), 16);
+  EXPECT_EQ(c.uop_depth(), 8192u);
+  EXPECT_EQ(c.log_uop_depth(), 13);
+  EXPECT_EQ(c.inp_depth(), 2048u);
+  EXPECT_EQ(c.wgt_depth(), 1024u);
+  EXPECT_EQ(c.acc_depth(), 2048u);
+  EXPECT_EQ(c.out_depth(), 2048u);
+  EXPECT_EQ(c.bus_width(), 64);
+  EXPECT_EQ(c.bitstream_name(), "1x16_i8w8a32_15_15_18_17");
+}
+
+TEST(Config, BusWidthFollowsTargetUnlessSet) {
+  ConfigParams p;
+  p.target = "ultra96";
+  EXPECT_EQ(Config::make(p).bus_width(), 128);
+  p.log_bus_width = 8;
+  EXPECT_EQ(Config::make(p).bus_width(), 256);
+}
+
+TEST(Config, ShippedFilesLoad) {
+  const Config d = Config::from_file(VTA_SOURCE_DIR "/config/vta_config.json");
+  EXPECT_EQ(d.bitstream_name(), Config::default_config().bitstream_name());
+  for (const auto& path : test::sample_config_paths()) {
+    SCOPED_TRACE(path);
+    EXPECT_NO_THROW(Config::from_file(path));
+  }
+  EXPECT_EQ(Config::from_file(VTA_SAMPLES_DIR "/batch2.json").batch(), 2);
+  EXPECT_EQ(Config::from_file(VTA_SAMPLES_DIR "/block8.json").block_in(), 8);
+  EXPECT_EQ(Config::from_file(VTA_SAMPLES_DIR "/block32.json").block_out(), 32);
+}
+
+TEST(Config, JsonRoundTrip) {
+  for (const auto& path : test::sample_config_paths()) {
+    const Config a = Config::from_file(path);
+    const Config b = Config::from_json_text(a.to_json_text());
+    EXPECT_EQ(a.bitstream_name(), b.bitstream_name());
+    EXPECT_EQ(a.constants().size(), b.constants().size());
+  }
+}
+
+// Each refused configuration names its problem.
+void expect_refused(const ConfigParams& p, const std::string& needle) {
+  try {
+    Config::make(p);
+    ADD_FAILURE() << "expected a ConfigError mentioning '" << needle << "'";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, RefusesWhatTheInstructionFormatCannotEncode) {
+  ConfigParams p;
+  p.log_block = 3;  // default buffer sizes give 12-bit indices: 2*(12+12+12) = 72 > 64
+  expect_refused(p, "GEMM word 1");
+  p = {};
+  p.log_acc_buff_size = 18;  // acc 12 bits, inp 10: GEMM word 1 fits (64) but ALU needs 4*12 + 20 = 68
+  p.log_inp_buff_size = 14;
+  expect_refused(p, "ALU word 1");
+  p = {};
+  p.log_uop_buff_size = 16;  // uop depth 16384: 8 + 14 + 15 + 28 = 65 > 64
+  expect_refused(p, "word 0");
+  p = {};
+  p.log_inp_buff_size = 14;  // acc 11, inp 10, wgt 11 bits: GEMM word 1 is full (64) but the
+  p.log_wgt_buff_size = 19;  // micro-op needs 11 + max(11, 10) + 11 = 33 bits
+  expect_refused(p, "micro-op");
+}
+
+TEST(Config, RefusesUnsupportedValues) {
+  ConfigParams p;
+  p.log_inp_width = 2;
+  expect_refused(p, "LOG_INP_WIDTH");
+  p = {};
+  p.log_acc_width = 4;
+  expect_refused(p, "LOG_ACC_WIDTH");
+  p = {};
+  p.target = "gpu";
+  expect_refused(p, "TARGET \"gpu\"");
+  p = {};
+  p.log_batch = 9;
+  expect_refused(p, "LOG_BATCH");
+  p = {};
+  p.log_wgt_buff_size = 8;  // smaller than one 256-byte weight tile
+  expect_refused(p, "LOG_WGT_BUFF_SIZE");
+  p = {};
+  p.log_bus_width = 5;
+  expect_refused(p, "LOG_BUS_WIDTH");
+}
+
+void expect_json_refused(const std::string& text, const std::string& needle) {
+  try {
+    Config::from_json_text(text, "test.json");
+    ADD_FAILURE() << "expected a ConfigError mentioning '" << needle << "'";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("test.json"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, RefusesMalformedJson) {
+  const std::string good = Config::default_config().to_json_text();
+  expect_json_refused("{", "not valid JSON");
+  expect_json_refused("[1, 2]", "JSON object");
+  expect_json_refused(R"({"LOG_BATCH": 0})", "missing key");
+  auto j = good;
+  j.insert(1, R"("LOG_BLOCKS": 4,)");
+  expect_json_refused(j, "LOG_BLOCKS is not a VTA configuration key");
+  j = good;
+  j.replace(j.find("\"LOG_BATCH\": 0"), 14, "\"LOG_BATCH\": \"0\"");
+  expect_json_refused(j, "LOG_BATCH must be an integer");
+  try {
+    Config::from_file("/nonexistent/vta.json");
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/vta.json"), std::string::npos);
+  }
+}
+
+// The generated header and the C++ library agree: one source, no number written twice.
+TEST(Config, GeneratedHeaderMatchesBuildConfig) {
+  const Config& c = build_config();
+  EXPECT_EQ(VTA_BATCH, c.batch());
+  EXPECT_EQ(VTA_BLOCK_IN, c.block_in());
+  EXPECT_EQ(VTA_BLOCK_OUT, c.block_out());
+  EXPECT_EQ(VTA_INP_BUFF_DEPTH, c.inp_depth());
+  EXPECT_EQ(VTA_WGT_BUFF_DEPTH, c.wgt_depth());
+  EXPECT_EQ(VTA_ACC_BUFF_DEPTH, c.acc_depth());
+  EXPECT_EQ(VTA_UOP_BUFF_DEPTH, c.uop_depth());
+  EXPECT_EQ(VTA_LOG_ACC_BUFF_DEPTH, c.log_acc_depth());
+  EXPECT_EQ(VTA_ACC_ELEM_BYTES, c.acc_elem_bytes());
+  EXPECT_EQ(VTA_WGT_ELEM_BYTES, c.wgt_elem_bytes());
+  EXPECT_EQ(std::string(VTA_BITSTREAM_NAME), c.bitstream_name());
+  EXPECT_EQ(VTA_OPCODE_ALU, static_cast<int>(Opcode::kAlu));
+  EXPECT_EQ(VTA_MEM_ID_ACC_8BIT, static_cast<int>(MemId::kAcc8Bit));
+  EXPECT_EQ(VTA_ALU_OPCODE_MUL, static_cast<int>(AluOp::kMul));
+  EXPECT_EQ(WGT_MAT_AXI_RATIO, c.wgt_elem_bytes() * 8 / c.bus_width());
+}
+
+TEST(Config, GeneratedSvPackageHasEveryConstant) {
+  std::ifstream in(VTA_GENERATED_SV_PACKAGE);
+  ASSERT_TRUE(in) << VTA_GENERATED_SV_PACKAGE;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("package vta_config_pkg;"), std::string::npos);
+  EXPECT_NE(text.find("localparam int unsigned LogAccBuffDepth = " + std::to_string(build_config().log_acc_depth()) + ";"),
+            std::string::npos);
+  EXPECT_NE(text.find("localparam int unsigned BlockOut = " + std::to_string(build_config().block_out()) + ";"),
+            std::string::npos);
+  size_t params = 0;
+  for (size_t at = text.find("localparam"); at != std::string::npos; at = text.find("localparam", at + 1)) ++params;
+  EXPECT_EQ(params, build_config().constants().size());
+}
+
+}  // namespace
+}  // namespace vta

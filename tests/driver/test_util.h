@@ -1,0 +1,134 @@
+#pragma once
+// Test helpers: device buffers, an instruction-stream builder, and a reader for tiles in DRAM.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "vta/device.h"
+#include "vta/fsim.h"
+#include "vta/isa.h"
+#include "vta/memory.h"
+
+namespace vta::test {
+
+/// A zero-filled device buffer in the global physical memory, freed on destruction.
+class DevBuf {
+ public:
+  explicit DevBuf(size_t bytes) : host_(static_cast<uint8_t*>(Dram::global().alloc(bytes))), size_(bytes) {
+    if (host_ == nullptr) throw std::runtime_error("device allocation failed");
+  }
+  ~DevBuf() { Dram::global().free(host_); }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+
+  uint8_t* data() const { return host_; }
+  template <class T>
+  T* as() const {
+    return reinterpret_cast<T*>(host_);
+  }
+  size_t size() const { return size_; }
+  PhysAddr phys() const { return Dram::global().phys_addr(host_); }
+  /// dram_base of this buffer's start in units of `unit` bytes.
+  uint32_t base(uint64_t unit) const { return static_cast<uint32_t>(phys() / unit); }
+
+ private:
+  uint8_t* host_;
+  size_t size_;
+};
+
+/// Builds an instruction stream with the encoder and runs it on a device.
+class Program {
+ public:
+  explicit Program(const Config& c) : isa_(c) {}
+  const Isa& isa() const { return isa_; }
+
+  Program& load(MemId type, uint32_t sram, uint32_t dram, uint32_t y, uint32_t x, uint32_t stride, DepFlags deps = {},
+                uint32_t yp0 = 0, uint32_t yp1 = 0, uint32_t xp0 = 0, uint32_t xp1 = 0) {
+    MemInsn m;
+    m.opcode = static_cast<uint8_t>(Opcode::kLoad);
+    m.deps = deps;
+    m.memory_type = static_cast<uint8_t>(type);
+    m.sram_base = sram, m.dram_base = dram, m.y_size = y, m.x_size = x, m.x_stride = stride;
+    m.y_pad_0 = yp0, m.y_pad_1 = yp1, m.x_pad_0 = xp0, m.x_pad_1 = xp1;
+    return raw(isa_.encode(m));
+  }
+  Program& store(uint32_t sram, uint32_t dram, uint32_t y, uint32_t x, uint32_t stride, DepFlags deps = {}) {
+    MemInsn m;
+    m.opcode = static_cast<uint8_t>(Opcode::kStore);
+    m.deps = deps;
+    m.memory_type = static_cast<uint8_t>(MemId::kOut);
+    m.sram_base = sram, m.dram_base = dram, m.y_size = y, m.x_size = x, m.x_stride = stride;
+    return raw(isa_.encode(m));
+  }
+  Program& gemm(GemmInsn g) { return raw(isa_.encode(g)); }
+  Program& alu(AluInsn a) { return raw(isa_.encode(a)); }
+  Program& finish(DepFlags deps = {}) {
+    GemmInsn g;
+    g.opcode = static_cast<uint8_t>(Opcode::kFinish);
+    g.deps = deps;
+    return raw(isa_.encode(g));
+  }
+  Program& raw(RawInsn r) {
+    insns_.push_back(r);
+    return *this;
+  }
+  const std::vector<RawInsn>& insns() const { return insns_; }
+
+  /// Copies the stream into device memory and runs it.
+  RunStatus run(Device& dev, uint64_t budget = 0) const {
+    DevBuf buf(std::max<size_t>(insns_.size(), 1) * 16);
+    for (size_t i = 0; i < insns_.size(); ++i) store_insn(buf.data() + i * 16, insns_[i]);
+    return dev.run(buf.phys(), static_cast<uint32_t>(insns_.size()), budget);
+  }
+
+ private:
+  Isa isa_;
+  std::vector<RawInsn> insns_;
+};
+
+/// Writes micro-ops into a device buffer.
+inline void put_uops(const Isa& isa, const DevBuf& buf, const std::vector<Uop>& uops) {
+  for (size_t i = 0; i < uops.size(); ++i) buf.as<uint32_t>()[i] = isa.encode(uops[i]);
+}
+
+inline DepFlags pop_prev() { return {true, false, false, false}; }
+inline DepFlags pop_next() { return {false, true, false, false}; }
+inline DepFlags push_prev() { return {false, false, true, false}; }
+inline DepFlags push_next() { return {false, false, false, true}; }
+
+inline std::unique_ptr<FsimDevice> make_test_fsim(const Config& c, bool portable = false) {
+  DeviceOptions o;
+  o.force_portable = portable;
+  return std::make_unique<FsimDevice>(c, o);
+}
+
+inline void fill_random(std::span<int8_t> v, std::mt19937& rng) {
+  std::uniform_int_distribution<int> d(-128, 127);
+  for (auto& x : v) x = static_cast<int8_t>(d(rng));
+}
+
+inline GemmInsn gemm_insn(uint32_t bgn, uint32_t end, uint32_t iter_out = 1, uint32_t iter_in = 1) {
+  GemmInsn g;
+  g.uop_bgn = bgn, g.uop_end = end, g.iter_out = iter_out, g.iter_in = iter_in;
+  return g;
+}
+
+inline AluInsn alu_insn(AluOp op, uint32_t bgn, uint32_t end, bool use_imm, int32_t imm, uint32_t iter_out = 1,
+                        uint32_t iter_in = 1) {
+  AluInsn a;
+  a.alu_opcode = static_cast<uint8_t>(op);
+  a.uop_bgn = bgn, a.uop_end = end, a.use_imm = use_imm, a.imm = imm, a.iter_out = iter_out, a.iter_in = iter_in;
+  return a;
+}
+
+/// Sample configurations shipped in config/samples (path injected by CMake).
+inline std::vector<std::string> sample_config_paths() {
+  return {VTA_SAMPLES_DIR "/default_1x16.json", VTA_SAMPLES_DIR "/batch2.json", VTA_SAMPLES_DIR "/block8.json",
+          VTA_SAMPLES_DIR "/block32.json"};
+}
+
+}  // namespace vta::test
