@@ -52,9 +52,13 @@ void vnni_pack_tile(const int8_t* w, int8_t* vnni, int32_t* bias, int block_in, 
 
 // vpdpbusd multiplies unsigned by signed bytes. Inputs are signed, so each input byte is biased by
 // +128 (xor 0x80) and the surplus 128 * sum_c w[o][c] is subtracted once per output lane.
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void gemm_vnni(const GemmArgs& a) {
+// kGroups / kOBlocks > 0 fix block_in / 4 and block_out / 16 at compile time (fully unrolled inner
+// loops for the common shapes); 0 means "read them from the arguments".
+template <int kGroups, int kOBlocks>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void gemm_vnni_impl(const GemmArgs& a) {
   const int lanes_in = a.batch * a.block_in, lanes_acc = a.batch * a.block_out, wsize = a.block_in * a.block_out;
-  const int groups = a.block_in / 4, oblocks = a.block_out / 16;
+  const int groups = kGroups > 0 ? kGroups : a.block_in / 4;
+  const int oblocks = kOBlocks > 0 ? kOBlocks : a.block_out / 16;
   for (uint32_t i = 0; i < a.iter_out; ++i) {
     for (uint32_t j = 0; j < a.iter_in; ++j) {
       const uint32_t da = i * a.dst_factor_out + j * a.dst_factor_in;
@@ -87,6 +91,12 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void gemm_vnni(const Gemm
       }
     }
   }
+}
+
+void gemm_vnni(const GemmArgs& a) {
+  if (a.block_in == 16 && a.block_out == 16) return gemm_vnni_impl<4, 1>(a);
+  if (a.block_in == 32 && a.block_out == 32) return gemm_vnni_impl<8, 2>(a);
+  gemm_vnni_impl<0, 0>(a);
 }
 
 }  // namespace vta::fsim_detail

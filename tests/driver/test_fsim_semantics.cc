@@ -117,7 +117,9 @@ TEST_F(FsimSemantics, StoreTruncatesAndHonoursStride) {
   const int A = cfg.acc_elem_bytes(), O = cfg.out_elem_bytes(), L = A / 4;
   DevBuf acc(6 * A), out(32 * O);
   const int32_t values[] = {0x12345680, -129, 255, 300, -1, 128, 0x7fffffff, std::numeric_limits<int32_t>::min()};
-  for (int i = 0; i < 6 * L; ++i) acc.as<int32_t>()[i] = values[i % 8] + i;
+  for (int i = 0; i < 6 * L; ++i) {
+    acc.as<int32_t>()[i] = static_cast<int32_t>(static_cast<uint32_t>(values[i % 8]) + static_cast<uint32_t>(i));
+  }
   std::memset(out.data(), 0x5a, out.size());
   const uint32_t y = 2, x = 3, stride = 5, off = 1;
   Program p(cfg);

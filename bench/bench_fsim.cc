@@ -1,0 +1,104 @@
+// fsim throughput: GEMM micro-ops per second on one large GEMM instruction (2M micro-op executions:
+// 2048 distinct micro-ops in a 32 x 32 loop), on the VNNI kernel and the portable kernel; and ALU
+// micro-ops per second for an immediate ADD and a vector ADD.
+
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <random>
+
+#include "vta/device.h"
+#include "vta/fsim.h"
+#include "vta/isa.h"
+#include "vta/memory.h"
+
+namespace {
+
+using namespace vta;
+
+struct Buf {
+  explicit Buf(size_t n) : p(static_cast<uint8_t*>(Dram::global().alloc(n))) {}
+  ~Buf() { Dram::global().free(p); }
+  uint32_t base(uint64_t unit) const { return static_cast<uint32_t>(Dram::global().phys_addr(p) / unit); }
+  PhysAddr phys() const { return Dram::global().phys_addr(p); }
+  uint8_t* p;
+};
+
+// Loads the buffers once, then times a stream of one compute instruction (+ FINISH).
+void run_compute(benchmark::State& state, bool portable, bool gemm, bool use_imm) {
+  const Config cfg = Config::default_config();
+  const Isa isa(cfg);
+  DeviceOptions opt;
+  opt.force_portable = portable;
+  FsimDevice dev(cfg, opt);
+  if (gemm && !portable && !dev.uses_vnni()) {
+    state.SkipWithError("this CPU has no AVX-512 VNNI");
+    return;
+  }
+  const uint32_t kUops = 2048, kOut = 32, kIn = 32;
+  std::mt19937 rng(1);
+  Buf inp(cfg.inp_depth() * cfg.inp_elem_bytes()), wgt(cfg.wgt_depth() * cfg.wgt_elem_bytes());
+  Buf acc(cfg.acc_depth() * cfg.acc_elem_bytes()), uops(kUops * 4), setup(8 * 16), prog(2 * 16);
+  for (size_t i = 0; i < cfg.inp_depth() * cfg.inp_elem_bytes(); ++i) inp.p[i] = uint8_t(rng());
+  for (size_t i = 0; i < cfg.wgt_depth() * cfg.wgt_elem_bytes(); ++i) wgt.p[i] = uint8_t(rng());
+  for (uint32_t k = 0; k < kUops; ++k) {
+    const uint32_t w = isa.encode(Uop{k % 1024, (k * 7) % 1024, (k * 13) % 960});
+    std::memcpy(uops.p + 4 * k, &w, 4);
+  }
+  auto mem = [&](MemId t, uint32_t dram, uint32_t n) {
+    MemInsn m;
+    m.memory_type = static_cast<uint8_t>(t), m.dram_base = dram, m.y_size = 1, m.x_size = n, m.x_stride = n;
+    return isa.encode(m);
+  };
+  GemmInsn fin;
+  fin.opcode = static_cast<uint8_t>(Opcode::kFinish);
+  const RawInsn loads[] = {mem(MemId::kUop, uops.base(4), kUops), mem(MemId::kInp, inp.base(16), cfg.inp_depth()),
+                           mem(MemId::kWgt, wgt.base(256), cfg.wgt_depth()),
+                           mem(MemId::kAcc, acc.base(64), cfg.acc_depth()), isa.encode(fin)};
+  for (int i = 0; i < 5; ++i) store_insn(setup.p + 16 * i, loads[i]);
+  if (dev.run(setup.phys(), 5, 0) != RunStatus::kOk) {
+    state.SkipWithError(dev.last_error().c_str());
+    return;
+  }
+  RawInsn work;
+  if (gemm) {
+    GemmInsn g;
+    g.uop_bgn = 0, g.uop_end = kUops, g.iter_out = kOut, g.iter_in = kIn;
+    g.dst_factor_out = 1, g.dst_factor_in = 2, g.src_factor_out = 1, g.src_factor_in = 3, g.wgt_factor_in = 1;
+    work = isa.encode(g);
+  } else {
+    AluInsn a;
+    a.alu_opcode = static_cast<uint8_t>(AluOp::kAdd), a.use_imm = use_imm, a.imm = 3;
+    a.uop_bgn = 0, a.uop_end = kUops, a.iter_out = kOut, a.iter_in = kIn;
+    a.dst_factor_out = 1, a.dst_factor_in = 2, a.src_factor_out = 1, a.src_factor_in = 3;
+    work = isa.encode(a);
+  }
+  store_insn(prog.p, work);
+  store_insn(prog.p + 16, isa.encode(fin));
+  const uint64_t per_run = uint64_t(kUops) * kOut * kIn;
+  for (auto _ : state) {
+    if (dev.run(prog.phys(), 2, 0) != RunStatus::kOk) {
+      state.SkipWithError(dev.last_error().c_str());
+      return;
+    }
+  }
+  state.counters["uops_per_s"] = benchmark::Counter(double(per_run), benchmark::Counter::kIsIterationInvariantRate);
+  if (gemm) {
+    const double macs = double(per_run) * cfg.batch() * cfg.block_in() * cfg.block_out();
+    state.counters["GMAC_per_s"] = benchmark::Counter(macs / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  }
+}
+
+void BM_FsimGemmVnni(benchmark::State& s) { run_compute(s, false, true, false); }
+void BM_FsimGemmPortable(benchmark::State& s) { run_compute(s, true, true, false); }
+void BM_FsimAluAddImm(benchmark::State& s) { run_compute(s, false, false, true); }
+void BM_FsimAluAddVector(benchmark::State& s) { run_compute(s, false, false, false); }
+
+BENCHMARK(BM_FsimGemmVnni)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FsimGemmPortable)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FsimAluAddImm)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FsimAluAddVector)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

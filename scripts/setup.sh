@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every Debian package the project needs to build, test and run. Idempotent: when all are
+# present it only checks (about a second). Needs root (or sudo) for the install step.
+set -euo pipefail
+
+PACKAGES=(
+  g++ cmake ninja-build pkg-config     # toolchain
+  nlohmann-json3-dev libcli11-dev      # configuration parsing, command lines
+  libgtest-dev libgmock-dev            # tests
+  libbenchmark-dev                     # benchmarks
+  verilator                            # RTL lint and the cycle-accurate simulator
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

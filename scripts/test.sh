@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole test suite: sets everything up, builds the Release tree and runs every ctest test, then
+# builds with AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite again.
+# Options: --no-sanitizers skips the second build; any other argument is passed to ctest (e.g. -L driver).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+sanitizers=1
+ctest_args=()
+for arg in "$@"; do
+  case "$arg" in
+    --no-sanitizers) sanitizers=0 ;;
+    *) ctest_args+=("$arg") ;;
+  esac
+done
+"$root/scripts/setup.sh"
+jobs="$(nproc)"
+
+build="${VTA_BUILD_DIR:-$root/build}"
+"$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
+(cd "$build" && ctest --output-on-failure --timeout 600 -j "$jobs" "${ctest_args[@]}")
+
+if [ "$sanitizers" -eq 1 ]; then
+  asan="${VTA_ASAN_BUILD_DIR:-$root/build-asan}"
+  "$root/scripts/build.sh" "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVTA_SANITIZERS=address,undefined \
+    -DVTA_BUILD_BENCHMARKS=OFF
+  (cd "$asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure --timeout 900 -j "$jobs" "${ctest_args[@]}")
+fi
