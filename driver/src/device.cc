@@ -1,5 +1,6 @@
 #include "vta/device.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -38,13 +39,22 @@ std::string Stats::to_json() const {
 }
 
 std::string Stats::to_table() const {
-  std::ostringstream s;
-  s << "inp_load_nbytes : " << inp_load_nbytes << "\nwgt_load_nbytes : " << wgt_load_nbytes
-    << "\nacc_load_nbytes : " << acc_load_nbytes << "\nuop_load_nbytes : " << uop_load_nbytes
-    << "\nout_store_nbytes: " << out_store_nbytes << "\ngemm_counter    : " << gemm_counter
-    << "\nalu_counter     : " << alu_counter << "\n";
-  if (cycle_count) s << "cycle_count     : " << *cycle_count << "\n";
-  return s.str();
+  // The seeds' format: print("\t{:<16}: {:>16}".format(k, v)).
+  std::string out;
+  char line[64];
+  auto row = [&](const char* name, uint64_t v) {
+    std::snprintf(line, sizeof line, "\t%-16s: %16llu\n", name, static_cast<unsigned long long>(v));
+    out += line;
+  };
+  row("inp_load_nbytes", inp_load_nbytes);
+  row("wgt_load_nbytes", wgt_load_nbytes);
+  row("acc_load_nbytes", acc_load_nbytes);
+  row("uop_load_nbytes", uop_load_nbytes);
+  row("out_store_nbytes", out_store_nbytes);
+  row("gemm_counter", gemm_counter);
+  row("alu_counter", alu_counter);
+  if (cycle_count) row("cycle_count", *cycle_count);
+  return out;
 }
 
 std::string TokenCounts::to_string() const {

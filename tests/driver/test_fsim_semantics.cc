@@ -502,7 +502,8 @@ TEST(Stats, JsonAndTable) {
             "\"uop_load_nbytes\": 20, \"out_store_nbytes\": 1024, \"gemm_counter\": 4096, \"alu_counter\": 192}");
   s.cycle_count = 77;
   EXPECT_NE(s.to_json().find("\"cycle_count\": 77}"), std::string::npos);
-  EXPECT_NE(s.to_table().find("gemm_counter    : 4096\n"), std::string::npos);
+  EXPECT_NE(s.to_table().find("\tgemm_counter    :             4096\n"), std::string::npos) << s.to_table();
+  EXPECT_NE(s.to_table().find("\tout_store_nbytes:             1024\n"), std::string::npos) << s.to_table();
 }
 
 }  // namespace

@@ -1,0 +1,139 @@
+#pragma once
+/// \file vta/command_queue.h
+/// The runtime's command queue (spec section 6): builds the instruction stream of one synchronize
+/// batch from runtime calls (lazy token pops, push merging, NOP encodings), manages micro-op kernels
+/// and their residency in the micro-op SRAM, closes the batch with the token protocol and FINISH, and
+/// runs it on a Device. The C API of vta/runtime.h is a thin layer over this class.
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vta/device.h"
+#include "vta/isa.h"
+
+namespace vta::runtime {
+
+/// A misuse of the runtime, with a message naming the call and the problem.
+class RuntimeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A device data buffer (what VTABufferAlloc's handle points to).
+struct DataBuffer {
+  uint8_t* data = nullptr;
+  PhysAddr phys = 0;
+  size_t size = 0;
+  std::string name;  ///< shown in the call trace
+};
+
+/// One recording call of a micro-op kernel, kept so the trace can print the kernel as it was written.
+struct KernelOp {
+  enum Kind { kLoopBegin, kLoopEnd, kPush } kind;
+  uint32_t a[8] = {};  ///< LoopBegin: extent, dst, src, wgt; Push: mode, reset, dst, src, wgt, opcode, use_imm, imm
+};
+
+/// A recorded micro-op kernel.
+struct UopKernel {
+  struct Loop {
+    uint32_t extent, dst_factor, src_factor, wgt_factor;
+  };
+  int mode = -1;  ///< 0 GEMM, 1 ALU, -1 no micro-op yet
+  bool reset = false;
+  uint32_t opcode = 0, use_imm = 0;
+  int32_t imm = 0;
+  std::vector<Uop> uops;
+  std::vector<Loop> loops;
+  std::vector<KernelOp> ops;
+  int open_loops = 0;
+  // Residency in the micro-op SRAM for the current batch.
+  bool resident = false;
+  uint32_t sram_begin = 0;
+};
+
+/// Kernels of one call site, by closure key.
+struct KernelTable {
+  std::map<int64_t, std::unique_ptr<UopKernel>> kernels;
+};
+
+/// Options of a command queue.
+struct QueueOptions {
+  /// Instructions per batch before an automatic synchronize (the reference: VTA_MAX_XFER / 16).
+  size_t max_insns = (size_t{1} << 25) / 16;
+  /// Where the call trace goes (nullptr: none).
+  std::FILE* trace = nullptr;
+};
+
+class CommandQueue {
+ public:
+  CommandQueue(std::unique_ptr<Device> device, QueueOptions options = {});
+  ~CommandQueue();
+  CommandQueue(const CommandQueue&) = delete;
+  CommandQueue& operator=(const CommandQueue&) = delete;
+
+  Device& device() { return *device_; }
+  const Isa& isa() const { return isa_; }
+  void set_debug(int flags) { debug_ = flags; }
+  void set_trace(std::FILE* trace) { options_.trace = trace; }
+
+  // Runtime calls (each throws RuntimeError on misuse; see vta/runtime.h for the meaning).
+  void load_buffer_2d(const DataBuffer& src, uint32_t src_elem_offset, uint32_t x_size, uint32_t y_size,
+                      uint32_t x_stride, uint32_t x_pad_before, uint32_t y_pad_before, uint32_t x_pad_after,
+                      uint32_t y_pad_after, uint32_t dst_sram_index, uint32_t dst_memory_type);
+  void store_buffer_2d(uint32_t src_sram_index, uint32_t src_memory_type, const DataBuffer& dst,
+                       uint32_t dst_elem_offset, uint32_t x_size, uint32_t y_size, uint32_t x_stride);
+  void dep_push(int from, int to);
+  void dep_pop(int from, int to);
+  /// Pushes the kernel of (table, key), recording it with `record` the first time.
+  void push_kernel(bool gemm, KernelTable& table, int64_t key, const std::function<void(UopKernel&)>& record);
+  /// Closes and runs the batch. Throws RuntimeError on a token imbalance or a device failure (the
+  /// batch is discarded either way).
+  void synchronize(uint32_t wait_cycles);
+  /// Drops the current batch (after an error).
+  void discard_batch();
+
+  /// For tests: the instructions of the current (unsynchronized) batch, and the token ledger: tokens
+  /// each queue holds once everything emitted so far has run (l2g, g2l, g2s, s2g).
+  const std::vector<RawInsn>& pending_insns() const { return insns_; }
+  TokenCounts ledger() const;
+  size_t synchronize_count() const { return syncs_; }
+
+  /// Trace helpers (also used by the C layer for calls that do not reach the queue).
+  void trace_line(const std::string& line);
+  std::string buffer_name(const DataBuffer& b) const;
+
+ private:
+  RawInsn& new_insn(Stage stage, RawInsn insn);
+  void commit_pending_pops(Stage stage);
+  void check_overflow();
+  void emit_nop(Stage stage);
+  std::optional<Stage> pipeline_stage(const RawInsn& r) const;
+  void close_batch();
+  void serialize();
+  void dump(const std::vector<RawInsn>& insns) const;
+
+  std::unique_ptr<Device> device_;
+  QueueOptions options_;
+  Isa isa_;
+  int debug_ = 0;
+  std::vector<RawInsn> insns_;
+  // Pending pops per stage (index stage-1): pop_prev, pop_next.
+  bool pending_prev_[3] = {false, false, false};
+  bool pending_next_[3] = {false, false, false};
+  int64_t ledger_[4] = {0, 0, 0, 0};  // l2g, g2l, g2s, s2g
+  // Micro-op staging of this batch: the image and which LOAD UOP points where.
+  std::vector<uint32_t> uop_image_;
+  std::vector<std::pair<size_t, uint32_t>> uop_loads_;  // (instruction index, image offset)
+  std::vector<UopKernel*> resident_;
+  uint32_t uop_cursor_ = 0;
+  size_t syncs_ = 0;
+};
+
+}  // namespace vta::runtime

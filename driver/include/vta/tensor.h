@@ -1,0 +1,70 @@
+#pragma once
+/// \file vta/tensor.h
+/// The C++ user API over the runtime: RAII device tensors (shape, dtype, name, host<->device copies),
+/// the tiled layouts of the tutorials, and plain C++ reference implementations of the tutorial
+/// operators used to verify every output.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vta {
+
+enum class DType { kInt8, kInt32 };
+
+inline size_t dtype_bytes(DType t) { return t == DType::kInt8 ? 1 : 4; }
+
+/// A tensor in device memory, allocated through the runtime (VTABufferAlloc) and freed on
+/// destruction. Its name appears in the runtime call trace.
+class DeviceTensor {
+ public:
+  DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string name = "");
+  ~DeviceTensor();
+  DeviceTensor(DeviceTensor&& other) noexcept;
+  DeviceTensor& operator=(DeviceTensor&& other) noexcept;
+  DeviceTensor(const DeviceTensor&) = delete;
+  DeviceTensor& operator=(const DeviceTensor&) = delete;
+
+  /// The runtime buffer handle, as VTALoadBuffer2D / VTAStoreBuffer2D take it.
+  void* handle() const { return handle_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  const std::string& name() const { return name_; }
+  size_t elements() const;
+  size_t bytes() const { return elements() * dtype_bytes(dtype_); }
+
+  /// Host<->device copies; the element type must match dtype() and the size must match exactly.
+  void copy_from(std::span<const int8_t> host);
+  void copy_from(std::span<const int32_t> host);
+  void copy_to(std::span<int8_t> host) const;
+  void copy_to(std::span<int32_t> host) const;
+
+ private:
+  void check(size_t count, DType t, const char* what) const;
+  std::vector<int64_t> shape_;
+  DType dtype_;
+  std::string name_;
+  void* handle_ = nullptr;
+};
+
+/// A row-major (rows x cols) matrix as tiles: shape (rows/rb, cols/cb, rb, cb) (the tutorials'
+/// (N/BATCH, C/BLOCK, BATCH, BLOCK) layout). Sizes must divide; throws std::invalid_argument otherwise.
+std::vector<int8_t> pack_matrix(std::span<const int8_t> m, int rows, int cols, int rb, int cb);
+std::vector<int8_t> unpack_matrix(std::span<const int8_t> tiles, int rows, int cols, int rb, int cb);
+
+/// NCHW activations as NCHWnc: (N/nb, C/cb, H, W, nb, cb).
+std::vector<int8_t> pack_nchw(std::span<const int8_t> x, int n, int c, int h, int w, int nb, int cb);
+std::vector<int8_t> unpack_nchw(std::span<const int8_t> x, int n, int c, int h, int w, int nb, int cb);
+/// OIHW kernels as OIHWoi: (O/ob, I/ib, KH, KW, ob, ib).
+std::vector<int8_t> pack_oihw(std::span<const int8_t> k, int o, int i, int kh, int kw, int ob, int ib);
+
+/// out[n][m] = sum_k a[n][k] * w[m][k], int8 inputs, int32 accumulation (two's-complement wrap).
+std::vector<int32_t> gemm_reference(std::span<const int8_t> a, std::span<const int8_t> w, int n, int k, int m);
+/// NCHW conv2d, OIHW kernel, symmetric zero padding, int32 accumulation.
+std::vector<int32_t> conv2d_reference(std::span<const int8_t> x, std::span<const int8_t> w, int n, int c, int h,
+                                      int width, int o, int kh, int kw, int pad, int stride);
+/// The tutorials' epilogue: arithmetic shift right, clip to [lo, hi], cast to int8.
+std::vector<int8_t> shift_clip(std::span<const int32_t> v, int shift, int lo, int hi);
+
+}  // namespace vta

@@ -1,0 +1,174 @@
+#include "vta/tensor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+
+#include "vta/runtime.h"
+
+namespace vta {
+namespace {
+
+void require_divides(int size, int block, const char* what) {
+  if (block <= 0 || size % block != 0) {
+    throw std::invalid_argument(std::string(what) + ": size " + std::to_string(size) +
+                                " is not a multiple of the block " + std::to_string(block));
+  }
+}
+
+}  // namespace
+
+DeviceTensor::DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string name)
+    : shape_(std::move(shape)), dtype_(dtype), name_(std::move(name)) {
+  for (int64_t d : shape_) {
+    if (d <= 0) throw std::invalid_argument("DeviceTensor " + name_ + ": every dimension must be positive");
+  }
+  handle_ = VTABufferAlloc(bytes());
+  if (handle_ == nullptr) throw std::runtime_error("DeviceTensor " + name_ + ": out of device memory");
+  std::memset(VTABufferCPUPtr(nullptr, handle_), 0, bytes());
+  if (!name_.empty()) VTABufferSetName(handle_, name_.c_str());
+}
+
+DeviceTensor::~DeviceTensor() {
+  if (handle_ != nullptr) VTABufferFree(handle_);
+}
+
+DeviceTensor::DeviceTensor(DeviceTensor&& other) noexcept
+    : shape_(std::move(other.shape_)), dtype_(other.dtype_), name_(std::move(other.name_)),
+      handle_(std::exchange(other.handle_, nullptr)) {}
+
+DeviceTensor& DeviceTensor::operator=(DeviceTensor&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) VTABufferFree(handle_);
+    shape_ = std::move(other.shape_), dtype_ = other.dtype_, name_ = std::move(other.name_);
+    handle_ = std::exchange(other.handle_, nullptr);
+  }
+  return *this;
+}
+
+size_t DeviceTensor::elements() const {
+  return std::accumulate(shape_.begin(), shape_.end(), size_t{1}, [](size_t a, int64_t d) { return a * size_t(d); });
+}
+
+void DeviceTensor::check(size_t count, DType t, const char* what) const {
+  if (t != dtype_) throw std::invalid_argument("DeviceTensor " + name_ + ": " + what + " with the wrong dtype");
+  if (count != elements()) {
+    throw std::invalid_argument("DeviceTensor " + name_ + ": " + what + " of " + std::to_string(count) +
+                                " elements, the tensor has " + std::to_string(elements()));
+  }
+}
+
+void DeviceTensor::copy_from(std::span<const int8_t> host) {
+  check(host.size(), DType::kInt8, "copy_from");
+  VTABufferCopy(host.data(), 0, handle_, 0, bytes(), 1);
+}
+void DeviceTensor::copy_from(std::span<const int32_t> host) {
+  check(host.size(), DType::kInt32, "copy_from");
+  VTABufferCopy(host.data(), 0, handle_, 0, bytes(), 1);
+}
+void DeviceTensor::copy_to(std::span<int8_t> host) const {
+  check(host.size(), DType::kInt8, "copy_to");
+  VTABufferCopy(handle_, 0, host.data(), 0, bytes(), 2);
+}
+void DeviceTensor::copy_to(std::span<int32_t> host) const {
+  check(host.size(), DType::kInt32, "copy_to");
+  VTABufferCopy(handle_, 0, host.data(), 0, bytes(), 2);
+}
+
+std::vector<int8_t> pack_matrix(std::span<const int8_t> m, int rows, int cols, int rb, int cb) {
+  require_divides(rows, rb, "pack_matrix rows");
+  require_divides(cols, cb, "pack_matrix cols");
+  std::vector<int8_t> out(size_t(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      out[((size_t(r / rb) * (cols / cb) + c / cb) * rb + r % rb) * cb + c % cb] = m[size_t(r) * cols + c];
+  return out;
+}
+
+std::vector<int8_t> unpack_matrix(std::span<const int8_t> tiles, int rows, int cols, int rb, int cb) {
+  require_divides(rows, rb, "unpack_matrix rows");
+  require_divides(cols, cb, "unpack_matrix cols");
+  std::vector<int8_t> out(size_t(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      out[size_t(r) * cols + c] = tiles[((size_t(r / rb) * (cols / cb) + c / cb) * rb + r % rb) * cb + c % cb];
+  return out;
+}
+
+namespace {
+size_t nchwnc_index(int n, int c, int y, int x, int C, int H, int W, int nb, int cb) {
+  return (((((size_t(n / nb) * (C / cb) + c / cb) * H + y) * W + x) * nb + n % nb) * cb) + c % cb;
+}
+}  // namespace
+
+std::vector<int8_t> pack_nchw(std::span<const int8_t> x, int n, int c, int h, int w, int nb, int cb) {
+  require_divides(n, nb, "pack_nchw batch");
+  require_divides(c, cb, "pack_nchw channels");
+  std::vector<int8_t> out(x.size());
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < c; ++b)
+      for (int y = 0; y < h; ++y)
+        for (int z = 0; z < w; ++z)
+          out[nchwnc_index(a, b, y, z, c, h, w, nb, cb)] = x[((size_t(a) * c + b) * h + y) * w + z];
+  return out;
+}
+
+std::vector<int8_t> unpack_nchw(std::span<const int8_t> x, int n, int c, int h, int w, int nb, int cb) {
+  require_divides(n, nb, "unpack_nchw batch");
+  require_divides(c, cb, "unpack_nchw channels");
+  std::vector<int8_t> out(x.size());
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < c; ++b)
+      for (int y = 0; y < h; ++y)
+        for (int z = 0; z < w; ++z)
+          out[((size_t(a) * c + b) * h + y) * w + z] = x[nchwnc_index(a, b, y, z, c, h, w, nb, cb)];
+  return out;
+}
+
+std::vector<int8_t> pack_oihw(std::span<const int8_t> k, int o, int i, int kh, int kw, int ob, int ib) {
+  // Same index arithmetic as NCHWnc with (O, I) in place of (N, C).
+  return pack_nchw(k, o, i, kh, kw, ob, ib);
+}
+
+std::vector<int32_t> gemm_reference(std::span<const int8_t> a, std::span<const int8_t> w, int n, int k, int m) {
+  std::vector<int32_t> out(size_t(n) * m);
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < m; ++c) {
+      uint32_t sum = 0;
+      for (int j = 0; j < k; ++j) sum += uint32_t(int32_t(a[size_t(r) * k + j]) * int32_t(w[size_t(c) * k + j]));
+      out[size_t(r) * m + c] = static_cast<int32_t>(sum);
+    }
+  return out;
+}
+
+std::vector<int32_t> conv2d_reference(std::span<const int8_t> x, std::span<const int8_t> w, int n, int c, int h,
+                                      int width, int o, int kh, int kw, int pad, int stride) {
+  const int oh = (h + 2 * pad - kh) / stride + 1, ow = (width + 2 * pad - kw) / stride + 1;
+  std::vector<int32_t> out(size_t(n) * o * oh * ow);
+  for (int a = 0; a < n; ++a)
+    for (int f = 0; f < o; ++f)
+      for (int y = 0; y < oh; ++y)
+        for (int z = 0; z < ow; ++z) {
+          uint32_t sum = 0;
+          for (int ch = 0; ch < c; ++ch)
+            for (int dy = 0; dy < kh; ++dy)
+              for (int dx = 0; dx < kw; ++dx) {
+                const int iy = y * stride + dy - pad, ix = z * stride + dx - pad;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= width) continue;
+                sum += uint32_t(int32_t(x[((size_t(a) * c + ch) * h + iy) * width + ix]) *
+                                int32_t(w[((size_t(f) * c + ch) * kh + dy) * kw + dx]));
+              }
+          out[((size_t(a) * o + f) * oh + y) * ow + z] = static_cast<int32_t>(sum);
+        }
+  return out;
+}
+
+std::vector<int8_t> shift_clip(std::span<const int32_t> v, int shift, int lo, int hi) {
+  std::vector<int8_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<int8_t>(std::clamp(v[i] >> shift, lo, hi));
+  return out;
+}
+
+}  // namespace vta
