@@ -164,6 +164,16 @@ void CommandQueue::store_buffer_2d(uint32_t src_sram_index, uint32_t src_memory_
 
 void CommandQueue::dep_pop(int from, int to) {
   trace_line("VTADepPop(" + std::to_string(from) + ", " + std::to_string(to) + ")");
+  do_dep_pop(from, to);
+}
+
+void CommandQueue::dep_push(int from, int to) {
+  trace_line("VTADepPush(" + std::to_string(from) + ", " + std::to_string(to) + ")");
+  check_overflow();
+  do_dep_push(from, to);
+}
+
+void CommandQueue::do_dep_pop(int from, int to) {
   stage_from_qid(from, "VTADepPop", from, to);
   const Stage s = stage_from_qid(to, "VTADepPop", from, to);
   bool& pending = from < to ? pending_prev_[idx(s)] : pending_next_[idx(s)];
@@ -172,11 +182,9 @@ void CommandQueue::dep_pop(int from, int to) {
   pending = true;
 }
 
-void CommandQueue::dep_push(int from, int to) {
-  trace_line("VTADepPush(" + std::to_string(from) + ", " + std::to_string(to) + ")");
+void CommandQueue::do_dep_push(int from, int to) {
   const Stage s = stage_from_qid(from, "VTADepPush", from, to);
   stage_from_qid(to, "VTADepPush", from, to);
-  check_overflow();
   commit_pending_pops(s);
   const uint64_t flag = from < to ? kPushNext : kPushPrev;
   // Merge into the last instruction of the whole stream when it runs on the pushing stage.
@@ -309,10 +317,11 @@ void CommandQueue::close_batch() {
   if (debug_ & (1 << 5)) {
     serialize();
   } else {
-    dep_push(3, 2);
-    dep_push(1, 2);
-    dep_pop(3, 2);
-    dep_pop(1, 2);
+    // The closing protocol (spec 6.6): load and store signal completion, compute waits for both.
+    do_dep_push(3, 2);
+    do_dep_push(1, 2);
+    do_dep_pop(3, 2);
+    do_dep_pop(1, 2);
     commit_pending_pops(Stage::kCompute);
   }
   GemmInsn fin;
@@ -417,6 +426,7 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
   if (!insn_buf) throw RuntimeError("VTASynchronize: out of device memory for the instruction stream");
   for (size_t i = 0; i < insns_.size(); ++i) store_insn(static_cast<uint8_t*>(insn_buf.get()) + i * 16, insns_[i]);
   if (debug_ & (1 << 1)) dump(insns_);
+  last_stream_ = insns_;
   const RunStatus status = device_->run(dram.phys_addr(insn_buf.get()), uint32_t(insns_.size()), wait_cycles);
   const size_t count = insns_.size();
   discard_batch();

@@ -30,19 +30,21 @@ DataBuffer* as_buffer(const void* handle) {
   return it == g_buffers.end() ? nullptr : *it;
 }
 
-// The trace file named by VTA_TRACE_CALLS, opened once per process.
-std::FILE* trace_file() {
-  static std::FILE* f = [] {
-    const char* path = std::getenv("VTA_TRACE_CALLS");
-    if (path == nullptr || *path == '\0') return static_cast<std::FILE*>(nullptr);
-    std::FILE* file = std::fopen(path, "w");
-    if (file == nullptr) std::fprintf(stderr, "vta runtime: cannot open VTA_TRACE_CALLS file %s\n", path);
-    return file;
-  }();
-  return f;
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+// The trace file named by VTA_TRACE_CALLS, opened (truncated) when the thread's queue is created.
+std::unique_ptr<std::FILE, FileCloser> open_trace() {
+  const char* path = std::getenv("VTA_TRACE_CALLS");
+  if (path == nullptr || *path == '\0') return nullptr;
+  std::FILE* file = std::fopen(path, "w");
+  if (file == nullptr) std::fprintf(stderr, "vta runtime: cannot open VTA_TRACE_CALLS file %s\n", path);
+  return std::unique_ptr<std::FILE, FileCloser>(file);
 }
 
 struct ThreadRuntime {
+  std::unique_ptr<std::FILE, FileCloser> trace;  // outlives the queue that writes to it
   std::unique_ptr<CommandQueue> queue;
   std::string error;     // first error of the current batch, or of the last call outside a batch
   bool poisoned = false;
@@ -56,7 +58,8 @@ CommandQueue* queue() {
   if (!t_rt.queue) {
     auto device = vta::make_device(vta::default_target(), vta::build_config());
     vta::runtime::QueueOptions options;
-    options.trace = trace_file();
+    t_rt.trace = open_trace();
+    options.trace = t_rt.trace.get();
     t_rt.queue = std::make_unique<CommandQueue>(std::move(device), options);
   }
   return t_rt.queue.get();
@@ -138,7 +141,10 @@ VTACommandHandle VTATLSCommandHandle(void) {
   }
 }
 
-void VTARuntimeShutdown(void) { t_rt = ThreadRuntime{}; }
+void VTARuntimeShutdown(void) {
+  t_rt.queue.reset();
+  t_rt = ThreadRuntime{};
+}
 
 void VTASetDebugMode(VTACommandHandle cmd, int debug_flag) {
   if (cmd != nullptr) static_cast<CommandQueue*>(cmd)->set_debug(debug_flag);

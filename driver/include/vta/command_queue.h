@@ -104,12 +104,16 @@ class CommandQueue {
   const std::vector<RawInsn>& pending_insns() const { return insns_; }
   TokenCounts ledger() const;
   size_t synchronize_count() const { return syncs_; }
+  /// The complete stream (with FINISH) of the last batch handed to the device.
+  const std::vector<RawInsn>& last_stream() const { return last_stream_; }
 
   /// Trace helpers (also used by the C layer for calls that do not reach the queue).
   void trace_line(const std::string& line);
   std::string buffer_name(const DataBuffer& b) const;
 
  private:
+  void do_dep_push(int from, int to);  // dep_push without trace or overflow check
+  void do_dep_pop(int from, int to);
   RawInsn& new_insn(Stage stage, RawInsn insn);
   void commit_pending_pops(Stage stage);
   void check_overflow();
@@ -134,6 +138,7 @@ class CommandQueue {
   std::vector<UopKernel*> resident_;
   uint32_t uop_cursor_ = 0;
   size_t syncs_ = 0;
+  std::vector<RawInsn> last_stream_;
 };
 
 }  // namespace vta::runtime

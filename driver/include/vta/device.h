@@ -27,6 +27,13 @@ struct Stats {
   uint64_t alu_counter = 0;
   std::optional<uint64_t> cycle_count;  ///< absent on the fsim
   bool operator==(const Stats&) const = default;
+  /// True when the seven VTA counters agree (cycle counts are not compared): the contract between
+  /// backends.
+  bool counters_equal(const Stats& o) const {
+    return inp_load_nbytes == o.inp_load_nbytes && wgt_load_nbytes == o.wgt_load_nbytes &&
+           acc_load_nbytes == o.acc_load_nbytes && uop_load_nbytes == o.uop_load_nbytes &&
+           out_store_nbytes == o.out_store_nbytes && gemm_counter == o.gemm_counter && alu_counter == o.alu_counter;
+  }
 
   /// `{"inp_load_nbytes": 4096, ...}` with the keys in the order above.
   std::string to_json() const;

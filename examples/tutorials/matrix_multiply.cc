@@ -4,7 +4,6 @@
 // backend named by VTA_TARGET, verifies every output against a plain C++ reference, and prints the
 // seven statistics. With VTA_TRACE_CALLS=<file> the runtime writes the call trace.
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -13,7 +12,9 @@
 #include "vta/runtime.h"
 #include "vta/device.h"
 #include "vta/tensor.h"
+#include "tutorials.h"
 
+namespace vta::tutorials {
 namespace {
 
 // Micro-op kernels, one function per call site of the lowered program.
@@ -87,15 +88,12 @@ int run_my_gemm(void* data, void* weight, void* res) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  CLI::App app{"The matrix-multiply blocking tutorial on the VTA runtime"};
-  uint32_t seed = 0;
-  app.add_option("--seed", seed, "seed of the random int8 data and weights");
-  CLI11_PARSE(app, argc, argv);
+Result matrix_multiply(uint32_t seed) {
+  Result r;
   const vta::Config& cfg = vta::build_config();
   if (cfg.batch() != 1 || cfg.block_in() != 16 || cfg.block_out() != 16) {
-    std::fprintf(stderr, "this tutorial program is written for the default 1x16 configuration\n");
-    return 2;
+    r.error = "the tutorial programs are written for the default 1x16 configuration, not " + cfg.bitstream_name();
+    return r;
   }
   constexpr int kBatch = 1, kIn = 1024, kOut = 1024;
   std::mt19937 rng(seed);
@@ -112,26 +110,25 @@ int main(int argc, char** argv) {
 
   VTARuntimeClearStats(VTATLSCommandHandle());
   if (run_my_gemm(data.handle(), weight.handle(), res.handle()) != 0) {
-    std::fprintf(stderr, "matrix multiply failed: %s\n", VTARuntimeGetLastError());
-    return 1;
+    r.error = VTARuntimeGetLastError();
+    return r;
   }
+  r.ran = true;
   std::vector<int8_t> got(kBatch * kOut);
   res.copy_to(got);
   const auto want = vta::shift_clip(vta::gemm_reference(a, w, kBatch, kIn, kOut), 8, 0, 127);
   const auto got_flat = vta::unpack_matrix(got, kBatch, kOut, 1, 16);
-  size_t wrong = 0;
-  for (size_t i = 0; i < want.size(); ++i) wrong += got_flat[i] != want[i];
+  r.outputs = want.size();
+  for (size_t i = 0; i < want.size(); ++i) r.mismatches += got_flat[i] != want[i];
 
   VTAStats st;
   VTARuntimeGetStats(VTATLSCommandHandle(), &st);
-  vta::Stats stats{st.inp_load_nbytes, st.wgt_load_nbytes, st.acc_load_nbytes, st.uop_load_nbytes,
-                   st.out_store_nbytes, st.gemm_counter,    st.alu_counter,     std::nullopt};
-  if (st.cycle_count != 0) stats.cycle_count = st.cycle_count;
-  std::printf("Execution statistics:\n%s", stats.to_table().c_str());
-  if (wrong != 0) {
-    std::printf("FAIL: %zu of %zu outputs differ from the reference\n", wrong, want.size());
-    return 1;
-  }
-  std::printf("Successful blocked matrix multiply test!\n");
-  return 0;
+  r.stats = Stats{st.inp_load_nbytes, st.wgt_load_nbytes, st.acc_load_nbytes, st.uop_load_nbytes,
+                  st.out_store_nbytes, st.gemm_counter,    st.alu_counter,     std::nullopt};
+  if (st.cycle_count != 0) r.stats.cycle_count = st.cycle_count;
+  return r;
 }
+
+Stats matrix_multiply_seed_stats() { return Stats{4096, 1048576, 0, 20, 1024, 4096, 192, std::nullopt}; }
+
+}  // namespace vta::tutorials

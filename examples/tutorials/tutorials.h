@@ -1,0 +1,31 @@
+#pragma once
+// The two tutorial workloads of the seeds, written against the VTA runtime API exactly as their final
+// lowered programs call it. Each run makes random int8 inputs from a seed, runs on the runtime's
+// device (VTA_TARGET), verifies every output against a plain C++ reference and reports the statistics.
+
+#include <cstdint>
+#include <string>
+
+#include "vta/device.h"
+
+namespace vta::tutorials {
+
+struct Result {
+  bool ran = false;        ///< the runtime reported no error
+  std::string error;       ///< the runtime's message when !ran
+  size_t outputs = 0;      ///< output elements compared
+  size_t mismatches = 0;   ///< elements that differ from the reference
+  Stats stats;             ///< the device statistics of this run alone
+  bool ok() const { return ran && mismatches == 0; }
+};
+
+/// Matrix multiply blocking: 1x1024 by 1024x1024, tiles of 256, >> 8, clip to [0, 127].
+Result matrix_multiply(uint32_t seed);
+/// 2D convolution: ResNet-18 layer 1x256x14x14, 256 filters 3x3, pad 1, stride 1, 2 virtual threads.
+Result convolution(uint32_t seed);
+
+/// The statistics tables printed by the seeds.
+Stats matrix_multiply_seed_stats();
+Stats convolution_seed_stats();
+
+}  // namespace vta::tutorials

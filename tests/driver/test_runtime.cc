@@ -1,0 +1,394 @@
+// The runtime (spec section 6): token protocol flags on concrete call sequences, the micro-op kernel
+// cache, automatic synchronize, FORCE_SERIAL, and a clear error for each kind of misuse.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "test_util.h"
+#include "vta/command_queue.h"
+#include "vta/runtime.h"
+
+namespace vta::runtime {
+namespace {
+
+class RuntimeTest : public ::testing::Test {
+ protected:
+  Config cfg = Config::default_config();
+  std::unique_ptr<CommandQueue> q = make_queue();
+  test::DevBuf mem{1 << 20};
+  DataBuffer buf{mem.data(), mem.phys(), mem.size(), "buf"};
+
+  std::unique_ptr<CommandQueue> make_queue(QueueOptions o = {}) {
+    return std::make_unique<CommandQueue>(make_fsim(cfg, {}), o);
+  }
+  const std::vector<RawInsn>& insns() const { return q->pending_insns(); }
+  DepFlags deps(size_t i) const { return Isa::deps_of(insns().at(i)); }
+  std::string dis(size_t i) const { return q->isa().disassemble(insns().at(i)); }
+  void load_inp() { q->load_buffer_2d(buf, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kInp)); }
+};
+
+DepFlags flags(bool pop_prev, bool pop_next, bool push_prev, bool push_next) {
+  return {pop_prev, pop_next, push_prev, push_next};
+}
+
+TEST_F(RuntimeTest, PopIsAbsorbedByTheNextInstructionOfTheStage) {
+  q->dep_pop(2, 1);
+  EXPECT_TRUE(insns().empty()) << "a pop is lazy";
+  load_inp();
+  ASSERT_EQ(insns().size(), 1u);
+  EXPECT_EQ(deps(0), flags(false, true, false, false));
+}
+
+TEST_F(RuntimeTest, SecondPendingPopOfTheSameKindForcesANop) {
+  q->dep_pop(2, 1);
+  q->dep_pop(2, 1);
+  load_inp();
+  ASSERT_EQ(insns().size(), 2u);
+  EXPECT_EQ(dis(0).rfind("LOAD INP", 0), 0u);
+  EXPECT_NE(dis(0).find("(nop)"), std::string::npos);
+  EXPECT_EQ(deps(0), flags(false, true, false, false));
+  EXPECT_EQ(deps(1), flags(false, true, false, false));
+}
+
+TEST_F(RuntimeTest, PushMergesIntoTheLastInstructionOfThePushingStage) {
+  load_inp();
+  q->dep_push(1, 2);
+  ASSERT_EQ(insns().size(), 1u);
+  EXPECT_EQ(deps(0), flags(false, false, false, true));
+  q->dep_push(1, 2);  // already has push_next: a NOP carries the second push
+  ASSERT_EQ(insns().size(), 2u);
+  EXPECT_EQ(deps(1), flags(false, false, false, true));
+  EXPECT_NE(dis(1).find("(nop)"), std::string::npos);
+}
+
+TEST_F(RuntimeTest, PushAfterAnotherStageAppendsANop) {
+  q->store_buffer_2d(0, 4, buf, 0, 1, 1, 1);
+  q->dep_push(2, 3);
+  ASSERT_EQ(insns().size(), 2u);
+  EXPECT_EQ(dis(1).rfind("LOAD UOP", 0), 0u) << "the compute-stage NOP is a LOAD UOP with x_size 0";
+  EXPECT_EQ(deps(1), flags(false, false, false, true));
+}
+
+TEST_F(RuntimeTest, LoadNopsAbsorbNoPushButStoreNopsDo) {
+  q->dep_pop(2, 1);
+  q->dep_push(1, 2);  // commits the pop as a load NOP, which cannot take the push
+  ASSERT_EQ(insns().size(), 2u);
+  EXPECT_EQ(deps(0), flags(false, true, false, false));
+  EXPECT_EQ(deps(1), flags(false, false, false, true));
+  q->dep_pop(2, 3);
+  q->dep_push(3, 2);  // commits the pop as a store NOP, which takes the push
+  ASSERT_EQ(insns().size(), 3u);
+  EXPECT_EQ(dis(2).rfind("STORE", 0), 0u);
+  EXPECT_EQ(deps(2), flags(true, false, true, false));
+}
+
+TEST_F(RuntimeTest, SynchronizeClosesTheBatchWithTokensAndFinish) {
+  q->synchronize(0);
+  const auto& s = q->last_stream();
+  ASSERT_EQ(s.size(), 4u) << "an empty batch still runs four instructions";
+  EXPECT_EQ(q->isa().disassemble(s[0]).rfind("STORE", 0), 0u);
+  EXPECT_EQ(Isa::deps_of(s[0]), flags(false, false, true, false));
+  EXPECT_EQ(q->isa().disassemble(s[1]).rfind("LOAD INP", 0), 0u);
+  EXPECT_EQ(Isa::deps_of(s[1]), flags(false, false, false, true));
+  EXPECT_EQ(q->isa().disassemble(s[2]).rfind("LOAD UOP", 0), 0u);
+  EXPECT_EQ(Isa::deps_of(s[2]), flags(true, true, false, false));
+  EXPECT_EQ(q->isa().disassemble(s[3]), "FINISH deps=[]");
+  EXPECT_EQ(q->ledger(), TokenCounts{});
+  EXPECT_TRUE(insns().empty());
+}
+
+TEST_F(RuntimeTest, InvalidStagePairsAreRefused) {
+  EXPECT_THROW(q->dep_push(1, 3), RuntimeError);
+  EXPECT_THROW(q->dep_pop(3, 1), RuntimeError);
+  EXPECT_THROW(q->dep_push(2, 4), RuntimeError);
+  try {
+    q->dep_pop(0, 1);
+    FAIL();
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("VTADepPop(0, 1)"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(RuntimeTest, UnbalancedTokensAtSynchronizeAreAnError) {
+  q->dep_pop(1, 2);  // compute waits for a load that never signals
+  q->push_kernel(true, *std::make_unique<KernelTable>(), 0, [](UopKernel& k) {
+    k.mode = 0, k.reset = true, k.uops = {{0, 0, 0}};
+  });
+  try {
+    q->synchronize(0);
+    FAIL();
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("load->compute (l2g) is popped 1 more time(s) than it is pushed"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(insns().empty()) << "the batch is discarded";
+  q->synchronize(0);  // the queue is usable again
+}
+
+// A kernel recorded by hand (as the C layer's finit would).
+void one_reset_uop(UopKernel& k, int* calls) {
+  ++*calls;
+  k.mode = 0, k.reset = true;
+  k.uops = {{0, 0, 0}, {1, 0, 0}};
+}
+
+size_t count_uop_loads(const Isa& isa, const std::vector<RawInsn>& s) {
+  size_t n = 0;
+  for (const RawInsn& r : s) {
+    const std::string d = isa.disassemble(r);
+    n += d.rfind("LOAD UOP", 0) == 0 && d.find("(nop)") == std::string::npos;
+  }
+  return n;
+}
+
+TEST_F(RuntimeTest, KernelCacheLoadsOncePerBatchAndPerClosure) {
+  KernelTable site;
+  int calls = 0;
+  auto rec = [&](UopKernel& k) { one_reset_uop(k, &calls); };
+  q->push_kernel(true, site, 0, rec);
+  q->push_kernel(true, site, 0, rec);  // resident: no second load
+  q->push_kernel(true, site, 2, rec);  // another closure value: its own kernel
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(count_uop_loads(q->isa(), insns()), 2u);
+  q->synchronize(0);
+  EXPECT_EQ(q->device().stats().uop_load_nbytes, 2u * 2 * 4);
+  q->push_kernel(true, site, 0, rec);  // a new batch forgets residency, but finit is not run again
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(count_uop_loads(q->isa(), insns()), 1u);
+  q->synchronize(0);
+  EXPECT_EQ(q->device().stats().uop_load_nbytes, 3u * 2 * 4);
+}
+
+TEST_F(RuntimeTest, KernelsEvictedFromTheRingAreReloaded) {
+  KernelTable a, b;
+  auto big = [](UopKernel& k) {
+    k.mode = 0, k.reset = true;
+    for (uint32_t i = 0; i < 5000; ++i) k.uops.push_back({i % 2048, 0, 0});
+  };
+  q->push_kernel(true, a, 0, big);
+  q->push_kernel(true, b, 0, big);  // does not fit after a: wraps to 0 and evicts a
+  q->push_kernel(true, b, 0, big);  // still resident
+  q->push_kernel(true, a, 0, big);  // reloaded
+  EXPECT_EQ(count_uop_loads(q->isa(), insns()), 3u);
+  q->synchronize(0);
+  EXPECT_EQ(q->device().stats().uop_load_nbytes, 3u * 5000 * 4);
+}
+
+TEST_F(RuntimeTest, KernelLargerThanTheMicroOpBufferIsRefused) {
+  KernelTable t;
+  try {
+    q->push_kernel(true, t, 0, [](UopKernel& k) {
+      k.mode = 0;
+      k.uops.resize(8193);
+    });
+    FAIL();
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("8193 micro-ops but the micro-op buffer holds 8192"), std::string::npos);
+  }
+}
+
+TEST_F(RuntimeTest, FieldOverflowIsAnErrorNotATruncation) {
+  EXPECT_THROW(q->load_buffer_2d(buf, 0, 1, 1, 1, 16, 0, 0, 0, 0, uint32_t(MemId::kInp)), RuntimeError);
+  EXPECT_THROW(q->load_buffer_2d(buf, 0, 70000, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kInp)), RuntimeError);
+  EXPECT_THROW(q->load_buffer_2d(buf, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kOut)), RuntimeError);
+  EXPECT_THROW(q->store_buffer_2d(0, 3, buf, 0, 1, 1, 1), RuntimeError);
+  KernelTable t;
+  try {
+    q->push_kernel(true, t, 0, [](UopKernel& k) {
+      k.mode = 0;
+      k.loops = {{20000, 1, 0, 0}};
+      k.uops = {{0, 0, 0}};
+    });
+    FAIL();
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("iter_out = 20000 does not fit in 14 bits"), std::string::npos) << e.what();
+  }
+}
+
+// Many (LOAD ACC, ALU, STORE) blocks with a tiny instruction limit: automatic synchronizes keep the
+// results right.
+TEST_F(RuntimeTest, AutomaticSynchronizeWhenTheBatchIsFull) {
+  QueueOptions o;
+  o.max_insns = 24;
+  q = make_queue(o);
+  const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes(), L = AE / 4, blocks = 20;
+  test::DevBuf acc(blocks * AE), out(blocks * OE);
+  for (int i = 0; i < blocks * L; ++i) acc.as<int32_t>()[i] = i % 100;
+  DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc"}, outb{out.data(), out.phys(), out.size(), "out"};
+  KernelTable add;
+  for (int b = 0; b < blocks; ++b) {
+    if (b > 0) q->dep_pop(3, 2);
+    q->load_buffer_2d(accb, uint32_t(b), 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
+    q->push_kernel(false, add, 0, [](UopKernel& k) {
+      k.mode = 1, k.opcode = uint32_t(AluOp::kAdd), k.use_imm = 1, k.imm = 1;
+      k.uops = {{0, 0, 0}};
+    });
+    q->dep_push(2, 3);
+    q->dep_pop(2, 3);
+    q->store_buffer_2d(0, 4, outb, uint32_t(b), 1, 1, 1);
+    q->dep_push(3, 2);
+  }
+  q->dep_pop(3, 2);
+  q->synchronize(0);
+  EXPECT_GT(q->synchronize_count(), 3u);
+  for (int i = 0; i < blocks * L; ++i) ASSERT_EQ(out.as<int8_t>()[i], int8_t(i % 100 + 1)) << i;
+  EXPECT_EQ(q->device().stats().alu_counter, uint64_t(blocks));
+  EXPECT_EQ(q->device().tokens(), TokenCounts{});
+}
+
+// FORCE_SERIAL rewrites the tokens so that every instruction waits for the previous one; the
+// results are unchanged, and load -> store neighbours get a compute relay.
+TEST_F(RuntimeTest, ForceSerialKeepsResults) {
+  q->set_debug(VTA_DEBUG_FORCE_SERIAL);
+  const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes();
+  test::DevBuf acc(AE), out(OE);
+  acc.as<int32_t>()[0] = 41;
+  DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc"}, outb{out.data(), out.phys(), out.size(), "out"};
+  KernelTable add;
+  load_inp();
+  q->load_buffer_2d(accb, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
+  q->push_kernel(false, add, 0, [](UopKernel& k) {
+    k.mode = 1, k.opcode = uint32_t(AluOp::kAdd), k.use_imm = 1, k.imm = 1;
+    k.uops = {{0, 0, 0}};
+  });
+  load_inp();  // a load right before a store: needs the relay
+  q->store_buffer_2d(0, 4, outb, 0, 1, 1, 1);
+  q->synchronize(0);
+  EXPECT_EQ(out.as<int8_t>()[0], 42);
+  EXPECT_EQ(q->device().tokens(), TokenCounts{});
+}
+
+// --- the C API: misuse poisons the batch, VTASynchronize reports it, the next batch works ---------
+
+int record_three_loops(void*) {
+  VTAUopLoopBegin(2, 0, 0, 0);
+  VTAUopLoopBegin(2, 0, 0, 0);
+  VTAUopLoopBegin(2, 0, 0, 0);
+  VTAUopPush(0, 1, 0, 0, 0, 0, 0, 0);
+  VTAUopLoopEnd();
+  VTAUopLoopEnd();
+  VTAUopLoopEnd();
+  return 0;
+}
+int record_loop_after_push(void*) {
+  VTAUopPush(0, 1, 0, 0, 0, 0, 0, 0);
+  VTAUopLoopBegin(2, 0, 0, 0);
+  VTAUopLoopEnd();
+  return 0;
+}
+int record_mixed(void*) {
+  VTAUopPush(0, 1, 0, 0, 0, 0, 0, 0);
+  VTAUopPush(0, 0, 1, 0, 0, 0, 0, 0);
+  return 0;
+}
+int record_unclosed(void*) {
+  VTAUopLoopBegin(2, 0, 0, 0);
+  VTAUopPush(0, 1, 0, 0, 0, 0, 0, 0);
+  return 0;
+}
+int record_alu(void*) {
+  VTAUopPush(1, 0, 0, 0, 0, 2, 1, 1);
+  return 0;
+}
+int record_reset(void*) {
+  VTAUopPush(0, 1, 0, 0, 0, 0, 0, 0);
+  return 0;
+}
+
+// Runs `misuse` through the C API and expects VTASynchronize to fail with `needle` in the message.
+template <class F>
+void expect_c_misuse(F misuse, const std::string& needle) {
+  VTARuntimeShutdown();
+  testing::internal::CaptureStderr();
+  misuse();
+  const int rc = VTASynchronize(VTATLSCommandHandle(), 0);
+  const std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_NE(rc, 0) << needle;
+  EXPECT_NE(std::string(VTARuntimeGetLastError()).find(needle), std::string::npos)
+      << "message: " << VTARuntimeGetLastError();
+  EXPECT_NE(printed.find(needle), std::string::npos) << printed;
+  // The next batch is clean.
+  void* h = nullptr;
+  EXPECT_EQ(VTAPushGEMMOp(&h, record_reset, nullptr, 0), 0);
+  EXPECT_EQ(VTASynchronize(VTATLSCommandHandle(), 0), 0) << VTARuntimeGetLastError();
+}
+
+TEST(RuntimeCApi, MisuseIsReportedAndPoisonsOnlyTheBatch) {
+  expect_c_misuse([] { VTAUopLoopBegin(1, 0, 0, 0); }, "VTAUopLoopBegin called outside the finit");
+  expect_c_misuse(
+      [] {
+        void* h = nullptr;
+        VTAPushGEMMOp(&h, record_three_loops, nullptr, 0);
+      },
+      "a kernel has at most two loops");
+  expect_c_misuse(
+      [] {
+        void* h = nullptr;
+        VTAPushGEMMOp(&h, record_loop_after_push, nullptr, 0);
+      },
+      "VTAUopLoopBegin after the first VTAUopPush");
+  expect_c_misuse(
+      [] {
+        void* h = nullptr;
+        VTAPushGEMMOp(&h, record_mixed, nullptr, 0);
+      },
+      "differs from the first in mode, reset or ALU operation");
+  expect_c_misuse(
+      [] {
+        void* h = nullptr;
+        VTAPushGEMMOp(&h, record_unclosed, nullptr, 0);
+      },
+      "has no VTAUopLoopEnd");
+  expect_c_misuse(
+      [] {
+        void* h = nullptr;
+        VTAPushGEMMOp(&h, record_alu, nullptr, 0);
+      },
+      "pushed as a GEMM");
+  expect_c_misuse(
+      [] {
+        void* h = nullptr;
+        int64_t closure = 1;
+        VTAPushALUOp(&h, record_alu, &closure, 8);
+      },
+      "closure of 8 bytes");
+  expect_c_misuse(
+      [] {
+        int not_a_buffer = 0;
+        VTALoadBuffer2D(VTATLSCommandHandle(), &not_a_buffer, 0, 1, 1, 1, 0, 0, 0, 0, 0, 2);
+      },
+      "VTALoadBuffer2D: argument is not a buffer from VTABufferAlloc");
+  expect_c_misuse(
+      [] {
+        void* b = VTABufferAlloc(4096);
+        VTALoadBuffer2D(VTATLSCommandHandle(), b, 0, 1, 1, 1, 0, 0, 17, 0, 0, 2);
+        VTABufferFree(b);
+      },
+      "x_pad_1 = 17 does not fit in 4 bits");
+  expect_c_misuse([] { VTADepPop(VTATLSCommandHandle(), 1, 2); }, "unbalanced dependency tokens");
+  VTARuntimeShutdown();
+}
+
+TEST(RuntimeCApi, BuffersAndCopies) {
+  void* b = VTABufferAlloc(64);
+  ASSERT_NE(b, nullptr);
+  auto* data = static_cast<uint8_t*>(VTABufferCPUPtr(nullptr, b));
+  EXPECT_NE(static_cast<void*>(data), b) << "the handle is not the data pointer";
+  int host = 7;
+  EXPECT_EQ(VTABufferCPUPtr(nullptr, &host), &host);
+  const char msg[] = "vta";
+  VTABufferCopy(msg, 0, b, 10, sizeof msg, 1);
+  EXPECT_STREQ(reinterpret_cast<char*>(data + 10), "vta");
+  char back[4];
+  VTABufferCopy(b, 10, back, 0, sizeof back, 2);
+  EXPECT_STREQ(back, "vta");
+  testing::internal::CaptureStderr();
+  VTABufferCopy(msg, 0, b, 62, sizeof msg, 1);  // past the end: refused
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("exceeds"), std::string::npos);
+  VTABufferFree(b);
+}
+
+}  // namespace
+}  // namespace vta::runtime
