@@ -196,13 +196,17 @@ void CommandQueue::do_dep_push(int from, int to) {
   insns_.back().lo |= flag;
 }
 
-void CommandQueue::push_kernel(bool gemm, KernelTable& table, int64_t key,
-                               const std::function<void(UopKernel&)>& record) {
+uint64_t CommandQueue::new_site_id() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
+void CommandQueue::push_kernel(bool gemm, uint64_t site, int64_t key, const std::function<void(UopKernel&)>& record) {
   const char* call = gemm ? "VTAPushGEMMOp" : "VTAPushALUOp";
-  auto& slot = table.kernels[key];
+  auto& slot = kernels_[{site, key}];
   if (!slot) {
     auto k = std::make_unique<UopKernel>();
-    record(*k);  // throws RuntimeError naming the recording rule that was broken
+    record(*k);  // throws RuntimeError naming the recording rule broken; the slot stays empty
     if (k->uops.empty()) throw RuntimeError(std::string(call) + ": the kernel recorded no micro-op (VTAUopPush)");
     if (k->open_loops != 0) throw RuntimeError(std::string(call) + ": a VTAUopLoopBegin has no VTAUopLoopEnd");
     if (k->mode != (gemm ? 0 : 1)) {

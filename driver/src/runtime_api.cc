@@ -16,7 +16,6 @@ namespace {
 using vta::runtime::CommandQueue;
 using vta::runtime::DataBuffer;
 using vta::runtime::KernelOp;
-using vta::runtime::KernelTable;
 using vta::runtime::RuntimeError;
 using vta::runtime::UopKernel;
 
@@ -106,9 +105,11 @@ int push_op(bool gemm, void** uop_handle, int (*finit)(void*), void* signature, 
       std::memcpy(&v, signature, 4);
       key = int64_t{v} + 1;
     }
-    if (*uop_handle == nullptr) *uop_handle = new KernelTable();  // lives as long as the call site
-    auto* table = static_cast<KernelTable*>(*uop_handle);
-    queue()->push_kernel(gemm, *table, key, [&](UopKernel& k) {
+    // The handle only identifies the call site; the queue owns the kernels, so nothing dangles when a
+    // queue is shut down or a handle goes out of scope.
+    if (*uop_handle == nullptr) *uop_handle = reinterpret_cast<void*>(uintptr_t(CommandQueue::new_site_id()));
+    const auto site = uint64_t(reinterpret_cast<uintptr_t>(*uop_handle));
+    queue()->push_kernel(gemm, site, key, [&](UopKernel& k) {
       t_rt.recording = &k;
       t_rt.recording_error.clear();
       const int rc = finit(signature);

@@ -112,7 +112,7 @@ TEST_F(RuntimeTest, InvalidStagePairsAreRefused) {
 
 TEST_F(RuntimeTest, UnbalancedTokensAtSynchronizeAreAnError) {
   q->dep_pop(1, 2);  // compute waits for a load that never signals
-  q->push_kernel(true, *std::make_unique<KernelTable>(), 0, [](UopKernel& k) {
+  q->push_kernel(true, CommandQueue::new_site_id(), 0, [](UopKernel& k) {
     k.mode = 0, k.reset = true, k.uops = {{0, 0, 0}};
   });
   try {
@@ -144,7 +144,7 @@ size_t count_uop_loads(const Isa& isa, const std::vector<RawInsn>& s) {
 }
 
 TEST_F(RuntimeTest, KernelCacheLoadsOncePerBatchAndPerClosure) {
-  KernelTable site;
+  const uint64_t site = CommandQueue::new_site_id();
   int calls = 0;
   auto rec = [&](UopKernel& k) { one_reset_uop(k, &calls); };
   q->push_kernel(true, site, 0, rec);
@@ -162,7 +162,7 @@ TEST_F(RuntimeTest, KernelCacheLoadsOncePerBatchAndPerClosure) {
 }
 
 TEST_F(RuntimeTest, KernelsEvictedFromTheRingAreReloaded) {
-  KernelTable a, b;
+  const uint64_t a = CommandQueue::new_site_id(), b = CommandQueue::new_site_id();
   auto big = [](UopKernel& k) {
     k.mode = 0, k.reset = true;
     for (uint32_t i = 0; i < 5000; ++i) k.uops.push_back({i % 2048, 0, 0});
@@ -177,9 +177,8 @@ TEST_F(RuntimeTest, KernelsEvictedFromTheRingAreReloaded) {
 }
 
 TEST_F(RuntimeTest, KernelLargerThanTheMicroOpBufferIsRefused) {
-  KernelTable t;
   try {
-    q->push_kernel(true, t, 0, [](UopKernel& k) {
+    q->push_kernel(true, CommandQueue::new_site_id(), 0, [](UopKernel& k) {
       k.mode = 0;
       k.uops.resize(8193);
     });
@@ -194,9 +193,8 @@ TEST_F(RuntimeTest, FieldOverflowIsAnErrorNotATruncation) {
   EXPECT_THROW(q->load_buffer_2d(buf, 0, 70000, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kInp)), RuntimeError);
   EXPECT_THROW(q->load_buffer_2d(buf, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kOut)), RuntimeError);
   EXPECT_THROW(q->store_buffer_2d(0, 3, buf, 0, 1, 1, 1), RuntimeError);
-  KernelTable t;
   try {
-    q->push_kernel(true, t, 0, [](UopKernel& k) {
+    q->push_kernel(true, CommandQueue::new_site_id(), 0, [](UopKernel& k) {
       k.mode = 0;
       k.loops = {{20000, 1, 0, 0}};
       k.uops = {{0, 0, 0}};
@@ -217,7 +215,7 @@ TEST_F(RuntimeTest, AutomaticSynchronizeWhenTheBatchIsFull) {
   test::DevBuf acc(blocks * AE), out(blocks * OE);
   for (int i = 0; i < blocks * L; ++i) acc.as<int32_t>()[i] = i % 100;
   DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc"}, outb{out.data(), out.phys(), out.size(), "out"};
-  KernelTable add;
+  const uint64_t add = CommandQueue::new_site_id();
   for (int b = 0; b < blocks; ++b) {
     if (b > 0) q->dep_pop(3, 2);
     q->load_buffer_2d(accb, uint32_t(b), 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
@@ -246,7 +244,7 @@ TEST_F(RuntimeTest, ForceSerialKeepsResults) {
   test::DevBuf acc(AE), out(OE);
   acc.as<int32_t>()[0] = 41;
   DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc"}, outb{out.data(), out.phys(), out.size(), "out"};
-  KernelTable add;
+  const uint64_t add = CommandQueue::new_site_id();
   load_inp();
   q->load_buffer_2d(accb, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
   q->push_kernel(false, add, 0, [](UopKernel& k) {

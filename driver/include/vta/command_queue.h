@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,10 +59,6 @@ struct UopKernel {
   uint32_t sram_begin = 0;
 };
 
-/// Kernels of one call site, by closure key.
-struct KernelTable {
-  std::map<int64_t, std::unique_ptr<UopKernel>> kernels;
-};
 
 /// Options of a command queue.
 struct QueueOptions {
@@ -91,8 +88,11 @@ class CommandQueue {
                        uint32_t dst_elem_offset, uint32_t x_size, uint32_t y_size, uint32_t x_stride);
   void dep_push(int from, int to);
   void dep_pop(int from, int to);
-  /// Pushes the kernel of (table, key), recording it with `record` the first time.
-  void push_kernel(bool gemm, KernelTable& table, int64_t key, const std::function<void(UopKernel&)>& record);
+  /// A new process-unique call-site id (what a VTAPushGEMMOp handle stores).
+  static uint64_t new_site_id();
+  /// Pushes the kernel of (call site, closure key), recording it with `record` the first time this
+  /// queue sees that pair. The queue owns every kernel it recorded.
+  void push_kernel(bool gemm, uint64_t site, int64_t key, const std::function<void(UopKernel&)>& record);
   /// Closes and runs the batch. Throws RuntimeError on a token imbalance or a device failure (the
   /// batch is discarded either way).
   void synchronize(uint32_t wait_cycles);
@@ -135,6 +135,7 @@ class CommandQueue {
   // Micro-op staging of this batch: the image and which LOAD UOP points where.
   std::vector<uint32_t> uop_image_;
   std::vector<std::pair<size_t, uint32_t>> uop_loads_;  // (instruction index, image offset)
+  std::map<std::pair<uint64_t, int64_t>, std::unique_ptr<UopKernel>> kernels_;  // by (site, closure key)
   std::vector<UopKernel*> resident_;
   uint32_t uop_cursor_ = 0;
   size_t syncs_ = 0;
