@@ -35,6 +35,15 @@ int queue_of(Stage stage, uint64_t flag) {
   return -1;
 }
 
+// Adds the token effect of one instruction to a ledger (l2g, g2l, g2s, s2g).
+void apply_tokens(const RawInsn& r, int64_t ledger[4]) {
+  const Stage s = stage_of(r);
+  for (uint64_t f : {kPopPrev, kPopNext, kPushPrev, kPushNext}) {
+    const int q = (r.lo & f) ? queue_of(s, f) : -1;
+    if (q >= 0) ledger[q] += (f == kPushPrev || f == kPushNext) ? 1 : -1;
+  }
+}
+
 constexpr const char* kQueueNames[4] = {"load->compute (l2g)", "compute->load (g2l)", "compute->store (g2s)",
                                         "store->compute (s2g)"};
 
@@ -116,22 +125,29 @@ void CommandQueue::load_buffer_2d(const DataBuffer& src, uint32_t src_elem_offse
                          " cannot be loaded with VTALoadBuffer2D (INP 2, WGT 1, ACC 3, ACC_8BIT 5)");
   }
   check_overflow();
-  const uint64_t dram = src.phys / unit + src_elem_offset;
-  if (src.phys % unit != 0 || dram > 0xffffffffu) {
-    throw RuntimeError(call.str() + ": the buffer address does not fit the 32-bit dram_base field");
-  }
   MemInsn m;
   m.memory_type = uint8_t(dst_memory_type);
-  m.sram_base = dst_sram_index, m.dram_base = uint32_t(dram), m.y_size = y_size, m.x_size = x_size;
-  m.x_stride = x_stride, m.x_pad_0 = x_pad_before, m.y_pad_0 = y_pad_before, m.x_pad_1 = x_pad_after;
-  m.y_pad_1 = y_pad_after;
-  RawInsn raw;
-  try {
-    raw = isa_.encode(m);
-  } catch (const IsaError& e) {
-    throw RuntimeError(call.str() + ": " + e.what());
-  }
+  m.sram_base = dst_sram_index, m.dram_base = dram_base(call.str(), src, unit, src_elem_offset);
+  m.y_size = y_size, m.x_size = x_size, m.x_stride = x_stride;
+  m.x_pad_0 = x_pad_before, m.y_pad_0 = y_pad_before, m.x_pad_1 = x_pad_after, m.y_pad_1 = y_pad_after;
+  const RawInsn raw = encode_mem(call.str(), m);
   new_insn(stage_of(raw), raw);
+}
+
+uint32_t CommandQueue::dram_base(const std::string& call, const DataBuffer& b, uint64_t unit, uint32_t offset) const {
+  const uint64_t dram = b.phys / unit + offset;
+  if (b.phys % unit != 0 || dram > 0xffffffffu) {
+    throw RuntimeError(call + ": the buffer address does not fit the 32-bit dram_base field");
+  }
+  return uint32_t(dram);
+}
+
+RawInsn CommandQueue::encode_mem(const std::string& call, const MemInsn& m) const {
+  try {
+    return isa_.encode(m);
+  } catch (const IsaError& e) {
+    throw RuntimeError(call + ": " + e.what());
+  }
 }
 
 void CommandQueue::store_buffer_2d(uint32_t src_sram_index, uint32_t src_memory_type, const DataBuffer& dst,
@@ -144,22 +160,12 @@ void CommandQueue::store_buffer_2d(uint32_t src_sram_index, uint32_t src_memory_
     throw RuntimeError(call.str() + ": only the output buffer (memory type 4) can be stored");
   }
   check_overflow();
-  const uint64_t unit = isa_.config().out_elem_bytes();
-  const uint64_t dram = dst.phys / unit + dst_elem_offset;
-  if (dst.phys % unit != 0 || dram > 0xffffffffu) {
-    throw RuntimeError(call.str() + ": the buffer address does not fit the 32-bit dram_base field");
-  }
   MemInsn m;
   m.opcode = uint8_t(Opcode::kStore), m.memory_type = uint8_t(MemId::kOut);
-  m.sram_base = src_sram_index, m.dram_base = uint32_t(dram), m.y_size = y_size, m.x_size = x_size;
-  m.x_stride = x_stride;
-  RawInsn raw;
-  try {
-    raw = isa_.encode(m);
-  } catch (const IsaError& e) {
-    throw RuntimeError(call.str() + ": " + e.what());
-  }
-  new_insn(Stage::kStore, raw);
+  m.sram_base = src_sram_index;
+  m.dram_base = dram_base(call.str(), dst, isa_.config().out_elem_bytes(), dst_elem_offset);
+  m.y_size = y_size, m.x_size = x_size, m.x_stride = x_stride;
+  new_insn(Stage::kStore, encode_mem(call.str(), m));
 }
 
 void CommandQueue::dep_pop(int from, int to) {
@@ -306,13 +312,7 @@ void CommandQueue::push_kernel(bool gemm, uint64_t site, int64_t key, const std:
 
 TokenCounts CommandQueue::ledger() const {
   int64_t l[4] = {ledger_[0], ledger_[1], ledger_[2], ledger_[3]};
-  for (const RawInsn& r : insns_) {
-    const Stage s = stage_of(r);
-    for (uint64_t f : {kPopPrev, kPopNext, kPushPrev, kPushNext}) {
-      const int q = (r.lo & f) ? queue_of(s, f) : -1;
-      if (q >= 0) l[q] += (f == kPushPrev || f == kPushNext) ? 1 : -1;
-    }
-  }
+  for (const RawInsn& r : insns_) apply_tokens(r, l);
   auto clamp = [](int64_t v) { return static_cast<uint64_t>(v < 0 ? 0 : v); };
   return {clamp(l[0]), clamp(l[1]), clamp(l[2]), clamp(l[3])};
 }
@@ -377,12 +377,8 @@ void CommandQueue::dump(const std::vector<RawInsn>& insns) const {
   int64_t l[4] = {ledger_[0], ledger_[1], ledger_[2], ledger_[3]};
   std::fprintf(stderr, "VTA instruction stream (%zu instructions):\n", insns.size());
   for (size_t i = 0; i < insns.size(); ++i) {
-    const Stage s = stage_of(insns[i]);
-    for (uint64_t f : {kPopPrev, kPopNext, kPushPrev, kPushNext}) {
-      const int q = (insns[i].lo & f) ? queue_of(s, f) : -1;
-      if (q >= 0) l[q] += (f == kPushPrev || f == kPushNext) ? 1 : -1;
-    }
-    std::fprintf(stderr, "%6zu [%-7s] %s  | l2g=%lld g2l=%lld g2s=%lld s2g=%lld\n", i, to_string(s),
+    apply_tokens(insns[i], l);
+    std::fprintf(stderr, "%6zu [%-7s] %s  | l2g=%lld g2l=%lld g2s=%lld s2g=%lld\n", i, to_string(stage_of(insns[i])),
                  isa_.disassemble(insns[i]).c_str(), static_cast<long long>(l[0]), static_cast<long long>(l[1]),
                  static_cast<long long>(l[2]), static_cast<long long>(l[3]));
   }
@@ -393,13 +389,7 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
   close_batch();
   // Every queue must end with at least as many pushes as pops, or the device would deadlock.
   int64_t l[4] = {ledger_[0], ledger_[1], ledger_[2], ledger_[3]};
-  for (const RawInsn& r : insns_) {
-    const Stage s = stage_of(r);
-    for (uint64_t f : {kPopPrev, kPopNext, kPushPrev, kPushNext}) {
-      const int q = (r.lo & f) ? queue_of(s, f) : -1;
-      if (q >= 0) l[q] += (f == kPushPrev || f == kPushNext) ? 1 : -1;
-    }
-  }
+  for (const RawInsn& r : insns_) apply_tokens(r, l);
   for (int q = 0; q < 4; ++q) {
     if (l[q] < 0) {
       discard_batch();

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "c_stats.h"
 #include "vta/build_config.h"
 #include "vta/device.h"
 #include "vta/driver.h"
@@ -80,9 +81,7 @@ void VTAProgram(const char*) {}
 int VTADeviceGetStats(VTADeviceHandle handle, VTAStats* out) {
   Handle* h = as_handle(handle);
   if (h == nullptr || out == nullptr) return -1;
-  const vta::Stats& s = h->device->stats();
-  *out = VTAStats{s.inp_load_nbytes, s.wgt_load_nbytes, s.acc_load_nbytes, s.uop_load_nbytes,
-                  s.out_store_nbytes, s.gemm_counter,    s.alu_counter,     s.cycle_count.value_or(0)};
+  *out = vta::to_c_stats(h->device->stats());
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <set>
 
+#include "c_stats.h"
 #include "vta/build_config.h"
 #include "vta/command_queue.h"
 #include "vta/driver.h"
@@ -314,10 +315,7 @@ int VTASynchronize(VTACommandHandle cmd, uint32_t wait_cycles) {
 
 int VTARuntimeGetStats(VTACommandHandle cmd, VTAStats* out) {
   if (out == nullptr) return -1;
-  auto* q = cmd ? static_cast<CommandQueue*>(cmd) : queue();
-  const vta::Stats& s = q->device().stats();
-  *out = VTAStats{s.inp_load_nbytes, s.wgt_load_nbytes, s.acc_load_nbytes, s.uop_load_nbytes,
-                  s.out_store_nbytes, s.gemm_counter,    s.alu_counter,     s.cycle_count.value_or(0)};
+  *out = vta::to_c_stats((cmd ? static_cast<CommandQueue*>(cmd) : queue())->device().stats());
   return 0;
 }
 
@@ -326,3 +324,10 @@ void VTARuntimeClearStats(VTACommandHandle cmd) { (cmd ? static_cast<CommandQueu
 const char* VTARuntimeGetLastError(void) { return t_rt.error.c_str(); }
 
 }  // extern "C"
+
+namespace vta {
+
+Stats runtime_stats() { return queue()->device().stats(); }
+void clear_runtime_stats() { queue()->device().clear_stats(); }
+
+}  // namespace vta

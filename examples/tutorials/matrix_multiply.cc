@@ -108,7 +108,7 @@ Result matrix_multiply(uint32_t seed) {
   data.copy_from(vta::pack_matrix(a, kBatch, kIn, 1, 16));
   weight.copy_from(vta::pack_matrix(w, kOut, kIn, 16, 16));
 
-  VTARuntimeClearStats(VTATLSCommandHandle());
+  vta::clear_runtime_stats();
   if (run_my_gemm(data.handle(), weight.handle(), res.handle()) != 0) {
     r.error = VTARuntimeGetLastError();
     return r;
@@ -121,11 +121,7 @@ Result matrix_multiply(uint32_t seed) {
   r.outputs = want.size();
   for (size_t i = 0; i < want.size(); ++i) r.mismatches += got_flat[i] != want[i];
 
-  VTAStats st;
-  VTARuntimeGetStats(VTATLSCommandHandle(), &st);
-  r.stats = Stats{st.inp_load_nbytes, st.wgt_load_nbytes, st.acc_load_nbytes, st.uop_load_nbytes,
-                  st.out_store_nbytes, st.gemm_counter,    st.alu_counter,     std::nullopt};
-  if (st.cycle_count != 0) r.stats.cycle_count = st.cycle_count;
+  r.stats = vta::runtime_stats();
   return r;
 }
 

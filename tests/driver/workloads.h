@@ -21,6 +21,16 @@ struct WorkloadResult {
   Stats expected;
 };
 
+/// Runs a program from cleared statistics and records status, diagnostic and statistics.
+inline WorkloadResult run_workload(Device& dev, const Program& p) {
+  WorkloadResult r;
+  dev.clear_stats();
+  r.status = p.run(dev, uint64_t{1} << 32);
+  r.error = dev.last_error();
+  r.stats = dev.stats();
+  return r;
+}
+
 inline int8_t trunc8(int64_t v) { return static_cast<int8_t>(static_cast<uint8_t>(static_cast<uint64_t>(v) & 0xff)); }
 
 /// out[b][o] = trunc8(sum_c in[b][c] * w[o][c]) computed in blocks of `block` channels. With
@@ -99,11 +109,7 @@ inline WorkloadResult blocked_gemm(Device& dev, int batch, int channels, int blo
   }
   p.finish(pop_next());
 
-  WorkloadResult r;
-  dev.clear_stats();
-  r.status = p.run(dev, uint64_t{1} << 32);
-  r.error = dev.last_error();
-  r.stats = dev.stats();
+  WorkloadResult r = run_workload(dev, p);
   for (int b = 0; b < batch; ++b)
     for (int o = 0; o < channels; ++o) {
       int64_t sum = 0;
@@ -173,11 +179,7 @@ inline WorkloadResult alu_workload(Device& dev, AluOp op, bool use_imm, int batc
   }
   p.finish(pop_next());
 
-  WorkloadResult r;
-  dev.clear_stats();
-  r.status = p.run(dev, uint64_t{1} << 32);
-  r.error = dev.last_error();
-  r.stats = dev.stats();
+  WorkloadResult r = run_workload(dev, p);
   for (int b = 0; b < B; ++b)
     for (int t = 0; t < V; ++t)
       for (int l = 0; l < L; ++l) {

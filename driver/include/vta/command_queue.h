@@ -112,6 +112,8 @@ class CommandQueue {
   std::string buffer_name(const DataBuffer& b) const;
 
  private:
+  uint32_t dram_base(const std::string& call, const DataBuffer& b, uint64_t unit, uint32_t offset) const;
+  RawInsn encode_mem(const std::string& call, const MemInsn& m) const;
   void do_dep_push(int from, int to);  // dep_push without trace or overflow check
   void do_dep_pop(int from, int to);
   RawInsn& new_insn(Stage stage, RawInsn insn);

@@ -9,7 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "vta/device.h"
+
 namespace vta {
+
+/// The statistics of the calling thread's runtime device, and clearing them.
+Stats runtime_stats();
+void clear_runtime_stats();
 
 enum class DType { kInt8, kInt32 };
 
