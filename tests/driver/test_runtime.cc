@@ -258,6 +258,22 @@ TEST_F(RuntimeTest, ForceSerialKeepsResults) {
   EXPECT_EQ(q->device().tokens(), TokenCounts{});
 }
 
+TEST_F(RuntimeTest, DumpFlagsPrintTheStreamAndTheKernels) {
+  q->set_debug(VTA_DEBUG_DUMP_INSN | VTA_DEBUG_DUMP_UOP);
+  testing::internal::CaptureStderr();
+  q->push_kernel(true, CommandQueue::new_site_id(), 5, [](UopKernel& k) {
+    k.mode = 0, k.reset = true;
+    k.uops = {{3, 0, 0}};
+  });
+  q->synchronize(0);
+  const std::string out = testing::internal::GetCapturedStderr();
+  EXPECT_NE(out.find("VTAPushGEMMOp kernel (key 5), 1 micro-ops:"), std::string::npos) << out;
+  EXPECT_NE(out.find("0: UOP dst_idx=3 src_idx=0 wgt_idx=0"), std::string::npos) << out;
+  EXPECT_NE(out.find("VTA instruction stream (6 instructions):"), std::string::npos) << out;
+  EXPECT_NE(out.find("[compute] GEMM deps=[] reset_reg=1"), std::string::npos) << out;
+  EXPECT_NE(out.find("[compute] FINISH deps=[]  | l2g=0 g2l=0 g2s=0 s2g=0"), std::string::npos) << out;
+}
+
 // --- the C API: misuse poisons the batch, VTASynchronize reports it, the next batch works ---------
 
 int record_three_loops(void*) {
