@@ -51,6 +51,19 @@ std::string sv_package(const vta::Config& c, const std::string& source) {
   for (const auto& k : c.constants()) {
     s << "  localparam int unsigned " << camel(k.name) << " = " << k.value << ";  // " << k.doc << "\n";
   }
+  // Bit positions of every instruction and micro-op field, from the same layout engine the C++
+  // encoder uses (vta::Isa), so the RTL decodes exactly what the software encodes.
+  const vta::Isa isa(c);
+  const std::pair<const char*, const std::vector<vta::FieldLayout>*> formats[] = {
+      {"Mem", &isa.mem_layout()}, {"Gemm", &isa.gemm_layout()}, {"Alu", &isa.alu_layout()}, {"Uop", &isa.uop_layout()}};
+  for (const auto& [prefix, layout] : formats) {
+    s << "  // " << prefix << " format\n";
+    for (const auto& f : *layout) {
+      const std::string name = std::string(prefix) + camel(f.name);
+      s << "  localparam int unsigned " << name << "Lsb = " << f.lsb << ";\n"
+        << "  localparam int unsigned " << name << "Width = " << f.width << ";\n";
+    }
+  }
   s << "endpackage : vta_config_pkg\n";
   return s.str();
 }

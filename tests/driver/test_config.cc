@@ -6,6 +6,7 @@
 #include "vta/build_config.h"
 #include "vta/config.h"
 #include "vta/hw_config.h"
+#include "vta/isa.h"
 
 namespace vta {
 namespace {
@@ -167,7 +168,14 @@ TEST(Config, GeneratedSvPackageHasEveryConstant) {
             std::string::npos);
   size_t params = 0;
   for (size_t at = text.find("localparam"); at != std::string::npos; at = text.find("localparam", at + 1)) ++params;
-  EXPECT_EQ(params, build_config().constants().size());
+  const Isa isa(build_config());
+  const size_t fields =
+      isa.mem_layout().size() + isa.gemm_layout().size() + isa.alu_layout().size() + isa.uop_layout().size();
+  EXPECT_EQ(params, build_config().constants().size() + 2 * fields);
+  // Field positions come from the C++ layout engine.
+  EXPECT_NE(text.find("localparam int unsigned MemYSizeLsb = 64;"), std::string::npos);
+  EXPECT_NE(text.find("localparam int unsigned AluImmLsb = " + std::to_string(isa.alu_layout().back().lsb) + ";"),
+            std::string::npos);
 }
 
 }  // namespace

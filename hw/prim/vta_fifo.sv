@@ -1,0 +1,65 @@
+// Synchronous FIFO with valid/ready on both sides. Depth entries of Width bits in registers; no
+// combinational path from input to output (data is visible the cycle after it is written).
+// Every queue between units uses this cell.
+module vta_fifo #(
+  parameter int unsigned Width = 8,
+  parameter int unsigned Depth = 4
+) (
+  input  logic                     clk_i,
+  input  logic                     rst_ni,
+  // write side
+  input  logic                     wvalid_i,
+  output logic                     wready_o,
+  input  logic [Width-1:0]         wdata_i,
+  // read side
+  output logic                     rvalid_o,
+  input  logic                     rready_i,
+  output logic [Width-1:0]         rdata_o,
+  // occupancy
+  output logic [$clog2(Depth+1)-1:0] count_o
+);
+  localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1;
+  localparam int unsigned CountW = $clog2(Depth + 1);
+
+  logic [Width-1:0]  mem_q [Depth];
+  logic [PtrW-1:0]   wptr_d, wptr_q, rptr_d, rptr_q;
+  logic [CountW-1:0] count_d, count_q;
+  logic              do_write, do_read;
+
+  if (Depth < 1) begin : gen_depth_check
+    $error("vta_fifo: Depth must be at least 1");
+  end
+
+  function automatic logic [PtrW-1:0] next_ptr(logic [PtrW-1:0] p);
+    return (p == PtrW'(Depth - 1)) ? '0 : p + 1'b1;
+  endfunction
+
+  always_comb begin
+    wready_o = count_q != CountW'(Depth);
+    rvalid_o = count_q != '0;
+    rdata_o  = mem_q[rptr_q];
+    count_o  = count_q;
+    do_write = wvalid_i && wready_o;
+    do_read  = rvalid_o && rready_i;
+    wptr_d   = do_write ? next_ptr(wptr_q) : wptr_q;
+    rptr_d   = do_read ? next_ptr(rptr_q) : rptr_q;
+    count_d  = count_q + CountW'(do_write) - CountW'(do_read);
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wptr_q  <= '0;
+      rptr_q  <= '0;
+      count_q <= '0;
+    end else begin
+      wptr_q  <= wptr_d;
+      rptr_q  <= rptr_d;
+      count_q <= count_d;
+    end
+  end
+
+  // Storage needs no reset: an entry is read only after it was written.
+  always_ff @(posedge clk_i) begin
+    if (do_write) mem_q[wptr_q] <= wdata_i;
+  end
+endmodule : vta_fifo

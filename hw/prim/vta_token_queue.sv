@@ -1,0 +1,38 @@
+// A dependency-token queue between two modules: a counter of tokens. push_i adds one, pop_i takes
+// one (only when ready_o), both in one cycle leave the count unchanged. Pushing into a full counter
+// sets the sticky overflow_o (an invalid program: the hardware reports it, nothing wraps).
+module vta_token_queue #(
+  parameter int unsigned CountWidth = 8
+) (
+  input  logic                  clk_i,
+  input  logic                  rst_ni,
+  input  logic                  push_i,
+  input  logic                  pop_i,
+  output logic                  ready_o,
+  output logic [CountWidth-1:0] count_o,
+  output logic                  overflow_o
+);
+  logic [CountWidth-1:0] count_d, count_q;
+  logic                  overflow_d, overflow_q;
+  logic                  do_pop, do_push;
+
+  always_comb begin
+    ready_o    = count_q != '0;
+    do_pop     = pop_i && ready_o;
+    do_push    = push_i && !(count_q == '1 && !do_pop);
+    overflow_d = overflow_q || (push_i && !do_push);
+    count_d    = count_q + CountWidth'(do_push) - CountWidth'(do_pop);
+    count_o    = count_q;
+    overflow_o = overflow_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      count_q    <= '0;
+      overflow_q <= 1'b0;
+    end else begin
+      count_q    <= count_d;
+      overflow_q <= overflow_d;
+    end
+  end
+endmodule : vta_token_queue
