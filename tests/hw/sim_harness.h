@@ -4,7 +4,9 @@
 #include <verilated.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 namespace vta::test {
 
@@ -52,6 +54,35 @@ uint64_t bits(const Wide& w, int lsb, int width) {
     v |= uint64_t((w[b / 32] >> (b % 32)) & 1u) << i;
   }
   return v;
+}
+
+/// Sets bits [lsb, lsb + width) of a Verilator wide value.
+template <class Wide>
+void set_bits(Wide& w, int lsb, int width, uint64_t v) {
+  for (int i = 0; i < width; ++i) {
+    const int b = lsb + i;
+    const uint32_t bit = uint32_t((v >> i) & 1u) << (b % 32);
+    w[b / 32] = (w[b / 32] & ~(uint32_t{1} << (b % 32))) | bit;
+  }
+}
+
+/// Positions of the fields of a packed struct declared MSB first (as in vta_pkg.sv).
+inline std::vector<int> packed_lsbs(const std::vector<int>& widths_msb_first) {
+  std::vector<int> lsb(widths_msb_first.size());
+  int pos = 0;
+  for (size_t i = widths_msb_first.size(); i-- > 0;) {
+    lsb[i] = pos;
+    pos += widths_msb_first[i];
+  }
+  return lsb;
+}
+
+/// Field widths of vta_pkg::loop_insn_t for a configuration, MSB first.
+template <class Config>
+std::vector<int> loop_insn_widths(const Config& c) {
+  const int la = c.log_acc_depth(), lw = c.log_wgt_depth(), lu = c.log_uop_depth();
+  const int src = std::max(la, c.log_inp_depth());
+  return {1, lu, lu + 1, 14, 14, la, la, src, src, lw, lw, 3, 1, 16};
 }
 
 }  // namespace vta::test

@@ -13,25 +13,14 @@
 namespace vta::test {
 namespace {
 
-// Positions of the fields of a packed struct, declared MSB first (as in vta_pkg.sv).
-std::vector<int> packed_lsbs(const std::vector<int>& widths_msb_first) {
-  std::vector<int> lsb(widths_msb_first.size());
-  int pos = 0;
-  for (size_t i = widths_msb_first.size(); i-- > 0;) {
-    lsb[i] = pos;
-    pos += widths_msb_first[i];
-  }
-  return lsb;
-}
-
 TEST(HwPkgDecode, AgreesWithTheCppDecoder) {
   const Config& c = build_config();
   const Isa isa(c);
   Harness<Vvta_pkg_harness> h;
-  const int la = c.log_acc_depth(), lw = c.log_wgt_depth(), lu = c.log_uop_depth();
+  const int la = c.log_acc_depth(), lw = c.log_wgt_depth();
   const int src = std::max(la, c.log_inp_depth());
   const std::vector<int> mem_w = {3, 16, 32, 16, 16, 16, 4, 4, 4, 4};
-  const std::vector<int> loop_w = {1, lu, lu + 1, 14, 14, la, la, src, src, lw, lw, 3, 1, 16};
+  const std::vector<int> loop_w = loop_insn_widths(c);
   const std::vector<int> uop_w = {la, src, lw};
   const auto mem_l = packed_lsbs(mem_w), loop_l = packed_lsbs(loop_w), uop_l = packed_lsbs(uop_w);
   std::mt19937_64 rng(5);
