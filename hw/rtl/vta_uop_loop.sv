@@ -2,7 +2,8 @@
 // k in [uop_bgn, uop_end), one step per cycle (when ready_i), with the loop offsets
 // i*factor_out + j*factor_in of the three index spaces. Offsets are kept OffsetWidth bits wide, wider
 // than any index, so the consumer can check index + offset against the buffer depth exactly.
-// A start with an empty loop (a zero count or uop_end <= uop_bgn) produces no step.
+// A start with an empty loop (a zero count or uop_end <= uop_bgn) produces no step; abort_i ends a
+// loop early.
 module vta_uop_loop
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -14,6 +15,7 @@ module vta_uop_loop
   // One instruction, accepted when idle.
   input  logic                         start_i,
   input  loop_insn_t                   insn_i,
+  input  logic                         abort_i,   // stop the current loop (after an error)
   output logic                         busy_o,
   // The step stream.
   output logic                         valid_o,
@@ -53,7 +55,9 @@ module vta_uop_loop
     step   = active_q && ready_i;
     empty  = insn_i.iter_out == '0 || insn_i.iter_in == '0 || insn_i.uop_end <= {1'b0, insn_i.uop_bgn};
 
-    if (!active_q && start_i) begin
+    if (abort_i) begin
+      active_d = 1'b0;
+    end else if (!active_q && start_i) begin
       insn_d    = insn_i;
       active_d  = !empty;
       k_d       = {1'b0, insn_i.uop_bgn};

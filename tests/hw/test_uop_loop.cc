@@ -40,6 +40,7 @@ std::vector<Step> reference(const LoopSpec& s) {
 
 std::vector<Step> run(Harness<Vvta_uop_loop>& h, const LoopSpec& s, std::mt19937& rng, int* cycles) {
   set_insn(h, s);
+  h->abort_i = 0;
   h->start_i = 1;
   h->ready_i = 0;
   h.tick();
@@ -83,6 +84,7 @@ TEST(HwUopLoop, OneStepPerCycleWithoutBackPressure) {
   h.reset();
   LoopSpec s{10, 20, 7, 3, 1, 2, 3, 4, 5, 6};
   set_insn(h, s);
+  h->abort_i = 0;
   h->start_i = 1;
   h->ready_i = 1;
   h.tick();
@@ -94,6 +96,25 @@ TEST(HwUopLoop, OneStepPerCycleWithoutBackPressure) {
     h.tick();
   }
   EXPECT_EQ(steps, 7 * 3 * 10);
+}
+
+TEST(HwUopLoop, AbortEndsTheLoop) {
+  Harness<Vvta_uop_loop> h;
+  h.reset();
+  set_insn(h, LoopSpec{0, 10, 10, 10, 1, 1, 1, 1, 1, 1});
+  h->abort_i = 0;
+  h->start_i = 1;
+  h->ready_i = 1;
+  h.tick();
+  h->start_i = 0;
+  for (int c = 0; c < 5; ++c) h.tick();
+  ASSERT_TRUE(h->busy_o);
+  h->abort_i = 1;
+  h.tick();
+  h->abort_i = 0;
+  h.eval();
+  EXPECT_FALSE(h->busy_o);
+  EXPECT_FALSE(h->valid_o);
 }
 
 TEST(HwUopLoop, EmptyLoopsProduceNoStep) {

@@ -1,0 +1,209 @@
+// GEMM datapath: runs one GEMM instruction's micro-op loop at one micro-op per cycle.
+//
+//   S0  vta_uop_loop step: read the uop SRAM
+//   S1  uop word arrives: form the three indices, check them against the buffer depths, read inp,
+//       wgt and acc
+//   S2  data arrives: BATCH x BLOCK_OUT dot products of BLOCK_IN int8 products, added to the
+//       accumulator (or zero for a reset micro-op), with the accumulator forwarded from the two
+//       micro-ops ahead when they wrote the same tile (read-after-write without stalls)
+//   S3  write acc (int32 lanes) and out (their low 8 bits)
+//
+// The SRAMs live outside (vta_compute); their reads have one cycle of latency and read the old word
+// when written in the same cycle, which the forwarding accounts for. An index past its buffer stops
+// the instruction with error_o (the compute module turns it into the error status).
+module vta_gemm
+  import vta_config_pkg::*;
+  import vta_pkg::*;
+(
+  input  logic                          clk_i,
+  input  logic                          rst_ni,
+  input  logic                          start_i,
+  input  loop_insn_t                    insn_i,
+  output logic                          busy_o,
+  output logic                          error_o,      // sticky until the next start
+  output logic                          uop_done_o,   // one non-reset micro-op executed (gemm_counter)
+  // micro-op SRAM
+  output logic                          uop_re_o,
+  output logic [LogUopBuffDepth-1:0]    uop_raddr_o,
+  input  uop_word_t                     uop_rdata_i,
+  // input SRAM
+  output logic                          inp_re_o,
+  output logic [LogInpBuffDepth-1:0]    inp_raddr_o,
+  input  logic [InpMatrixWidth-1:0]     inp_rdata_i,
+  // weight SRAM
+  output logic                          wgt_re_o,
+  output logic [LogWgtBuffDepth-1:0]    wgt_raddr_o,
+  input  logic [WgtMatrixWidth-1:0]     wgt_rdata_i,
+  // accumulator SRAM
+  output logic                          acc_re_o,
+  output logic [LogAccBuffDepth-1:0]    acc_raddr_o,
+  input  logic [AccMatrixWidth-1:0]     acc_rdata_i,
+  output logic                          acc_we_o,
+  output logic [LogAccBuffDepth-1:0]    acc_waddr_o,
+  output logic [AccMatrixWidth-1:0]     acc_wdata_o,
+  // output SRAM (written with every accumulator write)
+  output logic                          out_we_o,
+  output logic [LogAccBuffDepth-1:0]    out_waddr_o,
+  output logic [OutMatrixWidth-1:0]     out_wdata_o
+);
+  localparam int unsigned OffW = 32;
+  typedef logic [AccMatrixWidth-1:0] acc_t;
+  typedef logic [LogAccBuffDepth-1:0] acc_addr_t;
+
+  // ---- S0: loop generator ------------------------------------------------------------------
+  logic            loop_valid, loop_busy, loop_last;
+  logic [OffW-1:0] dst_off, src_off, wgt_off;
+  logic            kill;  // an error stops issuing
+
+  vta_uop_loop #(.OffsetWidth(OffW)) u_loop (
+    .clk_i,
+    .rst_ni,
+    .start_i      (start_i && !busy_o),
+    .insn_i,
+    .abort_i      (kill),
+    .busy_o       (loop_busy),
+    .valid_o      (loop_valid),
+    .ready_i      (1'b1),
+    .uop_idx_o    (uop_raddr_o),
+    .dst_offset_o (dst_off),
+    .src_offset_o (src_off),
+    .wgt_offset_o (wgt_off),
+    .last_o       (loop_last)
+  );
+
+  // ---- pipeline registers ------------------------------------------------------------------
+  logic            s1_valid_d, s1_valid_q, s2_valid_d, s2_valid_q, s3_valid_d, s3_valid_q;
+  logic [OffW-1:0] s1_dst_off_d, s1_dst_off_q, s1_src_off_d, s1_src_off_q, s1_wgt_off_d, s1_wgt_off_q;
+  logic            reset_d, reset_q;          // the instruction's reset flag
+  acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
+  acc_t            s3_data_d, s3_data_q, s4_data_d, s4_data_q;
+  logic            s4_valid_d, s4_valid_q;
+  logic            error_d, error_q;
+
+  // ---- S1: indices, checks and SRAM reads ----------------------------------------------------
+  uop_t            uop;
+  logic [OffW-1:0] a_idx, x_idx, w_idx;
+  logic            bad_index;
+
+  always_comb begin
+    uop       = decode_uop(uop_rdata_i);
+    a_idx     = OffW'(uop.dst) + s1_dst_off_q;
+    x_idx     = OffW'(uop.src) + s1_src_off_q;
+    w_idx     = OffW'(uop.wgt) + s1_wgt_off_q;
+    bad_index = s1_valid_q && (a_idx >= OffW'(AccBuffDepth) ||
+                               (!reset_q && (x_idx >= OffW'(InpBuffDepth) || w_idx >= OffW'(WgtBuffDepth))));
+    kill      = error_q || bad_index;
+    inp_re_o    = s1_valid_q && !kill && !reset_q;
+    wgt_re_o    = s1_valid_q && !kill && !reset_q;
+    acc_re_o    = s1_valid_q && !kill && !reset_q;
+    inp_raddr_o = x_idx[LogInpBuffDepth-1:0];
+    wgt_raddr_o = w_idx[LogWgtBuffDepth-1:0];
+    acc_raddr_o = a_idx[LogAccBuffDepth-1:0];
+  end
+
+  // ---- S2: multiply-accumulate with forwarding ---------------------------------------------
+  acc_t acc_old, acc_new;
+  logic [OutMatrixWidth-1:0] out_new;
+
+  always_comb begin
+    // The newest write of the same tile wins: S3 (one ahead) before S4 (two ahead, written in the
+    // cycle this micro-op's read was issued, which the read-first SRAM did not see).
+    if (s3_valid_q && s3_addr_q == s2_addr_q) begin
+      acc_old = s3_data_q;
+    end else if (s4_valid_q && s4_addr_q == s2_addr_q) begin
+      acc_old = s4_data_q;
+    end else begin
+      acc_old = acc_rdata_i;
+    end
+    acc_new = '0;
+    for (int b = 0; b < Batch; b++) begin
+      for (int o = 0; o < BlockOut; o++) begin
+        logic signed [31:0] sum;
+        sum = '0;
+        for (int c = 0; c < BlockIn; c++) begin
+          sum += 32'(signed'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth])) *
+                 32'(signed'(wgt_rdata_i[(o * BlockIn + c) * WgtWidth +: WgtWidth]));
+        end
+        acc_new[(b * BlockOut + o) * AccWidth +: AccWidth] =
+            reset_q ? '0 : acc_old[(b * BlockOut + o) * AccWidth +: AccWidth] + sum;
+      end
+    end
+    for (int l = 0; l < Batch * BlockOut; l++) begin
+      out_new[l * OutWidth +: OutWidth] = acc_new[l * AccWidth +: OutWidth];
+    end
+  end
+
+  // ---- next state ----------------------------------------------------------------------------
+  always_comb begin
+    uop_re_o     = loop_valid && !kill;
+    s1_valid_d   = loop_valid && !kill;
+    s1_dst_off_d = dst_off;
+    s1_src_off_d = src_off;
+    s1_wgt_off_d = wgt_off;
+    s2_valid_d   = s1_valid_q && !kill;
+    s2_addr_d    = a_idx[LogAccBuffDepth-1:0];
+    s3_valid_d   = s2_valid_q;
+    s3_addr_d    = s2_addr_q;
+    s3_data_d    = acc_new;
+    s4_valid_d   = s3_valid_q;
+    s4_addr_d    = s3_addr_q;
+    s4_data_d    = s3_data_q;
+    reset_d      = (start_i && !busy_o) ? insn_i.reset : reset_q;
+    error_d      = (start_i && !busy_o) ? 1'b0 : (error_q || bad_index);
+  end
+
+  // S3: write back.
+  assign acc_we_o    = s3_valid_q;
+  assign acc_waddr_o = s3_addr_q;
+  assign acc_wdata_o = s3_data_q;
+  assign out_we_o    = s3_valid_q;
+  assign out_waddr_o = s3_addr_q;
+  assign uop_done_o  = s3_valid_q && !reset_q;
+
+  logic [OutMatrixWidth-1:0] out_d, out_q;
+  assign out_d       = out_new;
+  assign out_wdata_o = out_q;
+
+  // Busy until the loop is done (or killed) and the pipeline has drained.
+  assign busy_o  = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q;
+  assign error_o = error_q;
+
+  logic unused_last;
+  assign unused_last = loop_last;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s1_valid_q   <= 1'b0;
+      s2_valid_q   <= 1'b0;
+      s3_valid_q   <= 1'b0;
+      s4_valid_q   <= 1'b0;
+      s1_dst_off_q <= '0;
+      s1_src_off_q <= '0;
+      s1_wgt_off_q <= '0;
+      s2_addr_q    <= '0;
+      s3_addr_q    <= '0;
+      s4_addr_q    <= '0;
+      s3_data_q    <= '0;
+      s4_data_q    <= '0;
+      out_q        <= '0;
+      reset_q      <= 1'b0;
+      error_q      <= 1'b0;
+    end else begin
+      s1_valid_q   <= s1_valid_d;
+      s2_valid_q   <= s2_valid_d;
+      s3_valid_q   <= s3_valid_d;
+      s4_valid_q   <= s4_valid_d;
+      s1_dst_off_q <= s1_dst_off_d;
+      s1_src_off_q <= s1_src_off_d;
+      s1_wgt_off_q <= s1_wgt_off_d;
+      s2_addr_q    <= s2_addr_d;
+      s3_addr_q    <= s3_addr_d;
+      s4_addr_q    <= s4_addr_d;
+      s3_data_q    <= s3_data_d;
+      s4_data_q    <= s4_data_d;
+      out_q        <= out_d;
+      reset_q      <= reset_d;
+      error_q      <= error_d;
+    end
+  end
+endmodule : vta_gemm

@@ -1,0 +1,185 @@
+// vta_gemm against the fsim: the same SRAM contents, random GEMM instructions (loops, factors, resets,
+// accumulation chains on one tile that need forwarding), then every accumulator word, the OUT buffer
+// and the micro-op count compared. Also: one micro-op per cycle, and index errors stop cleanly.
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "../driver/test_util.h"
+#include "Vvta_gemm_harness.h"
+#include "sim_harness.h"
+#include "vta/build_config.h"
+
+namespace vta::test {
+namespace {
+
+class HwGemm : public ::testing::Test {
+ protected:
+  const Config& cfg = build_config();
+  Isa isa{cfg};
+  Harness<Vvta_gemm_harness> h;
+  std::unique_ptr<FsimDevice> fsim = make_test_fsim(cfg);
+  std::mt19937 rng{21};
+  std::vector<Uop> uops;
+
+  void SetUp() override {
+    h->start_i = 0, h->uop_we_i = 0, h->inp_we_i = 0, h->wgt_we_i = 0, h->acc_we_i = 0, h->tb_re_i = 0;
+    h.reset();
+  }
+
+  template <class Wide>
+  static void put_bytes(Wide& w, const uint8_t* bytes, int n) {
+    for (int i = 0; i < n / 4; ++i) w[i] = uint32_t(bytes[4 * i]) | uint32_t(bytes[4 * i + 1]) << 8 |
+                                           uint32_t(bytes[4 * i + 2]) << 16 | uint32_t(bytes[4 * i + 3]) << 24;
+  }
+
+  // Fills the first n elements of each SRAM with random data, in the harness and in the fsim.
+  void fill(int n_uops, int n_inp, int n_wgt, int n_acc) {
+    const int IE = cfg.inp_elem_bytes(), WE = cfg.wgt_elem_bytes(), AE = cfg.acc_elem_bytes();
+    DevBuf ub(n_uops * 4), ib(n_inp * IE), wb(n_wgt * WE), ab(n_acc * AE);
+    uops.clear();
+    for (int i = 0; i < n_uops; ++i) {
+      // Small index ranges make repeated tiles (forwarding) common.
+      uops.push_back({uint32_t(rng() % 64), uint32_t(rng() % 200), uint32_t(rng() % 100)});
+      ub.as<uint32_t>()[i] = isa.encode(uops.back());
+    }
+    fill_random({ib.as<int8_t>(), ib.size()}, rng);
+    fill_random({wb.as<int8_t>(), wb.size()}, rng);
+    for (int i = 0; i < n_acc * AE / 4; ++i) ab.as<int32_t>()[i] = int32_t(rng() % 20001) - 10000;
+    for (int i = 0; i < n_uops; ++i) {
+      h->uop_we_i = 1, h->uop_waddr_i = i, h->uop_wdata_i = ub.as<uint32_t>()[i];
+      h.tick();
+    }
+    h->uop_we_i = 0;
+    for (int i = 0; i < n_inp; ++i) {
+      h->inp_we_i = 1, h->inp_waddr_i = i;
+      put_bytes(h->inp_wdata_i, ib.data() + i * IE, IE);
+      h.tick();
+    }
+    h->inp_we_i = 0;
+    for (int i = 0; i < n_wgt; ++i) {
+      h->wgt_we_i = 1, h->wgt_waddr_i = i;
+      put_bytes(h->wgt_wdata_i, wb.data() + i * WE, WE);
+      h.tick();
+    }
+    h->wgt_we_i = 0;
+    for (int i = 0; i < n_acc; ++i) {
+      h->acc_we_i = 1, h->acc_waddr_i = i;
+      put_bytes(h->acc_wdata_i, ab.data() + i * AE, AE);
+      h.tick();
+    }
+    h->acc_we_i = 0;
+    Program p(cfg);
+    p.load(MemId::kUop, 0, ub.base(4), 1, n_uops, n_uops)
+        .load(MemId::kInp, 0, ib.base(IE), 1, n_inp, n_inp)
+        .load(MemId::kWgt, 0, wb.base(WE), 1, n_wgt, n_wgt)
+        .load(MemId::kAcc, 0, ab.base(AE), 1, n_acc, n_acc)
+        .finish();
+    ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
+  }
+
+  // Runs one instruction on the RTL; returns (cycles from start to idle, micro-ops reported done).
+  std::pair<int, int> run_rtl(const GemmInsn& g) {
+    const auto widths = loop_insn_widths(cfg);
+    const auto lsb = packed_lsbs(widths);
+    const uint64_t values[] = {g.reset,          g.uop_bgn,        g.uop_end,       g.iter_out, g.iter_in,
+                               g.dst_factor_out, g.dst_factor_in,  g.src_factor_out, g.src_factor_in,
+                               g.wgt_factor_out, g.wgt_factor_in,  0,               0,          0};
+    for (size_t f = 0; f < widths.size(); ++f) set_bits(h->insn_i, lsb[f], widths[f], values[f]);
+    h->start_i = 1;
+    h.tick();
+    h->start_i = 0;
+    int cycles = 1, done = 0;
+    while (h->busy_o && cycles < 1000000) {
+      h.eval();
+      done += h->uop_done_o;
+      h.tick();
+      ++cycles;
+    }
+    return {cycles, done};
+  }
+
+  GemmInsn random_insn() {
+    GemmInsn g;
+    g.uop_bgn = rng() % (uops.size() - 8);
+    g.uop_end = g.uop_bgn + 1 + rng() % 8;
+    g.iter_out = 1 + rng() % 4, g.iter_in = 1 + rng() % 6;
+    g.dst_factor_out = rng() % 9, g.dst_factor_in = rng() % 3 == 0 ? 0 : rng() % 5;  // 0: accumulation chain
+    g.src_factor_out = rng() % 9, g.src_factor_in = rng() % 9;
+    g.wgt_factor_out = rng() % 9, g.wgt_factor_in = rng() % 9;
+    g.reset = rng() % 6 == 0;
+    return g;
+  }
+
+  void compare_buffers(const std::set<uint32_t>& written) {
+    const int L = cfg.batch() * cfg.block_out();
+    for (uint32_t e = 0; e < cfg.acc_depth(); ++e) {
+      h->tb_re_i = 1, h->tb_raddr_i = e;
+      h.tick();
+      h.eval();
+      for (int l = 0; l < L; ++l) {
+        const auto got = int32_t(bits(h->acc_rdata_o, 32 * l, 32));
+        ASSERT_EQ(got, fsim->acc_sram()[e * L + l]) << "acc element " << e << " lane " << l;
+        if (written.count(e)) {
+          ASSERT_EQ(bits(h->out_rdata_o, 8 * l, 8), uint8_t(got)) << "out element " << e << " lane " << l;
+        }
+      }
+    }
+    h->tb_re_i = 0;
+  }
+};
+
+TEST_F(HwGemm, RandomInstructionsMatchTheFsim) {
+  fill(512, 512, 256, 512);
+  std::set<uint32_t> written;
+  for (int n = 0; n < 80; ++n) {
+    const GemmInsn g = random_insn();
+    const uint64_t before = fsim->stats().gemm_counter;
+    Program p(cfg);
+    p.gemm(g).finish();
+    ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
+    const auto [cycles, done] = run_rtl(g);
+    ASSERT_FALSE(h->error_o) << "instruction " << n;
+    ASSERT_EQ(uint64_t(done), fsim->stats().gemm_counter - before) << "instruction " << n;
+    for (uint32_t i = 0; i < g.iter_out; ++i)
+      for (uint32_t j = 0; j < g.iter_in; ++j)
+        for (uint32_t k = g.uop_bgn; k < g.uop_end; ++k) {
+          written.insert(uops[k].dst + i * g.dst_factor_out + j * g.dst_factor_in);
+        }
+  }
+  compare_buffers(written);
+}
+
+TEST_F(HwGemm, OneMicroOpPerCycle) {
+  fill(64, 64, 64, 64);
+  GemmInsn g;
+  g.uop_bgn = 0, g.uop_end = 50, g.iter_out = 8, g.iter_in = 10;
+  const auto [cycles, done] = run_rtl(g);
+  EXPECT_EQ(done, 50 * 8 * 10);
+  EXPECT_LE(cycles, 50 * 8 * 10 + 5) << "steady state must be one micro-op per cycle";
+  Program p(cfg);
+  p.gemm(g).finish();
+  ASSERT_EQ(p.run(*fsim), RunStatus::kOk);
+  std::set<uint32_t> written;
+  for (uint32_t k = 0; k < 50; ++k) written.insert(uops[k].dst);
+  compare_buffers(written);
+}
+
+TEST_F(HwGemm, IndexPastTheBufferStopsWithAnError) {
+  fill(64, 64, 64, 64);
+  GemmInsn bad;
+  bad.uop_bgn = 0, bad.uop_end = 4, bad.iter_out = 2, bad.iter_in = 1, bad.dst_factor_out = 2047;
+  const auto [cycles, done] = run_rtl(bad);
+  EXPECT_TRUE(h->error_o);
+  EXPECT_LT(cycles, 20) << "the instruction stops instead of running on";
+  EXPECT_LE(done, 4);
+  GemmInsn good;
+  good.uop_bgn = 0, good.uop_end = 4, good.iter_out = 1, good.iter_in = 1;
+  run_rtl(good);
+  EXPECT_FALSE(h->error_o) << "the next start clears the error";
+}
+
+}  // namespace
+}  // namespace vta::test
