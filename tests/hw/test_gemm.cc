@@ -9,7 +9,7 @@
 
 #include "../driver/test_util.h"
 #include "Vvta_gemm_harness.h"
-#include "sim_harness.h"
+#include "compute_check.h"
 #include "vta/build_config.h"
 
 namespace vta::test {
@@ -27,12 +27,6 @@ class HwGemm : public ::testing::Test {
   void SetUp() override {
     h->start_i = 0, h->uop_we_i = 0, h->inp_we_i = 0, h->wgt_we_i = 0, h->acc_we_i = 0, h->tb_re_i = 0;
     h.reset();
-  }
-
-  template <class Wide>
-  static void put_bytes(Wide& w, const uint8_t* bytes, int n) {
-    for (int i = 0; i < n / 4; ++i) w[i] = uint32_t(bytes[4 * i]) | uint32_t(bytes[4 * i + 1]) << 8 |
-                                           uint32_t(bytes[4 * i + 2]) << 16 | uint32_t(bytes[4 * i + 3]) << 24;
   }
 
   // Fills the first n elements of each SRAM with random data, in the harness and in the fsim.
@@ -80,25 +74,10 @@ class HwGemm : public ::testing::Test {
     ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
   }
 
-  // Runs one instruction on the RTL; returns (cycles from start to idle, micro-ops reported done).
   std::pair<int, int> run_rtl(const GemmInsn& g) {
-    const auto widths = loop_insn_widths(cfg);
-    const auto lsb = packed_lsbs(widths);
-    const uint64_t values[] = {g.reset,          g.uop_bgn,        g.uop_end,       g.iter_out, g.iter_in,
-                               g.dst_factor_out, g.dst_factor_in,  g.src_factor_out, g.src_factor_in,
-                               g.wgt_factor_out, g.wgt_factor_in,  0,               0,          0};
-    for (size_t f = 0; f < widths.size(); ++f) set_bits(h->insn_i, lsb[f], widths[f], values[f]);
-    h->start_i = 1;
-    h.tick();
-    h->start_i = 0;
-    int cycles = 1, done = 0;
-    while (h->busy_o && cycles < 1000000) {
-      h.eval();
-      done += h->uop_done_o;
-      h.tick();
-      ++cycles;
-    }
-    return {cycles, done};
+    return run_loop_insn(h, cfg, {g.reset, g.uop_bgn, g.uop_end, g.iter_out, g.iter_in, g.dst_factor_out,
+                                  g.dst_factor_in, g.src_factor_out, g.src_factor_in, g.wgt_factor_out,
+                                  g.wgt_factor_in, 0, 0, 0});
   }
 
   GemmInsn random_insn() {
@@ -113,22 +92,7 @@ class HwGemm : public ::testing::Test {
     return g;
   }
 
-  void compare_buffers(const std::set<uint32_t>& written) {
-    const int L = cfg.batch() * cfg.block_out();
-    for (uint32_t e = 0; e < cfg.acc_depth(); ++e) {
-      h->tb_re_i = 1, h->tb_raddr_i = e;
-      h.tick();
-      h.eval();
-      for (int l = 0; l < L; ++l) {
-        const auto got = int32_t(bits(h->acc_rdata_o, 32 * l, 32));
-        ASSERT_EQ(got, fsim->acc_sram()[e * L + l]) << "acc element " << e << " lane " << l;
-        if (written.count(e)) {
-          ASSERT_EQ(bits(h->out_rdata_o, 8 * l, 8), uint8_t(got)) << "out element " << e << " lane " << l;
-        }
-      }
-    }
-    h->tb_re_i = 0;
-  }
+  void compare_buffers(const std::set<uint32_t>& written) { expect_acc_and_out_match(h, cfg, *fsim, written); }
 };
 
 TEST_F(HwGemm, RandomInstructionsMatchTheFsim) {

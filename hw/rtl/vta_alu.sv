@@ -1,0 +1,227 @@
+// ALU datapath: runs one ALU instruction's micro-op loop over the accumulator SRAM.
+//
+//   S0  vta_uop_loop step: read the uop SRAM
+//   S1  uop word arrives: form the indices and check them; with an immediate read acc[dst]; with a
+//       vector operand read acc[src] (phase 0), then acc[dst] (phase 1): the one read port makes
+//       that two cycles per micro-op
+//   S2  acc[dst] arrives: BATCH x BLOCK_OUT lanes of op(dst, src or imm)
+//   S3  write acc and out (low 8 bits)
+//
+// Every operand is forwarded from the writes still in flight when it arrives (S3: written at the end
+// of this cycle; S4: written at the end of the cycle the read was issued, which a read-first SRAM
+// misses), so consecutive micro-ops on the same tiles see each other's results without stalls.
+// Operations (docs/ISA.md): MIN, MAX, ADD (wrapping), SHR (arithmetic; a negative amount shifts
+// left; right by 31 or more leaves the sign, left by 32 or more gives 0), MUL (low 32 bits).
+module vta_alu
+  import vta_config_pkg::*;
+  import vta_pkg::*;
+(
+  input  logic                          clk_i,
+  input  logic                          rst_ni,
+  input  logic                          start_i,
+  input  loop_insn_t                    insn_i,
+  output logic                          busy_o,
+  output logic                          error_o,      // sticky until the next start
+  output logic                          uop_done_o,   // one micro-op executed (alu_counter)
+  // micro-op SRAM
+  output logic                          uop_re_o,
+  output logic [LogUopBuffDepth-1:0]    uop_raddr_o,
+  input  uop_word_t                     uop_rdata_i,
+  // accumulator SRAM
+  output logic                          acc_re_o,
+  output logic [LogAccBuffDepth-1:0]    acc_raddr_o,
+  input  logic [AccMatrixWidth-1:0]     acc_rdata_i,
+  output logic                          acc_we_o,
+  output logic [LogAccBuffDepth-1:0]    acc_waddr_o,
+  output logic [AccMatrixWidth-1:0]     acc_wdata_o,
+  // output SRAM
+  output logic                          out_we_o,
+  output logic [LogAccBuffDepth-1:0]    out_waddr_o,
+  output logic [OutMatrixWidth-1:0]     out_wdata_o
+);
+  localparam int unsigned OffW = 32;
+  localparam int unsigned Lanes = Batch * BlockOut;
+  typedef logic [AccMatrixWidth-1:0] acc_t;
+  typedef logic [LogAccBuffDepth-1:0] acc_addr_t;
+
+  function automatic logic [AccWidth-1:0] alu_lane(logic [AluOpcodeBitWidth-1:0] op, logic [AccWidth-1:0] a,
+                                                   logic [AccWidth-1:0] b);
+    logic signed [AccWidth-1:0] sa, sb;
+    logic [AccWidth-1:0] amount;
+    sa = signed'(a);
+    sb = signed'(b);
+    amount = sb[AccWidth-1] ? (~b + 1'b1) : b;  // |b|
+    case (alu_op_e'(op))
+      AluMin:  return (sa < sb) ? a : b;
+      AluMax:  return (sa > sb) ? a : b;
+      AluAdd:  return a + b;
+      AluMul:  return a * b;
+      AluShr: begin
+        if (!sb[AccWidth-1]) return (amount >= AccWidth - 1) ? {AccWidth{a[AccWidth-1]}} : AccWidth'(sa >>> amount);
+        return (amount >= AccWidth) ? '0 : a << amount;
+      end
+      default: return a;
+    endcase
+  endfunction
+
+  // ---- S0 ------------------------------------------------------------------------------------
+  logic            loop_valid, loop_busy, loop_ready, loop_last, kill;
+  logic [OffW-1:0] dst_off, src_off, wgt_off;
+
+  vta_uop_loop #(.OffsetWidth(OffW)) u_loop (
+    .clk_i,
+    .rst_ni,
+    .start_i      (start_i && !busy_o),
+    .insn_i,
+    .abort_i      (kill),
+    .busy_o       (loop_busy),
+    .valid_o      (loop_valid),
+    .ready_i      (loop_ready),
+    .uop_idx_o    (uop_raddr_o),
+    .dst_offset_o (dst_off),
+    .src_offset_o (src_off),
+    .wgt_offset_o (wgt_off),
+    .last_o       (loop_last)
+  );
+
+  // ---- registers -------------------------------------------------------------------------------
+  loop_insn_t      insn_d, insn_q;
+  logic            s1_valid_d, s1_valid_q, phase_d, phase_q;
+  logic [OffW-1:0] s1_dst_off_d, s1_dst_off_q, s1_src_off_d, s1_src_off_q;
+  logic            s2_valid_d, s2_valid_q, s3_valid_d, s3_valid_q, s4_valid_d, s4_valid_q;
+  acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
+  acc_t            s2_src_d, s2_src_q, s3_data_d, s3_data_q, s4_data_d, s4_data_q;
+  logic [OutMatrixWidth-1:0] out_d, out_q;
+  logic            error_d, error_q;
+
+  function automatic acc_t forward(acc_addr_t addr, acc_t sram, logic v3, acc_addr_t a3, acc_t d3, logic v4,
+                                   acc_addr_t a4, acc_t d4);
+    if (v3 && a3 == addr) return d3;
+    if (v4 && a4 == addr) return d4;
+    return sram;
+  endfunction
+
+  // ---- S1 ------------------------------------------------------------------------------------
+  uop_t            uop;
+  logic [OffW-1:0] d_idx, s_idx;
+  logic            vector, bad_index, s1_leaves;
+  acc_addr_t       src_addr_d, src_addr_q;
+
+  always_comb begin
+    uop       = decode_uop(uop_rdata_i);
+    d_idx     = OffW'(uop.dst) + s1_dst_off_q;
+    s_idx     = OffW'(uop.src) + s1_src_off_q;
+    vector    = !insn_q.use_imm;
+    bad_index = s1_valid_q && !phase_q &&
+                (d_idx >= OffW'(AccBuffDepth) || (vector && s_idx >= OffW'(AccBuffDepth)));
+    kill      = error_q || bad_index;
+    // A vector micro-op reads its source in phase 0 and its destination in phase 1.
+    s1_leaves = s1_valid_q && !kill && (!vector || phase_q);
+    acc_re_o    = s1_valid_q && !kill;
+    acc_raddr_o = (vector && !phase_q) ? s_idx[LogAccBuffDepth-1:0] : d_idx[LogAccBuffDepth-1:0];
+    loop_ready  = !(s1_valid_q && vector && !phase_q);
+  end
+
+  // ---- S2 ------------------------------------------------------------------------------------
+  acc_t dst_val, src_val, result;
+  logic [AccWidth-1:0] imm_ext;
+
+  always_comb begin
+    dst_val = forward(s2_addr_q, acc_rdata_i, s3_valid_q, s3_addr_q, s3_data_q, s4_valid_q, s4_addr_q, s4_data_q);
+    imm_ext = AccWidth'(signed'(insn_q.imm));
+    for (int l = 0; l < Lanes; l++) begin
+      src_val[l * AccWidth +: AccWidth] = insn_q.use_imm ? imm_ext : s2_src_q[l * AccWidth +: AccWidth];
+      result[l * AccWidth +: AccWidth] =
+          alu_lane(insn_q.alu_opcode, dst_val[l * AccWidth +: AccWidth], src_val[l * AccWidth +: AccWidth]);
+    end
+    for (int l = 0; l < Lanes; l++) out_d[l * OutWidth +: OutWidth] = result[l * AccWidth +: OutWidth];
+  end
+
+  // ---- next state ----------------------------------------------------------------------------
+  logic step;
+  always_comb begin
+    step         = loop_valid && loop_ready && !kill;
+    uop_re_o     = step;
+    insn_d       = (start_i && !busy_o) ? insn_i : insn_q;
+    error_d      = (start_i && !busy_o) ? 1'b0 : (error_q || bad_index);
+    // S1 holds a vector micro-op for two cycles.
+    if (s1_valid_q && vector && !phase_q && !kill) begin
+      s1_valid_d   = 1'b1;
+      phase_d      = 1'b1;
+      s1_dst_off_d = s1_dst_off_q;
+      s1_src_off_d = s1_src_off_q;
+    end else begin
+      s1_valid_d   = step;
+      phase_d      = 1'b0;
+      s1_dst_off_d = dst_off;
+      s1_src_off_d = src_off;
+    end
+    // The source arrives in phase 1 (read in phase 0): forward it now and hold it for S2.
+    src_addr_d = (s1_valid_q && !phase_q) ? s_idx[LogAccBuffDepth-1:0] : src_addr_q;
+    s2_valid_d = s1_leaves;
+    s2_addr_d  = d_idx[LogAccBuffDepth-1:0];
+    s2_src_d   = (s1_valid_q && phase_q)
+                     ? forward(src_addr_q, acc_rdata_i, s3_valid_q, s3_addr_q, s3_data_q, s4_valid_q, s4_addr_q,
+                               s4_data_q)
+                     : s2_src_q;
+    s3_valid_d = s2_valid_q;
+    s3_addr_d  = s2_addr_q;
+    s3_data_d  = result;
+    s4_valid_d = s3_valid_q;
+    s4_addr_d  = s3_addr_q;
+    s4_data_d  = s3_data_q;
+  end
+
+  assign acc_we_o    = s3_valid_q;
+  assign acc_waddr_o = s3_addr_q;
+  assign acc_wdata_o = s3_data_q;
+  assign out_we_o    = s3_valid_q;
+  assign out_waddr_o = s3_addr_q;
+  assign out_wdata_o = out_q;
+  assign uop_done_o  = s3_valid_q;
+  assign busy_o      = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q;
+  assign error_o     = error_q;
+
+  logic unused_signals;
+  assign unused_signals = loop_last ^ (|wgt_off) ^ (|uop.wgt);  // ALU micro-ops have no weight index
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      insn_q       <= '0;
+      s1_valid_q   <= 1'b0;
+      phase_q      <= 1'b0;
+      s1_dst_off_q <= '0;
+      s1_src_off_q <= '0;
+      src_addr_q   <= '0;
+      s2_valid_q   <= 1'b0;
+      s2_addr_q    <= '0;
+      s2_src_q     <= '0;
+      s3_valid_q   <= 1'b0;
+      s3_addr_q    <= '0;
+      s3_data_q    <= '0;
+      s4_valid_q   <= 1'b0;
+      s4_addr_q    <= '0;
+      s4_data_q    <= '0;
+      out_q        <= '0;
+      error_q      <= 1'b0;
+    end else begin
+      insn_q       <= insn_d;
+      s1_valid_q   <= s1_valid_d;
+      phase_q      <= phase_d;
+      s1_dst_off_q <= s1_dst_off_d;
+      s1_src_off_q <= s1_src_off_d;
+      src_addr_q   <= src_addr_d;
+      s2_valid_q   <= s2_valid_d;
+      s2_addr_q    <= s2_addr_d;
+      s2_src_q     <= s2_src_d;
+      s3_valid_q   <= s3_valid_d;
+      s3_addr_q    <= s3_addr_d;
+      s3_data_q    <= s3_data_d;
+      s4_valid_q   <= s4_valid_d;
+      s4_addr_q    <= s4_addr_d;
+      s4_data_q    <= s4_data_d;
+      out_q        <= out_d;
+      error_q      <= error_d;
+    end
+  end
+endmodule : vta_alu

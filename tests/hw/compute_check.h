@@ -1,0 +1,64 @@
+#pragma once
+// Shared by the compute-datapath tests: drive one loop instruction into a harness and compare its
+// accumulator and output SRAMs with the fsim's accumulator.
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <utility>
+
+#include "sim_harness.h"
+#include "vta/fsim.h"
+
+namespace vta::test {
+
+/// Copies bytes (little-endian lanes) into a Verilator wide input.
+template <class Wide>
+void put_bytes(Wide& w, const uint8_t* bytes, int n) {
+  for (int i = 0; i < n / 4; ++i) {
+    w[i] = uint32_t(bytes[4 * i]) | uint32_t(bytes[4 * i + 1]) << 8 | uint32_t(bytes[4 * i + 2]) << 16 |
+           uint32_t(bytes[4 * i + 3]) << 24;
+  }
+}
+
+/// Starts one GEMM/ALU instruction (fields in vta_pkg::loop_insn_t order) and clocks until idle.
+/// Returns (cycles from start to idle, micro-ops the harness reported done).
+template <class H>
+std::pair<int, int> run_loop_insn(H& h, const Config& cfg, const std::vector<uint64_t>& fields) {
+  const auto widths = loop_insn_widths(cfg);
+  const auto lsb = packed_lsbs(widths);
+  for (size_t f = 0; f < widths.size(); ++f) set_bits(h->insn_i, lsb[f], widths[f], fields[f]);
+  h->start_i = 1;
+  h.tick();
+  h->start_i = 0;
+  int cycles = 1, done = 0;
+  while (h->busy_o && cycles < 1000000) {
+    h.eval();
+    done += h->uop_done_o;
+    h.tick();
+    ++cycles;
+  }
+  return {cycles, done};
+}
+
+/// Every accumulator element equals the fsim's, and the output buffer holds the low bytes of every
+/// element in `written`.
+template <class H>
+void expect_acc_and_out_match(H& h, const Config& cfg, const FsimDevice& fsim, const std::set<uint32_t>& written) {
+  const int lanes = cfg.batch() * cfg.block_out();
+  for (uint32_t e = 0; e < cfg.acc_depth(); ++e) {
+    h->tb_re_i = 1, h->tb_raddr_i = e;
+    h.tick();
+    h.eval();
+    for (int l = 0; l < lanes; ++l) {
+      const auto got = int32_t(bits(h->acc_rdata_o, 32 * l, 32));
+      ASSERT_EQ(got, fsim.acc_sram()[e * lanes + l]) << "acc element " << e << " lane " << l;
+      if (written.count(e)) {
+        ASSERT_EQ(bits(h->out_rdata_o, 8 * l, 8), uint8_t(got)) << "out element " << e << " lane " << l;
+      }
+    }
+  }
+  h->tb_re_i = 0;
+}
+
+}  // namespace vta::test

@@ -1,0 +1,124 @@
+// vta_alu against the fsim: every opcode with immediates (including the shift extremes) and vector
+// operands, loops and factors over a small set of tiles so that consecutive micro-ops read what the
+// previous ones wrote; then every accumulator word, the OUT buffer and the micro-op count compared.
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+
+#include "../driver/test_util.h"
+#include "Vvta_alu_harness.h"
+#include "compute_check.h"
+#include "vta/build_config.h"
+
+namespace vta::test {
+namespace {
+
+class HwAlu : public ::testing::Test {
+ protected:
+  const Config& cfg = build_config();
+  Isa isa{cfg};
+  Harness<Vvta_alu_harness> h;
+  std::unique_ptr<FsimDevice> fsim = make_test_fsim(cfg);
+  std::mt19937 rng{31};
+  std::vector<Uop> uops;
+
+  void SetUp() override {
+    h->start_i = 0, h->uop_we_i = 0, h->acc_we_i = 0, h->tb_re_i = 0;
+    h.reset();
+  }
+
+  void fill(int n_uops, int n_acc, int index_range) {
+    const int AE = cfg.acc_elem_bytes();
+    DevBuf ub(n_uops * 4), ab(n_acc * AE);
+    const int32_t special[] = {0, 1, -1, 5, -7, 31, 32, -32, 40, std::numeric_limits<int32_t>::max(),
+                               std::numeric_limits<int32_t>::min()};
+    uops.clear();
+    for (int i = 0; i < n_uops; ++i) {
+      uops.push_back({uint32_t(rng() % index_range), uint32_t(rng() % index_range), 0});
+      ub.as<uint32_t>()[i] = isa.encode(uops.back());
+    }
+    for (int i = 0; i < n_acc * AE / 4; ++i) {
+      ab.as<int32_t>()[i] = rng() % 3 == 0 ? special[rng() % 11] : int32_t(rng() % 401) - 200;
+    }
+    for (int i = 0; i < n_uops; ++i) {
+      h->uop_we_i = 1, h->uop_waddr_i = i, h->uop_wdata_i = ub.as<uint32_t>()[i];
+      h.tick();
+    }
+    h->uop_we_i = 0;
+    for (int i = 0; i < n_acc; ++i) {
+      h->acc_we_i = 1, h->acc_waddr_i = i;
+      put_bytes(h->acc_wdata_i, ab.data() + i * AE, AE);
+      h.tick();
+    }
+    h->acc_we_i = 0;
+    Program p(cfg);
+    p.load(MemId::kUop, 0, ub.base(4), 1, n_uops, n_uops).load(MemId::kAcc, 0, ab.base(AE), 1, n_acc, n_acc).finish();
+    ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
+  }
+
+  std::pair<int, int> run_rtl(const AluInsn& a) {
+    return run_loop_insn(h, cfg, {0, a.uop_bgn, a.uop_end, a.iter_out, a.iter_in, a.dst_factor_out,
+                                  a.dst_factor_in, a.src_factor_out, a.src_factor_in, 0, 0, a.alu_opcode,
+                                  a.use_imm, uint16_t(a.imm)});
+  }
+};
+
+TEST_F(HwAlu, RandomInstructionsMatchTheFsim) {
+  fill(256, 256, 24);
+  std::set<uint32_t> written;
+  const int32_t imms[] = {-32768, -40, -33, -32, -31, -9, -1, 0, 1, 3, 8, 30, 31, 32, 33, 127, 32767};
+  for (int n = 0; n < 150; ++n) {
+    AluInsn a;
+    a.alu_opcode = uint8_t(rng() % 5);
+    a.use_imm = rng() % 2;
+    a.imm = imms[rng() % 17];
+    a.uop_bgn = rng() % 240;
+    a.uop_end = a.uop_bgn + 1 + rng() % 8;
+    a.iter_out = 1 + rng() % 3, a.iter_in = 1 + rng() % 5;
+    a.dst_factor_out = rng() % 5, a.dst_factor_in = rng() % 3, a.src_factor_out = rng() % 5;
+    a.src_factor_in = rng() % 3;
+    const uint64_t before = fsim->stats().alu_counter;
+    Program p(cfg);
+    p.alu(a).finish();
+    ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
+    const auto [cycles, done] = run_rtl(a);
+    ASSERT_FALSE(h->error_o) << "instruction " << n;
+    ASSERT_EQ(uint64_t(done), fsim->stats().alu_counter - before) << "instruction " << n;
+    for (uint32_t i = 0; i < a.iter_out; ++i)
+      for (uint32_t j = 0; j < a.iter_in; ++j)
+        for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k) {
+          written.insert(uops[k].dst + i * a.dst_factor_out + j * a.dst_factor_in);
+        }
+    if (n % 30 == 29) expect_acc_and_out_match(h, cfg, *fsim, written);
+  }
+}
+
+TEST_F(HwAlu, ThroughputOnePerCycleWithImmediateTwoWithVector) {
+  fill(64, 64, 64);
+  AluInsn a;
+  a.alu_opcode = uint8_t(AluOp::kAdd), a.use_imm = true, a.imm = 3;
+  a.uop_bgn = 0, a.uop_end = 40, a.iter_out = 5, a.iter_in = 5;
+  auto [cycles, done] = run_rtl(a);
+  EXPECT_EQ(done, 1000);
+  EXPECT_LE(cycles, 1000 + 5);
+  a.use_imm = false;
+  std::tie(cycles, done) = run_rtl(a);
+  EXPECT_EQ(done, 1000);
+  EXPECT_LE(cycles, 2000 + 5);
+}
+
+TEST_F(HwAlu, IndexPastTheBufferStopsWithAnError) {
+  fill(8, 8, 8);
+  AluInsn a;
+  a.alu_opcode = uint8_t(AluOp::kMax), a.use_imm = false;
+  a.uop_bgn = 0, a.uop_end = 2, a.iter_out = 1, a.iter_in = 3, a.src_factor_in = 2040;
+  const auto [cycles, done] = run_rtl(a);
+  EXPECT_TRUE(h->error_o);
+  EXPECT_LT(cycles, 30);
+  (void)done;
+}
+
+}  // namespace
+}  // namespace vta::test
