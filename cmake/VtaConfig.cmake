@@ -5,6 +5,31 @@ set(VTA_GENERATED_DIR "${PROJECT_BINARY_DIR}/generated")
 set(VTA_GENERATED_HEADER "${VTA_GENERATED_DIR}/include/vta/hw_config.h")
 set(VTA_GENERATED_SV_PACKAGE "${VTA_GENERATED_DIR}/hw/vta_config_pkg.sv")
 
+# Generates the artifacts while configuring, with a bootstrap build of vta-config from the same
+# sources: verilate() runs Verilator at configure time and needs the package to exist already.
+function(vta_bootstrap_config_artifacts)
+  set(boot "${PROJECT_BINARY_DIR}/vta-config-bootstrap")
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -S "${PROJECT_SOURCE_DIR}/cmake/bootstrap" -B "${boot}" -G "${CMAKE_GENERATOR}"
+            -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
+            "-DVTA_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+    RESULT_VARIABLE rc OUTPUT_QUIET)
+  if(rc EQUAL 0)
+    execute_process(COMMAND ${CMAKE_COMMAND} --build "${boot}" RESULT_VARIABLE rc OUTPUT_QUIET)
+  endif()
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "building the configuration generator failed (see ${boot})")
+  endif()
+  file(MAKE_DIRECTORY "${VTA_GENERATED_DIR}/include/vta" "${VTA_GENERATED_DIR}/hw")
+  execute_process(
+    COMMAND "${boot}/vta-config" --config "${VTA_CONFIG}" --c-header "${VTA_GENERATED_HEADER}"
+            --sv-package "${VTA_GENERATED_SV_PACKAGE}"
+    RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "VTA_CONFIG=${VTA_CONFIG} is not a valid configuration:\n${err}")
+  endif()
+endfunction()
+
 function(vta_generate_config_artifacts)
   add_custom_command(
     OUTPUT "${VTA_GENERATED_HEADER}" "${VTA_GENERATED_SV_PACKAGE}"

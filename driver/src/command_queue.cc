@@ -435,6 +435,9 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
 
 void CommandQueue::discard_batch() {
   insns_.clear();
+  // Pops still pending belong to the batch as well (after a successful synchronize there are none).
+  std::fill(std::begin(pending_prev_), std::end(pending_prev_), false);
+  std::fill(std::begin(pending_next_), std::end(pending_next_), false);
   uop_image_.clear();
   uop_loads_.clear();
   for (UopKernel* k : resident_) k->resident = false;

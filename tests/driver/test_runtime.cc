@@ -385,6 +385,21 @@ TEST(RuntimeCApi, MisuseIsReportedAndPoisonsOnlyTheBatch) {
   VTARuntimeShutdown();
 }
 
+// A pop left pending in a poisoned batch must not reach the next one.
+TEST(RuntimeCApi, DiscardedBatchTakesItsPendingPopsWithIt) {
+  VTARuntimeShutdown();
+  testing::internal::CaptureStderr();
+  VTADepPop(VTATLSCommandHandle(), 2, 1);                   // pending for the next load
+  VTAUopLoopEnd();                                          // misuse: poisons the batch
+  EXPECT_NE(VTASynchronize(VTATLSCommandHandle(), 0), 0);
+  testing::internal::GetCapturedStderr();
+  void* b = VTABufferAlloc(4096);
+  VTALoadBuffer2D(VTATLSCommandHandle(), b, 0, 1, 1, 1, 0, 0, 0, 0, 0, 2);
+  EXPECT_EQ(VTASynchronize(VTATLSCommandHandle(), 0), 0) << VTARuntimeGetLastError();
+  VTABufferFree(b);
+  VTARuntimeShutdown();
+}
+
 TEST(RuntimeCApi, BuffersAndCopies) {
   void* b = VTABufferAlloc(64);
   ASSERT_NE(b, nullptr);

@@ -96,7 +96,7 @@ class CommandQueue {
   /// Closes and runs the batch. Throws RuntimeError on a token imbalance or a device failure (the
   /// batch is discarded either way).
   void synchronize(uint32_t wait_cycles);
-  /// Drops the current batch (after an error).
+  /// Drops the current batch, including its pending pops (after an error).
   void discard_batch();
 
   /// For tests: the instructions of the current (unsynchronized) batch, and the token ledger: tokens
