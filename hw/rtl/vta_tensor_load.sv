@@ -1,0 +1,256 @@
+// One 2D LOAD into one SRAM (spec 3.2): y_size rows of x_size DRAM elements, x_stride apart, written
+// densely from sram_base with zero padding (y_pad_0 rows, x_pad_0 / x_pad_1 elements around each row,
+// y_pad_1 rows). One SRAM write per cycle, pads included.
+//
+// Memory side: one read command per DRAM row ({byte address, byte count}); the memory engine returns
+// the bus beats covering that byte range, aligned to the bus, in order (several commands may be
+// outstanding). Elements wider than the bus take ElemBytes/BusBytes beats; narrower ones are taken
+// one per cycle out of each beat (a row may start in the middle of a beat), holding the beat until
+// its last element is used (rdata_ready_o back-pressure).
+//
+// Widen = 1 is the ACC_8BIT load: each DRAM element of SramWidth/32 bytes is sign-extended from int8
+// to int32 lanes.
+module vta_tensor_load
+  import vta_config_pkg::*;
+  import vta_pkg::*;
+#(
+  parameter int unsigned ElemBytes = 16,     // bytes of one DRAM element
+  parameter int unsigned SramWidth = 128,    // bits of one SRAM element
+  parameter int unsigned SramDepth = 2048,
+  parameter bit          Widen     = 1'b0
+) (
+  input  logic                         clk_i,
+  input  logic                         rst_ni,
+  // one instruction, accepted when idle
+  input  logic                         start_i,
+  input  mem_insn_t                    insn_i,
+  output logic                         busy_o,
+  // read commands
+  output logic                         cmd_valid_o,
+  input  logic                         cmd_ready_i,
+  output logic [MemopDramAddrBitWidth+7:0] cmd_addr_o,   // byte address
+  output logic [31:0]                  cmd_bytes_o,
+  // read data
+  input  logic                         rdata_valid_i,
+  output logic                         rdata_ready_o,
+  input  logic [BusWidth-1:0]          rdata_i,
+  // SRAM write port
+  output logic                         sram_we_o,
+  output logic [$clog2(SramDepth)-1:0] sram_waddr_o,
+  output logic [SramWidth-1:0]         sram_wdata_o
+);
+  localparam int unsigned BusBytes = BusWidth / 8;
+  localparam int unsigned ElemBits = ElemBytes * 8;
+  localparam bit          Narrow = ElemBytes < BusBytes;
+  localparam int unsigned BeatsPerElem = Narrow ? 1 : ElemBytes / BusBytes;
+  localparam int unsigned SlotsPerBeat = Narrow ? BusBytes / ElemBytes : 1;
+  localparam int unsigned SlotW = (SlotsPerBeat > 1) ? $clog2(SlotsPerBeat) : 1;
+  localparam int unsigned BeatW = (BeatsPerElem > 1) ? $clog2(BeatsPerElem) : 1;
+  localparam int unsigned AddrW = MemopDramAddrBitWidth + 8;
+  localparam int unsigned SramAddrW = $clog2(SramDepth);
+
+  typedef logic [AddrW-1:0] addr_t;
+
+  if (Widen && SramWidth != ElemBits * 4) begin : gen_widen_check
+    $error("vta_tensor_load: Widen needs SramWidth = 4 x the DRAM element");
+  end
+  if (!Widen && SramWidth != ElemBits) begin : gen_width_check
+    $error("vta_tensor_load: SramWidth must equal the DRAM element width");
+  end
+
+  mem_insn_t insn_d, insn_q;
+  logic      active_d, active_q;
+
+  // ---- command issue: one per DRAM row --------------------------------------------------------
+  logic [MemopSizeBitWidth-1:0] cmd_row_d, cmd_row_q;
+  addr_t                        cmd_addr_d, cmd_addr_q;   // byte address of the next row
+  logic                         cmd_left;
+
+  // ---- element extraction: row by row, element by element ------------------------------------
+  logic [MemopSizeBitWidth-1:0] ext_row_d, ext_row_q, ext_col_d, ext_col_q;
+  addr_t                        ext_addr_d, ext_addr_q;   // byte address of the current row
+  logic [SlotW-1:0]             slot_d, slot_q;
+  logic [BeatW-1:0]             beat_d, beat_q;
+  logic [ElemBits-1:0]          gather_d, gather_q;       // wide elements: beats collected so far
+  logic                         elem_valid, elem_take;
+  logic [ElemBits-1:0]          elem, gather_next;
+
+  // The element the current beat completes (or holds, for narrow elements).
+  if (Narrow) begin : gen_narrow
+    assign elem        = rdata_i[slot_q * ElemBits +: ElemBits];
+    assign gather_next = gather_q;
+  end else if (BeatsPerElem == 1) begin : gen_equal
+    assign elem        = rdata_i;
+    assign gather_next = gather_q;
+  end else begin : gen_wide
+    // Beats are shifted in from the top, so the first beat ends in the lowest bits (lane 0).
+    assign elem        = {rdata_i, gather_q[ElemBits-1:BusWidth]};
+    assign gather_next = elem;
+  end
+
+  // ---- SRAM writer: walks the padded block ----------------------------------------------------
+  logic [MemopSizeBitWidth+4:0] wr_row_d, wr_row_q, wr_col_d, wr_col_q;
+  logic [SramAddrW:0]           wr_addr_d, wr_addr_q;
+  logic [MemopSizeBitWidth+4:0] rows, cols;
+  logic                         pad, write, last_write;
+
+  // Which element slot of its beat a (narrow) element falls in, from the low bits of its byte address.
+  localparam int unsigned LowW = $clog2(BusBytes);
+  function automatic logic [SlotW-1:0] slot_of(logic [LowW-1:0] low);
+    return SlotW'(low >> $clog2(ElemBytes));
+  endfunction
+
+  function automatic logic [SramWidth-1:0] widen(logic [ElemBits-1:0] e);
+    logic [SramWidth-1:0] w;
+    w = '0;
+    if (Widen) begin
+      for (int l = 0; l < ElemBytes; l++) w[l * 32 +: 32] = 32'(signed'(e[l * 8 +: 8]));
+    end else begin
+      w = SramWidth'(e);
+    end
+    return w;
+  endfunction
+
+  always_comb begin
+    insn_d   = insn_q;
+    active_d = active_q;
+    rows     = (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.y_size) +
+               (MemopSizeBitWidth + 5)'(insn_q.y_pad_1);
+    cols     = (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.x_size) +
+               (MemopSizeBitWidth + 5)'(insn_q.x_pad_1);
+
+    // Commands.
+    cmd_left    = active_q && cmd_row_q != insn_q.y_size;
+    cmd_valid_o = cmd_left;
+    cmd_addr_o  = cmd_addr_q;
+    cmd_bytes_o = 32'(insn_q.x_size) * ElemBytes;
+    cmd_row_d   = cmd_row_q;
+    cmd_addr_d  = cmd_addr_q;
+    if (cmd_valid_o && cmd_ready_i) begin
+      cmd_row_d  = cmd_row_q + 1'b1;
+      cmd_addr_d = cmd_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
+    end
+
+    // Element extraction from the beat stream.
+    elem_valid    = 1'b0;
+    rdata_ready_o = 1'b0;
+    ext_row_d  = ext_row_q;
+    ext_col_d  = ext_col_q;
+    ext_addr_d = ext_addr_q;
+    slot_d     = slot_q;
+    beat_d     = beat_q;
+    gather_d   = gather_q;
+    if (Narrow) begin
+      // The element in slot slot_q of the current beat; the beat is released after the row's last
+      // element or the beat's last slot.
+      elem_valid = active_q && rdata_valid_i && ext_row_q != insn_q.y_size;
+    end else begin
+      // A wide element completes with its last beat; earlier beats are gathered.
+      elem_valid = active_q && rdata_valid_i && ext_row_q != insn_q.y_size && beat_q == BeatW'(BeatsPerElem - 1);
+      if (active_q && rdata_valid_i && ext_row_q != insn_q.y_size && beat_q != BeatW'(BeatsPerElem - 1)) begin
+        rdata_ready_o = 1'b1;
+        gather_d      = gather_next;
+        beat_d        = beat_q + 1'b1;
+      end
+    end
+
+    // Writer: pads are written at once; data positions wait for an element.
+    pad        = wr_row_q < (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) ||
+                 wr_row_q >= (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.y_size) ||
+                 wr_col_q < (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) ||
+                 wr_col_q >= (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.x_size);
+    elem_take  = active_q && !pad && elem_valid;
+    write      = active_q && (pad || elem_valid);
+    last_write = wr_row_q + 1'b1 == rows && wr_col_q + 1'b1 == cols;
+    sram_we_o    = write;
+    sram_waddr_o = wr_addr_q[SramAddrW-1:0];
+    sram_wdata_o = pad ? '0 : widen(elem);
+    wr_row_d  = wr_row_q;
+    wr_col_d  = wr_col_q;
+    wr_addr_d = wr_addr_q;
+    if (write) begin
+      wr_addr_d = wr_addr_q + 1'b1;
+      if (wr_col_q + 1'b1 == cols) begin
+        wr_col_d = '0;
+        wr_row_d = wr_row_q + 1'b1;
+      end else begin
+        wr_col_d = wr_col_q + 1'b1;
+      end
+      if (last_write) active_d = 1'b0;
+    end
+
+    // Advance the extractor when its element is written.
+    if (elem_take) begin
+      if (ext_col_q + 1'b1 == insn_q.x_size) begin
+        ext_col_d  = '0;
+        ext_row_d  = ext_row_q + 1'b1;
+        ext_addr_d = ext_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
+        rdata_ready_o = 1'b1;  // a row always ends its last beat
+        beat_d = '0;
+        if (Narrow) slot_d = slot_of(LowW'(ext_addr_q + addr_t'(insn_q.x_stride) * ElemBytes));
+      end else begin
+        ext_col_d = ext_col_q + 1'b1;
+        beat_d    = '0;
+        if (Narrow) begin
+          slot_d = slot_q + 1'b1;
+          if (slot_q == SlotW'(SlotsPerBeat - 1)) rdata_ready_o = 1'b1;
+        end else begin
+          rdata_ready_o = 1'b1;
+        end
+      end
+    end
+
+    // Start.
+    if (!active_q && start_i) begin
+      insn_d     = insn_i;
+      // x_size = 0 is a no-op; so is a block with no rows at all (nothing to write).
+      active_d   = insn_i.x_size != '0 && (insn_i.y_size != '0 || insn_i.y_pad_0 != '0 || insn_i.y_pad_1 != '0);
+      cmd_row_d  = '0;
+      cmd_addr_d = addr_t'(insn_i.dram_base) * ElemBytes;
+      ext_row_d  = '0;
+      ext_col_d  = '0;
+      ext_addr_d = addr_t'(insn_i.dram_base) * ElemBytes;
+      slot_d     = Narrow ? slot_of(LowW'(addr_t'(insn_i.dram_base) * ElemBytes)) : '0;
+      beat_d     = '0;
+      wr_row_d   = '0;
+      wr_col_d   = '0;
+      wr_addr_d  = (SramAddrW + 1)'(insn_i.sram_base);
+    end
+    busy_o = active_q;
+  end
+
+  logic unused_signals;
+  assign unused_signals = |ext_addr_q[0];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      insn_q     <= '0;
+      active_q   <= 1'b0;
+      cmd_row_q  <= '0;
+      cmd_addr_q <= '0;
+      ext_row_q  <= '0;
+      ext_col_q  <= '0;
+      ext_addr_q <= '0;
+      slot_q     <= '0;
+      beat_q     <= '0;
+      gather_q   <= '0;
+      wr_row_q   <= '0;
+      wr_col_q   <= '0;
+      wr_addr_q  <= '0;
+    end else begin
+      insn_q     <= insn_d;
+      active_q   <= active_d;
+      cmd_row_q  <= cmd_row_d;
+      cmd_addr_q <= cmd_addr_d;
+      ext_row_q  <= ext_row_d;
+      ext_col_q  <= ext_col_d;
+      ext_addr_q <= ext_addr_d;
+      slot_q     <= slot_d;
+      beat_q     <= beat_d;
+      gather_q   <= gather_d;
+      wr_row_q   <= wr_row_d;
+      wr_col_q   <= wr_col_d;
+      wr_addr_q  <= wr_addr_d;
+    end
+  end
+endmodule : vta_tensor_load
