@@ -34,11 +34,13 @@ module vta_fifo #(
     return (p == PtrW'(Depth - 1)) ? '0 : p + 1'b1;
   endfunction
 
+  // Outputs come from registers only: no combinational path from any input to any output.
+  assign wready_o = count_q != CountW'(Depth);
+  assign rvalid_o = count_q != '0;
+  assign rdata_o  = mem_q[rptr_q];
+  assign count_o  = count_q;
+
   always_comb begin
-    wready_o = count_q != CountW'(Depth);
-    rvalid_o = count_q != '0;
-    rdata_o  = mem_q[rptr_q];
-    count_o  = count_q;
     do_write = wvalid_i && wready_o;
     do_read  = rvalid_o && rready_i;
     wptr_d   = do_write ? next_ptr(wptr_q) : wptr_q;

@@ -1,0 +1,261 @@
+// One 2D STORE from the output SRAM (spec 3.5): y_size rows of x_size elements read contiguously from
+// sram_base (SRAM row pitch x_size), written to DRAM rows x_stride elements apart.
+//
+// Memory side: one write command per DRAM row ({byte address, byte count}), then the bus beats
+// covering that byte range, aligned to the bus, with byte strobes (elements narrower than the bus
+// fill only their slots of a beat), wlast on each command's last beat; ack_i pulses once per command
+// when its data is in memory. busy_o stays high until every command is acknowledged, so whatever
+// follows the store (its token push) sees the data in DRAM.
+module vta_tensor_store
+  import vta_config_pkg::*;
+  import vta_pkg::*;
+#(
+  parameter int unsigned ElemBytes = 16,
+  parameter int unsigned SramDepth = 2048
+) (
+  input  logic                         clk_i,
+  input  logic                         rst_ni,
+  input  logic                         start_i,
+  input  mem_insn_t                    insn_i,
+  output logic                         busy_o,
+  // write commands
+  output logic                         cmd_valid_o,
+  input  logic                         cmd_ready_i,
+  output logic [MemopDramAddrBitWidth+7:0] cmd_addr_o,
+  output logic [31:0]                  cmd_bytes_o,
+  // write data
+  output logic                         wvalid_o,
+  input  logic                         wready_i,
+  output logic [BusWidth-1:0]          wdata_o,
+  output logic [BusWidth/8-1:0]        wstrb_o,
+  output logic                         wlast_o,
+  input  logic                         ack_i,
+  // output SRAM read port (one cycle of latency)
+  output logic                         sram_re_o,
+  output logic [$clog2(SramDepth)-1:0] sram_raddr_o,
+  input  logic [ElemBytes*8-1:0]       sram_rdata_i
+);
+  localparam int unsigned BusBytes = BusWidth / 8;
+  localparam int unsigned ElemBits = ElemBytes * 8;
+  localparam bit          Narrow = ElemBytes < BusBytes;
+  localparam int unsigned BeatsPerElem = Narrow ? 1 : ElemBytes / BusBytes;
+  localparam int unsigned SlotsPerBeat = Narrow ? BusBytes / ElemBytes : 1;
+  localparam int unsigned SlotW = (SlotsPerBeat > 1) ? $clog2(SlotsPerBeat) : 1;
+  localparam int unsigned BeatW = (BeatsPerElem > 1) ? $clog2(BeatsPerElem) : 1;
+  localparam int unsigned AddrW = MemopDramAddrBitWidth + 8;
+  localparam int unsigned LowW = $clog2(BusBytes);
+  localparam int unsigned SramAddrW = $clog2(SramDepth);
+  typedef logic [AddrW-1:0] addr_t;
+
+  function automatic logic [SlotW-1:0] slot_of(logic [LowW-1:0] low);
+    return SlotW'(low >> $clog2(ElemBytes));
+  endfunction
+
+  mem_insn_t insn_d, insn_q;
+  logic      active_d, active_q;
+
+  // ---- commands -----------------------------------------------------------------------------
+  logic [MemopSizeBitWidth-1:0] cmd_row_d, cmd_row_q;
+  addr_t                        cmd_addr_d, cmd_addr_q;
+  logic [MemopSizeBitWidth:0]   acks_d, acks_q;       // commands acknowledged
+
+  // ---- SRAM reader: elements into a two-entry FIFO ------------------------------------------
+  logic [31:0]          rd_count_d, rd_count_q;       // elements read so far
+  logic [SramAddrW:0]   rd_addr_d, rd_addr_q;
+  logic                 inflight_d, inflight_q;       // a read whose data arrives next cycle
+  logic                 fifo_wready, fifo_rvalid, fifo_rready;
+  logic [1:0]           fifo_count;
+  logic [ElemBits-1:0]  elem;
+  logic [31:0]          total;
+
+  vta_fifo #(.Width(ElemBits), .Depth(2)) u_elems (
+    .clk_i,
+    .rst_ni,
+    .wvalid_i (inflight_q),
+    .wready_o (fifo_wready),
+    .wdata_i  (sram_rdata_i),
+    .rvalid_o (fifo_rvalid),
+    .rready_i (fifo_rready),
+    .rdata_o  (elem),
+    .count_o  (fifo_count)
+  );
+
+  always_comb begin
+    total       = 32'(insn_q.x_size) * 32'(insn_q.y_size);
+    cmd_valid_o = active_q && cmd_row_q != insn_q.y_size;
+    cmd_addr_o  = cmd_addr_q;
+    cmd_bytes_o = 32'(insn_q.x_size) * ElemBytes;
+    cmd_row_d   = cmd_row_q;
+    cmd_addr_d  = cmd_addr_q;
+    if (cmd_valid_o && cmd_ready_i) begin
+      cmd_row_d  = cmd_row_q + 1'b1;
+      cmd_addr_d = cmd_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
+    end
+    acks_d = acks_q + (MemopSizeBitWidth + 1)'(ack_i);
+    // Read ahead while the FIFO (plus the read in flight) has room.
+    sram_re_o    = active_q && rd_count_q != total && (32'(fifo_count) + 32'(inflight_q)) < 2;
+    sram_raddr_o = rd_addr_q[SramAddrW-1:0];
+    inflight_d   = sram_re_o;
+    rd_count_d   = rd_count_q + 32'(sram_re_o);
+    rd_addr_d    = rd_addr_q + (SramAddrW + 1)'(sram_re_o);
+    if (!active_q && start_i) begin
+      cmd_row_d  = '0;
+      cmd_addr_d = addr_t'(insn_i.dram_base) * ElemBytes;
+      acks_d     = '0;
+      rd_count_d = '0;
+      rd_addr_d  = (SramAddrW + 1)'(insn_i.sram_base);
+    end
+    busy_o = active_q;
+  end
+
+  // ---- beat former: the write channel and the next values of its registers --------------------
+  logic [MemopSizeBitWidth-1:0] bt_row_q, bt_col_q, f_row, f_col;
+  addr_t                        bt_addr_q, f_addr;       // byte address of the current row
+  logic [SlotW-1:0]             slot_q, f_slot;
+  logic [BeatW-1:0]             beat_q, f_beat;
+  logic [BusWidth-1:0]          acc_data_q, f_acc_data;  // narrow: the beat being filled
+  logic [BusBytes-1:0]          acc_strb_q, f_acc_strb;
+  logic                         rows_left, row_end;
+  addr_t                        next_row_addr;
+
+  // A row's beats follow its command: only rows whose command was accepted may send data.
+  assign rows_left     = active_q && bt_row_q != insn_q.y_size && bt_row_q < cmd_row_q;
+  assign row_end       = bt_col_q + 1'b1 == insn_q.x_size;
+  assign next_row_addr = bt_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
+
+  if (Narrow) begin : gen_narrow
+    // Put the element into its slot; send the beat when the row ends or the beat is full.
+    logic beat_full;
+    always_comb begin
+      beat_full = slot_q == SlotW'(SlotsPerBeat - 1);
+      wdata_o   = acc_data_q;
+      wstrb_o   = acc_strb_q;
+      for (int s = 0; s < SlotsPerBeat; s++) begin
+        if (SlotW'(s) == slot_q) begin
+          wdata_o[s * ElemBits +: ElemBits]   = elem;
+          wstrb_o[s * ElemBytes +: ElemBytes] = '1;
+        end
+      end
+      wlast_o     = row_end;
+      wvalid_o    = rows_left && fifo_rvalid && (row_end || beat_full);
+      fifo_rready = rows_left && fifo_rvalid && (wready_i || !(row_end || beat_full));
+      f_acc_data  = acc_data_q;
+      f_acc_strb  = acc_strb_q;
+      f_row       = bt_row_q;
+      f_col       = bt_col_q;
+      f_addr      = bt_addr_q;
+      f_slot      = slot_q;
+      f_beat      = '0;
+      if (fifo_rready) begin
+        // A sent beat starts the next one empty; otherwise the element is parked in the beat.
+        f_acc_data = wvalid_o ? '0 : wdata_o;
+        f_acc_strb = wvalid_o ? '0 : wstrb_o;
+        if (row_end) begin
+          f_col  = '0;
+          f_row  = bt_row_q + 1'b1;
+          f_addr = next_row_addr;
+          f_slot = slot_of(LowW'(next_row_addr));
+        end else begin
+          f_col  = bt_col_q + 1'b1;
+          f_slot = slot_q + 1'b1;
+        end
+      end
+    end
+  end else begin : gen_wide
+    // An element is BeatsPerElem whole beats.
+    always_comb begin
+      wdata_o     = elem[beat_q * BusWidth +: BusWidth];
+      wstrb_o     = '1;
+      wlast_o     = row_end && beat_q == BeatW'(BeatsPerElem - 1);
+      wvalid_o    = rows_left && fifo_rvalid;
+      fifo_rready = wvalid_o && wready_i && beat_q == BeatW'(BeatsPerElem - 1);
+      f_acc_data  = acc_data_q;
+      f_acc_strb  = acc_strb_q;
+      f_row       = bt_row_q;
+      f_col       = bt_col_q;
+      f_addr      = bt_addr_q;
+      f_slot      = slot_q;
+      f_beat      = beat_q;
+      if (wvalid_o && wready_i) f_beat = fifo_rready ? '0 : beat_q + 1'b1;
+      if (fifo_rready) begin
+        f_col = row_end ? '0 : bt_col_q + 1'b1;
+        f_row = row_end ? bt_row_q + 1'b1 : bt_row_q;
+      end
+    end
+  end
+
+  // ---- start, done and the former's registers ------------------------------------------------
+  logic [MemopSizeBitWidth-1:0] bt_row_d, bt_col_d;
+  addr_t                        bt_addr_d;
+  logic [SlotW-1:0]             slot_d;
+  logic [BeatW-1:0]             beat_d;
+  logic [BusWidth-1:0]          acc_data_d;
+  logic [BusBytes-1:0]          acc_strb_d;
+
+  always_comb begin
+    bt_row_d   = f_row;
+    bt_col_d   = f_col;
+    bt_addr_d  = f_addr;
+    slot_d     = f_slot;
+    beat_d     = f_beat;
+    acc_data_d = f_acc_data;
+    acc_strb_d = f_acc_strb;
+    active_d   = active_q;
+    insn_d     = insn_q;
+    // Done when every beat is sent and every command acknowledged.
+    if (active_q && acks_q == (MemopSizeBitWidth + 1)'(insn_q.y_size) && bt_row_q == insn_q.y_size) begin
+      active_d = 1'b0;
+    end
+    if (!active_q && start_i) begin
+      insn_d     = insn_i;
+      active_d   = insn_i.x_size != '0 && insn_i.y_size != '0;
+      bt_row_d   = '0;
+      bt_col_d   = '0;
+      bt_addr_d  = addr_t'(insn_i.dram_base) * ElemBytes;
+      slot_d     = Narrow ? slot_of(LowW'(addr_t'(insn_i.dram_base) * ElemBytes)) : '0;
+      beat_d     = '0;
+      acc_data_d = '0;
+      acc_strb_d = '0;
+    end
+  end
+
+  logic unused_signals;
+  // Row addresses only matter for narrow elements (slots), beat counts only for wide ones.
+  assign unused_signals = fifo_wready ^ (|bt_addr_q[0]) ^ (|next_row_addr) ^ (|beat_q);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      insn_q     <= '0;
+      active_q   <= 1'b0;
+      cmd_row_q  <= '0;
+      cmd_addr_q <= '0;
+      acks_q     <= '0;
+      rd_count_q <= '0;
+      rd_addr_q  <= '0;
+      inflight_q <= 1'b0;
+      bt_row_q   <= '0;
+      bt_col_q   <= '0;
+      bt_addr_q  <= '0;
+      slot_q     <= '0;
+      beat_q     <= '0;
+      acc_data_q <= '0;
+      acc_strb_q <= '0;
+    end else begin
+      insn_q     <= insn_d;
+      active_q   <= active_d;
+      cmd_row_q  <= cmd_row_d;
+      cmd_addr_q <= cmd_addr_d;
+      acks_q     <= acks_d;
+      rd_count_q <= rd_count_d;
+      rd_addr_q  <= rd_addr_d;
+      inflight_q <= inflight_d;
+      bt_row_q   <= bt_row_d;
+      bt_col_q   <= bt_col_d;
+      bt_addr_q  <= bt_addr_d;
+      slot_q     <= slot_d;
+      beat_q     <= beat_d;
+      acc_data_q <= acc_data_d;
+      acc_strb_q <= acc_strb_d;
+    end
+  end
+endmodule : vta_tensor_store
