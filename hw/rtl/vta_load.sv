@@ -1,0 +1,163 @@
+// The load stage: LOAD INP and LOAD WGT, one instruction at a time in program order.
+//
+// For each instruction from the fetch queue: wait for a compute->load token if it pops one (taken
+// when the instruction is accepted), check that the padded block fits its SRAM (else error_o, the
+// stage stops), run the tensor load (x_size = 0: nothing), then push a load->compute token if asked.
+// Owns the input and weight SRAMs; the GEMM reads them through the exported read ports. Reports the
+// bytes each instruction counts in the statistics (padding excluded, spec 7.3).
+module vta_load
+  import vta_config_pkg::*;
+  import vta_pkg::*;
+(
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+  // instruction queue
+  input  logic                       insn_valid_i,
+  output logic                       insn_ready_o,
+  input  insn_t                      insn_i,
+  // tokens
+  input  logic                       g2l_ready_i,
+  output logic                       g2l_pop_o,
+  output logic                       l2g_push_o,
+  // memory clients: input and weight loads
+  output logic                       inp_cmd_valid_o,
+  input  logic                       inp_cmd_ready_i,
+  output logic [MemopDramAddrBitWidth+7:0] inp_cmd_addr_o,
+  output logic [31:0]                inp_cmd_bytes_o,
+  input  logic                       inp_rdata_valid_i,
+  output logic                       inp_rdata_ready_o,
+  input  logic [BusWidth-1:0]        inp_rdata_i,
+  output logic                       wgt_cmd_valid_o,
+  input  logic                       wgt_cmd_ready_i,
+  output logic [MemopDramAddrBitWidth+7:0] wgt_cmd_addr_o,
+  output logic [31:0]                wgt_cmd_bytes_o,
+  input  logic                       wgt_rdata_valid_i,
+  output logic                       wgt_rdata_ready_o,
+  input  logic [BusWidth-1:0]        wgt_rdata_i,
+  // SRAM read ports for the compute stage
+  input  logic                       inp_re_i,
+  input  logic [LogInpBuffDepth-1:0] inp_raddr_i,
+  output logic [InpMatrixWidth-1:0]  inp_rdata_o,
+  input  logic                       wgt_re_i,
+  input  logic [LogWgtBuffDepth-1:0] wgt_raddr_i,
+  output logic [WgtMatrixWidth-1:0]  wgt_rdata_o,
+  // status
+  output logic                       busy_o,
+  output logic                       error_o,
+  output logic                       stat_valid_o,     // one completed instruction
+  output logic [31:0]                stat_inp_bytes_o,
+  output logic [31:0]                stat_wgt_bytes_o
+);
+  typedef enum logic [1:0] {StIdle, StRun, StError} state_e;
+  state_e state_d, state_q;
+
+  mem_insn_t m;
+  deps_t     deps;
+  logic      is_inp, is_wgt, fits, go;
+  logic      push_d, push_q, inp_d, inp_q;
+  logic [31:0] bytes_d, bytes_q;
+  logic [33:0] block;   // padded elements, wide enough for 16-bit sizes plus pads
+
+  // ---- the two SRAMs and their loaders ---------------------------------------------------------
+  logic                       inp_start, wgt_start, inp_busy, wgt_busy;
+  logic                       inp_we, wgt_we;
+  logic [LogInpBuffDepth-1:0] inp_waddr;
+  logic [LogWgtBuffDepth-1:0] wgt_waddr;
+  logic [InpMatrixWidth-1:0]  inp_wdata;
+  logic [WgtMatrixWidth-1:0]  wgt_wdata;
+
+  vta_tensor_load #(.ElemBytes(InpElemBytes), .SramWidth(InpMatrixWidth), .SramDepth(InpBuffDepth)) u_inp_load (
+    .clk_i, .rst_ni, .start_i(inp_start), .insn_i(m), .busy_o(inp_busy),
+    .cmd_valid_o(inp_cmd_valid_o), .cmd_ready_i(inp_cmd_ready_i), .cmd_addr_o(inp_cmd_addr_o),
+    .cmd_bytes_o(inp_cmd_bytes_o), .rdata_valid_i(inp_rdata_valid_i), .rdata_ready_o(inp_rdata_ready_o),
+    .rdata_i(inp_rdata_i), .sram_we_o(inp_we), .sram_waddr_o(inp_waddr), .sram_wdata_o(inp_wdata));
+
+  vta_tensor_load #(.ElemBytes(WgtElemBytes), .SramWidth(WgtMatrixWidth), .SramDepth(WgtBuffDepth)) u_wgt_load (
+    .clk_i, .rst_ni, .start_i(wgt_start), .insn_i(m), .busy_o(wgt_busy),
+    .cmd_valid_o(wgt_cmd_valid_o), .cmd_ready_i(wgt_cmd_ready_i), .cmd_addr_o(wgt_cmd_addr_o),
+    .cmd_bytes_o(wgt_cmd_bytes_o), .rdata_valid_i(wgt_rdata_valid_i), .rdata_ready_o(wgt_rdata_ready_o),
+    .rdata_i(wgt_rdata_i), .sram_we_o(wgt_we), .sram_waddr_o(wgt_waddr), .sram_wdata_o(wgt_wdata));
+
+  vta_ram_1r1w #(.Width(InpMatrixWidth), .Depth(InpBuffDepth)) u_inp_ram (
+    .clk_i, .we_i(inp_we), .waddr_i(inp_waddr), .wdata_i(inp_wdata),
+    .re_i(inp_re_i), .raddr_i(inp_raddr_i), .rdata_o(inp_rdata_o));
+
+  vta_ram_1r1w #(.Width(WgtMatrixWidth), .Depth(WgtBuffDepth)) u_wgt_ram (
+    .clk_i, .we_i(wgt_we), .waddr_i(wgt_waddr), .wdata_i(wgt_wdata),
+    .re_i(wgt_re_i), .raddr_i(wgt_raddr_i), .rdata_o(wgt_rdata_o));
+
+  // ---- control --------------------------------------------------------------------------------
+  always_comb begin
+    m      = decode_mem(insn_i);
+    deps   = insn_deps(insn_i);
+    is_inp = insn_opcode(insn_i) == OpLoad && m.mem_type == MemInp;
+    is_wgt = insn_opcode(insn_i) == OpLoad && m.mem_type == MemWgt;
+    block  = (34'(m.y_pad_0) + 34'(m.y_size) + 34'(m.y_pad_1)) * (34'(m.x_pad_0) + 34'(m.x_size) + 34'(m.x_pad_1));
+    fits   = m.x_size == '0 ||
+             34'(m.sram_base) + block <= (is_inp ? 34'(InpBuffDepth) : 34'(WgtBuffDepth));
+
+    state_d       = state_q;
+    push_d        = push_q;
+    inp_d         = inp_q;
+    bytes_d       = bytes_q;
+    insn_ready_o  = 1'b0;
+    g2l_pop_o     = 1'b0;
+    l2g_push_o    = 1'b0;
+    inp_start     = 1'b0;
+    wgt_start     = 1'b0;
+    stat_valid_o  = 1'b0;
+    go            = insn_valid_i && (!deps.pop_next || g2l_ready_i);
+
+    unique case (state_q)
+      StIdle: begin
+        if (go) begin
+          insn_ready_o = 1'b1;
+          g2l_pop_o    = deps.pop_next;
+          bytes_d      = 32'(m.x_size) * 32'(m.y_size) * (is_inp ? InpElemBytes : WgtElemBytes);
+          inp_d        = is_inp;
+          push_d       = deps.push_next;
+          if (!(is_inp || is_wgt) || !fits) begin
+            state_d = StError;
+          end else if (m.x_size == '0) begin
+            l2g_push_o = deps.push_next;  // a no-op: only its tokens act
+          end else begin
+            inp_start = is_inp;
+            wgt_start = is_wgt;
+            state_d   = StRun;
+          end
+        end
+      end
+      StRun: begin
+        if (!(inp_q ? inp_busy : wgt_busy)) begin
+          l2g_push_o   = push_q;
+          stat_valid_o = 1'b1;
+          state_d      = StIdle;
+        end
+      end
+      default: ;  // StError: stopped until reset
+    endcase
+
+    busy_o           = state_q == StRun;
+    error_o          = state_q == StError;
+    stat_inp_bytes_o = inp_q ? bytes_q : '0;
+    stat_wgt_bytes_o = inp_q ? '0 : bytes_q;
+  end
+
+  // The load stage has no previous stage: pop_prev / push_prev are ignored (spec 4.1).
+  logic unused_deps;
+  assign unused_deps = deps.pop_prev ^ deps.push_prev;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      push_q  <= 1'b0;
+      inp_q   <= 1'b0;
+      bytes_q <= '0;
+    end else begin
+      state_q <= state_d;
+      push_q  <= push_d;
+      inp_q   <= inp_d;
+      bytes_q <= bytes_d;
+    end
+  end
+endmodule : vta_load
