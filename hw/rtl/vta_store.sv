@@ -1,0 +1,119 @@
+// The store stage: STORE instructions, one at a time in program order.
+//
+// For each instruction from the fetch queue: wait for a compute->store token if it pops one (taken
+// when the instruction is accepted), check the memory type (only OUT can be stored), the absence of
+// pads and that the rows fit the output buffer (else error_o, the stage stops), run the tensor store
+// (x_size = 0: nothing), and after the last write is acknowledged push a store->compute token if
+// asked. Reads the output SRAM, which the compute stage owns, through its read port.
+module vta_store
+  import vta_config_pkg::*;
+  import vta_pkg::*;
+(
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+  input  logic                       insn_valid_i,
+  output logic                       insn_ready_o,
+  input  insn_t                      insn_i,
+  input  logic                       g2s_ready_i,
+  output logic                       g2s_pop_o,
+  output logic                       s2g_push_o,
+  // memory write client
+  output logic                       cmd_valid_o,
+  input  logic                       cmd_ready_i,
+  output logic [MemopDramAddrBitWidth+7:0] cmd_addr_o,
+  output logic [31:0]                cmd_bytes_o,
+  output logic                       wvalid_o,
+  input  logic                       wready_i,
+  output logic [BusWidth-1:0]        wdata_o,
+  output logic [BusWidth/8-1:0]      wstrb_o,
+  output logic                       wlast_o,
+  input  logic                       ack_i,
+  // output SRAM read port
+  output logic                       out_re_o,
+  output logic [LogAccBuffDepth-1:0] out_raddr_o,
+  input  logic [OutMatrixWidth-1:0]  out_rdata_i,
+  // status
+  output logic                       busy_o,
+  output logic                       error_o,
+  output logic                       stat_valid_o,
+  output logic [31:0]                stat_out_bytes_o
+);
+  typedef enum logic [1:0] {StIdle, StRun, StError} state_e;
+  state_e state_d, state_q;
+
+  mem_insn_t   m;
+  deps_t       deps;
+  logic        ok, go, start, engine_busy;
+  logic        push_d, push_q;
+  logic [31:0] bytes_d, bytes_q;
+
+  vta_tensor_store #(.ElemBytes(OutElemBytes), .SramDepth(AccBuffDepth)) u_store (
+    .clk_i, .rst_ni, .start_i(start), .insn_i(m), .busy_o(engine_busy),
+    .cmd_valid_o, .cmd_ready_i, .cmd_addr_o, .cmd_bytes_o,
+    .wvalid_o, .wready_i, .wdata_o, .wstrb_o, .wlast_o, .ack_i,
+    .sram_re_o(out_re_o), .sram_raddr_o(out_raddr_o), .sram_rdata_i(out_rdata_i));
+
+  always_comb begin
+    m    = decode_mem(insn_i);
+    deps = insn_deps(insn_i);
+    ok   = insn_opcode(insn_i) == OpStore &&
+           (m.x_size == '0 ||
+            (m.mem_type == MemOut && m.x_pad_0 == '0 && m.x_pad_1 == '0 && m.y_pad_0 == '0 && m.y_pad_1 == '0 &&
+             34'(m.sram_base) + 34'(m.x_size) * 34'(m.y_size) <= 34'(AccBuffDepth)));
+    go   = insn_valid_i && (!deps.pop_prev || g2s_ready_i);
+
+    state_d      = state_q;
+    push_d       = push_q;
+    bytes_d      = bytes_q;
+    insn_ready_o = 1'b0;
+    g2s_pop_o    = 1'b0;
+    s2g_push_o   = 1'b0;
+    start        = 1'b0;
+    stat_valid_o = 1'b0;
+    unique case (state_q)
+      StIdle: begin
+        if (go) begin
+          insn_ready_o = 1'b1;
+          g2s_pop_o    = deps.pop_prev;
+          push_d       = deps.push_prev;
+          bytes_d      = 32'(m.x_size) * 32'(m.y_size) * OutElemBytes;
+          if (!ok) begin
+            state_d = StError;
+          end else if (m.x_size == '0) begin
+            s2g_push_o = deps.push_prev;  // a no-op: only its tokens act
+          end else begin
+            start   = 1'b1;
+            state_d = StRun;
+          end
+        end
+      end
+      StRun: begin
+        if (!engine_busy) begin
+          s2g_push_o   = push_q;
+          stat_valid_o = 1'b1;
+          state_d      = StIdle;
+        end
+      end
+      default: ;  // StError: stopped until reset
+    endcase
+    busy_o           = state_q == StRun;
+    error_o          = state_q == StError;
+    stat_out_bytes_o = bytes_q;
+  end
+
+  // The store stage has no next stage: pop_next / push_next are ignored (spec 4.1).
+  logic unused_deps;
+  assign unused_deps = deps.pop_next ^ deps.push_next;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      push_q  <= 1'b0;
+      bytes_q <= '0;
+    end else begin
+      state_q <= state_d;
+      push_q  <= push_d;
+      bytes_q <= bytes_d;
+    end
+  end
+endmodule : vta_store

@@ -1,0 +1,154 @@
+// vta_store: random STORE programs (token flags, no-ops) with scarce tokens, memory back-pressure and
+// delayed acknowledgements. Checks the DRAM image against the spec's strided layout, token discipline,
+// that every store->compute push comes after all of its writes were acknowledged, the statistics, and
+// the error for an illegal store.
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <random>
+
+#include "Vvta_store.h"
+#include "sim_harness.h"
+#include "vta/build_config.h"
+#include "vta/isa.h"
+
+namespace vta::test {
+namespace {
+
+constexpr uint64_t kBase = 0x200000;
+
+class HwStore : public ::testing::Test {
+ protected:
+  const Config& cfg = build_config();
+  Isa isa{cfg};
+  Harness<Vvta_store> h;
+  std::mt19937 rng{29};
+  std::vector<uint8_t> out_sram;
+
+  void SetUp() override {
+    out_sram.resize(size_t(cfg.out_depth()) * cfg.out_elem_bytes());
+    for (auto& b : out_sram) b = uint8_t(rng());
+    h->insn_valid_i = 0, h->g2s_ready_i = 0, h->cmd_ready_i = 0, h->wready_i = 0, h->ack_i = 0;
+    h.reset();
+  }
+  void set_insn(RawInsn r) {
+    h->insn_i[0] = uint32_t(r.lo), h->insn_i[1] = uint32_t(r.lo >> 32);
+    h->insn_i[2] = uint32_t(r.hi), h->insn_i[3] = uint32_t(r.hi >> 32);
+  }
+  void set_out(uint32_t addr) {
+    const int E = cfg.out_elem_bytes();
+    for (int w = 0; w < E / 4; ++w) {
+      const uint8_t* p = out_sram.data() + size_t(addr) * E + 4 * w;
+      h->out_rdata_i[w] = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+    }
+  }
+};
+
+TEST_F(HwStore, RandomProgramWithTokensAndAcknowledgements) {
+  const int E = cfg.out_elem_bytes(), bus = 8;
+  std::vector<uint8_t> dram(1 << 16, 0xee), want = dram;
+  std::vector<RawInsn> prog;
+  uint64_t want_pops = 0, want_pushes = 0, want_bytes = 0;
+  for (int n = 0; n < 40; ++n) {
+    MemInsn m;
+    m.opcode = uint8_t(Opcode::kStore), m.memory_type = uint8_t(MemId::kOut);
+    m.deps.pop_prev = rng() % 2, m.deps.push_prev = rng() % 2;
+    m.x_size = rng() % 6 == 0 ? 0 : 1 + rng() % 5;
+    m.y_size = 1 + rng() % 3, m.x_stride = m.x_size + rng() % 3;
+    m.sram_base = rng() % 200;
+    m.dram_base = uint32_t(kBase / uint64_t(E)) + rng() % 200;
+    if (m.x_size == 0) m.memory_type = 0;  // the runtime's store no-op
+    prog.push_back(isa.encode(m));
+    want_pops += m.deps.pop_prev, want_pushes += m.deps.push_prev;
+    want_bytes += uint64_t(m.x_size) * m.y_size * uint64_t(E);
+    for (uint32_t r = 0; r < (m.x_size ? m.y_size : 0); ++r)
+      for (uint32_t c = 0; c < m.x_size; ++c)
+        for (int b = 0; b < E; ++b) {
+          want[(uint64_t(m.dram_base) + uint64_t(r) * m.x_stride + c) * E + b - kBase] =
+              out_sram[(size_t(m.sram_base) + r * m.x_size + c) * E + b];
+        }
+  }
+  struct Cmd {
+    uint64_t next, end;
+  };
+  std::deque<Cmd> cmds;
+  std::deque<int> acks;
+  uint64_t tokens = 0, pops = 0, pushes = 0, bytes = 0, waited = 0;
+  bool read_pending = false;
+  uint32_t read_addr = 0;
+  size_t next = 0;
+  int cycles = 0;
+  for (; (next < prog.size() || h->busy_o) && cycles < 200000; ++cycles) {
+    const bool stalls = (cycles / 300) % 2 == 1;
+    if (rng() % 40 == 0) ++tokens;
+    h->g2s_ready_i = tokens > 0;
+    h->insn_valid_i = next < prog.size() && rng() % 4 != 0;
+    if (next < prog.size()) set_insn(prog[next]);
+    if (read_pending) set_out(read_addr);
+    h->cmd_ready_i = !stalls || rng() % 3 != 0;
+    h->wready_i = !stalls || rng() % 3 != 0;
+    h->ack_i = !acks.empty() && acks.front() <= 0;
+    h.eval();
+    ASSERT_FALSE(h->error_o) << "instruction " << next;
+    if (h->ack_i) acks.pop_front();
+    for (auto& a : acks) --a;
+    read_pending = h->out_re_o, read_addr = h->out_raddr_o;
+    if (h->cmd_valid_o && h->cmd_ready_i) {
+      const uint64_t a = h->cmd_addr_o, n = h->cmd_bytes_o;
+      cmds.push_back({a / bus * bus, (a + n + bus - 1) / bus * bus});
+    }
+    if (h->wvalid_o && h->wready_i) {
+      ASSERT_FALSE(cmds.empty());
+      Cmd& c = cmds.front();
+      for (int b = 0; b < bus; ++b) {
+        if ((h->wstrb_o >> b) & 1) dram[c.next + uint64_t(b) - kBase] = uint8_t(h->wdata_o >> (8 * b));
+      }
+      c.next += uint64_t(bus);
+      if (c.next == c.end) cmds.pop_front(), acks.push_back(stalls ? int(rng() % 6) : 0);
+    }
+    if (h->g2s_pop_o) {
+      ASSERT_GT(tokens, 0u) << "popped a token that was not there";
+      --tokens, ++pops;
+    }
+    if (h->s2g_push_o) {
+      ++pushes;
+      ASSERT_TRUE(cmds.empty() && acks.empty()) << "pushed before all writes were acknowledged";
+    }
+    if (h->stat_valid_o) bytes += h->stat_out_bytes_o;
+    waited += h->insn_valid_i && !h->insn_ready_o && tokens == 0;
+    if (h->insn_valid_i && h->insn_ready_o) ++next;
+    h.tick();
+  }
+  ASSERT_EQ(next, prog.size());
+  EXPECT_FALSE(h->busy_o);
+  EXPECT_GT(waited, 20u);
+  EXPECT_EQ(pops, want_pops);
+  EXPECT_EQ(pushes, want_pushes);
+  EXPECT_EQ(bytes, want_bytes);
+  EXPECT_TRUE(dram == want) << "DRAM image differs";
+}
+
+TEST_F(HwStore, IllegalStoresAreErrors) {
+  MemInsn m;
+  m.opcode = uint8_t(Opcode::kStore), m.memory_type = uint8_t(MemId::kAcc);
+  m.x_size = 1, m.y_size = 1, m.x_stride = 1;
+  set_insn(isa.encode(m));
+  h->insn_valid_i = 1;
+  h.eval();
+  h.tick();
+  h->insn_valid_i = 0;
+  h.eval();
+  EXPECT_TRUE(h->error_o) << "memory type ACC cannot be stored";
+  h.reset();
+  m.memory_type = uint8_t(MemId::kOut), m.sram_base = uint32_t(cfg.out_depth() - 1), m.x_size = 2;
+  set_insn(isa.encode(m));
+  h->insn_valid_i = 1;
+  h.eval();
+  h.tick();
+  h.eval();
+  EXPECT_TRUE(h->error_o) << "rows past the output buffer";
+}
+
+}  // namespace
+}  // namespace vta::test
