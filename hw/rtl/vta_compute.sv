@@ -1,0 +1,321 @@
+// The compute stage: LOAD UOP, LOAD ACC, LOAD ACC_8BIT, GEMM, ALU and FINISH, one at a time in
+// program order.
+//
+// For each instruction from the fetch queue: wait for the tokens it pops (load->compute for pop_prev,
+// store->compute for pop_next; both taken when it is accepted), check it (illegal opcode or memory
+// type, zero iterations, an empty or too large micro-op range, an illegal ALU opcode, a load block
+// past its buffer: error_o, the stage stops), run it, then push compute->load (push_prev) and
+// compute->store (push_next) if asked. FINISH completes at once and pulses finish_o.
+//
+// Owns the micro-op, accumulator and output SRAMs. Every accumulator write also writes the output
+// SRAM with the low 8 bits of each lane (accumulator loads included), so a STORE reads what the
+// fsim's truncating store would produce.
+module vta_compute
+  import vta_config_pkg::*;
+  import vta_pkg::*;
+(
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+  input  logic                       insn_valid_i,
+  output logic                       insn_ready_o,
+  input  insn_t                      insn_i,
+  // tokens
+  input  logic                       l2g_ready_i,
+  output logic                       l2g_pop_o,
+  input  logic                       s2g_ready_i,
+  output logic                       s2g_pop_o,
+  output logic                       g2l_push_o,
+  output logic                       g2s_push_o,
+  // memory clients: micro-op and accumulator loads
+  output logic                       uop_cmd_valid_o,
+  input  logic                       uop_cmd_ready_i,
+  output logic [MemopDramAddrBitWidth+7:0] uop_cmd_addr_o,
+  output logic [31:0]                uop_cmd_bytes_o,
+  input  logic                       uop_rdata_valid_i,
+  output logic                       uop_rdata_ready_o,
+  input  logic [BusWidth-1:0]        uop_rdata_i,
+  output logic                       acc_cmd_valid_o,
+  input  logic                       acc_cmd_ready_i,
+  output logic [MemopDramAddrBitWidth+7:0] acc_cmd_addr_o,
+  output logic [31:0]                acc_cmd_bytes_o,
+  input  logic                       acc_rdata_valid_i,
+  output logic                       acc_rdata_ready_o,
+  input  logic [BusWidth-1:0]        acc_rdata_i,
+  // input and weight SRAMs (owned by the load stage)
+  output logic                       inp_re_o,
+  output logic [LogInpBuffDepth-1:0] inp_raddr_o,
+  input  logic [InpMatrixWidth-1:0]  inp_rdata_i,
+  output logic                       wgt_re_o,
+  output logic [LogWgtBuffDepth-1:0] wgt_raddr_o,
+  input  logic [WgtMatrixWidth-1:0]  wgt_rdata_i,
+  // output SRAM read port for the store stage
+  input  logic                       out_re_i,
+  input  logic [LogAccBuffDepth-1:0] out_raddr_i,
+  output logic [OutMatrixWidth-1:0]  out_rdata_o,
+  // status
+  output logic                       busy_o,
+  output logic                       finish_o,
+  output logic                       error_o,
+  output logic                       gemm_uop_o,       // one non-reset GEMM micro-op (gemm_counter)
+  output logic                       alu_uop_o,        // one ALU micro-op (alu_counter)
+  output logic                       stat_valid_o,     // one completed load
+  output logic [31:0]                stat_uop_bytes_o,
+  output logic [31:0]                stat_acc_bytes_o
+);
+  localparam int unsigned Lanes = Batch * BlockOut;
+  localparam int unsigned Acc8ElemBytes = Batch * BlockOut;  // int8 lanes of an ACC_8BIT element
+
+  typedef enum logic [1:0] {StIdle, StRun, StError} state_e;
+  typedef enum logic [2:0] {UnitUop, UnitAcc, UnitAcc8, UnitGemm, UnitAlu} unit_e;
+  state_e state_d, state_q;
+  unit_e  unit_d, unit_q;
+  deps_t  deps;
+  logic   push_prev_d, push_prev_q, push_next_d, push_next_q;
+  logic [31:0] bytes_d, bytes_q;
+
+  mem_insn_t  m;
+  loop_insn_t g, a;
+  opcode_e    op;
+
+  // ---- SRAMs -----------------------------------------------------------------------------------
+  logic                       uop_we, uop_re;
+  logic [LogUopBuffDepth-1:0] uop_waddr, uop_raddr;
+  uop_word_t                  uop_wdata, uop_rdata;
+  logic                       acc_we, acc_re, out_we;
+  logic [LogAccBuffDepth-1:0] acc_waddr, acc_raddr, out_waddr;
+  logic [AccMatrixWidth-1:0]  acc_wdata, acc_rdata;
+  logic [OutMatrixWidth-1:0]  out_wdata;
+
+  vta_ram_1r1w #(.Width(UopWidth), .Depth(UopBuffDepth)) u_uop_ram (
+    .clk_i, .we_i(uop_we), .waddr_i(uop_waddr), .wdata_i(uop_wdata),
+    .re_i(uop_re), .raddr_i(uop_raddr), .rdata_o(uop_rdata));
+  vta_ram_1r1w #(.Width(AccMatrixWidth), .Depth(AccBuffDepth)) u_acc_ram (
+    .clk_i, .we_i(acc_we), .waddr_i(acc_waddr), .wdata_i(acc_wdata),
+    .re_i(acc_re), .raddr_i(acc_raddr), .rdata_o(acc_rdata));
+  vta_ram_1r1w #(.Width(OutMatrixWidth), .Depth(AccBuffDepth)) u_out_ram (
+    .clk_i, .we_i(out_we), .waddr_i(out_waddr), .wdata_i(out_wdata),
+    .re_i(out_re_i), .raddr_i(out_raddr_i), .rdata_o(out_rdata_o));
+
+  // ---- the units -------------------------------------------------------------------------------
+  logic start_uop, start_acc, start_acc8, start_gemm, start_alu;
+  logic uop_busy, acc_busy, acc8_busy, gemm_busy, alu_busy, gemm_error, alu_error;
+
+  logic                       ul_we;
+  logic [LogUopBuffDepth-1:0] ul_waddr;
+  uop_word_t                  ul_wdata;
+  vta_tensor_load #(.ElemBytes(UopElemBytes), .SramWidth(UopWidth), .SramDepth(UopBuffDepth)) u_uop_load (
+    .clk_i, .rst_ni, .start_i(start_uop), .insn_i(m), .busy_o(uop_busy),
+    .cmd_valid_o(uop_cmd_valid_o), .cmd_ready_i(uop_cmd_ready_i), .cmd_addr_o(uop_cmd_addr_o),
+    .cmd_bytes_o(uop_cmd_bytes_o), .rdata_valid_i(uop_rdata_valid_i), .rdata_ready_o(uop_rdata_ready_o),
+    .rdata_i(uop_rdata_i), .sram_we_o(ul_we), .sram_waddr_o(ul_waddr), .sram_wdata_o(ul_wdata));
+
+  // ACC and ACC_8BIT loads share the accumulator memory client; only one runs at a time.
+  logic                       al_cmd_valid, a8_cmd_valid, al_rdata_ready, a8_rdata_ready;
+  logic [MemopDramAddrBitWidth+7:0] al_cmd_addr, a8_cmd_addr;
+  logic [31:0]                al_cmd_bytes, a8_cmd_bytes;
+  logic                       al_we, a8_we;
+  logic [LogAccBuffDepth-1:0] al_waddr, a8_waddr;
+  logic [AccMatrixWidth-1:0]  al_wdata, a8_wdata;
+  vta_tensor_load #(.ElemBytes(AccElemBytes), .SramWidth(AccMatrixWidth), .SramDepth(AccBuffDepth)) u_acc_load (
+    .clk_i, .rst_ni, .start_i(start_acc), .insn_i(m), .busy_o(acc_busy),
+    .cmd_valid_o(al_cmd_valid), .cmd_ready_i(acc_cmd_ready_i), .cmd_addr_o(al_cmd_addr),
+    .cmd_bytes_o(al_cmd_bytes), .rdata_valid_i(acc_rdata_valid_i && !acc8_busy),
+    .rdata_ready_o(al_rdata_ready), .rdata_i(acc_rdata_i),
+    .sram_we_o(al_we), .sram_waddr_o(al_waddr), .sram_wdata_o(al_wdata));
+  vta_tensor_load #(.ElemBytes(Acc8ElemBytes), .SramWidth(AccMatrixWidth), .SramDepth(AccBuffDepth),
+                    .Widen(1'b1)) u_acc8_load (
+    .clk_i, .rst_ni, .start_i(start_acc8), .insn_i(m), .busy_o(acc8_busy),
+    .cmd_valid_o(a8_cmd_valid), .cmd_ready_i(acc_cmd_ready_i), .cmd_addr_o(a8_cmd_addr),
+    .cmd_bytes_o(a8_cmd_bytes), .rdata_valid_i(acc_rdata_valid_i && acc8_busy),
+    .rdata_ready_o(a8_rdata_ready), .rdata_i(acc_rdata_i),
+    .sram_we_o(a8_we), .sram_waddr_o(a8_waddr), .sram_wdata_o(a8_wdata));
+
+  assign acc_cmd_valid_o   = acc8_busy ? a8_cmd_valid : al_cmd_valid;
+  assign acc_cmd_addr_o    = acc8_busy ? a8_cmd_addr : al_cmd_addr;
+  assign acc_cmd_bytes_o   = acc8_busy ? a8_cmd_bytes : al_cmd_bytes;
+  assign acc_rdata_ready_o = acc8_busy ? a8_rdata_ready : al_rdata_ready;
+
+  logic                       gm_uop_re, gm_acc_re, gm_acc_we, gm_out_we, gm_done;
+  logic [LogUopBuffDepth-1:0] gm_uop_raddr;
+  logic [LogAccBuffDepth-1:0] gm_acc_raddr, gm_acc_waddr, gm_out_waddr;
+  logic [AccMatrixWidth-1:0]  gm_acc_wdata;
+  logic [OutMatrixWidth-1:0]  gm_out_wdata;
+  vta_gemm u_gemm (
+    .clk_i, .rst_ni, .start_i(start_gemm), .insn_i(g), .busy_o(gemm_busy), .error_o(gemm_error),
+    .uop_done_o(gm_done),
+    .uop_re_o(gm_uop_re), .uop_raddr_o(gm_uop_raddr), .uop_rdata_i(uop_rdata),
+    .inp_re_o, .inp_raddr_o, .inp_rdata_i, .wgt_re_o, .wgt_raddr_o, .wgt_rdata_i,
+    .acc_re_o(gm_acc_re), .acc_raddr_o(gm_acc_raddr), .acc_rdata_i(acc_rdata),
+    .acc_we_o(gm_acc_we), .acc_waddr_o(gm_acc_waddr), .acc_wdata_o(gm_acc_wdata),
+    .out_we_o(gm_out_we), .out_waddr_o(gm_out_waddr), .out_wdata_o(gm_out_wdata));
+
+  logic                       al_uop_re, al_acc_re, al_acc_we, al_out_we, al_done;
+  logic [LogUopBuffDepth-1:0] al_uop_raddr;
+  logic [LogAccBuffDepth-1:0] al_acc_raddr, al_acc_waddr, al_out_waddr;
+  logic [AccMatrixWidth-1:0]  al_acc_wdata;
+  logic [OutMatrixWidth-1:0]  al_out_wdata;
+  vta_alu u_alu (
+    .clk_i, .rst_ni, .start_i(start_alu), .insn_i(a), .busy_o(alu_busy), .error_o(alu_error),
+    .uop_done_o(al_done),
+    .uop_re_o(al_uop_re), .uop_raddr_o(al_uop_raddr), .uop_rdata_i(uop_rdata),
+    .acc_re_o(al_acc_re), .acc_raddr_o(al_acc_raddr), .acc_rdata_i(acc_rdata),
+    .acc_we_o(al_acc_we), .acc_waddr_o(al_acc_waddr), .acc_wdata_o(al_acc_wdata),
+    .out_we_o(al_out_we), .out_waddr_o(al_out_waddr), .out_wdata_o(al_out_wdata));
+
+  // ---- SRAM port muxes: one unit runs at a time ---------------------------------------------------
+  function automatic logic [OutMatrixWidth-1:0] truncate(logic [AccMatrixWidth-1:0] acc);
+    logic [OutMatrixWidth-1:0] o;
+    for (int l = 0; l < Lanes; l++) o[l * OutWidth +: OutWidth] = acc[l * AccWidth +: OutWidth];
+    return o;
+  endfunction
+
+  always_comb begin
+    uop_we    = ul_we;
+    uop_waddr = ul_waddr;
+    uop_wdata = ul_wdata;
+    uop_re    = gm_uop_re || al_uop_re;
+    uop_raddr = alu_busy ? al_uop_raddr : gm_uop_raddr;
+    acc_re    = gm_acc_re || al_acc_re;
+    acc_raddr = alu_busy ? al_acc_raddr : gm_acc_raddr;
+    if (al_we || a8_we) begin
+      acc_we    = 1'b1;
+      acc_waddr = al_we ? al_waddr : a8_waddr;
+      acc_wdata = al_we ? al_wdata : a8_wdata;
+      out_we    = 1'b1;
+      out_waddr = acc_waddr;
+      out_wdata = truncate(acc_wdata);
+    end else begin
+      acc_we    = gm_acc_we || al_acc_we;
+      acc_waddr = al_acc_we ? al_acc_waddr : gm_acc_waddr;
+      acc_wdata = al_acc_we ? al_acc_wdata : gm_acc_wdata;
+      out_we    = gm_out_we || al_out_we;
+      out_waddr = al_out_we ? al_out_waddr : gm_out_waddr;
+      out_wdata = al_out_we ? al_out_wdata : gm_out_wdata;
+    end
+  end
+
+  // ---- control --------------------------------------------------------------------------------
+  logic go, valid, load_fits, unit_busy, unit_error;
+  logic [33:0] block;
+
+  always_comb begin
+    op    = insn_opcode(insn_i);
+    deps  = insn_deps(insn_i);
+    m     = decode_mem(insn_i);
+    g     = decode_gemm(insn_i);
+    a     = decode_alu(insn_i);
+    block = (34'(m.y_pad_0) + 34'(m.y_size) + 34'(m.y_pad_1)) * (34'(m.x_pad_0) + 34'(m.x_size) + 34'(m.x_pad_1));
+    load_fits = 34'(m.sram_base) + block <= (m.mem_type == MemUop ? 34'(UopBuffDepth) : 34'(AccBuffDepth));
+    unique case (op)
+      OpLoad:  valid = (m.mem_type == MemUop || m.mem_type == MemAcc || m.mem_type == MemAcc8Bit) &&
+                       (m.x_size == '0 || load_fits);
+      OpGemm:  valid = g.iter_out != '0 && g.iter_in != '0 && g.uop_end > {1'b0, g.uop_bgn} &&
+                       32'(g.uop_end) <= UopBuffDepth;
+      OpAlu:   valid = a.iter_out != '0 && a.iter_in != '0 && a.uop_end > {1'b0, a.uop_bgn} &&
+                       32'(a.uop_end) <= UopBuffDepth && 32'(a.alu_opcode) <= AluOpcodeMul;
+      OpFinish: valid = 1'b1;
+      default: valid = 1'b0;
+    endcase
+    go = insn_valid_i && (!deps.pop_prev || l2g_ready_i) && (!deps.pop_next || s2g_ready_i);
+
+    unique case (unit_q)
+      UnitUop:  begin unit_busy = uop_busy;  unit_error = 1'b0;      end
+      UnitAcc:  begin unit_busy = acc_busy;  unit_error = 1'b0;      end
+      UnitAcc8: begin unit_busy = acc8_busy; unit_error = 1'b0;      end
+      UnitGemm: begin unit_busy = gemm_busy; unit_error = gemm_error; end
+      default:  begin unit_busy = alu_busy;  unit_error = alu_error;  end
+    endcase
+
+    state_d      = state_q;
+    unit_d       = unit_q;
+    push_prev_d  = push_prev_q;
+    push_next_d  = push_next_q;
+    bytes_d      = bytes_q;
+    insn_ready_o = 1'b0;
+    l2g_pop_o    = 1'b0;
+    s2g_pop_o    = 1'b0;
+    g2l_push_o   = 1'b0;
+    g2s_push_o   = 1'b0;
+    finish_o     = 1'b0;
+    start_uop    = 1'b0;
+    start_acc    = 1'b0;
+    start_acc8   = 1'b0;
+    start_gemm   = 1'b0;
+    start_alu    = 1'b0;
+    stat_valid_o = 1'b0;
+    unique case (state_q)
+      StIdle: begin
+        if (go) begin
+          insn_ready_o = 1'b1;
+          l2g_pop_o    = deps.pop_prev;
+          s2g_pop_o    = deps.pop_next;
+          push_prev_d  = deps.push_prev;
+          push_next_d  = deps.push_next;
+          bytes_d      = 32'(m.x_size) * 32'(m.y_size) * (m.mem_type == MemUop ? UopElemBytes : AccElemBytes);
+          if (!valid) begin
+            state_d = StError;
+          end else if (op == OpFinish || (op == OpLoad && m.x_size == '0)) begin
+            // Completes at once: only its tokens act (and FINISH signals the end of the run).
+            finish_o   = op == OpFinish;
+            g2l_push_o = deps.push_prev;
+            g2s_push_o = deps.push_next;
+          end else begin
+            state_d = StRun;
+            if (op == OpGemm) begin
+              unit_d = UnitGemm;
+              start_gemm = 1'b1;
+            end else if (op == OpAlu) begin
+              unit_d = UnitAlu;
+              start_alu = 1'b1;
+            end else if (m.mem_type == MemUop) begin
+              unit_d = UnitUop;
+              start_uop = 1'b1;
+            end else if (m.mem_type == MemAcc) begin
+              unit_d = UnitAcc;
+              start_acc = 1'b1;
+            end else begin
+              unit_d = UnitAcc8;
+              start_acc8 = 1'b1;
+            end
+          end
+        end
+      end
+      StRun: begin
+        if (!unit_busy) begin
+          if (unit_error) begin
+            state_d = StError;
+          end else begin
+            g2l_push_o   = push_prev_q;
+            g2s_push_o   = push_next_q;
+            stat_valid_o = unit_q == UnitUop || unit_q == UnitAcc || unit_q == UnitAcc8;
+            state_d      = StIdle;
+          end
+        end
+      end
+      default: ;  // StError: stopped until reset
+    endcase
+
+    busy_o           = state_q == StRun;
+    error_o          = state_q == StError;
+    gemm_uop_o       = gm_done;
+    alu_uop_o        = al_done;
+    stat_uop_bytes_o = unit_q == UnitUop ? bytes_q : '0;
+    stat_acc_bytes_o = unit_q == UnitUop ? '0 : bytes_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q     <= StIdle;
+      unit_q      <= UnitUop;
+      push_prev_q <= 1'b0;
+      push_next_q <= 1'b0;
+      bytes_q     <= '0;
+    end else begin
+      state_q     <= state_d;
+      unit_q      <= unit_d;
+      push_prev_q <= push_prev_d;
+      push_next_q <= push_next_d;
+      bytes_q     <= bytes_d;
+    end
+  end
+endmodule : vta_compute
