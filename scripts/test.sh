@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: sets everything up, builds the Release tree and runs every ctest test, then
-# builds with AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite again.
+# builds with AddressSanitizer + UndefinedBehaviorSanitizer and runs the software tests again (the
+# Verilated hardware models are large and already run in the first build).
 # Options: --no-sanitizers skips the second build; any other argument is passed to ctest (e.g. -L driver).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,7 +23,7 @@ build="${VTA_BUILD_DIR:-$root/build}"
 if [ "$sanitizers" -eq 1 ]; then
   asan="${VTA_ASAN_BUILD_DIR:-$root/build-asan}"
   "$root/scripts/build.sh" "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVTA_SANITIZERS=address,undefined \
-    -DVTA_BUILD_BENCHMARKS=OFF
+    -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF
   (cd "$asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure --timeout 900 -j "$jobs" "${ctest_args[@]}")
 fi
