@@ -16,14 +16,16 @@ module vta_token_queue #(
   logic                  overflow_d, overflow_q;
   logic                  do_pop, do_push;
 
+  // Outputs come from registers only: no combinational path from push/pop to ready.
+  assign ready_o    = count_q != '0;
+  assign count_o    = count_q;
+  assign overflow_o = overflow_q;
+
   always_comb begin
-    ready_o    = count_q != '0;
     do_pop     = pop_i && ready_o;
     do_push    = push_i && !(count_q == '1 && !do_pop);
     overflow_d = overflow_q || (push_i && !do_push);
     count_d    = count_q + CountWidth'(do_push) - CountWidth'(do_pop);
-    count_o    = count_q;
-    overflow_o = overflow_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

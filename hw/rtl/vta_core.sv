@@ -1,0 +1,175 @@
+// The VTA core: fetch, the load / compute / store stages, their instruction queues and the four
+// dependency-token queues, plus the statistics counters. Its memory side is five read clients and one
+// write client of the command/beat interface (docs/HARDWARE.md), served by the memory engine.
+module vta_core
+  import vta_config_pkg::*;
+  import vta_pkg::*;
+#(
+  parameter int unsigned InsnQueueDepth = 32,
+  parameter int unsigned TokenWidth = 8
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+  // control
+  input  logic                start_i,
+  input  logic [31:0]         insn_addr_i,
+  input  logic [31:0]         insn_count_i,
+  output logic                done_o,         // FINISH completed (pulse)
+  output logic                error_o,        // a stage stopped on an invalid instruction, or a token overflow
+  output logic [3:0]          error_stage_o,  // {token, store, compute, load}
+  // debug view (for diagnostics and waveforms)
+  output logic [3:0]          busy_o,         // {fetch, store, compute, load}
+  output logic [3:0][TokenWidth-1:0] tokens_o, // {s2g, g2s, g2l, l2g}
+  output logic [2:0][$clog2(InsnQueueDepth+1)-1:0] queue_fill_o, // {store, compute, load}
+  // statistics (spec 7.3), cleared by clear_stats_i
+  input  logic                clear_stats_i,
+  output logic [63:0]         inp_bytes_o,
+  output logic [63:0]         wgt_bytes_o,
+  output logic [63:0]         acc_bytes_o,
+  output logic [63:0]         uop_bytes_o,
+  output logic [63:0]         out_bytes_o,
+  output logic [63:0]         gemm_count_o,
+  output logic [63:0]         alu_count_o,
+  // read clients: 0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc
+  output logic [4:0]          rd_cmd_valid_o,
+  input  logic [4:0]          rd_cmd_ready_i,
+  output logic [4:0][MemopDramAddrBitWidth+7:0] rd_cmd_addr_o,
+  output logic [4:0][31:0]    rd_cmd_bytes_o,
+  input  logic [4:0]          rd_valid_i,
+  output logic [4:0]          rd_ready_o,
+  input  logic [BusWidth-1:0] rd_data_i,      // one beat, for the client whose rd_valid_i is set
+  // write client: store
+  output logic                wr_cmd_valid_o,
+  input  logic                wr_cmd_ready_i,
+  output logic [MemopDramAddrBitWidth+7:0] wr_cmd_addr_o,
+  output logic [31:0]         wr_cmd_bytes_o,
+  output logic                wvalid_o,
+  input  logic                wready_i,
+  output logic [BusWidth-1:0] wdata_o,
+  output logic [BusWidth/8-1:0] wstrb_o,
+  output logic                wlast_o,
+  input  logic                wack_i
+);
+  // ---- fetch and the instruction queues -------------------------------------------------------
+  logic  ld_q_wvalid, ld_q_wready, co_q_wvalid, co_q_wready, st_q_wvalid, st_q_wready;
+  logic  ld_q_rvalid, ld_q_rready, co_q_rvalid, co_q_rready, st_q_rvalid, st_q_rready;
+  insn_t fetched, ld_insn, co_insn, st_insn;
+  logic  fetch_busy, ld_busy, co_busy, st_busy;
+  logic [31:0] fetch_cmd_addr;
+
+  vta_fetch u_fetch (
+    .clk_i, .rst_ni, .start_i, .insn_addr_i, .insn_count_i, .busy_o(fetch_busy),
+    .cmd_valid_o(rd_cmd_valid_o[0]), .cmd_ready_i(rd_cmd_ready_i[0]), .cmd_addr_o(fetch_cmd_addr),
+    .cmd_bytes_o(rd_cmd_bytes_o[0]), .rdata_valid_i(rd_valid_i[0]), .rdata_ready_o(rd_ready_o[0]),
+    .rdata_i(rd_data_i),
+    .load_valid_o(ld_q_wvalid), .load_ready_i(ld_q_wready),
+    .compute_valid_o(co_q_wvalid), .compute_ready_i(co_q_wready),
+    .store_valid_o(st_q_wvalid), .store_ready_i(st_q_wready), .insn_o(fetched));
+  assign rd_cmd_addr_o[0] = (MemopDramAddrBitWidth + 8)'(fetch_cmd_addr);
+
+  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_load_q (
+    .clk_i, .rst_ni, .wvalid_i(ld_q_wvalid), .wready_o(ld_q_wready), .wdata_i(fetched),
+    .rvalid_o(ld_q_rvalid), .rready_i(ld_q_rready), .rdata_o(ld_insn), .count_o(queue_fill_o[0]));
+  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_compute_q (
+    .clk_i, .rst_ni, .wvalid_i(co_q_wvalid), .wready_o(co_q_wready), .wdata_i(fetched),
+    .rvalid_o(co_q_rvalid), .rready_i(co_q_rready), .rdata_o(co_insn), .count_o(queue_fill_o[1]));
+  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_store_q (
+    .clk_i, .rst_ni, .wvalid_i(st_q_wvalid), .wready_o(st_q_wready), .wdata_i(fetched),
+    .rvalid_o(st_q_rvalid), .rready_i(st_q_rready), .rdata_o(st_insn), .count_o(queue_fill_o[2]));
+
+  // ---- token queues ---------------------------------------------------------------------------
+  logic l2g_push, l2g_pop, l2g_ready, l2g_over;
+  logic g2l_push, g2l_pop, g2l_ready, g2l_over;
+  logic g2s_push, g2s_pop, g2s_ready, g2s_over;
+  logic s2g_push, s2g_pop, s2g_ready, s2g_over;
+  vta_token_queue #(.CountWidth(TokenWidth)) u_l2g (
+    .clk_i, .rst_ni, .push_i(l2g_push), .pop_i(l2g_pop), .ready_o(l2g_ready), .count_o(tokens_o[0]), .overflow_o(l2g_over));
+  vta_token_queue #(.CountWidth(TokenWidth)) u_g2l (
+    .clk_i, .rst_ni, .push_i(g2l_push), .pop_i(g2l_pop), .ready_o(g2l_ready), .count_o(tokens_o[1]), .overflow_o(g2l_over));
+  vta_token_queue #(.CountWidth(TokenWidth)) u_g2s (
+    .clk_i, .rst_ni, .push_i(g2s_push), .pop_i(g2s_pop), .ready_o(g2s_ready), .count_o(tokens_o[2]), .overflow_o(g2s_over));
+  vta_token_queue #(.CountWidth(TokenWidth)) u_s2g (
+    .clk_i, .rst_ni, .push_i(s2g_push), .pop_i(s2g_pop), .ready_o(s2g_ready), .count_o(tokens_o[3]), .overflow_o(s2g_over));
+
+  // ---- the stages -------------------------------------------------------------------------------
+  logic                       inp_re, wgt_re, out_re;
+  logic [LogInpBuffDepth-1:0] inp_raddr;
+  logic [LogWgtBuffDepth-1:0] wgt_raddr;
+  logic [LogAccBuffDepth-1:0] out_raddr;
+  logic [InpMatrixWidth-1:0]  inp_rdata;
+  logic [WgtMatrixWidth-1:0]  wgt_rdata;
+  logic [OutMatrixWidth-1:0]  out_rdata;
+  logic ld_err, co_err, st_err, ld_stat, co_stat, st_stat, gemm_uop, alu_uop;
+  logic [31:0] ld_inp_bytes, ld_wgt_bytes, co_uop_bytes, co_acc_bytes, st_out_bytes;
+
+  vta_load u_load (
+    .clk_i, .rst_ni, .insn_valid_i(ld_q_rvalid), .insn_ready_o(ld_q_rready), .insn_i(ld_insn),
+    .g2l_ready_i(g2l_ready), .g2l_pop_o(g2l_pop), .l2g_push_o(l2g_push),
+    .inp_cmd_valid_o(rd_cmd_valid_o[2]), .inp_cmd_ready_i(rd_cmd_ready_i[2]), .inp_cmd_addr_o(rd_cmd_addr_o[2]),
+    .inp_cmd_bytes_o(rd_cmd_bytes_o[2]), .inp_rdata_valid_i(rd_valid_i[2]), .inp_rdata_ready_o(rd_ready_o[2]),
+    .inp_rdata_i(rd_data_i),
+    .wgt_cmd_valid_o(rd_cmd_valid_o[3]), .wgt_cmd_ready_i(rd_cmd_ready_i[3]), .wgt_cmd_addr_o(rd_cmd_addr_o[3]),
+    .wgt_cmd_bytes_o(rd_cmd_bytes_o[3]), .wgt_rdata_valid_i(rd_valid_i[3]), .wgt_rdata_ready_o(rd_ready_o[3]),
+    .wgt_rdata_i(rd_data_i),
+    .inp_re_i(inp_re), .inp_raddr_i(inp_raddr), .inp_rdata_o(inp_rdata),
+    .wgt_re_i(wgt_re), .wgt_raddr_i(wgt_raddr), .wgt_rdata_o(wgt_rdata),
+    .busy_o(ld_busy), .error_o(ld_err), .stat_valid_o(ld_stat), .stat_inp_bytes_o(ld_inp_bytes),
+    .stat_wgt_bytes_o(ld_wgt_bytes));
+
+  vta_compute u_compute (
+    .clk_i, .rst_ni, .insn_valid_i(co_q_rvalid), .insn_ready_o(co_q_rready), .insn_i(co_insn),
+    .l2g_ready_i(l2g_ready), .l2g_pop_o(l2g_pop), .s2g_ready_i(s2g_ready), .s2g_pop_o(s2g_pop),
+    .g2l_push_o(g2l_push), .g2s_push_o(g2s_push),
+    .uop_cmd_valid_o(rd_cmd_valid_o[1]), .uop_cmd_ready_i(rd_cmd_ready_i[1]), .uop_cmd_addr_o(rd_cmd_addr_o[1]),
+    .uop_cmd_bytes_o(rd_cmd_bytes_o[1]), .uop_rdata_valid_i(rd_valid_i[1]), .uop_rdata_ready_o(rd_ready_o[1]),
+    .uop_rdata_i(rd_data_i),
+    .acc_cmd_valid_o(rd_cmd_valid_o[4]), .acc_cmd_ready_i(rd_cmd_ready_i[4]), .acc_cmd_addr_o(rd_cmd_addr_o[4]),
+    .acc_cmd_bytes_o(rd_cmd_bytes_o[4]), .acc_rdata_valid_i(rd_valid_i[4]), .acc_rdata_ready_o(rd_ready_o[4]),
+    .acc_rdata_i(rd_data_i),
+    .inp_re_o(inp_re), .inp_raddr_o(inp_raddr), .inp_rdata_i(inp_rdata),
+    .wgt_re_o(wgt_re), .wgt_raddr_o(wgt_raddr), .wgt_rdata_i(wgt_rdata),
+    .out_re_i(out_re), .out_raddr_i(out_raddr), .out_rdata_o(out_rdata),
+    .busy_o(co_busy), .finish_o(done_o), .error_o(co_err), .gemm_uop_o(gemm_uop), .alu_uop_o(alu_uop),
+    .stat_valid_o(co_stat), .stat_uop_bytes_o(co_uop_bytes), .stat_acc_bytes_o(co_acc_bytes));
+
+  vta_store u_store (
+    .clk_i, .rst_ni, .insn_valid_i(st_q_rvalid), .insn_ready_o(st_q_rready), .insn_i(st_insn),
+    .g2s_ready_i(g2s_ready), .g2s_pop_o(g2s_pop), .s2g_push_o(s2g_push),
+    .cmd_valid_o(wr_cmd_valid_o), .cmd_ready_i(wr_cmd_ready_i), .cmd_addr_o(wr_cmd_addr_o),
+    .cmd_bytes_o(wr_cmd_bytes_o), .wvalid_o, .wready_i, .wdata_o, .wstrb_o, .wlast_o, .ack_i(wack_i),
+    .out_re_o(out_re), .out_raddr_o(out_raddr), .out_rdata_i(out_rdata),
+    .busy_o(st_busy), .error_o(st_err), .stat_valid_o(st_stat), .stat_out_bytes_o(st_out_bytes));
+
+  // ---- errors and statistics ----------------------------------------------------------------------
+  assign error_stage_o = {l2g_over || g2l_over || g2s_over || s2g_over, st_err, co_err, ld_err};
+  assign error_o       = |error_stage_o;
+
+  logic [63:0] inp_d, inp_q, wgt_d, wgt_q, acc_d, acc_q, uop_d, uop_q, out_d, out_q, gemm_d, gemm_q, alu_d, alu_q;
+  always_comb begin
+    inp_d  = inp_q + (ld_stat ? 64'(ld_inp_bytes) : '0);
+    wgt_d  = wgt_q + (ld_stat ? 64'(ld_wgt_bytes) : '0);
+    uop_d  = uop_q + (co_stat ? 64'(co_uop_bytes) : '0);
+    acc_d  = acc_q + (co_stat ? 64'(co_acc_bytes) : '0);
+    out_d  = out_q + (st_stat ? 64'(st_out_bytes) : '0);
+    gemm_d = gemm_q + 64'(gemm_uop);
+    alu_d  = alu_q + 64'(alu_uop);
+    if (clear_stats_i) {inp_d, wgt_d, uop_d, acc_d, out_d, gemm_d, alu_d} = '0;
+  end
+  assign inp_bytes_o  = inp_q;
+  assign wgt_bytes_o  = wgt_q;
+  assign acc_bytes_o  = acc_q;
+  assign uop_bytes_o  = uop_q;
+  assign out_bytes_o  = out_q;
+  assign gemm_count_o = gemm_q;
+  assign alu_count_o  = alu_q;
+
+  assign busy_o = {fetch_busy, st_busy, co_busy, ld_busy};
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      {inp_q, wgt_q, uop_q, acc_q, out_q, gemm_q, alu_q} <= '0;
+    end else begin
+      {inp_q, wgt_q, uop_q, acc_q, out_q, gemm_q, alu_q} <= {inp_d, wgt_d, uop_d, acc_d, out_d, gemm_d, alu_d};
+    end
+  end
+endmodule : vta_core
