@@ -21,6 +21,25 @@ void put_bytes(Wide& w, const uint8_t* bytes, int n) {
   }
 }
 
+/// Writes micro-op words, then accumulator elements, through a harness's test write ports.
+template <class H>
+void write_uops(H& h, const uint32_t* words, int n) {
+  for (int i = 0; i < n; ++i) {
+    h->uop_we_i = 1, h->uop_waddr_i = i, h->uop_wdata_i = words[i];
+    h.tick();
+  }
+  h->uop_we_i = 0;
+}
+template <class H>
+void write_acc(H& h, const uint8_t* bytes, int n, int elem_bytes) {
+  for (int i = 0; i < n; ++i) {
+    h->acc_we_i = 1, h->acc_waddr_i = i;
+    put_bytes(h->acc_wdata_i, bytes + size_t(i) * elem_bytes, elem_bytes);
+    h.tick();
+  }
+  h->acc_we_i = 0;
+}
+
 /// Starts one GEMM/ALU instruction (fields in vta_pkg::loop_insn_t order) and clocks until idle.
 /// Returns (cycles from start to idle, micro-ops the harness reported done).
 template <class H>

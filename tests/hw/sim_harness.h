@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "vta/isa.h"
+
 namespace vta::test {
 
 template <class Model>
@@ -54,6 +56,16 @@ uint64_t bits(const Wide& w, int lsb, int width) {
     v |= uint64_t((w[b / 32] >> (b % 32)) & 1u) << i;
   }
   return v;
+}
+
+/// A 128-bit instruction to / from a Verilator wide port (four 32-bit words, low word first).
+template <class Wide>
+void put_insn(Wide& w, RawInsn r) {
+  w[0] = uint32_t(r.lo), w[1] = uint32_t(r.lo >> 32), w[2] = uint32_t(r.hi), w[3] = uint32_t(r.hi >> 32);
+}
+template <class Wide>
+RawInsn get_insn(const Wide& w) {
+  return {uint64_t(w[0]) | uint64_t(w[1]) << 32, uint64_t(w[2]) | uint64_t(w[3]) << 32};
 }
 
 /// Sets bits [lsb, lsb + width) of a Verilator wide value.

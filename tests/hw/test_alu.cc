@@ -42,17 +42,8 @@ class HwAlu : public ::testing::Test {
     for (int i = 0; i < n_acc * AE / 4; ++i) {
       ab.as<int32_t>()[i] = rng() % 3 == 0 ? special[rng() % 11] : int32_t(rng() % 401) - 200;
     }
-    for (int i = 0; i < n_uops; ++i) {
-      h->uop_we_i = 1, h->uop_waddr_i = i, h->uop_wdata_i = ub.as<uint32_t>()[i];
-      h.tick();
-    }
-    h->uop_we_i = 0;
-    for (int i = 0; i < n_acc; ++i) {
-      h->acc_we_i = 1, h->acc_waddr_i = i;
-      put_bytes(h->acc_wdata_i, ab.data() + i * AE, AE);
-      h.tick();
-    }
-    h->acc_we_i = 0;
+    write_uops(h, ub.as<uint32_t>(), n_uops);
+    write_acc(h, ab.data(), n_acc, AE);
     Program p(cfg);
     p.load(MemId::kUop, 0, ub.base(4), 1, n_uops, n_uops).load(MemId::kAcc, 0, ab.base(AE), 1, n_acc, n_acc).finish();
     ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();

@@ -81,9 +81,7 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
     const bool stalls = (cycles / 200) % 2 == 1;
     h->insn_valid_i = next < compute.size();
     if (next < compute.size()) {
-      const RawInsn r = compute[next];
-      h->insn_i[0] = uint32_t(r.lo), h->insn_i[1] = uint32_t(r.lo >> 32);
-      h->insn_i[2] = uint32_t(r.hi), h->insn_i[3] = uint32_t(r.hi >> 32);
+      put_insn(h->insn_i, compute[next]);
     }
     if (inp_pending) {
       for (int w = 0; w < IE / 4; ++w) std::memcpy(&h->inp_rdata_i[w], &mirror[inp_off + size_t(inp_addr) * IE + 4 * w], 4);

@@ -64,8 +64,7 @@ TEST(HwFetch, DispatchesEveryInstructionToItsQueueInOrder) {
           beats.push_back((a % 16) == 0 ? r.lo : r.hi);
         }
       }
-      const RawInsn insn{uint64_t(h->insn_o[0]) | uint64_t(h->insn_o[1]) << 32,
-                         uint64_t(h->insn_o[2]) | uint64_t(h->insn_o[3]) << 32};
+      const RawInsn insn = get_insn(h->insn_o);
       const int valid = int(h->load_valid_o) + int(h->compute_valid_o) + int(h->store_valid_o);
       ASSERT_LE(valid, 1);
       dispatched += (h->load_valid_o && h->load_ready_i) || (h->compute_valid_o && h->compute_ready_i) ||

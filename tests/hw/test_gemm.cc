@@ -42,11 +42,7 @@ class HwGemm : public ::testing::Test {
     fill_random({ib.as<int8_t>(), ib.size()}, rng);
     fill_random({wb.as<int8_t>(), wb.size()}, rng);
     for (int i = 0; i < n_acc * AE / 4; ++i) ab.as<int32_t>()[i] = int32_t(rng() % 20001) - 10000;
-    for (int i = 0; i < n_uops; ++i) {
-      h->uop_we_i = 1, h->uop_waddr_i = i, h->uop_wdata_i = ub.as<uint32_t>()[i];
-      h.tick();
-    }
-    h->uop_we_i = 0;
+    write_uops(h, ub.as<uint32_t>(), n_uops);
     for (int i = 0; i < n_inp; ++i) {
       h->inp_we_i = 1, h->inp_waddr_i = i;
       put_bytes(h->inp_wdata_i, ib.data() + i * IE, IE);
@@ -59,12 +55,7 @@ class HwGemm : public ::testing::Test {
       h.tick();
     }
     h->wgt_we_i = 0;
-    for (int i = 0; i < n_acc; ++i) {
-      h->acc_we_i = 1, h->acc_waddr_i = i;
-      put_bytes(h->acc_wdata_i, ab.data() + i * AE, AE);
-      h.tick();
-    }
-    h->acc_we_i = 0;
+    write_acc(h, ab.data(), n_acc, AE);
     Program p(cfg);
     p.load(MemId::kUop, 0, ub.base(4), 1, n_uops, n_uops)
         .load(MemId::kInp, 0, ib.base(IE), 1, n_inp, n_inp)

@@ -32,10 +32,7 @@ class HwLoad : public ::testing::Test {
     h.reset();
   }
 
-  void set_insn(RawInsn r) {
-    h->insn_i[0] = uint32_t(r.lo), h->insn_i[1] = uint32_t(r.lo >> 32);
-    h->insn_i[2] = uint32_t(r.hi), h->insn_i[3] = uint32_t(r.hi >> 32);
-  }
+  void set_insn(RawInsn r) { put_insn(h->insn_i, r); }
 
   // One cycle of the environment around the module.
   void cycle(bool stalls) {

@@ -27,7 +27,7 @@ TEST(HwPkgDecode, AgreesWithTheCppDecoder) {
   for (int n = 0; n < 5000; ++n) {
     RawInsn raw{rng(), rng()};
     if (n % 3 == 0) raw.lo = (raw.lo & ~uint64_t{7}) | (rng() % 5);  // mostly legal opcodes
-    for (int w = 0; w < 4; ++w) h->insn_i[w] = uint32_t((w < 2 ? raw.lo : raw.hi) >> (32 * (w % 2)));
+    put_insn(h->insn_i, raw);
     const uint32_t uop_word = uint32_t(rng());
     h->uop_i = uop_word;
     h.eval();

@@ -32,10 +32,7 @@ class HwStore : public ::testing::Test {
     h->insn_valid_i = 0, h->g2s_ready_i = 0, h->cmd_ready_i = 0, h->wready_i = 0, h->ack_i = 0;
     h.reset();
   }
-  void set_insn(RawInsn r) {
-    h->insn_i[0] = uint32_t(r.lo), h->insn_i[1] = uint32_t(r.lo >> 32);
-    h->insn_i[2] = uint32_t(r.hi), h->insn_i[3] = uint32_t(r.hi >> 32);
-  }
+  void set_insn(RawInsn r) { put_insn(h->insn_i, r); }
   void set_out(uint32_t addr) {
     const int E = cfg.out_elem_bytes();
     for (int w = 0; w < E / 4; ++w) {
