@@ -9,6 +9,7 @@
 
 #include "vta/config.h"
 #include "vta/isa.h"
+#include "vta/vcr_map.h"
 
 namespace {
 
@@ -64,6 +65,17 @@ std::string sv_package(const vta::Config& c, const std::string& source) {
         << "  localparam int unsigned " << name << "Width = " << f.width << ";\n";
     }
   }
+  // The control register map (vta/vcr_map.h), for vta_vcr.
+  s << "  // Control registers (AXI4-Lite byte offsets) and their flag bits\n";
+  for (const auto& r : vta::vcr::kRegisters) {
+    s << "  localparam logic [11:0] Vcr" << camel(std::string(r.name)) << " = 12'h" << std::hex << r.offset << std::dec
+      << ";  // " << r.doc << "\n";
+  }
+  for (const auto& b : vta::vcr::kBits) {
+    s << "  localparam int unsigned Vcr" << camel(std::string(b.name)) << "Bit = " << b.index << ";  // " << b.doc
+      << "\n";
+  }
+  s << "  localparam int unsigned VcrDefaultWatchdog = " << vta::vcr::kDefaultWatchdog << ";\n";
   s << "endpackage : vta_config_pkg\n";
   return s.str();
 }

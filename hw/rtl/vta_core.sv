@@ -21,6 +21,8 @@ module vta_core
   output logic [3:0]          busy_o,         // {fetch, store, compute, load}
   output logic [3:0][TokenWidth-1:0] tokens_o, // {s2g, g2s, g2l, l2g}
   output logic [2:0][$clog2(InsnQueueDepth+1)-1:0] queue_fill_o, // {store, compute, load}
+  output logic [2:0]          insn_start_o,   // {store, compute, load} took an instruction from its queue
+  output logic [2:0]          stall_o,        // {store, compute, load} holds an instruction, waiting for a token
   // statistics (spec 7.3), cleared by clear_stats_i
   input  logic                clear_stats_i,
   output logic [63:0]         inp_bytes_o,
@@ -164,6 +166,9 @@ module vta_core
   assign alu_count_o  = alu_q;
 
   assign busy_o = {fetch_busy, st_busy, co_busy, ld_busy};
+  assign insn_start_o = {st_q_rvalid && st_q_rready, co_q_rvalid && co_q_rready, ld_q_rvalid && ld_q_rready};
+  assign stall_o = {st_q_rvalid && !st_q_rready && !st_busy, co_q_rvalid && !co_q_rready && !co_busy,
+                    ld_q_rvalid && !ld_q_rready && !ld_busy};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

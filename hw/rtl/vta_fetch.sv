@@ -81,6 +81,16 @@ module vta_fetch
     assign gather_d  = (rdata_valid_i && rdata_ready_o) ? buf_wdata : gather_q;
   end
 
+  // Commands: only what the buffer can hold once everything outstanding has arrived. (Outputs in
+  // their own block: no false combinational loop through the memory engine's arbiter.)
+  always_comb begin
+    free        = CntW'(BufDepth) - buf_count - outstanding_q;
+    chunk       = (to_request_q < 32'(free)) ? to_request_q : 32'(free);
+    cmd_valid_o = active_q && to_request_q != '0 && (chunk == to_request_q || chunk >= 32'(BufDepth / 2));
+    cmd_addr_o  = next_addr_q;
+    cmd_bytes_o = chunk * InsnBytes;
+  end
+
   always_comb begin
     active_d      = active_q;
     to_request_d  = to_request_q;
@@ -88,13 +98,6 @@ module vta_fetch
     next_addr_d   = next_addr_q;
     outstanding_d = outstanding_q;
     beat_d        = beat_q;
-
-    // Commands: only what the buffer can hold once everything outstanding has arrived.
-    free        = CntW'(BufDepth) - buf_count - outstanding_q;
-    chunk       = (to_request_q < 32'(free)) ? to_request_q : 32'(free);
-    cmd_valid_o = active_q && to_request_q != '0 && (chunk == to_request_q || chunk >= 32'(BufDepth / 2));
-    cmd_addr_o  = next_addr_q;
-    cmd_bytes_o = chunk * InsnBytes;
 
     // Beats: always accepted (the credits guarantee room).
     rdata_ready_o = 1'b1;

@@ -1,0 +1,214 @@
+// The control registers: an AXI4-Lite slave (32-bit data) holding the register map of vta/vcr_map.h,
+// emitted into vta_config_pkg as Vcr* constants. The first four registers keep the reference offsets
+// (spec 5.3): CTRL (launch/done), CYCLES, INSN_COUNT, INSN_ADDR. The rest: error status and the
+// memory client of a memory error, the seven statistics (64 bits each, kept in the core), per-stage
+// instruction, busy and stall counters of the current run, a status word and the deadlock watchdog.
+//
+// A run: the host writes INSN_COUNT and INSN_ADDR, then CTRL = 1; start_o pulses and CTRL bit 0
+// stays set while running. FINISH sets CTRL to 0x2, an error (or the watchdog) to 0x4; irq_o is
+// high while bit 1 or bit 2 is set. One read and one write transaction at a time; a write needs AW
+// and W together; unmapped addresses read 0 and ignore writes.
+module vta_vcr
+  import vta_config_pkg::*;
+#(
+  parameter int unsigned QueueFillWidth = 6,
+  parameter int unsigned TokenWidth = 8
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // AXI4-Lite slave
+  input  logic        s_axil_awvalid_i,
+  output logic        s_axil_awready_o,
+  input  logic [11:0] s_axil_awaddr_i,
+  input  logic        s_axil_wvalid_i,
+  output logic        s_axil_wready_o,
+  input  logic [31:0] s_axil_wdata_i,
+  input  logic [3:0]  s_axil_wstrb_i,
+  output logic        s_axil_bvalid_o,
+  input  logic        s_axil_bready_i,
+  output logic [1:0]  s_axil_bresp_o,
+  input  logic        s_axil_arvalid_i,
+  output logic        s_axil_arready_o,
+  input  logic [11:0] s_axil_araddr_i,
+  output logic        s_axil_rvalid_o,
+  input  logic        s_axil_rready_i,
+  output logic [31:0] s_axil_rdata_o,
+  output logic [1:0]  s_axil_rresp_o,
+  // to the core
+  output logic        start_o,
+  output logic        clear_stats_o,
+  output logic [31:0] insn_addr_o,
+  output logic [31:0] insn_count_o,
+  output logic        irq_o,
+  // from the core and the memory engine
+  input  logic        done_i,
+  input  logic [3:0]  core_error_i,     // {token, store, compute, load}
+  input  logic [3:0]  mem_error_i,      // {protocol, range, write, read}
+  input  logic [3:0]  mem_error_client_i,
+  input  logic [3:0]  busy_i,           // {fetch, store, compute, load}
+  input  logic        mem_busy_i,
+  input  logic [2:0]  insn_start_i,     // {store, compute, load} took an instruction
+  input  logic [2:0]  stall_i,          // {store, compute, load} holds an instruction waiting for a token
+  input  logic [2:0][QueueFillWidth-1:0] queue_fill_i,
+  input  logic [3:0][TokenWidth-1:0] tokens_i,
+  input  logic [6:0][63:0] stats_i      // inp, wgt, acc, uop, out bytes, gemm, alu counters
+);
+  localparam logic [1:0] RespOkay = 2'b00;
+
+  logic [31:0] ctrl_d, ctrl_q, count_d, count_q, addr_d, addr_q, wdog_d, wdog_q, idle_d, idle_q;
+  logic [8:0]  err_d, err_q;
+  logic [3:0]  client_d, client_q;
+  logic [63:0] cycles_d, cycles_q;
+  logic [2:0][31:0] insns_d, insns_q, busy_d, busy_q, stall_d, stall_q;
+  logic        bvalid_d, bvalid_q, rvalid_d, rvalid_q;
+  logic [31:0] rdata_d, rdata_q, rmux;
+  logic        wr, rd, running, launch, idle;
+  logic [8:0]  err_now;
+
+  function automatic logic [31:0] apply_strobes(logic [31:0] old, logic [31:0] data, logic [3:0] strb);
+    logic [31:0] r = old;
+    for (int b = 0; b < 4; b++) begin
+      if (strb[b]) r[8*b +: 8] = data[8*b +: 8];
+    end
+    return r;
+  endfunction
+
+  // ---- register read multiplexer ----------------------------------------------------------------
+  always_comb begin
+    unique case (s_axil_araddr_i)
+      VcrCtrl:          rmux = ctrl_q;
+      VcrCycles:        rmux = cycles_q[31:0];
+      VcrInsnCount:     rmux = count_q;
+      VcrInsnAddr:      rmux = addr_q;
+      VcrErrorStatus:   rmux = 32'(err_q);
+      VcrErrorInfo:     rmux = 32'(client_q);
+      VcrCyclesHi:      rmux = cycles_q[63:32];
+      VcrTokens:        rmux = {8'(tokens_i[3]), 8'(tokens_i[2]), 8'(tokens_i[1]), 8'(tokens_i[0])};
+      VcrInpBytesLo:    rmux = stats_i[0][31:0];
+      VcrInpBytesHi:    rmux = stats_i[0][63:32];
+      VcrWgtBytesLo:    rmux = stats_i[1][31:0];
+      VcrWgtBytesHi:    rmux = stats_i[1][63:32];
+      VcrAccBytesLo:    rmux = stats_i[2][31:0];
+      VcrAccBytesHi:    rmux = stats_i[2][63:32];
+      VcrUopBytesLo:    rmux = stats_i[3][31:0];
+      VcrUopBytesHi:    rmux = stats_i[3][63:32];
+      VcrOutBytesLo:    rmux = stats_i[4][31:0];
+      VcrOutBytesHi:    rmux = stats_i[4][63:32];
+      VcrGemmCountLo:   rmux = stats_i[5][31:0];
+      VcrGemmCountHi:   rmux = stats_i[5][63:32];
+      VcrAluCountLo:    rmux = stats_i[6][31:0];
+      VcrAluCountHi:    rmux = stats_i[6][63:32];
+      VcrLoadInsns:     rmux = insns_q[0];
+      VcrComputeInsns:  rmux = insns_q[1];
+      VcrStoreInsns:    rmux = insns_q[2];
+      VcrLoadBusy:      rmux = busy_q[0];
+      VcrComputeBusy:   rmux = busy_q[1];
+      VcrStoreBusy:     rmux = busy_q[2];
+      VcrLoadStall:     rmux = stall_q[0];
+      VcrComputeStall:  rmux = stall_q[1];
+      VcrStoreStall:    rmux = stall_q[2];
+      VcrStatus:        rmux = {8'(queue_fill_i[2]), 8'(queue_fill_i[1]), 8'(queue_fill_i[0]), 3'b0, mem_busy_i, busy_i};
+      VcrWatchdog:      rmux = wdog_q;
+      VcrWatchdogCount: rmux = idle_q;
+      default:          rmux = '0;
+    endcase
+  end
+
+  // ---- transactions and control ---------------------------------------------------------------------
+  assign s_axil_awready_o = s_axil_awvalid_i && s_axil_wvalid_i && !bvalid_q;
+  assign s_axil_wready_o  = s_axil_awready_o;
+  assign s_axil_bvalid_o  = bvalid_q;
+  assign s_axil_bresp_o   = RespOkay;
+  assign s_axil_arready_o = !rvalid_q;
+  assign s_axil_rvalid_o  = rvalid_q;
+  assign s_axil_rdata_o   = rdata_q;
+  assign s_axil_rresp_o   = RespOkay;
+  assign wr = s_axil_awready_o;
+  assign rd = s_axil_arvalid_i && s_axil_arready_o;
+  assign bvalid_d = wr || (bvalid_q && !s_axil_bready_i);
+  assign rvalid_d = rd || (rvalid_q && !s_axil_rready_i);
+  assign rdata_d  = rd ? rmux : rdata_q;
+
+  assign running       = ctrl_q[VcrCtrlLaunchBit];
+  assign launch        = wr && s_axil_awaddr_i == VcrCtrl && s_axil_wstrb_i[0] && s_axil_wdata_i[VcrCtrlLaunchBit] && !running;
+  assign start_o       = launch;
+  assign clear_stats_o = wr && s_axil_awaddr_i == VcrCtrl && s_axil_wstrb_i[0] && s_axil_wdata_i[VcrCtrlClearStatsBit];
+  assign insn_addr_o   = addr_q;
+  assign insn_count_o  = count_q;
+  assign irq_o         = ctrl_q[VcrCtrlDoneBit] || ctrl_q[VcrCtrlErrorBit];
+
+  always_comb begin
+    count_d = (wr && s_axil_awaddr_i == VcrInsnCount) ? apply_strobes(count_q, s_axil_wdata_i, s_axil_wstrb_i) : count_q;
+    addr_d  = (wr && s_axil_awaddr_i == VcrInsnAddr) ? apply_strobes(addr_q, s_axil_wdata_i, s_axil_wstrb_i) : addr_q;
+    wdog_d  = (wr && s_axil_awaddr_i == VcrWatchdog) ? apply_strobes(wdog_q, s_axil_wdata_i, s_axil_wstrb_i) : wdog_q;
+
+    // the watchdog: idle = running with no stage busy, no memory traffic and no instruction taken
+    idle   = running && busy_i[2:0] == '0 && !mem_busy_i && insn_start_i == '0;
+    idle_d = idle ? idle_q + 1'b1 : '0;
+    err_now = {running && wdog_q != '0 && idle_q >= wdog_q, mem_error_i, core_error_i};
+
+    ctrl_d   = ctrl_q;
+    err_d    = err_q;
+    client_d = client_q;
+    cycles_d = running ? cycles_q + 1'b1 : cycles_q;
+    insns_d  = insns_q;
+    busy_d   = busy_q;
+    stall_d  = stall_q;
+    for (int s = 0; s < 3; s++) begin
+      insns_d[s] = insns_q[s] + 32'(running && insn_start_i[s]);
+      busy_d[s]  = busy_q[s] + 32'(running && busy_i[s]);
+      stall_d[s] = stall_q[s] + 32'(running && stall_i[s]);
+    end
+    if (running && err_now != '0) begin
+      ctrl_d   = 32'(1) << VcrCtrlErrorBit;
+      err_d    = err_now;
+      client_d = mem_error_client_i;
+    end else if (running && done_i) begin
+      ctrl_d = 32'(1) << VcrCtrlDoneBit;
+    end
+    if (launch) begin
+      ctrl_d   = 32'(1) << VcrCtrlLaunchBit;
+      err_d    = '0;
+      client_d = '0;
+      cycles_d = '0;
+      insns_d  = '0;
+      busy_d   = '0;
+      stall_d  = '0;
+      idle_d   = '0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ctrl_q   <= '0;
+      count_q  <= '0;
+      addr_q   <= '0;
+      wdog_q   <= 32'(VcrDefaultWatchdog);
+      idle_q   <= '0;
+      err_q    <= '0;
+      client_q <= '0;
+      cycles_q <= '0;
+      insns_q  <= '0;
+      busy_q   <= '0;
+      stall_q  <= '0;
+      bvalid_q <= 1'b0;
+      rvalid_q <= 1'b0;
+      rdata_q  <= '0;
+    end else begin
+      ctrl_q   <= ctrl_d;
+      count_q  <= count_d;
+      addr_q   <= addr_d;
+      wdog_q   <= wdog_d;
+      idle_q   <= idle_d;
+      err_q    <= err_d;
+      client_q <= client_d;
+      cycles_q <= cycles_d;
+      insns_q  <= insns_d;
+      busy_q   <= busy_d;
+      stall_q  <= stall_d;
+      bvalid_q <= bvalid_d;
+      rvalid_q <= rvalid_d;
+      rdata_q  <= rdata_d;
+    end
+  end
+endmodule : vta_vcr

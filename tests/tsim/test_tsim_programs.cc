@@ -1,0 +1,100 @@
+// The tsim (Verilated vta_top + AXI DRAM model + host port) runs whole programs through the Device
+// interface: the reference-style workloads (outputs against a plain C++ reference, statistics
+// against closed forms), both tutorials through the runtime with VTA_TARGET=tsim (the seeds'
+// statistics), and register-level behaviour of the control block.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "../driver/workloads.h"
+#include "tutorials.h"
+#include "vta/build_config.h"
+#include "vta/runtime.h"
+#include "vta/tsim.h"
+#include "vta/vcr_map.h"
+
+namespace vta::test {
+namespace {
+
+void expect_clean(const WorkloadResult& r) {
+  ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
+  EXPECT_EQ(r.mismatches, 0u);
+  EXPECT_TRUE(r.stats.counters_equal(r.expected)) << "got " << r.stats.to_json() << "\nwant " << r.expected.to_json();
+  ASSERT_TRUE(r.stats.cycle_count.has_value());
+  EXPECT_GT(*r.stats.cycle_count, 0u);
+}
+
+TEST(Tsim, IsARegisteredBackend) {
+  const auto names = backend_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "tsim"), names.end());
+  auto dev = make_device("tsim", build_config());
+  EXPECT_EQ(dev->target(), "tsim");
+}
+
+TEST(Tsim, BlockedGemmWithOneAndTwoVirtualThreads) {
+  auto dev = make_device("tsim", build_config());
+  for (bool compression : {false, true}) {
+    for (int vt : {1, 2}) {
+      SCOPED_TRACE(std::string(compression ? "compressed" : "plain") + " vt " + std::to_string(vt));
+      expect_clean(blocked_gemm(*dev, 4, 64, 32, compression, vt, 7));
+    }
+  }
+}
+
+TEST(Tsim, AluEveryOpcode) {
+  auto dev = make_device("tsim", build_config());
+  for (AluOp op : {AluOp::kMin, AluOp::kMax, AluOp::kAdd, AluOp::kShr, AluOp::kMul}) {
+    for (bool imm : {true, false}) {
+      SCOPED_TRACE(std::string(to_string(op)) + (imm ? " imm" : " vector"));
+      expect_clean(alu_workload(*dev, op, imm, 2, 64, true, 3));
+    }
+  }
+}
+
+TEST(Tsim, ReferenceRegisterOffsets) {
+  // The four registers the reference drivers use keep their offsets (spec 5.3).
+  EXPECT_EQ(vcr::kCtrl, 0x00u);
+  EXPECT_EQ(vcr::kCycles, 0x04u);
+  EXPECT_EQ(vcr::kInsnCount, 0x08u);
+  EXPECT_EQ(vcr::kInsnAddr, 0x0Cu);
+  tsim::Simulator sim(tsim::Simulator::Options{});
+  sim.write_reg(vcr::kInsnCount, 0x1234);
+  sim.write_reg(vcr::kInsnAddr, 0xabcd0);
+  EXPECT_EQ(sim.read_reg(vcr::kInsnCount), 0x1234u);
+  EXPECT_EQ(sim.read_reg(vcr::kInsnAddr), 0xabcd0u);
+  EXPECT_EQ(sim.read_reg(vcr::kWatchdog), 4096u);
+  EXPECT_EQ(sim.read_reg(0xF00), 0u) << "unmapped addresses read 0";
+  sim.write_reg(vcr::kCycles, 77);  // read-only: ignored
+  EXPECT_EQ(sim.read_reg(vcr::kCycles), 0u);
+}
+
+struct TutorialCase {
+  const char* name;
+  tutorials::Result (*run)(uint32_t);
+  Stats (*seed)();
+};
+
+void run_tutorial_on_tsim(const TutorialCase& t) {
+  ASSERT_EQ(setenv("VTA_TARGET", "tsim", 1), 0);
+  VTARuntimeShutdown();
+  const tutorials::Result r = t.run(1);
+  VTARuntimeShutdown();
+  unsetenv("VTA_TARGET");
+  ASSERT_TRUE(r.ran) << r.error;
+  EXPECT_EQ(r.mismatches, 0u);
+  EXPECT_TRUE(r.stats.counters_equal(t.seed())) << r.stats.to_table();
+  ASSERT_TRUE(r.stats.cycle_count.has_value());
+  std::printf("tsim: %s tutorial in %llu cycles\n", t.name, static_cast<unsigned long long>(*r.stats.cycle_count));
+}
+
+TEST(Tsim, MatrixMultiplyTutorial) {
+  run_tutorial_on_tsim({"matrix multiply", tutorials::matrix_multiply, tutorials::matrix_multiply_seed_stats});
+}
+
+TEST(Tsim, ConvolutionTutorial) {
+  run_tutorial_on_tsim({"convolution", tutorials::convolution, tutorials::convolution_seed_stats});
+}
+
+}  // namespace
+}  // namespace vta::test

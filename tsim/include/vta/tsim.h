@@ -1,0 +1,100 @@
+#pragma once
+/// \file vta/tsim.h
+/// The cycle-accurate simulator: hw/rtl/vta_top Verilated, clocked by a controller with extensions
+/// (an AXI4 DRAM model on the memory port, the AXI4-Lite host port, counters, waveform tracing). As a
+/// driver backend it is `VTA_TARGET=tsim` (registered when a program links vta::tsim).
+///
+/// Environment (read by make_device("tsim") and Simulator::Options::from_env()):
+///   VTA_WAVE=<file.fst|file.vcd>   dump a waveform (and <file>.gtkw beside it)
+///   VTA_WAVE_START, VTA_WAVE_STOP  dump only cycles [start, stop)
+///   VTA_WAVE_DEPTH                 hierarchy levels to dump (0 = all)
+///   VTA_TSIM_READ_LATENCY, VTA_TSIM_WRITE_LATENCY  DRAM latencies in cycles
+///   VTA_TSIM_CYCLE_BUDGET          cycle budget of a run when the caller gives none (wait_cycles 0)
+///   VTA_TSIM_WATCHDOG              idle cycles before a deadlock is reported (0 disables)
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "vta/device.h"
+
+namespace vta::tsim {
+
+/// The DRAM model behind the AXI4 memory port.
+struct DramTiming {
+  uint32_t read_latency = 32;   ///< cycles from AR accepted to its first R beat
+  uint32_t write_latency = 16;  ///< cycles from the last W beat to B
+  uint32_t max_reads = 32;      ///< AR requests the model accepts before ARREADY drops
+  uint32_t max_writes = 16;     ///< AW requests the model accepts before AWREADY drops
+};
+
+struct WaveOptions {
+  std::string path;             ///< .fst or .vcd; the .gtkw save file is written beside it
+  uint64_t start = 0;           ///< first cycle dumped
+  uint64_t stop = UINT64_MAX;   ///< first cycle not dumped
+  int depth = 0;                ///< hierarchy levels (0 = all)
+};
+
+/// Counters of the memory port, over the simulator's lifetime.
+struct PortCounters {
+  uint64_t read_bursts = 0, read_beats = 0, write_bursts = 0, write_beats = 0;
+  uint64_t read_busy_cycles = 0;  ///< cycles an R beat was transferred
+};
+
+class Simulator {
+ public:
+  struct Options {
+    DramTiming dram;
+    std::optional<WaveOptions> wave;
+    uint64_t default_budget = uint64_t{1} << 34;  ///< cycles, when run() is given 0
+    uint32_t watchdog = 4096;                     ///< idle cycles before ERR_DEADLOCK (0 = off)
+    Dram* dram_memory = nullptr;                  ///< nullptr = Dram::global()
+    /// Defaults overridden by the VTA_* environment variables listed in this header; throws
+    /// std::invalid_argument naming a variable with a malformed value.
+    static Options from_env();
+  };
+
+  explicit Simulator(Options options);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  /// One AXI4-Lite register access through the host port (a few cycles each).
+  void write_reg(uint32_t offset, uint32_t value);
+  uint32_t read_reg(uint32_t offset);
+
+  /// Runs `count` instructions at `insn_addr` until FINISH, an error status or `budget` cycles
+  /// (0 = the default budget). On error or timeout last_error() holds a diagnostic naming what each
+  /// module is doing, and the design is reset (SRAM contents stay, tokens are cleared).
+  RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget);
+
+  /// The seven statistics since the last clear_stats(), and the cycles of the runs since then.
+  const Stats& stats() const { return stats_; }
+  void clear_stats();
+  TokenCounts tokens();
+  const std::string& last_error() const { return last_error_; }
+  /// Cycles clocked since construction (runs, register accesses, resets).
+  uint64_t cycle() const;
+  const PortCounters& port_counters() const;
+
+  /// Starts / stops a waveform dump (the C++ API of VTA_WAVE).
+  void start_wave(const WaveOptions& wave);
+  void stop_wave();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  Stats stats_;
+  Stats base_;  ///< statistics before the last reset (the hardware counters restart from 0)
+  std::string last_error_;
+  std::string diagnose(const std::string& what, PhysAddr insn_addr, uint32_t count);
+  void read_stats();
+  void reset();
+};
+
+/// Makes the tsim backend (as make_device("tsim", ...) does). Throws std::invalid_argument when
+/// `config` is not the configuration the RTL was built for.
+std::unique_ptr<Device> make_tsim_device(const Config& config, const DeviceOptions& options);
+
+}  // namespace vta::tsim

@@ -1,0 +1,309 @@
+// The simulation controller: clocks the Verilated vta_top and its extensions (the DRAM model on the
+// AXI4 port, the waveform tracer), drives the AXI4-Lite host port, runs programs with a cycle budget
+// and turns the error and status registers into a diagnostic.
+
+#include <verilated.h>
+
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+#include "Vvta_top.h"
+#include "axi_dram.h"
+#include "vta/build_config.h"
+#include "vta/isa.h"
+#include "vta/tsim.h"
+#include "vta/vcr_map.h"
+#include "wave.h"
+
+namespace vta::tsim {
+namespace {
+
+constexpr uint64_t kHostTimeout = 1000;  // cycles an AXI4-Lite transaction may take
+
+uint64_t env_u64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long x = std::strtoull(v, &end, 0);
+  if (errno != 0 || end == v || *end != '\0' || v[0] == '-') {
+    throw std::invalid_argument(std::string(name) + "=\"" + v + "\" is not a non-negative integer");
+  }
+  return x;
+}
+
+uint32_t env_u32(const char* name, uint32_t fallback) {
+  const uint64_t x = env_u64(name, fallback);
+  if (x > UINT32_MAX) throw std::invalid_argument(std::string(name) + " is larger than 2^32-1");
+  return uint32_t(x);
+}
+
+}  // namespace
+
+Simulator::Options Simulator::Options::from_env() {
+  Options o;
+  o.dram.read_latency = env_u32("VTA_TSIM_READ_LATENCY", o.dram.read_latency);
+  o.dram.write_latency = env_u32("VTA_TSIM_WRITE_LATENCY", o.dram.write_latency);
+  o.default_budget = env_u64("VTA_TSIM_CYCLE_BUDGET", o.default_budget);
+  o.watchdog = env_u32("VTA_TSIM_WATCHDOG", o.watchdog);
+  if (const char* w = std::getenv("VTA_WAVE"); w != nullptr && *w != '\0') {
+    WaveOptions wave;
+    wave.path = w;
+    wave.start = env_u64("VTA_WAVE_START", 0);
+    wave.stop = env_u64("VTA_WAVE_STOP", UINT64_MAX);
+    wave.depth = int(env_u32("VTA_WAVE_DEPTH", 0));
+    o.wave = wave;
+  }
+  return o;
+}
+
+struct Simulator::Impl {
+  explicit Impl(const Options& o)
+      : options(o),
+        ctx(std::make_unique<VerilatedContext>()),
+        top((ctx->traceEverOn(true), std::make_unique<Vvta_top>(ctx.get(), "TOP"))),
+        dram(o.dram_memory != nullptr ? *o.dram_memory : Dram::global(), o.dram,
+             unsigned(build_config().bus_width() / 8)) {}
+
+  ~Impl() {
+    wave.reset();
+    top->final();
+  }
+
+  /// One clock cycle: settle the inputs set after the previous edge, let the extensions see this
+  /// cycle's handshakes, then the rising edge, then the extensions drive the next cycle's inputs.
+  void step() {
+    top->clk_i = 0;
+    top->eval();
+    if (wave) wave->dump(cycle, 0);
+    dram.sample(*top, cycle);
+    top->clk_i = 1;
+    top->eval();
+    if (wave) wave->dump(cycle, 1);
+    ++cycle;
+    dram.drive(*top, cycle);
+  }
+
+  void reset() {
+    top->rst_ni = 0;
+    top->s_axil_awvalid_i = 0, top->s_axil_wvalid_i = 0, top->s_axil_bready_i = 0;
+    top->s_axil_arvalid_i = 0, top->s_axil_rready_i = 0;
+    dram.reset();
+    dram.drive(*top, cycle);
+    step();
+    step();
+    top->rst_ni = 1;
+    step();
+  }
+
+  Options options;
+  std::unique_ptr<VerilatedContext> ctx;
+  std::unique_ptr<Vvta_top> top;
+  AxiDram dram;
+  std::unique_ptr<WaveTracer> wave;
+  uint64_t cycle = 0;
+};
+
+Simulator::Simulator(Options options) : impl_(std::make_unique<Impl>(options)) {
+  if (options.wave) start_wave(*options.wave);
+  impl_->reset();
+  write_reg(vcr::kWatchdog, options.watchdog);
+}
+
+Simulator::~Simulator() = default;
+
+uint64_t Simulator::cycle() const { return impl_->cycle; }
+const PortCounters& Simulator::port_counters() const { return impl_->dram.counters(); }
+
+void Simulator::start_wave(const WaveOptions& wave) {
+  impl_->wave.reset();
+  impl_->wave = std::make_unique<WaveTracer>(*impl_->top, wave, build_config());
+}
+
+void Simulator::stop_wave() {
+  if (impl_->wave) impl_->wave->close();
+  impl_->wave.reset();
+}
+
+void Simulator::write_reg(uint32_t offset, uint32_t value) {
+  auto& t = *impl_->top;
+  t.s_axil_awvalid_i = 1, t.s_axil_awaddr_i = offset & 0xfff;
+  t.s_axil_wvalid_i = 1, t.s_axil_wdata_i = value, t.s_axil_wstrb_i = 0xf;
+  t.s_axil_bready_i = 1;
+  bool accepted = false;
+  for (uint64_t i = 0; i < kHostTimeout; ++i) {
+    t.clk_i = 0;
+    t.eval();
+    const bool aw = t.s_axil_awready_o, b = t.s_axil_bvalid_o;
+    impl_->step();
+    if (aw) {
+      accepted = true;
+      t.s_axil_awvalid_i = 0, t.s_axil_wvalid_i = 0;
+    }
+    if (b && accepted) {
+      t.s_axil_bready_i = 0;
+      return;
+    }
+  }
+  throw std::runtime_error("tsim: AXI4-Lite write to 0x" + std::to_string(offset) + " was not answered within " +
+                           std::to_string(kHostTimeout) + " cycles");
+}
+
+uint32_t Simulator::read_reg(uint32_t offset) {
+  auto& t = *impl_->top;
+  t.s_axil_arvalid_i = 1, t.s_axil_araddr_i = offset & 0xfff;
+  t.s_axil_rready_i = 1;
+  bool accepted = false;
+  for (uint64_t i = 0; i < kHostTimeout; ++i) {
+    t.clk_i = 0;
+    t.eval();
+    const bool ar = t.s_axil_arready_o, r = t.s_axil_rvalid_o;
+    const uint32_t data = t.s_axil_rdata_o;
+    impl_->step();
+    if (ar && !accepted) {
+      accepted = true;
+      t.s_axil_arvalid_i = 0;
+    } else if (r && accepted) {
+      t.s_axil_rready_i = 0;
+      return data;
+    }
+  }
+  throw std::runtime_error("tsim: AXI4-Lite read of 0x" + std::to_string(offset) + " was not answered within " +
+                           std::to_string(kHostTimeout) + " cycles");
+}
+
+void Simulator::read_stats() {
+  uint64_t v[7];
+  for (int i = 0; i < 7; ++i) {
+    const uint32_t lo = read_reg(vcr::kStatsBase + 8 * uint32_t(i));
+    const uint32_t hi = read_reg(vcr::kStatsBase + 8 * uint32_t(i) + 4);
+    v[i] = uint64_t(hi) << 32 | lo;
+  }
+  stats_.inp_load_nbytes = base_.inp_load_nbytes + v[0];
+  stats_.wgt_load_nbytes = base_.wgt_load_nbytes + v[1];
+  stats_.acc_load_nbytes = base_.acc_load_nbytes + v[2];
+  stats_.uop_load_nbytes = base_.uop_load_nbytes + v[3];
+  stats_.out_store_nbytes = base_.out_store_nbytes + v[4];
+  stats_.gemm_counter = base_.gemm_counter + v[5];
+  stats_.alu_counter = base_.alu_counter + v[6];
+}
+
+void Simulator::clear_stats() {
+  write_reg(vcr::kCtrl, vcr::bit("CTRL_CLEAR_STATS"));
+  base_ = {};
+  stats_ = {};
+  stats_.cycle_count = 0;
+}
+
+TokenCounts Simulator::tokens() {
+  const uint32_t t = read_reg(vcr::kTokens);
+  return {t & 0xff, (t >> 8) & 0xff, (t >> 16) & 0xff, (t >> 24) & 0xff};
+}
+
+void Simulator::reset() {
+  // The hardware counters restart from zero: keep what they counted.
+  base_ = stats_;
+  impl_->reset();
+  write_reg(vcr::kWatchdog, impl_->options.watchdog);
+}
+
+RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
+  last_error_.clear();
+  if (budget == 0) budget = impl_->options.default_budget;
+  write_reg(vcr::kInsnCount, count);
+  write_reg(vcr::kInsnAddr, uint32_t(insn_addr));
+  write_reg(vcr::kCtrl, vcr::bit("CTRL_LAUNCH"));
+  auto& t = *impl_->top;
+  const uint64_t start = impl_->cycle;
+  // irq_o is a register output: it is valid after each edge without another eval.
+  while (!t.irq_o) {
+    if (impl_->cycle - start >= budget) {
+      last_error_ = diagnose("the run exceeded its cycle budget of " + std::to_string(budget) +
+                                 " cycles (raise wait_cycles or VTA_TSIM_CYCLE_BUDGET if the program is meant to run "
+                                 "this long)",
+                             insn_addr, count);
+      read_stats();
+      reset();
+      return RunStatus::kTimeout;
+    }
+    impl_->step();
+  }
+  const uint32_t ctrl = read_reg(vcr::kCtrl);
+  const uint64_t cycles = uint64_t(read_reg(vcr::kCyclesHi)) << 32 | read_reg(vcr::kCycles);
+  stats_.cycle_count = stats_.cycle_count.value_or(0) + cycles;
+  read_stats();
+  if (ctrl & vcr::bit("CTRL_DONE")) return RunStatus::kOk;
+  last_error_ = diagnose("the run stopped with an error after " + std::to_string(cycles) + " cycles", insn_addr, count);
+  reset();
+  return RunStatus::kError;
+}
+
+std::string Simulator::diagnose(const std::string& what, PhysAddr insn_addr, uint32_t count) {
+  std::ostringstream d;
+  d << "tsim: " << what;
+  const uint32_t err = read_reg(vcr::kErrorStatus);
+  if (err != 0) {
+    d << "; error status 0x" << std::hex << err << std::dec << " (";
+    bool first = true;
+    for (const auto& b : vcr::kBits) {
+      if (b.name.substr(0, 4) == "ERR_" && (err >> b.index & 1u)) {
+        d << (first ? "" : ", ") << b.doc.substr(b.doc.find(':') + 2);
+        first = false;
+      }
+    }
+    d << ")";
+    if (err & (vcr::bit("ERR_READ") | vcr::bit("ERR_WRITE") | vcr::bit("ERR_RANGE"))) {
+      static const char* kClients[] = {"fetch", "uop load", "inp load", "wgt load", "acc load"};
+      const uint32_t c = read_reg(vcr::kErrorInfo) & 0xf;
+      d << "; memory client: " << (c < 5 ? kClients[c] : "store");
+    }
+  }
+  const uint32_t status = read_reg(vcr::kStatus);
+  const TokenCounts tok = tokens();
+  d << "; tokens " << tok.to_string() << "; fetch " << ((status >> 3) & 1 ? "busy" : "done")
+    << (status >> 4 & 1 ? ", memory engine busy" : ", memory engine idle");
+
+  // Which instruction each stage holds: the stage's n-th instruction of the stream.
+  const Isa isa(build_config());
+  const uint8_t* stream = Dram::global().translate(insn_addr, size_t(count) * 16);
+  const char* kNames[] = {"load", "compute", "store"};
+  const Stage kStages[] = {Stage::kLoad, Stage::kCompute, Stage::kStore};
+  for (int s = 0; s < 3; ++s) {
+    const uint32_t started = read_reg(vcr::kLoadInsns + 4 * uint32_t(s));
+    const bool busy = (status >> s) & 1;
+    const uint32_t fill = (status >> (8 + 8 * s)) & 0xff;
+    const bool failed = (err >> s) & 1;
+    d << "; " << kNames[s] << ": ";
+    uint32_t nth;  // 1-based position of the instruction of interest in this stage's order
+    if (failed) {
+      d << "refused";
+      nth = started;
+    } else if (busy) {
+      d << "executing";
+      nth = started;
+    } else if (fill > 0) {
+      d << "waiting for a token with";
+      nth = started + 1;
+    } else {
+      d << "idle after " << started << " instructions";
+      continue;
+    }
+    // find the nth instruction of this stage in the stream
+    uint32_t seen = 0;
+    bool found = false;
+    for (uint32_t i = 0; stream != nullptr && i < count && !found; ++i) {
+      RawInsn raw;
+      std::memcpy(&raw.lo, stream + 16 * size_t(i), 8);
+      std::memcpy(&raw.hi, stream + 16 * size_t(i) + 8, 8);
+      if (stage_of(raw) != kStages[s] || ++seen != nth) continue;
+      d << " instruction " << i << " (" << isa.disassemble(raw) << ")";
+      found = true;
+    }
+    if (!found) d << " its instruction " << nth;
+    d << ", " << fill << " queued";
+  }
+  return d.str();
+}
+
+}  // namespace vta::tsim
