@@ -3,9 +3,12 @@
 // Exit status 0 only when every output is right and every statistic equals the seed's.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "tutorials.h"
+#include "vta/build_config.h"
 #include "vta/device.h"
 
 namespace {
@@ -17,6 +20,17 @@ bool report(const char* title, const vta::tutorials::Result& r, const vta::Stats
     return false;
   }
   std::printf("Execution statistics:\n%s", r.stats.to_table().c_str());
+  if (r.stats.cycle_count) {
+    // Bounds: one GEMM or ALU micro-op per cycle; one bus beat per cycle for every byte moved.
+    const double compute = double(r.stats.gemm_counter + r.stats.alu_counter);
+    const double bytes = double(r.stats.inp_load_nbytes + r.stats.wgt_load_nbytes + r.stats.acc_load_nbytes +
+                                r.stats.uop_load_nbytes + r.stats.out_store_nbytes);
+    const double memory = bytes / (vta::build_config().bus_width() / 8.0);
+    const double bound = std::max(compute, memory);
+    std::printf("cycles: %llu (compute bound %.0f, memory bound %.0f: %+.1f %% over the larger)\n",
+                static_cast<unsigned long long>(*r.stats.cycle_count), compute, memory,
+                100.0 * (double(*r.stats.cycle_count) - bound) / bound);
+  }
   const bool stats_ok = r.stats.counters_equal(seed);  // the seeds have no cycle counts
   if (!stats_ok) std::printf("FAIL: statistics differ from the tutorial's:\n%s", seed.to_table().c_str());
   if (r.mismatches != 0) std::printf("FAIL: %zu of %zu outputs differ from the reference\n", r.mismatches, r.outputs);
@@ -31,9 +45,13 @@ int main(int argc, char** argv) {
   CLI::App app{"The VTA tutorials (matrix multiply blocking, 2D convolution) on the VTA runtime"};
   std::string which = "all";
   uint32_t seed = 0;
+  std::string target;
   app.add_option("workload", which, "matmul, conv or all")->check(CLI::IsMember({"matmul", "conv", "all"}));
   app.add_option("--seed", seed, "seed of the random int8 inputs");
+  app.add_option("--target", target, "backend: fsim or tsim (default: VTA_TARGET, else fsim)")
+      ->check(CLI::IsMember(vta::backend_names()));
   CLI11_PARSE(app, argc, argv);
+  if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   bool ok = true;
   if (which == "matmul" || which == "all") {
     ok &= report("Matrix multiply blocking (1x1024 x 1024x1024)", vta::tutorials::matrix_multiply(seed),
