@@ -107,7 +107,8 @@ module vta_vcr
       VcrLoadStall:     rmux = stall_q[0];
       VcrComputeStall:  rmux = stall_q[1];
       VcrStoreStall:    rmux = stall_q[2];
-      VcrStatus:        rmux = {8'(queue_fill_i[2]), 8'(queue_fill_i[1]), 8'(queue_fill_i[0]), 3'b0, mem_busy_i, busy_i};
+      VcrStatus:        rmux = {8'(queue_fill_i[2]), 8'(queue_fill_i[1]), 8'(queue_fill_i[0]), 2'b0,
+                                (core_error_i != '0) || (mem_error_i != '0), mem_busy_i, busy_i};
       VcrWatchdog:      rmux = wdog_q;
       VcrWatchdogCount: rmux = idle_q;
       default:          rmux = '0;
@@ -159,10 +160,12 @@ module vta_vcr
       busy_d[s]  = busy_q[s] + 32'(running && busy_i[s]);
       stall_d[s] = stall_q[s] + 32'(running && stall_i[s]);
     end
+    // Error sources are recorded even after done (an instruction FINISH did not wait for may fail
+    // later); only a running accelerator stops on them.
+    if (err_now != '0 && err_q == '0) client_d = mem_error_client_i;
+    err_d = err_q | err_now;
     if (running && err_now != '0) begin
-      ctrl_d   = 32'(1) << VcrCtrlErrorBit;
-      err_d    = err_now;
-      client_d = mem_error_client_i;
+      ctrl_d = 32'(1) << VcrCtrlErrorBit;
     end else if (running && done_i) begin
       ctrl_d = 32'(1) << VcrCtrlDoneBit;
     end

@@ -20,6 +20,7 @@ namespace vta::tsim {
 namespace {
 
 constexpr uint64_t kHostTimeout = 1000;  // cycles an AXI4-Lite transaction may take
+constexpr uint32_t kStatusErrorPending = 1u << 5;
 
 uint64_t env_u64(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
@@ -233,7 +234,15 @@ RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
   const uint64_t cycles = uint64_t(read_reg(vcr::kCyclesHi)) << 32 | read_reg(vcr::kCycles);
   stats_.cycle_count = stats_.cycle_count.value_or(0) + cycles;
   read_stats();
-  if (ctrl & vcr::bit("CTRL_DONE")) return RunStatus::kOk;
+  if (ctrl & vcr::bit("CTRL_DONE")) {
+    // FINISH does not wait for instructions its tokens do not order: one of those may fail after it.
+    if ((read_reg(vcr::kStatus) & kStatusErrorPending) == 0) return RunStatus::kOk;
+    last_error_ = diagnose("FINISH completed after " + std::to_string(cycles) +
+                               " cycles but an instruction it did not wait for failed",
+                           insn_addr, count);
+    reset();
+    return RunStatus::kError;
+  }
   last_error_ = diagnose("the run stopped with an error after " + std::to_string(cycles) + " cycles", insn_addr, count);
   reset();
   return RunStatus::kError;

@@ -51,7 +51,7 @@ inline constexpr Register kRegisters[] = {
   {"LOAD_STALL",      0x70, false, "cycles the load stage held an instruction waiting for a token"},
   {"COMPUTE_STALL",   0x74, false, "cycles the compute stage held an instruction waiting for a token"},
   {"STORE_STALL",     0x78, false, "cycles the store stage held an instruction waiting for a token"},
-  {"STATUS",          0x7C, false, "[3:0] busy {fetch, store, compute, load}; [4] memory engine busy; [31:8] queue fills {store, compute, load}"},
+  {"STATUS",          0x7C, false, "[3:0] busy {fetch, store, compute, load}; [4] memory engine busy; [5] an error is pending (also after done); [31:8] queue fills {store, compute, load}"},
   {"WATCHDOG",        0x80, true,  "deadlock watchdog: idle cycles (no stage busy, no memory traffic) before ERR_DEADLOCK; 0 disables"},
   {"WATCHDOG_COUNT",  0x84, false, "current idle-cycle count of the watchdog"},
 };
