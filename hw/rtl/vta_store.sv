@@ -43,12 +43,12 @@ module vta_store
 
   mem_insn_t   m;
   deps_t       deps;
-  logic        ok, go, start, engine_busy;
+  logic        ok, go, start, engine_busy, engine_pending;
   logic        push_d, push_q;
   logic [31:0] bytes_d, bytes_q;
 
   vta_tensor_store #(.ElemBytes(OutElemBytes), .SramDepth(AccBuffDepth)) u_store (
-    .clk_i, .rst_ni, .start_i(start), .insn_i(m), .busy_o(engine_busy),
+    .clk_i, .rst_ni, .start_i(start), .insn_i(m), .busy_o(engine_busy), .pending_o(engine_pending),
     .cmd_valid_o, .cmd_ready_i, .cmd_addr_o, .cmd_bytes_o,
     .wvalid_o, .wready_i, .wdata_o, .wstrb_o, .wlast_o, .ack_i,
     .sram_re_o(out_re_o), .sram_raddr_o(out_raddr_o), .sram_rdata_i(out_rdata_i));
@@ -80,7 +80,9 @@ module vta_store
           if (!ok) begin
             state_d = StError;
           end else if (m.x_size == '0) begin
-            s2g_push_o = deps.push_prev;  // a no-op: only its tokens act
+            // a no-op: only its tokens act (a push still waits for earlier stores' data)
+            if (deps.push_prev && engine_pending) state_d = StRun;
+            else s2g_push_o = deps.push_prev;
           end else begin
             start   = 1'b1;
             state_d = StRun;
@@ -88,7 +90,9 @@ module vta_store
         end
       end
       StRun: begin
-        if (!engine_busy) begin
+        // A push tells compute (and through it, any later reader) the data is in DRAM: it waits for
+        // every outstanding acknowledgement. Without a push the next store starts at once.
+        if (!engine_busy && !(push_q && engine_pending)) begin
           s2g_push_o   = push_q;
           stat_valid_o = 1'b1;
           state_d      = StIdle;

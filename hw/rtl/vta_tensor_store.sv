@@ -4,8 +4,9 @@
 // Memory side: one write command per DRAM row ({byte address, byte count}), then the bus beats
 // covering that byte range, aligned to the bus, with byte strobes (elements narrower than the bus
 // fill only their slots of a beat), wlast on each command's last beat; ack_i pulses once per command
-// when its data is in memory. busy_o stays high until every command is acknowledged, so whatever
-// follows the store (its token push) sees the data in DRAM.
+// when its data is in memory. busy_o ends when the instruction's last beat is sent; pending_o stays
+// high while any command (of this or an earlier instruction) is unacknowledged, so a token push can
+// wait for the data to be in DRAM without serialising every store on the write latency.
 module vta_tensor_store
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -17,7 +18,8 @@ module vta_tensor_store
   input  logic                         rst_ni,
   input  logic                         start_i,
   input  mem_insn_t                    insn_i,
-  output logic                         busy_o,
+  output logic                         busy_o,     // beats of the current instruction still to send
+  output logic                         pending_o,  // a command of any instruction is not yet acknowledged
   // write commands
   output logic                         cmd_valid_o,
   input  logic                         cmd_ready_i,
@@ -57,7 +59,7 @@ module vta_tensor_store
   // ---- commands -----------------------------------------------------------------------------
   logic [MemopSizeBitWidth-1:0] cmd_row_d, cmd_row_q;
   addr_t                        cmd_addr_d, cmd_addr_q;
-  logic [MemopSizeBitWidth:0]   acks_d, acks_q;       // commands acknowledged
+  logic [15:0]                  pend_d, pend_q;       // commands not yet acknowledged (all instructions)
 
   // ---- SRAM reader: elements into a two-entry FIFO ------------------------------------------
   logic [31:0]          rd_count_d, rd_count_q;       // elements read so far
@@ -91,7 +93,7 @@ module vta_tensor_store
       cmd_row_d  = cmd_row_q + 1'b1;
       cmd_addr_d = cmd_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
     end
-    acks_d = acks_q + (MemopSizeBitWidth + 1)'(ack_i);
+    pend_d = pend_q + 16'(cmd_valid_o && cmd_ready_i) - 16'(ack_i);
     // Read ahead while the FIFO (plus the read in flight) has room.
     sram_re_o    = active_q && rd_count_q != total && (32'(fifo_count) + 32'(inflight_q)) < 2;
     sram_raddr_o = rd_addr_q[SramAddrW-1:0];
@@ -101,11 +103,11 @@ module vta_tensor_store
     if (!active_q && start_i) begin
       cmd_row_d  = '0;
       cmd_addr_d = addr_t'(insn_i.dram_base) * ElemBytes;
-      acks_d     = '0;
       rd_count_d = '0;
       rd_addr_d  = (SramAddrW + 1)'(insn_i.sram_base);
     end
-    busy_o = active_q;
+    busy_o    = active_q;
+    pending_o = pend_q != '0;
   end
 
   // ---- beat former: the write channel and the next values of its registers --------------------
@@ -202,8 +204,8 @@ module vta_tensor_store
     acc_strb_d = f_acc_strb;
     active_d   = active_q;
     insn_d     = insn_q;
-    // Done when every beat is sent and every command acknowledged.
-    if (active_q && acks_q == (MemopSizeBitWidth + 1)'(insn_q.y_size) && bt_row_q == insn_q.y_size) begin
+    // Done when every beat is sent (acknowledgements are tracked by pending_o).
+    if (active_q && bt_row_q == insn_q.y_size) begin
       active_d = 1'b0;
     end
     if (!active_q && start_i) begin
@@ -229,7 +231,7 @@ module vta_tensor_store
       active_q   <= 1'b0;
       cmd_row_q  <= '0;
       cmd_addr_q <= '0;
-      acks_q     <= '0;
+      pend_q     <= '0;
       rd_count_q <= '0;
       rd_addr_q  <= '0;
       inflight_q <= 1'b0;
@@ -245,7 +247,7 @@ module vta_tensor_store
       active_q   <= active_d;
       cmd_row_q  <= cmd_row_d;
       cmd_addr_q <= cmd_addr_d;
-      acks_q     <= acks_d;
+      pend_q     <= pend_d;
       rd_count_q <= rd_count_d;
       rd_addr_q  <= rd_addr_d;
       inflight_q <= inflight_d;

@@ -7,7 +7,7 @@ module vta_top
   parameter int unsigned AxiIdWidth = 4,
   parameter int unsigned MaxReads = 16,
   parameter int unsigned MaxWrites = 8,
-  parameter int unsigned InsnQueueDepth = 32,
+  parameter int unsigned InsnQueueDepth = 512,
   localparam int unsigned StrbWidth = BusWidth / 8
 ) (
   input  logic                    clk_i,

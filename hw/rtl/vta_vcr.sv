@@ -5,7 +5,7 @@
 // instruction, busy and stall counters of the current run, a status word and the deadlock watchdog.
 //
 // A run: the host writes INSN_COUNT and INSN_ADDR, then CTRL = 1; start_o pulses and CTRL bit 0
-// stays set while running. FINISH sets CTRL to 0x2, an error (or the watchdog) to 0x4; irq_o is
+// stays set while running. FINISH (once the stores' data is in memory) sets CTRL to 0x2, an error (or the watchdog) to 0x4; irq_o is
 // high while bit 1 or bit 2 is set. One read and one write transaction at a time; a write needs AW
 // and W together; unmapped addresses read 0 and ignore writes.
 module vta_vcr
@@ -54,6 +54,9 @@ module vta_vcr
   input  logic [6:0][63:0] stats_i      // inp, wgt, acc, uop, out bytes, gemm, alu counters
 );
   localparam logic [1:0] RespOkay = 2'b00;
+  if (QueueFillWidth > 10) begin : gen_fill_check
+    $error("vta_vcr: QUEUE_FILL holds queue fills of at most 10 bits (depth 1023)");
+  end
 
   logic [31:0] ctrl_d, ctrl_q, count_d, count_q, addr_d, addr_q, wdog_d, wdog_q, idle_d, idle_q;
   logic [8:0]  err_d, err_q;
@@ -63,6 +66,8 @@ module vta_vcr
   logic        bvalid_d, bvalid_q, rvalid_d, rvalid_q;
   logic [31:0] rdata_d, rdata_q, rmux;
   logic        wr, rd, running, launch, idle;
+  logic        finish_d, finish_q;  // FINISH executed, waiting for the stages to drain
+  logic        drained;
   logic [8:0]  err_now;
 
   function automatic logic [31:0] apply_strobes(logic [31:0] old, logic [31:0] data, logic [3:0] strb);
@@ -107,8 +112,8 @@ module vta_vcr
       VcrLoadStall:     rmux = stall_q[0];
       VcrComputeStall:  rmux = stall_q[1];
       VcrStoreStall:    rmux = stall_q[2];
-      VcrStatus:        rmux = {8'(queue_fill_i[2]), 8'(queue_fill_i[1]), 8'(queue_fill_i[0]), 2'b0,
-                                (core_error_i != '0) || (mem_error_i != '0), mem_busy_i, busy_i};
+      VcrStatus:        rmux = {26'b0, (core_error_i != '0) || (mem_error_i != '0), mem_busy_i, busy_i};
+      VcrQueueFill:     rmux = {2'b0, 10'(queue_fill_i[2]), 10'(queue_fill_i[1]), 10'(queue_fill_i[0])};
       VcrWatchdog:      rmux = wdog_q;
       VcrWatchdogCount: rmux = idle_q;
       default:          rmux = '0;
@@ -143,6 +148,10 @@ module vta_vcr
     addr_d  = (wr && s_axil_awaddr_i == VcrInsnAddr) ? apply_strobes(addr_q, s_axil_wdata_i, s_axil_wstrb_i) : addr_q;
     wdog_d  = (wr && s_axil_awaddr_i == VcrWatchdog) ? apply_strobes(wdog_q, s_axil_wdata_i, s_axil_wstrb_i) : wdog_q;
 
+    drained = busy_i == '0 && !mem_busy_i;
+    for (int s = 0; s < 3; s++) begin
+      if (queue_fill_i[s] != '0 && !stall_i[s]) drained = 1'b0;
+    end
     // the watchdog: idle = running with no stage busy, no memory traffic and no instruction taken
     idle   = running && busy_i[2:0] == '0 && !mem_busy_i && insn_start_i == '0;
     idle_d = idle ? idle_q + 1'b1 : '0;
@@ -166,10 +175,14 @@ module vta_vcr
     err_d = err_q | err_now;
     if (running && err_now != '0) begin
       ctrl_d = 32'(1) << VcrCtrlErrorBit;
-    end else if (running && done_i) begin
+    end else if (running && (done_i || finish_q) && drained) begin
+      // done once FINISH executed, every stage is idle or waiting for a token, every instruction is
+      // dispatched and every store's data is in memory
       ctrl_d = 32'(1) << VcrCtrlDoneBit;
     end
+    finish_d = running && (finish_q || done_i) && !ctrl_d[VcrCtrlDoneBit] && !ctrl_d[VcrCtrlErrorBit];
     if (launch) begin
+      finish_d = 1'b0;
       ctrl_d   = 32'(1) << VcrCtrlLaunchBit;
       err_d    = '0;
       client_d = '0;
@@ -184,6 +197,7 @@ module vta_vcr
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ctrl_q   <= '0;
+      finish_q <= 1'b0;
       count_q  <= '0;
       addr_q   <= '0;
       wdog_q   <= 32'(VcrDefaultWatchdog);
@@ -199,6 +213,7 @@ module vta_vcr
       rdata_q  <= '0;
     end else begin
       ctrl_q   <= ctrl_d;
+      finish_q <= finish_d;
       count_q  <= count_d;
       addr_q   <= addr_d;
       wdog_q   <= wdog_d;

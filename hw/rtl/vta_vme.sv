@@ -3,7 +3,7 @@
 // Reads: five clients (0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc) send {byte address, byte count}; the
 // lowest-numbered valid client is served first. Commands become INCR bursts (vta_vme_burst) with the
 // client as ARID, up to MaxReads bursts outstanding; returning beats go to the client named by RID
-// (AXI keeps one ID's data in order), and RREADY is that client's ready.
+// (AXI keeps one ID's data in order) through a two-entry register slice.
 // Writes: one client (store). Each command becomes AW bursts; the client's beats pass to W with
 // WLAST set per burst (a beat leaves only after its burst's AW); ack_o pulses when the B response
 // of a command's last burst arrives. Up to MaxWrites bursts outstanding.
@@ -94,6 +94,8 @@ module vta_vme
   logic [ClientW-1:0] grant;
   logic               rd_cmd_valid, rd_cmd_ready, rd_range_err;
   logic               ar_valid, ar_ready, ar_fire, r_fire, r_bad_id;
+  logic [AddrWidth-1:0] ar_addr, aw_addr;
+  logic [7:0]         ar_len, aw_len;
   logic [ClientW-1:0] ar_tag;
   logic [ReadCntW-1:0] reads_d, reads_q;
 
@@ -116,26 +118,42 @@ module vta_vme
   vta_vme_burst #(.AddrWidth(AddrWidth), .TagWidth(ClientW)) u_read_split (
     .clk_i, .rst_ni, .cmd_valid_i(rd_cmd_valid), .cmd_ready_o(rd_cmd_ready), .cmd_addr_i(rd_cmd_addr_i[grant]),
     .cmd_bytes_i(rd_cmd_bytes_i[grant]), .cmd_tag_i(grant), .burst_valid_o(ar_valid), .burst_ready_i(ar_ready),
-    .burst_addr_o(m_axi_araddr_o), .burst_len_o(m_axi_arlen_o), .burst_last_o(), .burst_tag_o(ar_tag),
+    .burst_addr_o(ar_addr), .burst_len_o(ar_len), .burst_last_o(), .burst_tag_o(ar_tag),
     .range_error_o(rd_range_err));
 
-  assign m_axi_arvalid_o = ar_valid && reads_q != ReadCntW'(MaxReads);
-  assign ar_ready        = m_axi_arready_i && reads_q != ReadCntW'(MaxReads);
-  assign m_axi_arid_o    = IdWidth'(ar_tag);
+  // Every AXI channel passes a two-entry register slice (vta_fifo: outputs from registers): no
+  // combinational path between the AXI port and the core, full rate, one cycle of latency each.
+  logic ar_slice_ready;
+  assign ar_ready = ar_slice_ready && reads_q != ReadCntW'(MaxReads);
+  assign ar_fire  = ar_valid && ar_ready;  // counted as outstanding from here
+  vta_fifo #(.Width(IdWidth + AddrWidth + 8), .Depth(2)) u_ar_slice (
+    .clk_i, .rst_ni, .wvalid_i(ar_fire), .wready_o(ar_slice_ready), .wdata_i({IdWidth'(ar_tag), ar_addr, ar_len}),
+    .rvalid_o(m_axi_arvalid_o), .rready_i(m_axi_arready_i), .rdata_o({m_axi_arid_o, m_axi_araddr_o, m_axi_arlen_o}),
+    .count_o());
   assign m_axi_arsize_o  = 3'($clog2(StrbWidth));
   assign m_axi_arburst_o = BurstIncr;
-  assign ar_fire         = m_axi_arvalid_o && m_axi_arready_i;
 
-  assign r_bad_id = m_axi_rid_i >= IdWidth'(NumReadClients);
+  // R: RREADY and everything the clients see come from the slice's registers.
+  localparam int unsigned RWidth = IdWidth + 2 + 1 + BusWidth;
+  logic               rs_valid, rs_ready, rs_last;
+  logic [IdWidth-1:0] rs_id;
+  logic [1:0]         rs_resp;
+  logic [BusWidth-1:0] rs_data;
+  vta_fifo #(.Width(RWidth), .Depth(2)) u_r_slice (
+    .clk_i, .rst_ni, .wvalid_i(m_axi_rvalid_i), .wready_o(m_axi_rready_o),
+    .wdata_i({m_axi_rid_i, m_axi_rresp_i, m_axi_rlast_i, m_axi_rdata_i}),
+    .rvalid_o(rs_valid), .rready_i(rs_ready), .rdata_o({rs_id, rs_resp, rs_last, rs_data}), .count_o());
+
+  assign r_bad_id = rs_id >= IdWidth'(NumReadClients);
   always_comb begin
     rd_valid_o = '0;
-    if (!r_bad_id) rd_valid_o[ClientW'(m_axi_rid_i)] = m_axi_rvalid_i;
+    if (!r_bad_id) rd_valid_o[ClientW'(rs_id)] = rs_valid;
   end
   // beats with an unknown ID are drained (and flagged)
-  assign m_axi_rready_o = r_bad_id || rd_ready_i[ClientW'(m_axi_rid_i)];
-  assign rd_data_o      = m_axi_rdata_i;
-  assign r_fire         = m_axi_rvalid_i && m_axi_rready_o;
-  assign reads_d        = reads_q + ReadCntW'(ar_fire) - ReadCntW'(r_fire && m_axi_rlast_i);
+  assign rs_ready  = r_bad_id || rd_ready_i[ClientW'(rs_id)];
+  assign rd_data_o = rs_data;
+  assign r_fire    = rs_valid && rs_ready;
+  assign reads_d        = reads_q + ReadCntW'(ar_fire) - ReadCntW'(r_fire && rs_last);
 
   // ---- writes ---------------------------------------------------------------------------------
   logic                 aw_valid, aw_ready, aw_last, aw_fire, w_fire, b_fire, wr_range_err;
@@ -148,39 +166,52 @@ module vta_vme
   vta_vme_burst #(.AddrWidth(AddrWidth), .TagWidth(1)) u_write_split (
     .clk_i, .rst_ni, .cmd_valid_i(wr_cmd_valid_i), .cmd_ready_o(wr_cmd_ready_o), .cmd_addr_i(wr_cmd_addr_i),
     .cmd_bytes_i(wr_cmd_bytes_i), .cmd_tag_i(1'b0), .burst_valid_o(aw_valid), .burst_ready_i(aw_ready),
-    .burst_addr_o(m_axi_awaddr_o), .burst_len_o(m_axi_awlen_o), .burst_last_o(aw_last), .burst_tag_o(),
+    .burst_addr_o(aw_addr), .burst_len_o(aw_len), .burst_last_o(aw_last), .burst_tag_o(),
     .range_error_o(wr_range_err));
 
   // W beats follow their burst's AW: the AW side queues {last, len} for W and {last} for B.
   vta_fifo #(.Width(9), .Depth(MaxWrites)) u_w_bursts (
-    .clk_i, .rst_ni, .wvalid_i(aw_fire), .wready_o(wq_wready), .wdata_i({aw_last, m_axi_awlen_o}),
+    .clk_i, .rst_ni, .wvalid_i(aw_fire), .wready_o(wq_wready), .wdata_i({aw_last, aw_len}),
     .rvalid_o(wq_rvalid), .rready_i(w_fire && w_burst_end), .rdata_o(wq_head), .count_o());
   vta_fifo #(.Width(1), .Depth(MaxWrites)) u_b_bursts (
     .clk_i, .rst_ni, .wvalid_i(aw_fire), .wready_o(bq_wready), .wdata_i(aw_last),
     .rvalid_o(bq_rvalid), .rready_i(b_fire), .rdata_o(bq_last), .count_o());
 
-  assign m_axi_awvalid_o = aw_valid && writes_q != WriteCntW'(MaxWrites) && wq_wready && bq_wready;
-  assign aw_ready        = m_axi_awready_i && writes_q != WriteCntW'(MaxWrites) && wq_wready && bq_wready;
-  assign aw_fire         = m_axi_awvalid_o && m_axi_awready_i;
+  logic aw_slice_ready;
+  assign aw_ready = aw_slice_ready && writes_q != WriteCntW'(MaxWrites) && wq_wready && bq_wready;
+  assign aw_fire  = aw_valid && aw_ready;
+  vta_fifo #(.Width(AddrWidth + 8), .Depth(2)) u_aw_slice (
+    .clk_i, .rst_ni, .wvalid_i(aw_fire), .wready_o(aw_slice_ready), .wdata_i({aw_addr, aw_len}),
+    .rvalid_o(m_axi_awvalid_o), .rready_i(m_axi_awready_i), .rdata_o({m_axi_awaddr_o, m_axi_awlen_o}), .count_o());
   assign m_axi_awid_o    = '0;
   assign m_axi_awsize_o  = 3'($clog2(StrbWidth));
   assign m_axi_awburst_o = BurstIncr;
 
+  // W: the client's beats enter a slice; WLAST is set per burst on the way out.
+  logic                 ws_valid, ws_ready, ws_last;
+  logic [BusWidth-1:0]  ws_data;
+  logic [StrbWidth-1:0] ws_strb;
+  vta_fifo #(.Width(BusWidth + StrbWidth + 1), .Depth(2)) u_w_slice (
+    .clk_i, .rst_ni, .wvalid_i(wr_valid_i), .wready_o(wr_ready_o), .wdata_i({wr_data_i, wr_strb_i, wr_last_i}),
+    .rvalid_o(ws_valid), .rready_i(ws_ready), .rdata_o({ws_data, ws_strb, ws_last}), .count_o());
   assign w_burst_end    = wbeat_q == wq_head[7:0];
-  assign m_axi_wvalid_o = wr_valid_i && wq_rvalid;
-  assign wr_ready_o     = m_axi_wready_i && wq_rvalid;
-  assign m_axi_wdata_o  = wr_data_i;
-  assign m_axi_wstrb_o  = wr_strb_i;
+  assign m_axi_wvalid_o = ws_valid && wq_rvalid;
+  assign ws_ready       = m_axi_wready_i && wq_rvalid;
+  assign m_axi_wdata_o  = ws_data;
+  assign m_axi_wstrb_o  = ws_strb;
   assign m_axi_wlast_o  = w_burst_end;
   assign w_fire         = m_axi_wvalid_o && m_axi_wready_i;
   assign wbeat_d        = w_fire ? (w_burst_end ? '0 : wbeat_q + 1'b1) : wbeat_q;
-  assign wlast_mismatch = w_fire && (wr_last_i != (w_burst_end && wq_head[8]));
+  assign wlast_mismatch = w_fire && (ws_last != (w_burst_end && wq_head[8]));
 
+  // B: the acknowledgement to the client is registered.
+  logic ack_d, ack_q;
   assign m_axi_bready_o = 1'b1;
   assign b_fire         = m_axi_bvalid_i;
-  assign wr_ack_o       = b_fire && bq_rvalid && bq_last;
+  assign ack_d          = b_fire && bq_rvalid && bq_last;
+  assign wr_ack_o       = ack_q;
   assign writes_d       = writes_q + WriteCntW'(aw_fire) - WriteCntW'(b_fire && bq_rvalid);
-  assign busy_o         = ar_valid || aw_valid || reads_q != '0 || writes_q != '0;
+  assign busy_o         = ar_valid || aw_valid || reads_q != '0 || writes_q != '0 || ws_valid || ack_q;
 
   // ---- errors ---------------------------------------------------------------------------------
   logic [3:0] err_d, err_q, client_d, client_q;
@@ -189,10 +220,10 @@ module vta_vme
       wlast_mismatch || (m_axi_bvalid_i && (!bq_rvalid || m_axi_bid_i != '0)) || (r_fire && r_bad_id),
       rd_range_err || wr_range_err,
       b_fire && m_axi_bresp_i != 2'b00,
-      r_fire && m_axi_rresp_i != 2'b00};
+      r_fire && rs_resp != 2'b00};
     client_d = client_q;
     if (err_q == '0 && err_d != '0) begin
-      client_d = (r_fire && m_axi_rresp_i != 2'b00) ? 4'(m_axi_rid_i)
+      client_d = (r_fire && rs_resp != 2'b00) ? 4'(rs_id)
                : rd_range_err ? 4'(grant) : WriteClient;
     end
   end
@@ -202,6 +233,7 @@ module vta_vme
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       grant    <= '0;
+      ack_q    <= 1'b0;
       reads_q  <= '0;
       writes_q <= '0;
       wbeat_q  <= '0;
@@ -209,6 +241,7 @@ module vta_vme
       client_q <= '0;
     end else begin
       grant    <= grant_d;
+      ack_q    <= ack_d;
       reads_q  <= reads_d;
       writes_q <= writes_d;
       wbeat_q  <= wbeat_d;

@@ -83,10 +83,11 @@ TEST_F(TsimErrors, DramAccessOutsideAllocations) {
   Program unmapped(cfg);
   unmapped.load(MemId::kInp, 0, 0x10, 1, 1, 1, test::push_next()).finish(test::pop_prev());  // page 0: never mapped
   expect_failure(unmapped, RunStatus::kError, {"memory answered a read with an error response", "memory client: inp load"});
-  // FINISH not ordered after the failing load: the run still reports the error.
+  // FINISH not ordered after the failing load: done waits for the memory traffic, so the run still
+  // reports the error.
   Program racing(cfg);
   racing.load(MemId::kInp, 0, 0x10, 1, 1, 1).finish();
-  expect_failure(racing, RunStatus::kError, {"an instruction it did not wait for failed", "memory client: inp load"});
+  expect_failure(racing, RunStatus::kError, {"memory answered a read with an error response", "memory client: inp load"});
   Program store(cfg);
   // (memory is checked per page, like an IOMMU: a row running into the next allocation is not caught)
   store.store(0, 0x10, 1, 2, 2, test::push_prev()).finish(test::pop_next());
@@ -106,6 +107,13 @@ TEST_F(TsimErrors, DeadlockIsReportedByTheWatchdog) {
   }
   // bounded: the watchdog's 4096 idle cycles plus the run's few dozen
   EXPECT_NE(err.find("after 41"), std::string::npos) << err;
+}
+
+TEST_F(TsimErrors, FinishWithInstructionsWaiting) {
+  Program p(cfg);
+  p.store(0, base(16), 1, 1, 1, test::pop_prev()).finish();  // the store waits for a token nobody pushes
+  expect_failure(p, RunStatus::kError,
+                 {"FINISH completed with instructions still waiting", "store: waiting for a token with instruction 0"});
 }
 
 TEST_F(TsimErrors, BudgetOverrunIsATimeout) {

@@ -4,7 +4,11 @@
 
 #include <verilated.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -40,7 +44,15 @@ uint32_t env_u32(const char* name, uint32_t fallback) {
   return uint32_t(x);
 }
 
+std::mutex g_speed_mu;
+SpeedTotals g_speed;
+
 }  // namespace
+
+SpeedTotals speed_totals() {
+  std::lock_guard lock(g_speed_mu);
+  return g_speed;
+}
 
 Simulator::Options Simulator::Options::from_env() {
   Options o;
@@ -48,6 +60,7 @@ Simulator::Options Simulator::Options::from_env() {
   o.dram.write_latency = env_u32("VTA_TSIM_WRITE_LATENCY", o.dram.write_latency);
   o.default_budget = env_u64("VTA_TSIM_CYCLE_BUDGET", o.default_budget);
   o.watchdog = env_u32("VTA_TSIM_WATCHDOG", o.watchdog);
+  o.profile = env_u32("VTA_TSIM_PROFILE", 0) != 0;
   if (const char* w = std::getenv("VTA_WAVE"); w != nullptr && *w != '\0') {
     WaveOptions wave;
     wave.path = w;
@@ -217,6 +230,12 @@ RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
   write_reg(vcr::kCtrl, vcr::bit("CTRL_LAUNCH"));
   auto& t = *impl_->top;
   const uint64_t start = impl_->cycle;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto account = [&] {
+    std::lock_guard lock(g_speed_mu);
+    g_speed.cycles += impl_->cycle - start;
+    g_speed.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   // irq_o is a register output: it is valid after each edge without another eval.
   while (!t.irq_o) {
     if (impl_->cycle - start >= budget) {
@@ -224,19 +243,31 @@ RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
                                  " cycles (raise wait_cycles or VTA_TSIM_CYCLE_BUDGET if the program is meant to run "
                                  "this long)",
                              insn_addr, count);
+      account();
       read_stats();
       reset();
       return RunStatus::kTimeout;
     }
     impl_->step();
   }
+  account();
   const uint32_t ctrl = read_reg(vcr::kCtrl);
   const uint64_t cycles = uint64_t(read_reg(vcr::kCyclesHi)) << 32 | read_reg(vcr::kCycles);
   stats_.cycle_count = stats_.cycle_count.value_or(0) + cycles;
   read_stats();
   if (ctrl & vcr::bit("CTRL_DONE")) {
     // FINISH does not wait for instructions its tokens do not order: one of those may fail after it.
-    if ((read_reg(vcr::kStatus) & kStatusErrorPending) == 0) return RunStatus::kOk;
+    const uint32_t status = read_reg(vcr::kStatus);
+    if (read_reg(vcr::kQueueFill) != 0) {
+      // as the fsim: FINISH must come last (its tokens must order every other instruction before it)
+      last_error_ = diagnose("FINISH completed with instructions still waiting for tokens", insn_addr, count);
+      reset();
+      return RunStatus::kError;
+    }
+    if ((status & kStatusErrorPending) == 0) {
+      if (impl_->options.profile) print_profile(cycles);
+      return RunStatus::kOk;
+    }
     last_error_ = diagnose("FINISH completed after " + std::to_string(cycles) +
                                " cycles but an instruction it did not wait for failed",
                            insn_addr, count);
@@ -246,6 +277,16 @@ RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
   last_error_ = diagnose("the run stopped with an error after " + std::to_string(cycles) + " cycles", insn_addr, count);
   reset();
   return RunStatus::kError;
+}
+
+void Simulator::print_profile(uint64_t cycles) {
+  static const char* kNames[] = {"load", "compute", "store"};
+  std::fprintf(stderr, "tsim profile: %llu cycles", static_cast<unsigned long long>(cycles));
+  for (uint32_t s = 0; s < 3; ++s) {
+    std::fprintf(stderr, "; %s %u insns, busy %u, token stall %u", kNames[s], read_reg(vcr::kLoadInsns + 4 * s),
+                 read_reg(vcr::offset("LOAD_BUSY") + 4 * s), read_reg(vcr::offset("LOAD_STALL") + 4 * s));
+  }
+  std::fprintf(stderr, "\n");
 }
 
 std::string Simulator::diagnose(const std::string& what, PhysAddr insn_addr, uint32_t count) {
@@ -268,7 +309,7 @@ std::string Simulator::diagnose(const std::string& what, PhysAddr insn_addr, uin
       d << "; memory client: " << (c < 5 ? kClients[c] : "store");
     }
   }
-  const uint32_t status = read_reg(vcr::kStatus);
+  const uint32_t status = read_reg(vcr::kStatus), fills = read_reg(vcr::kQueueFill);
   const TokenCounts tok = tokens();
   d << "; tokens " << tok.to_string() << "; fetch " << ((status >> 3) & 1 ? "busy" : "done")
     << (status >> 4 & 1 ? ", memory engine busy" : ", memory engine idle");
@@ -281,7 +322,7 @@ std::string Simulator::diagnose(const std::string& what, PhysAddr insn_addr, uin
   for (int s = 0; s < 3; ++s) {
     const uint32_t started = read_reg(vcr::kLoadInsns + 4 * uint32_t(s));
     const bool busy = (status >> s) & 1;
-    const uint32_t fill = (status >> (8 + 8 * s)) & 0xff;
+    const uint32_t fill = (fills >> (10 * s)) & 0x3ff;
     const bool failed = (err >> s) & 1;
     d << "; " << kNames[s] << ": ";
     uint32_t nth;  // 1-based position of the instruction of interest in this stage's order

@@ -51,9 +51,10 @@ inline constexpr Register kRegisters[] = {
   {"LOAD_STALL",      0x70, false, "cycles the load stage held an instruction waiting for a token"},
   {"COMPUTE_STALL",   0x74, false, "cycles the compute stage held an instruction waiting for a token"},
   {"STORE_STALL",     0x78, false, "cycles the store stage held an instruction waiting for a token"},
-  {"STATUS",          0x7C, false, "[3:0] busy {fetch, store, compute, load}; [4] memory engine busy; [5] an error is pending (also after done); [31:8] queue fills {store, compute, load}"},
+  {"STATUS",          0x7C, false, "[3:0] busy {fetch, store, compute, load}; [4] memory engine busy; [5] an error is pending (also after done)"},
   {"WATCHDOG",        0x80, true,  "deadlock watchdog: idle cycles (no stage busy, no memory traffic) before ERR_DEADLOCK; 0 disables"},
   {"WATCHDOG_COUNT",  0x84, false, "current idle-cycle count of the watchdog"},
+  {"QUEUE_FILL",      0x88, false, "instructions queued: [9:0] load, [19:10] compute, [29:20] store"},
 };
 
 /// Flags inside CTRL and ERROR_STATUS. The SystemVerilog name is Vcr + CamelCase + "Bit" (a bit index).
@@ -116,6 +117,7 @@ inline constexpr uint32_t kLoadInsns = offset("LOAD_INSNS");
 inline constexpr uint32_t kStatus = offset("STATUS");
 inline constexpr uint32_t kWatchdog = offset("WATCHDOG");
 inline constexpr uint32_t kWatchdogCount = offset("WATCHDOG_COUNT");
+inline constexpr uint32_t kQueueFill = offset("QUEUE_FILL");
 /// Size of the register window (addresses at and above it read 0).
 inline constexpr uint32_t kWindowBytes = 0x100;
 

@@ -11,6 +11,7 @@
 ///   VTA_TSIM_READ_LATENCY, VTA_TSIM_WRITE_LATENCY  DRAM latencies in cycles
 ///   VTA_TSIM_CYCLE_BUDGET          cycle budget of a run when the caller gives none (wait_cycles 0)
 ///   VTA_TSIM_WATCHDOG              idle cycles before a deadlock is reported (0 disables)
+///   VTA_TSIM_PROFILE=1             print each run's per-stage instruction, busy and stall counters
 
 #include <cstdint>
 #include <memory>
@@ -50,6 +51,7 @@ class Simulator {
     uint64_t default_budget = uint64_t{1} << 34;  ///< cycles, when run() is given 0
     uint32_t watchdog = 4096;                     ///< idle cycles before ERR_DEADLOCK (0 = off)
     Dram* dram_memory = nullptr;                  ///< nullptr = Dram::global()
+    bool profile = false;                         ///< print per-stage busy/stall counters after each run
     /// Defaults overridden by the VTA_* environment variables listed in this header; throws
     /// std::invalid_argument naming a variable with a malformed value.
     static Options from_env();
@@ -90,8 +92,18 @@ class Simulator {
   std::string last_error_;
   std::string diagnose(const std::string& what, PhysAddr insn_addr, uint32_t count);
   void read_stats();
+  void print_profile(uint64_t cycles);
   void reset();
 };
+
+/// Cycles clocked inside Simulator::run and the wall-clock seconds they took, summed over every
+/// Simulator of the process (for speed reports; register accesses and resets are not included).
+struct SpeedTotals {
+  uint64_t cycles = 0;
+  double seconds = 0;
+  double cycles_per_second() const { return seconds > 0 ? double(cycles) / seconds : 0; }
+};
+SpeedTotals speed_totals();
 
 /// Makes the tsim backend (as make_device("tsim", ...) does). Throws std::invalid_argument when
 /// `config` is not the configuration the RTL was built for.
