@@ -9,6 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev            # tests
   libbenchmark-dev                     # benchmarks
   verilator                            # RTL lint and the cycle-accurate simulator
+  gtkwave                              # waveform viewer; its fst2vcd writes VTA_WAVE=*.vcd
 )
 
 missing=()

@@ -66,7 +66,7 @@ Simulator::Options Simulator::Options::from_env() {
     wave.path = w;
     wave.start = env_u64("VTA_WAVE_START", 0);
     wave.stop = env_u64("VTA_WAVE_STOP", UINT64_MAX);
-    wave.depth = int(env_u32("VTA_WAVE_DEPTH", 0));
+    wave.depth = int(env_u32("VTA_WAVE_DEPTH", 0));  // refused unless 0: see WaveOptions::depth
     o.wave = wave;
   }
   return o;
@@ -78,7 +78,12 @@ struct Simulator::Impl {
         ctx(std::make_unique<VerilatedContext>()),
         top((ctx->traceEverOn(true), std::make_unique<Vvta_top>(ctx.get(), "TOP"))),
         dram(o.dram_memory != nullptr ? *o.dram_memory : Dram::global(), o.dram,
-             unsigned(build_config().bus_width() / 8)) {}
+             unsigned(build_config().bus_width() / 8)) {
+    // Settle the model once before anything (a waveform's first dump needs an evaluated model).
+    top->clk_i = 0;
+    top->rst_ni = 0;
+    top->eval();
+  }
 
   ~Impl() {
     wave.reset();

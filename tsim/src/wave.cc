@@ -138,6 +138,14 @@ WaveTracer::WaveTracer(const WaveOptions& options, const Config& config)
     throw std::invalid_argument("VTA_WAVE_START (" + std::to_string(options_.start) + ") must be below VTA_WAVE_STOP (" +
                                 std::to_string(options_.stop) + ")");
   }
+  if (options_.depth != 0) {
+    // Verilator 5.006 crashes when an FST dump is limited at run time (dumpvars); the depth is a
+    // build option instead.
+    throw std::invalid_argument("VTA_WAVE_DEPTH: the dump depth is chosen when the tsim is built (cmake "
+                                "-DVTA_TSIM_TRACE_DEPTH=<levels>); this build dumps " +
+                                std::string(VTA_TSIM_TRACE_DEPTH == 0 ? "every level" :
+                                            std::to_string(VTA_TSIM_TRACE_DEPTH) + " levels"));
+  }
   fst_path_ = vcd ? options_.path + ".tmp.fst" : options_.path;
   std::filesystem::path p(options_.path);
   std::ofstream gtkw(p.replace_extension(".gtkw"));

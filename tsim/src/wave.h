@@ -31,7 +31,7 @@ class WaveTracer {
   /// Opens the dump. `attach` is called with the FST writer to register the model's signals.
   template <class Model>
   WaveTracer(Model& model, const WaveOptions& options, const Config& config) : WaveTracer(options, config) {
-    model.trace(fst_.get(), options.depth > 0 ? options.depth : 99);
+    model.trace(fst_.get(), 99);
     open();
   }
   ~WaveTracer();

@@ -7,7 +7,7 @@
 /// Environment (read by make_device("tsim") and Simulator::Options::from_env()):
 ///   VTA_WAVE=<file.fst|file.vcd>   dump a waveform (and <file>.gtkw beside it)
 ///   VTA_WAVE_START, VTA_WAVE_STOP  dump only cycles [start, stop)
-///   VTA_WAVE_DEPTH                 hierarchy levels to dump (0 = all)
+///   (the hierarchy depth of the dump is a build option: cmake -DVTA_TSIM_TRACE_DEPTH=<levels>)
 ///   VTA_TSIM_READ_LATENCY, VTA_TSIM_WRITE_LATENCY  DRAM latencies in cycles
 ///   VTA_TSIM_CYCLE_BUDGET          cycle budget of a run when the caller gives none (wait_cycles 0)
 ///   VTA_TSIM_WATCHDOG              idle cycles before a deadlock is reported (0 disables)
@@ -34,7 +34,7 @@ struct WaveOptions {
   std::string path;             ///< .fst or .vcd; the .gtkw save file is written beside it
   uint64_t start = 0;           ///< first cycle dumped
   uint64_t stop = UINT64_MAX;   ///< first cycle not dumped
-  int depth = 0;                ///< hierarchy levels (0 = all)
+  int depth = 0;                ///< must be 0: the depth is the build option VTA_TSIM_TRACE_DEPTH
 };
 
 /// Counters of the memory port, over the simulator's lifetime.

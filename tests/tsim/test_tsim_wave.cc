@@ -1,0 +1,116 @@
+// Waveforms: VTA_WAVE / Simulator::Options::wave dump FST (or VCD through fst2vcd) for a window of
+// cycles and a hierarchy depth, and write a GTKWave save file whose every signal exists in the dump.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "../driver/workloads.h"
+#include "vta/build_config.h"
+#include "vta/tsim.h"
+
+namespace vta::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Vcd {
+  std::set<std::string> names;  // TOP.vta_top.u_vcr.ctrl_q[31:0]
+  uint64_t first_time = UINT64_MAX, last_time = 0;
+};
+
+Vcd parse_vcd(const fs::path& path) {
+  std::ifstream in(path);
+  Vcd v;
+  std::vector<std::string> scope;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream s(line);
+    std::string tok;
+    s >> tok;
+    if (tok == "$scope") {
+      std::string kind, name;
+      s >> kind >> name;
+      scope.push_back(name);
+    } else if (tok == "$upscope") {
+      scope.pop_back();
+    } else if (tok == "$var") {
+      std::string type, width, id, name, range;
+      s >> type >> width >> id >> name >> range;
+      std::string full;
+      for (const auto& p : scope) full += p + ".";
+      full += name;
+      if (!range.empty() && range[0] == '[') full += range;
+      v.names.insert(full);
+    } else if (!tok.empty() && tok[0] == '#') {
+      const uint64_t t = std::stoull(tok.substr(1));
+      v.first_time = std::min(v.first_time, t);
+      v.last_time = std::max(v.last_time, t);
+    }
+  }
+  return v;
+}
+
+void run_small_program(tsim::Simulator::Options o) {
+  tsim::Simulator sim(o);
+  Program p(build_config());
+  DevBuf inp(4096);
+  p.load(MemId::kInp, 0, inp.base(16), 1, 4, 4, push_next()).finish(pop_prev());
+  DevBuf insns(p.insns().size() * 16);
+  for (size_t i = 0; i < p.insns().size(); ++i) store_insn(insns.data() + 16 * i, p.insns()[i]);
+  ASSERT_EQ(sim.run(insns.phys(), uint32_t(p.insns().size()), 0), RunStatus::kOk) << sim.last_error();
+}
+
+TEST(TsimWave, VcdWindowAndSaveFileSignalsExist) {
+  const fs::path dir = fs::temp_directory_path() / "vta_tsim_wave_test";
+  fs::create_directories(dir);
+  tsim::Simulator::Options o;
+  o.wave = tsim::WaveOptions{(dir / "run.vcd").string(), 20, 60, 0};
+  run_small_program(o);
+  ASSERT_TRUE(fs::exists(dir / "run.vcd"));
+  EXPECT_FALSE(fs::exists(dir / "run.vcd.tmp.fst")) << "the intermediate FST is removed";
+  ASSERT_TRUE(fs::exists(dir / "run.gtkw"));
+  const Vcd v = parse_vcd(dir / "run.vcd");
+  EXPECT_GE(v.first_time, 40u) << "dump starts at cycle 20 (two dumps per cycle)";
+  EXPECT_LT(v.last_time, 120u) << "dump stops before cycle 60";
+  EXPECT_GT(v.names.size(), 500u);
+  // every signal of the save file is in the dump, with its exact name and range
+  std::ifstream gtkw(dir / "run.gtkw");
+  std::string line;
+  size_t signals = 0;
+  while (std::getline(gtkw, line)) {
+    if (line.rfind("TOP.", 0) != 0) continue;
+    ++signals;
+    EXPECT_TRUE(v.names.count(line)) << "save file names " << line << ", which the dump does not have";
+  }
+  EXPECT_GT(signals, 60u);
+  fs::remove_all(dir);
+}
+
+TEST(TsimWave, Fst) {
+  const fs::path dir = fs::temp_directory_path() / "vta_tsim_wave_fst";
+  fs::create_directories(dir);
+  tsim::Simulator::Options o;
+  o.wave = tsim::WaveOptions{(dir / "run.fst").string(), 0, UINT64_MAX, 0};
+  run_small_program(o);
+  ASSERT_TRUE(fs::exists(dir / "run.fst"));
+  EXPECT_GT(fs::file_size(dir / "run.fst"), 1000u);
+  EXPECT_TRUE(fs::exists(dir / "run.gtkw"));
+  fs::remove_all(dir);
+}
+
+TEST(TsimWave, BadWaveOptionsAreNamed) {
+  tsim::Simulator::Options o;
+  o.wave = tsim::WaveOptions{"run.txt", 0, UINT64_MAX, 0};
+  EXPECT_THROW(tsim::Simulator{o}, std::invalid_argument);
+  o.wave = tsim::WaveOptions{"run.fst", 50, 10, 0};
+  EXPECT_THROW(tsim::Simulator{o}, std::invalid_argument);
+  o.wave = tsim::WaveOptions{"run.fst", 0, 10, 2};  // depth is a build option (VTA_TSIM_TRACE_DEPTH)
+  EXPECT_THROW(tsim::Simulator{o}, std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vta::test
