@@ -1,8 +1,24 @@
 #!/usr/bin/env bash
-# Builds and runs the benchmarks (numbers, not pass/fail). Extra arguments go to Google Benchmark.
+# Builds and runs the benchmarks (numbers, not pass/fail): the fsim kernels, the tsim speed and the
+# tutorials' cycles against their bounds, and the clean build time of the tsim (Verilator + C++).
+# Extra arguments go to Google Benchmark.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh"
 build="${VTA_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
 "$build/bench/vta_bench_fsim" "$@"
+"$build/bench/vta_bench_tsim" "$@"
+
+# Clean build time of the tsim library alone (configure runs Verilator; then the C++ compile).
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+start=$(date +%s.%N)
+cmake -S "$root" -B "$tmp" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVTA_BUILD_TESTS=OFF -DVTA_BUILD_EXAMPLES=OFF \
+  -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF >/dev/null
+configured=$(date +%s.%N)
+cmake --build "$tmp" --target vta_tsim --parallel "$(nproc)" >/dev/null
+built=$(date +%s.%N)
+printf 'tsim clean build: %.1f s (configure incl. Verilator %.1f s, compile %.1f s, %d cores)\n' \
+  "$(awk "BEGIN{print $built - $start}")" "$(awk "BEGIN{print $configured - $start}")" \
+  "$(awk "BEGIN{print $built - $configured}")" "$(nproc)"

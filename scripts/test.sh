@@ -20,10 +20,22 @@ build="${VTA_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
 (cd "$build" && ctest --output-on-failure --timeout 600 -j "$jobs" "${ctest_args[@]}")
 
+# The RTL is configurable for real: a tsim per second configuration (BLOCK 8 with smaller buffers,
+# BATCH 2) must agree with the fsim on the random differential programs.
+if [ "${#ctest_args[@]}" -eq 0 ]; then
+  for cfg in block8 batch2; do
+    dir="${VTA_BUILD_DIR:-$root/build}-$cfg"
+    "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
+      -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF --target vta_tsim_diff_tests >/dev/null
+    echo "== tsim differential, config $cfg =="
+    "$dir/tests/vta_tsim_diff_tests"
+  done
+fi
+
 if [ "$sanitizers" -eq 1 ]; then
   asan="${VTA_ASAN_BUILD_DIR:-$root/build-asan}"
   "$root/scripts/build.sh" "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVTA_SANITIZERS=address,undefined \
-    -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF
+    -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_BUILD_TSIM=OFF
   (cd "$asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure --timeout 900 -j "$jobs" "${ctest_args[@]}")
 fi

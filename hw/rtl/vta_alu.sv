@@ -126,15 +126,23 @@ module vta_alu
   acc_t dst_val, src_val, result;
   logic [AccWidth-1:0] imm_ext;
 
+  // The lanes' result is a don't-care when S2 is empty: holding the previous value then (instead of
+  // computing on stale operands) lets a simulator skip the datapath in idle cycles.
   always_comb begin
-    dst_val = forward(s2_addr_q, acc_rdata_i, s3_valid_q, s3_addr_q, s3_data_q, s4_valid_q, s4_addr_q, s4_data_q);
+    dst_val = s3_data_q;
+    src_val = s3_data_q;
+    result  = s3_data_q;
+    out_d   = out_q;
     imm_ext = AccWidth'(signed'(insn_q.imm));
-    for (int l = 0; l < Lanes; l++) begin
-      src_val[l * AccWidth +: AccWidth] = insn_q.use_imm ? imm_ext : s2_src_q[l * AccWidth +: AccWidth];
-      result[l * AccWidth +: AccWidth] =
-          alu_lane(insn_q.alu_opcode, dst_val[l * AccWidth +: AccWidth], src_val[l * AccWidth +: AccWidth]);
+    if (s2_valid_q) begin
+      dst_val = forward(s2_addr_q, acc_rdata_i, s3_valid_q, s3_addr_q, s3_data_q, s4_valid_q, s4_addr_q, s4_data_q);
+      for (int l = 0; l < Lanes; l++) begin
+        src_val[l * AccWidth +: AccWidth] = insn_q.use_imm ? imm_ext : s2_src_q[l * AccWidth +: AccWidth];
+        result[l * AccWidth +: AccWidth] =
+            alu_lane(insn_q.alu_opcode, dst_val[l * AccWidth +: AccWidth], src_val[l * AccWidth +: AccWidth]);
+      end
+      for (int l = 0; l < Lanes; l++) out_d[l * OutWidth +: OutWidth] = result[l * AccWidth +: OutWidth];
     end
-    for (int l = 0; l < Lanes; l++) out_d[l * OutWidth +: OutWidth] = result[l * AccWidth +: OutWidth];
   end
 
   // ---- next state ----------------------------------------------------------------------------

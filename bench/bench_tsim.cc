@@ -1,0 +1,55 @@
+// tsim benchmarks: simulation speed (simulated cycles per wall-clock second, measured inside the
+// simulator's run loop, so the workloads' data preparation and reference checks are not counted) and
+// the cycles of both tutorial workloads next to their bounds (compute: one GEMM or ALU micro-op per
+// cycle; memory: every byte moved at one bus beat per cycle).
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "tutorials.h"
+#include "vta/build_config.h"
+#include "vta/runtime.h"
+#include "vta/tsim.h"
+
+namespace {
+
+void run_tutorial(benchmark::State& state, vta::tutorials::Result (*workload)(uint32_t)) {
+  setenv("VTA_TARGET", "tsim", 1);
+  uint64_t cycles = 0;
+  vta::Stats stats;
+  const auto before = vta::tsim::speed_totals();
+  for (auto _ : state) {
+    VTARuntimeShutdown();
+    const vta::tutorials::Result r = workload(0);
+    if (!r.ran || r.mismatches != 0) {
+      state.SkipWithError(("workload failed: " + r.error).c_str());
+      break;
+    }
+    stats = r.stats;
+    cycles = stats.cycle_count.value_or(0);
+  }
+  VTARuntimeShutdown();
+  const auto after = vta::tsim::speed_totals();
+  const double compute = double(stats.gemm_counter + stats.alu_counter);
+  const double bytes = double(stats.inp_load_nbytes + stats.wgt_load_nbytes + stats.acc_load_nbytes +
+                              stats.uop_load_nbytes + stats.out_store_nbytes);
+  const double memory = bytes / (vta::build_config().bus_width() / 8.0);
+  state.counters["cycles"] = double(cycles);
+  state.counters["compute_bound"] = compute;
+  state.counters["memory_bound"] = memory;
+  state.counters["over_bound_pct"] = 100.0 * (double(cycles) - std::max(compute, memory)) / std::max(compute, memory);
+  state.counters["sim_cycles_per_s"] =
+      double(after.cycles - before.cycles) / std::max(1e-9, after.seconds - before.seconds);
+}
+
+void BM_TsimConvolution(benchmark::State& state) { run_tutorial(state, vta::tutorials::convolution); }
+void BM_TsimMatrixMultiply(benchmark::State& state) { run_tutorial(state, vta::tutorials::matrix_multiply); }
+
+BENCHMARK(BM_TsimConvolution)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_TsimMatrixMultiply)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();
