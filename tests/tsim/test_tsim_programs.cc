@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "../driver/workloads.h"
+#include "../driver/program_suite.h"
 #include "tutorials.h"
 #include "vta/build_config.h"
 #include "vta/runtime.h"
@@ -17,14 +17,6 @@
 namespace vta::test {
 namespace {
 
-void expect_clean(const WorkloadResult& r) {
-  ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
-  EXPECT_EQ(r.mismatches, 0u);
-  EXPECT_TRUE(r.stats.counters_equal(r.expected)) << "got " << r.stats.to_json() << "\nwant " << r.expected.to_json();
-  ASSERT_TRUE(r.stats.cycle_count.has_value());
-  EXPECT_GT(*r.stats.cycle_count, 0u);
-}
-
 TEST(Tsim, IsARegisteredBackend) {
   const auto names = backend_names();
   EXPECT_NE(std::find(names.begin(), names.end(), "tsim"), names.end());
@@ -32,24 +24,26 @@ TEST(Tsim, IsARegisteredBackend) {
   EXPECT_EQ(dev->target(), "tsim");
 }
 
-TEST(Tsim, BlockedGemmWithOneAndTwoVirtualThreads) {
+// The fsim's program suite (tests/driver/program_suite.h), unchanged, on the tsim.
+TEST(Tsim, AluEveryOpcodeImmediateAndVectorWithAndWithoutCompression) {
   auto dev = make_device("tsim", build_config());
-  for (bool compression : {false, true}) {
-    for (int vt : {1, 2}) {
-      SCOPED_TRACE(std::string(compression ? "compressed" : "plain") + " vt " + std::to_string(vt));
-      expect_clean(blocked_gemm(*dev, 4, 64, 32, compression, vt, 7));
-    }
-  }
+  alu_every_opcode_suite(*dev, build_config());
 }
 
-TEST(Tsim, AluEveryOpcode) {
+TEST(Tsim, GemmSingleBlock) {
   auto dev = make_device("tsim", build_config());
-  for (AluOp op : {AluOp::kMin, AluOp::kMax, AluOp::kAdd, AluOp::kShr, AluOp::kMul}) {
-    for (bool imm : {true, false}) {
-      SCOPED_TRACE(std::string(to_string(op)) + (imm ? " imm" : " vector"));
-      expect_clean(alu_workload(*dev, op, imm, 2, 64, true, 3));
-    }
-  }
+  gemm_single_block_suite(*dev, build_config());
+}
+
+TEST(Tsim, BlockedGemmOneAndTwoVirtualThreads) {
+  auto dev = make_device("tsim", build_config());
+  blocked_gemm_suite(*dev, build_config());
+}
+
+TEST(Tsim, ReferenceSizesBlockedGemm256) {
+  if (build_config().batch() != 1 || build_config().block_in() != 16) GTEST_SKIP() << "the reference sizes assume 1x16";
+  auto dev = make_device("tsim", build_config());
+  reference_sizes_suite(*dev);
 }
 
 TEST(Tsim, ReferenceRegisterOffsets) {
