@@ -20,10 +20,10 @@ build="${VTA_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
 (cd "$build" && ctest --output-on-failure --timeout 600 -j "$jobs" "${ctest_args[@]}")
 
-# The RTL is configurable for real: a tsim per second configuration (BLOCK 8 with smaller buffers,
-# BATCH 2) must agree with the fsim on the random differential programs.
+# The RTL is configurable for real: a tsim per other configuration (BLOCK 8 with smaller buffers,
+# BATCH 2, a 256-bit bus) must agree with the fsim on the random differential programs.
 if [ "${#ctest_args[@]}" -eq 0 ]; then
-  for cfg in block8 batch2; do
+  for cfg in block8 batch2 bus256; do
     dir="${VTA_BUILD_DIR:-$root/build}-$cfg"
     "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
       -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF --target vta_tsim_diff_tests >/dev/null

@@ -3,9 +3,10 @@
 // the dispatch (head-of-line).
 //
 // The read-data channel is shared with the other memory clients, so fetch must never hold it: it
-// requests only as many instructions as its local buffer can take (credits), and therefore always
-// accepts the beats it asked for. Commands ask for at least half a buffer unless fewer instructions
-// remain.
+// requests only as many instructions as its local buffer can take (credits), and therefore accepts
+// the beats it asked for at once (buses narrower than an instruction: one beat per cycle; wider: one
+// instruction per cycle, the beat held until its last instruction of the stream leaves). Commands
+// ask for at least half a buffer unless fewer instructions remain.
 module vta_fetch
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -37,21 +38,15 @@ module vta_fetch
 );
   localparam int unsigned InsnBytes = InsWidth / 8;
   localparam int unsigned BusBytes = BusWidth / 8;
-  localparam int unsigned BeatsPerInsn = InsnBytes / BusBytes;
-  localparam int unsigned BeatW = (BeatsPerInsn > 1) ? $clog2(BeatsPerInsn) : 1;
+  localparam int unsigned BeatsPerInsn = (InsnBytes > BusBytes) ? InsnBytes / BusBytes : 1;
+  localparam int unsigned InsnsPerBeat = (BusBytes > InsnBytes) ? BusBytes / InsnBytes : 1;
   localparam int unsigned CntW = $clog2(BufDepth + 1);
-
-  if (BusBytes > InsnBytes) begin : gen_bus_check
-    $error("vta_fetch: buses wider than one instruction (128 bits) are not supported yet");
-  end
 
   logic               active_d, active_q;
   logic [31:0]        to_request_d, to_request_q;   // instructions not yet requested
   logic [31:0]        to_dispatch_d, to_dispatch_q; // instructions not yet dispatched
   logic [31:0]        next_addr_d, next_addr_q;
   logic [CntW-1:0]    outstanding_d, outstanding_q; // requested, not yet received
-  logic [BeatW-1:0]   beat_d, beat_q;
-  logic [InsWidth-1:0] gather_d, gather_q;
   logic [31:0]        chunk;
   logic [CntW-1:0]    free;
 
@@ -72,13 +67,75 @@ module vta_fetch
     .count_o  (buf_count)
   );
 
-  if (BeatsPerInsn == 1) begin : gen_one_beat
-    assign buf_wdata = insn_t'(rdata_i);
-    assign gather_d  = gather_q;
-  end else begin : gen_beats
-    // Beats enter from the top, so the first (low) word of the instruction ends in the low bits.
-    assign buf_wdata = {rdata_i, gather_q[InsWidth-1:BusWidth]};
-    assign gather_d  = (rdata_valid_i && rdata_ready_o) ? buf_wdata : gather_q;
+  // ---- beats into instructions -------------------------------------------------------------------
+  // rx_ready: the beat on rdata_i is consumed this cycle; rx_write: an instruction enters the buffer.
+  logic rx_ready, rx_write, cmd_fire, cmdq_wready;
+  assign cmd_fire = cmd_valid_o && cmd_ready_i;
+
+  if (InsnsPerBeat > 1) begin : gen_wide
+    // Several instructions per beat: one leaves the beat per cycle, from the slot of the next
+    // instruction of the stream. The stream's commands are contiguous, so the slot just advances; a
+    // command ending inside a beat drops the rest of it (the next command reads that beat again).
+    localparam int unsigned SlotW = $clog2(InsnsPerBeat);
+    logic [SlotW-1:0] slot_d, slot_q;
+    logic [CntW-1:0]  left_d, left_q, cur_left, cmdq_head;
+    logic             cmdq_rvalid;
+    vta_fifo #(.Width(CntW), .Depth(4)) u_cmds (
+      .clk_i, .rst_ni, .wvalid_i(cmd_fire), .wready_o(cmdq_wready), .wdata_i(CntW'(chunk)),
+      .rvalid_o(cmdq_rvalid), .rready_i(rdata_valid_i && left_q == '0), .rdata_o(cmdq_head), .count_o());
+    assign cur_left  = (left_q != '0) ? left_q : cmdq_head;
+    assign rx_ready  = slot_q == SlotW'(InsnsPerBeat - 1) || cur_left == CntW'(1);
+    assign rx_write  = rdata_valid_i;
+    assign buf_wdata = rdata_i[slot_q * InsWidth +: InsWidth];
+    always_comb begin
+      slot_d = rdata_valid_i ? slot_q + 1'b1 : slot_q;
+      left_d = rdata_valid_i ? cur_left - 1'b1 : left_q;
+      if (!active_q && start_i) begin
+        slot_d = insn_addr_i[$clog2(BusBytes)-1:$clog2(InsnBytes)];
+        left_d = '0;
+      end
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        slot_q <= '0;
+        left_q <= '0;
+      end else begin
+        slot_q <= slot_d;
+        left_q <= left_d;
+      end
+    end
+    logic unused_wide;
+    assign unused_wide = cmdq_rvalid;  // a beat never arrives before its command
+  end else if (BeatsPerInsn > 1) begin : gen_beats
+    // Several beats per instruction: they enter from the top, so the first (low) word of the
+    // instruction ends in the low bits.
+    localparam int unsigned BeatW = $clog2(BeatsPerInsn);
+    logic [BeatW-1:0]    beat_d, beat_q;
+    logic [InsWidth-1:0] gather_d, gather_q;
+    assign cmdq_wready = 1'b1;
+    assign rx_ready    = 1'b1;
+    assign rx_write    = rdata_valid_i && beat_q == BeatW'(BeatsPerInsn - 1);
+    assign buf_wdata   = {rdata_i, gather_q[InsWidth-1:BusWidth]};
+    assign gather_d    = rdata_valid_i ? buf_wdata : gather_q;
+    always_comb begin
+      beat_d = beat_q;
+      if (rdata_valid_i) beat_d = (beat_q == BeatW'(BeatsPerInsn - 1)) ? '0 : beat_q + 1'b1;
+      if (!active_q && start_i) beat_d = '0;
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        beat_q   <= '0;
+        gather_q <= '0;
+      end else begin
+        beat_q   <= beat_d;
+        gather_q <= gather_d;
+      end
+    end
+  end else begin : gen_one_beat
+    assign cmdq_wready = 1'b1;
+    assign rx_ready    = 1'b1;
+    assign rx_write    = rdata_valid_i;
+    assign buf_wdata   = insn_t'(rdata_i);
   end
 
   // Commands: only what the buffer can hold once everything outstanding has arrived. (Outputs in
@@ -86,7 +143,8 @@ module vta_fetch
   always_comb begin
     free        = CntW'(BufDepth) - buf_count - outstanding_q;
     chunk       = (to_request_q < 32'(free)) ? to_request_q : 32'(free);
-    cmd_valid_o = active_q && to_request_q != '0 && (chunk == to_request_q || chunk >= 32'(BufDepth / 2));
+    cmd_valid_o = active_q && to_request_q != '0 && cmdq_wready &&
+                  (chunk == to_request_q || chunk >= 32'(BufDepth / 2));
     cmd_addr_o  = next_addr_q;
     cmd_bytes_o = chunk * InsnBytes;
   end
@@ -97,12 +155,10 @@ module vta_fetch
     to_dispatch_d = to_dispatch_q;
     next_addr_d   = next_addr_q;
     outstanding_d = outstanding_q;
-    beat_d        = beat_q;
 
-    // Beats: always accepted (the credits guarantee room).
-    rdata_ready_o = 1'b1;
-    buf_wvalid    = rdata_valid_i && beat_q == BeatW'(BeatsPerInsn - 1);
-    if (rdata_valid_i) beat_d = (beat_q == BeatW'(BeatsPerInsn - 1)) ? '0 : beat_q + 1'b1;
+    // Beats: accepted as fast as they become instructions (the credits guarantee buffer room).
+    rdata_ready_o = rx_ready;
+    buf_wvalid    = rx_write;
 
     // Dispatch the head of the buffer to its queue.
     load_valid_o    = 1'b0;
@@ -117,8 +173,8 @@ module vta_fetch
     buf_rready = (load_valid_o && load_ready_i) || (compute_valid_o && compute_ready_i) ||
                  (store_valid_o && store_ready_i);
 
-    outstanding_d = outstanding_q + ((cmd_valid_o && cmd_ready_i) ? CntW'(chunk) : '0) - CntW'(buf_wvalid);
-    if (cmd_valid_o && cmd_ready_i) begin
+    outstanding_d = outstanding_q + (cmd_fire ? CntW'(chunk) : '0) - CntW'(buf_wvalid);
+    if (cmd_fire) begin
       to_request_d = to_request_q - chunk;
       next_addr_d  = next_addr_q + chunk * InsnBytes;
     end
@@ -133,7 +189,6 @@ module vta_fetch
       to_dispatch_d = insn_count_i;
       next_addr_d   = insn_addr_i;
       outstanding_d = '0;
-      beat_d        = '0;
     end
     busy_o = active_q;
   end
@@ -148,16 +203,12 @@ module vta_fetch
       to_dispatch_q <= '0;
       next_addr_q   <= '0;
       outstanding_q <= '0;
-      beat_q        <= '0;
-      gather_q      <= '0;
     end else begin
       active_q      <= active_d;
       to_request_q  <= to_request_d;
       to_dispatch_q <= to_dispatch_d;
       next_addr_q   <= next_addr_d;
       outstanding_q <= outstanding_d;
-      beat_q        <= beat_d;
-      gather_q      <= gather_d;
     end
   end
 endmodule : vta_fetch
