@@ -1,0 +1,26 @@
+#pragma once
+/// \file vta/compiler/lower.h
+/// Lowering a schedule to a loop nest, printing it as TIR-like text, and running it on host buffers
+/// (a reference interpreter: the independent check of every later pass).
+
+#include <map>
+
+#include "vta/compiler/schedule.h"
+
+namespace vta::compiler {
+
+/// The loop nests of every stage in order; intermediates (tensors not in `args`) are allocated in
+/// their stage's scope around the nests that use them.
+Stmt lower(const Schedule& s, const std::vector<Tensor>& args);
+
+/// Readable text in the style of the seeds' listings (`for (i0: int32, 0, 64) {`).
+std::string to_text(const Stmt& s);
+std::string to_text(const Expr& e);
+
+/// Host storage of a tensor: one int64 per element, row-major.
+using Buffers = std::map<const TensorNode*, std::vector<int64_t>*>;
+/// Executes `s`, reading and writing `args` (all tensors in `args` must be given); intermediates are
+/// allocated by their Allocate nodes. Stores wrap values to the tensor's type.
+void run(const Stmt& s, const Buffers& args);
+
+}  // namespace vta::compiler

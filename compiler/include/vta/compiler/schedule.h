@@ -1,0 +1,62 @@
+#pragma once
+/// \file vta/compiler/schedule.h
+/// Schedules: one stage per compute operation, with the primitives that change its loop nest
+/// (split by factor or nparts, reorder) and its storage scope. Each primitive checks its arguments and
+/// throws ScheduleError naming the stage, the axis and the reason.
+
+#include <map>
+#include <utility>
+
+#include "vta/compiler/ir.h"
+
+namespace vta::compiler {
+
+/// parent = outer * factor + inner
+struct SplitRelation {
+  IterVar parent, outer, inner;
+  int64_t factor;
+};
+
+class Stage {
+ public:
+  explicit Stage(Operation op);
+  const Operation& op() const { return op_; }
+  const std::string& name() const { return op_->name; }
+  /// The loops of this stage, outermost first.
+  const std::vector<IterVar>& leaves() const { return leaves_; }
+  const std::vector<SplitRelation>& splits() const { return splits_; }
+  const std::string& scope() const { return scope_; }
+
+  /// Splits `parent` (a current leaf) into (outer, inner) with inner extent `factor`.
+  std::pair<IterVar, IterVar> split(const IterVar& parent, int64_t factor);
+  /// Splits `parent` into `nparts` outer iterations.
+  std::pair<IterVar, IterVar> split_nparts(const IterVar& parent, int64_t nparts);
+  /// Reorders the given leaves among the positions they occupy (te reorder).
+  void reorder(const std::vector<IterVar>& order);
+  /// The storage scope of the stage's output ("global" by default).
+  void set_scope(const std::string& scope);
+
+ private:
+  size_t leaf_index(const IterVar& iv, const char* primitive) const;
+  Operation op_;
+  std::vector<IterVar> leaves_;
+  std::vector<SplitRelation> splits_;
+  std::string scope_ = "global";
+};
+
+class Schedule {
+ public:
+  /// Stages in dependency order (producers first) for every compute reachable from `outputs`.
+  explicit Schedule(const std::vector<Tensor>& outputs);
+  Stage& operator[](const Tensor& t);
+  const std::vector<Stage>& stages() const { return stages_; }
+  const std::vector<Tensor>& outputs() const { return outputs_; }
+
+ private:
+  std::vector<Stage> stages_;
+  std::vector<Tensor> outputs_;
+};
+
+Schedule create_schedule(const Tensor& output);
+
+}  // namespace vta::compiler

@@ -1,0 +1,204 @@
+#include "vta/compiler/ir.h"
+
+#include "vta/compiler/te.h"
+
+namespace vta::compiler {
+
+const char* to_string(DType t) {
+  switch (t) {
+    case DType::kInt8: return "int8";
+    case DType::kInt32: return "int32";
+    case DType::kBool: return "bool";
+  }
+  return "?";
+}
+
+int bits(DType t) {
+  switch (t) {
+    case DType::kInt8: return 8;
+    case DType::kInt32: return 32;
+    case DType::kBool: return 1;
+  }
+  return 0;
+}
+
+int64_t TensorNode::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Expr make_int(int64_t v, DType t) {
+  auto n = std::make_shared<ExprNode>();
+  n->kind = ExprKind::kInt, n->dtype = t, n->value = v;
+  return n;
+}
+
+Var make_var(const std::string& name) {
+  auto n = std::make_shared<VarNode>();
+  n->kind = ExprKind::kVar, n->dtype = DType::kInt32, n->name = name;
+  return n;
+}
+
+Expr make_binary(ExprKind k, Expr a, Expr b) {
+  if (!a || !b) throw InternalError("make_binary: null operand");
+  if (a->dtype != b->dtype) {
+    throw ScheduleError(std::string("type mismatch: ") + to_string(a->dtype) + " and " + to_string(b->dtype) +
+                        " operands (insert a cast)");
+  }
+  auto n = std::make_shared<ExprNode>();
+  n->kind = k, n->dtype = k == ExprKind::kLt ? DType::kBool : a->dtype, n->a = std::move(a), n->b = std::move(b);
+  return n;
+}
+
+Expr make_cast(DType t, Expr a) {
+  auto n = std::make_shared<ExprNode>();
+  n->kind = ExprKind::kCast, n->dtype = t, n->a = std::move(a);
+  return n;
+}
+
+Expr make_read(Tensor t, std::vector<Expr> indices) {
+  if (indices.size() != t->shape.size()) {
+    throw ScheduleError("tensor " + t->name + " has " + std::to_string(t->shape.size()) + " dimensions, read with " +
+                        std::to_string(indices.size()) + " indices");
+  }
+  auto n = std::make_shared<ExprNode>();
+  n->kind = ExprKind::kRead, n->dtype = t->dtype, n->tensor = std::move(t), n->indices = std::move(indices);
+  return n;
+}
+
+Expr make_reduce(Expr body, const std::vector<IterVar>& axes) {
+  auto n = std::make_shared<ExprNode>();
+  n->kind = ExprKind::kReduce, n->dtype = body->dtype, n->a = std::move(body);
+  for (const auto& iv : axes) {
+    if (!iv.reduce) throw ScheduleError("sum over " + iv.var->name + ", which is not a reduce_axis");
+    n->reduce_axes.push_back(iv.var);
+    n->reduce_extents.push_back(iv.extent);
+  }
+  return n;
+}
+
+namespace {
+Expr like(const Expr& other, int64_t v) { return make_int(v, other->dtype); }
+}  // namespace
+
+Expr operator+(Expr a, Expr b) { return make_binary(ExprKind::kAdd, std::move(a), std::move(b)); }
+Expr operator-(Expr a, Expr b) { return make_binary(ExprKind::kSub, std::move(a), std::move(b)); }
+Expr operator*(Expr a, Expr b) { return make_binary(ExprKind::kMul, std::move(a), std::move(b)); }
+Expr operator>>(Expr a, Expr b) { return make_binary(ExprKind::kShr, std::move(a), std::move(b)); }
+Expr operator+(Expr a, int64_t b) { return a + like(a, b); }
+Expr operator*(Expr a, int64_t b) { return a * like(a, b); }
+Expr operator>>(Expr a, int64_t b) { return a >> like(a, b); }
+Expr max(Expr a, Expr b) { return make_binary(ExprKind::kMax, std::move(a), std::move(b)); }
+Expr min(Expr a, Expr b) { return make_binary(ExprKind::kMin, std::move(a), std::move(b)); }
+Expr max(Expr a, int64_t b) { return max(a, like(a, b)); }
+Expr min(Expr a, int64_t b) { return min(a, like(a, b)); }
+Expr floordiv(Expr a, int64_t b) { return make_binary(ExprKind::kFloorDiv, a, like(a, b)); }
+Expr floormod(Expr a, int64_t b) { return make_binary(ExprKind::kFloorMod, a, like(a, b)); }
+Expr cast(DType t, Expr a) { return make_cast(t, std::move(a)); }
+
+Stmt make_for(Var v, int64_t extent, Stmt body) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kFor, n->var = std::move(v), n->extent = extent, n->body = std::move(body);
+  return n;
+}
+
+Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kStore, n->tensor = std::move(t), n->indices = std::move(indices), n->value = std::move(value);
+  return n;
+}
+
+Stmt make_seq(std::vector<Stmt> stmts) {
+  if (stmts.size() == 1) return stmts[0];
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kSeq, n->seq = std::move(stmts);
+  return n;
+}
+
+Stmt make_allocate(Tensor t, std::string scope, Stmt body) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kAllocate, n->tensor = std::move(t), n->scope = std::move(scope), n->body = std::move(body);
+  return n;
+}
+
+IterVar reduce_axis(int64_t extent, const std::string& name) {
+  if (extent <= 0) throw ScheduleError("reduce_axis " + name + ": extent " + std::to_string(extent) + " must be positive");
+  return {make_var(name), extent, true};
+}
+
+// ---- the DSL ------------------------------------------------------------------------------------------
+namespace {
+
+void collect_inputs(const Expr& e, std::vector<Tensor>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::kRead) {
+    bool seen = false;
+    for (const auto& t : out) seen = seen || t == e->tensor;
+    if (!seen) out.push_back(e->tensor);
+    for (const auto& i : e->indices) collect_inputs(i, out);
+    return;
+  }
+  collect_inputs(e->a, out);
+  collect_inputs(e->b, out);
+}
+
+void check_shape(const std::vector<int64_t>& shape, const std::string& name) {
+  for (int64_t d : shape) {
+    if (d <= 0) throw ScheduleError("tensor " + name + ": dimension " + std::to_string(d) + " must be positive");
+  }
+}
+
+}  // namespace
+
+Tensor placeholder(std::vector<int64_t> shape, const std::string& name, DType dtype) {
+  check_shape(shape, name);
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OperationNode::Kind::kPlaceholder, op->name = name;
+  auto t = std::make_shared<TensorNode>();
+  t->name = name, t->shape = std::move(shape), t->dtype = dtype, t->op = op;
+  return t;
+}
+
+Tensor compute(std::vector<int64_t> shape, const std::function<Expr(const Indices&)>& body, const std::string& name) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    std::string n = std::to_string(i);
+    n.insert(n.begin(), 'i');  // (not "i" + ...: GCC 12 -O3 warns falsely about that concatenation)
+    names.push_back(std::move(n));
+  }
+  return compute(std::move(shape), names, body, name);
+}
+
+Tensor compute(std::vector<int64_t> shape, const std::vector<std::string>& axis_names,
+               const std::function<Expr(const Indices&)>& body, const std::string& name) {
+  check_shape(shape, name);
+  if (axis_names.size() != shape.size()) {
+    throw ScheduleError("compute " + name + ": " + std::to_string(axis_names.size()) + " axis names for " +
+                        std::to_string(shape.size()) + " dimensions");
+  }
+  auto op = std::make_shared<OperationNode>();
+  op->kind = OperationNode::Kind::kCompute, op->name = name;
+  Indices vars;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    op->axis.push_back({make_var(axis_names[i]), shape[i], false});
+    vars.push_back(op->axis.back().var);
+  }
+  op->body = body(vars);
+  if (!op->body) throw ScheduleError("compute " + name + ": the body is empty");
+  if (op->body->kind == ExprKind::kReduce) {
+    // the reduction axes' extents are recorded on the expression's vars by sum()
+    const auto& b = *op->body;
+    for (size_t i = 0; i < b.reduce_axes.size(); ++i) op->reduce_axis.push_back({b.reduce_axes[i], b.reduce_extents[i], true});
+  }
+  collect_inputs(op->body, op->inputs);
+  auto t = std::make_shared<TensorNode>();
+  t->name = name, t->shape = std::move(shape), t->dtype = op->body->dtype, t->op = op;
+  return t;
+}
+
+Expr read(const Tensor& t, std::vector<Expr> indices) { return make_read(t, std::move(indices)); }
+
+Expr sum(Expr body, const std::vector<IterVar>& axes) { return make_reduce(std::move(body), axes); }
+
+}  // namespace vta::compiler

@@ -1,0 +1,93 @@
+#include "vta/compiler/schedule.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace vta::compiler {
+
+Stage::Stage(Operation op) : op_(std::move(op)) {
+  leaves_ = op_->axis;
+  leaves_.insert(leaves_.end(), op_->reduce_axis.begin(), op_->reduce_axis.end());
+}
+
+size_t Stage::leaf_index(const IterVar& iv, const char* primitive) const {
+  for (size_t i = 0; i < leaves_.size(); ++i) {
+    if (leaves_[i].var == iv.var) return i;
+  }
+  throw ScheduleError(std::string(primitive) + " on stage " + name() + ": axis " + (iv.var ? iv.var->name : "<null>") +
+                      " is not a loop of this stage (already split, or of another stage)");
+}
+
+std::pair<IterVar, IterVar> Stage::split(const IterVar& parent, int64_t factor) {
+  const size_t at = leaf_index(parent, "split");
+  const IterVar& p = leaves_[at];
+  if (factor <= 0) {
+    throw ScheduleError("split on stage " + name() + ", axis " + p.var->name + ": factor " + std::to_string(factor) +
+                        " must be positive");
+  }
+  if (p.extent % factor != 0) {
+    throw ScheduleError("split on stage " + name() + ", axis " + p.var->name + ": factor " + std::to_string(factor) +
+                        " does not divide the extent " + std::to_string(p.extent) +
+                        " (only exact splits are supported; pick a divisor)");
+  }
+  IterVar outer{make_var(p.var->name + ".outer"), p.extent / factor, p.reduce};
+  IterVar inner{make_var(p.var->name + ".inner"), factor, p.reduce};
+  splits_.push_back({p, outer, inner, factor});
+  leaves_[at] = outer;
+  leaves_.insert(leaves_.begin() + std::ptrdiff_t(at) + 1, inner);
+  return {outer, inner};
+}
+
+std::pair<IterVar, IterVar> Stage::split_nparts(const IterVar& parent, int64_t nparts) {
+  const size_t at = leaf_index(parent, "split");
+  const IterVar& p = leaves_[at];
+  if (nparts <= 0 || p.extent % nparts != 0) {
+    throw ScheduleError("split on stage " + name() + ", axis " + p.var->name + ": nparts " + std::to_string(nparts) +
+                        " does not divide the extent " + std::to_string(p.extent));
+  }
+  return split(parent, p.extent / nparts);
+}
+
+void Stage::reorder(const std::vector<IterVar>& order) {
+  std::vector<size_t> positions;
+  std::set<const VarNode*> seen;
+  for (const auto& iv : order) {
+    positions.push_back(leaf_index(iv, "reorder"));
+    if (!seen.insert(iv.var.get()).second) {
+      throw ScheduleError("reorder on stage " + name() + ": axis " + iv.var->name + " is given twice");
+    }
+  }
+  std::vector<size_t> slots = positions;
+  std::sort(slots.begin(), slots.end());
+  std::vector<IterVar> next = leaves_;
+  for (size_t k = 0; k < order.size(); ++k) next[slots[k]] = leaves_[positions[k]];
+  leaves_ = std::move(next);
+}
+
+void Stage::set_scope(const std::string& scope) {
+  if (scope.empty()) throw ScheduleError("set_scope on stage " + name() + ": empty scope");
+  scope_ = scope;
+}
+
+Schedule::Schedule(const std::vector<Tensor>& outputs) : outputs_(outputs) {
+  // post-order over the producers: every stage after the stages it reads
+  std::set<const OperationNode*> visited;
+  std::function<void(const Tensor&)> visit = [&](const Tensor& t) {
+    if (t->op->kind != OperationNode::Kind::kCompute || !visited.insert(t->op.get()).second) return;
+    for (const auto& in : t->op->inputs) visit(in);
+    stages_.emplace_back(t->op);
+  };
+  for (const auto& t : outputs) visit(t);
+}
+
+Stage& Schedule::operator[](const Tensor& t) {
+  for (auto& s : stages_) {
+    if (s.op() == t->op) return s;
+  }
+  throw ScheduleError("tensor " + t->name + " has no stage in this schedule (a placeholder, or not an input of the output)");
+}
+
+Schedule create_schedule(const Tensor& output) { return Schedule({output}); }
+
+}  // namespace vta::compiler

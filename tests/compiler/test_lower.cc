@@ -1,0 +1,165 @@
+// The compiler's first layer: the tensor-expression DSL, schedules (split, reorder, scope), lowering
+// to loop nests, the printer and the reference interpreter. Lowered programs are run by the
+// interpreter and compared with plain C++ loops (an independent reference); schedules that only
+// reorganise loops must not change a single output.
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "vta/compiler/lower.h"
+#include "vta/compiler/te.h"
+
+namespace vta::compiler {
+namespace {
+
+constexpr int kBlock = 16;
+
+// The matrix-multiply tutorial's declaration (seed 001) at a small size: batch 1, 64 in, 64 out.
+struct Matmul {
+  int in_blocks = 4, out_blocks = 4;
+  Tensor data = placeholder({1, in_blocks, 1, kBlock}, "data", DType::kInt8);
+  Tensor weight = placeholder({out_blocks, in_blocks, kBlock, kBlock}, "weight", DType::kInt8);
+  IterVar ic = reduce_axis(in_blocks, "ic");
+  IterVar ic_tns = reduce_axis(kBlock, "ic_tns");
+  Tensor res_gem = compute(
+      {1, out_blocks, 1, kBlock}, {"bo", "co", "bi", "ci"},
+      [&](const Indices& i) {
+        return sum(cast(DType::kInt32, read(data, {i[0], ic.var, i[2], ic_tns.var})) *
+                       cast(DType::kInt32, read(weight, {i[1], ic.var, i[3], ic_tns.var})),
+                   {ic, ic_tns});
+      },
+      "res_gem");
+  Tensor res_shr = compute(res_gem->shape, [&](const Indices& i) { return read(res_gem, {i[0], i[1], i[2], i[3]}) >> 8; },
+                           "res_shr");
+  Tensor res_max = compute(res_gem->shape, [&](const Indices& i) { return max(read(res_shr, {i[0], i[1], i[2], i[3]}), 0); },
+                           "res_max");
+  Tensor res_min = compute(res_gem->shape, [&](const Indices& i) { return min(read(res_max, {i[0], i[1], i[2], i[3]}), 127); },
+                           "res_min");
+  Tensor res = compute(res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, read(res_min, {i[0], i[1], i[2], i[3]})); },
+                       "res");
+
+  std::vector<int64_t> a, w, out;
+  Matmul() {
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> d(-128, 127);
+    a.resize(size_t(data->elements()));
+    w.resize(size_t(weight->elements()));
+    for (auto& x : a) x = d(rng);
+    for (auto& x : w) x = d(rng);
+    out.assign(size_t(res->elements()), 0);
+  }
+  /// Plain loops: out[co*16+ci] = clip((sum_k a[k] * w[co][k/16][ci][k%16]) >> 8, 0, 127).
+  std::vector<int64_t> reference() const {
+    std::vector<int64_t> r(out.size());
+    for (int co = 0; co < out_blocks; ++co) {
+      for (int ci = 0; ci < kBlock; ++ci) {
+        int64_t acc = 0;
+        for (int k = 0; k < in_blocks * kBlock; ++k) {
+          acc += a[size_t(k)] * w[size_t(((co * in_blocks + k / kBlock) * kBlock + ci) * kBlock + k % kBlock)];
+        }
+        r[size_t(co * kBlock + ci)] = std::min<int64_t>(std::max<int64_t>(acc >> 8, 0), 127);
+      }
+    }
+    return r;
+  }
+  std::vector<int64_t> run_schedule(const Schedule& s) {
+    const Stmt body = lower(s, {data, weight, res});
+    out.assign(out.size(), -1);
+    run(body, {{data.get(), &a}, {weight.get(), &w}, {res.get(), &out}});
+    return out;
+  }
+};
+
+TEST(CompilerLower, DefaultScheduleOfTheMatmulTutorialComputesTheReference) {
+  Matmul m;
+  Schedule s = create_schedule(m.res);
+  ASSERT_EQ(s.stages().size(), 5u);  // res_gem, res_shr, res_max, res_min, res (placeholders have none)
+  EXPECT_EQ(m.run_schedule(s), m.reference());
+}
+
+TEST(CompilerLower, BlockingAndReorderDoNotChangeResults) {
+  Matmul m;
+  Schedule s = create_schedule(m.res);
+  // the tutorial's blocking of the output (factor 2 of 4 blocks) and of the reduction
+  Stage& out = s[m.res];
+  auto [co_o, co_i] = out.split(m.res->op->axis[1], 2);
+  out.reorder({co_o, m.res->op->axis[0], co_i});
+  Stage& gem = s[m.res_gem];
+  auto [ic_o, ic_i] = gem.split(m.ic, 2);
+  auto [ci_o, ci_i] = gem.split(m.res_gem->op->axis[3], 4);
+  EXPECT_EQ(m.run_schedule(s), m.reference());
+  // reduction loops interleaved with data-parallel ones: initialisation gets its own nest
+  gem.reorder({ic_o, ci_o});
+  const std::string text = to_text(lower(s, {m.data, m.weight, m.res}));
+  EXPECT_EQ(m.run_schedule(s), m.reference()) << text;
+  EXPECT_NE(text.find("for (ic.outer: int32, 0, 2) {"), std::string::npos) << text;
+  EXPECT_NE(text.find("res_gem[bo, co, bi, ((ci.outer*4) + ci.inner)] = 0"), std::string::npos) << text;
+}
+
+TEST(CompilerLower, PrintsTheLoweredProgram) {
+  Tensor a = placeholder({2, 3}, "A", DType::kInt32);
+  Tensor b = placeholder({2, 3}, "B", DType::kInt32);
+  Tensor t = compute({2, 3}, [&](const Indices& i) { return read(a, {i[0], i[1]}) + read(b, {i[0], i[1]}); }, "T");
+  Tensor c = compute({2, 3}, [&](const Indices& i) { return max(read(t, {i[0], i[1]}), 0); }, "C");
+  Schedule s = create_schedule(c);
+  s[t].set_scope("local.acc_buffer");
+  auto [o, in] = s[c].split(c->op->axis[1], 3);
+  (void)in;
+  EXPECT_EQ(to_text(lower(s, {a, b, c})),
+            "allocate(T: int32, [2, 3]), storage_scope = local.acc_buffer {\n"
+            "  for (i0: int32, 0, 2) {\n"
+            "    for (i1: int32, 0, 3) {\n"
+            "      T[i0, i1] = (A[i0, i1] + B[i0, i1])\n"
+            "    }\n"
+            "  }\n"
+            "  for (i0: int32, 0, 2) {\n"
+            "    for (i1.outer: int32, 0, 1) {\n"
+            "      for (i1.inner: int32, 0, 3) {\n"
+            "        C[i0, ((i1.outer*3) + i1.inner)] = max(T[i0, ((i1.outer*3) + i1.inner)], 0)\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(CompilerLower, ElementwiseAddThenRelu) {
+  Tensor a = placeholder({4, 32}, "A", DType::kInt32);
+  Tensor b = placeholder({4, 32}, "B", DType::kInt32);
+  Tensor sum_t = compute({4, 32}, [&](const Indices& i) { return read(a, {i[0], i[1]}) + read(b, {i[0], i[1]}); }, "S");
+  Tensor relu = compute({4, 32}, [&](const Indices& i) { return max(read(sum_t, {i[0], i[1]}), 0); }, "R");
+  std::vector<int64_t> va(128), vb(128), vr(128);
+  for (int i = 0; i < 128; ++i) va[size_t(i)] = i - 70, vb[size_t(i)] = (i * 7) % 13 - 6;
+  Schedule s = create_schedule(relu);
+  s[relu].split(relu->op->axis[1], 8);
+  run(lower(s, {a, b, relu}), {{a.get(), &va}, {b.get(), &vb}, {relu.get(), &vr}});
+  for (size_t i = 0; i < 128; ++i) EXPECT_EQ(vr[i], std::max<int64_t>(va[i] + vb[i], 0)) << i;
+}
+
+TEST(CompilerLower, ScheduleErrorsNameStageAxisAndReason) {
+  Matmul m;
+  Schedule s = create_schedule(m.res);
+  auto expect_error = [](auto&& f, const std::string& needle) {
+    try {
+      f();
+      ADD_FAILURE() << "no error; wanted: " << needle;
+    } catch (const ScheduleError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error([&] { s[m.res].split(m.res->op->axis[1], 3); },
+               "split on stage res, axis i1: factor 3 does not divide the extent 4");
+  expect_error([&] { s[m.res].reorder({m.ic}); }, "reorder on stage res: axis ic is not a loop of this stage");
+  auto [o, i] = s[m.res].split(m.res->op->axis[3], 4);
+  (void)o, (void)i;
+  expect_error([&] { s[m.res].split(m.res->op->axis[3], 2); }, "axis i3 is not a loop of this stage (already split");
+  expect_error([&] { s[m.res].reorder({o, o}); }, "axis i3.outer is given twice");
+  expect_error([&] { (void)read(m.data, {m.ic.var}); }, "tensor data has 4 dimensions, read with 1 indices");
+  expect_error([&] { (void)(read(m.data, {m.ic.var, m.ic.var, m.ic.var, m.ic.var}) + make_int(1)); },
+               "type mismatch: int8 and int32 operands (insert a cast)");
+  expect_error([&] { (void)lower(s, {m.data, m.weight}); }, "the output res must be one of the arguments");
+  expect_error([&] { (void)s[m.data]; }, "tensor data has no stage in this schedule");
+}
+
+}  // namespace
+}  // namespace vta::compiler
