@@ -31,45 +31,279 @@ Expr substitute(const Expr& e, const VarMap& m) {
   }
 }
 
-Stmt nest(const std::vector<IterVar>& loops, Stmt body) {
-  for (auto it = loops.rbegin(); it != loops.rend(); ++it) body = make_for(it->var, it->extent, std::move(body));
-  return body;
+// ---- affine forms and bound inference ---------------------------------------------------------------
+/// sum(coef * var) + constant, over variables compared by identity.
+struct Linear {
+  std::map<const ExprNode*, int64_t> coef;
+  std::map<const ExprNode*, Expr> vars;
+  int64_t c = 0;
+  bool constant() const { return coef.empty(); }
+  Linear operator+(const Linear& o) const {
+    Linear r = *this;
+    r.c += o.c;
+    for (const auto& [v, k] : o.coef) {
+      r.vars[v] = o.vars.at(v);
+      if ((r.coef[v] += k) == 0) r.coef.erase(v), r.vars.erase(v);
+    }
+    return r;
+  }
+  Linear scaled(int64_t k) const {
+    Linear r;
+    r.c = c * k;
+    if (k == 0) return r;
+    for (const auto& [v, x] : coef) r.coef[v] = x * k, r.vars[v] = vars.at(v);
+    return r;
+  }
+  Linear operator-(const Linear& o) const { return *this + o.scaled(-1); }
+  static Linear of(int64_t k) {
+    Linear r;
+    r.c = k;
+    return r;
+  }
+  static Linear of(const Expr& v) {
+    Linear r;
+    r.coef[v.get()] = 1, r.vars[v.get()] = v;
+    return r;
+  }
+  Expr to_expr() const {
+    Expr e;
+    for (const auto& [v, k] : coef) {
+      Expr term = k == 1 ? vars.at(v) : vars.at(v) * k;
+      e = e ? e + term : term;
+    }
+    if (!e) return make_int(c);
+    return c == 0 ? e : e + c;
+  }
+};
+
+struct Interval {
+  Linear lo, hi;
+};
+/// Intervals of the variables that range (others are fixed symbols: [v, v]).
+using Ranges = std::map<const ExprNode*, Interval>;
+
+Interval interval(const Expr& e, const Ranges& r, const std::string& stage) {
+  switch (e->kind) {
+    case ExprKind::kInt: return {Linear::of(e->value), Linear::of(e->value)};
+    case ExprKind::kVar: {
+      auto it = r.find(e.get());
+      if (it != r.end()) return it->second;
+      return {Linear::of(e), Linear::of(e)};
+    }
+    case ExprKind::kAdd: {
+      const Interval a = interval(e->a, r, stage), b = interval(e->b, r, stage);
+      return {a.lo + b.lo, a.hi + b.hi};
+    }
+    case ExprKind::kSub: {
+      const Interval a = interval(e->a, r, stage), b = interval(e->b, r, stage);
+      return {a.lo - b.hi, a.hi - b.lo};
+    }
+    case ExprKind::kMul: {
+      const Expr& k = e->b->kind == ExprKind::kInt ? e->b : e->a;
+      const Expr& x = e->b->kind == ExprKind::kInt ? e->a : e->b;
+      if (k->kind != ExprKind::kInt) break;
+      const Interval a = interval(x, r, stage);
+      return k->value >= 0 ? Interval{a.lo.scaled(k->value), a.hi.scaled(k->value)}
+                           : Interval{a.hi.scaled(k->value), a.lo.scaled(k->value)};
+    }
+    default: break;
+  }
+  throw ScheduleError("compute_at: stage " + stage + " reads with an index that is not affine in the loops: " +
+                      to_text(e) + " (bound inference handles sums and constant multiples)");
 }
 
-Stmt lower_stage(const Stage& s, const Tensor& out) {
-  const OperationNode& op = *s.op();
-  // original axis -> expression of the leaf loops (later splits refine earlier ones)
-  VarMap m;
-  for (auto it = s.splits().rbegin(); it != s.splits().rend(); ++it) {
-    auto value_of = [&](const IterVar& iv) -> Expr {
-      auto f = m.find(iv.var.get());
-      return f == m.end() ? Expr(iv.var) : f->second;
+/// Where a stage's original axis d starts (a linear form of enclosing loop variables) and its extent.
+struct Domain {
+  std::vector<Linear> lo;
+  std::vector<int64_t> extent;
+};
+
+struct Lowering {
+  const Schedule& s;
+  std::map<const OperationNode*, Domain> domains;
+  std::map<const OperationNode*, Tensor> tensors;
+  mutable std::map<const VarNode*, int64_t> extents;  // leaf extents after bound inference (+ init loops)
+
+  const Stage& stage_of(const OperationNode* op) const {
+    for (const auto& st : s.stages()) {
+      if (st.op().get() == op) return st;
+    }
+    throw InternalError("lower: no stage for an operation");
+  }
+
+  /// Leaf extents of a stage whose axes span `dom` (splits re-applied to the inferred extents).
+  void set_extents(const Stage& st, const Domain& dom) {
+    const OperationNode& op = *st.op();
+    for (size_t d = 0; d < op.axis.size(); ++d) extents[op.axis[d].var.get()] = dom.extent[d];
+    for (const auto& r : op.reduce_axis) extents[r.var.get()] = r.extent;
+    for (const auto& sp : st.splits()) {
+      const int64_t parent = extents.at(sp.parent.var.get());
+      if (parent % sp.factor != 0) {
+        throw ScheduleError("split on stage " + st.name() + ", axis " + sp.parent.var->name + ": factor " +
+                            std::to_string(sp.factor) + " does not divide the extent " + std::to_string(parent) +
+                            " this axis has after compute_at");
+      }
+      extents[sp.outer.var.get()] = parent / sp.factor;
+      extents[sp.inner.var.get()] = sp.factor;
+    }
+  }
+
+  /// Original axes (data and reduction) as expressions of the leaf loops, offset by the domain.
+  VarMap axis_values(const Stage& st) const {
+    VarMap m;
+    for (auto it = st.splits().rbegin(); it != st.splits().rend(); ++it) {
+      auto value_of = [&](const IterVar& iv) -> Expr {
+        auto f = m.find(iv.var.get());
+        return f == m.end() ? Expr(iv.var) : f->second;
+      };
+      m[it->parent.var.get()] = value_of(it->outer) * it->factor + value_of(it->inner);
+    }
+    const Domain& dom = domains.at(st.op().get());
+    for (size_t d = 0; d < st.op()->axis.size(); ++d) {
+      const Var& v = st.op()->axis[d].var;
+      auto f = m.find(v.get());
+      const Expr local = f == m.end() ? Expr(v) : f->second;
+      m[v.get()] = dom.lo[d].constant() && dom.lo[d].c == 0 ? local : dom.lo[d].to_expr() + local;
+    }
+    return m;
+  }
+
+  /// The region of `producer` read by consumer `c` whose leaves after position `fixed` range.
+  void infer_from(const Stage& c, size_t fixed, const OperationNode* producer, std::vector<Interval>& region,
+                  bool& any) {
+    Ranges ranges;
+    for (size_t i = fixed; i < c.leaves().size(); ++i) {
+      const auto& l = c.leaves()[i];
+      ranges[l.var.get()] = {Linear::of(0), Linear::of(extents.at(l.var.get()) - 1)};
+    }
+    const VarMap values = axis_values(c);
+    std::function<void(const Expr&)> walk = [&](const Expr& e) {
+      if (!e) return;
+      if (e->kind == ExprKind::kRead && e->tensor->op.get() == producer) {
+        for (size_t d = 0; d < e->indices.size(); ++d) {
+          const Interval iv = interval(substitute(e->indices[d], values), ranges, c.name());
+          if (!any) {
+            region[d] = iv;
+          } else {
+            const Linear dlo = iv.lo - region[d].lo, dhi = iv.hi - region[d].hi;
+            if (!dlo.constant() || !dhi.constant()) {
+              throw ScheduleError("compute_at: the reads of " + producer->name + " do not form one rectangle");
+            }
+            if (dlo.c < 0) region[d].lo = iv.lo;
+            if (dhi.c > 0) region[d].hi = iv.hi;
+          }
+        }
+        any = true;
+      }
+      for (const auto& i : e->indices) walk(i);
+      walk(e->a);
+      walk(e->b);
     };
-    m[it->parent.var.get()] = value_of(it->outer) * it->factor + value_of(it->inner);
+    walk(c.op()->body);
   }
-  std::vector<Expr> idx;
-  for (const auto& a : op.axis) idx.push_back(substitute(a.var, m));
 
-  if (op.body->kind != ExprKind::kReduce) return nest(s.leaves(), make_store(out, idx, substitute(op.body, m)));
+  void infer() {
+    // consumers before producers
+    for (auto it = s.stages().rbegin(); it != s.stages().rend(); ++it) {
+      const Stage& st = *it;
+      const OperationNode& op = *st.op();
+      Domain dom;
+      if (st.attach_op() == nullptr) {
+        for (const auto& a : op.axis) dom.lo.push_back(Linear::of(0)), dom.extent.push_back(a.extent);
+      } else {
+        std::vector<Interval> region(op.axis.size());
+        bool any = false;
+        for (const auto& c : s.stages()) {
+          bool reads = false;
+          for (const auto& in : c.op()->inputs) reads = reads || in->op == st.op();
+          if (!reads) continue;
+          if (c.op().get() == st.attach_op()) {
+            size_t fixed = 0;
+            while (c.leaves()[fixed].var != st.attach_var()) ++fixed;
+            infer_from(c, fixed + 1, st.op().get(), region, any);
+          } else if (c.attach_op() == st.attach_op() && c.attach_var() == st.attach_var()) {
+            infer_from(c, 0, st.op().get(), region, any);
+          } else {
+            throw ScheduleError("compute_at: stage " + st.name() + " is read by stage " + c.name() +
+                                ", which is not computed inside the same loop (" + st.attach_var()->name + ")");
+          }
+        }
+        if (!any) throw InternalError("compute_at: stage " + st.name() + " has no consumer");
+        for (size_t d = 0; d < op.axis.size(); ++d) {
+          const Linear ext = region[d].hi - region[d].lo;
+          if (!ext.constant()) {
+            throw ScheduleError("compute_at: the region of stage " + st.name() + " along axis " + op.axis[d].var->name +
+                                " has no constant extent");
+          }
+          dom.lo.push_back(region[d].lo);
+          dom.extent.push_back(ext.c + 1);
+        }
+      }
+      domains[st.op().get()] = dom;
+      set_extents(st, dom);
+    }
+  }
 
-  const Stmt init = make_store(out, idx, make_int(0, out->dtype));
-  const Stmt update = make_store(out, idx, make_read(out, idx) + substitute(op.body->a, m));
-  // Init inside the data-parallel loops when every reduction loop is inside all of them (as TVM);
-  // otherwise a separate initialisation nest first.
-  std::vector<IterVar> outer, inner;
-  bool in_reduce = false, interleaved = false;
-  for (const auto& l : s.leaves()) {
-    if (l.reduce) in_reduce = true;
-    else if (in_reduce) interleaved = true;
-    (in_reduce ? inner : outer).push_back(l);
+  /// Loops around `body`; after entering each loop, the stages computed at it (st == nullptr: none).
+  Stmt nest(const std::vector<IterVar>& loops, Stmt body, const Stage* st) const {
+    for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+      body = make_for(it->var, extents.at(it->var.get()),
+                      make_seq_flat({st != nullptr ? attached(*st, it->var) : nullptr, body}));
+    }
+    return body;
   }
-  if (!interleaved) return nest(outer, make_seq({init, nest(inner, update)}));
-  std::vector<IterVar> parallel;
-  for (const auto& l : s.leaves()) {
-    if (!l.reduce) parallel.push_back(l);
+  static Stmt make_seq_flat(std::vector<Stmt> v) {
+    std::vector<Stmt> out;
+    for (auto& x : v) {
+      if (x) out.push_back(std::move(x));
+    }
+    return make_seq(std::move(out));
   }
-  return make_seq({nest(parallel, init), nest(s.leaves(), update)});
-}
+  /// The nests of the stages computed inside `st`'s loop `v`, producers first (empty: nullptr).
+  Stmt attached(const Stage& st, const Var& v) const {
+    std::vector<Stmt> parts;
+    for (const auto& p : s.stages()) {
+      if (p.attach_op() == st.op().get() && p.attach_var() == v) parts.push_back(stage_nest(p));
+    }
+    return parts.empty() ? nullptr : make_seq(std::move(parts));
+  }
+
+  Stmt stage_nest(const Stage& st) const {
+    const OperationNode& op = *st.op();
+    const Tensor& out = tensors.at(st.op().get());
+    const VarMap m = axis_values(st);
+    std::vector<Expr> idx;
+    for (const auto& a : op.axis) idx.push_back(substitute(a.var, m));
+    if (op.body->kind != ExprKind::kReduce) return nest(st.leaves(), make_store(out, idx, substitute(op.body, m)), &st);
+
+    const Stmt init = make_store(out, idx, make_int(0, out->dtype));
+    const Stmt update = make_store(out, idx, make_read(out, idx) + substitute(op.body->a, m));
+    // Init inside the data-parallel loops when every reduction loop is inside all of them (as TVM);
+    // otherwise a separate initialisation nest first.
+    std::vector<IterVar> outer, inner;
+    bool in_reduce = false, interleaved = false;
+    for (const auto& l : st.leaves()) {
+      if (l.reduce) in_reduce = true;
+      else if (in_reduce) interleaved = true;
+      (in_reduce ? inner : outer).push_back(l);
+    }
+    if (!interleaved) return nest(outer, make_seq({init, nest(inner, update, &st)}), &st);
+    // the initialisation nest has its own loop variables (name.init, as TVM prints them)
+    std::vector<IterVar> parallel;
+    VarMap fresh;
+    for (const auto& l : st.leaves()) {
+      if (l.reduce) continue;
+      IterVar c{make_var(l.var->name + ".init"), l.extent, false};
+      extents[c.var.get()] = extents.at(l.var.get());
+      fresh[l.var.get()] = c.var;
+      parallel.push_back(c);
+    }
+    std::vector<Expr> init_idx;
+    for (const auto& i : idx) init_idx.push_back(substitute(i, fresh));
+    return make_seq({nest(parallel, make_store(out, init_idx, make_int(0, out->dtype)), nullptr),
+                     nest(st.leaves(), update, &st)});
+  }
+};
 
 // ---- printing -------------------------------------------------------------------------------------
 const char* infix(ExprKind k) {
@@ -241,19 +475,22 @@ struct Interp {
 }  // namespace
 
 Stmt lower(const Schedule& s, const std::vector<Tensor>& args) {
-  std::vector<Stmt> nests;
+  Lowering l{s, {}, {}, {}};
   std::vector<std::pair<Tensor, std::string>> intermediates;
   for (const auto& st : s.stages()) {
     // the tensor this stage produces
     Tensor out;
     std::function<void(const Tensor&)> find = [&](const Tensor& t) {
       if (out) return;
-      if (t->op == st.op()) { out = t; return; }
+      if (t->op == st.op()) {
+        out = t;
+        return;
+      }
       for (const auto& in : t->op->inputs) find(in);
     };
     for (const auto& o : s.outputs()) find(o);
     if (!out) throw InternalError("lower: stage " + st.name() + " produces no reachable tensor");
-    nests.push_back(lower_stage(st, out));
+    l.tensors[st.op().get()] = out;
     if (std::find(args.begin(), args.end(), out) == args.end()) intermediates.push_back({out, st.scope()});
   }
   for (const auto& o : s.outputs()) {
@@ -261,6 +498,13 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args) {
       throw ScheduleError("lower: the output " + o->name + " must be one of the arguments");
     }
   }
+  l.infer();
+  std::vector<Stmt> nests;
+  for (const auto& st : s.stages()) {
+    if (st.attach_op() == nullptr) nests.push_back(l.stage_nest(st));
+  }
+  // Intermediates keep their whole shape (indexed by their original coordinates); the SRAM passes
+  // will allocate only the inferred regions.
   Stmt body = make_seq(std::move(nests));
   for (auto it = intermediates.rbegin(); it != intermediates.rend(); ++it) body = make_allocate(it->first, it->second, body);
   return body;

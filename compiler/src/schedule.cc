@@ -70,6 +70,13 @@ void Stage::set_scope(const std::string& scope) {
   scope_ = scope;
 }
 
+void Stage::compute_at(const Stage& parent, const IterVar& axis) {
+  if (parent.op() == op_) throw ScheduleError("compute_at on stage " + name() + ": a stage cannot be computed inside itself");
+  (void)parent.leaf_index(axis, "compute_at");
+  attach_op_ = parent.op().get();
+  attach_var_ = axis.var;
+}
+
 Schedule::Schedule(const std::vector<Tensor>& outputs) : outputs_(outputs) {
   // post-order over the producers: every stage after the stages it reads
   std::set<const OperationNode*> visited;

@@ -35,6 +35,13 @@ class Stage {
   void reorder(const std::vector<IterVar>& order);
   /// The storage scope of the stage's output ("global" by default).
   void set_scope(const std::string& scope);
+  /// Computes this stage inside `parent`'s loop `axis`: at each iteration of the loops outside and
+  /// including `axis`, only the region of this stage's output its consumers read there (bound
+  /// inference, rectangular regions of affine indices).
+  void compute_at(const Stage& parent, const IterVar& axis);
+  /// The stage this one is computed inside (nullptr: at the root) and the loop variable.
+  const OperationNode* attach_op() const { return attach_op_; }
+  const Var& attach_var() const { return attach_var_; }
 
  private:
   size_t leaf_index(const IterVar& iv, const char* primitive) const;
@@ -42,6 +49,8 @@ class Stage {
   std::vector<IterVar> leaves_;
   std::vector<SplitRelation> splits_;
   std::string scope_ = "global";
+  const OperationNode* attach_op_ = nullptr;
+  Var attach_var_;
 };
 
 class Schedule {
