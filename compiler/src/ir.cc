@@ -47,13 +47,24 @@ Expr make_binary(ExprKind k, Expr a, Expr b) {
                         " operands (insert a cast)");
   }
   auto n = std::make_shared<ExprNode>();
-  n->kind = k, n->dtype = k == ExprKind::kLt ? DType::kBool : a->dtype, n->a = std::move(a), n->b = std::move(b);
+  const bool cmp = k == ExprKind::kLt || k == ExprKind::kGe || k == ExprKind::kAnd;
+  n->kind = k, n->dtype = cmp ? DType::kBool : a->dtype, n->a = std::move(a), n->b = std::move(b);
   return n;
 }
 
 Expr make_cast(DType t, Expr a) {
   auto n = std::make_shared<ExprNode>();
   n->kind = ExprKind::kCast, n->dtype = t, n->a = std::move(a);
+  return n;
+}
+
+Expr make_select(Expr cond, Expr a, Expr b) {
+  if (!cond || cond->dtype != DType::kBool) throw ScheduleError("select: the condition must be a comparison");
+  if (a->dtype != b->dtype) {
+    throw ScheduleError(std::string("select: branches of types ") + to_string(a->dtype) + " and " + to_string(b->dtype));
+  }
+  auto n = std::make_shared<ExprNode>();
+  n->kind = ExprKind::kSelect, n->dtype = a->dtype, n->cond = std::move(cond), n->a = std::move(a), n->b = std::move(b);
   return n;
 }
 
@@ -96,6 +107,14 @@ Expr min(Expr a, int64_t b) { return min(a, like(a, b)); }
 Expr floordiv(Expr a, int64_t b) { return make_binary(ExprKind::kFloorDiv, a, like(a, b)); }
 Expr floormod(Expr a, int64_t b) { return make_binary(ExprKind::kFloorMod, a, like(a, b)); }
 Expr cast(DType t, Expr a) { return make_cast(t, std::move(a)); }
+Expr operator<(Expr a, Expr b) { return make_binary(ExprKind::kLt, std::move(a), std::move(b)); }
+Expr operator>=(Expr a, Expr b) { return make_binary(ExprKind::kGe, std::move(a), std::move(b)); }
+Expr operator-(Expr a, int64_t b) { return a - like(a, b); }
+Expr operator&&(Expr a, Expr b) {
+  if (a->dtype != DType::kBool || b->dtype != DType::kBool) throw ScheduleError("&&: both operands must be comparisons");
+  return make_binary(ExprKind::kAnd, std::move(a), std::move(b));
+}
+Expr select(Expr cond, Expr a, Expr b) { return make_select(std::move(cond), std::move(a), std::move(b)); }
 
 Stmt make_for(Var v, int64_t extent, Stmt body) {
   auto n = std::make_shared<StmtNode>();
@@ -139,6 +158,7 @@ void collect_inputs(const Expr& e, std::vector<Tensor>& out) {
     for (const auto& i : e->indices) collect_inputs(i, out);
     return;
   }
+  collect_inputs(e->cond, out);
   collect_inputs(e->a, out);
   collect_inputs(e->b, out);
 }
@@ -200,5 +220,36 @@ Tensor compute(std::vector<int64_t> shape, const std::vector<std::string>& axis_
 Expr read(const Tensor& t, std::vector<Expr> indices) { return make_read(t, std::move(indices)); }
 
 Expr sum(Expr body, const std::vector<IterVar>& axes) { return make_reduce(std::move(body), axes); }
+
+}  // namespace vta::compiler
+
+namespace vta::compiler {
+
+Tensor pad(const Tensor& t, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
+           const std::string& name) {
+  if (before.size() != t->shape.size() || after.size() != t->shape.size()) {
+    throw ScheduleError("pad " + name + ": give one before and one after amount per dimension of " + t->name);
+  }
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < t->shape.size(); ++d) {
+    if (before[d] < 0 || after[d] < 0) throw ScheduleError("pad " + name + ": negative padding");
+    shape.push_back(t->shape[d] + before[d] + after[d]);
+  }
+  return compute(shape, [&](const Indices& i) {
+    Expr inside;
+    std::vector<Expr> src;
+    for (size_t d = 0; d < i.size(); ++d) {
+      if (before[d] == 0 && after[d] == 0) {
+        src.push_back(i[d]);
+        continue;
+      }
+      Expr c = (Expr(i[d]) >= make_int(before[d])) && (Expr(i[d]) < make_int(before[d] + t->shape[d]));
+      inside = inside ? (inside && c) : c;
+      src.push_back(before[d] == 0 ? Expr(i[d]) : Expr(i[d]) - before[d]);
+    }
+    Expr value = read(t, src);
+    return inside ? select(inside, value, make_int(0, t->dtype)) : value;
+  }, name);
+}
 
 }  // namespace vta::compiler

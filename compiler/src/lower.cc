@@ -3,33 +3,14 @@
 
 #include "vta/compiler/lower.h"
 
+#include "vta/compiler/pass.h"
+
 #include <algorithm>
 #include <functional>
 #include <sstream>
 
 namespace vta::compiler {
 namespace {
-
-using VarMap = std::map<const ExprNode*, Expr>;
-
-Expr substitute(const Expr& e, const VarMap& m) {
-  if (!e) return e;
-  switch (e->kind) {
-    case ExprKind::kInt: return e;
-    case ExprKind::kVar: {
-      auto it = m.find(e.get());
-      return it == m.end() ? e : it->second;
-    }
-    case ExprKind::kRead: {
-      std::vector<Expr> idx;
-      for (const auto& i : e->indices) idx.push_back(substitute(i, m));
-      return make_read(e->tensor, std::move(idx));
-    }
-    case ExprKind::kCast: return make_cast(e->dtype, substitute(e->a, m));
-    case ExprKind::kReduce: throw InternalError("substitute: a reduction inside an expression");
-    default: return make_binary(e->kind, substitute(e->a, m), substitute(e->b, m));
-  }
-}
 
 // ---- affine forms and bound inference ---------------------------------------------------------------
 /// sum(coef * var) + constant, over variables compared by identity.
@@ -196,6 +177,7 @@ struct Lowering {
         any = true;
       }
       for (const auto& i : e->indices) walk(i);
+      walk(e->cond);
       walk(e->a);
       walk(e->b);
     };
@@ -312,6 +294,8 @@ const char* infix(ExprKind k) {
     case ExprKind::kSub: return " - ";
     case ExprKind::kMul: return "*";
     case ExprKind::kLt: return " < ";
+    case ExprKind::kGe: return " >= ";
+    case ExprKind::kAnd: return " && ";
     default: return nullptr;
   }
 }
@@ -329,6 +313,10 @@ void print(std::ostream& o, const Expr& e) {
       o << "]";
       return;
     case ExprKind::kCast: o << "cast(" << to_string(e->dtype) << ", "; print(o, e->a); o << ")"; return;
+    case ExprKind::kSelect:
+      o << "@tir.if_then_else("; print(o, e->cond); o << ", "; print(o, e->a); o << ", "; print(o, e->b);
+      o << ", dtype=" << to_string(e->dtype) << ")";
+      return;
     case ExprKind::kReduce: o << "sum("; print(o, e->a); o << ")"; return;
     case ExprKind::kShr:
       o << "@tir.shift_right("; print(o, e->a); o << ", "; print(o, e->b); o << ", dtype=" << to_string(e->dtype) << ")";
@@ -418,6 +406,7 @@ struct Interp {
       }
       case ExprKind::kRead: return buffer(e->tensor)[offset(e->tensor, e->indices)];
       case ExprKind::kCast: return wrap(eval(e->a), e->dtype);
+      case ExprKind::kSelect: return eval(e->cond) != 0 ? eval(e->a) : eval(e->b);
       case ExprKind::kReduce: throw InternalError("run: an unlowered reduction");
       default: break;
     }
@@ -430,6 +419,8 @@ struct Interp {
       case ExprKind::kMin: r = std::min(a, b); break;
       case ExprKind::kMax: r = std::max(a, b); break;
       case ExprKind::kLt: r = a < b; break;
+      case ExprKind::kGe: r = a >= b; break;
+      case ExprKind::kAnd: r = a && b; break;
       case ExprKind::kShr: r = b >= 63 ? (a < 0 ? -1 : 0) : (b >= 0 ? a >> b : a << std::min<int64_t>(-b, 63)); break;
       case ExprKind::kFloorDiv:
       case ExprKind::kFloorMod: {
@@ -507,7 +498,7 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args) {
   // will allocate only the inferred regions.
   Stmt body = make_seq(std::move(nests));
   for (auto it = intermediates.rbegin(); it != intermediates.rend(); ++it) body = make_allocate(it->first, it->second, body);
-  return body;
+  return simplify(body);
 }
 
 std::string to_text(const Stmt& s) {

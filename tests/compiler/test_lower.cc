@@ -94,7 +94,7 @@ TEST(CompilerLower, BlockingAndReorderDoNotChangeResults) {
   const std::string text = to_text(lower(s, {m.data, m.weight, m.res}));
   EXPECT_EQ(m.run_schedule(s), m.reference()) << text;
   EXPECT_NE(text.find("for (ic.outer: int32, 0, 2) {"), std::string::npos) << text;
-  EXPECT_NE(text.find("res_gem[bo.init, co.init, bi.init, ((ci.outer.init*4) + ci.inner.init)] = 0"), std::string::npos)
+  EXPECT_NE(text.find("res_gem[0, co.init, 0, ((ci.outer.init*4) + ci.inner.init)] = 0"), std::string::npos)
       << text;
 }
 
@@ -115,10 +115,8 @@ TEST(CompilerLower, PrintsTheLoweredProgram) {
             "    }\n"
             "  }\n"
             "  for (i0: int32, 0, 2) {\n"
-            "    for (i1.outer: int32, 0, 1) {\n"
-            "      for (i1.inner: int32, 0, 3) {\n"
-            "        C[i0, ((i1.outer*3) + i1.inner)] = max(T[i0, ((i1.outer*3) + i1.inner)], 0)\n"
-            "      }\n"
+            "    for (i1.inner: int32, 0, 3) {\n"  // the extent-1 outer loop is simplified away
+            "      C[i0, i1.inner] = max(T[i0, i1.inner], 0)\n"
             "    }\n"
             "  }\n"
             "}\n");
@@ -215,9 +213,9 @@ TEST(CompilerLower, TutorialBlockingWithComputeAt) {
   // exactly the needed region (2 of 4 input blocks, 2x2 weight blocks), the GEMM, then the epilogue
   for (const char* line : {"for (i1.outer: int32, 0, 2) {", "for (co.init: int32, 0, 2) {",
                            "for (ic.outer: int32, 0, 2) {",
-                           "data_buf[(i0.outer + i0), ((ic.outer*2) + i1), i2, i3] = data[(i0.outer + i0), ((ic.outer*2) + i1), i2, i3]",
+                           "data_buf[0, ((ic.outer*2) + i1), 0, i3] = data[0, ((ic.outer*2) + i1), 0, i3]",
                            "weight_buf[((i1.outer*2) + i0), ((ic.outer*2) + i1), i2, i3] = weight[",
-                           "res_shr[(i0.outer + i0), ((i1.outer*2) + i1), i2, i3] = @tir.shift_right(res_gem["}) {
+                           "res_shr[0, ((i1.outer*2) + i1), 0, i3] = @tir.shift_right(res_gem["}) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "\n" << text;
   }
   // region sizes: the weight copy runs over 2 x 2 x 16 x 16 elements inside each (oc_out, ic_out)
@@ -247,6 +245,96 @@ TEST(CompilerLower, ComputeAtErrors) {
   }
   EXPECT_THROW(s[m.res].compute_at(s[m.res], o), ScheduleError);
   EXPECT_THROW(s[m.res_max].compute_at(s[m.res], m.ic), ScheduleError);
+}
+
+}  // namespace
+}  // namespace vta::compiler
+
+namespace vta::compiler {
+namespace {
+
+// The 2D convolution tutorial's declaration (seed 002) at a small size: NCHWnc layout, zero padding 1,
+// stride 2, 3x3 kernel, 2 input and 2 output channel blocks, 8x8 input -> 4x4 output. Blocked like
+// the tutorial: output rows split, the convolution and its epilogue computed per row block, the
+// reduction over input-channel blocks split, and the padded input computed inside it (a halo of
+// padded rows around each block: bound inference through the stride).
+TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
+  constexpr int64_t H = 8, K = 3, P = 1, S = 2, OH = (H + 2 * P - K) / S + 1, CI = 2, CO = 2;
+  Tensor data = placeholder({1, CI, H, H, 1, kBlock}, "data", DType::kInt8);
+  Tensor kernel = placeholder({CO, CI, K, K, kBlock, kBlock}, "kernel", DType::kInt8);
+  Tensor data_buf = pad(data, {0, 0, P, P, 0, 0}, {0, 0, P, P, 0, 0}, "data_buf");
+  Tensor kernel_buf = compute(kernel->shape, [&](const Indices& i) {
+    return read(kernel, {i[0], i[1], i[2], i[3], i[4], i[5]});
+  }, "kernel_buf");
+  IterVar ic = reduce_axis(CI, "ic"), dy = reduce_axis(K, "dy"), dx = reduce_axis(K, "dx"),
+          ic_tns = reduce_axis(kBlock, "ic_tns");
+  Tensor res_conv = compute({1, CO, OH, OH, 1, kBlock}, {"bo", "co", "i", "j", "bi", "ci"}, [&](const Indices& x) {
+    return sum(cast(DType::kInt32, read(data_buf, {x[0], ic.var, Expr(x[2]) * S + dy.var, Expr(x[3]) * S + dx.var, x[4],
+                                                   ic_tns.var})) *
+                   cast(DType::kInt32, read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
+               {ic, dy, dx, ic_tns});
+  }, "res_conv");
+  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3], i[4], i[5]}); };
+  Tensor shr = compute(res_conv->shape, [&](const Indices& i) { return at(res_conv, i) >> 8; }, "res_shr");
+  Tensor mx = compute(res_conv->shape, [&](const Indices& i) { return max(at(shr, i), 0); }, "res_max");
+  Tensor mn = compute(res_conv->shape, [&](const Indices& i) { return min(at(mx, i), 127); }, "res_min");
+  Tensor res = compute(res_conv->shape, [&](const Indices& i) { return cast(DType::kInt8, at(mn, i)); }, "res");
+
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int64_t> a(size_t(data->elements())), w(size_t(kernel->elements()));
+  for (auto& x : a) x = d(rng);
+  for (auto& x : w) x = d(rng);
+  // plain loops
+  std::vector<int64_t> want(size_t(res->elements()));
+  for (int64_t co = 0; co < CO; ++co)
+    for (int64_t y = 0; y < OH; ++y)
+      for (int64_t x = 0; x < OH; ++x)
+        for (int64_t ci = 0; ci < kBlock; ++ci) {
+          int64_t acc = 0;
+          for (int64_t c = 0; c < CI; ++c)
+            for (int64_t ky = 0; ky < K; ++ky)
+              for (int64_t kx = 0; kx < K; ++kx)
+                for (int64_t t = 0; t < kBlock; ++t) {
+                  const int64_t iy = y * S + ky - P, ix = x * S + kx - P;
+                  if (iy < 0 || iy >= H || ix < 0 || ix >= H) continue;
+                  acc += a[size_t(((c * H + iy) * H + ix) * kBlock + t)] *
+                         w[size_t(((((co * CI + c) * K + ky) * K + kx) * kBlock + ci) * kBlock + t)];
+                }
+          want[size_t(((co * OH + y) * OH + x) * kBlock + ci)] = std::min<int64_t>(std::max<int64_t>(acc >> 8, 0), 127);
+        }
+  auto run_it = [&](const Schedule& s) {
+    std::vector<int64_t> out(want.size(), -1);
+    const Stmt body = lower(s, {data, kernel, res});
+    run(body, {{data.get(), &a}, {kernel.get(), &w}, {res.get(), &out}});
+    return std::make_pair(out, to_text(body));
+  };
+  {
+    Schedule s = create_schedule(res);
+    EXPECT_EQ(run_it(s).first, want);
+  }
+  Schedule s = create_schedule(res);
+  const auto& rx = res->op->axis;
+  auto [h_out, h_inn] = s[res].split(rx[2], 2);
+  s[res].reorder({rx[0], rx[1], h_out, rx[3], h_inn});
+  for (const Tensor& t : {res_conv, shr, mx, mn}) s[t].compute_at(s[res], h_out);
+  auto [ic_out, ic_inn] = s[res_conv].split(ic, 1);
+  const auto& cx = res_conv->op->axis;
+  s[res_conv].reorder({ic_out, cx[0], cx[1], cx[2], cx[3], ic_inn, dy, dx, cx[4], cx[5], ic_tns});
+  s[data_buf].compute_at(s[res_conv], ic_out);
+  s[kernel_buf].compute_at(s[res_conv], ic_out);
+  const auto [out, text] = run_it(s);
+  EXPECT_EQ(out, want) << text;
+  // the padded input block: 5 rows ((2 - 1) * stride + 3) from row 4 * h_out, and the 9 columns read
+  // ((4 - 1) * stride + 3; the last padded column is never read)
+  std::string flat;
+  for (char ch : text) {
+    if (ch != ' ' && ch != '\n') flat += ch;
+  }
+  EXPECT_NE(flat.find("for(i2:int32,0,5){for(i3:int32,0,9){for(i5:int32,0,16){data_buf[0,ic.outer,((i2.outer*4)+i2),i3,0,i5]="
+                      "@tir.if_then_else("),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -44,6 +44,9 @@ enum class ExprKind : uint8_t {
   kAdd, kSub, kMul, kFloorDiv, kFloorMod, kMin, kMax,
   kShr,       ///< arithmetic shift right (the tutorials' `>>`)
   kLt,        ///< a < b (bool)
+  kGe,        ///< a >= b (bool)
+  kAnd,       ///< a && b (bool)
+  kSelect,    ///< cond ? a : b (only the chosen side is evaluated)
   kCast,      ///< conversion to `dtype` (wraps to its width)
   kRead,      ///< tensor[indices]
   kReduce,    ///< sum of `a` over `reduce_axes` (only at the top of a compute body)
@@ -58,6 +61,7 @@ struct ExprNode {
   int64_t value = 0;          ///< kInt
   std::string name;           ///< kVar
   Expr a, b;                  ///< operands (kCast, kReduce: a only)
+  Expr cond;                  ///< kSelect
   Tensor tensor;              ///< kRead
   std::vector<Expr> indices;  ///< kRead
   std::vector<Var> reduce_axes;  ///< kReduce
@@ -71,6 +75,7 @@ Expr make_int(int64_t v, DType t = DType::kInt32);
 Var make_var(const std::string& name);
 Expr make_binary(ExprKind k, Expr a, Expr b);
 Expr make_cast(DType t, Expr a);
+Expr make_select(Expr cond, Expr a, Expr b);
 Expr make_read(Tensor t, std::vector<Expr> indices);
 struct IterVar;
 Expr make_reduce(Expr body, const std::vector<IterVar>& axes);
@@ -90,6 +95,11 @@ Expr min(Expr a, int64_t b);
 Expr floordiv(Expr a, int64_t b);
 Expr floormod(Expr a, int64_t b);
 Expr cast(DType t, Expr a);
+Expr operator<(Expr a, Expr b);
+Expr operator>=(Expr a, Expr b);
+Expr operator&&(Expr a, Expr b);
+Expr operator-(Expr a, int64_t b);
+Expr select(Expr cond, Expr a, Expr b);
 
 // ---- statements -----------------------------------------------------------------------------------
 enum class StmtKind : uint8_t {

@@ -27,5 +27,8 @@ Tensor compute(std::vector<int64_t> shape, const std::vector<std::string>& axis_
 Expr read(const Tensor& t, std::vector<Expr> indices);
 /// Sum over reduction axes (te.sum); the result has the body's type.
 Expr sum(Expr body, const std::vector<IterVar>& axes);
+/// Zero padding (topi.nn.pad): `before[d]` and `after[d]` elements around each dimension.
+Tensor pad(const Tensor& t, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
+           const std::string& name);
 
 }  // namespace vta::compiler
