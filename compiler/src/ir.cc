@@ -135,9 +135,12 @@ Stmt make_seq(std::vector<Stmt> stmts) {
   return n;
 }
 
-Stmt make_allocate(Tensor t, std::string scope, Stmt body) {
+Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape) {
   auto n = std::make_shared<StmtNode>();
+  if (shape.empty()) shape = t->shape;
+  if (shape.size() != t->shape.size()) throw InternalError("make_allocate: buffer rank differs from " + t->name);
   n->kind = StmtKind::kAllocate, n->tensor = std::move(t), n->scope = std::move(scope), n->body = std::move(body);
+  n->shape = std::move(shape);
   return n;
 }
 

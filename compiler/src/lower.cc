@@ -355,7 +355,7 @@ void print(std::ostream& o, const Stmt& s, int indent) {
       return;
     case StmtKind::kAllocate:
       o << pad << "allocate(" << s->tensor->name << ": " << to_string(s->tensor->dtype) << ", [";
-      for (size_t i = 0; i < s->tensor->shape.size(); ++i) o << (i ? ", " : "") << s->tensor->shape[i];
+      for (size_t i = 0; i < s->shape.size(); ++i) o << (i ? ", " : "") << s->shape[i];
       o << "]), storage_scope = " << s->scope << " {\n";
       print(o, s->body, indent + 1);
       o << pad << "}\n";
@@ -375,18 +375,21 @@ int64_t wrap(int64_t v, DType t) {
 
 struct Interp {
   std::map<const TensorNode*, std::vector<int64_t>*> buffers;
+  std::map<const TensorNode*, std::vector<int64_t>> shapes;  // buffer extents (a region for some)
   std::map<const ExprNode*, int64_t> vars;
   std::vector<std::unique_ptr<std::vector<int64_t>>> owned;
 
   size_t offset(const Tensor& t, const std::vector<Expr>& idx) {
+    auto sh = shapes.find(t.get());
+    const std::vector<int64_t>& shape = sh == shapes.end() ? t->shape : sh->second;
     size_t off = 0;
     for (size_t d = 0; d < idx.size(); ++d) {
       const int64_t i = eval(idx[d]);
-      if (i < 0 || i >= t->shape[d]) {
+      if (i < 0 || i >= shape[d]) {
         throw InternalError("run: index " + std::to_string(i) + " of dimension " + std::to_string(d) + " of " + t->name +
-                            " is outside [0, " + std::to_string(t->shape[d]) + ")");
+                            " is outside [0, " + std::to_string(shape[d]) + ")");
       }
-      off = off * size_t(t->shape[d]) + size_t(i);
+      off = off * size_t(shape[d]) + size_t(i);
     }
     return off;
   }
@@ -453,10 +456,14 @@ struct Interp {
         for (const auto& x : s->seq) exec(x);
         return;
       case StmtKind::kAllocate: {
-        owned.push_back(std::make_unique<std::vector<int64_t>>(size_t(s->tensor->elements()), 0));
+        int64_t n = 1;
+        for (int64_t d : s->shape) n *= d;
+        owned.push_back(std::make_unique<std::vector<int64_t>>(size_t(n), 0));
         buffers[s->tensor.get()] = owned.back().get();
+        shapes[s->tensor.get()] = s->shape;
         exec(s->body);
         buffers.erase(s->tensor.get());
+        shapes.erase(s->tensor.get());
         return;
       }
     }
@@ -465,7 +472,49 @@ struct Interp {
 
 }  // namespace
 
-Stmt lower(const Schedule& s, const std::vector<Tensor>& args) {
+/// Reads and stores of tensors whose buffer holds a region are indexed from the region's start.
+struct Rebase {
+  const std::map<const TensorNode*, std::vector<Linear>>& lo;
+  std::vector<Expr> indices(const Tensor& t, const std::vector<Expr>& idx) const {
+    auto it = lo.find(t.get());
+    std::vector<Expr> out;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      Expr i = expr(idx[d]);
+      if (it != lo.end() && !(it->second[d].constant() && it->second[d].c == 0)) {
+        const Interval iv = interval(i, {}, t->name);  // affine: lo == hi
+        i = (iv.lo - it->second[d]).to_expr();
+      }
+      out.push_back(i);
+    }
+    return out;
+  }
+  Expr expr(const Expr& e) const {
+    if (!e) return e;
+    switch (e->kind) {
+      case ExprKind::kInt:
+      case ExprKind::kVar: return e;
+      case ExprKind::kRead: return make_read(e->tensor, indices(e->tensor, e->indices));
+      case ExprKind::kCast: return make_cast(e->dtype, expr(e->a));
+      case ExprKind::kSelect: return make_select(expr(e->cond), expr(e->a), expr(e->b));
+      default: return make_binary(e->kind, expr(e->a), expr(e->b));
+    }
+  }
+  Stmt stmt(const Stmt& s) const {
+    switch (s->kind) {
+      case StmtKind::kFor: return make_for(s->var, s->extent, stmt(s->body));
+      case StmtKind::kStore: return make_store(s->tensor, indices(s->tensor, s->indices), expr(s->value));
+      case StmtKind::kSeq: {
+        std::vector<Stmt> v;
+        for (const auto& x : s->seq) v.push_back(stmt(x));
+        return make_seq(std::move(v));
+      }
+      case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, stmt(s->body), s->shape);
+    }
+    throw InternalError("rebase: unknown statement");
+  }
+};
+
+Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const Env* env) {
   Lowering l{s, {}, {}, {}};
   std::vector<std::pair<Tensor, std::string>> intermediates;
   for (const auto& st : s.stages()) {
@@ -494,11 +543,33 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args) {
   for (const auto& st : s.stages()) {
     if (st.attach_op() == nullptr) nests.push_back(l.stage_nest(st));
   }
-  // Intermediates keep their whole shape (indexed by their original coordinates); the SRAM passes
-  // will allocate only the inferred regions.
+  // Intermediates computed at a loop hold only their region (allocated once, at the top).
+  std::map<const TensorNode*, std::vector<Linear>> lo;
   Stmt body = make_seq(std::move(nests));
-  for (auto it = intermediates.rbegin(); it != intermediates.rend(); ++it) body = make_allocate(it->first, it->second, body);
-  return simplify(body);
+  for (auto it = intermediates.rbegin(); it != intermediates.rend(); ++it) {
+    const Tensor& t = it->first;
+    const Stage& st = l.stage_of(t->op.get());
+    std::vector<int64_t> extent = t->shape;
+    if (st.attach_op() != nullptr) {
+      const Domain& dom = l.domains.at(t->op.get());
+      lo[t.get()] = dom.lo;
+      extent = dom.extent;
+    }
+    if (env != nullptr && env->capacity(it->second) > 0) {
+      int64_t elements = 1;
+      for (int64_t d : extent) elements *= d;
+      const int64_t bytes = elements * bits(t->dtype) / 8, cap = env->capacity(it->second);
+      if (bytes > cap) {
+        std::string shape;
+        for (int64_t d : extent) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+        throw ScheduleError("stage " + st.name() + ": its buffer [" + shape + "] of " + std::to_string(bytes) +
+                            " bytes does not fit the " + it->second + " SRAM of " + std::to_string(cap) +
+                            " bytes (block the computation more finely, or compute it at an inner loop)");
+      }
+    }
+    body = make_allocate(t, it->second, body, extent);
+  }
+  return simplify(Rebase{lo}.stmt(body));
 }
 
 std::string to_text(const Stmt& s) {

@@ -105,7 +105,7 @@ Stmt simplify(const Stmt& s) {
       for (const auto& x : s->seq) v.push_back(simplify(x));
       return make_seq(std::move(v));
     }
-    case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, simplify(s->body));
+    case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, simplify(s->body), s->shape);
   }
   throw InternalError("simplify: unknown statement");
 }

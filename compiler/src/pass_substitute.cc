@@ -35,7 +35,7 @@ Stmt substitute(const Stmt& s, const VarMap& m) {
       for (const auto& x : s->seq) v.push_back(substitute(x, m));
       return make_seq(std::move(v));
     }
-    case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, substitute(s->body, m));
+    case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, substitute(s->body, m), s->shape);
   }
   throw InternalError("substitute: unknown statement");
 }

@@ -213,9 +213,14 @@ TEST(CompilerLower, TutorialBlockingWithComputeAt) {
   // exactly the needed region (2 of 4 input blocks, 2x2 weight blocks), the GEMM, then the epilogue
   for (const char* line : {"for (i1.outer: int32, 0, 2) {", "for (co.init: int32, 0, 2) {",
                            "for (ic.outer: int32, 0, 2) {",
-                           "data_buf[0, ((ic.outer*2) + i1), 0, i3] = data[0, ((ic.outer*2) + i1), 0, i3]",
-                           "weight_buf[((i1.outer*2) + i0), ((ic.outer*2) + i1), i2, i3] = weight[",
-                           "res_shr[0, ((i1.outer*2) + i1), 0, i3] = @tir.shift_right(res_gem["}) {
+                           // region buffers, indexed from the region's start
+                           "allocate(data_buf: int8, [1, 2, 1, 16]), storage_scope = local.sram {",
+                           "allocate(weight_buf: int8, [2, 2, 16, 16]), storage_scope = local.sram {",
+                           "allocate(res_gem: int32, [1, 2, 1, 16]), storage_scope = local.sram {",
+                           "data_buf[0, i1, 0, i3] = data[0, ((ic.outer*2) + i1), 0, i3]",
+                           "weight_buf[i0, i1, i2, i3] = weight[((i1.outer*2) + i0), ((ic.outer*2) + i1), i2, i3]",
+                           "res_gem[0, co, 0, ci] = (res_gem[0, co, 0, ci] + (cast(int32, data_buf[0, ic.inner, 0, ic_tns])",
+                           "res_shr[0, i1, 0, i3] = @tir.shift_right(res_gem[0, i1, 0, i3], 8, dtype=int32)"}) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "\n" << text;
   }
   // region sizes: the weight copy runs over 2 x 2 x 16 x 16 elements inside each (oc_out, ic_out)
@@ -331,10 +336,48 @@ TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
   for (char ch : text) {
     if (ch != ' ' && ch != '\n') flat += ch;
   }
-  EXPECT_NE(flat.find("for(i2:int32,0,5){for(i3:int32,0,9){for(i5:int32,0,16){data_buf[0,ic.outer,((i2.outer*4)+i2),i3,0,i5]="
+  EXPECT_NE(flat.find("allocate(data_buf:int8,[1,1,5,9,1,16])"), std::string::npos) << text;
+  EXPECT_NE(flat.find("for(i2:int32,0,5){for(i3:int32,0,9){for(i5:int32,0,16){data_buf[0,0,i2,i3,0,i5]="
                       "@tir.if_then_else("),
             std::string::npos)
       << text;
+}
+
+}  // namespace
+}  // namespace vta::compiler
+
+namespace vta::compiler {
+namespace {
+
+TEST(CompilerLower, SramCapacityIsChecked) {
+  const Config cfg = Config::default_config();
+  const Env env(cfg);
+  EXPECT_EQ(env.BATCH, 1);
+  EXPECT_EQ(env.BLOCK_IN, 16);
+  EXPECT_EQ(env.capacity(env.inp_scope), 32768);
+  EXPECT_EQ(env.capacity(env.wgt_scope), 262144);
+  EXPECT_EQ(env.capacity(env.acc_scope), 131072);
+  EXPECT_EQ(env.capacity("global"), 0);
+  // the whole 1024x1024 weight (1 MiB) in the weight SRAM: refused, with the stage and the sizes
+  Tensor w = placeholder({64, 64, 16, 16}, "weight", DType::kInt8);
+  Tensor wb = compute(w->shape, [&](const Indices& i) { return read(w, {i[0], i[1], i[2], i[3]}); }, "weight_buf");
+  Tensor out = compute(w->shape, [&](const Indices& i) { return read(wb, {i[0], i[1], i[2], i[3]}); }, "out");
+  Schedule s = create_schedule(out);
+  s[wb].set_scope(env.wgt_scope);
+  try {
+    (void)lower(s, {w, out}, &env);
+    ADD_FAILURE() << "no error";
+  } catch (const ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("stage weight_buf: its buffer [64, 64, 16, 16] of 1048576 bytes does not fit "
+                                         "the local.wgt_buffer SRAM of 262144 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  // blocked (16 of 64 output blocks at a time): fits
+  auto [o, i] = s[out].split(out->op->axis[0], 16);
+  (void)i;
+  s[wb].compute_at(s[out], o);
+  EXPECT_NO_THROW((void)lower(s, {w, out}, &env));
 }
 
 }  // namespace

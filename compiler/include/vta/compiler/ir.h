@@ -119,12 +119,14 @@ struct StmtNode {
   Expr value;                 ///< kStore
   std::vector<Stmt> seq;      ///< kSeq
   std::string scope;          ///< kAllocate
+  std::vector<int64_t> shape; ///< kAllocate: the buffer's extents (the tensor's, or a region of it)
 };
 
 Stmt make_for(Var v, int64_t extent, Stmt body);
 Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value);
 Stmt make_seq(std::vector<Stmt> stmts);
-Stmt make_allocate(Tensor t, std::string scope, Stmt body);
+/// Storage for `t` around `body`; `shape` = the buffer's extents (empty: the tensor's shape).
+Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape = {});
 
 // ---- tensors and operations -------------------------------------------------------------------------
 /// An iteration variable: a variable with the range [0, extent), data-parallel or a reduction.

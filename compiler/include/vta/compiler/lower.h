@@ -5,13 +5,16 @@
 
 #include <map>
 
+#include "vta/compiler/env.h"
 #include "vta/compiler/schedule.h"
 
 namespace vta::compiler {
 
 /// The loop nests of every stage in order; intermediates (tensors not in `args`) are allocated in
-/// their stage's scope around the nests that use them.
-Stmt lower(const Schedule& s, const std::vector<Tensor>& args);
+/// their stage's scope. A stage computed at a loop gets a buffer of its inferred region only, indexed
+/// from the region's start. With an Env, a region in an SRAM scope must fit its buffer (ScheduleError
+/// naming the stage, the scope and the sizes).
+Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const Env* env = nullptr);
 
 /// Readable text in the style of the seeds' listings (`for (i0: int32, 0, 64) {`).
 std::string to_text(const Stmt& s);

@@ -1,0 +1,24 @@
+#pragma once
+/// \file vta/compiler/env.h
+/// The target as the schedule sees it (the tutorials' `vta.get_env()`), derived from a vta::Config:
+/// tensor shape factors, data types, the SRAM scopes with their capacities, and pragma names.
+
+#include <string>
+
+#include "vta/compiler/ir.h"
+#include "vta/config.h"
+
+namespace vta::compiler {
+
+struct Env {
+  explicit Env(const Config& config);
+  const Config& config;
+  int BATCH, BLOCK_IN, BLOCK_OUT, INP_WIDTH, WGT_WIDTH, ACC_WIDTH;
+  DType inp_dtype = DType::kInt8, wgt_dtype = DType::kInt8, acc_dtype = DType::kInt32;
+  std::string inp_scope = "local.inp_buffer", wgt_scope = "local.wgt_buffer", acc_scope = "local.acc_buffer";
+  std::string dma_copy = "dma_copy", alu = "alu";
+  /// Bytes of the SRAM behind a scope; 0 for scopes that are not on the accelerator ("global").
+  int64_t capacity(const std::string& scope) const;
+};
+
+}  // namespace vta::compiler
