@@ -78,6 +78,20 @@ Expr make_read(Tensor t, std::vector<Expr> indices) {
   return n;
 }
 
+Expr make_flat_read(Tensor t, Expr offset) {
+  auto n = std::make_shared<ExprNode>();
+  n->kind = ExprKind::kRead, n->dtype = t->dtype, n->tensor = std::move(t), n->indices = {std::move(offset)};
+  n->flat = true;
+  return n;
+}
+
+Stmt make_flat_store(Tensor t, Expr offset, Expr value) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kStore, n->tensor = std::move(t), n->indices = {std::move(offset)}, n->value = std::move(value);
+  n->flat = true;
+  return n;
+}
+
 Expr make_reduce(Expr body, const std::vector<IterVar>& axes) {
   auto n = std::make_shared<ExprNode>();
   n->kind = ExprKind::kReduce, n->dtype = body->dtype, n->a = std::move(body);

@@ -393,6 +393,14 @@ struct Interp {
     }
     return off;
   }
+  size_t flat_offset(const Tensor& t, const Expr& e) {
+    const int64_t i = eval(e);
+    const int64_t n = int64_t(buffer(t).size());
+    if (i < 0 || i >= n) {
+      throw InternalError("run: offset " + std::to_string(i) + " of " + t->name + " is outside [0, " + std::to_string(n) + ")");
+    }
+    return size_t(i);
+  }
   std::vector<int64_t>& buffer(const Tensor& t) {
     auto it = buffers.find(t.get());
     if (it == buffers.end()) throw InternalError("run: no storage for tensor " + t->name);
@@ -407,7 +415,7 @@ struct Interp {
         if (it == vars.end()) throw InternalError("run: variable " + e->name + " is not bound");
         return it->second;
       }
-      case ExprKind::kRead: return buffer(e->tensor)[offset(e->tensor, e->indices)];
+      case ExprKind::kRead: return buffer(e->tensor)[e->flat ? flat_offset(e->tensor, e->indices[0]) : offset(e->tensor, e->indices)];
       case ExprKind::kCast: return wrap(eval(e->a), e->dtype);
       case ExprKind::kSelect: return eval(e->cond) != 0 ? eval(e->a) : eval(e->b);
       case ExprKind::kReduce: throw InternalError("run: an unlowered reduction");
@@ -449,7 +457,7 @@ struct Interp {
         return;
       case StmtKind::kStore: {
         const int64_t v = wrap(eval(s->value), s->tensor->dtype);
-        buffer(s->tensor)[offset(s->tensor, s->indices)] = v;
+        buffer(s->tensor)[s->flat ? flat_offset(s->tensor, s->indices[0]) : offset(s->tensor, s->indices)] = v;
         return;
       }
       case StmtKind::kSeq:
@@ -515,6 +523,16 @@ struct Rebase {
 };
 
 Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const Env* env) {
+  LowerOptions o;
+  o.env = env;
+  return lower(s, args, o);
+}
+
+Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOptions& options) {
+  const Env* env = options.env;
+  auto log = [&](const char* pass, const Stmt& ir) {
+    if (options.log != nullptr) *options.log << "// after " << pass << "\n" << to_text(ir);
+  };
   Lowering l{s, {}, {}, {}};
   std::vector<std::pair<Tensor, std::string>> intermediates;
   for (const auto& st : s.stages()) {
@@ -569,7 +587,16 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const Env* env) {
     }
     body = make_allocate(t, it->second, body, extent);
   }
-  return simplify(Rebase{lo}.stmt(body));
+  log("schedule_ops", body);
+  body = Rebase{lo}.stmt(body);
+  log("rebase_regions", body);
+  body = simplify(body);
+  log("simplify", body);
+  if (options.flatten) {
+    body = flatten(body);
+    log("flatten", body);
+  }
+  return body;
 }
 
 std::string to_text(const Stmt& s) {

@@ -23,7 +23,7 @@ Expr simplify(const Expr& e) {
     case ExprKind::kRead: {
       std::vector<Expr> idx;
       for (const auto& i : e->indices) idx.push_back(simplify(i));
-      return make_read(e->tensor, std::move(idx));
+      return e->flat ? make_flat_read(e->tensor, idx[0]) : make_read(e->tensor, std::move(idx));
     }
     case ExprKind::kCast: {
       Expr a = simplify(e->a);
@@ -98,7 +98,8 @@ Stmt simplify(const Stmt& s) {
     case StmtKind::kStore: {
       std::vector<Expr> idx;
       for (const auto& i : s->indices) idx.push_back(simplify(i));
-      return make_store(s->tensor, std::move(idx), simplify(s->value));
+      return s->flat ? make_flat_store(s->tensor, idx[0], simplify(s->value))
+                     : make_store(s->tensor, std::move(idx), simplify(s->value));
     }
     case StmtKind::kSeq: {
       std::vector<Stmt> v;

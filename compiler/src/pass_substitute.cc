@@ -13,7 +13,7 @@ Expr substitute(const Expr& e, const VarMap& m) {
     case ExprKind::kRead: {
       std::vector<Expr> idx;
       for (const auto& i : e->indices) idx.push_back(substitute(i, m));
-      return make_read(e->tensor, std::move(idx));
+      return e->flat ? make_flat_read(e->tensor, idx[0]) : make_read(e->tensor, std::move(idx));
     }
     case ExprKind::kCast: return make_cast(e->dtype, substitute(e->a, m));
     case ExprKind::kSelect: return make_select(substitute(e->cond, m), substitute(e->a, m), substitute(e->b, m));
@@ -28,7 +28,8 @@ Stmt substitute(const Stmt& s, const VarMap& m) {
     case StmtKind::kStore: {
       std::vector<Expr> idx;
       for (const auto& i : s->indices) idx.push_back(substitute(i, m));
-      return make_store(s->tensor, std::move(idx), substitute(s->value, m));
+      return s->flat ? make_flat_store(s->tensor, idx[0], substitute(s->value, m))
+                     : make_store(s->tensor, std::move(idx), substitute(s->value, m));
     }
     case StmtKind::kSeq: {
       std::vector<Stmt> v;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <sstream>
 
 #include "vta/compiler/lower.h"
 #include "vta/compiler/te.h"
@@ -309,9 +310,13 @@ TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
           want[size_t(((co * OH + y) * OH + x) * kBlock + ci)] = std::min<int64_t>(std::max<int64_t>(acc >> 8, 0), 127);
         }
   auto run_it = [&](const Schedule& s) {
-    std::vector<int64_t> out(want.size(), -1);
+    std::vector<int64_t> out(want.size(), -1), flat_out(want.size(), -2);
     const Stmt body = lower(s, {data, kernel, res});
     run(body, {{data.get(), &a}, {kernel.get(), &w}, {res.get(), &out}});
+    LowerOptions o;
+    o.flatten = true;
+    run(lower(s, {data, kernel, res}, o), {{data.get(), &a}, {kernel.get(), &w}, {res.get(), &flat_out}});
+    EXPECT_EQ(flat_out, out) << "flattening changed the results";
     return std::make_pair(out, to_text(body));
   };
   {
@@ -378,6 +383,32 @@ TEST(CompilerLower, SramCapacityIsChecked) {
   (void)i;
   s[wb].compute_at(s[out], o);
   EXPECT_NO_THROW((void)lower(s, {w, out}, &env));
+}
+
+}  // namespace
+}  // namespace vta::compiler
+
+namespace vta::compiler {
+namespace {
+
+TEST(CompilerLower, FlattenAndPassLog) {
+  Matmul m;
+  Schedule s = create_schedule(m.res);
+  std::ostringstream log;
+  LowerOptions o;
+  o.flatten = true;
+  o.log = &log;
+  const Stmt body = lower(s, {m.data, m.weight, m.res}, o);
+  const std::string text = to_text(body);
+  // the seeds' flattened form of the default schedule
+  EXPECT_NE(text.find("res_gem[((co*16) + ci)] = 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("weight[((((co*1024) + (ic*256)) + (ci*16)) + ic_tns)]"), std::string::npos) << text;
+  for (const char* pass : {"// after schedule_ops", "// after rebase_regions", "// after simplify", "// after flatten"}) {
+    EXPECT_NE(log.str().find(pass), std::string::npos) << pass;
+  }
+  std::vector<int64_t> out(m.out.size(), -1);
+  run(body, {{m.data.get(), &m.a}, {m.weight.get(), &m.w}, {m.res.get(), &out}});
+  EXPECT_EQ(out, m.reference());
 }
 
 }  // namespace

@@ -66,6 +66,7 @@ struct ExprNode {
   std::vector<Expr> indices;  ///< kRead
   std::vector<Var> reduce_axes;  ///< kReduce
   std::vector<int64_t> reduce_extents;  ///< kReduce, one per axis
+  bool flat = false;          ///< kRead: `indices` is one row-major offset into the buffer
   /// Identity of a variable: variables compare by node, never by name.
   bool same_as(const Expr& o) const { return this == o.get(); }
 };
@@ -77,6 +78,8 @@ Expr make_binary(ExprKind k, Expr a, Expr b);
 Expr make_cast(DType t, Expr a);
 Expr make_select(Expr cond, Expr a, Expr b);
 Expr make_read(Tensor t, std::vector<Expr> indices);
+/// A read / store at a row-major offset (after flattening).
+Expr make_flat_read(Tensor t, Expr offset);
 struct IterVar;
 Expr make_reduce(Expr body, const std::vector<IterVar>& axes);
 
@@ -120,10 +123,12 @@ struct StmtNode {
   std::vector<Stmt> seq;      ///< kSeq
   std::string scope;          ///< kAllocate
   std::vector<int64_t> shape; ///< kAllocate: the buffer's extents (the tensor's, or a region of it)
+  bool flat = false;          ///< kStore: `indices` is one row-major offset into the buffer
 };
 
 Stmt make_for(Var v, int64_t extent, Stmt body);
 Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value);
+Stmt make_flat_store(Tensor t, Expr offset, Expr value);
 Stmt make_seq(std::vector<Stmt> stmts);
 /// Storage for `t` around `body`; `shape` = the buffer's extents (empty: the tensor's shape).
 Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape = {});

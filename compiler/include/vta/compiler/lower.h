@@ -4,6 +4,7 @@
 /// (a reference interpreter: the independent check of every later pass).
 
 #include <map>
+#include <ostream>
 
 #include "vta/compiler/env.h"
 #include "vta/compiler/schedule.h"
@@ -15,6 +16,14 @@ namespace vta::compiler {
 /// from the region's start. With an Env, a region in an SRAM scope must fit its buffer (ScheduleError
 /// naming the stage, the scope and the sizes).
 Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const Env* env = nullptr);
+
+struct LowerOptions {
+  const Env* env = nullptr;
+  bool flatten = false;        ///< end with 1-D buffers (as the seeds' listings)
+  std::ostream* log = nullptr;  ///< the IR after every pass, under "// after <pass>"
+};
+/// The pass list: schedule_ops (loop nests, bound inference), rebase_regions, simplify, [flatten].
+Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOptions& options);
 
 /// Readable text in the style of the seeds' listings (`for (i0: int32, 0, 64) {`).
 std::string to_text(const Stmt& s);

@@ -20,4 +20,7 @@ Stmt substitute(const Stmt& s, const VarMap& m);
 Expr simplify(const Expr& e);
 Stmt simplify(const Stmt& s);
 
+/// Multi-dimensional accesses to row-major offsets into their buffers (pass_flatten.cc).
+Stmt flatten(const Stmt& s);
+
 }  // namespace vta::compiler
