@@ -22,6 +22,15 @@ int bits(DType t) {
   return 0;
 }
 
+int64_t wrap(int64_t v, DType t) {
+  switch (t) {
+    case DType::kInt8: return int64_t(int8_t(uint8_t(uint64_t(v) & 0xff)));
+    case DType::kInt32: return int64_t(int32_t(uint32_t(uint64_t(v) & 0xffffffffu)));
+    case DType::kBool: return v != 0;
+  }
+  return v;
+}
+
 int64_t TensorNode::elements() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

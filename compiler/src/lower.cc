@@ -3,6 +3,7 @@
 
 #include "vta/compiler/lower.h"
 
+#include "vta/compiler/mutator.h"
 #include "vta/compiler/pass.h"
 
 #include <algorithm>
@@ -364,14 +365,6 @@ void print(std::ostream& o, const Stmt& s, int indent) {
 }
 
 // ---- interpreter ------------------------------------------------------------------------------------
-int64_t wrap(int64_t v, DType t) {
-  switch (t) {
-    case DType::kInt8: return int64_t(int8_t(uint8_t(uint64_t(v) & 0xff)));
-    case DType::kInt32: return int64_t(int32_t(uint32_t(uint64_t(v) & 0xffffffffu)));
-    case DType::kBool: return v != 0;
-  }
-  return v;
-}
 
 struct Interp {
   std::map<const TensorNode*, std::vector<int64_t>*> buffers;
@@ -481,14 +474,23 @@ struct Interp {
 }  // namespace
 
 /// Reads and stores of tensors whose buffer holds a region are indexed from the region's start.
-struct Rebase {
-  const std::map<const TensorNode*, std::vector<Linear>>& lo;
-  std::vector<Expr> indices(const Tensor& t, const std::vector<Expr>& idx) const {
-    auto it = lo.find(t.get());
+class Rebase final : public IRMutator {
+ public:
+  explicit Rebase(const std::map<const TensorNode*, std::vector<Linear>>& lo) : lo_(lo) {}
+
+ protected:
+  Expr visit_read(const Expr& e) override { return make_read(e->tensor, indices(e->tensor, e->indices)); }
+  Stmt visit_store(const Stmt& s) override {
+    return make_store(s->tensor, indices(s->tensor, s->indices), mutate(s->value));
+  }
+
+ private:
+  std::vector<Expr> indices(const Tensor& t, const std::vector<Expr>& idx) {
+    auto it = lo_.find(t.get());
     std::vector<Expr> out;
     for (size_t d = 0; d < idx.size(); ++d) {
-      Expr i = expr(idx[d]);
-      if (it != lo.end() && !(it->second[d].constant() && it->second[d].c == 0)) {
+      Expr i = mutate(idx[d]);
+      if (it != lo_.end() && !(it->second[d].constant() && it->second[d].c == 0)) {
         const Interval iv = interval(i, {}, t->name);  // affine: lo == hi
         i = (iv.lo - it->second[d]).to_expr();
       }
@@ -496,30 +498,7 @@ struct Rebase {
     }
     return out;
   }
-  Expr expr(const Expr& e) const {
-    if (!e) return e;
-    switch (e->kind) {
-      case ExprKind::kInt:
-      case ExprKind::kVar: return e;
-      case ExprKind::kRead: return make_read(e->tensor, indices(e->tensor, e->indices));
-      case ExprKind::kCast: return make_cast(e->dtype, expr(e->a));
-      case ExprKind::kSelect: return make_select(expr(e->cond), expr(e->a), expr(e->b));
-      default: return make_binary(e->kind, expr(e->a), expr(e->b));
-    }
-  }
-  Stmt stmt(const Stmt& s) const {
-    switch (s->kind) {
-      case StmtKind::kFor: return make_for(s->var, s->extent, stmt(s->body));
-      case StmtKind::kStore: return make_store(s->tensor, indices(s->tensor, s->indices), expr(s->value));
-      case StmtKind::kSeq: {
-        std::vector<Stmt> v;
-        for (const auto& x : s->seq) v.push_back(stmt(x));
-        return make_seq(std::move(v));
-      }
-      case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, stmt(s->body), s->shape);
-    }
-    throw InternalError("rebase: unknown statement");
-  }
+  const std::map<const TensorNode*, std::vector<Linear>>& lo_;
 };
 
 Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const Env* env) {
@@ -588,7 +567,7 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOption
     body = make_allocate(t, it->second, body, extent);
   }
   log("schedule_ops", body);
-  body = Rebase{lo}.stmt(body);
+  body = Rebase(lo).mutate(body);
   log("rebase_regions", body);
   body = simplify(body);
   log("simplify", body);

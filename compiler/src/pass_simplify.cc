@@ -5,14 +5,6 @@ namespace {
 
 bool is_int(const Expr& e, int64_t v) { return e->kind == ExprKind::kInt && e->value == v; }
 
-int64_t wrap(int64_t v, DType t) {
-  switch (t) {
-    case DType::kInt8: return int64_t(int8_t(uint8_t(uint64_t(v) & 0xff)));
-    case DType::kInt32: return int64_t(int32_t(uint32_t(uint64_t(v) & 0xffffffffu)));
-    case DType::kBool: return v != 0;
-  }
-  return v;
-}
 
 }  // namespace
 

@@ -16,6 +16,8 @@ namespace vta::compiler {
 enum class DType : uint8_t { kInt8, kInt32, kBool };
 const char* to_string(DType t);
 int bits(DType t);
+/// `v` wrapped to the type's width (two's complement), as stores and casts do.
+int64_t wrap(int64_t v, DType t);
 
 /// A user error in a computation or a schedule: names the stage, the axis and the reason.
 class ScheduleError : public std::runtime_error {
