@@ -151,6 +151,12 @@ Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value) {
   return n;
 }
 
+Stmt make_attr(Var v, std::string key, Stmt body) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kAttr, n->var = std::move(v), n->scope = std::move(key), n->body = std::move(body);
+  return n;
+}
+
 Stmt make_seq(std::vector<Stmt> stmts) {
   if (stmts.size() == 1) return stmts[0];
   auto n = std::make_shared<StmtNode>();

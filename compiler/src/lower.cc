@@ -232,6 +232,10 @@ struct Lowering {
     for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
       body = make_for(it->var, extents.at(it->var.get()),
                       make_seq_flat({st != nullptr ? attached(*st, it->var) : nullptr, body}));
+      if (st == nullptr) continue;
+      for (const auto& [v, key] : st->annotations()) {
+        if (v == it->var) body = make_attr(it->var, key, body);
+      }
     }
     return body;
   }
@@ -354,6 +358,11 @@ void print(std::ostream& o, const Stmt& s, int indent) {
     case StmtKind::kSeq:
       for (const auto& x : s->seq) print(o, x, indent);
       return;
+    case StmtKind::kAttr:
+      o << pad << "attr [" << s->var->name << "] \"" << s->scope << "\" = 1 {\n";
+      print(o, s->body, indent + 1);
+      o << pad << "}\n";
+      return;
     case StmtKind::kAllocate:
       o << pad << "allocate(" << s->tensor->name << ": " << to_string(s->tensor->dtype) << ", [";
       for (size_t i = 0; i < s->shape.size(); ++i) o << (i ? ", " : "") << s->shape[i];
@@ -455,6 +464,9 @@ struct Interp {
       }
       case StmtKind::kSeq:
         for (const auto& x : s->seq) exec(x);
+        return;
+      case StmtKind::kAttr:
+        exec(s->body);
         return;
       case StmtKind::kAllocate: {
         int64_t n = 1;

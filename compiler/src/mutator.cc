@@ -49,6 +49,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
       return make_seq(std::move(v));
     }
     case StmtKind::kAllocate: return visit_allocate(s);
+    case StmtKind::kAttr: return make_attr(s->var, s->scope, mutate(s->body));
   }
   throw InternalError("IRMutator: unknown statement");
 }

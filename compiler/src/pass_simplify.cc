@@ -99,6 +99,7 @@ Stmt simplify(const Stmt& s) {
       return make_seq(std::move(v));
     }
     case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, simplify(s->body), s->shape);
+    case StmtKind::kAttr: return make_attr(s->var, s->scope, simplify(s->body));
   }
   throw InternalError("simplify: unknown statement");
 }

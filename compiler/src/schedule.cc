@@ -70,6 +70,30 @@ void Stage::set_scope(const std::string& scope) {
   scope_ = scope;
 }
 
+void Stage::pragma(const IterVar& axis, const std::string& name) {
+  (void)leaf_index(axis, "pragma");
+  if (name.empty()) throw ScheduleError("pragma on stage " + this->name() + ", axis " + axis.var->name + ": empty name");
+  annotations_.push_back({axis.var, "pragma_" + name});
+}
+
+void Stage::tensorize(const IterVar& axis, const std::string& intrinsic) {
+  (void)leaf_index(axis, "tensorize");
+  if (intrinsic != "gemm") {
+    throw ScheduleError("tensorize on stage " + name() + ", axis " + axis.var->name + ": unknown intrinsic \"" + intrinsic +
+                        "\" (the VTA intrinsic is \"gemm\")");
+  }
+  annotations_.push_back({axis.var, "tensorize_" + intrinsic});
+}
+
+void Stage::bind(const IterVar& axis, const std::string& thread) {
+  (void)leaf_index(axis, "bind");
+  if (thread != "cthread") {
+    throw ScheduleError("bind on stage " + name() + ", axis " + axis.var->name + ": thread \"" + thread +
+                        "\" is not supported (VTA has virtual threads: \"cthread\")");
+  }
+  annotations_.push_back({axis.var, "virtual_thread"});
+}
+
 void Stage::compute_at(const Stage& parent, const IterVar& axis) {
   if (parent.op() == op_) throw ScheduleError("compute_at on stage " + name() + ": a stage cannot be computed inside itself");
   (void)parent.leaf_index(axis, "compute_at");

@@ -413,3 +413,30 @@ TEST(CompilerLower, FlattenAndPassLog) {
 
 }  // namespace
 }  // namespace vta::compiler
+
+namespace vta::compiler {
+namespace {
+
+TEST(CompilerLower, PragmasTensorizeAndVirtualThreadsAnnotateLoops) {
+  Matmul m;
+  Schedule s = create_schedule(m.res);
+  const auto& ax = m.res->op->axis;
+  auto [co_o, co_i] = s[m.res].split(ax[1], 2);
+  s[m.res].bind(co_o, "cthread");
+  s[m.res].pragma(ax[2], "dma_copy");
+  s[m.res_gem].tensorize(m.res_gem->op->axis[2], "gemm");
+  s[m.res_shr].pragma(m.res_shr->op->axis[0], "alu");
+  const Stmt body = lower(s, {m.data, m.weight, m.res});
+  const std::string text = to_text(body);
+  for (const char* line : {"attr [i1.outer] \"virtual_thread\" = 1 {", "attr [i2] \"pragma_dma_copy\" = 1 {",
+                           "attr [bi] \"tensorize_gemm\" = 1 {", "attr [i0] \"pragma_alu\" = 1 {"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "\n" << text;
+  }
+  EXPECT_EQ(m.run_schedule(s), m.reference()) << "annotations do not change the loop nest's meaning";
+  EXPECT_THROW(s[m.res].bind(co_i, "threadIdx.x"), ScheduleError);
+  EXPECT_THROW(s[m.res_gem].tensorize(m.res_gem->op->axis[2], "conv"), ScheduleError);
+  EXPECT_THROW(s[m.res].pragma(ax[1], "dma_copy"), ScheduleError) << "i1 was split: not a loop any more";
+}
+
+}  // namespace
+}  // namespace vta::compiler

@@ -112,18 +112,19 @@ enum class StmtKind : uint8_t {
   kStore,     ///< tensor[indices] = value
   kSeq,       ///< stmts in order
   kAllocate,  ///< a tensor's storage (scope) around body
+  kAttr,      ///< an annotation `key` on loop `var` around body (pragmas, tensorize, virtual threads)
 };
 
 struct StmtNode {
   StmtKind kind;
   Var var;                    ///< kFor
   int64_t extent = 0;         ///< kFor
-  Stmt body;                  ///< kFor, kAllocate
+  Stmt body;                  ///< kFor, kAllocate, kAttr
   Tensor tensor;              ///< kStore, kAllocate
   std::vector<Expr> indices;  ///< kStore
   Expr value;                 ///< kStore
   std::vector<Stmt> seq;      ///< kSeq
-  std::string scope;          ///< kAllocate
+  std::string scope;          ///< kAllocate; kAttr: the key (e.g. "pragma_dma_copy")
   std::vector<int64_t> shape; ///< kAllocate: the buffer's extents (the tensor's, or a region of it)
   bool flat = false;          ///< kStore: `indices` is one row-major offset into the buffer
 };
@@ -132,6 +133,7 @@ Stmt make_for(Var v, int64_t extent, Stmt body);
 Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value);
 Stmt make_flat_store(Tensor t, Expr offset, Expr value);
 Stmt make_seq(std::vector<Stmt> stmts);
+Stmt make_attr(Var v, std::string key, Stmt body);
 /// Storage for `t` around `body`; `shape` = the buffer's extents (empty: the tensor's shape).
 Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape = {});
 

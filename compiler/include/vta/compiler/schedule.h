@@ -39,6 +39,14 @@ class Stage {
   /// including `axis`, only the region of this stage's output its consumers read there (bound
   /// inference, rectangular regions of affine indices).
   void compute_at(const Stage& parent, const IterVar& axis);
+  /// Annotates loop `axis` (a leaf) with a pragma, e.g. "dma_copy" or "alu" (te pragma).
+  void pragma(const IterVar& axis, const std::string& name);
+  /// Marks loop `axis` and the loops inside it as one call of the named intrinsic ("gemm").
+  void tensorize(const IterVar& axis, const std::string& intrinsic);
+  /// Binds loop `axis` to a thread kind; only "cthread" (virtual threads) is supported.
+  void bind(const IterVar& axis, const std::string& thread);
+  /// Annotations per leaf variable: {"pragma_dma_copy", "tensorize_gemm", "virtual_thread", ...}.
+  const std::vector<std::pair<Var, std::string>>& annotations() const { return annotations_; }
   /// The stage this one is computed inside (nullptr: at the root) and the loop variable.
   const OperationNode* attach_op() const { return attach_op_; }
   const Var& attach_var() const { return attach_var_; }
@@ -49,6 +57,7 @@ class Stage {
   std::vector<IterVar> leaves_;
   std::vector<SplitRelation> splits_;
   std::string scope_ = "global";
+  std::vector<std::pair<Var, std::string>> annotations_;
   const OperationNode* attach_op_ = nullptr;
   Var attach_var_;
 };
