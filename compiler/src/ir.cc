@@ -133,7 +133,7 @@ Expr cast(DType t, Expr a) { return make_cast(t, std::move(a)); }
 Expr operator<(Expr a, Expr b) { return make_binary(ExprKind::kLt, std::move(a), std::move(b)); }
 Expr operator>=(Expr a, Expr b) { return make_binary(ExprKind::kGe, std::move(a), std::move(b)); }
 Expr operator-(Expr a, int64_t b) { return a - like(a, b); }
-Expr operator&&(Expr a, Expr b) {
+Expr logical_and(Expr a, Expr b) {
   if (a->dtype != DType::kBool || b->dtype != DType::kBool) throw ScheduleError("&&: both operands must be comparisons");
   return make_binary(ExprKind::kAnd, std::move(a), std::move(b));
 }
@@ -154,6 +154,13 @@ Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value) {
 Stmt make_attr(Var v, std::string key, Stmt body) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::kAttr, n->var = std::move(v), n->scope = std::move(key), n->body = std::move(body);
+  return n;
+}
+
+Stmt make_call(std::string name, Tensor dst, Tensor src, std::vector<Expr> args) {
+  auto n = std::make_shared<StmtNode>();
+  n->kind = StmtKind::kCall, n->scope = std::move(name), n->tensor = std::move(dst), n->src = std::move(src);
+  n->args = std::move(args);
   return n;
 }
 
@@ -275,8 +282,8 @@ Tensor pad(const Tensor& t, const std::vector<int64_t>& before, const std::vecto
         src.push_back(i[d]);
         continue;
       }
-      Expr c = (Expr(i[d]) >= make_int(before[d])) && (Expr(i[d]) < make_int(before[d] + t->shape[d]));
-      inside = inside ? (inside && c) : c;
+      Expr c = logical_and(Expr(i[d]) >= make_int(before[d]), Expr(i[d]) < make_int(before[d] + t->shape[d]));
+      inside = inside ? logical_and(inside, c) : c;
       src.push_back(before[d] == 0 ? Expr(i[d]) : Expr(i[d]) - before[d]);
     }
     Expr value = read(t, src);

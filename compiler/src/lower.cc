@@ -358,6 +358,17 @@ void print(std::ostream& o, const Stmt& s, int indent) {
     case StmtKind::kSeq:
       for (const auto& x : s->seq) print(o, x, indent);
       return;
+    case StmtKind::kCall:
+      o << pad << "@tir.call_extern(\"" << s->scope << "\"";
+      for (size_t i = 0; i < s->args.size(); ++i) {
+        // the DRAM tensor goes before its offset (the runtime's order)
+        if (s->scope == "VTALoadBuffer2D" && i == 0) o << ", " << s->src->name;
+        if (s->scope == "VTAStoreBuffer2D" && i == 2) o << ", " << s->tensor->name;
+        o << ", ";
+        print(o, s->args[i]);
+      }
+      o << ", dtype=int32)\n";
+      return;
     case StmtKind::kAttr:
       o << pad << "attr [" << s->var->name << "] \"" << s->scope << "\" = 1 {\n";
       print(o, s->body, indent + 1);
@@ -448,6 +459,38 @@ struct Interp {
     return wrap(r, e->dtype);
   }
 
+  /// The DMA intrinsics, element by element (an element = the product of the last two dimensions).
+  void call(const StmtNode& s) {
+    std::vector<int64_t> a;
+    for (const auto& e : s.args) a.push_back(eval(e));
+    std::vector<int64_t>& dst = buffer(s.tensor);
+    std::vector<int64_t>& src = buffer(s.src);
+    const size_t rank = s.tensor->shape.size();
+    const int64_t elem = s.tensor->shape[rank - 1] * s.tensor->shape[rank - 2];
+    int64_t src_off, dst_off, x_size, y_size, stride;
+    bool load = s.scope == "VTALoadBuffer2D";
+    if (load) {
+      src_off = a[0], x_size = a[1], y_size = a[2], stride = a[3], dst_off = a[8];
+    } else if (s.scope == "VTAStoreBuffer2D") {
+      src_off = a[0], dst_off = a[2], x_size = a[3], y_size = a[4], stride = a[5];
+    } else {
+      throw InternalError("run: unknown intrinsic " + s.scope);
+    }
+    for (int64_t y = 0; y < y_size; ++y) {
+      for (int64_t x = 0; x < x_size; ++x) {
+        const int64_t se = load ? src_off + y * stride + x : src_off + y * x_size + x;
+        const int64_t de = load ? dst_off + y * x_size + x : dst_off + y * stride + x;
+        for (int64_t k = 0; k < elem; ++k) {
+          const size_t si = size_t(se * elem + k), di = size_t(de * elem + k);
+          if (si >= src.size() || di >= dst.size()) {
+            throw InternalError("run: " + s.scope + " outside " + (si >= src.size() ? s.src->name : s.tensor->name));
+          }
+          dst[di] = wrap(src[si], s.tensor->dtype);
+        }
+      }
+    }
+  }
+
   void exec(const Stmt& s) {
     switch (s->kind) {
       case StmtKind::kFor:
@@ -467,6 +510,9 @@ struct Interp {
         return;
       case StmtKind::kAttr:
         exec(s->body);
+        return;
+      case StmtKind::kCall:
+        call(*s);
         return;
       case StmtKind::kAllocate: {
         int64_t n = 1;
@@ -583,6 +629,10 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOption
   log("rebase_regions", body);
   body = simplify(body);
   log("simplify", body);
+  if (env != nullptr) {
+    body = inject_dma(body, *env);
+    log("inject_dma", body);
+  }
   if (options.flatten) {
     body = flatten(body);
     log("flatten", body);

@@ -50,6 +50,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
     }
     case StmtKind::kAllocate: return visit_allocate(s);
     case StmtKind::kAttr: return make_attr(s->var, s->scope, mutate(s->body));
+    case StmtKind::kCall: return make_call(s->scope, s->tensor, s->src, mutate_all(s->args));
   }
   throw InternalError("IRMutator: unknown statement");
 }

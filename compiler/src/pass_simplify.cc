@@ -100,6 +100,11 @@ Stmt simplify(const Stmt& s) {
     }
     case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, simplify(s->body), s->shape);
     case StmtKind::kAttr: return make_attr(s->var, s->scope, simplify(s->body));
+    case StmtKind::kCall: {
+      std::vector<Expr> args;
+      for (const auto& a : s->args) args.push_back(simplify(a));
+      return make_call(s->scope, s->tensor, s->src, std::move(args));
+    }
   }
   throw InternalError("simplify: unknown statement");
 }

@@ -440,3 +440,78 @@ TEST(CompilerLower, PragmasTensorizeAndVirtualThreadsAnnotateLoops) {
 
 }  // namespace
 }  // namespace vta::compiler
+
+namespace vta::compiler {
+namespace {
+
+// The tutorial's "lowering copies to DMA transfers" step: the copies become VTALoadBuffer2D /
+// VTAStoreBuffer2D with the arguments the seed prints (at the small size), and the program still
+// computes the reference.
+TEST(CompilerLower, DmaCopiesBecomeTwoDimensionalTransfers) {
+  const Config cfg = Config::default_config();
+  const Env env(cfg);
+  Matmul m;
+  Tensor data_buf = compute(m.data->shape, [&](const Indices& i) { return read(m.data, {i[0], i[1], i[2], i[3]}); },
+                            "data_buf");
+  Tensor weight_buf = compute(m.weight->shape,
+                              [&](const Indices& i) { return read(m.weight, {i[0], i[1], i[2], i[3]}); }, "weight_buf");
+  IterVar ic = reduce_axis(m.in_blocks, "ic"), ic_tns = reduce_axis(kBlock, "ic_tns");
+  Tensor res_gem = compute(
+      {1, m.out_blocks, 1, kBlock}, {"bo", "co", "bi", "ci"},
+      [&](const Indices& i) {
+        return sum(cast(DType::kInt32, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
+                       cast(DType::kInt32, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
+                   {ic, ic_tns});
+      },
+      "res_gem");
+  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
+  Tensor shr = compute(res_gem->shape, [&](const Indices& i) { return at(res_gem, i) >> 8; }, "res_shr");
+  Tensor mx = compute(res_gem->shape, [&](const Indices& i) { return max(at(shr, i), 0); }, "res_max");
+  Tensor mn = compute(res_gem->shape, [&](const Indices& i) { return min(at(mx, i), 127); }, "res_min");
+  Tensor res = compute(res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, at(mn, i)); }, "res");
+
+  Schedule s = create_schedule(res);
+  const auto& ax = res->op->axis;
+  auto [b_out, b_inn] = s[res].split(ax[0], 1);
+  auto [oc_out, oc_inn] = s[res].split(ax[1], 2);
+  s[res].reorder({b_out, oc_out, b_inn, oc_inn});
+  for (const Tensor& t : {res_gem, shr, mx, mn}) s[t].compute_at(s[res], oc_out);
+  const auto& gx = res_gem->op->axis;
+  auto [ic_out, ic_inn] = s[res_gem].split(ic, 2);
+  s[res_gem].reorder({ic_out, gx[0], gx[1], ic_inn, gx[2], gx[3], ic_tns});
+  s[data_buf].set_scope(env.inp_scope);
+  s[weight_buf].set_scope(env.wgt_scope);
+  for (const Tensor& t : {res_gem, shr, mx, mn}) s[t].set_scope(env.acc_scope);
+  s[data_buf].compute_at(s[res_gem], ic_out);
+  s[weight_buf].compute_at(s[res_gem], ic_out);
+  s[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
+  s[weight_buf].pragma(weight_buf->op->axis[0], env.dma_copy);
+  s[res].pragma(ax[2], env.dma_copy);
+
+  LowerOptions o;
+  o.env = &env;
+  const Stmt body = lower(s, {m.data, m.weight, res}, o);
+  const std::string text = to_text(body);
+  std::vector<int64_t> out(size_t(res->elements()), -1);
+  run(body, {{m.data.get(), &m.a}, {m.weight.get(), &m.w}, {res.get(), &out}});
+  EXPECT_EQ(out, m.reference()) << text;
+  // seed 001 prints (at 1024 x 1024): VTALoadBuffer2D(data, ic.outer*16, 16, 1, 16, 0, 0, 0, 0, 0, 2),
+  // VTALoadBuffer2D(weight, i1.outer*1024 + ic.outer*16, 16, 16, 64, 0, 0, 0, 0, 0, 1),
+  // VTAStoreBuffer2D(i1.inner, 4, res, i1.outer*16 + i1.inner, 1, 1, 1)
+  for (const char* line :
+       {"@tir.call_extern(\"VTALoadBuffer2D\", data, (ic.outer*2), 2, 1, 2, 0, 0, 0, 0, 0, 2, dtype=int32)",
+        "@tir.call_extern(\"VTALoadBuffer2D\", weight, ((i1.outer*8) + (ic.outer*2)), 2, 2, 4, 0, 0, 0, 0, 0, 1, dtype=int32)",
+        "@tir.call_extern(\"VTAStoreBuffer2D\", i1.inner, 4, res, ((i1.outer*2) + i1.inner), 1, 1, 1, dtype=int32)"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "\n" << text;
+  }
+  // a copy the DMA cannot do is refused with the loop and the reason
+  Schedule bad = create_schedule(res);
+  bad[data_buf].set_scope(env.inp_scope);
+  bad[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
+  auto [p, q] = bad[data_buf].split(data_buf->op->axis[3], 8);  // half elements
+  (void)p, (void)q;
+  EXPECT_THROW((void)lower(bad, {m.data, m.weight, res}, o), ScheduleError);
+}
+
+}  // namespace
+}  // namespace vta::compiler

@@ -102,7 +102,8 @@ Expr floormod(Expr a, int64_t b);
 Expr cast(DType t, Expr a);
 Expr operator<(Expr a, Expr b);
 Expr operator>=(Expr a, Expr b);
-Expr operator&&(Expr a, Expr b);
+/// a && b on conditions (a function, not operator&&: that would capture tests of the pointers).
+Expr logical_and(Expr a, Expr b);
 Expr operator-(Expr a, int64_t b);
 Expr select(Expr cond, Expr a, Expr b);
 
@@ -113,6 +114,7 @@ enum class StmtKind : uint8_t {
   kSeq,       ///< stmts in order
   kAllocate,  ///< a tensor's storage (scope) around body
   kAttr,      ///< an annotation `key` on loop `var` around body (pragmas, tensorize, virtual threads)
+  kCall,      ///< a runtime intrinsic `scope`(args) moving data between `src` and `tensor` (DMA)
 };
 
 struct StmtNode {
@@ -127,6 +129,8 @@ struct StmtNode {
   std::string scope;          ///< kAllocate; kAttr: the key (e.g. "pragma_dma_copy")
   std::vector<int64_t> shape; ///< kAllocate: the buffer's extents (the tensor's, or a region of it)
   bool flat = false;          ///< kStore: `indices` is one row-major offset into the buffer
+  Tensor src;                 ///< kCall: the tensor read (`tensor` is the one written)
+  std::vector<Expr> args;     ///< kCall
 };
 
 Stmt make_for(Var v, int64_t extent, Stmt body);
@@ -134,6 +138,8 @@ Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value);
 Stmt make_flat_store(Tensor t, Expr offset, Expr value);
 Stmt make_seq(std::vector<Stmt> stmts);
 Stmt make_attr(Var v, std::string key, Stmt body);
+/// An intrinsic call, e.g. VTALoadBuffer2D(src, src_offset, x_size, y_size, x_stride, pads..., dst_index, type).
+Stmt make_call(std::string name, Tensor dst, Tensor src, std::vector<Expr> args);
 /// Storage for `t` around `body`; `shape` = the buffer's extents (empty: the tensor's shape).
 Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape = {});
 

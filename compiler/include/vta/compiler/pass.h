@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "vta/compiler/env.h"
 #include "vta/compiler/ir.h"
 
 namespace vta::compiler {
@@ -22,5 +23,8 @@ Stmt simplify(const Stmt& s);
 
 /// Multi-dimensional accesses to row-major offsets into their buffers (pass_flatten.cc).
 Stmt flatten(const Stmt& s);
+
+/// Loop nests under `pragma dma_copy` to VTALoadBuffer2D / VTAStoreBuffer2D calls (pass_inject_dma.cc).
+Stmt inject_dma(const Stmt& s, const Env& env);
 
 }  // namespace vta::compiler

@@ -1,0 +1,201 @@
+// DMA copy injection: a loop nest under `pragma dma_copy` that copies between a DRAM tensor and an
+// SRAM buffer becomes one 2D transfer of VTA elements (the last two dimensions, BATCH x BLOCK):
+//   VTALoadBuffer2D(src, src_offset, x_size, y_size, x_stride, 0, 0, 0, 0, dst_index, memory_type)
+//   VTAStoreBuffer2D(src_index, memory_type, dst, dst_offset, x_size, y_size, x_stride)
+// (element units, the runtime's argument order). At most two loops may remain around the element
+// after its dimensions; the SRAM side must be contiguous.
+
+#include <set>
+
+#include "vta/compiler/lower.h"
+#include "vta/compiler/pass.h"
+
+namespace vta::compiler {
+namespace {
+
+struct Loop {
+  Var var;
+  int64_t extent;
+};
+
+/// coefficient of each loop variable and the rest (an expression of outer loops) in an affine index.
+struct Affine {
+  std::map<const ExprNode*, int64_t> coef;
+  Expr rest;  // nullptr = 0
+};
+
+bool mentions(const Expr& e, const std::set<const ExprNode*>& vars) {
+  if (!e) return false;
+  if (e->kind == ExprKind::kVar) return vars.count(e.get()) != 0;
+  for (const auto& i : e->indices) {
+    if (mentions(i, vars)) return true;
+  }
+  return mentions(e->cond, vars) || mentions(e->a, vars) || mentions(e->b, vars);
+}
+
+Affine affine(const Expr& e, const std::set<const ExprNode*>& loops) {
+  switch (e->kind) {
+    case ExprKind::kInt: return {{}, e->value == 0 ? nullptr : e};
+    case ExprKind::kVar:
+      if (loops.count(e.get())) return {{{e.get(), 1}}, nullptr};
+      return {{}, e};
+    case ExprKind::kAdd: {
+      Affine a = affine(e->a, loops), b = affine(e->b, loops);
+      for (const auto& [v, k] : b.coef) a.coef[v] += k;
+      a.rest = a.rest && b.rest ? a.rest + b.rest : (a.rest ? a.rest : b.rest);
+      return a;
+    }
+    case ExprKind::kMul: {
+      const Expr& k = e->b->kind == ExprKind::kInt ? e->b : e->a;
+      const Expr& x = e->b->kind == ExprKind::kInt ? e->a : e->b;
+      if (k->kind != ExprKind::kInt) break;
+      Affine a = affine(x, loops);
+      for (auto& [v, c] : a.coef) c *= k->value;
+      if (a.rest) a.rest = a.rest * k->value;
+      return a;
+    }
+    default: break;
+  }
+  if (mentions(e, loops)) {
+    throw ScheduleError("dma_copy: the index " + to_text(e) + " is not affine in the copied loops");
+  }
+  return {{}, e};
+}
+
+class InjectDma {
+ public:
+  explicit InjectDma(const Env& env) : env_(env) {}
+  Stmt run(const Stmt& s) { return walk(s); }
+
+ private:
+  Stmt walk(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::kAttr:
+        if (s->scope == "pragma_dma_copy") return copy(s->body, s->var->name);
+        return make_attr(s->var, s->scope, walk(s->body));
+      case StmtKind::kFor: return make_for(s->var, s->extent, walk(s->body));
+      case StmtKind::kSeq: {
+        std::vector<Stmt> v;
+        for (const auto& x : s->seq) v.push_back(walk(x));
+        return make_seq(std::move(v));
+      }
+      case StmtKind::kAllocate:
+        scopes_[s->tensor.get()] = s->scope;
+        shapes_[s->tensor.get()] = s->shape;
+        return make_allocate(s->tensor, s->scope, walk(s->body), s->shape);
+      default: return s;
+    }
+  }
+
+  int memory_type(const std::string& scope) const {
+    if (scope == env_.inp_scope) return 2;
+    if (scope == env_.wgt_scope) return 1;
+    if (scope == env_.acc_scope) return 3;
+    return -1;
+  }
+  std::string scope_of(const Tensor& t) const {
+    auto it = scopes_.find(t.get());
+    return it == scopes_.end() ? "global" : it->second;
+  }
+  const std::vector<int64_t>& shape_of(const Tensor& t) const {
+    auto it = shapes_.find(t.get());
+    return it == shapes_.end() ? t->shape : it->second;
+  }
+
+  Stmt copy(const Stmt& body, const std::string& axis) {
+    std::vector<Loop> loops;
+    Stmt s = body;
+    while (s->kind == StmtKind::kFor) {
+      loops.push_back({s->var, s->extent});
+      s = s->body;
+    }
+    const std::string where = "dma_copy at loop " + axis;
+    // the copied value: a read, or (the tutorials' output) a narrowing cast of one, which the
+    // store's int32 -> int8 truncation performs
+    Expr value = s->kind == StmtKind::kStore ? s->value : nullptr;
+    if (value && value->kind == ExprKind::kCast) value = value->a;
+    if (s->kind != StmtKind::kStore || s->flat || !value || value->kind != ExprKind::kRead) {
+      throw ScheduleError(where + ": the loops under the pragma must copy one tensor into another" +
+                          (value && value->kind == ExprKind::kSelect ? " (padding is not supported yet)" : ""));
+    }
+    const Tensor& dst = s->tensor;
+    const Tensor& src = value->tensor;
+    const bool load = memory_type(scope_of(dst)) >= 0 && scope_of(src) == "global";
+    const bool store = memory_type(scope_of(src)) == 3 && scope_of(dst) == "global";
+    if (!load && !store) {
+      throw ScheduleError(where + ": copies " + src->name + " (" + scope_of(src) + ") to " + dst->name + " (" +
+                          scope_of(dst) + "): a DMA moves between DRAM and an SRAM scope");
+    }
+    const size_t rank = dst->shape.size();
+    if (rank < 2 || src->shape.size() != rank) throw ScheduleError(where + ": tensors of different ranks");
+    std::set<const ExprNode*> loop_vars;
+    for (const auto& l : loops) loop_vars.insert(l.var.get());
+    // The element: the last two dimensions, indexed by whole-range loops (or 0 for extent 1).
+    std::set<const ExprNode*> element_vars;
+    auto check_element = [&](const std::vector<Expr>& idx, const Tensor& t) {
+      for (size_t d = rank - 2; d < rank; ++d) {
+        const Expr& i = idx[d];
+        if (i->kind == ExprKind::kInt && i->value == 0 && t->shape[d] == 1) continue;
+        bool ok = false;
+        for (const auto& l : loops) ok = ok || (i.get() == l.var.get() && l.extent == t->shape[d]);
+        if (!ok) {
+          throw ScheduleError(where + ": dimension " + std::to_string(d) + " of " + t->name +
+                              " is not copied whole (a DMA moves whole BATCH x BLOCK elements)");
+        }
+        element_vars.insert(i.get());
+      }
+    };
+    check_element(s->indices, dst);
+    check_element(value->indices, src);
+    std::vector<Loop> outer;
+    for (const auto& l : loops) {
+      if (!element_vars.count(l.var.get())) outer.push_back(l);
+    }
+    if (outer.size() > 2) {
+      throw ScheduleError(where + ": " + std::to_string(outer.size()) +
+                          " loops around the element; a 2D transfer takes at most two (rows and columns)");
+    }
+    // element offsets of both sides: sum over the leading dimensions of index * stride
+    auto element_offset = [&](const Tensor& t, const std::vector<Expr>& idx) {
+      const std::vector<int64_t>& shape = shape_of(t);
+      std::vector<int64_t> stride(rank - 2, 1);
+      for (size_t d = rank - 2; d-- > 1;) stride[d - 1] = stride[d] * shape[d];
+      Expr off = make_int(0);
+      for (size_t d = 0; d + 2 < rank; ++d) off = off + idx[d] * stride[d];  // outermost first, as the seeds
+      return affine(simplify(off), loop_vars);
+    };
+    const Affine sa = element_offset(src, value->indices), da = element_offset(dst, s->indices);
+    const Loop* x = outer.empty() ? nullptr : &outer.back();
+    const Loop* y = outer.size() == 2 ? &outer.front() : nullptr;
+    auto coef = [](const Affine& a, const Loop* l) -> int64_t {
+      if (l == nullptr) return 0;
+      auto it = a.coef.find(l->var.get());
+      return it == a.coef.end() ? 0 : it->second;
+    };
+    const int64_t x_size = x ? x->extent : 1, y_size = y ? y->extent : 1;
+    const Affine& dram = load ? sa : da;
+    const Affine& sram = load ? da : sa;
+    if (x && coef(dram, x) != 1) throw ScheduleError(where + ": the inner loop is not contiguous in DRAM");
+    if (x && coef(sram, x) != 1) throw ScheduleError(where + ": the inner loop is not contiguous in SRAM");
+    if (y && coef(sram, y) != x_size) throw ScheduleError(where + ": the SRAM side is not one contiguous block");
+    const int64_t x_stride = y ? coef(dram, y) : x_size;
+    auto base = [](const Affine& a) { return a.rest ? simplify(a.rest) : make_int(0); };
+    if (load) {
+      return make_call("VTALoadBuffer2D", dst, src,
+                       {base(sa), make_int(x_size), make_int(y_size), make_int(x_stride), make_int(0), make_int(0),
+                        make_int(0), make_int(0), base(da), make_int(memory_type(scope_of(dst)))});
+    }
+    return make_call("VTAStoreBuffer2D", dst, src,
+                     {base(sa), make_int(4), base(da), make_int(x_size), make_int(y_size), make_int(x_stride)});
+  }
+
+  const Env& env_;
+  std::map<const TensorNode*, std::string> scopes_;
+  std::map<const TensorNode*, std::vector<int64_t>> shapes_;
+};
+
+}  // namespace
+
+Stmt inject_dma(const Stmt& s, const Env& env) { return InjectDma(env).run(s); }
+
+}  // namespace vta::compiler
