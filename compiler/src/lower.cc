@@ -467,24 +467,31 @@ struct Interp {
     std::vector<int64_t>& src = buffer(s.src);
     const size_t rank = s.tensor->shape.size();
     const int64_t elem = s.tensor->shape[rank - 1] * s.tensor->shape[rank - 2];
-    int64_t src_off, dst_off, x_size, y_size, stride;
-    bool load = s.scope == "VTALoadBuffer2D";
+    int64_t src_off, dst_off, x_size, y_size, stride, xp0 = 0, yp0 = 0, xp1 = 0, yp1 = 0;
+    const bool load = s.scope == "VTALoadBuffer2D";
     if (load) {
-      src_off = a[0], x_size = a[1], y_size = a[2], stride = a[3], dst_off = a[8];
+      src_off = a[0], x_size = a[1], y_size = a[2], stride = a[3], xp0 = a[4], yp0 = a[5], xp1 = a[6], yp1 = a[7];
+      dst_off = a[8];
     } else if (s.scope == "VTAStoreBuffer2D") {
       src_off = a[0], dst_off = a[2], x_size = a[3], y_size = a[4], stride = a[5];
     } else {
       throw InternalError("run: unknown intrinsic " + s.scope);
     }
-    for (int64_t y = 0; y < y_size; ++y) {
-      for (int64_t x = 0; x < x_size; ++x) {
-        const int64_t se = load ? src_off + y * stride + x : src_off + y * x_size + x;
-        const int64_t de = load ? dst_off + y * x_size + x : dst_off + y * stride + x;
+    const int64_t width = xp0 + x_size + xp1, height = yp0 + y_size + yp1;
+    for (int64_t y = 0; y < height; ++y) {
+      for (int64_t x = 0; x < width; ++x) {
+        const bool pad = y < yp0 || y >= yp0 + y_size || x < xp0 || x >= xp0 + x_size;
+        const int64_t se = load ? src_off + (y - yp0) * stride + (x - xp0) : src_off + y * x_size + x;
+        const int64_t de = load ? dst_off + y * width + x : dst_off + y * stride + x;
         for (int64_t k = 0; k < elem; ++k) {
-          const size_t si = size_t(se * elem + k), di = size_t(de * elem + k);
-          if (si >= src.size() || di >= dst.size()) {
-            throw InternalError("run: " + s.scope + " outside " + (si >= src.size() ? s.src->name : s.tensor->name));
+          const size_t di = size_t(de * elem + k);
+          if (di >= dst.size()) throw InternalError("run: " + s.scope + " outside " + s.tensor->name);
+          if (pad) {
+            dst[di] = 0;
+            continue;
           }
+          const size_t si = size_t(se * elem + k);
+          if (se < 0 || si >= src.size()) throw InternalError("run: " + s.scope + " outside " + s.src->name);
           dst[di] = wrap(src[si], s.tensor->dtype);
         }
       }

@@ -5,6 +5,7 @@
 // (element units, the runtime's argument order). At most two loops may remain around the element
 // after its dimensions; the SRAM side must be contiguous.
 
+#include <functional>
 #include <set>
 
 #include "vta/compiler/lower.h"
@@ -43,6 +44,12 @@ Affine affine(const Expr& e, const std::set<const ExprNode*>& loops) {
       Affine a = affine(e->a, loops), b = affine(e->b, loops);
       for (const auto& [v, k] : b.coef) a.coef[v] += k;
       a.rest = a.rest && b.rest ? a.rest + b.rest : (a.rest ? a.rest : b.rest);
+      return a;
+    }
+    case ExprKind::kSub: {
+      Affine a = affine(e->a, loops), b = affine(e->b, loops);
+      for (const auto& [v, k] : b.coef) a.coef[v] -= k;
+      if (b.rest) a.rest = a.rest ? a.rest - b.rest : make_int(0) - b.rest;
       return a;
     }
     case ExprKind::kMul: {
@@ -114,9 +121,14 @@ class InjectDma {
     // store's int32 -> int8 truncation performs
     Expr value = s->kind == StmtKind::kStore ? s->value : nullptr;
     if (value && value->kind == ExprKind::kCast) value = value->a;
+    // zero padding (the tutorials' pad stage): select(inside, src[...], 0)
+    Expr inside;
+    if (value && value->kind == ExprKind::kSelect && value->b->kind == ExprKind::kInt && value->b->value == 0) {
+      inside = value->cond;
+      value = value->a;
+    }
     if (s->kind != StmtKind::kStore || s->flat || !value || value->kind != ExprKind::kRead) {
-      throw ScheduleError(where + ": the loops under the pragma must copy one tensor into another" +
-                          (value && value->kind == ExprKind::kSelect ? " (padding is not supported yet)" : ""));
+      throw ScheduleError(where + ": the loops under the pragma must copy one tensor into another");
     }
     const Tensor& dst = s->tensor;
     const Tensor& src = value->tensor;
@@ -172,21 +184,61 @@ class InjectDma {
       auto it = a.coef.find(l->var.get());
       return it == a.coef.end() ? 0 : it->second;
     };
-    const int64_t x_size = x ? x->extent : 1, y_size = y ? y->extent : 1;
+    const int64_t x_extent = x ? x->extent : 1, y_extent = y ? y->extent : 1;
     const Affine& dram = load ? sa : da;
     const Affine& sram = load ? da : sa;
     if (x && coef(dram, x) != 1) throw ScheduleError(where + ": the inner loop is not contiguous in DRAM");
     if (x && coef(sram, x) != 1) throw ScheduleError(where + ": the inner loop is not contiguous in SRAM");
-    if (y && coef(sram, y) != x_size) throw ScheduleError(where + ": the SRAM side is not one contiguous block");
-    const int64_t x_stride = y ? coef(dram, y) : x_size;
+    if (y && coef(sram, y) != x_extent) throw ScheduleError(where + ": the SRAM side is not one contiguous block");
+    const int64_t x_stride = y ? coef(dram, y) : x_extent;
     auto base = [](const Affine& a) { return a.rest ? simplify(a.rest) : make_int(0); };
+    // Padding: per loop, the condition's bounds lo <= a + v < hi give the pads of the loop's range
+    // [0, extent): before = clamp(lo - a, 0, extent), after = clamp(a + extent - hi, 0, extent).
+    Expr pad[2][2] = {{make_int(0), make_int(0)}, {make_int(0), make_int(0)}};  // [x|y][before|after]
+    if (inside) {
+      if (!load) throw ScheduleError(where + ": a store cannot pad");
+      std::vector<Expr> terms;
+      std::function<void(const Expr&)> split = [&](const Expr& c) {
+        if (c->kind == ExprKind::kAnd) {
+          split(c->a);
+          split(c->b);
+        } else {
+          terms.push_back(c);
+        }
+      };
+      split(inside);
+      for (const Expr& t : terms) {
+        if ((t->kind != ExprKind::kGe && t->kind != ExprKind::kLt) || t->b->kind != ExprKind::kInt) {
+          throw ScheduleError(where + ": the padding condition " + to_text(t) + " is not a range bound");
+        }
+        const Affine a = affine(t->a, loop_vars);
+        int which = -1;
+        for (int k = 0; k < 2; ++k) {
+          const Loop* l = k == 0 ? x : y;
+          if (l && a.coef.size() == 1 && a.coef.count(l->var.get()) && a.coef.begin()->second == 1) which = k;
+        }
+        if (which < 0) throw ScheduleError(where + ": the padding condition " + to_text(t) + " is not on a copied row or column");
+        const Loop* l = which == 0 ? x : y;
+        const Expr start = a.rest ? a.rest : make_int(0);
+        const Expr ext = make_int(l->extent);
+        if (t->kind == ExprKind::kGe) {
+          pad[which][0] = simplify(max(min(make_int(t->b->value) - start, ext), 0));
+        } else {
+          pad[which][1] = simplify(max(min(start + l->extent - make_int(t->b->value), ext), 0));
+        }
+      }
+    }
+    const Expr x_size = simplify(make_int(x_extent) - pad[0][0] - pad[0][1]);
+    const Expr y_size = simplify(make_int(y_extent) - pad[1][0] - pad[1][1]);
     if (load) {
+      // DRAM starts at the first unpadded element
+      const Expr src_off = simplify(base(sa) + pad[1][0] * x_stride + pad[0][0]);
       return make_call("VTALoadBuffer2D", dst, src,
-                       {base(sa), make_int(x_size), make_int(y_size), make_int(x_stride), make_int(0), make_int(0),
-                        make_int(0), make_int(0), base(da), make_int(memory_type(scope_of(dst)))});
+                       {src_off, x_size, y_size, make_int(x_stride), pad[0][0], pad[1][0], pad[0][1], pad[1][1],
+                        base(da), make_int(memory_type(scope_of(dst)))});
     }
     return make_call("VTAStoreBuffer2D", dst, src,
-                     {base(sa), make_int(4), base(da), make_int(x_size), make_int(y_size), make_int(x_stride)});
+                     {base(sa), make_int(4), base(da), x_size, y_size, make_int(x_stride)});
   }
 
   const Env& env_;

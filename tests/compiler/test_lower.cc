@@ -342,6 +342,29 @@ TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
     if (ch != ' ' && ch != '\n') flat += ch;
   }
   EXPECT_NE(flat.find("allocate(data_buf:int8,[1,1,5,9,1,16])"), std::string::npos) << text;
+
+  // The same schedule in the accelerator's scopes with DMA copies: the padded input block becomes
+  // one padded 2D load whose pads depend on the row block (top block: one padded row, others none).
+  const Env env(Config::default_config());
+  s[data_buf].set_scope(env.inp_scope);
+  s[kernel_buf].set_scope(env.wgt_scope);
+  for (const Tensor& t : {res_conv, shr, mx, mn}) s[t].set_scope(env.acc_scope);
+  s[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
+  s[kernel_buf].pragma(kernel_buf->op->axis[0], env.dma_copy);
+  s[res].pragma(rx[4], env.dma_copy);
+  LowerOptions o;
+  o.env = &env;
+  const Stmt dma = lower(s, {data, kernel, res}, o);
+  const std::string dma_text = to_text(dma);
+  std::vector<int64_t> dma_out(want.size(), -1);
+  run(dma, {{data.get(), &a}, {kernel.get(), &w}, {res.get(), &dma_out}});
+  EXPECT_EQ(dma_out, want) << dma_text;
+  EXPECT_NE(dma_text.find("@tir.call_extern(\"VTALoadBuffer2D\", data, "), std::string::npos) << dma_text;
+  // stride 8, x: one padded column before the 8 read, none after; y: pads computed from the block
+  EXPECT_NE(dma_text.find(", 8, 1, max(min((1 - (i2.outer*4)), 5), 0), 0, max(min((((i2.outer*4) + 5) - 9), 5), 0), 0, 2, "
+                          "dtype=int32)"),
+            std::string::npos)
+      << dma_text;
   EXPECT_NE(flat.find("for(i2:int32,0,5){for(i3:int32,0,9){for(i5:int32,0,16){data_buf[0,0,i2,i3,0,i5]="
                       "@tir.if_then_else("),
             std::string::npos)

@@ -12,7 +12,7 @@ namespace vta::compiler {
 
 struct Env {
   explicit Env(const Config& config);
-  const Config& config;
+  Config config;  // a copy: an Env may outlive the Config it was made from
   int BATCH, BLOCK_IN, BLOCK_OUT, INP_WIDTH, WGT_WIDTH, ACC_WIDTH;
   DType inp_dtype = DType::kInt8, wgt_dtype = DType::kInt8, acc_dtype = DType::kInt32;
   std::string inp_scope = "local.inp_buffer", wgt_scope = "local.wgt_buffer", acc_scope = "local.acc_buffer";
