@@ -22,6 +22,12 @@ int bits(DType t) {
   return 0;
 }
 
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> stride(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) stride[d - 1] = stride[d] * shape[d];
+  return stride;
+}
+
 int64_t wrap(int64_t v, DType t) {
   switch (t) {
     case DType::kInt8: return int64_t(int8_t(uint8_t(uint64_t(v) & 0xff)));

@@ -3,6 +3,8 @@
 
 #include "vta/compiler/lower.h"
 
+#include "linear.h"
+
 #include "vta/compiler/mutator.h"
 #include "vta/compiler/pass.h"
 
@@ -13,87 +15,7 @@
 namespace vta::compiler {
 namespace {
 
-// ---- affine forms and bound inference ---------------------------------------------------------------
-/// sum(coef * var) + constant, over variables compared by identity.
-struct Linear {
-  std::map<const ExprNode*, int64_t> coef;
-  std::map<const ExprNode*, Expr> vars;
-  int64_t c = 0;
-  bool constant() const { return coef.empty(); }
-  Linear operator+(const Linear& o) const {
-    Linear r = *this;
-    r.c += o.c;
-    for (const auto& [v, k] : o.coef) {
-      r.vars[v] = o.vars.at(v);
-      if ((r.coef[v] += k) == 0) r.coef.erase(v), r.vars.erase(v);
-    }
-    return r;
-  }
-  Linear scaled(int64_t k) const {
-    Linear r;
-    r.c = c * k;
-    if (k == 0) return r;
-    for (const auto& [v, x] : coef) r.coef[v] = x * k, r.vars[v] = vars.at(v);
-    return r;
-  }
-  Linear operator-(const Linear& o) const { return *this + o.scaled(-1); }
-  static Linear of(int64_t k) {
-    Linear r;
-    r.c = k;
-    return r;
-  }
-  static Linear of(const Expr& v) {
-    Linear r;
-    r.coef[v.get()] = 1, r.vars[v.get()] = v;
-    return r;
-  }
-  Expr to_expr() const {
-    Expr e;
-    for (const auto& [v, k] : coef) {
-      Expr term = k == 1 ? vars.at(v) : vars.at(v) * k;
-      e = e ? e + term : term;
-    }
-    if (!e) return make_int(c);
-    return c == 0 ? e : e + c;
-  }
-};
-
-struct Interval {
-  Linear lo, hi;
-};
-/// Intervals of the variables that range (others are fixed symbols: [v, v]).
-using Ranges = std::map<const ExprNode*, Interval>;
-
-Interval interval(const Expr& e, const Ranges& r, const std::string& stage) {
-  switch (e->kind) {
-    case ExprKind::kInt: return {Linear::of(e->value), Linear::of(e->value)};
-    case ExprKind::kVar: {
-      auto it = r.find(e.get());
-      if (it != r.end()) return it->second;
-      return {Linear::of(e), Linear::of(e)};
-    }
-    case ExprKind::kAdd: {
-      const Interval a = interval(e->a, r, stage), b = interval(e->b, r, stage);
-      return {a.lo + b.lo, a.hi + b.hi};
-    }
-    case ExprKind::kSub: {
-      const Interval a = interval(e->a, r, stage), b = interval(e->b, r, stage);
-      return {a.lo - b.hi, a.hi - b.lo};
-    }
-    case ExprKind::kMul: {
-      const Expr& k = e->b->kind == ExprKind::kInt ? e->b : e->a;
-      const Expr& x = e->b->kind == ExprKind::kInt ? e->a : e->b;
-      if (k->kind != ExprKind::kInt) break;
-      const Interval a = interval(x, r, stage);
-      return k->value >= 0 ? Interval{a.lo.scaled(k->value), a.hi.scaled(k->value)}
-                           : Interval{a.hi.scaled(k->value), a.lo.scaled(k->value)};
-    }
-    default: break;
-  }
-  throw ScheduleError("compute_at: stage " + stage + " reads with an index that is not affine in the loops: " +
-                      to_text(e) + " (bound inference handles sums and constant multiples)");
-}
-
+// ---- bound inference ---------------------------------------------------------------------------
 /// Where a stage's original axis d starts (a linear form of enclosing loop variables) and its extent.
 struct Domain {
   std::vector<Linear> lo;

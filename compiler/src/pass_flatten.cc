@@ -25,8 +25,7 @@ class Flatten final : public IRMutator {
     auto it = shapes_.find(t.get());
     const std::vector<int64_t>& shape = it == shapes_.end() ? t->shape : it->second;
     // sum of index * stride, outermost first (the seeds' form: ((co*16384) + (ic*256)) + ...)
-    std::vector<int64_t> stride(idx.size(), 1);
-    for (size_t d = idx.size(); d-- > 1;) stride[d - 1] = stride[d] * shape[d];
+    const std::vector<int64_t> stride = row_major_strides(shape);
     Expr off;
     for (size_t d = 0; d < idx.size(); ++d) {
       Expr term = simplify(mutate(idx[d]) * stride[d]);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <set>
 
+#include "linear.h"
 #include "vta/compiler/lower.h"
 #include "vta/compiler/pass.h"
 
@@ -19,12 +20,6 @@ struct Loop {
   int64_t extent;
 };
 
-/// coefficient of each loop variable and the rest (an expression of outer loops) in an affine index.
-struct Affine {
-  std::map<const ExprNode*, int64_t> coef;
-  Expr rest;  // nullptr = 0
-};
-
 bool mentions(const Expr& e, const std::set<const ExprNode*>& vars) {
   if (!e) return false;
   if (e->kind == ExprKind::kVar) return vars.count(e.get()) != 0;
@@ -34,39 +29,28 @@ bool mentions(const Expr& e, const std::set<const ExprNode*>& vars) {
   return mentions(e->cond, vars) || mentions(e->a, vars) || mentions(e->b, vars);
 }
 
+/// An index as the coefficients of the copied loops plus the rest (an expression of outer loops).
+struct Affine {
+  Linear form;   // the loops' terms
+  Linear other;  // everything else
+  int64_t coef(const Var& loop) const { return form.coef(loop.get()); }
+  Expr rest() const { return other.to_expr(); }
+};
+
 Affine affine(const Expr& e, const std::set<const ExprNode*>& loops) {
-  switch (e->kind) {
-    case ExprKind::kInt: return {{}, e->value == 0 ? nullptr : e};
-    case ExprKind::kVar:
-      if (loops.count(e.get())) return {{{e.get(), 1}}, nullptr};
-      return {{}, e};
-    case ExprKind::kAdd: {
-      Affine a = affine(e->a, loops), b = affine(e->b, loops);
-      for (const auto& [v, k] : b.coef) a.coef[v] += k;
-      a.rest = a.rest && b.rest ? a.rest + b.rest : (a.rest ? a.rest : b.rest);
-      return a;
+  Affine a;
+  const Linear l = to_linear(e);
+  a.other.c = l.c;
+  for (const auto& [t, k] : l.terms) {
+    if (loops.count(t.get())) {
+      a.form.terms.push_back({t, k});
+    } else if (mentions(t, loops)) {
+      throw ScheduleError("dma_copy: the index " + to_text(t) + " is not affine in the copied loops");
+    } else {
+      a.other.terms.push_back({t, k});
     }
-    case ExprKind::kSub: {
-      Affine a = affine(e->a, loops), b = affine(e->b, loops);
-      for (const auto& [v, k] : b.coef) a.coef[v] -= k;
-      if (b.rest) a.rest = a.rest ? a.rest - b.rest : make_int(0) - b.rest;
-      return a;
-    }
-    case ExprKind::kMul: {
-      const Expr& k = e->b->kind == ExprKind::kInt ? e->b : e->a;
-      const Expr& x = e->b->kind == ExprKind::kInt ? e->a : e->b;
-      if (k->kind != ExprKind::kInt) break;
-      Affine a = affine(x, loops);
-      for (auto& [v, c] : a.coef) c *= k->value;
-      if (a.rest) a.rest = a.rest * k->value;
-      return a;
-    }
-    default: break;
   }
-  if (mentions(e, loops)) {
-    throw ScheduleError("dma_copy: the index " + to_text(e) + " is not affine in the copied loops");
-  }
-  return {{}, e};
+  return a;
 }
 
 class InjectDma {
@@ -170,8 +154,7 @@ class InjectDma {
     // element offsets of both sides: sum over the leading dimensions of index * stride
     auto element_offset = [&](const Tensor& t, const std::vector<Expr>& idx) {
       const std::vector<int64_t>& shape = shape_of(t);
-      std::vector<int64_t> stride(rank - 2, 1);
-      for (size_t d = rank - 2; d-- > 1;) stride[d - 1] = stride[d] * shape[d];
+      const std::vector<int64_t> stride = row_major_strides({shape.begin(), shape.end() - 2});
       Expr off = make_int(0);
       for (size_t d = 0; d + 2 < rank; ++d) off = off + idx[d] * stride[d];  // outermost first, as the seeds
       return affine(simplify(off), loop_vars);
@@ -179,11 +162,7 @@ class InjectDma {
     const Affine sa = element_offset(src, value->indices), da = element_offset(dst, s->indices);
     const Loop* x = outer.empty() ? nullptr : &outer.back();
     const Loop* y = outer.size() == 2 ? &outer.front() : nullptr;
-    auto coef = [](const Affine& a, const Loop* l) -> int64_t {
-      if (l == nullptr) return 0;
-      auto it = a.coef.find(l->var.get());
-      return it == a.coef.end() ? 0 : it->second;
-    };
+    auto coef = [](const Affine& a, const Loop* l) -> int64_t { return l == nullptr ? 0 : a.coef(l->var); };
     const int64_t x_extent = x ? x->extent : 1, y_extent = y ? y->extent : 1;
     const Affine& dram = load ? sa : da;
     const Affine& sram = load ? da : sa;
@@ -191,7 +170,7 @@ class InjectDma {
     if (x && coef(sram, x) != 1) throw ScheduleError(where + ": the inner loop is not contiguous in SRAM");
     if (y && coef(sram, y) != x_extent) throw ScheduleError(where + ": the SRAM side is not one contiguous block");
     const int64_t x_stride = y ? coef(dram, y) : x_extent;
-    auto base = [](const Affine& a) { return a.rest ? simplify(a.rest) : make_int(0); };
+    auto base = [](const Affine& a) { return simplify(a.rest()); };
     // Padding: per loop, the condition's bounds lo <= a + v < hi give the pads of the loop's range
     // [0, extent): before = clamp(lo - a, 0, extent), after = clamp(a + extent - hi, 0, extent).
     Expr pad[2][2] = {{make_int(0), make_int(0)}, {make_int(0), make_int(0)}};  // [x|y][before|after]
@@ -215,11 +194,11 @@ class InjectDma {
         int which = -1;
         for (int k = 0; k < 2; ++k) {
           const Loop* l = k == 0 ? x : y;
-          if (l && a.coef.size() == 1 && a.coef.count(l->var.get()) && a.coef.begin()->second == 1) which = k;
+          if (l && a.form.terms.size() == 1 && a.coef(l->var) == 1) which = k;
         }
         if (which < 0) throw ScheduleError(where + ": the padding condition " + to_text(t) + " is not on a copied row or column");
         const Loop* l = which == 0 ? x : y;
-        const Expr start = a.rest ? a.rest : make_int(0);
+        const Expr start = a.rest();
         const Expr ext = make_int(l->extent);
         if (t->kind == ExprKind::kGe) {
           pad[which][0] = simplify(max(min(make_int(t->b->value) - start, ext), 0));

@@ -16,6 +16,8 @@ namespace vta::compiler {
 enum class DType : uint8_t { kInt8, kInt32, kBool };
 const char* to_string(DType t);
 int bits(DType t);
+/// Row-major strides (elements) of a shape: the last dimension has stride 1.
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);
 /// `v` wrapped to the type's width (two's complement), as stores and casts do.
 int64_t wrap(int64_t v, DType t);
 
