@@ -32,14 +32,11 @@ void run_tutorial(benchmark::State& state, vta::tutorials::Result (*workload)(ui
   }
   VTARuntimeShutdown();
   const auto after = vta::tsim::speed_totals();
-  const double compute = double(stats.gemm_counter + stats.alu_counter);
-  const double bytes = double(stats.inp_load_nbytes + stats.wgt_load_nbytes + stats.acc_load_nbytes +
-                              stats.uop_load_nbytes + stats.out_store_nbytes);
-  const double memory = bytes / (vta::build_config().bus_width() / 8.0);
+  const auto b = vta::tutorials::cycle_bounds(stats, vta::build_config().bus_width());
   state.counters["cycles"] = double(cycles);
-  state.counters["compute_bound"] = compute;
-  state.counters["memory_bound"] = memory;
-  state.counters["over_bound_pct"] = 100.0 * (double(cycles) - std::max(compute, memory)) / std::max(compute, memory);
+  state.counters["compute_bound"] = b.compute;
+  state.counters["memory_bound"] = b.memory;
+  state.counters["over_bound_pct"] = b.over_percent(cycles);
   state.counters["sim_cycles_per_s"] =
       double(after.cycles - before.cycles) / std::max(1e-9, after.seconds - before.seconds);
 }

@@ -3,7 +3,6 @@
 // Exit status 0 only when every output is right and every statistic equals the seed's.
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -24,15 +23,10 @@ bool report(const char* title, const vta::tutorials::Result& r, const vta::Stats
   }
   std::printf("Execution statistics:\n%s", r.stats.to_table().c_str());
   if (r.stats.cycle_count) {
-    // Bounds: one GEMM or ALU micro-op per cycle; one bus beat per cycle for every byte moved.
-    const double compute = double(r.stats.gemm_counter + r.stats.alu_counter);
-    const double bytes = double(r.stats.inp_load_nbytes + r.stats.wgt_load_nbytes + r.stats.acc_load_nbytes +
-                                r.stats.uop_load_nbytes + r.stats.out_store_nbytes);
-    const double memory = bytes / (vta::build_config().bus_width() / 8.0);
-    const double bound = std::max(compute, memory);
+    const auto b = vta::tutorials::cycle_bounds(r.stats, vta::build_config().bus_width());
     std::printf("cycles: %llu (compute bound %.0f, memory bound %.0f: %+.1f %% over the larger)\n",
-                static_cast<unsigned long long>(*r.stats.cycle_count), compute, memory,
-                100.0 * (double(*r.stats.cycle_count) - bound) / bound);
+                static_cast<unsigned long long>(*r.stats.cycle_count), b.compute, b.memory,
+                b.over_percent(*r.stats.cycle_count));
   }
   const bool stats_ok = r.stats.counters_equal(seed);  // the seeds have no cycle counts
   if (!stats_ok) std::printf("FAIL: statistics differ from the tutorial's:\n%s", seed.to_table().c_str());
