@@ -44,6 +44,12 @@ uint32_t env_u32(const char* name, uint32_t fallback) {
   return uint32_t(x);
 }
 
+std::string hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%x", v);
+  return buf;
+}
+
 std::mutex g_speed_mu;
 SpeedTotals g_speed;
 
@@ -165,7 +171,7 @@ void Simulator::write_reg(uint32_t offset, uint32_t value) {
       return;
     }
   }
-  throw std::runtime_error("tsim: AXI4-Lite write to 0x" + std::to_string(offset) + " was not answered within " +
+  throw std::runtime_error("tsim: AXI4-Lite write to " + hex(offset) + " was not answered within " +
                            std::to_string(kHostTimeout) + " cycles");
 }
 
@@ -188,7 +194,7 @@ uint32_t Simulator::read_reg(uint32_t offset) {
       return data;
     }
   }
-  throw std::runtime_error("tsim: AXI4-Lite read of 0x" + std::to_string(offset) + " was not answered within " +
+  throw std::runtime_error("tsim: AXI4-Lite read of " + hex(offset) + " was not answered within " +
                            std::to_string(kHostTimeout) + " cycles");
 }
 
