@@ -157,9 +157,10 @@ Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value) {
   return n;
 }
 
-Stmt make_attr(Var v, std::string key, Stmt body) {
+Stmt make_attr(Var v, std::string key, Stmt body, Expr value) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::kAttr, n->var = std::move(v), n->scope = std::move(key), n->body = std::move(body);
+  n->value = std::move(value);
   return n;
 }
 

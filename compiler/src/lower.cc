@@ -196,7 +196,10 @@ struct Lowering {
       else if (in_reduce) interleaved = true;
       (in_reduce ? inner : outer).push_back(l);
     }
-    if (!interleaved) return nest(outer, make_seq({init, nest(inner, update, &st)}), &st);
+    bool tensorized = false;
+    for (const auto& a : st.annotations()) tensorized = tensorized || a.second == "tensorize_gemm";
+    // (a tensorized reduction always gets its own initialisation nest: a reset kernel)
+    if (!interleaved && !tensorized) return nest(outer, make_seq({init, nest(inner, update, &st)}), &st);
     // the initialisation nest has its own loop variables (name.init, as TVM prints them)
     std::vector<IterVar> parallel;
     VarMap fresh;
@@ -209,8 +212,18 @@ struct Lowering {
     }
     std::vector<Expr> init_idx;
     for (const auto& i : idx) init_idx.push_back(substitute(i, fresh));
-    return make_seq({nest(parallel, make_store(out, init_idx, make_int(0, out->dtype)), nullptr),
-                     nest(st.leaves(), update, &st)});
+    // the init nest carries the tensorize annotation of its loops (a GEMM reset)
+    Stmt init_nest = make_store(out, init_idx, make_int(0, out->dtype));
+    for (auto it = parallel.rbegin(); it != parallel.rend(); ++it) {
+      init_nest = make_for(it->var, extents.at(it->var.get()), init_nest);
+      for (const auto& [v, key] : st.annotations()) {
+        auto f = fresh.find(v.get());
+        if (key == "tensorize_gemm" && f != fresh.end() && f->second.get() == it->var.get()) {
+          init_nest = make_attr(it->var, key, init_nest);
+        }
+      }
+    }
+    return make_seq({init_nest, nest(st.leaves(), update, &st)});
   }
 };
 
@@ -281,6 +294,15 @@ void print(std::ostream& o, const Stmt& s, int indent) {
       for (const auto& x : s->seq) print(o, x, indent);
       return;
     case StmtKind::kCall:
+      if (s->scope.rfind("vta.", 0) == 0) {  // the VTA intrinsics (tokens, micro-ops, sync)
+        o << pad << "@tir." << s->scope << "(";
+        for (size_t i = 0; i < s->args.size(); ++i) {
+          if (i) o << ", ";
+          print(o, s->args[i]);
+        }
+        o << ", dtype=int32)\n";
+        return;
+      }
       o << pad << "@tir.call_extern(\"" << s->scope << "\"";
       for (size_t i = 0; i < s->args.size(); ++i) {
         // the DRAM tensor goes before its offset (the runtime's order)
@@ -292,7 +314,15 @@ void print(std::ostream& o, const Stmt& s, int indent) {
       o << ", dtype=int32)\n";
       return;
     case StmtKind::kAttr:
-      o << pad << "attr [" << s->var->name << "] \"" << s->scope << "\" = 1 {\n";
+      o << pad << "attr [" << s->var->name << "] \"" << s->scope << "\" = ";
+      if (s->scope == "coproc_uop_scope") {
+        o << '"' << (s->value && s->value->value == 1 ? "VTAPushALUOp" : "VTAPushGEMMOp") << '"';
+      } else if (s->value) {
+        print(o, s->value);
+      } else {
+        o << 1;
+      }
+      o << " {\n";
       print(o, s->body, indent + 1);
       o << pad << "}\n";
       return;
@@ -558,9 +588,27 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOption
   log("rebase_regions", body);
   body = simplify(body);
   log("simplify", body);
+  if (env != nullptr && options.vta) {
+    body = replicate_thread_buffers(body);
+    log("replicate_thread_buffers", body);
+    body = inplace_alu(body, *env);
+    log("inplace_alu", body);
+  }
   if (env != nullptr) {
     body = inject_dma(body, *env);
     log("inject_dma", body);
+  }
+  if (env != nullptr && options.vta) {
+    body = tensorize_gemm(body, *env);
+    log("tensorize_gemm", body);
+    body = inject_alu(body, *env);
+    log("inject_alu", body);
+    body = coproc_sync(body);
+    log("coproc_sync", body);
+    body = inject_virtual_threads(body);
+    log("inject_virtual_threads", body);
+    body = simplify(body);
+    log("simplify", body);
   }
   if (options.flatten) {
     body = flatten(body);

@@ -49,7 +49,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
       return make_seq(std::move(v));
     }
     case StmtKind::kAllocate: return visit_allocate(s);
-    case StmtKind::kAttr: return make_attr(s->var, s->scope, mutate(s->body));
+    case StmtKind::kAttr: return make_attr(s->var, s->scope, mutate(s->body), s->value);
     case StmtKind::kCall: return make_call(s->scope, s->tensor, s->src, mutate_all(s->args));
   }
   throw InternalError("IRMutator: unknown statement");

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "linear.h"
+#include "sram.h"
 #include "vta/compiler/lower.h"
 #include "vta/compiler/pass.h"
 
@@ -55,7 +56,7 @@ Affine affine(const Expr& e, const std::set<const ExprNode*>& loops) {
 
 class InjectDma {
  public:
-  explicit InjectDma(const Env& env) : env_(env) {}
+  InjectDma(const Env& env, const Stmt& s) : plan_(s, env) {}
   Stmt run(const Stmt& s) { return walk(s); }
 
  private:
@@ -63,34 +64,25 @@ class InjectDma {
     switch (s->kind) {
       case StmtKind::kAttr:
         if (s->scope == "pragma_dma_copy") return copy(s->body, s->var->name);
-        return make_attr(s->var, s->scope, walk(s->body));
+        return make_attr(s->var, s->scope, walk(s->body), s->value);
       case StmtKind::kFor: return make_for(s->var, s->extent, walk(s->body));
       case StmtKind::kSeq: {
         std::vector<Stmt> v;
         for (const auto& x : s->seq) v.push_back(walk(x));
         return make_seq(std::move(v));
       }
-      case StmtKind::kAllocate:
-        scopes_[s->tensor.get()] = s->scope;
-        shapes_[s->tensor.get()] = s->shape;
-        return make_allocate(s->tensor, s->scope, walk(s->body), s->shape);
+      case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, walk(s->body), s->shape);
       default: return s;
     }
   }
 
-  int memory_type(const std::string& scope) const {
-    if (scope == env_.inp_scope) return 2;
-    if (scope == env_.wgt_scope) return 1;
-    if (scope == env_.acc_scope) return 3;
-    return -1;
-  }
-  std::string scope_of(const Tensor& t) const {
-    auto it = scopes_.find(t.get());
-    return it == scopes_.end() ? "global" : it->second;
-  }
-  const std::vector<int64_t>& shape_of(const Tensor& t) const {
-    auto it = shapes_.find(t.get());
-    return it == shapes_.end() ? t->shape : it->second;
+  int memory_type(const std::string& scope) const { return plan_.memory_type(scope); }
+  std::string scope_of(const Tensor& t) const { return plan_.scope_of(t); }
+  const std::vector<int64_t>& shape_of(const Tensor& t) const { return plan_.shape_of(t); }
+  /// Where an SRAM buffer starts in its SRAM (elements), added to the SRAM side's index.
+  Expr sram_base(const Tensor& t, const Expr& index) const {
+    const SramBuffer* b = plan_.find(t);
+    return b == nullptr || b->base == 0 ? index : simplify(make_int(b->base) + index);
   }
 
   Stmt copy(const Stmt& body, const std::string& axis) {
@@ -214,19 +206,17 @@ class InjectDma {
       const Expr src_off = simplify(base(sa) + pad[1][0] * x_stride + pad[0][0]);
       return make_call("VTALoadBuffer2D", dst, src,
                        {src_off, x_size, y_size, make_int(x_stride), pad[0][0], pad[1][0], pad[0][1], pad[1][1],
-                        base(da), make_int(memory_type(scope_of(dst)))});
+                        sram_base(dst, base(da)), make_int(memory_type(scope_of(dst)))});
     }
     return make_call("VTAStoreBuffer2D", dst, src,
-                     {base(sa), make_int(4), base(da), x_size, y_size, make_int(x_stride)});
+                     {sram_base(src, base(sa)), make_int(4), base(da), x_size, y_size, make_int(x_stride)});
   }
 
-  const Env& env_;
-  std::map<const TensorNode*, std::string> scopes_;
-  std::map<const TensorNode*, std::vector<int64_t>> shapes_;
+  SramPlan plan_;
 };
 
 }  // namespace
 
-Stmt inject_dma(const Stmt& s, const Env& env) { return InjectDma(env).run(s); }
+Stmt inject_dma(const Stmt& s, const Env& env) { return InjectDma(env, s).run(s); }
 
 }  // namespace vta::compiler

@@ -99,7 +99,7 @@ Stmt simplify(const Stmt& s) {
       return make_seq(std::move(v));
     }
     case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, simplify(s->body), s->shape);
-    case StmtKind::kAttr: return make_attr(s->var, s->scope, simplify(s->body));
+    case StmtKind::kAttr: return make_attr(s->var, s->scope, simplify(s->body), s->value);
     case StmtKind::kCall: {
       std::vector<Expr> args;
       for (const auto& a : s->args) args.push_back(simplify(a));

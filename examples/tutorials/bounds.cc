@@ -1,4 +1,7 @@
+#include <cstdio>
+
 #include "tutorials.h"
+#include "vta/build_config.h"
 
 namespace vta::tutorials {
 
@@ -7,5 +10,27 @@ CycleBounds cycle_bounds(const Stats& s, int bus_width_bits) {
                               s.out_store_nbytes);
   return {double(s.gemm_counter + s.alu_counter), bytes / (bus_width_bits / 8.0)};
 }
+
+bool report(const char* title, const vta::tutorials::Result& r, const vta::Stats& seed, const char* success) {
+  std::printf("== %s on %s ==\n", title, vta::default_target().c_str());
+  if (!r.ran) {
+    std::printf("FAIL: %s\n", r.error.c_str());
+    return false;
+  }
+  std::printf("Execution statistics:\n%s", r.stats.to_table().c_str());
+  if (r.stats.cycle_count) {
+    const auto b = cycle_bounds(r.stats, vta::build_config().bus_width());
+    std::printf("cycles: %llu (compute bound %.0f, memory bound %.0f: %+.1f %% over the larger)\n",
+                static_cast<unsigned long long>(*r.stats.cycle_count), b.compute, b.memory,
+                b.over_percent(*r.stats.cycle_count));
+  }
+  const bool stats_ok = r.stats.counters_equal(seed);  // the seeds have no cycle counts
+  if (!stats_ok) std::printf("FAIL: statistics differ from the tutorial's:\n%s", seed.to_table().c_str());
+  if (r.mismatches != 0) std::printf("FAIL: %zu of %zu outputs differ from the reference\n", r.mismatches, r.outputs);
+  if (stats_ok && r.mismatches == 0) std::printf("%s (%zu outputs verified)\n", success, r.outputs);
+  std::printf("\n");
+  return stats_ok && r.mismatches == 0;
+}
+
 
 }  // namespace vta::tutorials

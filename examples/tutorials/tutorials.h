@@ -34,6 +34,10 @@ struct CycleBounds {
 };
 CycleBounds cycle_bounds(const Stats& stats, int bus_width_bits);
 
+/// Prints a run's outcome (statistics table, cycle bounds, verdict against `seed`'s statistics and the
+/// reference outputs); true when every output is right and every counter equals the seed's.
+bool report(const char* title, const Result& r, const Stats& seed, const char* success);
+
 /// The statistics tables printed by the seeds.
 Stats matrix_multiply_seed_stats();
 Stats convolution_seed_stats();

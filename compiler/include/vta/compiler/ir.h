@@ -115,7 +115,8 @@ enum class StmtKind : uint8_t {
   kStore,     ///< tensor[indices] = value
   kSeq,       ///< stmts in order
   kAllocate,  ///< a tensor's storage (scope) around body
-  kAttr,      ///< an annotation `key` on loop `var` around body (pragmas, tensorize, virtual threads)
+  kAttr,      ///< an annotation `key` on loop `var` around body (pragmas, tensorize, virtual threads,
+              ///< and after the VTA passes "coproc_scope" = stage, "coproc_uop_scope" = kernel kind)
   kCall,      ///< a runtime intrinsic `scope`(args) moving data between `src` and `tensor` (DMA)
 };
 
@@ -126,7 +127,7 @@ struct StmtNode {
   Stmt body;                  ///< kFor, kAllocate, kAttr
   Tensor tensor;              ///< kStore, kAllocate
   std::vector<Expr> indices;  ///< kStore
-  Expr value;                 ///< kStore
+  Expr value;                 ///< kStore; kAttr: the annotation's value (nullptr: 1)
   std::vector<Stmt> seq;      ///< kSeq
   std::string scope;          ///< kAllocate; kAttr: the key (e.g. "pragma_dma_copy")
   std::vector<int64_t> shape; ///< kAllocate: the buffer's extents (the tensor's, or a region of it)
@@ -139,7 +140,7 @@ Stmt make_for(Var v, int64_t extent, Stmt body);
 Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value);
 Stmt make_flat_store(Tensor t, Expr offset, Expr value);
 Stmt make_seq(std::vector<Stmt> stmts);
-Stmt make_attr(Var v, std::string key, Stmt body);
+Stmt make_attr(Var v, std::string key, Stmt body, Expr value = nullptr);
 /// An intrinsic call, e.g. VTALoadBuffer2D(src, src_offset, x_size, y_size, x_stride, pads..., dst_index, type).
 Stmt make_call(std::string name, Tensor dst, Tensor src, std::vector<Expr> args);
 /// Storage for `t` around `body`; `shape` = the buffer's extents (empty: the tensor's shape).

@@ -19,10 +19,15 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const Env* env = 
 
 struct LowerOptions {
   const Env* env = nullptr;
+  /// With an Env: run every VTA pass (tensorization, ALU, virtual threads, tokens), giving the
+  /// program build() runs; without: stop after the DMA injection (the tutorials' middle steps).
+  bool vta = false;
   bool flatten = false;        ///< end with 1-D buffers (as the seeds' listings)
   std::ostream* log = nullptr;  ///< the IR after every pass, under "// after <pass>"
 };
-/// The pass list: schedule_ops (loop nests, bound inference), rebase_regions, simplify, [flatten].
+/// The pass list: schedule_ops (loop nests, bound inference), rebase_regions, simplify; with an Env
+/// [replicate_thread_buffers, inplace_alu], inject_dma, [tensorize_gemm, inject_alu, coproc_sync,
+/// inject_virtual_threads, simplify] (bracketed: options.vta); then [flatten].
 Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOptions& options);
 
 /// Readable text in the style of the seeds' listings (`for (i0: int32, 0, 64) {`).

@@ -1,0 +1,54 @@
+#pragma once
+/// \file vta/compiler/build.h
+/// Building a schedule into a module that runs on the VTA runtime: the full VTA pass list (lower.h with
+/// options.vta), then an executor that walks the final program and makes the runtime calls it names
+/// (VTALoadBuffer2D, VTAStoreBuffer2D, VTAPushGEMMOp / VTAPushALUOp with micro-op kernels,
+/// VTADepPush / VTADepPop, VTASynchronize) on the runtime's device (VTA_TARGET: fsim or tsim).
+///
+///   Module m = build(s, {data, weight, res}, env);
+///   m({&data_dev, &weight_dev, &res_dev});   // throws RuntimeError with the runtime's message
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <stdexcept>
+
+#include "vta/compiler/lower.h"
+#include "vta/tensor.h"
+
+namespace vta::compiler {
+
+/// The runtime or the device reported an error while a module ran.
+class RuntimeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Module {
+ public:
+  Module(Stmt program, std::vector<Tensor> args, std::string target);
+  /// The final lowered program (what `lower(s, args, {env, vta = true})` prints).
+  const Stmt& program() const { return program_; }
+  const std::vector<Tensor>& args() const { return args_; }
+  /// Runs once with one device tensor per argument, in order; shapes and types must match the
+  /// arguments'. Returns when the accelerator has finished (VTASynchronize).
+  void operator()(const std::vector<const DeviceTensor*>& tensors) const;
+
+ private:
+  Stmt program_;
+  std::vector<Tensor> args_;
+  std::string target_;
+  // one runtime kernel handle per micro-op kernel of the program (the runtime caches kernels by it)
+  std::shared_ptr<std::map<const StmtNode*, void*>> kernels_;
+};
+
+struct BuildOptions {
+  /// The backend the module must run on ("fsim", "tsim"); empty: whichever the runtime uses
+  /// (VTA_TARGET). Running on another backend is an error naming both.
+  std::string target;
+  std::ostream* log = nullptr;  ///< the IR after every pass
+};
+
+Module build(const Schedule& s, const std::vector<Tensor>& args, const Env& env, const BuildOptions& options = {});
+
+}  // namespace vta::compiler

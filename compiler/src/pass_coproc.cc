@@ -1,0 +1,218 @@
+// Coprocessor scopes, dependency tokens and synchronisation.
+//
+// 1. Every accelerator statement belongs to a stage: loads into the input and weight buffers to the
+//    load stage (1), micro-op kernels and loads into the accumulator to the compute stage (2),
+//    stores to the store stage (3). Consecutive statements of one stage (and loops holding only one
+//    stage) form a block `attr [vta] "coproc_scope" = stage`.
+// 2. Tokens order the stages as data flows (load -> compute -> store) and back (a buffer is refilled
+//    only after its last reader is done): between consecutive blocks of stages a != b, the first
+//    pushes a token (a, b) at its end and the second pops it at its start. A loop whose body starts in
+//    stage f and ends in stage l != f carries a token (l, f) from each iteration to the next: pushed
+//    once before the loop (unless the statement before pushes exactly that token) and popped once
+//    after it (unless the statement after pops exactly that token).
+//    Tokens entering or leaving a loop for its first or last iteration become bare pops / pushes just
+//    before or after it: the runtime attaches them to the next / last instruction of their stage.
+// 3. The program ends with a synchronisation: before the final bare pops, or after everything when
+//    the program runs virtual threads (whose thread loop is transparent here: tokens are inserted in
+//    the single-thread program; inject_virtual_threads interleaves the threads afterwards).
+
+#include <algorithm>
+
+#include "vta/compiler/lower.h"
+#include "vta/compiler/pass.h"
+
+namespace vta::compiler {
+namespace {
+
+using Token = std::pair<int, int>;
+using Tokens = std::vector<Token>;
+
+Stmt token_call(const char* name, Token t) {
+  return make_call(name, nullptr, nullptr, {make_int(t.first), make_int(t.second)});
+}
+Stmt push(Token t) { return token_call("vta.coproc_dep_push", t); }
+Stmt pop(Token t) { return token_call("vta.coproc_dep_pop", t); }
+
+bool is_block(const Stmt& s) { return s->kind == StmtKind::kAttr && s->scope == "coproc_scope"; }
+bool is_thread(const Stmt& s) { return s->kind == StmtKind::kAttr && s->scope == "virtual_thread"; }
+
+/// The stage of a statement that runs wholly in one stage; 0 when it mixes stages; throws for a
+/// statement the accelerator cannot run.
+int stage_of(const Stmt& s) {
+  switch (s->kind) {
+    case StmtKind::kCall:
+      if (s->scope == "VTALoadBuffer2D") {
+        const Expr& type = s->args.back();
+        return type->kind == ExprKind::kInt && type->value == 3 ? kComputeStage : kLoadStage;
+      }
+      if (s->scope == "VTAStoreBuffer2D") return kStoreStage;
+      throw InternalError("coproc_sync: unexpected call " + s->scope);
+    case StmtKind::kAttr:
+      if (s->scope == "coproc_uop_scope") return kComputeStage;
+      if (is_thread(s)) return 0;
+      throw ScheduleError("the annotation " + s->scope + " on loop " + s->var->name + " was not lowered");
+    case StmtKind::kFor: return stage_of(s->body);
+    case StmtKind::kSeq: {
+      int k = -1;
+      for (const auto& c : s->seq) {
+        const int ck = stage_of(c);
+        if (k == -1) k = ck;
+        if (ck != k) return 0;
+      }
+      return k < 0 ? 0 : k;
+    }
+    case StmtKind::kStore:
+      throw ScheduleError("the loops writing " + s->tensor->name + " are not mapped to the accelerator: give them a " +
+                          "dma_copy or alu pragma, or tensorize them with gemm");
+    case StmtKind::kAllocate: return stage_of(s->body);
+  }
+  return 0;
+}
+
+Stmt block(int stage, Stmt body) { return make_attr(vta_var(), "coproc_scope", std::move(body), make_int(stage)); }
+
+/// Step 1: blocks.
+Stmt group(const Stmt& s) {
+  if (is_thread(s)) {
+    return make_attr(s->var, s->scope, make_for(s->body->var, s->body->extent, group(s->body->body)), s->value);
+  }
+  if (s->kind == StmtKind::kAllocate) return make_allocate(s->tensor, s->scope, group(s->body), s->shape);
+  const int k = stage_of(s);
+  if (k > 0) return block(k, s);
+  if (s->kind == StmtKind::kFor) return make_for(s->var, s->extent, group(s->body));
+  if (s->kind != StmtKind::kSeq) throw InternalError("coproc_sync: cannot group a statement");
+  std::vector<Stmt> out, run;
+  int run_stage = 0;
+  auto flush = [&] {
+    if (!run.empty()) out.push_back(block(run_stage, make_seq(run)));
+    run.clear();
+  };
+  for (const auto& c : s->seq) {
+    const int ck = stage_of(c);
+    if (ck == 0) {
+      flush();
+      out.push_back(group(c));
+      continue;
+    }
+    if (ck != run_stage) flush();
+    run_stage = ck;
+    run.push_back(c);
+  }
+  flush();
+  return make_seq(std::move(out));
+}
+
+int first(const Stmt& s);
+int last(const Stmt& s);
+int first(const Stmt& s) {
+  if (is_block(s)) return int(s->value->value);
+  if (s->kind == StmtKind::kSeq) return s->seq.empty() ? 0 : first(s->seq.front());
+  if (is_thread(s)) return first(s->body->body);
+  return first(s->body);
+}
+int last(const Stmt& s) {
+  if (is_block(s)) return int(s->value->value);
+  if (s->kind == StmtKind::kSeq) return s->seq.empty() ? 0 : last(s->seq.back());
+  if (is_thread(s)) return last(s->body->body);
+  return last(s->body);
+}
+
+void check(Token t) {
+  if (std::abs(t.first - t.second) != 1) {
+    static const char* names[] = {"", "load", "compute", "store"};
+    throw ScheduleError(std::string("the program passes data from the ") + names[t.first] + " stage directly to the " +
+                        names[t.second] + " stage; VTA's dependency queues connect only neighbouring stages " +
+                        "(load-compute, compute-store)");
+  }
+}
+
+bool take(Tokens& v, Token t) {
+  auto it = std::find(v.begin(), v.end(), t);
+  if (it == v.end()) return false;
+  v.erase(it);
+  return true;
+}
+
+/// Step 2: `pops` run at the start of `s`'s first block, `pushes` at the end of its last.
+Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes) {
+  if (is_block(s)) {
+    std::vector<Stmt> v;
+    for (const auto& t : pops) v.push_back(pop(t));
+    v.push_back(s->body);
+    for (const auto& t : pushes) v.push_back(push(t));
+    return make_attr(s->var, s->scope, make_seq(std::move(v)), s->value);
+  }
+  if (is_thread(s)) {
+    return make_attr(s->var, s->scope, make_for(s->body->var, s->body->extent, tokens(s->body->body, pops, pushes)),
+                     s->value);
+  }
+  if (s->kind == StmtKind::kAllocate) return make_allocate(s->tensor, s->scope, tokens(s->body, pops, pushes), s->shape);
+  if (s->kind == StmtKind::kSeq) {
+    const size_t n = s->seq.size();
+    std::vector<Tokens> p(n), q(n);
+    if (n == 0) return s;
+    p[0] = pops;
+    q[n - 1] = pushes;
+    for (size_t i = 0; i + 1 < n; ++i) {
+      const Token t{last(s->seq[i]), first(s->seq[i + 1])};
+      if (t.first == t.second) continue;
+      check(t);
+      q[i].push_back(t);
+      p[i + 1].push_back(t);
+    }
+    std::vector<Stmt> v;
+    for (size_t i = 0; i < n; ++i) v.push_back(tokens(s->seq[i], p[i], q[i]));
+    return make_seq(std::move(v));
+  }
+  if (s->kind != StmtKind::kFor) throw InternalError("coproc_sync: unexpected statement");
+  const int f = first(s->body), l = last(s->body);
+  std::vector<Stmt> v;
+  Stmt loop;
+  bool epilogue = false;
+  if (f == l) {
+    loop = make_for(s->var, s->extent, tokens(s->body, {}, {}));
+  } else {
+    const Token carried{l, f};
+    check(carried);
+    if (!take(pops, carried)) v.push_back(push(carried));  // prologue
+    epilogue = !take(pushes, carried);
+    loop = make_for(s->var, s->extent, tokens(s->body, {carried}, {carried}));
+  }
+  for (const auto& t : pops) v.push_back(pop(t));
+  v.push_back(loop);
+  if (epilogue) v.push_back(pop({l, f}));
+  for (const auto& t : pushes) v.push_back(push(t));
+  return make_seq(std::move(v));
+}
+
+bool is_bare_pop(const Stmt& s) { return s->kind == StmtKind::kCall && s->scope == "vta.coproc_dep_pop"; }
+
+}  // namespace
+
+Stmt coproc_sync(const Stmt& s) {
+  // below the allocations: the program (maybe one virtual-thread loop)
+  std::vector<Stmt> allocs;
+  Stmt body = s;
+  while (body->kind == StmtKind::kAllocate) {
+    allocs.push_back(body);
+    body = body->body;
+  }
+  if (body->kind == StmtKind::kSeq && body->seq.size() == 1) body = body->seq[0];
+  const Stmt sync = make_call("vta.coproc_sync", nullptr, nullptr, {});
+  Stmt out = tokens(group(body), {}, {});
+  if (is_thread(out)) {
+    out = make_seq({out, sync});
+  } else {
+    std::vector<Stmt> v = out->kind == StmtKind::kSeq ? out->seq : std::vector<Stmt>{out};
+    size_t at = v.size();
+    while (at > 0 && is_bare_pop(v[at - 1])) --at;
+    v.insert(v.begin() + std::ptrdiff_t(at), sync);
+    out = make_seq(std::move(v));
+  }
+  for (auto it = allocs.rbegin(); it != allocs.rend(); ++it) {
+    out = make_allocate((*it)->tensor, (*it)->scope, out, (*it)->shape);
+  }
+  return out;
+}
+
+}  // namespace vta::compiler

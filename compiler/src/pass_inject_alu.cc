@@ -1,0 +1,172 @@
+// ALU lowering. The region under `pragma alu` is an element-wise, in-place operation on accumulator
+// buffers (see inplace_alu):
+//   acc[i] = acc[i] op imm     -> micro-op (1, 0, dst, dst, 0, opcode, 1, imm)
+//   acc[i] = acc[i] op src[j]  -> micro-op (1, 0, dst, src, 0, opcode, 0, 0)
+// with op one of min, max, + (and - an immediate), >> (SHR; `>> -c` shifts left). The loops over the
+// element's last two dimensions must be whole; the loops around them whose index steps chain
+// (outer step = inner step * inner extent on both sides) are fused, then the kernel folds two loops
+// and unrolls the rest (uop.h).
+
+#include <algorithm>
+
+#include "linear.h"
+#include "sram.h"
+#include "uop.h"
+#include "vta/compiler/lower.h"
+#include "vta/compiler/pass.h"
+
+namespace vta::compiler {
+namespace {
+
+enum AluOpcode : int { kMin = 0, kMax = 1, kAdd = 2, kShr = 3 };
+
+class InjectAlu {
+ public:
+  InjectAlu(const Stmt& s, const Env& env) : env_(env), plan_(s, env) {}
+
+  Stmt walk(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::kAttr:
+        if (s->scope == "pragma_alu") return region(s);
+        return make_attr(s->var, s->scope, walk(s->body), s->value);
+      case StmtKind::kFor: return make_for(s->var, s->extent, walk(s->body));
+      case StmtKind::kSeq: {
+        std::vector<Stmt> v;
+        for (const auto& c : s->seq) v.push_back(walk(c));
+        return make_seq(std::move(v));
+      }
+      case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, walk(s->body), s->shape);
+      default: return s;
+    }
+  }
+
+ private:
+  Stmt region(const Stmt& attr) {
+    std::vector<UopLoop> loops;
+    Stmt s = attr->body;
+    while (s->kind == StmtKind::kFor) {
+      loops.push_back({s->var, s->extent});
+      s = s->body;
+    }
+    std::string where = "alu pragma at axis " + attr->var->name;
+    if (s->kind != StmtKind::kStore || s->flat) {
+      throw ScheduleError(where + ": the loops under the pragma must hold one element-wise statement");
+    }
+    const Tensor& dst = s->tensor;
+    where = "stage " + dst->name + ", " + where;
+    if (plan_.scope_of(dst) != env_.acc_scope) {
+      throw ScheduleError(where + ": the ALU works on " + env_.acc_scope + " buffers; " + dst->name + " is in " +
+                          plan_.scope_of(dst));
+    }
+    const Expr& v = s->value;
+    int opcode = -1;
+    switch (v->kind) {
+      case ExprKind::kMin: opcode = kMin; break;
+      case ExprKind::kMax: opcode = kMax; break;
+      case ExprKind::kAdd:
+      case ExprKind::kSub: opcode = kAdd; break;
+      case ExprKind::kShr: opcode = kShr; break;
+      default:
+        throw ScheduleError(where + ": " + to_text(v) + " is not an ALU operation (min, max, +, - immediate, >>)");
+    }
+    auto same_access = [&](const Expr& r) {
+      if (r->kind != ExprKind::kRead || r->tensor != dst) return false;
+      for (size_t d = 0; d < r->indices.size(); ++d) {
+        if (to_text(r->indices[d]) != to_text(s->indices[d])) return false;
+      }
+      return true;
+    };
+    Expr a = v->a, b = v->b;
+    if (!same_access(a) && v->kind != ExprKind::kSub && v->kind != ExprKind::kShr && same_access(b)) std::swap(a, b);
+    if (!same_access(a)) {
+      throw ScheduleError(where + ": the ALU computes in place (dst = dst op src), but " + to_text(v) +
+                          " does not start from " + dst->name + " at the same element (is its operand read by "
+                          "another stage too?)");
+    }
+    // element loops: the last two dimensions of the destination
+    const size_t r = s->indices.size();
+    std::vector<const ExprNode*> element;
+    const int64_t extents[2] = {env_.BATCH, env_.BLOCK_OUT};
+    for (size_t d = r - 2; d < r; ++d) {
+      const Expr& i = s->indices[d];
+      const int64_t ext = extents[d - (r - 2)];
+      if (ext == 1 && i->kind == ExprKind::kInt && i->value == 0) continue;
+      bool ok = false;
+      for (const auto& l : loops) ok = ok || (l.var.get() == i.get() && l.extent == ext);
+      if (!ok) {
+        throw ScheduleError(where + ": dimension " + std::to_string(d) + " of " + dst->name +
+                            " is not covered whole by a loop under the pragma (the ALU takes whole elements)");
+      }
+      element.push_back(i.get());
+    }
+    std::vector<Expr> push(8, make_int(0));
+    push[kUopMode] = make_int(1);
+    push[kUopOpcode] = make_int(opcode);
+    push[kUopDst] = plan_.sram_index(dst, s->indices);
+    if (b->kind == ExprKind::kInt) {
+      int64_t imm = v->kind == ExprKind::kSub ? -b->value : b->value;
+      if (imm < -32768 || imm > 32767) {
+        throw ScheduleError(where + ": the immediate " + std::to_string(imm) + " does not fit the ALU's 16 bits");
+      }
+      push[kUopSrc] = push[kUopDst];
+      push[kUopUseImm] = make_int(1);
+      push[kUopImm] = make_int(imm);
+    } else if (b->kind == ExprKind::kRead && v->kind != ExprKind::kSub) {
+      if (plan_.scope_of(b->tensor) != env_.acc_scope) {
+        throw ScheduleError(where + ": the operand " + b->tensor->name + " is in " + plan_.scope_of(b->tensor) + ", not " +
+                            env_.acc_scope);
+      }
+      const size_t rb = b->indices.size();
+      for (size_t d = 0; d < 2; ++d) {
+        if (to_text(b->indices[rb - 2 + d]) != to_text(s->indices[r - 2 + d])) {
+          throw ScheduleError(where + ": the operand " + b->tensor->name + " is not read at the same element");
+        }
+      }
+      push[kUopSrc] = plan_.sram_index(b->tensor, b->indices);
+    } else {
+      throw ScheduleError(where + ": the second operand of " + to_text(v) + " is neither an immediate nor a buffer");
+    }
+    // the loops over elements, innermost first, fused where their steps chain
+    struct Group {
+      std::vector<UopLoop> loops;  // outermost first
+      int64_t extent, dst, src;
+    };
+    std::vector<Group> groups;  // innermost first
+    for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+      if (std::find(element.begin(), element.end(), it->var.get()) != element.end()) continue;
+      const int64_t cd = to_linear(push[kUopDst]).coef(it->var.get()), cs = to_linear(push[kUopSrc]).coef(it->var.get());
+      if (!groups.empty()) {
+        Group& g = groups.back();
+        if (cd == g.dst * g.extent && cs == g.src * g.extent) {
+          g.loops.insert(g.loops.begin(), *it);
+          g.extent *= it->extent;
+          continue;
+        }
+      }
+      groups.push_back({{*it}, it->extent, cd, cs});
+    }
+    std::vector<UopLoop> fused;
+    for (auto it = groups.rbegin(); it != groups.rend(); ++it) {
+      if (it->loops.size() == 1) {
+        fused.push_back(it->loops[0]);
+        continue;
+      }
+      const Var f = make_var(it->loops.front().var->name + ".fused");
+      VarMap zero;
+      for (const auto& l : it->loops) zero[l.var.get()] = make_int(0);
+      push[kUopDst] = simplify(substitute(push[kUopDst], zero) + Expr(f) * it->dst);
+      push[kUopSrc] = simplify(substitute(push[kUopSrc], zero) + Expr(f) * it->src);
+      fused.push_back({f, it->extent});
+    }
+    return make_uop_kernel(fused, push, true, env_, where);
+  }
+
+  const Env& env_;
+  SramPlan plan_;
+};
+
+}  // namespace
+
+Stmt inject_alu(const Stmt& s, const Env& env) { return InjectAlu(s, env).walk(s); }
+
+}  // namespace vta::compiler

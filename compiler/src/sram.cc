@@ -1,0 +1,83 @@
+#include "sram.h"
+
+#include <functional>
+
+#include "vta/compiler/pass.h"
+
+namespace vta::compiler {
+
+int64_t SramBuffer::elements() const {
+  int64_t n = 1;
+  for (size_t d = 0; d + 2 < shape.size(); ++d) n *= shape[d];
+  return n;
+}
+
+SramPlan::SramPlan(const Stmt& s, const Env& env) : env_(env) {
+  std::map<std::string, int64_t> next;
+  std::map<std::string, std::string> names;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& x) {
+    switch (x->kind) {
+      case StmtKind::kAllocate: {
+        SramBuffer b{x->scope, x->shape, 0};
+        if (memory_type(x->scope) >= 0) {
+          b.base = next[x->scope];
+          next[x->scope] += b.elements();
+          names[x->scope] += (names[x->scope].empty() ? "" : ", ") + x->tensor->name;
+        }
+        buffers_[x->tensor.get()] = b;
+        walk(x->body);
+        return;
+      }
+      case StmtKind::kFor:
+      case StmtKind::kAttr: walk(x->body); return;
+      case StmtKind::kSeq:
+        for (const auto& c : x->seq) walk(c);
+        return;
+      default: return;
+    }
+  };
+  walk(s);
+  for (const auto& [scope, used] : next) {
+    const int mt = memory_type(scope);
+    const int64_t depth = mt == 2 ? env.config.inp_depth() : mt == 1 ? env.config.wgt_depth() : env.config.acc_depth();
+    if (used > depth) {
+      throw ScheduleError("the buffers of " + scope + " (" + names[scope] + ") need " + std::to_string(used) +
+                          " elements together; the SRAM holds " + std::to_string(depth) +
+                          " (block the computation more finely or use fewer virtual threads)");
+    }
+  }
+}
+
+const SramBuffer* SramPlan::find(const Tensor& t) const {
+  auto it = buffers_.find(t.get());
+  return it == buffers_.end() ? nullptr : &it->second;
+}
+
+std::string SramPlan::scope_of(const Tensor& t) const {
+  const SramBuffer* b = find(t);
+  return b == nullptr ? "global" : b->scope;
+}
+
+const std::vector<int64_t>& SramPlan::shape_of(const Tensor& t) const {
+  const SramBuffer* b = find(t);
+  return b == nullptr ? t->shape : b->shape;
+}
+
+int SramPlan::memory_type(const std::string& scope) const {
+  if (scope == env_.inp_scope) return 2;
+  if (scope == env_.wgt_scope) return 1;
+  if (scope == env_.acc_scope) return 3;
+  return -1;
+}
+
+Expr SramPlan::sram_index(const Tensor& t, const std::vector<Expr>& indices) const {
+  const std::vector<int64_t>& shape = shape_of(t);
+  const std::vector<int64_t> stride = row_major_strides({shape.begin(), shape.end() - 2});
+  Expr off = make_int(0);
+  for (size_t d = 0; d + 2 < shape.size(); ++d) off = off + indices[d] * stride[d];  // outermost first
+  const SramBuffer* b = find(t);
+  if (b != nullptr && b->base != 0) off = make_int(b->base) + off;
+  return simplify(off);
+}
+
+}  // namespace vta::compiler

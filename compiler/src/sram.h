@@ -1,0 +1,42 @@
+#pragma once
+// The accelerator's on-chip buffers as the VTA passes see them (internal): which tensors are
+// allocated in which SRAM scope, with which extents, and where each starts in its SRAM (in VTA
+// elements: BATCH x BLOCK values). Every pass that writes an SRAM index derives it from here, so the
+// DMA calls and the micro-ops agree.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "vta/compiler/env.h"
+#include "vta/compiler/ir.h"
+
+namespace vta::compiler {
+
+struct SramBuffer {
+  std::string scope;
+  std::vector<int64_t> shape;  ///< the buffer's extents (a region of the tensor for some)
+  int64_t base = 0;            ///< first VTA element in its SRAM (SRAM scopes only)
+  int64_t elements() const;    ///< VTA elements: the product of all but the last two extents
+};
+
+class SramPlan {
+ public:
+  /// Collects every Allocate of `s`; buffers of one SRAM scope are placed one after another in
+  /// program order. A scope whose buffers together exceed its SRAM is a ScheduleError naming them.
+  SramPlan(const Stmt& s, const Env& env);
+  /// nullptr for tensors that are not allocated in the program (DRAM arguments).
+  const SramBuffer* find(const Tensor& t) const;
+  std::string scope_of(const Tensor& t) const;
+  const std::vector<int64_t>& shape_of(const Tensor& t) const;
+  /// The runtime's memory type of a scope (inp 2, wgt 1, acc 3), -1 for anything else.
+  int memory_type(const std::string& scope) const;
+  /// base + the VTA element an access of `t` at `indices` touches (the leading dimensions, row-major).
+  Expr sram_index(const Tensor& t, const std::vector<Expr>& indices) const;
+
+ private:
+  const Env& env_;
+  std::map<const TensorNode*, SramBuffer> buffers_;
+};
+
+}  // namespace vta::compiler
