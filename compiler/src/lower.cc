@@ -4,6 +4,7 @@
 #include "vta/compiler/lower.h"
 
 #include "linear.h"
+#include "sram.h"
 
 #include "vta/compiler/mutator.h"
 #include "vta/compiler/pass.h"
@@ -343,6 +344,7 @@ struct Interp {
   std::map<const TensorNode*, std::vector<int64_t>> shapes;  // buffer extents (a region for some)
   std::map<const ExprNode*, int64_t> vars;
   std::vector<std::unique_ptr<std::vector<int64_t>>> owned;
+  std::unique_ptr<SramPlan> sram;  // where each on-chip buffer starts (DMA calls index from there)
 
   size_t offset(const Tensor& t, const std::vector<Expr>& idx) {
     auto sh = shapes.find(t.get());
@@ -421,11 +423,16 @@ struct Interp {
     const int64_t elem = s.tensor->shape[rank - 1] * s.tensor->shape[rank - 2];
     int64_t src_off, dst_off, x_size, y_size, stride, xp0 = 0, yp0 = 0, xp1 = 0, yp1 = 0;
     const bool load = s.scope == "VTALoadBuffer2D";
+    // SRAM indices count from the start of the scope's SRAM: subtract where the buffer starts
+    auto base = [&](const Tensor& t) {
+      const SramBuffer* b = sram->find(t);
+      return b == nullptr ? 0 : b->base;
+    };
     if (load) {
       src_off = a[0], x_size = a[1], y_size = a[2], stride = a[3], xp0 = a[4], yp0 = a[5], xp1 = a[6], yp1 = a[7];
-      dst_off = a[8];
+      dst_off = a[8] - base(s.tensor);
     } else if (s.scope == "VTAStoreBuffer2D") {
-      src_off = a[0], dst_off = a[2], x_size = a[3], y_size = a[4], stride = a[5];
+      src_off = a[0] - base(s.src), dst_off = a[2], x_size = a[3], y_size = a[4], stride = a[5];
     } else {
       throw InternalError("run: unknown intrinsic " + s.scope);
     }
@@ -631,6 +638,7 @@ std::string to_text(const Expr& e) {
 
 void run(const Stmt& s, const Buffers& args) {
   Interp in;
+  in.sram = std::make_unique<SramPlan>(s);
   for (const auto& [t, b] : args) {
     if (b->size() != size_t(t->elements())) {
       throw std::invalid_argument("run: buffer of " + t->name + " has " + std::to_string(b->size()) + " elements, not " +

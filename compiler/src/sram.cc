@@ -12,14 +12,20 @@ int64_t SramBuffer::elements() const {
   return n;
 }
 
-SramPlan::SramPlan(const Stmt& s, const Env& env) : env_(env) {
+SramPlan::SramPlan(const Stmt& s, const Env& env) : env_(&env) {
+  collect(s, &env);
+}
+
+SramPlan::SramPlan(const Stmt& s) { collect(s, nullptr); }
+
+void SramPlan::collect(const Stmt& s, const Env* env) {
   std::map<std::string, int64_t> next;
   std::map<std::string, std::string> names;
   std::function<void(const Stmt&)> walk = [&](const Stmt& x) {
     switch (x->kind) {
       case StmtKind::kAllocate: {
         SramBuffer b{x->scope, x->shape, 0};
-        if (memory_type(x->scope) >= 0) {
+        if (x->scope != "global") {  // one bump allocator per on-chip scope
           b.base = next[x->scope];
           next[x->scope] += b.elements();
           names[x->scope] += (names[x->scope].empty() ? "" : ", ") + x->tensor->name;
@@ -39,7 +45,8 @@ SramPlan::SramPlan(const Stmt& s, const Env& env) : env_(env) {
   walk(s);
   for (const auto& [scope, used] : next) {
     const int mt = memory_type(scope);
-    const int64_t depth = mt == 2 ? env.config.inp_depth() : mt == 1 ? env.config.wgt_depth() : env.config.acc_depth();
+    if (mt < 0 || env == nullptr) continue;
+    const int64_t depth = mt == 2 ? env->config.inp_depth() : mt == 1 ? env->config.wgt_depth() : env->config.acc_depth();
     if (used > depth) {
       throw ScheduleError("the buffers of " + scope + " (" + names[scope] + ") need " + std::to_string(used) +
                           " elements together; the SRAM holds " + std::to_string(depth) +
@@ -64,9 +71,11 @@ const std::vector<int64_t>& SramPlan::shape_of(const Tensor& t) const {
 }
 
 int SramPlan::memory_type(const std::string& scope) const {
-  if (scope == env_.inp_scope) return 2;
-  if (scope == env_.wgt_scope) return 1;
-  if (scope == env_.acc_scope) return 3;
+  if (env_ == nullptr) return -1;
+  const Env& env = *env_;
+  if (scope == env.inp_scope) return 2;
+  if (scope == env.wgt_scope) return 1;
+  if (scope == env.acc_scope) return 3;
   return -1;
 }
 

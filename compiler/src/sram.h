@@ -16,7 +16,7 @@ namespace vta::compiler {
 struct SramBuffer {
   std::string scope;
   std::vector<int64_t> shape;  ///< the buffer's extents (a region of the tensor for some)
-  int64_t base = 0;            ///< first VTA element in its SRAM (SRAM scopes only)
+  int64_t base = 0;            ///< first VTA element in its scope's SRAM (0 for "global")
   int64_t elements() const;    ///< VTA elements: the product of all but the last two extents
 };
 
@@ -25,6 +25,8 @@ class SramPlan {
   /// Collects every Allocate of `s`; buffers of one SRAM scope are placed one after another in
   /// program order. A scope whose buffers together exceed its SRAM is a ScheduleError naming them.
   SramPlan(const Stmt& s, const Env& env);
+  /// The placement alone, without capacities or memory types (the interpreter's view).
+  explicit SramPlan(const Stmt& s);
   /// nullptr for tensors that are not allocated in the program (DRAM arguments).
   const SramBuffer* find(const Tensor& t) const;
   std::string scope_of(const Tensor& t) const;
@@ -35,7 +37,8 @@ class SramPlan {
   Expr sram_index(const Tensor& t, const std::vector<Expr>& indices) const;
 
  private:
-  const Env& env_;
+  void collect(const Stmt& s, const Env* env);
+  const Env* env_ = nullptr;
   std::map<const TensorNode*, SramBuffer> buffers_;
 };
 
