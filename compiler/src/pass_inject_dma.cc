@@ -56,7 +56,7 @@ Affine affine(const Expr& e, const std::set<const ExprNode*>& loops) {
 
 class InjectDma {
  public:
-  InjectDma(const Env& env, const Stmt& s) : plan_(s, env) {}
+  InjectDma(const Env& env, const Stmt& s) : plan_(s, env, /*check=*/false) {}
   Stmt run(const Stmt& s) { return walk(s); }
 
  private:
@@ -114,13 +114,16 @@ class InjectDma {
       throw ScheduleError(where + ": copies " + src->name + " (" + scope_of(src) + ") to " + dst->name + " (" +
                           scope_of(dst) + "): a DMA moves between DRAM and an SRAM scope");
     }
-    const size_t rank = dst->shape.size();
-    if (rank < 2 || src->shape.size() != rank) throw ScheduleError(where + ": tensors of different ranks");
+    // (ranks may differ: a buffer replicated per virtual thread has one more leading dimension)
+    if (dst->shape.size() < 2 || src->shape.size() < 2) {
+      throw ScheduleError(where + ": a DMA copies tensors of at least two dimensions (BATCH x BLOCK elements)");
+    }
     std::set<const ExprNode*> loop_vars;
     for (const auto& l : loops) loop_vars.insert(l.var.get());
     // The element: the last two dimensions, indexed by whole-range loops (or 0 for extent 1).
     std::set<const ExprNode*> element_vars;
     auto check_element = [&](const std::vector<Expr>& idx, const Tensor& t) {
+      const size_t rank = t->shape.size();
       for (size_t d = rank - 2; d < rank; ++d) {
         const Expr& i = idx[d];
         if (i->kind == ExprKind::kInt && i->value == 0 && t->shape[d] == 1) continue;
@@ -139,19 +142,32 @@ class InjectDma {
     for (const auto& l : loops) {
       if (!element_vars.count(l.var.get())) outer.push_back(l);
     }
-    if (outer.size() > 2) {
-      throw ScheduleError(where + ": " + std::to_string(outer.size()) +
-                          " loops around the element; a 2D transfer takes at most two (rows and columns)");
-    }
     // element offsets of both sides: sum over the leading dimensions of index * stride
     auto element_offset = [&](const Tensor& t, const std::vector<Expr>& idx) {
       const std::vector<int64_t>& shape = shape_of(t);
       const std::vector<int64_t> stride = row_major_strides({shape.begin(), shape.end() - 2});
       Expr off = make_int(0);
-      for (size_t d = 0; d + 2 < rank; ++d) off = off + idx[d] * stride[d];  // outermost first, as the seeds
+      for (size_t d = 0; d + 2 < shape.size(); ++d) off = off + idx[d] * stride[d];  // outermost first, as the seeds
       return affine(simplify(off), loop_vars);
     };
     const Affine sa = element_offset(src, value->indices), da = element_offset(dst, s->indices);
+    // Loops that walk both sides contiguously one after the other fuse into one (e.g. a 3x3 kernel
+    // window as 9 elements): outer step = inner step * inner extent on both sides. Loops the padding
+    // condition tests stay apart.
+    auto padded = [&](const Loop& l) { return inside && mentions(inside, {l.var.get()}); };
+    for (size_t i = outer.size(); i-- > 1;) {
+      Loop& in = outer[i];
+      const Loop& out = outer[i - 1];
+      if (padded(in) || padded(out)) continue;
+      if (sa.coef(out.var) == sa.coef(in.var) * in.extent && da.coef(out.var) == da.coef(in.var) * in.extent) {
+        in.extent *= out.extent;
+        outer.erase(outer.begin() + std::ptrdiff_t(i - 1));
+      }
+    }
+    if (outer.size() > 2) {
+      throw ScheduleError(where + ": " + std::to_string(outer.size()) +
+                          " loops around the element that do not fuse; a 2D transfer takes at most two (rows and columns)");
+    }
     const Loop* x = outer.empty() ? nullptr : &outer.back();
     const Loop* y = outer.size() == 2 ? &outer.front() : nullptr;
     auto coef = [](const Affine& a, const Loop* l) -> int64_t { return l == nullptr ? 0 : a.coef(l->var); };

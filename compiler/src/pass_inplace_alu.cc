@@ -63,7 +63,7 @@ struct Candidate {
 Stmt inplace_alu(const Stmt& s, const Env& env) {
   Stmt cur = s;
   for (;;) {
-    const SramPlan plan(cur, env);
+    const SramPlan plan(cur, env, /*check=*/false);
     // every store in the program, and whether it sits under `pragma alu`
     std::vector<std::pair<const StmtNode*, bool>> stores;
     std::function<void(const Stmt&, bool)> walk = [&](const Stmt& x, bool alu) {

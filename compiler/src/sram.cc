@@ -12,13 +12,13 @@ int64_t SramBuffer::elements() const {
   return n;
 }
 
-SramPlan::SramPlan(const Stmt& s, const Env& env) : env_(&env) {
-  collect(s, &env);
+SramPlan::SramPlan(const Stmt& s, const Env& env, bool check) : env_(&env) {
+  collect(s, &env, check);
 }
 
-SramPlan::SramPlan(const Stmt& s) { collect(s, nullptr); }
+SramPlan::SramPlan(const Stmt& s) { collect(s, nullptr, false); }
 
-void SramPlan::collect(const Stmt& s, const Env* env) {
+void SramPlan::collect(const Stmt& s, const Env* env, bool check) {
   std::map<std::string, int64_t> next;
   std::map<std::string, std::string> names;
   std::function<void(const Stmt&)> walk = [&](const Stmt& x) {
@@ -45,7 +45,7 @@ void SramPlan::collect(const Stmt& s, const Env* env) {
   walk(s);
   for (const auto& [scope, used] : next) {
     const int mt = memory_type(scope);
-    if (mt < 0 || env == nullptr) continue;
+    if (mt < 0 || !check) continue;
     const int64_t depth = mt == 2 ? env->config.inp_depth() : mt == 1 ? env->config.wgt_depth() : env->config.acc_depth();
     if (used > depth) {
       throw ScheduleError("the buffers of " + scope + " (" + names[scope] + ") need " + std::to_string(used) +

@@ -24,7 +24,9 @@ class SramPlan {
  public:
   /// Collects every Allocate of `s`; buffers of one SRAM scope are placed one after another in
   /// program order. A scope whose buffers together exceed its SRAM is a ScheduleError naming them.
-  SramPlan(const Stmt& s, const Env& env);
+  /// `check`: whether the capacity is enforced (the DMA step alone may print a plan that only fits
+  /// once the ALU stages work in place).
+  SramPlan(const Stmt& s, const Env& env, bool check = true);
   /// The placement alone, without capacities or memory types (the interpreter's view).
   explicit SramPlan(const Stmt& s);
   /// nullptr for tensors that are not allocated in the program (DRAM arguments).
@@ -37,7 +39,7 @@ class SramPlan {
   Expr sram_index(const Tensor& t, const std::vector<Expr>& indices) const;
 
  private:
-  void collect(const Stmt& s, const Env* env);
+  void collect(const Stmt& s, const Env* env, bool check);
   const Env* env_ = nullptr;
   std::map<const TensorNode*, SramBuffer> buffers_;
 };
