@@ -64,16 +64,18 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   auto [b_out, b_inn] = s[res].split(ax[0], shape.b_block);
   auto [oc_out, oc_inn] = s[res].split(ax[1], shape.o_block);
   s[res].reorder({b_out, oc_out, b_inn, oc_inn});
-  for (const Tensor& t : acc_stages) s[t].compute_at(s[res], oc_out);
-  const auto& gx = res_gem->op->axis;  // b_inn, oc_inn, b_tns, oc_tns
-  auto [ic_out, ic_inn] = s[res_gem].split(ic, shape.i_block);
-  s[res_gem].reorder({ic_out, gx[0], gx[1], ic_inn, gx[2], gx[3], ic_tns});
+  IterVar tile = oc_out;  // the loop over output tiles, where the tile's stages are computed
   if (shape.virtual_threads > 1) {
-    // oc_out splits into virtual threads that interleave their loads and computations
+    // the output tiles split into virtual threads that interleave their loads and computations
     auto [oc_rest, tx] = s[res].split(oc_out, shape.virtual_threads);
     s[res].reorder({tx, b_out, oc_rest});
     s[res].bind(tx, "cthread");
+    tile = oc_rest;
   }
+  for (const Tensor& t : acc_stages) s[t].compute_at(s[res], tile);
+  const auto& gx = res_gem->op->axis;  // b_inn, oc_inn, b_tns, oc_tns
+  auto [ic_out, ic_inn] = s[res_gem].split(ic, shape.i_block);
+  s[res_gem].reorder({ic_out, gx[0], gx[1], ic_inn, gx[2], gx[3], ic_tns});
   step("blocked schedule", lower(s, args));
 
   // ---- Lowering copies to DMA transfers: buffers in the SRAM scopes, copies as dma_copy

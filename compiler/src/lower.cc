@@ -559,6 +559,17 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOption
       throw ScheduleError("lower: the output " + o->name + " must be one of the arguments");
     }
   }
+  for (const auto& st : s.stages()) {
+    if (st.attach_op() == nullptr) continue;
+    const Stage& parent = l.stage_of(st.attach_op());
+    bool leaf = false;
+    for (const auto& lv : parent.leaves()) leaf = leaf || lv.var == st.attach_var();
+    if (!leaf) {
+      throw ScheduleError("compute_at: stage " + st.name() + " is computed at loop " + st.attach_var()->name +
+                          " of stage " + parent.name() + ", which is no longer a loop (it was split): compute it at " +
+                          "one of the split's loops");
+    }
+  }
   l.infer();
   std::vector<Stmt> nests;
   for (const auto& st : s.stages()) {

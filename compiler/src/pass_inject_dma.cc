@@ -150,7 +150,7 @@ class InjectDma {
       for (size_t d = 0; d + 2 < shape.size(); ++d) off = off + idx[d] * stride[d];  // outermost first, as the seeds
       return affine(simplify(off), loop_vars);
     };
-    const Affine sa = element_offset(src, value->indices), da = element_offset(dst, s->indices);
+    Affine sa = element_offset(src, value->indices), da = element_offset(dst, s->indices);
     // Loops that walk both sides contiguously one after the other fuse into one (e.g. a 3x3 kernel
     // window as 9 elements): outer step = inner step * inner extent on both sides. Loops the padding
     // condition tests stay apart.
@@ -164,12 +164,24 @@ class InjectDma {
         outer.erase(outer.begin() + std::ptrdiff_t(i - 1));
       }
     }
+    // A 2D transfer takes two loops (rows and columns); loops further out stay loops around the call.
+    std::vector<Loop> peeled;
     if (outer.size() > 2) {
-      throw ScheduleError(where + ": " + std::to_string(outer.size()) +
-                          " loops around the element that do not fuse; a 2D transfer takes at most two (rows and columns)");
+      peeled.assign(outer.begin(), outer.end() - 2);
+      outer.erase(outer.begin(), outer.end() - 2);
+      for (const auto& l : peeled) {
+        if (padded(l)) throw ScheduleError(where + ": padding along loop " + l.var->name + ", outside the 2D transfer");
+        loop_vars.erase(l.var.get());
+      }
+      sa = element_offset(src, value->indices), da = element_offset(dst, s->indices);
     }
+    auto wrap = [&](Stmt call) {
+      for (auto it = peeled.rbegin(); it != peeled.rend(); ++it) call = make_for(it->var, it->extent, call);
+      return call;
+    };
     const Loop* x = outer.empty() ? nullptr : &outer.back();
     const Loop* y = outer.size() == 2 ? &outer.front() : nullptr;
+    if (outer.size() == 1 && (load ? sa : da).coef(x->var) != 1) std::swap(x, y);  // rows of one element
     auto coef = [](const Affine& a, const Loop* l) -> int64_t { return l == nullptr ? 0 : a.coef(l->var); };
     const int64_t x_extent = x ? x->extent : 1, y_extent = y ? y->extent : 1;
     const Affine& dram = load ? sa : da;
@@ -220,12 +232,12 @@ class InjectDma {
     if (load) {
       // DRAM starts at the first unpadded element
       const Expr src_off = simplify(base(sa) + pad[1][0] * x_stride + pad[0][0]);
-      return make_call("VTALoadBuffer2D", dst, src,
+      return wrap(make_call("VTALoadBuffer2D", dst, src,
                        {src_off, x_size, y_size, make_int(x_stride), pad[0][0], pad[1][0], pad[0][1], pad[1][1],
-                        sram_base(dst, base(da)), make_int(memory_type(scope_of(dst)))});
+                        sram_base(dst, base(da)), make_int(memory_type(scope_of(dst)))}));
     }
-    return make_call("VTAStoreBuffer2D", dst, src,
-                     {sram_base(src, base(sa)), make_int(4), base(da), x_size, y_size, make_int(x_stride)});
+    return wrap(make_call("VTAStoreBuffer2D", dst, src,
+                          {sram_base(src, base(sa)), make_int(4), base(da), x_size, y_size, make_int(x_stride)}));
   }
 
   SramPlan plan_;
