@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The main job: sets everything up, builds, and runs the tutorial workloads end to end, verifying
-# every output and printing the VTA statistics: both tutorials on the VTA runtime, first on the
-# cycle-accurate simulator (the Verilated RTL, with cycle counts), then on the functional simulator;
-# both checked against the seeds' statistics.
+# The main job: sets everything up, builds, and runs the tutorials end to end: each is declared,
+# scheduled step by step and compiled by the compiler (the lowered program printed after each step),
+# run on the cycle-accurate simulator (the Verilated RTL, with cycle counts), then on the functional
+# simulator; every output verified, the statistics checked against the seeds'.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh"
@@ -10,5 +10,5 @@ build="${VTA_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
 echo
 
-"$build/examples/vta-tutorials" all --target tsim
-"$build/examples/vta-tutorials" all --target fsim
+"$build/examples/vta-compiled-tutorials" all --target tsim --print
+"$build/examples/vta-compiled-tutorials" all --target fsim

@@ -26,9 +26,13 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
   for cfg in block8 batch2 bus256; do
     dir="${VTA_BUILD_DIR:-$root/build}-$cfg"
     "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
-      -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF --target vta_tsim_diff_tests >/dev/null
+      -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF --target vta_tsim_diff_tests --target vta_compiled_tests >/dev/null
     echo "== tsim differential, config $cfg =="
     "$dir/tests/vta_tsim_diff_tests"
+    # the compiler's GEMM and ALU schedules on this configuration (BATCH 2, BLOCK 8, ...), fsim and tsim
+    echo "== compiled GEMM and ALU, config $cfg =="
+    "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
+    VTA_TARGET=tsim "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
   done
 fi
 
