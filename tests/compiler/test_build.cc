@@ -160,3 +160,144 @@ TEST(CompiledAlu, ElementwiseAddThenRelu) {
 
 }  // namespace
 }  // namespace vta::compiler
+
+namespace vta::compiler {
+namespace {
+
+// A small GEMM with a >> 8 epilogue in the tutorial's schedule; tests break one thing at a time.
+struct SmallGemm {
+  Env env{vta::build_config()};
+  int64_t ib = 4, ob = 4;
+  Tensor data = placeholder({1, ib, env.BATCH, env.BLOCK_IN}, "data", DType::kInt8);
+  Tensor weight = placeholder({ob, ib, env.BLOCK_OUT, env.BLOCK_IN}, "weight", DType::kInt8);
+  Tensor data_buf = compute(data->shape, [&](const Indices& i) { return read(data, {i[0], i[1], i[2], i[3]}); }, "data_buf");
+  Tensor weight_buf =
+      compute(weight->shape, [&](const Indices& i) { return read(weight, {i[0], i[1], i[2], i[3]}); }, "weight_buf");
+  IterVar ic = reduce_axis(ib, "ic"), ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
+  Tensor res_gem = compute({1, ob, env.BATCH, env.BLOCK_OUT}, {"bo", "co", "bi", "ci"}, [&](const Indices& i) {
+    return sum(cast(DType::kInt32, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
+                   cast(DType::kInt32, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
+               {ic, ic_tns});
+  }, "res_gem");
+  Tensor res_shr = compute(res_gem->shape, [&](const Indices& i) { return read(res_gem, {i[0], i[1], i[2], i[3]}) >> 8; },
+                           "res_shr");
+  Tensor res = compute(res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, read(res_shr, {i[0], i[1], i[2], i[3]})); },
+                       "res");
+  Schedule s = create_schedule(res);
+  IterVar oc_out, ic_out;
+
+  SmallGemm() {
+    const auto& ax = res->op->axis;
+    auto [o_out, o_inn] = s[res].split(ax[1], 2);
+    oc_out = o_out;
+    s[res].reorder({ax[0], o_out, o_inn, ax[2], ax[3]});
+    for (const Tensor& t : {res_gem, res_shr}) {
+      s[t].compute_at(s[res], oc_out);
+      s[t].set_scope(env.acc_scope);
+    }
+    const auto& gx = res_gem->op->axis;
+    auto [i_out, i_inn] = s[res_gem].split(ic, 2);
+    ic_out = i_out;
+    s[res_gem].reorder({i_out, gx[0], gx[1], i_inn, gx[2], gx[3], ic_tns});
+    s[data_buf].set_scope(env.inp_scope);
+    s[weight_buf].set_scope(env.wgt_scope);
+    s[data_buf].compute_at(s[res_gem], ic_out);
+    s[weight_buf].compute_at(s[res_gem], ic_out);
+    s[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
+    s[weight_buf].pragma(weight_buf->op->axis[0], env.dma_copy);
+    s[res].pragma(ax[2], env.dma_copy);
+  }
+  Module build_it() { return build(s, {data, weight, res}, env); }
+  std::string error() {
+    try {
+      build_it();
+    } catch (const ScheduleError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(CompilerErrors, TheValidScheduleBuilds) {
+  SmallGemm g;
+  g.s[g.res_gem].tensorize(g.res_gem->op->axis[2], "gemm");
+  g.s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
+  EXPECT_NO_THROW(g.build_it());
+}
+
+TEST(CompilerErrors, AStageLeftOnTheHostIsNamed) {
+  SmallGemm g;
+  g.s[g.res_gem].tensorize(g.res_gem->op->axis[2], "gemm");  // no alu pragma on res_shr
+  const std::string e = g.error();
+  EXPECT_TRUE(contains(e, "res_shr") && contains(e, "alu pragma")) << e;
+}
+
+TEST(CompilerErrors, TensorizingTheWrongAxisIsNamed) {
+  SmallGemm g;
+  g.s[g.res_gem].tensorize(g.res_gem->op->axis[1], "gemm");  // co: the region holds ic.inner too
+  g.s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
+  const std::string e = g.error();
+  // (the reset nest is checked first: its copy of co is co.init)
+  EXPECT_TRUE(contains(e, "stage res_gem") && contains(e, "tensorize gemm at axis co") &&
+              contains(e, "is not a dimension of the GEMM element"))
+      << e;
+}
+
+TEST(CompilerErrors, AnAluOperationItCannotDoIsNamed) {
+  SmallGemm g;
+  Tensor neg = compute(g.res_gem->shape, [&](const Indices& i) {
+    return read(g.res_gem, {i[0], i[1], i[2], i[3]}) * 3;
+  }, "res_mul");
+  Tensor res = compute(g.res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, read(neg, {i[0], i[1], i[2], i[3]})); }, "res");
+  Schedule s = create_schedule(res);
+  const auto& ax = res->op->axis;
+  for (const Tensor& t : {g.data_buf, g.weight_buf, g.res_gem, neg}) s[t].compute_at(s[res], ax[1]);
+  s[g.data_buf].set_scope(g.env.inp_scope);
+  s[g.weight_buf].set_scope(g.env.wgt_scope);
+  s[g.res_gem].set_scope(g.env.acc_scope);
+  s[neg].set_scope(g.env.acc_scope);
+  s[g.data_buf].pragma(g.data_buf->op->axis[0], g.env.dma_copy);
+  s[g.weight_buf].pragma(g.weight_buf->op->axis[0], g.env.dma_copy);
+  const auto& gx = g.res_gem->op->axis;
+  s[g.res_gem].reorder({gx[0], gx[1], g.ic, gx[2], gx[3], g.ic_tns});
+  s[g.res_gem].tensorize(gx[2], "gemm");
+  s[neg].pragma(neg->op->axis[0], g.env.alu);
+  s[res].pragma(ax[2], g.env.dma_copy);
+  try {
+    build(s, {g.data, g.weight, res}, g.env);
+    ADD_FAILURE() << "a multiplication built";
+  } catch (const ScheduleError& e) {
+    EXPECT_TRUE(contains(e.what(), "stage res_gem") || contains(e.what(), "res_mul")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "not an ALU operation")) << e.what();
+  }
+}
+
+TEST(CompilerErrors, BuffersThatDoNotFitTheSramAreNamed) {
+  SmallGemm g;
+  g.s[g.res_gem].tensorize(g.res_gem->op->axis[2], "gemm");
+  g.s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
+  // a copy of the whole weight matrix per tile: 4 x 4 blocks fit; scale the check with a tiny config
+  ConfigParams p = vta::build_config().params();
+  p.log_wgt_buff_size -= 9;  // 1/512 of the weight SRAM: 2 elements, the tile needs 2 x 2
+  const Env tiny(Config::make(p));
+  try {
+    build(g.s, {g.data, g.weight, g.res}, tiny);
+    ADD_FAILURE() << "built into a weight SRAM that is too small";
+  } catch (const ScheduleError& e) {
+    EXPECT_TRUE(contains(e.what(), "weight_buf") && contains(e.what(), tiny.wgt_scope)) << e.what();
+  }
+}
+
+TEST(CompilerErrors, VirtualThreadsMustBeTheOutermostLoop) {
+  SmallGemm g;
+  auto [rest, tx] = g.s[g.res].split(g.oc_out, 2);
+  (void)rest;
+  g.s[g.res].bind(tx, "cthread");  // inner: the tile's stages are computed at oc_out... which is split
+  const std::string e = g.error();
+  EXPECT_TRUE(contains(e, "compute_at") && contains(e, "no longer a loop")) << e;
+}
+
+}  // namespace
+}  // namespace vta::compiler
