@@ -10,6 +10,7 @@
 //    stage f and ends in stage l != f carries a token (l, f) from each iteration to the next: pushed
 //    once before the loop (unless the statement before pushes exactly that token) and popped once
 //    after it (unless the statement after pops exactly that token).
+//    (A body from load to store carries two tokens, through the compute stage.)
 //    Tokens entering or leaving a loop for its first or last iteration become bare pops / pushes just
 //    before or after it: the runtime attaches them to the next / last instruction of their stage.
 // 3. The program ends with a synchronisation: before the final bare pops, or after everything when
@@ -126,6 +127,16 @@ void check(Token t) {
   }
 }
 
+/// The tokens a loop whose body starts in stage f and ends in stage l carries to its next iteration.
+/// Load and store have no queue between them: a body from load to store carries store -> compute and
+/// compute -> load (the runtime attaches a pop to the next instruction of its stage and a push to the
+/// last one, so both sit at the body's ends).
+Tokens carried_tokens(int l, int f) {
+  if (l == kStoreStage && f == kLoadStage) return {{kStoreStage, kComputeStage}, {kComputeStage, kLoadStage}};
+  if (l == kLoadStage && f == kStoreStage) return {{kLoadStage, kComputeStage}, {kComputeStage, kStoreStage}};
+  return {{l, f}};
+}
+
 bool take(Tokens& v, Token t) {
   auto it = std::find(v.begin(), v.end(), t);
   if (it == v.end()) return false;
@@ -168,19 +179,20 @@ Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes) {
   const int f = first(s->body), l = last(s->body);
   std::vector<Stmt> v;
   Stmt loop;
-  bool epilogue = false;
+  Tokens epilogues;
   if (f == l) {
     loop = make_for(s->var, s->extent, tokens(s->body, {}, {}));
   } else {
-    const Token carried{l, f};
-    check(carried);
-    if (!take(pops, carried)) v.push_back(push(carried));  // prologue
-    epilogue = !take(pushes, carried);
-    loop = make_for(s->var, s->extent, tokens(s->body, {carried}, {carried}));
+    const Tokens carried = carried_tokens(l, f);
+    for (const Token& c : carried) {
+      if (!take(pops, c)) v.push_back(push(c));  // prologue
+      if (!take(pushes, c)) epilogues.push_back(c);
+    }
+    loop = make_for(s->var, s->extent, tokens(s->body, carried, carried));
   }
   for (const auto& t : pops) v.push_back(pop(t));
   v.push_back(loop);
-  if (epilogue) v.push_back(pop({l, f}));
+  for (const auto& t : epilogues) v.push_back(pop(t));
   for (const auto& t : pushes) v.push_back(push(t));
   return make_seq(std::move(v));
 }

@@ -290,6 +290,39 @@ TEST(CompilerErrors, BuffersThatDoNotFitTheSramAreNamed) {
   }
 }
 
+// The tile loop's body starts with the loads (copies computed at the tile loop, the whole reduction
+// in one step) and ends with the store: the loop carries tokens store -> compute and compute -> load.
+TEST(CompiledGemm, LoadsAtTheTileLoop) {
+  SmallGemm g;
+  Schedule& s = g.s;
+  const auto& gx = g.res_gem->op->axis;
+  s[g.res_gem].tensorize(gx[2], "gemm");
+  s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
+  s[g.data_buf].compute_at(s[g.res], g.oc_out);
+  s[g.weight_buf].compute_at(s[g.res], g.oc_out);
+  const Module m = g.build_it();
+  const std::string text = to_text(m.program());
+  EXPECT_TRUE(contains(text, "coproc_dep_push(3, 2, dtype=int32)\n      @tir.vta.coproc_dep_push(2, 1, dtype=int32)\n"
+                             "      for (i1.outer"))
+      << text;
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> a(size_t(g.data->elements())), w(size_t(g.weight->elements()));
+  for (auto& x : a) x = static_cast<int8_t>(d(rng));
+  for (auto& x : w) x = static_cast<int8_t>(d(rng));
+  DeviceTensor da(g.data->shape, vta::DType::kInt8), dw(g.weight->shape, vta::DType::kInt8),
+      dr(g.res->shape, vta::DType::kInt8);
+  const int in = int(g.ib * g.env.BLOCK_IN), out = int(g.ob * g.env.BLOCK_OUT), batch = g.env.BATCH;
+  da.copy_from(vta::pack_matrix(a, batch, in, g.env.BATCH, g.env.BLOCK_IN));
+  dw.copy_from(vta::pack_matrix(w, out, in, g.env.BLOCK_OUT, g.env.BLOCK_IN));
+  m({&da, &dw, &dr});
+  std::vector<int8_t> got(dr.elements());
+  dr.copy_to(got);
+  const auto ref = vta::gemm_reference(a, w, batch, in, out);
+  const auto flat = vta::unpack_matrix(got, batch, out, g.env.BATCH, g.env.BLOCK_OUT);
+  for (size_t i = 0; i < flat.size(); ++i) ASSERT_EQ(flat[i], static_cast<int8_t>(ref[i] >> 8)) << i;
+}
+
 TEST(CompilerErrors, VirtualThreadsMustBeTheOutermostLoop) {
   SmallGemm g;
   auto [rest, tx] = g.s[g.res].split(g.oc_out, 2);
