@@ -613,7 +613,7 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOption
     log("inplace_alu", body);
   }
   if (env != nullptr) {
-    body = inject_dma(body, *env);
+    body = simplify(inject_dma(body, *env));
     log("inject_dma", body);
   }
   if (env != nullptr && options.vta) {

@@ -178,5 +178,28 @@ TEST(PassTensorizeGemm, TwoOuterLoopsFoldAndTheRestUnrolls) {
   }
 }
 
+
+TEST(PassSimplify, SumsAreCanonicalAndLoopRangesDecideMinMax) {
+  const Var i = make_var("i"), j = make_var("j");
+  // constants gather at the end (or first when the first term is subtracted), like terms combine
+  EXPECT_EQ(to_text(simplify(((Expr(i) * 196 + -15) + Expr(j) * 14) + 1)), "(((i*196) + (j*14)) - 14)");
+  EXPECT_EQ(to_text(simplify(make_int(9) - Expr(i) * 7 + 3)), "(12 - (i*7))");
+  EXPECT_EQ(to_text(simplify(Expr(i) * 2 + Expr(j) + Expr(i) * 3)), "((i*5) + j)");
+  EXPECT_EQ(to_text(simplify(Expr(i) + 4 - Expr(i))), "4");
+  // without ranges nothing is decided; under `for (i, 0, 2)` i*7 - 6 <= 1 < 9 and 1 - i*7 <= 1
+  const Tensor t = placeholder({4}, "t", DType::kInt32);
+  const Expr top = max(min(make_int(1) - Expr(i) * 7, 9), 0), bottom = max(min((Expr(i) * 7 + 9) - 15, 9), 0);
+  EXPECT_EQ(to_text(simplify(top)), "max(min((1 - (i*7)), 9), 0)");
+  EXPECT_EQ(to_text(simplify(make_for(i, 2, make_store(t, {make_int(0)}, top + bottom)))),
+            "for (i: int32, 0, 2) {\n  t[0] = (max((1 - (i*7)), 0) + max(((i*7) - 6), 0))\n}\n");
+  // a range that makes the whole max constant: i*4 - 4 <= 0 for i < 2
+  EXPECT_EQ(to_text(simplify(make_for(i, 2, make_store(t, {make_int(0)}, max(Expr(i) * 4 - 4, 0))))),
+            "for (i: int32, 0, 2) {\n  t[0] = 0\n}\n");
+  // the range ends with its loop
+  EXPECT_EQ(to_text(simplify(make_seq({make_for(i, 2, make_store(t, {Expr(i)}, min(Expr(i), 5))),
+                                       make_store(t, {make_int(0)}, min(Expr(i), 5))}))),
+            "for (i: int32, 0, 2) {\n  t[i] = i\n}\nt[0] = min(i, 5)\n");
+}
+
 }  // namespace
 }  // namespace vta::compiler
