@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include "tutorials.h"
 
@@ -27,7 +28,18 @@ struct ConvShape {
   int64_t b_block = 1, oc_block = 8, h_block = 7, w_block = 14, ic_block = 1;  ///< tiles (blocks / pixels)
   int64_t virtual_threads = 2;
   int shift = 8;
+  /// Store each output row of a tile with one 2D transfer (h_block rows of w_block elements). The
+  /// tutorial (false) stores one element per instruction.
+  bool store_rows = false;
 };
 Result compiled_convolution(uint32_t seed, std::ostream* steps = nullptr, const ConvShape& shape = {});
+
+/// The ResNet-18 convolutions VTA runs (every layer but the first 7x7 one), for the default 1x16
+/// configuration, each with a tiling that fits the default SRAMs with two virtual threads.
+struct NamedConv {
+  const char* name;  ///< e.g. "56x56 64->128 k3 s2"
+  ConvShape shape;
+};
+std::vector<NamedConv> resnet18_convolutions();
 
 }  // namespace vta::tutorials

@@ -1,19 +1,68 @@
 // vta-compiled-tutorials: the seeds' tutorials compiled from their schedules (matrix_multiply_opt.cc,
 // convolution_opt.cc), run on the runtime's backend, every output verified, the statistics printed
-// next to the seeds'. With --print, the lowered program after each tutorial step.
-// Exit status 0 only when every output is right and every statistic equals the seed's.
+// next to the seeds'. With --print, the lowered program after each tutorial step. `resnet18` compiles
+// and runs every ResNet-18 convolution layer (default 1x16 configuration) and prints a line per layer:
+// micro-ops, bytes moved and, on the tsim, cycles against the compute and memory bounds.
+// Exit status 0 only when every output is right (and, for the tutorials, every statistic equals the
+// seed's); 2 for a schedule error, 3 for an internal compiler error, 77 when resnet18 is asked of a
+// configuration other than 1x16.
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "compiled.h"
+#include "vta/build_config.h"
 #include "vta/compiler/ir.h"
 #include "vta/device.h"
 #ifdef VTA_HAVE_TSIM
 #include "vta/tsim.h"
 #endif
+
+namespace {
+
+constexpr int kNotThisConfiguration = 77;  // ctest's SKIP_RETURN_CODE
+
+// Every ResNet-18 convolution compiled, run and verified; one line each.
+bool resnet18(uint32_t seed, int only) {
+  const auto& cfg = vta::build_config();
+  std::printf("%-22s %9s %10s %10s %12s %11s %11s %8s %s\n", "layer", "outputs", "gemm_uops", "alu_uops",
+              "bytes_moved", "cycles", "bound", "over", "");
+  bool ok = true;
+  uint64_t total_cycles = 0, total_gemm = 0;
+  const auto layers = vta::tutorials::resnet18_convolutions();
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (only != 0 && size_t(only) != i + 1) continue;
+    const auto& [name, shape] = layers[i];
+    const vta::tutorials::Result r = vta::tutorials::compiled_convolution(seed, nullptr, shape);
+    const vta::Stats& s = r.stats;
+    const uint64_t bytes =
+        s.inp_load_nbytes + s.wgt_load_nbytes + s.acc_load_nbytes + s.uop_load_nbytes + s.out_store_nbytes;
+    const auto bounds = vta::tutorials::cycle_bounds(s, cfg.bus_width());
+    std::string cycles = "-", over = "-";
+    if (s.cycle_count) {
+      cycles = std::to_string(*s.cycle_count);
+      over = std::to_string(int(bounds.over_percent(*s.cycle_count) + 0.5)) + "%";
+      total_cycles += *s.cycle_count;
+    }
+    total_gemm += s.gemm_counter;
+    std::printf("%-22s %9zu %10llu %10llu %12llu %11s %11.0f %8s %s\n", name, r.outputs,
+                static_cast<unsigned long long>(s.gemm_counter), static_cast<unsigned long long>(s.alu_counter),
+                static_cast<unsigned long long>(bytes), cycles.c_str(), bounds.larger(), over.c_str(),
+                r.ok() ? "verified" : ("FAILED: " + (r.ran ? std::to_string(r.mismatches) + " mismatches" : r.error)).c_str());
+    ok &= r.ok();
+  }
+  if (total_cycles > 0) {
+    std::printf("all layers: %llu cycles, %llu GEMM micro-ops (%.1f%% of the cycles)\n",
+                static_cast<unsigned long long>(total_cycles), static_cast<unsigned long long>(total_gemm),
+                100.0 * double(total_gemm) / double(total_cycles));
+  }
+  return ok;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"The VTA tutorials compiled from their schedules, run on the VTA runtime"};
@@ -21,10 +70,13 @@ int main(int argc, char** argv) {
   uint32_t seed = 0;
   std::string target;
   bool print = false;
-  app.add_option("workload", which, "matmul, conv or all")->check(CLI::IsMember({"matmul", "conv", "all"}));
+  int layer = 0;
+  app.add_option("workload", which, "matmul, conv, all (the two tutorials) or resnet18 (every ResNet-18 convolution)")
+      ->check(CLI::IsMember({"matmul", "conv", "all", "resnet18"}));
   app.add_option("--seed", seed, "seed of the random int8 inputs");
   app.add_option("--target", target, "backend: fsim or tsim (default: VTA_TARGET, else fsim)")
       ->check(CLI::IsMember(vta::backend_names()));
+  app.add_option("--layer", layer, "resnet18: run only this layer (1 to 10)")->check(CLI::Range(1, 10));
   app.add_flag("--print", print, "print the lowered program after each schedule step");
   CLI11_PARSE(app, argc, argv);
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
@@ -40,6 +92,15 @@ int main(int argc, char** argv) {
       ok &= vta::tutorials::report("2D convolution, compiled (ResNet-18 layer, 2 virtual threads)",
                                    vta::tutorials::compiled_convolution(seed, steps),
                                    vta::tutorials::convolution_seed_stats(), "Successful 2D convolution test!");
+    }
+    if (which == "resnet18") {
+      const auto& cfg = vta::build_config();
+      if (cfg.batch() != 1 || cfg.block_in() != 16 || cfg.block_out() != 16) {
+        std::fprintf(stderr, "resnet18: the layer tilings are for the 1x16 configuration (this build: %dx%d); "
+                     "nothing run\n", cfg.batch(), cfg.block_in());
+        return kNotThisConfiguration;
+      }
+      ok &= resnet18(seed, layer);
     }
   } catch (const vta::compiler::ScheduleError& e) {
     std::fprintf(stderr, "schedule error: %s\n", e.what());

@@ -84,7 +84,8 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   s[kernel_buf].compute_at(s[res_conv], ic_out);
   s[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
   s[kernel_buf].pragma(kernel_buf->op->axis[0], env.dma_copy);
-  s[res].pragma(ax[4], env.dma_copy);  // one store per output element
+  // the tutorial: one store per output element; or one 2D store per output channel block of the tile
+  s[res].pragma(shape.store_rows ? y_inn : ax[4], env.dma_copy);
   LowerOptions dma;
   dma.env = &env;
   step("DMA copies", lower(s, args, dma));
@@ -124,6 +125,36 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   r.outputs = want.size();
   for (size_t i = 0; i < want.size(); ++i) r.mismatches += got_nchw[i] != want[i];
   return r;
+}
+
+std::vector<NamedConv> resnet18_convolutions() {
+  struct Layer {
+    const char* name;
+    int64_t size, in, out, kernel, pad, stride;
+    int64_t oc_block, h_block, w_block, ic_block;
+  };
+  static const Layer kLayers[] = {
+      {"56x56 64->64 k3 s1", 56, 64, 64, 3, 1, 1, 2, 8, 28, 1},
+      {"56x56 64->128 k3 s2", 56, 64, 128, 3, 1, 2, 2, 7, 28, 1},
+      {"56x56 64->128 k1 s2", 56, 64, 128, 1, 0, 2, 2, 7, 28, 1},
+      {"28x28 128->128 k3 s1", 28, 128, 128, 3, 1, 1, 2, 7, 14, 2},
+      {"28x28 128->256 k3 s2", 28, 128, 256, 3, 1, 2, 4, 7, 14, 1},
+      {"28x28 128->256 k1 s2", 28, 128, 256, 1, 0, 2, 4, 14, 14, 1},
+      {"14x14 256->256 k3 s1", 14, 256, 256, 3, 1, 1, 8, 7, 14, 1},
+      {"14x14 256->512 k3 s2", 14, 256, 512, 3, 1, 2, 8, 7, 7, 1},
+      {"14x14 256->512 k1 s2", 14, 256, 512, 1, 0, 2, 16, 7, 7, 2},
+      {"7x7 512->512 k3 s1", 7, 512, 512, 3, 1, 1, 8, 7, 7, 1},
+  };
+  std::vector<NamedConv> layers;
+  for (const Layer& l : kLayers) {
+    ConvShape s;
+    s.height = s.width = l.size, s.in_channels = l.in, s.out_channels = l.out;
+    s.kernel = l.kernel, s.pad = l.pad, s.stride = l.stride;
+    s.oc_block = l.oc_block, s.h_block = l.h_block, s.w_block = l.w_block, s.ic_block = l.ic_block;
+    s.store_rows = true;
+    layers.push_back({l.name, s});
+  }
+  return layers;
 }
 
 }  // namespace vta::tutorials

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the benchmarks (numbers, not pass/fail): the fsim kernels, the tsim speed and the
-# tutorials' cycles against their bounds, and the clean build time of the tsim (Verilator + C++).
+# tutorials' cycles against their bounds, the compiled ResNet-18 layers' cycles, and the clean build
+# time of the tsim (Verilator + C++).
 # Extra arguments go to Google Benchmark.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -9,6 +10,8 @@ build="${VTA_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
 "$build/bench/vta_bench_fsim" "$@"
 "$build/bench/vta_bench_tsim" "$@"
+# every ResNet-18 convolution compiled and run on the tsim: cycles against the compute/memory bounds
+"$build/examples/vta-compiled-tutorials" resnet18 --target tsim
 
 # Clean build time of the tsim library alone (configure runs Verilator; then the C++ compile).
 tmp="$(mktemp -d)"

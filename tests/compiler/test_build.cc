@@ -55,29 +55,11 @@ TEST(CompiledGemm, SizesTilesThreadsAndEpilogues) {
   }
 }
 
-struct ResNetLayer {
-  int64_t size, in, out, kernel, pad, stride;
-  int64_t oc_block, h_block, w_block, ic_block;
-};
-
-// The ResNet-18 convolutions VTA runs (all but the first 7x7 layer), with tilings that fit the
-// default SRAMs with two virtual threads.
-const ResNetLayer kResNet18[] = {
-    {56, 64, 64, 3, 1, 1, 2, 4, 14, 1},    {56, 64, 128, 3, 1, 2, 2, 4, 14, 1}, {56, 64, 128, 1, 0, 2, 2, 4, 14, 1},
-    {28, 128, 128, 3, 1, 1, 2, 7, 14, 2},  {28, 128, 256, 3, 1, 2, 4, 7, 14, 1}, {28, 128, 256, 1, 0, 2, 4, 7, 14, 2},
-    {14, 256, 256, 3, 1, 1, 8, 7, 14, 1},  {14, 256, 512, 3, 1, 2, 8, 7, 7, 1},  {14, 256, 512, 1, 0, 2, 8, 7, 7, 2},
-    {7, 512, 512, 3, 1, 1, 8, 7, 7, 1},
-};
-
 TEST(CompiledConv2d, EveryResNet18Shape) {
   if (vta::build_config().batch() != 1 || vta::build_config().block_in() != 16) GTEST_SKIP() << "tiles for 1x16";
-  for (const auto& l : kResNet18) {
-    ConvShape s;
-    s.height = s.width = l.size, s.in_channels = l.in, s.out_channels = l.out;
-    s.kernel = l.kernel, s.pad = l.pad, s.stride = l.stride;
-    s.oc_block = l.oc_block, s.h_block = l.h_block, s.w_block = l.w_block, s.ic_block = l.ic_block;
-    const std::string what = std::to_string(l.size) + "x" + std::to_string(l.size) + " " + std::to_string(l.in) + "->" +
-                             std::to_string(l.out) + " k" + std::to_string(l.kernel) + " s" + std::to_string(l.stride);
+  const auto layers = resnet18_convolutions();
+  ASSERT_EQ(layers.size(), 10u);
+  for (const auto& [what, s] : layers) {
     Result r;
     try {
       r = compiled_convolution(5, nullptr, s);
@@ -87,9 +69,11 @@ TEST(CompiledConv2d, EveryResNet18Shape) {
     }
     EXPECT_TRUE(r.ran) << what << ": " << r.error;
     EXPECT_EQ(r.mismatches, 0u) << what;
-    const int64_t oh = (l.size + 2 * l.pad - l.kernel) / l.stride + 1;
-    EXPECT_EQ(r.outputs, size_t(oh * oh * l.out)) << what;
-    EXPECT_EQ(r.stats.gemm_counter, uint64_t(oh * oh * (l.out / 16) * (l.in / 16) * l.kernel * l.kernel)) << what;
+    const int64_t oh = (s.height + 2 * s.pad - s.kernel) / s.stride + 1;
+    EXPECT_EQ(r.outputs, size_t(oh * oh * s.out_channels)) << what;
+    EXPECT_EQ(r.stats.gemm_counter,
+              uint64_t(oh * oh * (s.out_channels / 16) * (s.in_channels / 16) * s.kernel * s.kernel))
+        << what;
   }
 }
 
