@@ -151,6 +151,15 @@ Stmt make_for(Var v, int64_t extent, Stmt body) {
   return n;
 }
 
+LoopNest perfect_nest(const Stmt& s) {
+  LoopNest n{{}, s};
+  while (n.body->kind == StmtKind::kFor) {
+    n.loops.push_back({n.body->var, n.body->extent});
+    n.body = n.body->body;
+  }
+  return n;
+}
+
 Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value) {
   auto n = std::make_shared<StmtNode>();
   n->kind = StmtKind::kStore, n->tensor = std::move(t), n->indices = std::move(indices), n->value = std::move(value);

@@ -39,6 +39,8 @@ Stmt IRMutator::visit_for(const Stmt& s) { return make_for(s->var, s->extent, mu
 
 Stmt IRMutator::visit_allocate(const Stmt& s) { return make_allocate(s->tensor, s->scope, mutate(s->body), s->shape); }
 
+Stmt IRMutator::visit_attr(const Stmt& s) { return make_attr(s->var, s->scope, mutate(s->body), s->value); }
+
 Stmt IRMutator::mutate(const Stmt& s) {
   switch (s->kind) {
     case StmtKind::kFor: return visit_for(s);
@@ -49,7 +51,7 @@ Stmt IRMutator::mutate(const Stmt& s) {
       return make_seq(std::move(v));
     }
     case StmtKind::kAllocate: return visit_allocate(s);
-    case StmtKind::kAttr: return make_attr(s->var, s->scope, mutate(s->body), s->value);
+    case StmtKind::kAttr: return visit_attr(s);
     case StmtKind::kCall: return make_call(s->scope, s->tensor, s->src, mutate_all(s->args));
   }
   throw InternalError("IRMutator: unknown statement");

@@ -13,6 +13,7 @@
 #include "sram.h"
 #include "uop.h"
 #include "vta/compiler/lower.h"
+#include "vta/compiler/mutator.h"
 #include "vta/compiler/pass.h"
 
 namespace vta::compiler {
@@ -20,34 +21,15 @@ namespace {
 
 enum AluOpcode : int { kMin = 0, kMax = 1, kAdd = 2, kShr = 3 };
 
-class InjectAlu {
+class InjectAlu final : public IRMutator {
  public:
   InjectAlu(const Stmt& s, const Env& env) : env_(env), plan_(s, env) {}
 
-  Stmt walk(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::kAttr:
-        if (s->scope == "pragma_alu") return region(s);
-        return make_attr(s->var, s->scope, walk(s->body), s->value);
-      case StmtKind::kFor: return make_for(s->var, s->extent, walk(s->body));
-      case StmtKind::kSeq: {
-        std::vector<Stmt> v;
-        for (const auto& c : s->seq) v.push_back(walk(c));
-        return make_seq(std::move(v));
-      }
-      case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, walk(s->body), s->shape);
-      default: return s;
-    }
-  }
-
  private:
+  Stmt visit_attr(const Stmt& s) override { return s->scope == "pragma_alu" ? region(s) : IRMutator::visit_attr(s); }
+
   Stmt region(const Stmt& attr) {
-    std::vector<UopLoop> loops;
-    Stmt s = attr->body;
-    while (s->kind == StmtKind::kFor) {
-      loops.push_back({s->var, s->extent});
-      s = s->body;
-    }
+    const auto [loops, s] = perfect_nest(attr->body);
     std::string where = "alu pragma at axis " + attr->var->name;
     if (s->kind != StmtKind::kStore || s->flat) {
       throw ScheduleError(where + ": the loops under the pragma must hold one element-wise statement");
@@ -128,7 +110,7 @@ class InjectAlu {
     }
     // the loops over elements, innermost first, fused where their steps chain
     struct Group {
-      std::vector<UopLoop> loops;  // outermost first
+      std::vector<Loop> loops;  // outermost first
       int64_t extent, dst, src;
     };
     std::vector<Group> groups;  // innermost first
@@ -145,7 +127,7 @@ class InjectAlu {
       }
       groups.push_back({{*it}, it->extent, cd, cs});
     }
-    std::vector<UopLoop> fused;
+    std::vector<Loop> fused;
     for (auto it = groups.rbegin(); it != groups.rend(); ++it) {
       if (it->loops.size() == 1) {
         fused.push_back(it->loops[0]);
@@ -167,6 +149,6 @@ class InjectAlu {
 
 }  // namespace
 
-Stmt inject_alu(const Stmt& s, const Env& env) { return InjectAlu(s, env).walk(s); }
+Stmt inject_alu(const Stmt& s, const Env& env) { return InjectAlu(s, env).mutate(s); }
 
 }  // namespace vta::compiler

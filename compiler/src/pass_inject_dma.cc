@@ -11,15 +11,11 @@
 #include "linear.h"
 #include "sram.h"
 #include "vta/compiler/lower.h"
+#include "vta/compiler/mutator.h"
 #include "vta/compiler/pass.h"
 
 namespace vta::compiler {
 namespace {
-
-struct Loop {
-  Var var;
-  int64_t extent;
-};
 
 bool mentions(const Expr& e, const std::set<const ExprNode*>& vars) {
   if (!e) return false;
@@ -54,26 +50,13 @@ Affine affine(const Expr& e, const std::set<const ExprNode*>& loops) {
   return a;
 }
 
-class InjectDma {
+class InjectDma final : public IRMutator {
  public:
   InjectDma(const Env& env, const Stmt& s) : plan_(s, env, /*check=*/false) {}
-  Stmt run(const Stmt& s) { return walk(s); }
 
  private:
-  Stmt walk(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::kAttr:
-        if (s->scope == "pragma_dma_copy") return copy(s->body, s->var->name);
-        return make_attr(s->var, s->scope, walk(s->body), s->value);
-      case StmtKind::kFor: return make_for(s->var, s->extent, walk(s->body));
-      case StmtKind::kSeq: {
-        std::vector<Stmt> v;
-        for (const auto& x : s->seq) v.push_back(walk(x));
-        return make_seq(std::move(v));
-      }
-      case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, walk(s->body), s->shape);
-      default: return s;
-    }
+  Stmt visit_attr(const Stmt& s) override {
+    return s->scope == "pragma_dma_copy" ? copy(s->body, s->var->name) : IRMutator::visit_attr(s);
   }
 
   int memory_type(const std::string& scope) const { return plan_.memory_type(scope); }
@@ -86,12 +69,7 @@ class InjectDma {
   }
 
   Stmt copy(const Stmt& body, const std::string& axis) {
-    std::vector<Loop> loops;
-    Stmt s = body;
-    while (s->kind == StmtKind::kFor) {
-      loops.push_back({s->var, s->extent});
-      s = s->body;
-    }
+    const auto [loops, s] = perfect_nest(body);
     const std::string where = "dma_copy at loop " + axis;
     // the copied value: a read, or (the tutorials' output) a narrowing cast of one, which the
     // store's int32 -> int8 truncation performs
@@ -245,6 +223,6 @@ class InjectDma {
 
 }  // namespace
 
-Stmt inject_dma(const Stmt& s, const Env& env) { return InjectDma(env, s).run(s); }
+Stmt inject_dma(const Stmt& s, const Env& env) { return InjectDma(env, s).mutate(s); }
 
 }  // namespace vta::compiler

@@ -10,6 +10,7 @@
 #include "sram.h"
 #include "uop.h"
 #include "vta/compiler/lower.h"
+#include "vta/compiler/mutator.h"
 #include "vta/compiler/pass.h"
 
 namespace vta::compiler {
@@ -17,34 +18,17 @@ namespace {
 
 Expr strip_cast(const Expr& e) { return e->kind == ExprKind::kCast ? e->a : e; }
 
-class Tensorize {
+class Tensorize final : public IRMutator {
  public:
   Tensorize(const Stmt& s, const Env& env) : env_(env), plan_(s, env) {}
 
-  Stmt walk(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::kAttr:
-        if (s->scope == "tensorize_gemm") return region(s);
-        return make_attr(s->var, s->scope, walk(s->body), s->value);
-      case StmtKind::kFor: return make_for(s->var, s->extent, walk(s->body));
-      case StmtKind::kSeq: {
-        std::vector<Stmt> v;
-        for (const auto& c : s->seq) v.push_back(walk(c));
-        return make_seq(std::move(v));
-      }
-      case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, walk(s->body), s->shape);
-      default: return s;
-    }
+ private:
+  Stmt visit_attr(const Stmt& s) override {
+    return s->scope == "tensorize_gemm" ? region(s) : IRMutator::visit_attr(s);
   }
 
- private:
   Stmt region(const Stmt& attr) {
-    std::vector<UopLoop> loops;
-    Stmt s = attr->body;
-    while (s->kind == StmtKind::kFor) {
-      loops.push_back({s->var, s->extent});
-      s = s->body;
-    }
+    const auto [loops, s] = perfect_nest(attr->body);
     std::string where = "tensorize gemm at axis " + attr->var->name;
     if (s->kind != StmtKind::kStore || s->flat) {
       throw ScheduleError(where + ": the loops inside the axis must hold exactly one GEMM update (a perfect loop nest)");
@@ -130,12 +114,7 @@ bool is_gemm_push(const Stmt& s) {
 Stmt kernels(const Stmt& s, const Env& env) {
   switch (s->kind) {
     case StmtKind::kFor: {
-      std::vector<UopLoop> loops;
-      Stmt x = s;
-      while (x->kind == StmtKind::kFor) {
-        loops.push_back({x->var, x->extent});
-        x = x->body;
-      }
+      const auto [loops, x] = perfect_nest(s);
       if (is_gemm_push(x)) return make_uop_kernel(loops, x->args, false, env, "GEMM kernel at loop " + s->var->name);
       return make_for(s->var, s->extent, kernels(s->body, env));
     }
@@ -161,7 +140,7 @@ Stmt kernels(const Stmt& s, const Env& env) {
 
 Stmt tensorize_gemm(const Stmt& s, const Env& env) {
   Tensorize t(s, env);
-  return kernels(simplify(t.walk(s)), env);
+  return kernels(simplify(t.mutate(s)), env);
 }
 
 }  // namespace vta::compiler

@@ -25,7 +25,7 @@ const Var& vta_var() {
   return v;
 }
 
-Stmt make_uop_kernel(const std::vector<UopLoop>& loops, const std::vector<Expr>& push, bool alu, const Env& env,
+Stmt make_uop_kernel(const std::vector<Loop>& loops, const std::vector<Expr>& push, bool alu, const Env& env,
                      const std::string& where) {
   const size_t folded = std::min<size_t>(2, loops.size());
   std::vector<Expr> args = push;

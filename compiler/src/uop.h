@@ -17,15 +17,10 @@
 
 namespace vta::compiler {
 
-struct UopLoop {
-  Var var;
-  int64_t extent;
-};
-
 /// Micro-op argument positions.
 enum UopArg : size_t { kUopMode = 0, kUopReset, kUopDst, kUopSrc, kUopWgt, kUopOpcode, kUopUseImm, kUopImm };
 
-Stmt make_uop_kernel(const std::vector<UopLoop>& loops, const std::vector<Expr>& push, bool alu, const Env& env,
+Stmt make_uop_kernel(const std::vector<Loop>& loops, const std::vector<Expr>& push, bool alu, const Env& env,
                      const std::string& where);
 
 }  // namespace vta::compiler

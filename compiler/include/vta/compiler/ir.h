@@ -146,6 +146,19 @@ Stmt make_call(std::string name, Tensor dst, Tensor src, std::vector<Expr> args)
 /// Storage for `t` around `body`; `shape` = the buffer's extents (empty: the tensor's shape).
 Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape = {});
 
+/// One loop of a nest: its variable and extent.
+struct Loop {
+  Var var;
+  int64_t extent;
+};
+/// A perfect loop nest: the loops directly nested in `s`, outermost first (none when `s` is no loop),
+/// and the statement inside the innermost.
+struct LoopNest {
+  std::vector<Loop> loops;
+  Stmt body;
+};
+LoopNest perfect_nest(const Stmt& s);
+
 // ---- tensors and operations -------------------------------------------------------------------------
 /// An iteration variable: a variable with the range [0, extent), data-parallel or a reduction.
 struct IterVar {

@@ -20,6 +20,7 @@ class IRMutator {
   virtual Stmt visit_store(const Stmt& s);
   virtual Stmt visit_for(const Stmt& s);
   virtual Stmt visit_allocate(const Stmt& s);
+  virtual Stmt visit_attr(const Stmt& s);
   std::vector<Expr> mutate_all(const std::vector<Expr>& v);
 };
 
