@@ -39,22 +39,7 @@ struct Executor {
       default: break;
     }
     if (!e->a || !e->b) throw InternalError("build: cannot evaluate " + to_text(e) + " on the host");
-    const int64_t a = eval(e->a), b = eval(e->b);
-    switch (e->kind) {
-      case ExprKind::kAdd: return a + b;
-      case ExprKind::kSub: return a - b;
-      case ExprKind::kMul: return a * b;
-      case ExprKind::kMin: return std::min(a, b);
-      case ExprKind::kMax: return std::max(a, b);
-      case ExprKind::kFloorDiv:
-      case ExprKind::kFloorMod: {
-        if (b == 0) throw InternalError("build: division by zero in " + to_text(e));
-        int64_t q = a / b;
-        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-        return e->kind == ExprKind::kFloorDiv ? q : a - q * b;
-      }
-      default: throw InternalError("build: cannot evaluate " + to_text(e) + " on the host");
-    }
+    return eval_binary(e, eval(e->a), eval(e->b));
   }
   uint32_t u32(const Expr& e) const {
     const int64_t v = eval(e);

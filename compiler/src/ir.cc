@@ -1,5 +1,6 @@
 #include "vta/compiler/ir.h"
 
+#include "vta/compiler/lower.h"
 #include "vta/compiler/te.h"
 
 namespace vta::compiler {
@@ -65,6 +66,28 @@ Expr make_binary(ExprKind k, Expr a, Expr b) {
   const bool cmp = k == ExprKind::kLt || k == ExprKind::kGe || k == ExprKind::kAnd;
   n->kind = k, n->dtype = cmp ? DType::kBool : a->dtype, n->a = std::move(a), n->b = std::move(b);
   return n;
+}
+
+int64_t eval_binary(const Expr& e, int64_t a, int64_t b) {
+  switch (e->kind) {
+    case ExprKind::kAdd: return a + b;
+    case ExprKind::kSub: return a - b;
+    case ExprKind::kMul: return a * b;
+    case ExprKind::kMin: return std::min(a, b);
+    case ExprKind::kMax: return std::max(a, b);
+    case ExprKind::kLt: return a < b;
+    case ExprKind::kGe: return a >= b;
+    case ExprKind::kAnd: return a && b;
+    case ExprKind::kShr: return b >= 63 ? (a < 0 ? -1 : 0) : (b >= 0 ? a >> b : a << std::min<int64_t>(-b, 63));
+    case ExprKind::kFloorDiv:
+    case ExprKind::kFloorMod: {
+      if (b == 0) throw InternalError("division by zero in " + to_text(e));
+      int64_t q = a / b;
+      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      return e->kind == ExprKind::kFloorDiv ? q : a - q * b;
+    }
+    default: throw InternalError("eval_binary: " + to_text(e) + " is not a binary operation");
+  }
 }
 
 Expr make_cast(DType t, Expr a) {

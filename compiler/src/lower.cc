@@ -388,29 +388,7 @@ struct Interp {
       case ExprKind::kReduce: throw InternalError("run: an unlowered reduction");
       default: break;
     }
-    const int64_t a = eval(e->a), b = eval(e->b);
-    int64_t r = 0;
-    switch (e->kind) {
-      case ExprKind::kAdd: r = a + b; break;
-      case ExprKind::kSub: r = a - b; break;
-      case ExprKind::kMul: r = a * b; break;
-      case ExprKind::kMin: r = std::min(a, b); break;
-      case ExprKind::kMax: r = std::max(a, b); break;
-      case ExprKind::kLt: r = a < b; break;
-      case ExprKind::kGe: r = a >= b; break;
-      case ExprKind::kAnd: r = a && b; break;
-      case ExprKind::kShr: r = b >= 63 ? (a < 0 ? -1 : 0) : (b >= 0 ? a >> b : a << std::min<int64_t>(-b, 63)); break;
-      case ExprKind::kFloorDiv:
-      case ExprKind::kFloorMod: {
-        if (b == 0) throw InternalError("run: division by zero");
-        int64_t q = a / b;
-        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-        r = e->kind == ExprKind::kFloorDiv ? q : a - q * b;
-        break;
-      }
-      default: throw InternalError("run: unknown expression");
-    }
-    return wrap(r, e->dtype);
+    return wrap(eval_binary(e, eval(e->a), eval(e->b)), e->dtype);
   }
 
   /// The DMA intrinsics, element by element (an element = the product of the last two dimensions).

@@ -115,19 +115,7 @@ Expr Simplifier::binary(const Expr& e, Expr a, Expr b) {
   const DType t = e->dtype;
   if (a->kind == ExprKind::kInt && b->kind == ExprKind::kInt && e->kind != ExprKind::kShr &&
       e->kind != ExprKind::kFloorDiv && e->kind != ExprKind::kFloorMod) {
-    int64_t r = 0;
-    switch (e->kind) {
-      case ExprKind::kAdd: r = a->value + b->value; break;
-      case ExprKind::kSub: r = a->value - b->value; break;
-      case ExprKind::kMul: r = a->value * b->value; break;
-      case ExprKind::kMin: r = std::min(a->value, b->value); break;
-      case ExprKind::kMax: r = std::max(a->value, b->value); break;
-      case ExprKind::kLt: r = a->value < b->value; break;
-      case ExprKind::kGe: r = a->value >= b->value; break;
-      case ExprKind::kAnd: r = a->value && b->value; break;
-      default: return make_binary(e->kind, a, b);
-    }
-    return make_int(wrap(r, t), t);
+    return make_int(wrap(eval_binary(e, a->value, b->value), t), t);
   }
   switch (e->kind) {
     case ExprKind::kAdd:

@@ -79,6 +79,11 @@ struct VarNode : ExprNode {};
 Expr make_int(int64_t v, DType t = DType::kInt32);
 Var make_var(const std::string& name);
 Expr make_binary(ExprKind k, Expr a, Expr b);
+/// `a op b` for the binary operator of `e` on operand values, not yet wrapped to e's type: the one
+/// arithmetic of the interpreter, the host executor and constant folding (floor division and modulo;
+/// `>>` by a negative amount shifts left). InternalError naming `e` for a division by zero or an
+/// operator that is not binary.
+int64_t eval_binary(const Expr& e, int64_t a, int64_t b);
 Expr make_cast(DType t, Expr a);
 Expr make_select(Expr cond, Expr a, Expr b);
 Expr make_read(Tensor t, std::vector<Expr> indices);
