@@ -4,7 +4,6 @@
 // and the printed final programs equal their golden listings.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,32 +11,10 @@
 #include <sstream>
 
 #include "compiled.h"
-#include "vta/runtime.h"
+#include "golden_trace.h"
 
 namespace vta::tutorials {
 namespace {
-
-std::string read(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-template <typename Run>
-void expect_trace(Run run, const char* golden) {
-  const auto path = std::filesystem::temp_directory_path() / ("vta_ctrace_" + std::to_string(::getpid()) + ".txt");
-  ASSERT_EQ(setenv("VTA_TRACE_CALLS", path.c_str(), 1), 0);
-  VTARuntimeShutdown();  // the next queue opens the trace file
-  const Result r = run();
-  VTARuntimeShutdown();  // closes it
-  unsetenv("VTA_TRACE_CALLS");
-  ASSERT_TRUE(r.ok()) << r.error << " (" << r.mismatches << " mismatches)";
-  const std::string got = read(path), want = read(std::filesystem::path(VTA_GOLDEN_DIR) / golden);
-  std::filesystem::remove(path);
-  ASSERT_FALSE(want.empty()) << golden;
-  EXPECT_EQ(got, want) << "the compiled program's runtime calls differ from the hand-written " << golden;
-}
 
 TEST(CompiledTutorials, MatrixMultiplyMakesTheHandWrittenCalls) {
   expect_trace([] { return compiled_matrix_multiply(3); }, "matrix_multiply.trace");
@@ -66,7 +43,7 @@ void expect_listing(const std::string& steps, const char* golden) {
   const std::string got = steps.substr(at + marker.size());
   const auto path = std::filesystem::path(VTA_GOLDEN_DIR) / golden;
   if (std::getenv("VTA_UPDATE_GOLDEN") != nullptr) std::ofstream(path) << got;
-  EXPECT_EQ(got, read(path)) << "the final lowered program differs from " << golden;
+  EXPECT_EQ(got, read_text(path)) << "the final lowered program differs from " << golden;
 }
 
 TEST(CompiledTutorials, FinalProgramsEqualTheGoldenListings) {

@@ -1,0 +1,42 @@
+#pragma once
+// Shared by the tutorial tests: a file's text, and a run's runtime call trace (VTA_TRACE_CALLS)
+// compared with a golden trace in tests/golden/.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "tutorials.h"
+#include "vta/runtime.h"
+
+namespace vta::tutorials {
+
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Runs `run` with the call trace on and expects the trace to equal tests/golden/`golden`.
+inline void expect_trace(const std::function<Result()>& run, const char* golden) {
+  const auto path = std::filesystem::temp_directory_path() / ("vta_trace_" + std::to_string(::getpid()) + ".txt");
+  ASSERT_EQ(setenv("VTA_TRACE_CALLS", path.c_str(), 1), 0);
+  VTARuntimeShutdown();  // the next queue opens the trace file
+  const Result r = run();
+  VTARuntimeShutdown();  // closes it
+  unsetenv("VTA_TRACE_CALLS");
+  ASSERT_TRUE(r.ok()) << r.error << " (" << r.mismatches << " mismatches)";
+  const std::string got = read_text(path), want = read_text(std::filesystem::path(VTA_GOLDEN_DIR) / golden);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(want.empty()) << golden;
+  EXPECT_EQ(got, want) << "the runtime call trace differs from the golden " << golden;
+}
+
+}  // namespace vta::tutorials
