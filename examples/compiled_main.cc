@@ -17,9 +17,6 @@
 #include "vta/build_config.h"
 #include "vta/compiler/ir.h"
 #include "vta/device.h"
-#ifdef VTA_HAVE_TSIM
-#include "vta/tsim.h"
-#endif
 
 namespace {
 
@@ -38,8 +35,6 @@ bool resnet18(uint32_t seed, int only) {
     const auto& [name, shape] = layers[i];
     const vta::tutorials::Result r = vta::tutorials::compiled_convolution(seed, nullptr, shape);
     const vta::Stats& s = r.stats;
-    const uint64_t bytes =
-        s.inp_load_nbytes + s.wgt_load_nbytes + s.acc_load_nbytes + s.uop_load_nbytes + s.out_store_nbytes;
     const auto bounds = vta::tutorials::cycle_bounds(s, cfg.bus_width());
     std::string cycles = "-", over = "-";
     if (s.cycle_count) {
@@ -50,7 +45,7 @@ bool resnet18(uint32_t seed, int only) {
     total_gemm += s.gemm_counter;
     std::printf("%-22s %9zu %10llu %10llu %12llu %11s %11.0f %8s %s\n", name, r.outputs,
                 static_cast<unsigned long long>(s.gemm_counter), static_cast<unsigned long long>(s.alu_counter),
-                static_cast<unsigned long long>(bytes), cycles.c_str(), bounds.larger(), over.c_str(),
+                static_cast<unsigned long long>(s.bytes_moved()), cycles.c_str(), bounds.larger(), over.c_str(),
                 r.ok() ? "verified" : ("FAILED: " + (r.ran ? std::to_string(r.mismatches) + " mismatches" : r.error)).c_str());
     ok &= r.ok();
   }
@@ -109,11 +104,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "internal compiler error: %s\n", e.what());
     return 3;
   }
-#ifdef VTA_HAVE_TSIM
-  if (const auto speed = vta::tsim::speed_totals(); speed.cycles > 0) {
-    std::printf("tsim: %llu cycles simulated in %.2f s (%.0f cycles/s)\n",
-                static_cast<unsigned long long>(speed.cycles), speed.seconds, speed.cycles_per_second());
-  }
-#endif
+  vta::tutorials::print_tsim_speed();
   return ok ? 0 : 1;
 }

@@ -9,9 +9,6 @@
 #include "tutorials.h"
 #include "vta/build_config.h"
 #include "vta/device.h"
-#ifdef VTA_HAVE_TSIM
-#include "vta/tsim.h"
-#endif
 
 
 int main(int argc, char** argv) {
@@ -34,11 +31,6 @@ int main(int argc, char** argv) {
     ok &= vta::tutorials::report("2D convolution (ResNet-18 layer, 2 virtual threads)", vta::tutorials::convolution(seed),
                  vta::tutorials::convolution_seed_stats(), "Successful 2D convolution test!");
   }
-#ifdef VTA_HAVE_TSIM
-  if (const auto speed = vta::tsim::speed_totals(); speed.cycles > 0) {
-    std::printf("tsim: %llu cycles simulated in %.2f s (%.0f cycles/s)\n",
-                static_cast<unsigned long long>(speed.cycles), speed.seconds, speed.cycles_per_second());
-  }
-#endif
+  vta::tutorials::print_tsim_speed();
   return ok ? 0 : 1;
 }

@@ -7,6 +7,11 @@
 #include <string>
 
 #include "vta/device.h"
+#ifdef VTA_HAVE_TSIM
+#include <cstdio>
+
+#include "vta/tsim.h"
+#endif
 
 namespace vta::tutorials {
 
@@ -37,6 +42,17 @@ CycleBounds cycle_bounds(const Stats& stats, int bus_width_bits);
 /// Prints a run's outcome (statistics table, cycle bounds, verdict against `seed`'s statistics and the
 /// reference outputs); true when every output is right and every counter equals the seed's.
 bool report(const char* title, const Result& r, const Stats& seed, const char* success);
+
+/// Prints the tsim's total simulated cycles and speed when this program ran on it. Inline: a program
+/// built with the tsim defines VTA_HAVE_TSIM (the library itself does not link the tsim).
+inline void print_tsim_speed() {
+#ifdef VTA_HAVE_TSIM
+  if (const auto speed = vta::tsim::speed_totals(); speed.cycles > 0) {
+    std::printf("tsim: %llu cycles simulated in %.2f s (%.0f cycles/s)\n",
+                static_cast<unsigned long long>(speed.cycles), speed.seconds, speed.cycles_per_second());
+  }
+#endif
+}
 
 /// The statistics tables printed by the seeds.
 Stats matrix_multiply_seed_stats();

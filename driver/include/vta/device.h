@@ -35,6 +35,11 @@ struct Stats {
            out_store_nbytes == o.out_store_nbytes && gemm_counter == o.gemm_counter && alu_counter == o.alu_counter;
   }
 
+  /// Every byte the loads and stores moved.
+  uint64_t bytes_moved() const {
+    return inp_load_nbytes + wgt_load_nbytes + acc_load_nbytes + uop_load_nbytes + out_store_nbytes;
+  }
+
   /// `{"inp_load_nbytes": 4096, ...}` with the keys in the order above.
   std::string to_json() const;
   /// The seeds' table format: one `name: value` line per counter.
