@@ -74,6 +74,11 @@ int main(int argc, char** argv) {
   app.add_option("--layer", layer, "resnet18: run only this layer (1 to 10)")->check(CLI::Range(1, 10));
   app.add_flag("--print", print, "print the lowered program after each schedule step");
   CLI11_PARSE(app, argc, argv);
+  if (layer != 0 && which != "resnet18") {
+    std::fprintf(stderr, "vta-compiled-tutorials: error: --layer selects a ResNet-18 layer; it does not apply to %s\n",
+                 which.c_str());
+    return 2;
+  }
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   std::ostream* steps = print ? &std::cout : nullptr;
   bool ok = true;
@@ -103,6 +108,9 @@ int main(int argc, char** argv) {
   } catch (const vta::compiler::InternalError& e) {
     std::fprintf(stderr, "internal compiler error: %s\n", e.what());
     return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vta-compiled-tutorials: error: %s\n", e.what());
+    return 1;
   }
   vta::tutorials::print_tsim_speed();
   return ok ? 0 : 1;

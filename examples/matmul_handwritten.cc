@@ -36,7 +36,7 @@ struct DeviceBuffer {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"The matrix-multiply tutorial as a hand-written VTA instruction stream"};
   uint32_t seed = 0;
   bool json = false;
@@ -162,4 +162,13 @@ int main(int argc, char** argv) {
   std::printf("%s\n", mismatches == 0 && stats_match ? "PASS: outputs verified, statistics equal the tutorial's"
                                                      : "FAIL");
   return mismatches == 0 && stats_match ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vta_matmul_handwritten: error: %s\n", e.what());
+    return 1;
+  }
 }

@@ -124,6 +124,7 @@ void CommandQueue::load_buffer_2d(const DataBuffer& src, uint32_t src_elem_offse
       throw RuntimeError(call.str() + ": memory type " + std::to_string(dst_memory_type) +
                          " cannot be loaded with VTALoadBuffer2D (INP 2, WGT 1, ACC 3, ACC_8BIT 5)");
   }
+  check_transfer(call.str(), src, unit, src_elem_offset, x_size, y_size, x_stride);
   check_overflow();
   MemInsn m;
   m.memory_type = uint8_t(dst_memory_type);
@@ -140,6 +141,22 @@ uint32_t CommandQueue::dram_base(const std::string& call, const DataBuffer& b, u
     throw RuntimeError(call + ": the buffer address does not fit the 32-bit dram_base field");
   }
   return uint32_t(dram);
+}
+
+void CommandQueue::check_transfer(const std::string& call, const DataBuffer& b, uint64_t unit, uint32_t offset,
+                                  uint32_t x_size, uint32_t y_size, uint32_t x_stride) {
+  if (x_size == 0 || y_size == 0) return;  // moves no data
+  // Elements [offset, offset + (y_size - 1) * x_stride + x_size) of the buffer; 64-bit arithmetic
+  // cannot overflow with 32-bit operands and element sizes below 2^16.
+  const uint64_t first = uint64_t(offset) * unit;
+  const uint64_t end = (uint64_t(offset) + uint64_t(y_size - 1) * x_stride + x_size) * unit;
+  if (end > b.size) {
+    std::ostringstream s;
+    s << call << ": the transfer reaches bytes [" << first << ", " << end << ") of " << buffer_name(b) << ", which has "
+      << b.size << " bytes";
+    throw RuntimeError(s.str());
+  }
+  if (b.memory) pinned_.insert(b.memory);
 }
 
 RawInsn CommandQueue::encode_mem(const std::string& call, const MemInsn& m) const {
@@ -159,6 +176,7 @@ void CommandQueue::store_buffer_2d(uint32_t src_sram_index, uint32_t src_memory_
   if (src_memory_type != uint32_t(MemId::kOut)) {
     throw RuntimeError(call.str() + ": only the output buffer (memory type 4) can be stored");
   }
+  check_transfer(call.str(), dst, isa_.config().out_elem_bytes(), dst_elem_offset, x_size, y_size, x_stride);
   check_overflow();
   MemInsn m;
   m.opcode = uint8_t(Opcode::kStore), m.memory_type = uint8_t(MemId::kOut);
@@ -435,6 +453,7 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
 
 void CommandQueue::discard_batch() {
   insns_.clear();
+  pinned_.clear();  // buffers freed meanwhile release their memory now
   // Pops still pending belong to the batch as well (after a successful synchronize there are none).
   std::fill(std::begin(pending_prev_), std::end(pending_prev_), false);
   std::fill(std::begin(pending_next_), std::end(pending_next_), false);

@@ -48,6 +48,13 @@ Config Config::make(const ConfigParams& p) {
   bool known = false;
   for (auto t : kTargets) known = known || t == p.target;
   require(known, "TARGET \"" + p.target + "\" is not one of sim, tsim, pynq, ultra96, zcu104, de10nano, intelfocl");
+  // HW_VER is copied into the generated C header and SystemVerilog package: a version string only.
+  const bool version_chars = std::all_of(p.hw_ver.begin(), p.hw_ver.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '-' ||
+           c == '_' || c == '+';
+  });
+  require(!p.hw_ver.empty() && p.hw_ver.size() <= 32 && version_chars,
+          "HW_VER must be 1 to 32 characters of letters, digits, '.', '-', '_' or '+'");
   // Only int8 inputs/weights with int32 accumulators are implemented by every backend.
   require(p.log_inp_width == 3, "LOG_INP_WIDTH = " + std::to_string(p.log_inp_width) +
                                     " is unsupported: inputs are int8 (LOG_INP_WIDTH = 3)");
@@ -92,11 +99,31 @@ Config Config::default_config() { return make(ConfigParams{}); }
 
 Config Config::from_json_text(std::string_view text, std::string_view origin) {
   json j;
+  // A key given twice in one object is refused (the JSON parser would keep the last silently).
+  std::vector<std::vector<std::string>> keys;  // per open object
+  std::string duplicate;
+  auto watch = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start: keys.emplace_back(); break;
+      case json::parse_event_t::object_end: keys.pop_back(); break;
+      case json::parse_event_t::key: {
+        const auto& k = parsed.get_ref<const std::string&>();
+        auto& seen = keys.back();
+        if (std::find(seen.begin(), seen.end(), k) != seen.end() && duplicate.empty()) duplicate = k;
+        seen.push_back(k);
+        break;
+      }
+      default: break;
+    }
+    return true;
+  };
   try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
+    j = json::parse(text, watch);
+  } catch (const json::exception& e) {
+    // parse errors, and numbers the parser cannot represent (1e400)
     throw ConfigError(std::string(origin) + ": not valid JSON: " + e.what());
   }
+  if (!duplicate.empty()) throw ConfigError(std::string(origin) + ": key " + duplicate + " is given more than once");
   if (!j.is_object()) throw ConfigError(std::string(origin) + ": the configuration must be a JSON object");
   ConfigParams p;
   struct IntKey {
@@ -123,7 +150,11 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
     }
     if (match == nullptr) throw ConfigError(where + " is not a VTA configuration key");
     if (!value.is_number_integer()) throw ConfigError(where + " must be an integer");
-    *match->field = value.get<int>();
+    // Read at full width first: a value beyond int is refused, never truncated (4294967300 is not 4).
+    const bool fits = value.is_number_unsigned() ? value.get<uint64_t>() <= uint64_t(INT32_MAX)
+                                                 : value.get<int64_t>() >= INT32_MIN && value.get<int64_t>() <= INT32_MAX;
+    if (!fits) throw ConfigError(where + " = " + value.dump() + " is out of range");
+    *match->field = static_cast<int>(value.get<int64_t>());
   }
   // The reference configuration has no optional keys except LOG_BUS_WIDTH.
   for (const auto& k : int_keys) {
@@ -139,11 +170,18 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
 }
 
 Config Config::from_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError("cannot open VTA configuration file " + path.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return from_json_text(ss.str(), path.string());
+  // A configuration is a few hundred bytes: read at most kMaxFileBytes (+1 to notice more), so a
+  // device file or a wrong path cannot exhaust memory.
+  std::string text(kMaxFileBytes + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(size_t(in.gcount()));
+  if (text.size() > kMaxFileBytes) {
+    throw ConfigError(path.string() + ": larger than " + std::to_string(kMaxFileBytes) +
+                      " bytes; not a VTA configuration file");
+  }
+  return from_json_text(text, path.string());
 }
 
 std::string Config::bitstream_name() const {
@@ -249,6 +287,7 @@ std::vector<ConfigConstant> Config::constants() const {
       {"ALUOP_IMM_BIT_WIDTH", isa::kAluImmBits, "ALU immediate width"},
       {"SHR_ARG_BIT_WIDTH", p.log_acc_width, "ALU shift argument width"},
       {"MUL_ARG_BIT_WIDTH", isa::kMulArgBits, "ALU multiply argument width"},
+      {"TOKEN_COUNT_WIDTH", isa::kTokenCountBits, "dependency-token counter width (a queue holds 2^w - 1 tokens)"},
       {"MEM_ID_UOP", static_cast<int>(MemId::kUop), "memory type: micro-op buffer"},
       {"MEM_ID_WGT", static_cast<int>(MemId::kWgt), "memory type: weight buffer"},
       {"MEM_ID_INP", static_cast<int>(MemId::kInp), "memory type: input buffer"},

@@ -57,6 +57,22 @@ std::string Stats::to_table() const {
   return out;
 }
 
+const char* to_string(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kNone: return "none";
+    case ErrorKind::kInvalidStream: return "invalid_stream";
+    case ErrorKind::kInvalidInstruction: return "invalid_instruction";
+    case ErrorKind::kSramRange: return "sram_range";
+    case ErrorKind::kDramRange: return "dram_range";
+    case ErrorKind::kDeadlock: return "deadlock";
+    case ErrorKind::kUnfinished: return "unfinished";
+    case ErrorKind::kTimeout: return "timeout";
+    case ErrorKind::kBusError: return "bus_error";
+    case ErrorKind::kInternal: return "internal";
+  }
+  return "internal";
+}
+
 std::string TokenCounts::to_string() const {
   std::ostringstream s;
   s << "l2g=" << l2g << " g2l=" << g2l << " g2s=" << g2s << " s2g=" << s2g;

@@ -1,5 +1,7 @@
 #include "vta/fsim.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -7,31 +9,10 @@
 #include <sstream>
 
 #include "fsim_kernels.h"
+#include "vta/program.h"
 
 namespace vta {
 namespace {
-
-// An error that ends a run; `insn` is the instruction it concerns (-1 = the stream as a whole).
-struct RunFailure {
-  RunStatus status;
-  long insn;
-  std::string message;
-};
-
-[[noreturn]] void fail(long insn, std::string message, RunStatus status = RunStatus::kError) {
-  throw RunFailure{status, insn, std::move(message)};
-}
-
-struct Decoded {
-  RawInsn raw;
-  Opcode opcode;
-  Stage stage;
-  DepFlags deps;
-  MemInsn mem;
-  GemmInsn gemm;
-  AluInsn alu;
-  uint64_t cost = 1;  // work units, for the run budget
-};
 
 int stage_index(Stage s) { return static_cast<int>(s) - 1; }
 
@@ -41,187 +22,35 @@ int stage_index(Stage s) { return static_cast<int>(s) - 1; }
 struct FsimDevice::Impl {
   FsimDevice& d;
   const Config& cfg;
-  std::vector<Decoded> insns;
+  std::vector<DecodedInsn> insns;
   std::array<std::vector<uint32_t>, 3> queues;  // instruction indices per stage
   std::array<size_t, 3> heads{};
   uint64_t budget = 0, work = 0;
 
   Impl(FsimDevice& dev) : d(dev), cfg(dev.isa_.config()) {}
 
-  // ---- element geometry per memory type -------------------------------------------------------
-  uint32_t sram_depth(MemId m) const {
-    switch (m) {
-      case MemId::kUop: return cfg.uop_depth();
-      case MemId::kWgt: return cfg.wgt_depth();
-      case MemId::kInp: return cfg.inp_depth();
-      case MemId::kAcc:
-      case MemId::kAcc8Bit:
-      case MemId::kOut: return cfg.acc_depth();
+  [[noreturn]] void fail(long idx, ErrorKind kind, std::string message, RunStatus status = RunStatus::kError) const {
+    RunError e{status, kind, idx, std::move(message), {}, {}};
+    if (idx >= 0 && idx < static_cast<long>(insns.size())) {
+      e.stage = to_string(insns[idx].stage);
+      e.insn_text = d.isa_.disassemble(insns[idx].raw);
     }
-    return 0;
-  }
-  // Bytes of one DRAM element (the unit of dram_base and x_stride, spec 3.6).
-  uint64_t dram_unit(MemId m) const {
-    switch (m) {
-      case MemId::kUop: return Config::kUopElemBytes;
-      case MemId::kWgt: return cfg.wgt_elem_bytes();
-      case MemId::kInp: return cfg.inp_elem_bytes();
-      case MemId::kAcc: return cfg.acc_elem_bytes();
-      case MemId::kOut: return cfg.out_elem_bytes();
-      case MemId::kAcc8Bit: return static_cast<uint64_t>(cfg.batch() * cfg.block_out());
-    }
-    return 0;
-  }
-
-  std::string insn_text(long idx) const {
-    if (idx < 0 || idx >= static_cast<long>(insns.size())) return "";
-    return d.isa_.disassemble(insns[idx].raw);
-  }
-
-  // ---- decoding and static validation --------------------------------------------------------
-  void check_dram(long idx, const MemInsn& m, MemId type, bool write) const {
-    const uint64_t unit = dram_unit(type);
-    const uint64_t start = uint64_t(m.dram_base) * unit;
-    // Every row lies between the first row's start and the last row's end, so one check covers all.
-    const uint64_t span = (uint64_t(m.y_size - 1) * m.x_stride + m.x_size) * unit;
-    if (d.dram_->translate(start, span) == nullptr) {
-      std::ostringstream s;
-      s << (write ? "STORE writes" : "LOAD reads") << " DRAM [0x" << std::hex << start << ", 0x" << start + span
-        << ")" << std::dec << " (dram_base " << m.dram_base << " x " << unit << " B, " << m.y_size << " rows of "
-        << m.x_size << " elements, stride " << m.x_stride << ")";
-      if (auto b = d.dram_->block_at(start)) {
-        s << ", which runs past the end of the buffer at 0x" << std::hex << b->phys << std::dec << " of " << b->size
-          << " bytes";
-      } else {
-        s << ", outside every allocated buffer";
-      }
-      fail(idx, s.str());
-    }
-  }
-
-  void check_loop_fields(long idx, uint32_t bgn, uint32_t end, uint32_t iter_out, uint32_t iter_in) const {
-    if (iter_out == 0 || iter_in == 0) {
-      fail(idx, "zero iteration count (iter_out=" + std::to_string(iter_out) + ", iter_in=" + std::to_string(iter_in) +
-                    "); both loops must run at least once");
-    }
-    if (end <= bgn) {
-      fail(idx, "empty micro-op range: uop_end " + std::to_string(end) + " must be greater than uop_bgn " +
-                    std::to_string(bgn));
-    }
-    if (end > cfg.uop_depth()) {
-      fail(idx, "micro-op range [" + std::to_string(bgn) + ", " + std::to_string(end) +
-                    ") exceeds the micro-op buffer depth " + std::to_string(cfg.uop_depth()));
-    }
-  }
-
-  Decoded decode(long idx, RawInsn raw) const {
-    Decoded x;
-    x.raw = raw;
-    const uint8_t op = Isa::opcode_of(raw);
-    if (!is_valid_opcode(op)) fail(idx, "illegal opcode " + std::to_string(op));
-    x.opcode = static_cast<Opcode>(op);
-    x.stage = stage_of(raw);
-    x.deps = Isa::deps_of(raw);
-    switch (x.opcode) {
-      case Opcode::kLoad: {
-        x.mem = d.isa_.decode_mem(raw);
-        const auto& m = x.mem;
-        const auto t = static_cast<MemId>(m.memory_type);
-        if (!is_valid_mem_id(m.memory_type) || t == MemId::kOut) {
-          fail(idx, "illegal memory type " + std::to_string(m.memory_type) +
-                        " for LOAD (expected UOP 0, WGT 1, INP 2, ACC 3 or ACC_8BIT 5)");
-        }
-        if (m.x_size == 0) break;  // a no-op that only moves tokens
-        const uint64_t cols = uint64_t(m.x_pad_0) + m.x_size + m.x_pad_1;
-        const uint64_t rows = uint64_t(m.y_pad_0) + m.y_size + m.y_pad_1;
-        if (m.sram_base + cols * rows > sram_depth(t)) {
-          fail(idx, std::string("LOAD ") + to_string(t) + " writes SRAM elements [" + std::to_string(m.sram_base) +
-                        ", " + std::to_string(m.sram_base + cols * rows) + ") beyond the buffer depth " +
-                        std::to_string(sram_depth(t)));
-        }
-        if (m.y_size > 0) check_dram(idx, m, t, false);
-        x.cost = 1 + cols * rows;
-        break;
-      }
-      case Opcode::kStore: {
-        x.mem = d.isa_.decode_mem(raw);
-        const auto& m = x.mem;
-        if (m.x_size == 0) break;  // store-stage no-op: the memory type is not used
-        if (m.memory_type != static_cast<uint8_t>(MemId::kOut)) {
-          fail(idx, "illegal memory type " + std::to_string(m.memory_type) + " for STORE (only OUT 4 can be stored)");
-        }
-        if (m.x_pad_0 || m.x_pad_1 || m.y_pad_0 || m.y_pad_1) fail(idx, "STORE with padding: stores take no pads");
-        const uint64_t n = uint64_t(m.x_size) * m.y_size;
-        if (m.sram_base + n > cfg.out_depth()) {
-          fail(idx, "STORE reads SRAM elements [" + std::to_string(m.sram_base) + ", " + std::to_string(m.sram_base + n) +
-                        ") beyond the output buffer depth " + std::to_string(cfg.out_depth()));
-        }
-        if (m.y_size > 0) check_dram(idx, m, MemId::kOut, true);
-        x.cost = 1 + n;
-        break;
-      }
-      case Opcode::kGemm: {
-        x.gemm = d.isa_.decode_gemm(raw);
-        const auto& g = x.gemm;
-        check_loop_fields(idx, g.uop_bgn, g.uop_end, g.iter_out, g.iter_in);
-        x.cost = 1 + uint64_t(g.iter_out) * g.iter_in * (g.uop_end - g.uop_bgn);
-        break;
-      }
-      case Opcode::kAlu: {
-        x.alu = d.isa_.decode_alu(raw);
-        const auto& a = x.alu;
-        if (!is_valid_alu_op(a.alu_opcode)) {
-          fail(idx, "illegal ALU opcode " + std::to_string(a.alu_opcode) + " (expected MIN 0, MAX 1, ADD 2, SHR 3, MUL 4)");
-        }
-        check_loop_fields(idx, a.uop_bgn, a.uop_end, a.iter_out, a.iter_in);
-        x.cost = 1 + uint64_t(a.iter_out) * a.iter_in * (a.uop_end - a.uop_bgn);
-        break;
-      }
-      case Opcode::kFinish:
-        break;
-    }
-    return x;
+    throw e;
   }
 
   void load_program(PhysAddr addr, uint32_t count) {
-    if (count == 0) fail(-1, "empty instruction stream (insn_count = 0)");
-    if (addr % Config::kInsnElemBytes != 0) fail(-1, "instruction address 0x" + hex(addr) + " is not 16-byte aligned");
-    const uint8_t* host = d.dram_->translate(addr, uint64_t(count) * Config::kInsnElemBytes);
-    if (host == nullptr) {
-      fail(-1, "instruction stream [0x" + hex(addr) + ", 0x" + hex(addr + uint64_t(count) * 16) + ") of " +
-                   std::to_string(count) + " instructions is not inside one allocated buffer");
-    }
-    insns.reserve(count);
-    long finish = -1;
-    for (uint32_t i = 0; i < count; ++i) {
-      const RawInsn raw = load_insn(host + size_t(i) * 16);
-      if (finish >= 0) {
-        insns.push_back(Decoded{raw, Opcode::kLoad, stage_of(raw), {}, {}, {}, {}, 1});
-        fail(i, "instruction follows FINISH (instruction " + std::to_string(finish) +
-                    "); FINISH must be the last instruction of the stream");
-      }
-      insns.push_back(Decoded{raw, Opcode::kLoad, stage_of(raw), {}, {}, {}, {}, 1});  // visible to diagnostics
-      insns.back() = decode(i, raw);
-      if (insns.back().opcode == Opcode::kFinish) finish = i;
-      queues[stage_index(insns.back().stage)].push_back(i);
-    }
-    if (finish < 0) fail(-1, "the instruction stream has no FINISH instruction, so the run could never end");
-  }
-
-  static std::string hex(uint64_t v) {
-    std::ostringstream s;
-    s << std::hex << v;
-    return s.str();
+    insns = validate_program(d.isa_, *d.dram_, addr, count).insns;
+    for (uint32_t i = 0; i < insns.size(); ++i) queues[stage_index(insns[i].stage)].push_back(i);
   }
 
   // ---- tokens ----------------------------------------------------------------------------------
   // The queue each flag refers to depends on the module (spec 4.1).
-  struct Needs {
+  struct Queues {
     uint64_t* q[2] = {nullptr, nullptr};
     const char* name[2] = {nullptr, nullptr};
   };
-  Needs pops_of(const Decoded& x) {
-    Needs n;
+  Queues pops_of(const DecodedInsn& x) {
+    Queues n;
     auto& t = d.tokens_;
     int k = 0;
     switch (x.stage) {
@@ -238,42 +67,56 @@ struct FsimDevice::Impl {
     }
     return n;
   }
-  bool runnable(const Decoded& x) {
-    auto n = pops_of(x);
-    return (n.q[0] == nullptr || *n.q[0] > 0) && (n.q[1] == nullptr || *n.q[1] > 0);
+  Queues pushes_of(const DecodedInsn& x) {
+    Queues n;
+    auto& t = d.tokens_;
+    int k = 0;
+    switch (x.stage) {
+      case Stage::kLoad:
+        if (x.deps.push_next) n.q[k] = &t.l2g, n.name[k++] = "l2g (load -> compute)";
+        break;
+      case Stage::kCompute:
+        if (x.deps.push_prev) n.q[k] = &t.g2l, n.name[k++] = "g2l (compute -> load)";
+        if (x.deps.push_next) n.q[k] = &t.g2s, n.name[k++] = "g2s (compute -> store)";
+        break;
+      case Stage::kStore:
+        if (x.deps.push_prev) n.q[k] = &t.s2g, n.name[k++] = "s2g (store -> compute)";
+        break;
+    }
+    return n;
   }
-  void pop(const Decoded& x) {
-    auto n = pops_of(x);
-    for (auto* q : n.q) {
+  // An instruction starts when every queue it pops holds a token and every queue it pushes has room
+  // (docs/ISA.md): only its own module pushes those queues, so the room is still there when it ends.
+  bool runnable(const DecodedInsn& x) {
+    const auto pops = pops_of(x), pushes = pushes_of(x);
+    for (int k = 0; k < 2; ++k) {
+      if (pops.q[k] != nullptr && *pops.q[k] == 0) return false;
+      if (pushes.q[k] != nullptr && *pushes.q[k] >= isa::kTokenQueueCapacity) return false;
+    }
+    return true;
+  }
+  void pop(const DecodedInsn& x) {
+    for (auto* q : pops_of(x).q) {
       if (q) --*q;
     }
   }
-  void push(const Decoded& x) {
-    auto& t = d.tokens_;
-    switch (x.stage) {
-      case Stage::kLoad:
-        if (x.deps.push_next) ++t.l2g;
-        break;
-      case Stage::kCompute:
-        if (x.deps.push_prev) ++t.g2l;
-        if (x.deps.push_next) ++t.g2s;
-        break;
-      case Stage::kStore:
-        if (x.deps.push_prev) ++t.s2g;
-        break;
+  void push(const DecodedInsn& x) {
+    for (auto* q : pushes_of(x).q) {
+      if (q) ++*q;
     }
   }
 
   // ---- scheduling ------------------------------------------------------------------------------
-  const Decoded* head(int s) const {
+  const DecodedInsn* head(int s) const {
     return heads[s] < queues[s].size() ? &insns[queues[s][heads[s]]] : nullptr;
   }
 
   void step(int s) {
     const uint32_t idx = queues[s][heads[s]];
-    const Decoded& x = insns[idx];
+    const DecodedInsn& x = insns[idx];
     if (work + x.cost > budget) {
-      fail(idx, "the run exceeded its budget of " + std::to_string(budget) + " work units after " +
+      fail(idx, ErrorKind::kTimeout,
+           "the run exceeded its budget of " + std::to_string(budget) + " work units after " +
                     std::to_string(work) + " units (this instruction needs " + std::to_string(x.cost) +
                     "); raise wait_cycles if the program is meant to run this long",
            RunStatus::kTimeout);
@@ -292,24 +135,25 @@ struct FsimDevice::Impl {
     for (;;) {
       bool progress = false;
       for (int s = 0; s < 3; ++s) {
-        while (const Decoded* x = head(s)) {
+        while (const DecodedInsn* x = head(s)) {
           if (x->opcode == Opcode::kFinish || !runnable(*x)) break;
           step(s);
           progress = true;
         }
       }
       if (progress) continue;
-      const Decoded* x = head(compute);
+      const DecodedInsn* x = head(compute);
       if (x != nullptr && x->opcode == Opcode::kFinish && runnable(*x)) {
         step(compute);
         break;
       }
-      fail(-1, "dependency deadlock: no module can proceed and FINISH has not executed");
+      fail(-1, ErrorKind::kDeadlock, "dependency deadlock: no module can proceed and FINISH has not executed");
     }
     size_t left = 0;
     for (int s = 0; s < 3; ++s) left += queues[s].size() - heads[s];
     if (left > 0) {
-      fail(-1, "FINISH completed while " + std::to_string(left) +
+      fail(-1, ErrorKind::kUnfinished,
+           "FINISH completed while " + std::to_string(left) +
                    " instruction(s) of other modules had not executed; they wait for tokens that are never pushed");
     }
   }
@@ -319,24 +163,27 @@ struct FsimDevice::Impl {
     for (Stage st : {Stage::kLoad, Stage::kCompute, Stage::kStore}) {
       const int i = stage_index(st);
       s << "  " << to_string(st) << ": ";
-      const Decoded* x = head(i);
+      const DecodedInsn* x = head(i);
       if (x == nullptr) {
         s << "idle, executed all " << queues[i].size() << " instruction(s)\n";
         continue;
       }
       const uint32_t idx = queues[i][heads[i]];
       s << "at instruction " << idx << " (" << heads[i] << " of " << queues[i].size() << " done)";
-      auto n = pops_of(*x);
+      const auto pops = pops_of(*x), pushes = pushes_of(*x);
       for (int k = 0; k < 2; ++k) {
-        if (n.q[k] && *n.q[k] == 0) s << ", waiting for a token on " << n.name[k];
+        if (pops.q[k] && *pops.q[k] == 0) s << ", waiting for a token on " << pops.name[k];
+        if (pushes.q[k] && *pushes.q[k] >= isa::kTokenQueueCapacity) {
+          s << ", waiting for room on the full queue " << pushes.name[k];
+        }
       }
-      s << "\n    " << idx << ": " << insn_text(idx) << "\n";
+      s << "\n    " << idx << ": " << d.isa_.disassemble(insns[idx].raw) << "\n";
     }
     return s.str();
   }
 
   // ---- execution -------------------------------------------------------------------------------
-  void execute(uint32_t idx, const Decoded& x) {
+  void execute(uint32_t idx, const DecodedInsn& x) {
     switch (x.opcode) {
       case Opcode::kLoad: exec_load(x.mem); break;
       case Opcode::kStore: exec_store(x.mem); break;
@@ -371,7 +218,7 @@ struct FsimDevice::Impl {
       case MemId::kUop: elem_bytes = Config::kUopElemBytes, sram = reinterpret_cast<uint8_t*>(d.uop_raw_.data()); break;
       case MemId::kOut: return;
     }
-    const uint64_t unit = dram_unit(t);
+    const uint64_t unit = dram_unit(cfg, t);
     const uint32_t cols = m.x_pad_0 + m.x_size + m.x_pad_1;
     const uint32_t rows = m.y_pad_0 + m.y_size + m.y_pad_1;
     uint8_t* dst = sram + size_t(m.sram_base) * elem_bytes;
@@ -435,7 +282,7 @@ struct FsimDevice::Impl {
                    uint32_t depth) const {
     const uint64_t top = base + uint64_t(io - 1) * fo + uint64_t(ii - 1) * fi;
     if (top >= depth) {
-      fail(idx, std::string("SRAM index out of range: the ") + what + " index reaches " + std::to_string(top) +
+      fail(idx, ErrorKind::kSramRange, std::string("SRAM index out of range: the ") + what + " index reaches " + std::to_string(top) +
                     " (largest micro-op index " + std::to_string(base) + " + (" + std::to_string(io) + "-1)*" +
                     std::to_string(fo) + " + (" + std::to_string(ii) + "-1)*" + std::to_string(fi) +
                     ") but the buffer depth is " + std::to_string(depth));
@@ -527,19 +374,37 @@ struct FsimDevice::Impl {
   }
 };
 
+template <class T>
+void* ZeroPages<T>::map_zero_pages(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
+}
+
+template <class T>
+void ZeroPages<T>::unmap(void* p, size_t bytes) {
+  munmap(p, bytes);
+}
+
+template class ZeroPages<int8_t>;
+template class ZeroPages<int32_t>;
+template class ZeroPages<uint32_t>;
+template class ZeroPages<Uop>;
+
 FsimDevice::FsimDevice(const Config& config, const DeviceOptions& options)
     : isa_(config), dram_(options.dram ? options.dram : &Dram::global()) {
+  // The SRAMs are fresh zero pages: opening a device costs a few mappings, not a fill of the buffers.
   const size_t wsize = size_t(config.block_in()) * config.block_out();
-  inp_.assign(size_t(config.inp_depth()) * config.batch() * config.block_in(), 0);
-  wgt_.assign(config.wgt_depth() * wsize, 0);
-  acc_.assign(size_t(config.acc_depth()) * config.batch() * config.block_out(), 0);
-  uop_raw_.assign(config.uop_depth(), 0);
-  uops_.assign(config.uop_depth(), Uop{});
+  inp_.allocate(size_t(config.inp_depth()) * config.batch() * config.block_in());
+  wgt_.allocate(config.wgt_depth() * wsize);
+  acc_.allocate(size_t(config.acc_depth()) * config.batch() * config.block_out());
+  uop_raw_.allocate(config.uop_depth());
+  uops_.allocate(config.uop_depth());
   use_vnni_ = !options.force_portable && fsim_detail::vnni_shape_ok(config.block_in(), config.block_out()) &&
               fsim_detail::cpu_has_vnni();
   if (use_vnni_) {
-    wgt_vnni_.assign(wgt_.size(), 0);
-    wgt_bias_.assign(size_t(config.wgt_depth()) * config.block_out(), 0);
+    wgt_vnni_.allocate(wgt_.size());
+    wgt_bias_.allocate(size_t(config.wgt_depth()) * config.block_out());
   }
 }
 
@@ -547,25 +412,22 @@ FsimDevice::~FsimDevice() = default;
 
 RunStatus FsimDevice::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
   last_error_.clear();
+  last_error_kind_ = ErrorKind::kNone;
+  const Stats before = stats_;
   Impl impl(*this);
   impl.budget = budget == 0 ? kDefaultBudget : budget;
   try {
     impl.load_program(insn_addr, count);
     impl.schedule();
     return RunStatus::kOk;
-  } catch (const RunFailure& f) {
-    std::ostringstream s;
-    s << "vta fsim: " << (f.status == RunStatus::kTimeout ? "timeout" : "error");
-    if (f.insn >= 0) {
-      s << " at instruction " << f.insn << " (" << to_string(impl.insns[f.insn].stage) << "): " << f.message << "\n    " << f.insn << ": " << impl.insn_text(f.insn) << "\n";
-    } else {
-      s << ": " << f.message << "\n";
-    }
-    s << "  tokens: " << tokens_.to_string() << "\n" << impl.module_report();
-    last_error_ = s.str();
-    // A failed run leaves the queues in an unknown state; start the next run from empty queues.
+  } catch (const RunError& e) {
+    last_error_ = format_run_error("fsim", e) + "  tokens: " + tokens_.to_string() + "\n" + impl.module_report();
+    last_error_kind_ = e.kind;
+    // A failed run counts nothing and leaves the queues in an unknown state: the next run starts from
+    // the statistics before it and from empty queues (as on every backend).
+    stats_ = before;
     tokens_ = TokenCounts{};
-    return f.status;
+    return e.status;
   }
 }
 

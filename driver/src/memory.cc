@@ -1,8 +1,12 @@
 #include "vta/memory.h"
 
-#include <cstdlib>
+#include <sys/mman.h>
+
+#include <cerrno>
 #include <cstring>
 #include <iterator>
+#include <stdexcept>
+#include <string>
 
 namespace vta {
 
@@ -12,43 +16,52 @@ Dram& Dram::global() {
 }
 
 Dram::Dram(int address_bits) {
+  if (address_bits <= kPageBits || address_bits > kMaxAddressBits) {
+    throw std::invalid_argument("Dram: a physical space of " + std::to_string(address_bits) +
+                                " address bits is outside [" + std::to_string(kPageBits + 1) + ", " +
+                                std::to_string(kMaxAddressBits) + "]");
+  }
   // Page 0 of the physical space stands for address 0 and is never handed out.
   total_pages_ = (size_t{1} << (address_bits - kPageBits)) - 1;
+  // Address space only: pages cost memory when first touched and stop costing it when freed.
+  void* p = mmap(nullptr, total_pages_ * kPageBytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    throw std::runtime_error("vta: cannot reserve " + std::to_string(total_pages_ * kPageBytes >> 20) +
+                             " MiB of address space for the simulated DRAM: " + std::strerror(errno));
+  }
+  base_ = static_cast<uint8_t*>(p);
   free_pages_[0] = total_pages_;
 }
 
-Dram::~Dram() {
-  for (auto& [phys, block] : by_phys_) std::free(block.host);
-}
+Dram::~Dram() { munmap(base_, total_pages_ * kPageBytes); }
 
 void* Dram::alloc(size_t size) {
-  if (size == 0) return nullptr;
-  const size_t pages = (size + kPageBytes - 1) / kPageBytes;
+  if (size == 0 || size > total_pages_ * kPageBytes) return nullptr;
+  const size_t pages = (size + kPageBytes - 1) / kPageBytes;  // no overflow: size is bounded above
   std::lock_guard lock(mu_);
   auto it = free_pages_.begin();
   while (it != free_pages_.end() && it->second < pages) ++it;
   if (it == free_pages_.end()) return nullptr;
-  auto* host = static_cast<uint8_t*>(std::aligned_alloc(kPageBytes, pages * kPageBytes));
-  if (host == nullptr) return nullptr;
-  std::memset(host, 0, pages * kPageBytes);
   const size_t first = it->first, run = it->second;
   free_pages_.erase(it);
   if (run > pages) free_pages_[first + pages] = run - pages;
   const PhysAddr phys = static_cast<PhysAddr>(first + 1) << kPageBits;
+  uint8_t* host = base_ + first * kPageBytes;  // zero: never touched, or given back by free()
   by_phys_[phys] = DramBlock{phys, host, size, pages};
-  by_host_[reinterpret_cast<uintptr_t>(host)] = phys;
   return host;
 }
 
 bool Dram::free(void* host) {
+  const auto h = reinterpret_cast<uintptr_t>(host), b0 = reinterpret_cast<uintptr_t>(base_);
+  if (h < b0 || h - b0 >= total_pages_ * kPageBytes) return false;
   std::lock_guard lock(mu_);
-  auto h = by_host_.find(reinterpret_cast<uintptr_t>(host));
-  if (h == by_host_.end()) return false;
-  auto b = by_phys_.find(h->second);
+  auto b = by_phys_.find(PhysAddr(h - b0) + kPageBytes);
+  if (b == by_phys_.end()) return false;
   size_t first = static_cast<size_t>(b->first >> kPageBits) - 1, pages = b->second.pages;
-  std::free(b->second.host);
   by_phys_.erase(b);
-  by_host_.erase(h);
+  // Give the pages back: their memory is released and they read as zero when reused.
+  madvise(base_ + first * kPageBytes, pages * kPageBytes, MADV_DONTNEED);
   // Return the pages and merge with free neighbours so large allocations stay possible.
   auto next = free_pages_.lower_bound(first);
   if (next != free_pages_.end() && next->first == first + pages) {
@@ -66,16 +79,23 @@ bool Dram::free(void* host) {
   return true;
 }
 
-PhysAddr Dram::phys_addr(const void* host) const {
-  const auto p = reinterpret_cast<uintptr_t>(host);
+std::optional<DramBlock> Dram::block_of(const void* host) const {
+  const auto h = reinterpret_cast<uintptr_t>(host), b0 = reinterpret_cast<uintptr_t>(base_);
+  if (h < b0 || h - b0 > total_pages_ * kPageBytes) return std::nullopt;
+  const PhysAddr phys = PhysAddr(h - b0) + kPageBytes;
   std::lock_guard lock(mu_);
-  auto it = by_host_.upper_bound(p);
-  if (it == by_host_.begin()) return 0;
+  auto it = by_phys_.upper_bound(phys);
+  if (it == by_phys_.begin()) return std::nullopt;
   --it;
-  const DramBlock& b = by_phys_.at(it->second);
-  // Interior pointers up to one past the requested size are accepted.
-  if (p - it->first > b.size) return 0;
-  return b.phys + (p - it->first);
+  // Interior pointers up to one past the requested size belong to the allocation.
+  if (phys - it->first > it->second.size) return std::nullopt;
+  return it->second;
+}
+
+PhysAddr Dram::phys_addr(const void* host) const {
+  const auto b = block_of(host);
+  if (!b) return 0;
+  return b->phys + PhysAddr(static_cast<const uint8_t*>(host) - b->host);
 }
 
 const DramBlock* Dram::find_phys(PhysAddr phys) const {
@@ -89,7 +109,8 @@ const DramBlock* Dram::find_phys(PhysAddr phys) const {
 uint8_t* Dram::translate(PhysAddr phys, size_t bytes) const {
   std::lock_guard lock(mu_);
   const DramBlock* b = find_phys(phys);
-  if (b == nullptr || phys - b->phys + bytes > b->size) return nullptr;
+  // phys - b->phys < b->size here, so the subtraction below cannot wrap.
+  if (b == nullptr || bytes > b->size - (phys - b->phys)) return nullptr;
   return b->host + (phys - b->phys);
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 
 #include "vta/driver.h"
 #include "vta/driver_ext.h"
@@ -15,9 +16,6 @@ namespace {
 
 constexpr uint64_t kFailed = std::numeric_limits<uint64_t>::max();
 
-struct DeviceDeleter {
-  void operator()(void* h) const { VTADeviceFree(h); }
-};
 struct MemDeleter {
   void operator()(void* p) const { VTAMemFree(p); }
 };
@@ -28,7 +26,26 @@ struct Base {
   const char* name;
 };
 
+// The device every vta() call runs on, created at first use; its runs are serialised by the driver.
+std::mutex g_device_mu;
+VTADeviceHandle g_device = nullptr;
+
+VTADeviceHandle shim_device() {
+  std::lock_guard lock(g_device_mu);
+  if (g_device == nullptr) g_device = VTADeviceAlloc();  // prints why on failure
+  return g_device;
+}
+
 }  // namespace
+
+int vta_shim_stats(VTAStats* stats) {
+  VTADeviceHandle dev = shim_device();
+  return dev == nullptr ? -1 : VTADeviceGetStats(dev, stats);
+}
+
+void vta_shim_clear_stats() {
+  if (VTADeviceHandle dev = shim_device()) VTADeviceClearStats(dev);
+}
 
 uint64_t vta(uint32_t insn_count, VTAGenericInsn* insns, VTAUop* uops, uint32_t* inputs, uint32_t* weights,
              uint32_t* biases, uint32_t* outputs) {
@@ -68,10 +85,10 @@ uint64_t vta(uint32_t insn_count, VTAGenericInsn* insns, VTAUop* uops, uint32_t*
     m.dram_base += phys / b.unit;  // buffers are page aligned, so divisible by every element size
   }
 
-  std::unique_ptr<void, DeviceDeleter> dev(VTADeviceAlloc());
+  VTADeviceHandle dev = shim_device();
   if (dev == nullptr) return kFailed;
   const auto start = std::chrono::steady_clock::now();
-  const int rc = VTADeviceRun(dev.get(), VTAMemGetPhyAddr(stream.get()), insn_count, 0);
+  const int rc = VTADeviceRun(dev, VTAMemGetPhyAddr(stream.get()), insn_count, 0);
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
   return rc == VTA_RUN_OK ? uint64_t(ns.count()) : kFailed;
 }

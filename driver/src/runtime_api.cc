@@ -1,10 +1,16 @@
 // The runtime C API (vta/runtime.h) over vta::runtime::CommandQueue.
 
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
+#include <thread>
+#include <utility>
 
 #include "c_stats.h"
 #include "vta/build_config.h"
@@ -20,49 +26,139 @@ using vta::runtime::KernelOp;
 using vta::runtime::RuntimeError;
 using vta::runtime::UopKernel;
 
-// Buffer handles handed out by VTABufferAlloc (VTABufferCPUPtr must recognise them).
+// Buffer handles handed out by VTABufferAlloc. The handle is the DataBuffer's address; its device
+// memory is shared with every batch that queued a transfer on it, so freeing a buffer before the
+// batch runs only invalidates the handle (the memory is released when the batch is done with it).
 std::mutex g_buffers_mu;
-std::set<DataBuffer*> g_buffers;
+std::map<const void*, std::unique_ptr<DataBuffer>> g_buffers;
 
 DataBuffer* as_buffer(const void* handle) {
   std::lock_guard lock(g_buffers_mu);
-  auto it = g_buffers.find(static_cast<DataBuffer*>(const_cast<void*>(handle)));
-  return it == g_buffers.end() ? nullptr : *it;
+  auto it = g_buffers.find(handle);
+  return it == g_buffers.end() ? nullptr : it->second.get();
 }
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
+// Trace files in use by live queues: a second thread tracing at the same time writes beside the
+// first (<path>.1, <path>.2, ...) instead of truncating it.
+std::mutex g_trace_mu;
+std::set<std::string> g_trace_paths;
+
+struct Trace {
+  std::unique_ptr<std::FILE, FileCloser> file;
+  std::string path;
+  Trace() = default;
+  Trace(Trace&& o) noexcept : file(std::move(o.file)), path(std::exchange(o.path, {})) {}
+  Trace& operator=(Trace&& o) noexcept {
+    release();
+    file = std::move(o.file);
+    path = std::exchange(o.path, {});
+    return *this;
+  }
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+  ~Trace() { release(); }
+  void release() {
+    file.reset();
+    if (!path.empty()) {
+      std::lock_guard lock(g_trace_mu);
+      g_trace_paths.erase(path);
+      path.clear();
+    }
+  }
+};
+
 // The trace file named by VTA_TRACE_CALLS, opened (truncated) when the thread's queue is created.
-std::unique_ptr<std::FILE, FileCloser> open_trace() {
-  const char* path = std::getenv("VTA_TRACE_CALLS");
-  if (path == nullptr || *path == '\0') return nullptr;
-  std::FILE* file = std::fopen(path, "w");
-  if (file == nullptr) std::fprintf(stderr, "vta runtime: cannot open VTA_TRACE_CALLS file %s\n", path);
-  return std::unique_ptr<std::FILE, FileCloser>(file);
+Trace open_trace() {
+  Trace t;
+  const char* env = std::getenv("VTA_TRACE_CALLS");
+  if (env == nullptr || *env == '\0') return t;
+  std::string path = env;
+  {
+    std::lock_guard lock(g_trace_mu);
+    for (int n = 1; g_trace_paths.count(path) != 0; ++n) path = std::string(env) + "." + std::to_string(n);
+    g_trace_paths.insert(path);
+  }
+  t.path = path;
+  t.file.reset(std::fopen(path.c_str(), "w"));
+  if (t.file == nullptr) {
+    throw RuntimeError("cannot open the VTA_TRACE_CALLS file " + path + ": " + std::strerror(errno));
+  }
+  return t;
 }
 
+// The live command queues and the thread each belongs to. A handle that is not here (after
+// VTARuntimeShutdown) or that another thread owns is refused by name.
+std::mutex g_queues_mu;
+std::map<const void*, std::thread::id> g_queues;
+
 struct ThreadRuntime {
-  std::unique_ptr<std::FILE, FileCloser> trace;  // outlives the queue that writes to it
+  Trace trace;  // outlives the queue that writes to it
   std::unique_ptr<CommandQueue> queue;
   std::string error;     // first error of the current batch, or of the last call outside a batch
   bool poisoned = false;
   UopKernel* recording = nullptr;  // the kernel finit is recording
   std::string recording_error;
+
+  void close() {
+    if (queue) {
+      std::lock_guard lock(g_queues_mu);
+      g_queues.erase(queue.get());
+    }
+    queue.reset();
+    trace.release();
+  }
+  ~ThreadRuntime() { close(); }
 };
 
 thread_local ThreadRuntime t_rt;
 
+// The calling thread's queue, created on first use. Throws RuntimeError naming the problem when
+// the device cannot be created (an unknown VTA_TARGET, a bad VTA_TSIM_* value, ...).
 CommandQueue* queue() {
   if (!t_rt.queue) {
-    auto device = vta::make_device(vta::default_target(), vta::build_config());
-    vta::runtime::QueueOptions options;
-    t_rt.trace = open_trace();
-    options.trace = t_rt.trace.get();
-    t_rt.queue = std::make_unique<CommandQueue>(std::move(device), options);
+    try {
+      auto device = vta::make_device(vta::default_target(), vta::build_config());
+      vta::runtime::QueueOptions options;
+      Trace trace = open_trace();
+      options.trace = trace.file.get();
+      auto q = std::make_unique<CommandQueue>(std::move(device), options);
+      t_rt.trace = std::move(trace);
+      t_rt.queue = std::move(q);
+    } catch (const RuntimeError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw RuntimeError(std::string("cannot create the VTA device: ") + e.what());
+    }
+    std::lock_guard lock(g_queues_mu);
+    g_queues[t_rt.queue.get()] = std::this_thread::get_id();
   }
   return t_rt.queue.get();
+}
+
+// The queue a call names: the calling thread's own for NULL, else a live queue of this thread.
+CommandQueue* resolve(VTACommandHandle cmd, const char* call) {
+  if (cmd == nullptr) return queue();
+  std::thread::id owner;
+  {
+    std::lock_guard lock(g_queues_mu);
+    auto it = g_queues.find(cmd);
+    if (it == g_queues.end()) {
+      throw RuntimeError(std::string(call) +
+                         ": the command handle is not a live queue (was VTARuntimeShutdown called, or is it not "
+                         "from VTATLSCommandHandle?)");
+    }
+    owner = it->second;
+  }
+  if (owner != std::this_thread::get_id()) {
+    throw RuntimeError(std::string(call) +
+                       ": the command handle belongs to another thread; every thread has its own queue "
+                       "(VTATLSCommandHandle), which only that thread may use");
+  }
+  return static_cast<CommandQueue*>(cmd);
 }
 
 void fail(const std::string& message) {
@@ -86,9 +182,27 @@ int guarded(F&& f) {
   }
 }
 
+// Runs a call that is not part of a batch (statistics, settings): an error is reported and kept for
+// VTARuntimeGetLastError without poisoning the batch.
+template <class F>
+int outside_batch(F&& f) {
+  try {
+    f();
+    return 0;
+  } catch (const std::exception& e) {
+    t_rt.error = e.what();
+    std::fprintf(stderr, "vta runtime: error: %s\n", e.what());
+    return -1;
+  }
+}
+
 DataBuffer* require_buffer(void* handle, const char* call) {
   DataBuffer* b = as_buffer(handle);
-  if (b == nullptr) throw RuntimeError(std::string(call) + ": argument is not a buffer from VTABufferAlloc");
+  if (b == nullptr) {
+    throw RuntimeError(std::string(call) +
+                       ": argument is not a live buffer from VTABufferAlloc (NULL, freed, or a data pointer instead "
+                       "of the handle)");
+  }
   return b;
 }
 
@@ -100,6 +214,7 @@ int push_op(bool gemm, void** uop_handle, int (*finit)(void*), void* signature, 
       throw RuntimeError(std::string(call) + ": closure of " + std::to_string(nbytes) +
                          " bytes; only none (0) or one int (4) is supported");
     }
+    if (nbytes == 4 && signature == nullptr) throw RuntimeError(std::string(call) + ": NULL closure of 4 bytes");
     int64_t key = 0;
     if (nbytes == 4) {
       int32_t v;
@@ -107,9 +222,15 @@ int push_op(bool gemm, void** uop_handle, int (*finit)(void*), void* signature, 
       key = int64_t{v} + 1;
     }
     // The handle only identifies the call site; the queue owns the kernels, so nothing dangles when a
-    // queue is shut down or a handle goes out of scope.
-    if (*uop_handle == nullptr) *uop_handle = reinterpret_cast<void*>(uintptr_t(CommandQueue::new_site_id()));
-    const auto site = uint64_t(reinterpret_cast<uintptr_t>(*uop_handle));
+    // queue is shut down or a handle goes out of scope. Threads running the same kernel code share
+    // the (static) handle: it is claimed atomically.
+    std::atomic_ref<void*> slot(*uop_handle);
+    void* site_handle = slot.load();
+    if (site_handle == nullptr) {
+      void* fresh = reinterpret_cast<void*>(uintptr_t(CommandQueue::new_site_id()));
+      if (slot.compare_exchange_strong(site_handle, fresh)) site_handle = fresh;
+    }
+    const auto site = uint64_t(reinterpret_cast<uintptr_t>(site_handle));
     queue()->push_kernel(gemm, site, key, [&](UopKernel& k) {
       t_rt.recording = &k;
       t_rt.recording_error.clear();
@@ -130,6 +251,15 @@ UopKernel* recording(const char* call) {
   return t_rt.recording_error.empty() ? t_rt.recording : nullptr;
 }
 
+// [offset, offset + size) inside a buffer of `total` bytes, without overflowing.
+bool range_fits(size_t offset, size_t size, size_t total) { return offset <= total && size <= total - offset; }
+
+std::string range_text(size_t offset, size_t size) {
+  std::ostringstream s;
+  s << "[" << offset << ", " << offset << " + " << size << ")";
+  return s.str();
+}
+
 }  // namespace
 
 extern "C" {
@@ -144,35 +274,51 @@ VTACommandHandle VTATLSCommandHandle(void) {
 }
 
 void VTARuntimeShutdown(void) {
-  t_rt.queue.reset();
-  t_rt = ThreadRuntime{};
+  t_rt.close();
+  t_rt.error.clear();
+  t_rt.poisoned = false;
+  t_rt.recording = nullptr;
+  t_rt.recording_error.clear();
 }
 
 void VTASetDebugMode(VTACommandHandle cmd, int debug_flag) {
-  if (cmd != nullptr) static_cast<CommandQueue*>(cmd)->set_debug(debug_flag);
+  outside_batch([&] { resolve(cmd, "VTASetDebugMode")->set_debug(debug_flag); });
 }
 
 void* VTABufferAlloc(size_t size) {
-  void* data = VTAMemAlloc(size, VTA_CACHED);
+  void* data = VTAMemAlloc(size, VTA_CACHED);  // reports impossible sizes and exhaustion
   if (data == nullptr) return nullptr;
-  auto* b = new DataBuffer{static_cast<uint8_t*>(data), VTAMemGetPhyAddr(data), size, {}};
-  std::lock_guard lock(g_buffers_mu);
-  g_buffers.insert(b);
-  return b;
+  try {
+    auto b = std::make_unique<DataBuffer>();
+    b->data = static_cast<uint8_t*>(data);
+    b->phys = VTAMemGetPhyAddr(data);
+    b->size = size;
+    b->memory = std::shared_ptr<void>(data, [](void* p) { VTAMemFree(p); });
+    DataBuffer* handle = b.get();
+    std::lock_guard lock(g_buffers_mu);
+    g_buffers[handle] = std::move(b);
+    return handle;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "VTABufferAlloc: %s\n", e.what());
+    return nullptr;
+  }
 }
 
 void VTABufferFree(void* buffer) {
-  DataBuffer* b = as_buffer(buffer);
-  if (b == nullptr) {
-    if (buffer != nullptr) std::fprintf(stderr, "VTABufferFree: %p is not a buffer from VTABufferAlloc\n", buffer);
-    return;
-  }
+  if (buffer == nullptr) return;
+  std::unique_ptr<DataBuffer> b;
   {
     std::lock_guard lock(g_buffers_mu);
-    g_buffers.erase(b);
+    auto it = g_buffers.find(buffer);
+    if (it != g_buffers.end()) {
+      b = std::move(it->second);
+      g_buffers.erase(it);
+    }
   }
-  VTAMemFree(b->data);
-  delete b;
+  if (b == nullptr) {
+    std::fprintf(stderr, "VTABufferFree: %p is not a live buffer from VTABufferAlloc (already freed?)\n", buffer);
+  }
+  // The device memory goes when the last batch that queued a transfer on it is done with it.
 }
 
 void* VTABufferCPUPtr(VTACommandHandle, void* buffer) {
@@ -181,25 +327,44 @@ void* VTABufferCPUPtr(VTACommandHandle, void* buffer) {
 }
 
 void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_offset, size_t size, int kind_mask) {
+  if (kind_mask < 0 || kind_mask > 3) {
+    std::fprintf(stderr, "VTABufferCopy: kind_mask %d (bit 1: the source is a device buffer, bit 0: the destination "
+                 "is)\n", kind_mask);
+    return;
+  }
+  if (from == nullptr || to == nullptr) {
+    std::fprintf(stderr, "VTABufferCopy: NULL %s\n", from == nullptr ? "source" : "destination");
+    return;
+  }
   const uint8_t* src = static_cast<const uint8_t*>(from);
   uint8_t* dst = static_cast<uint8_t*>(to);
   if (kind_mask & 2) {
     const DataBuffer* b = as_buffer(from);
-    if (b == nullptr || from_offset + size > b->size) {
-      std::fprintf(stderr, "VTABufferCopy: source is not a device buffer or the range exceeds it\n");
+    if (b == nullptr) {
+      std::fprintf(stderr, "VTABufferCopy: the source is not a live buffer from VTABufferAlloc\n");
+      return;
+    }
+    if (!range_fits(from_offset, size, b->size)) {
+      std::fprintf(stderr, "VTABufferCopy: the source range %s exceeds its %zu-byte buffer\n",
+                   range_text(from_offset, size).c_str(), b->size);
       return;
     }
     src = b->data;
   }
   if (kind_mask & 1) {
     const DataBuffer* b = as_buffer(to);
-    if (b == nullptr || to_offset + size > b->size) {
-      std::fprintf(stderr, "VTABufferCopy: destination is not a device buffer or the range exceeds it\n");
+    if (b == nullptr) {
+      std::fprintf(stderr, "VTABufferCopy: the destination is not a live buffer from VTABufferAlloc\n");
+      return;
+    }
+    if (!range_fits(to_offset, size, b->size)) {
+      std::fprintf(stderr, "VTABufferCopy: the destination range %s exceeds its %zu-byte buffer\n",
+                   range_text(to_offset, size).c_str(), b->size);
       return;
     }
     dst = b->data;
   }
-  std::memmove(dst + to_offset, src + from_offset, size);
+  if (size != 0) std::memmove(dst + to_offset, src + from_offset, size);
 }
 
 void VTABufferSetName(void* buffer, const char* name) {
@@ -213,7 +378,7 @@ void VTALoadBuffer2D(VTACommandHandle cmd, void* src_dram_addr, uint32_t src_ele
                      uint32_t y_size, uint32_t x_stride, uint32_t x_pad_before, uint32_t y_pad_before,
                      uint32_t x_pad_after, uint32_t y_pad_after, uint32_t dst_sram_index, uint32_t dst_memory_type) {
   guarded([&] {
-    auto* q = cmd ? static_cast<CommandQueue*>(cmd) : queue();
+    auto* q = resolve(cmd, "VTALoadBuffer2D");
     q->load_buffer_2d(*require_buffer(src_dram_addr, "VTALoadBuffer2D"), src_elem_offset, x_size, y_size, x_stride,
                       x_pad_before, y_pad_before, x_pad_after, y_pad_after, dst_sram_index, dst_memory_type);
   });
@@ -222,7 +387,7 @@ void VTALoadBuffer2D(VTACommandHandle cmd, void* src_dram_addr, uint32_t src_ele
 void VTAStoreBuffer2D(VTACommandHandle cmd, uint32_t src_sram_index, uint32_t src_memory_type, void* dst_dram_addr,
                       uint32_t dst_elem_offset, uint32_t x_size, uint32_t y_size, uint32_t x_stride) {
   guarded([&] {
-    auto* q = cmd ? static_cast<CommandQueue*>(cmd) : queue();
+    auto* q = resolve(cmd, "VTAStoreBuffer2D");
     q->store_buffer_2d(src_sram_index, src_memory_type, *require_buffer(dst_dram_addr, "VTAStoreBuffer2D"),
                        dst_elem_offset, x_size, y_size, x_stride);
   });
@@ -291,15 +456,22 @@ int VTAPushALUOp(void** uop_handle, int (*finit)(void*), void* signature, int nb
 }
 
 int VTADepPush(VTACommandHandle cmd, int from_qid, int to_qid) {
-  return guarded([&] { (cmd ? static_cast<CommandQueue*>(cmd) : queue())->dep_push(from_qid, to_qid); });
+  return guarded([&] { resolve(cmd, "VTADepPush")->dep_push(from_qid, to_qid); });
 }
 
 int VTADepPop(VTACommandHandle cmd, int from_qid, int to_qid) {
-  return guarded([&] { (cmd ? static_cast<CommandQueue*>(cmd) : queue())->dep_pop(from_qid, to_qid); });
+  return guarded([&] { resolve(cmd, "VTADepPop")->dep_pop(from_qid, to_qid); });
 }
 
 int VTASynchronize(VTACommandHandle cmd, uint32_t wait_cycles) {
-  auto* q = cmd ? static_cast<CommandQueue*>(cmd) : queue();
+  CommandQueue* q = nullptr;
+  try {
+    q = resolve(cmd, "VTASynchronize");
+  } catch (const std::exception& e) {
+    fail(e.what());
+    t_rt.poisoned = false;  // there is no batch to discard; the message stays readable
+    return -1;
+  }
   if (t_rt.poisoned) {
     q->trace_line("VTASynchronize()");
     q->discard_batch();
@@ -315,11 +487,12 @@ int VTASynchronize(VTACommandHandle cmd, uint32_t wait_cycles) {
 
 int VTARuntimeGetStats(VTACommandHandle cmd, VTAStats* out) {
   if (out == nullptr) return -1;
-  *out = vta::to_c_stats((cmd ? static_cast<CommandQueue*>(cmd) : queue())->device().stats());
-  return 0;
+  return outside_batch([&] { *out = vta::to_c_stats(resolve(cmd, "VTARuntimeGetStats")->device().stats()); });
 }
 
-void VTARuntimeClearStats(VTACommandHandle cmd) { (cmd ? static_cast<CommandQueue*>(cmd) : queue())->device().clear_stats(); }
+void VTARuntimeClearStats(VTACommandHandle cmd) {
+  outside_batch([&] { resolve(cmd, "VTARuntimeClearStats")->device().clear_stats(); });
+}
 
 const char* VTARuntimeGetLastError(void) { return t_rt.error.c_str(); }
 

@@ -29,6 +29,11 @@ int main(int argc, char** argv) {
   app.add_option("-c,--config", config_path, "vta_config.json (default: the build configuration)")
       ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
+  if (insn_path.empty() && uop_path.empty()) {
+    std::cerr << "vta-disasm: error: nothing to disassemble: give an instruction file and/or --uops FILE "
+                 "(see --help)\n";
+    return 2;
+  }
   try {
     const vta::Config config = config_path.empty() ? vta::build_config() : vta::Config::from_file(config_path);
     const vta::Isa isa(config);

@@ -1,6 +1,8 @@
 // A dependency-token queue between two modules: a counter of tokens. push_i adds one, pop_i takes
-// one (only when ready_o), both in one cycle leave the count unchanged. Pushing into a full counter
-// sets the sticky overflow_o (an invalid program: the hardware reports it, nothing wraps).
+// one (only when ready_o), both in one cycle leave the count unchanged. full_o says the counter holds
+// 2^CountWidth - 1 tokens: the producing stage then waits before starting an instruction that pushes
+// (docs/ISA.md), so a push into a full counter cannot happen; if it did, the sticky overflow_o
+// reports it and nothing wraps.
 module vta_token_queue #(
   parameter int unsigned CountWidth = 8
 ) (
@@ -9,6 +11,7 @@ module vta_token_queue #(
   input  logic                  push_i,
   input  logic                  pop_i,
   output logic                  ready_o,
+  output logic                  full_o,
   output logic [CountWidth-1:0] count_o,
   output logic                  overflow_o
 );
@@ -18,6 +21,7 @@ module vta_token_queue #(
 
   // Outputs come from registers only: no combinational path from push/pop to ready.
   assign ready_o    = count_q != '0;
+  assign full_o     = count_q == '1;
   assign count_o    = count_q;
   assign overflow_o = overflow_q;
 

@@ -23,6 +23,8 @@ module vta_compute
   input  logic                       l2g_ready_i,
   output logic                       l2g_pop_o,
   input  logic                       s2g_ready_i,
+  input  logic                       g2l_full_i,
+  input  logic                       g2s_full_i,
   output logic                       s2g_pop_o,
   output logic                       g2l_push_o,
   output logic                       g2s_push_o,
@@ -216,7 +218,9 @@ module vta_compute
       OpFinish: valid = 1'b1;
       default: valid = 1'b0;
     endcase
-    go = insn_valid_i && (!deps.pop_prev || l2g_ready_i) && (!deps.pop_next || s2g_ready_i);
+    // starts when its pops have tokens and its pushes have room (only this stage pushes g2l and g2s)
+    go = insn_valid_i && (!deps.pop_prev || l2g_ready_i) && (!deps.pop_next || s2g_ready_i) &&
+         (!deps.push_prev || !g2l_full_i) && (!deps.push_next || !g2s_full_i);
 
     unique case (unit_q)
       UnitUop:  begin unit_busy = uop_busy;  unit_error = 1'b0;      end

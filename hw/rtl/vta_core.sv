@@ -6,7 +6,7 @@ module vta_core
   import vta_pkg::*;
 #(
   parameter int unsigned InsnQueueDepth = 32,
-  parameter int unsigned TokenWidth = 8
+  parameter int unsigned TokenWidth = TokenCountWidth
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -80,18 +80,18 @@ module vta_core
     .rvalid_o(st_q_rvalid), .rready_i(st_q_rready), .rdata_o(st_insn), .count_o(queue_fill_o[2]));
 
   // ---- token queues ---------------------------------------------------------------------------
-  logic l2g_push, l2g_pop, l2g_ready, l2g_over;
-  logic g2l_push, g2l_pop, g2l_ready, g2l_over;
-  logic g2s_push, g2s_pop, g2s_ready, g2s_over;
-  logic s2g_push, s2g_pop, s2g_ready, s2g_over;
+  logic l2g_push, l2g_pop, l2g_ready, l2g_full, l2g_over;
+  logic g2l_push, g2l_pop, g2l_ready, g2l_full, g2l_over;
+  logic g2s_push, g2s_pop, g2s_ready, g2s_full, g2s_over;
+  logic s2g_push, s2g_pop, s2g_ready, s2g_full, s2g_over;
   vta_token_queue #(.CountWidth(TokenWidth)) u_l2g (
-    .clk_i, .rst_ni, .push_i(l2g_push), .pop_i(l2g_pop), .ready_o(l2g_ready), .count_o(tokens_o[0]), .overflow_o(l2g_over));
+    .clk_i, .rst_ni, .push_i(l2g_push), .pop_i(l2g_pop), .ready_o(l2g_ready), .full_o(l2g_full), .count_o(tokens_o[0]), .overflow_o(l2g_over));
   vta_token_queue #(.CountWidth(TokenWidth)) u_g2l (
-    .clk_i, .rst_ni, .push_i(g2l_push), .pop_i(g2l_pop), .ready_o(g2l_ready), .count_o(tokens_o[1]), .overflow_o(g2l_over));
+    .clk_i, .rst_ni, .push_i(g2l_push), .pop_i(g2l_pop), .ready_o(g2l_ready), .full_o(g2l_full), .count_o(tokens_o[1]), .overflow_o(g2l_over));
   vta_token_queue #(.CountWidth(TokenWidth)) u_g2s (
-    .clk_i, .rst_ni, .push_i(g2s_push), .pop_i(g2s_pop), .ready_o(g2s_ready), .count_o(tokens_o[2]), .overflow_o(g2s_over));
+    .clk_i, .rst_ni, .push_i(g2s_push), .pop_i(g2s_pop), .ready_o(g2s_ready), .full_o(g2s_full), .count_o(tokens_o[2]), .overflow_o(g2s_over));
   vta_token_queue #(.CountWidth(TokenWidth)) u_s2g (
-    .clk_i, .rst_ni, .push_i(s2g_push), .pop_i(s2g_pop), .ready_o(s2g_ready), .count_o(tokens_o[3]), .overflow_o(s2g_over));
+    .clk_i, .rst_ni, .push_i(s2g_push), .pop_i(s2g_pop), .ready_o(s2g_ready), .full_o(s2g_full), .count_o(tokens_o[3]), .overflow_o(s2g_over));
 
   // ---- the stages -------------------------------------------------------------------------------
   logic                       inp_re, wgt_re, out_re;
@@ -106,7 +106,7 @@ module vta_core
 
   vta_load u_load (
     .clk_i, .rst_ni, .insn_valid_i(ld_q_rvalid), .insn_ready_o(ld_q_rready), .insn_i(ld_insn),
-    .g2l_ready_i(g2l_ready), .g2l_pop_o(g2l_pop), .l2g_push_o(l2g_push),
+    .g2l_ready_i(g2l_ready), .l2g_full_i(l2g_full), .g2l_pop_o(g2l_pop), .l2g_push_o(l2g_push),
     .inp_cmd_valid_o(rd_cmd_valid_o[2]), .inp_cmd_ready_i(rd_cmd_ready_i[2]), .inp_cmd_addr_o(rd_cmd_addr_o[2]),
     .inp_cmd_bytes_o(rd_cmd_bytes_o[2]), .inp_rdata_valid_i(rd_valid_i[2]), .inp_rdata_ready_o(rd_ready_o[2]),
     .inp_rdata_i(rd_data_i),
@@ -121,6 +121,7 @@ module vta_core
   vta_compute u_compute (
     .clk_i, .rst_ni, .insn_valid_i(co_q_rvalid), .insn_ready_o(co_q_rready), .insn_i(co_insn),
     .l2g_ready_i(l2g_ready), .l2g_pop_o(l2g_pop), .s2g_ready_i(s2g_ready), .s2g_pop_o(s2g_pop),
+    .g2l_full_i(g2l_full), .g2s_full_i(g2s_full),
     .g2l_push_o(g2l_push), .g2s_push_o(g2s_push),
     .uop_cmd_valid_o(rd_cmd_valid_o[1]), .uop_cmd_ready_i(rd_cmd_ready_i[1]), .uop_cmd_addr_o(rd_cmd_addr_o[1]),
     .uop_cmd_bytes_o(rd_cmd_bytes_o[1]), .uop_rdata_valid_i(rd_valid_i[1]), .uop_rdata_ready_o(rd_ready_o[1]),
@@ -136,7 +137,7 @@ module vta_core
 
   vta_store u_store (
     .clk_i, .rst_ni, .insn_valid_i(st_q_rvalid), .insn_ready_o(st_q_rready), .insn_i(st_insn),
-    .g2s_ready_i(g2s_ready), .g2s_pop_o(g2s_pop), .s2g_push_o(s2g_push),
+    .g2s_ready_i(g2s_ready), .s2g_full_i(s2g_full), .g2s_pop_o(g2s_pop), .s2g_push_o(s2g_push),
     .cmd_valid_o(wr_cmd_valid_o), .cmd_ready_i(wr_cmd_ready_i), .cmd_addr_o(wr_cmd_addr_o),
     .cmd_bytes_o(wr_cmd_bytes_o), .wvalid_o, .wready_i, .wdata_o, .wstrb_o, .wlast_o, .ack_i(wack_i),
     .out_re_o(out_re), .out_raddr_o(out_raddr), .out_rdata_i(out_rdata),

@@ -17,6 +17,7 @@ module vta_load
   input  insn_t                      insn_i,
   // tokens
   input  logic                       g2l_ready_i,
+  input  logic                       l2g_full_i,
   output logic                       g2l_pop_o,
   output logic                       l2g_push_o,
   // memory clients: input and weight loads
@@ -106,7 +107,8 @@ module vta_load
     inp_start     = 1'b0;
     wgt_start     = 1'b0;
     stat_valid_o  = 1'b0;
-    go            = insn_valid_i && (!deps.pop_next || g2l_ready_i);
+    // starts when its pop has a token and its push has room (only this stage pushes l2g)
+    go            = insn_valid_i && (!deps.pop_next || g2l_ready_i) && (!deps.push_next || !l2g_full_i);
 
     unique case (state_q)
       StIdle: begin

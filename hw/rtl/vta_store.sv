@@ -15,6 +15,7 @@ module vta_store
   output logic                       insn_ready_o,
   input  insn_t                      insn_i,
   input  logic                       g2s_ready_i,
+  input  logic                       s2g_full_i,
   output logic                       g2s_pop_o,
   output logic                       s2g_push_o,
   // memory write client
@@ -60,7 +61,8 @@ module vta_store
            (m.x_size == '0 ||
             (m.mem_type == MemOut && m.x_pad_0 == '0 && m.x_pad_1 == '0 && m.y_pad_0 == '0 && m.y_pad_1 == '0 &&
              34'(m.sram_base) + 34'(m.x_size) * 34'(m.y_size) <= 34'(AccBuffDepth)));
-    go   = insn_valid_i && (!deps.pop_prev || g2s_ready_i);
+    // starts when its pop has a token and its push has room (only this stage pushes s2g)
+    go   = insn_valid_i && (!deps.pop_prev || g2s_ready_i) && (!deps.push_prev || !s2g_full_i);
 
     state_d      = state_q;
     push_d       = push_q;

@@ -12,7 +12,7 @@ module vta_vcr
   import vta_config_pkg::*;
 #(
   parameter int unsigned QueueFillWidth = 6,
-  parameter int unsigned TokenWidth = 8
+  parameter int unsigned TokenWidth = TokenCountWidth
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,

@@ -159,7 +159,7 @@ TEST(DriverApi, NullHandlesAreHandled) {
   testing::internal::GetCapturedStderr();
   EXPECT_EQ(VTADeviceGetStats(nullptr, nullptr), -1);
   EXPECT_EQ(VTADeviceStatsJson(nullptr, nullptr, 0), -1);
-  EXPECT_STREQ(VTADeviceGetLastError(nullptr), "NULL device handle");
+  EXPECT_STREQ(VTADeviceGetLastError(nullptr), "not a live device handle");
   VTADeviceClearStats(nullptr);
   VTADeviceFree(nullptr);
 }

@@ -17,7 +17,7 @@ class RuntimeTest : public ::testing::Test {
   Config cfg = Config::default_config();
   std::unique_ptr<CommandQueue> q = make_queue();
   test::DevBuf mem{1 << 20};
-  DataBuffer buf{mem.data(), mem.phys(), mem.size(), "buf"};
+  DataBuffer buf{mem.data(), mem.phys(), mem.size(), "buf", nullptr};
 
   std::unique_ptr<CommandQueue> make_queue(QueueOptions o = {}) {
     return std::make_unique<CommandQueue>(make_fsim(cfg, {}), o);
@@ -214,7 +214,7 @@ TEST_F(RuntimeTest, AutomaticSynchronizeWhenTheBatchIsFull) {
   const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes(), L = AE / 4, blocks = 20;
   test::DevBuf acc(blocks * AE), out(blocks * OE);
   for (int i = 0; i < blocks * L; ++i) acc.as<int32_t>()[i] = i % 100;
-  DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc"}, outb{out.data(), out.phys(), out.size(), "out"};
+  DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc", nullptr}, outb{out.data(), out.phys(), out.size(), "out", nullptr};
   const uint64_t add = CommandQueue::new_site_id();
   for (int b = 0; b < blocks; ++b) {
     if (b > 0) q->dep_pop(3, 2);
@@ -243,7 +243,7 @@ TEST_F(RuntimeTest, ForceSerialKeepsResults) {
   const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes();
   test::DevBuf acc(AE), out(OE);
   acc.as<int32_t>()[0] = 41;
-  DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc"}, outb{out.data(), out.phys(), out.size(), "out"};
+  DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc", nullptr}, outb{out.data(), out.phys(), out.size(), "out", nullptr};
   const uint64_t add = CommandQueue::new_site_id();
   load_inp();
   q->load_buffer_2d(accb, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
@@ -373,7 +373,7 @@ TEST(RuntimeCApi, MisuseIsReportedAndPoisonsOnlyTheBatch) {
         int not_a_buffer = 0;
         VTALoadBuffer2D(VTATLSCommandHandle(), &not_a_buffer, 0, 1, 1, 1, 0, 0, 0, 0, 0, 2);
       },
-      "VTALoadBuffer2D: argument is not a buffer from VTABufferAlloc");
+      "VTALoadBuffer2D: argument is not a live buffer from VTABufferAlloc");
   expect_c_misuse(
       [] {
         void* b = VTABufferAlloc(4096);

@@ -15,83 +15,111 @@ namespace {
 using test::DevBuf;
 using test::Program;
 
-class TsimErrors : public ::testing::Test {
+// The fixture runs each program on a tsim device and checks the verdict, the error class, words of
+// the diagnostic, and that the device is usable again afterwards.
+class TsimErrorsBase : public ::testing::Test {
  protected:
+  explicit TsimErrorsBase(std::unique_ptr<Device> d) : dev(std::move(d)) {}
   const Config& cfg = build_config();
-  std::unique_ptr<Device> dev = make_device("tsim", cfg);
+  std::unique_ptr<Device> dev;
   DevBuf data{64 * 1024};
   DevBuf uops{4 * 64};
 
-  void expect_failure(const Program& p, RunStatus status, std::initializer_list<std::string> needles,
+  void expect_failure(const Program& p, RunStatus status, ErrorKind kind, std::initializer_list<std::string> needles,
                       uint64_t budget = 0) {
+    const Stats before = dev->stats();
     EXPECT_EQ(p.run(*dev, budget), status);
+    EXPECT_EQ(dev->last_error_kind(), kind) << dev->last_error();
     const std::string& err = dev->last_error();
     for (const auto& n : needles) EXPECT_NE(err.find(n), std::string::npos) << "missing '" << n << "' in:\n" << err;
-    EXPECT_NE(err.find("tokens l2g="), std::string::npos) << err;
+    EXPECT_NE(err.find("tokens: l2g="), std::string::npos) << err;
+    ASSERT_FALSE(err.empty());
+    EXPECT_EQ(err.back(), '\n') << "a diagnostic ends its last line";
     EXPECT_EQ(dev->tokens(), TokenCounts{}) << "a failed run resets the design";
+    EXPECT_TRUE(dev->stats().counters_equal(before)) << "a failed run counts nothing";
     // and the device still works
     Program ok(cfg);
     ok.load(MemId::kInp, 0, data.base(16), 1, 1, 1).finish();
     EXPECT_EQ(ok.run(*dev), RunStatus::kOk) << dev->last_error();
+    EXPECT_EQ(dev->last_error_kind(), ErrorKind::kNone);
   }
   uint32_t base(int unit) const { return data.base(unit); }
+};
+
+// The tsim as users get it: programs are validated on the host before they start, so a program the
+// fsim refuses gets the fsim's verdict, class and message (one program, one verdict).
+class TsimErrors : public TsimErrorsBase {
+ protected:
+  TsimErrors() : TsimErrorsBase(make_device("tsim", build_config())) {}
 };
 
 TEST_F(TsimErrors, IllegalOpcode) {
   Program bad(cfg);
   bad.raw(RawInsn{5, 0}).finish();
-  expect_failure(bad, RunStatus::kError, {"compute stage refused", "compute: refused instruction 0"});
+  expect_failure(bad, RunStatus::kError, ErrorKind::kInvalidInstruction,
+                 {"vta tsim: error at instruction 0 (compute) [invalid_instruction]: illegal opcode 5"});
 }
 
 TEST_F(TsimErrors, IllegalMemoryTypes) {
   Program load_out(cfg);
   load_out.load(MemId::kOut, 0, base(16), 1, 1, 1).finish();
-  expect_failure(load_out, RunStatus::kError, {"compute stage refused", "LOAD OUT"});
+  expect_failure(load_out, RunStatus::kError, ErrorKind::kInvalidInstruction, {"illegal memory type 4 for LOAD", "LOAD OUT"});
   Program store_acc(cfg);
   store_acc.raw(store_acc.isa().encode(MemInsn{1, {}, 3, 0, base(16), 1, 1, 1, 0, 0, 0, 0})).finish();
-  expect_failure(store_acc, RunStatus::kError, {"store stage refused", "store: refused instruction 0"});
+  expect_failure(store_acc, RunStatus::kError, ErrorKind::kInvalidInstruction, {"illegal memory type 3 for STORE"});
 }
 
 TEST_F(TsimErrors, SramRangesBeyondDepth) {
   Program inp(cfg);
   inp.load(MemId::kInp, 2040, base(16), 2, 4, 4, {}, 0, 0, 0, 1).finish();
-  expect_failure(inp, RunStatus::kError, {"load stage refused", "load: refused instruction 0 (LOAD INP"});
-  Program uop(cfg);
-  uop.load(MemId::kUop, 8190, base(4), 1, 4, 4).finish();
-  expect_failure(uop, RunStatus::kError, {"compute stage refused", "LOAD UOP"});
+  expect_failure(inp, RunStatus::kError, ErrorKind::kSramRange, {"LOAD INP writes SRAM elements [2040, 2050)"});
   Program store(cfg);
   store.store(2047, base(16), 1, 2, 2).finish();
-  expect_failure(store, RunStatus::kError, {"store stage refused"});
+  expect_failure(store, RunStatus::kError, ErrorKind::kSramRange, {"STORE reads SRAM elements [2047, 2049)"});
 }
 
-TEST_F(TsimErrors, GemmIndexBeyondDepth) {
+TEST_F(TsimErrors, GemmIndexBeyondDepthIsFoundByTheHardware) {
+  // Micro-op indices are known only when the micro-ops are loaded: the RTL checks them as it runs.
   test::put_uops(Program(cfg).isa(), uops, {{2000, 10, 1000}});
   Program p(cfg);
   GemmInsn g = test::gemm_insn(0, 1, 1, 3);
   g.dst_factor_in = 30;  // 2000 + 2*30 = 2060 >= 2048
   p.load(MemId::kUop, 0, uops.base(4), 1, 1, 1).gemm(g).finish();
-  expect_failure(p, RunStatus::kError, {"compute stage refused", "(GEMM"});
+  expect_failure(p, RunStatus::kError, ErrorKind::kSramRange, {"[sram_range]", "compute stage refused", "(GEMM"});
 }
 
 TEST_F(TsimErrors, ZeroIterations) {
   Program p(cfg);
   p.gemm(test::gemm_insn(0, 1, 0, 1)).finish();
-  expect_failure(p, RunStatus::kError, {"compute stage refused"});
+  expect_failure(p, RunStatus::kError, ErrorKind::kInvalidInstruction, {"zero iteration count"});
 }
 
 TEST_F(TsimErrors, DramAccessOutsideAllocations) {
   Program unmapped(cfg);
   unmapped.load(MemId::kInp, 0, 0x10, 1, 1, 1, test::push_next()).finish(test::pop_prev());  // page 0: never mapped
-  expect_failure(unmapped, RunStatus::kError, {"memory answered a read with an error response", "memory client: inp load"});
-  // FINISH not ordered after the failing load: done waits for the memory traffic, so the run still
-  // reports the error.
-  Program racing(cfg);
-  racing.load(MemId::kInp, 0, 0x10, 1, 1, 1).finish();
-  expect_failure(racing, RunStatus::kError, {"memory answered a read with an error response", "memory client: inp load"});
+  expect_failure(unmapped, RunStatus::kError, ErrorKind::kDramRange, {"outside every allocated buffer"});
+  // one row past the end of the allocation, inside its last page: caught per allocation, not per page
+  DevBuf small{100};
+  Program past(cfg);
+  past.load(MemId::kInp, 0, small.base(16), 1, 7, 7).finish();
+  expect_failure(past, RunStatus::kError, ErrorKind::kDramRange, {"runs past the end of the buffer"});
   Program store(cfg);
-  // (memory is checked per page, like an IOMMU: a row running into the next allocation is not caught)
-  store.store(0, 0x10, 1, 2, 2, test::push_prev()).finish(test::pop_next());
-  expect_failure(store, RunStatus::kError, {"memory answered a write with an error response", "memory client: store"});
+  store.store(0, small.base(16), 2, 4, 4).finish();  // rows at 0 and 64: the second ends at 128 > 100
+  expect_failure(store, RunStatus::kError, ErrorKind::kDramRange, {"STORE writes DRAM", "runs past the end"});
+}
+
+TEST_F(TsimErrors, StreamProblems) {
+  DevBuf insns{64};
+  Program p(cfg);
+  p.finish();
+  store_insn(insns.data(), p.insns()[0]);
+  EXPECT_EQ(dev->run(insns.phys(), 5, 0), RunStatus::kError) << "80 bytes from a 64-byte buffer";
+  EXPECT_EQ(dev->last_error_kind(), ErrorKind::kInvalidStream);
+  EXPECT_EQ(dev->run(insns.phys() + 8, 1, 0), RunStatus::kError);
+  EXPECT_NE(dev->last_error().find("not 16-byte aligned"), std::string::npos) << dev->last_error();
+  Program after(cfg);
+  after.finish().load(MemId::kInp, 0, base(16), 1, 1, 1);
+  expect_failure(after, RunStatus::kError, ErrorKind::kInvalidStream, {"instruction follows FINISH"});
 }
 
 TEST_F(TsimErrors, DeadlockIsReportedByTheWatchdog) {
@@ -100,8 +128,9 @@ TEST_F(TsimErrors, DeadlockIsReportedByTheWatchdog) {
   g.deps.pop_prev = true;  // waits for a load that never pushes
   p.load(MemId::kInp, 0, base(16), 1, 1, 1).gemm(g).store(0, base(16), 1, 1, 1, test::pop_prev()).finish();
   EXPECT_EQ(p.run(*dev), RunStatus::kError);
+  EXPECT_EQ(dev->last_error_kind(), ErrorKind::kDeadlock);
   const std::string& err = dev->last_error();
-  for (const char* n : {"token deadlock", "compute: waiting for a token with instruction 1 (GEMM",
+  for (const char* n : {"[deadlock]", "token deadlock", "compute: waiting for a token with instruction 1 (GEMM",
                         "store: waiting for a token with instruction 2 (STORE", "load: idle after 1 instructions"}) {
     EXPECT_NE(err.find(n), std::string::npos) << "missing '" << n << "' in:\n" << err;
   }
@@ -112,7 +141,7 @@ TEST_F(TsimErrors, DeadlockIsReportedByTheWatchdog) {
 TEST_F(TsimErrors, FinishWithInstructionsWaiting) {
   Program p(cfg);
   p.store(0, base(16), 1, 1, 1, test::pop_prev()).finish();  // the store waits for a token nobody pushes
-  expect_failure(p, RunStatus::kError,
+  expect_failure(p, RunStatus::kError, ErrorKind::kUnfinished,
                  {"FINISH completed with instructions still waiting", "store: waiting for a token with instruction 0"});
 }
 
@@ -120,8 +149,75 @@ TEST_F(TsimErrors, BudgetOverrunIsATimeout) {
   test::put_uops(Program(cfg).isa(), uops, {{0, 0, 0}});
   Program p(cfg);
   p.load(MemId::kUop, 0, uops.base(4), 1, 1, 1).gemm(test::gemm_insn(0, 1, 1000, 100)).finish();
-  expect_failure(p, RunStatus::kTimeout, {"exceeded its cycle budget of 5000 cycles", "compute: executing instruction 1"},
-                 5000);
+  expect_failure(p, RunStatus::kTimeout, ErrorKind::kTimeout,
+                 {"exceeded its cycle budget of 5000 cycles", "compute: executing instruction 1"}, 5000);
+}
+
+// The RTL's own checks, with host validation off: the hardware refuses what the validator would
+// have refused, so a program that bypasses the host (a driver of its own) cannot corrupt memory.
+class TsimHardwareChecks : public TsimErrorsBase {
+ protected:
+  static std::unique_ptr<Device> unvalidated() {
+    tsim::Simulator::Options o;
+    o.host_validation = false;
+    return tsim::make_tsim_device(o);
+  }
+  TsimHardwareChecks() : TsimErrorsBase(unvalidated()) {}
+};
+
+TEST_F(TsimHardwareChecks, IllegalOpcode) {
+  Program bad(cfg);
+  bad.raw(RawInsn{5, 0}).finish();
+  expect_failure(bad, RunStatus::kError, ErrorKind::kInvalidInstruction,
+                 {"compute stage refused", "compute: refused instruction 0"});
+}
+
+TEST_F(TsimHardwareChecks, IllegalMemoryTypes) {
+  Program load_out(cfg);
+  load_out.load(MemId::kOut, 0, base(16), 1, 1, 1).finish();
+  expect_failure(load_out, RunStatus::kError, ErrorKind::kInvalidInstruction, {"compute stage refused", "LOAD OUT"});
+  Program store_acc(cfg);
+  store_acc.raw(store_acc.isa().encode(MemInsn{1, {}, 3, 0, base(16), 1, 1, 1, 0, 0, 0, 0})).finish();
+  expect_failure(store_acc, RunStatus::kError, ErrorKind::kInvalidInstruction,
+                 {"store stage refused", "store: refused instruction 0"});
+}
+
+TEST_F(TsimHardwareChecks, SramRangesBeyondDepth) {
+  Program inp(cfg);
+  inp.load(MemId::kInp, 2040, base(16), 2, 4, 4, {}, 0, 0, 0, 1).finish();
+  expect_failure(inp, RunStatus::kError, ErrorKind::kSramRange,
+                 {"load stage refused", "load: refused instruction 0 (LOAD INP"});
+  Program uop(cfg);
+  uop.load(MemId::kUop, 8190, base(4), 1, 4, 4).finish();
+  expect_failure(uop, RunStatus::kError, ErrorKind::kSramRange, {"compute stage refused", "LOAD UOP"});
+  Program store(cfg);
+  store.store(2047, base(16), 1, 2, 2).finish();
+  expect_failure(store, RunStatus::kError, ErrorKind::kSramRange, {"store stage refused"});
+}
+
+TEST_F(TsimHardwareChecks, ZeroIterations) {
+  Program p(cfg);
+  p.gemm(test::gemm_insn(0, 1, 0, 1)).finish();
+  expect_failure(p, RunStatus::kError, ErrorKind::kInvalidInstruction, {"compute stage refused"});
+}
+
+TEST_F(TsimHardwareChecks, MemoryModelChecksEachBurstAgainstItsAllocation) {
+  Program unmapped(cfg);
+  unmapped.load(MemId::kInp, 0, 0x10, 1, 1, 1, test::push_next()).finish(test::pop_prev());  // page 0: never mapped
+  expect_failure(unmapped, RunStatus::kError, ErrorKind::kDramRange,
+                 {"memory answered a read with an error response", "memory client: inp load"});
+  // FINISH not ordered after the failing load: done waits for the memory traffic, so the run still
+  // reports the error.
+  Program racing(cfg);
+  racing.load(MemId::kInp, 0, 0x10, 1, 1, 1).finish();
+  expect_failure(racing, RunStatus::kError, ErrorKind::kDramRange,
+                 {"memory answered a read with an error response", "memory client: inp load"});
+  // a row past the end of a 100-byte allocation (inside its page): SLVERR, not a silent write
+  DevBuf small{100};
+  Program store(cfg);
+  store.store(0, small.base(16), 2, 4, 4, test::push_prev()).finish(test::pop_next());
+  expect_failure(store, RunStatus::kError, ErrorKind::kDramRange,
+                 {"memory answered a write with an error response", "memory client: store"});
 }
 
 TEST(TsimOptions, MalformedEnvironmentIsNamed) {

@@ -5,9 +5,9 @@
 // read_latency cycles after acceptance, and the R channel returns one beat per cycle from the oldest
 // ready request (so the latency of back-to-back requests overlaps and the bandwidth is one beat per
 // cycle). Writes: AW requests are queued (max_writes); W beats fill the oldest with their strobes;
-// B follows write_latency cycles after the last beat. A burst outside allocated memory (checked per
-// page) gets
-// SLVERR (reads return zeros, writes are dropped), which the RTL reports as an error status.
+// B follows write_latency cycles after the last beat. Each burst must lie inside the allocation it
+// starts in (its requested size rounded up to whole bus beats): anything else gets SLVERR (reads
+// return zeros, writes are dropped), which the RTL reports as an error status.
 
 #include <cstdint>
 #include <deque>
@@ -99,11 +99,14 @@ class AxiDram {
 
  private:
   static constexpr uint8_t kSlvErr = 2;
-  // Bus accesses are checked at page granularity, like an IOMMU: a burst must lie inside the pages
-  // of one allocation (whole bus beats may cover bytes past the allocation's requested size).
+  // A burst must lie inside the allocation it starts in. Beats are whole bus words, so the last one
+  // may cover bytes past the requested size, up to the next bus-word boundary (still inside the
+  // allocation's pages, which are page-aligned).
   uint8_t* map(uint64_t addr, size_t bytes) const {
     const auto block = dram_.block_at(PhysAddr(addr));
-    if (!block || addr - block->phys + bytes > block->pages * Dram::kPageBytes) return nullptr;
+    if (!block) return nullptr;
+    const uint64_t reach = (uint64_t(block->size) + bus_bytes_ - 1) / bus_bytes_ * bus_bytes_;
+    if (addr - block->phys + bytes > reach) return nullptr;
     return block->host + (addr - block->phys);
   }
   struct Read {

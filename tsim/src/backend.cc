@@ -27,6 +27,7 @@ class TsimDevice final : public Device {
   void clear_stats() override { sim_.clear_stats(); }
   TokenCounts tokens() const override { return sim_.tokens(); }
   const std::string& last_error() const override { return sim_.last_error(); }
+  ErrorKind last_error_kind() const override { return sim_.last_error_kind(); }
   std::string_view target() const override { return "tsim"; }
   const Config& config() const override { return build_config(); }
 
@@ -35,7 +36,7 @@ class TsimDevice final : public Device {
 };
 
 const bool kRegistered = [] {
-  register_backend("tsim", make_tsim_device);
+  register_backend("tsim", [](const Config& c, const DeviceOptions& o) { return make_tsim_device(c, o); });
   return true;
 }();
 
@@ -50,6 +51,10 @@ std::unique_ptr<Device> make_tsim_device(const Config& config, const DeviceOptio
   Simulator::Options o = Simulator::Options::from_env();
   o.dram_memory = options.dram;
   return std::make_unique<TsimDevice>(o);
+}
+
+std::unique_ptr<Device> make_tsim_device(const Simulator::Options& options) {
+  return std::make_unique<TsimDevice>(options);
 }
 
 }  // namespace vta::tsim

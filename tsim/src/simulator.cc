@@ -16,6 +16,7 @@
 #include "axi_dram.h"
 #include "vta/build_config.h"
 #include "vta/isa.h"
+#include "vta/program.h"
 #include "vta/tsim.h"
 #include "vta/vcr_map.h"
 #include "wave.h"
@@ -60,6 +61,25 @@ SpeedTotals speed_totals() {
   return g_speed;
 }
 
+void Simulator::Options::validate() const {
+  auto range = [](const char* what, uint64_t v, uint64_t lo, uint64_t hi, const char* why) {
+    if (v < lo || v > hi) {
+      throw std::invalid_argument(std::string(what) + " = " + std::to_string(v) + " is outside [" + std::to_string(lo) +
+                                  ", " + std::to_string(hi) + "]: " + why);
+    }
+  };
+  range("VTA_TSIM_READ_LATENCY", dram.read_latency, 0, kMaxLatency,
+        "a DRAM latency beyond that would only make runs end at their cycle budget");
+  range("VTA_TSIM_WRITE_LATENCY", dram.write_latency, 0, kMaxLatency,
+        "a DRAM latency beyond that would only make runs end at their cycle budget");
+  range("VTA_TSIM_CYCLE_BUDGET", default_budget, 1, kMaxBudget, "a run needs at least one cycle");
+  range("VTA_TSIM_WATCHDOG", watchdog, kMinWatchdog, UINT32_MAX,
+        "fewer idle cycles are normal between instructions, and 0 (off) would let a deadlock run to the cycle budget");
+  if (dram.max_reads == 0 || dram.max_writes == 0) {
+    throw std::invalid_argument("tsim: the DRAM model must accept at least one read and one write request");
+  }
+}
+
 Simulator::Options Simulator::Options::from_env() {
   Options o;
   o.dram.read_latency = env_u32("VTA_TSIM_READ_LATENCY", o.dram.read_latency);
@@ -75,6 +95,7 @@ Simulator::Options Simulator::Options::from_env() {
     wave.depth = int(env_u32("VTA_WAVE_DEPTH", 0));  // refused unless 0: see WaveOptions::depth
     o.wave = wave;
   }
+  o.validate();
   return o;
 }
 
@@ -83,8 +104,9 @@ struct Simulator::Impl {
       : options(o),
         ctx(std::make_unique<VerilatedContext>()),
         top((ctx->traceEverOn(true), std::make_unique<Vvta_top>(ctx.get(), "TOP"))),
-        dram(o.dram_memory != nullptr ? *o.dram_memory : Dram::global(), o.dram,
-             unsigned(build_config().bus_width() / 8)) {
+        memory(o.dram_memory != nullptr ? *o.dram_memory : Dram::global()),
+        isa(build_config()),
+        dram(memory, o.dram, unsigned(build_config().bus_width() / 8)) {
     // Settle the model once before anything (a waveform's first dump needs an evaluated model).
     top->clk_i = 0;
     top->rst_ni = 0;
@@ -125,12 +147,14 @@ struct Simulator::Impl {
   Options options;
   std::unique_ptr<VerilatedContext> ctx;
   std::unique_ptr<Vvta_top> top;
+  Dram& memory;
+  Isa isa;
   AxiDram dram;
   std::unique_ptr<WaveTracer> wave;
   uint64_t cycle = 0;
 };
 
-Simulator::Simulator(Options options) : impl_(std::make_unique<Impl>(options)) {
+Simulator::Simulator(Options options) : impl_((options.validate(), std::make_unique<Impl>(options))) {
   if (options.wave) start_wave(*options.wave);
   impl_->reset();
   write_reg(vcr::kWatchdog, options.watchdog);
@@ -223,7 +247,9 @@ void Simulator::clear_stats() {
 
 TokenCounts Simulator::tokens() {
   const uint32_t t = read_reg(vcr::kTokens);
-  return {t & 0xff, (t >> 8) & 0xff, (t >> 16) & 0xff, (t >> 24) & 0xff};
+  constexpr uint32_t kMask = (1u << isa::kTokenCountBits) - 1;
+  constexpr int kW = isa::kTokenCountBits;
+  return {t & kMask, (t >> kW) & kMask, (t >> 2 * kW) & kMask, (t >> 3 * kW) & kMask};
 }
 
 void Simulator::reset() {
@@ -235,7 +261,18 @@ void Simulator::reset() {
 
 RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
   last_error_.clear();
+  last_error_kind_ = ErrorKind::kNone;
   if (budget == 0) budget = impl_->options.default_budget;
+  const Stats before = stats_;
+  // One program, one verdict: what the fsim refuses before running, the tsim refuses before
+  // starting, with the same diagnostic (the RTL's own checks stay as a second line of defence).
+  if (impl_->options.host_validation) {
+    try {
+      validate_program(impl_->isa, impl_->memory, insn_addr, count);
+    } catch (const RunError& e) {
+      return fail(e.status, e.kind, format_run_error("tsim", e) + "  tokens: " + tokens().to_string() + "\n", before);
+    }
+  }
   write_reg(vcr::kInsnCount, count);
   write_reg(vcr::kInsnAddr, uint32_t(insn_addr));
   write_reg(vcr::kCtrl, vcr::bit("CTRL_LAUNCH"));
@@ -250,44 +287,76 @@ RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
   // irq_o is a register output: it is valid after each edge without another eval.
   while (!t.irq_o) {
     if (impl_->cycle - start >= budget) {
-      last_error_ = diagnose("the run exceeded its cycle budget of " + std::to_string(budget) +
-                                 " cycles (raise wait_cycles or VTA_TSIM_CYCLE_BUDGET if the program is meant to run "
-                                 "this long)",
-                             insn_addr, count);
       account();
-      read_stats();
-      reset();
-      return RunStatus::kTimeout;
+      return fail(RunStatus::kTimeout, ErrorKind::kTimeout,
+                  diagnose(RunStatus::kTimeout, ErrorKind::kTimeout,
+                           "the run exceeded its cycle budget of " + std::to_string(budget) +
+                               " cycles (raise wait_cycles or VTA_TSIM_CYCLE_BUDGET if the program is meant to run "
+                               "this long)",
+                           insn_addr, count),
+                  before);
     }
     impl_->step();
   }
   account();
   const uint32_t ctrl = read_reg(vcr::kCtrl);
   const uint64_t cycles = uint64_t(read_reg(vcr::kCyclesHi)) << 32 | read_reg(vcr::kCycles);
-  stats_.cycle_count = stats_.cycle_count.value_or(0) + cycles;
-  read_stats();
   if (ctrl & vcr::bit("CTRL_DONE")) {
     // FINISH does not wait for instructions its tokens do not order: one of those may fail after it.
     const uint32_t status = read_reg(vcr::kStatus);
     if (read_reg(vcr::kQueueFill) != 0) {
       // as the fsim: FINISH must come last (its tokens must order every other instruction before it)
-      last_error_ = diagnose("FINISH completed with instructions still waiting for tokens", insn_addr, count);
-      reset();
-      return RunStatus::kError;
+      return fail(RunStatus::kError, ErrorKind::kUnfinished,
+                  diagnose(RunStatus::kError, ErrorKind::kUnfinished,
+                           "FINISH completed with instructions still waiting for tokens", insn_addr, count),
+                  before);
     }
     if ((status & kStatusErrorPending) == 0) {
+      stats_.cycle_count = stats_.cycle_count.value_or(0) + cycles;
+      read_stats();
       if (impl_->options.profile) print_profile(cycles);
       return RunStatus::kOk;
     }
-    last_error_ = diagnose("FINISH completed after " + std::to_string(cycles) +
-                               " cycles but an instruction it did not wait for failed",
-                           insn_addr, count);
-    reset();
-    return RunStatus::kError;
+    const ErrorKind kind = classify(read_reg(vcr::kErrorStatus), insn_addr, count);
+    return fail(RunStatus::kError, kind,
+                diagnose(RunStatus::kError, kind,
+                         "FINISH completed after " + std::to_string(cycles) +
+                             " cycles but an instruction it did not wait for failed",
+                         insn_addr, count),
+                before);
   }
-  last_error_ = diagnose("the run stopped with an error after " + std::to_string(cycles) + " cycles", insn_addr, count);
+  const ErrorKind kind = classify(read_reg(vcr::kErrorStatus), insn_addr, count);
+  return fail(RunStatus::kError, kind,
+              diagnose(RunStatus::kError, kind,
+                       "the run stopped with an error after " + std::to_string(cycles) + " cycles", insn_addr, count),
+              before);
+}
+
+ErrorKind Simulator::classify(uint32_t error_status, PhysAddr insn_addr, uint32_t count) const {
+  // A program the validator refuses has the validator's class even when the hardware found the
+  // problem first (host validation off): the class belongs to the program, not to the backend.
+  try {
+    validate_program(impl_->isa, impl_->memory, insn_addr, count);
+  } catch (const RunError& e) {
+    return e.kind;
+  }
+  if (error_status & vcr::bit("ERR_DEADLOCK")) return ErrorKind::kDeadlock;
+  if (error_status & (vcr::bit("ERR_READ") | vcr::bit("ERR_WRITE") | vcr::bit("ERR_RANGE"))) return ErrorKind::kBusError;
+  // After host validation the compute stage refuses only GEMM/ALU indices past a buffer (the one
+  // check that depends on micro-ops loaded during the run); load and store refuse nothing.
+  if (error_status & vcr::bit("ERR_COMPUTE")) return ErrorKind::kSramRange;
+  if (error_status & (vcr::bit("ERR_LOAD") | vcr::bit("ERR_STORE"))) return ErrorKind::kInvalidInstruction;
+  return ErrorKind::kInternal;
+}
+
+RunStatus Simulator::fail(RunStatus status, ErrorKind kind, std::string diagnostic, const Stats& before) {
+  if (diagnostic.empty() || diagnostic.back() != '\n') diagnostic += '\n';
+  last_error_ = std::move(diagnostic);
+  last_error_kind_ = kind;
+  // A failed run counts nothing (as on the fsim): back to the statistics before it, then reset.
+  stats_ = before;
   reset();
-  return RunStatus::kError;
+  return status;
 }
 
 void Simulator::print_profile(uint64_t cycles) {
@@ -300,12 +369,14 @@ void Simulator::print_profile(uint64_t cycles) {
   std::fprintf(stderr, "\n");
 }
 
-std::string Simulator::diagnose(const std::string& what, PhysAddr insn_addr, uint32_t count) {
+std::string Simulator::diagnose(RunStatus status, ErrorKind kind, const std::string& what, PhysAddr insn_addr,
+                                uint32_t count) {
   std::ostringstream d;
-  d << "tsim: " << what;
+  d << "vta tsim: " << (status == RunStatus::kTimeout ? "timeout" : "error") << " [" << to_string(kind) << "]: " << what
+    << "\n";
   const uint32_t err = read_reg(vcr::kErrorStatus);
   if (err != 0) {
-    d << "; error status 0x" << std::hex << err << std::dec << " (";
+    d << "  error status 0x" << std::hex << err << std::dec << " (";
     bool first = true;
     for (const auto& b : vcr::kBits) {
       if (b.name.substr(0, 4) == "ERR_" && (err >> b.index & 1u)) {
@@ -319,23 +390,23 @@ std::string Simulator::diagnose(const std::string& what, PhysAddr insn_addr, uin
       const uint32_t c = read_reg(vcr::kErrorInfo) & 0xf;
       d << "; memory client: " << (c < 5 ? kClients[c] : "store");
     }
+    d << "\n";
   }
-  const uint32_t status = read_reg(vcr::kStatus), fills = read_reg(vcr::kQueueFill);
-  const TokenCounts tok = tokens();
-  d << "; tokens " << tok.to_string() << "; fetch " << ((status >> 3) & 1 ? "busy" : "done")
-    << (status >> 4 & 1 ? ", memory engine busy" : ", memory engine idle");
+  const uint32_t status_reg = read_reg(vcr::kStatus), fills = read_reg(vcr::kQueueFill);
+  d << "  tokens: " << tokens().to_string() << "; fetch " << ((status_reg >> 3) & 1 ? "busy" : "done")
+    << (status_reg >> 4 & 1 ? ", memory engine busy" : ", memory engine idle") << "\n";
 
-  // Which instruction each stage holds: the stage's n-th instruction of the stream.
-  const Isa isa(build_config());
-  const uint8_t* stream = Dram::global().translate(insn_addr, size_t(count) * 16);
+  // Which instruction each stage holds: the stage's n-th instruction of the stream, read from this
+  // simulator's own memory.
+  const uint8_t* stream = impl_->memory.translate(insn_addr, size_t(count) * Config::kInsnElemBytes);
   const char* kNames[] = {"load", "compute", "store"};
   const Stage kStages[] = {Stage::kLoad, Stage::kCompute, Stage::kStore};
   for (int s = 0; s < 3; ++s) {
     const uint32_t started = read_reg(vcr::kLoadInsns + 4 * uint32_t(s));
-    const bool busy = (status >> s) & 1;
+    const bool busy = (status_reg >> s) & 1;
     const uint32_t fill = (fills >> (10 * s)) & 0x3ff;
     const bool failed = (err >> s) & 1;
-    d << "; " << kNames[s] << ": ";
+    d << "  " << kNames[s] << ": ";
     uint32_t nth;  // 1-based position of the instruction of interest in this stage's order
     if (failed) {
       d << "refused";
@@ -347,22 +418,19 @@ std::string Simulator::diagnose(const std::string& what, PhysAddr insn_addr, uin
       d << "waiting for a token with";
       nth = started + 1;
     } else {
-      d << "idle after " << started << " instructions";
+      d << "idle after " << started << " instructions\n";
       continue;
     }
-    // find the nth instruction of this stage in the stream
     uint32_t seen = 0;
     bool found = false;
     for (uint32_t i = 0; stream != nullptr && i < count && !found; ++i) {
-      RawInsn raw;
-      std::memcpy(&raw.lo, stream + 16 * size_t(i), 8);
-      std::memcpy(&raw.hi, stream + 16 * size_t(i) + 8, 8);
+      const RawInsn raw = load_insn(stream + size_t(i) * Config::kInsnElemBytes);
       if (stage_of(raw) != kStages[s] || ++seen != nth) continue;
-      d << " instruction " << i << " (" << isa.disassemble(raw) << ")";
+      d << " instruction " << i << " (" << impl_->isa.disassemble(raw) << ")";
       found = true;
     }
     if (!found) d << " its instruction " << nth;
-    d << ", " << fill << " queued";
+    d << ", " << fill << " queued\n";
   }
   return d.str();
 }

@@ -1,13 +1,22 @@
 #include "wave.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <verilated_fst_c.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
+
+extern char** environ;
 
 namespace vta::tsim {
 namespace {
@@ -25,6 +34,48 @@ std::string vec(const std::string& name, int64_t width) {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Waveform files being written by live tracers: a second simulator (another thread's device) asked
+// for the same file writes beside it (run.1.fst, run.2.fst, ...) instead of truncating it.
+std::mutex g_paths_mu;
+std::set<std::string> g_paths;
+
+std::string claim_path(const std::string& wanted) {
+  std::lock_guard lock(g_paths_mu);
+  std::string path = wanted;
+  const std::filesystem::path p(wanted);
+  for (int n = 1; g_paths.count(path) != 0; ++n) {
+    path = (p.parent_path() / (p.stem().string() + "." + std::to_string(n) + p.extension().string())).string();
+  }
+  g_paths.insert(path);
+  return path;
+}
+
+void release_path(const std::string& path) {
+  std::lock_guard lock(g_paths_mu);
+  g_paths.erase(path);
+}
+
+// Runs a program with an argument vector (no shell ever sees the file names) and waits for it;
+// returns its exit status, or throws when it cannot be started.
+int run_program(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot run " + args[0] + ": " + std::strerror(rc));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error("waiting for " + args[0] + ": " + std::strerror(errno));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 }  // namespace
@@ -146,16 +197,24 @@ WaveTracer::WaveTracer(const WaveOptions& options, const Config& config)
                                 std::string(VTA_TSIM_TRACE_DEPTH == 0 ? "every level" :
                                             std::to_string(VTA_TSIM_TRACE_DEPTH) + " levels"));
   }
+  options_.path = claim_path(options_.path);
   fst_path_ = vcd ? options_.path + ".tmp.fst" : options_.path;
   std::filesystem::path p(options_.path);
   std::ofstream gtkw(p.replace_extension(".gtkw"));
-  if (!gtkw) throw std::runtime_error("VTA_WAVE: cannot write " + p.string());
+  if (!gtkw) {
+    release_path(options_.path);
+    throw std::runtime_error("VTA_WAVE: cannot write " + p.string());
+  }
   gtkw << gtkw_text(config, options_.path);
 }
 
 void WaveTracer::open() {
   fst_->open(fst_path_.c_str());
-  if (!fst_->isOpen()) throw std::runtime_error("VTA_WAVE: cannot open " + fst_path_ + " for writing");
+  if (!fst_->isOpen()) {
+    closed_ = true;
+    release_path(options_.path);
+    throw std::runtime_error("VTA_WAVE: cannot open " + fst_path_ + " for writing");
+  }
 }
 
 WaveTracer::~WaveTracer() {
@@ -174,9 +233,12 @@ void WaveTracer::close() {
   if (closed_) return;
   closed_ = true;
   fst_->close();
+  struct Release {
+    const std::string& path;
+    ~Release() { release_path(path); }
+  } release{options_.path};
   if (fst_path_ == options_.path) return;
-  const std::string cmd = "fst2vcd -o '" + options_.path + "' '" + fst_path_ + "' >/dev/null 2>&1";
-  const int rc = std::system(cmd.c_str());
+  const int rc = run_program({"fst2vcd", "-o", options_.path, fst_path_});
   if (rc != 0) {
     throw std::runtime_error("VTA_WAVE: converting " + fst_path_ + " to VCD with fst2vcd failed (exit " +
                              std::to_string(rc) + "; fst2vcd comes with Debian's gtkwave package; the FST is kept)");

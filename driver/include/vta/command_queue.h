@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ struct DataBuffer {
   PhysAddr phys = 0;
   size_t size = 0;
   std::string name;  ///< shown in the call trace
+  /// Owner of the device memory when the buffer owns it (VTABufferAlloc): a batch that queues a
+  /// transfer on the buffer keeps a copy until it has run or been discarded, so freeing the buffer
+  /// early never lets the device touch reused memory.
+  std::shared_ptr<void> memory;
 };
 
 /// One recording call of a micro-op kernel, kept so the trace can print the kernel as it was written.
@@ -113,6 +118,10 @@ class CommandQueue {
 
  private:
   uint32_t dram_base(const std::string& call, const DataBuffer& b, uint64_t unit, uint32_t offset) const;
+  /// Refuses a transfer whose rows reach outside the buffer it names, and pins the buffer's memory
+  /// for this batch.
+  void check_transfer(const std::string& call, const DataBuffer& b, uint64_t unit, uint32_t offset, uint32_t x_size,
+                      uint32_t y_size, uint32_t x_stride);
   RawInsn encode_mem(const std::string& call, const MemInsn& m) const;
   void do_dep_push(int from, int to);  // dep_push without trace or overflow check
   void do_dep_pop(int from, int to);
@@ -142,6 +151,7 @@ class CommandQueue {
   uint32_t uop_cursor_ = 0;
   size_t syncs_ = 0;
   std::vector<RawInsn> last_stream_;
+  std::set<std::shared_ptr<void>> pinned_;  ///< memory of the buffers this batch transfers
 };
 
 }  // namespace vta::runtime

@@ -54,6 +54,8 @@ class Config {
   static Config make(const ConfigParams& params);
   /// Parses JSON text (the format of `config/vta_config.json`); unknown keys are an error.
   static Config from_json_text(std::string_view text, std::string_view origin = "<json>");
+  /// Largest configuration file from_file reads.
+  static constexpr size_t kMaxFileBytes = 64 * 1024;
   /// Reads and parses a JSON configuration file.
   static Config from_file(const std::filesystem::path& path);
   /// The reference default configuration (1x16, int8/int8/int32).

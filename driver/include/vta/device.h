@@ -49,6 +49,22 @@ struct Stats {
 /// Outcome of Device::run, with the same numbers as VTADeviceRun's return value.
 enum class RunStatus : int { kOk = 0, kTimeout = 1, kError = 2 };
 
+/// The class of a failed run: every backend reports the same class for the same program (the
+/// contract the differential tests check). Names (to_string) are stable and documented in docs/ISA.md.
+enum class ErrorKind : int {
+  kNone = 0,            ///< the last run succeeded
+  kInvalidStream,       ///< empty, misaligned, outside one allocation, no FINISH, or code after FINISH
+  kInvalidInstruction,  ///< illegal opcode, memory type or ALU opcode; zero iterations; bad micro-op range; pads on STORE
+  kSramRange,           ///< a LOAD, STORE, GEMM or ALU reaches past an on-chip buffer
+  kDramRange,           ///< a LOAD or STORE reaches outside its DRAM allocation
+  kDeadlock,            ///< no module can proceed and FINISH has not executed
+  kUnfinished,          ///< FINISH completed while instructions still waited for tokens
+  kTimeout,             ///< the run exceeded its budget
+  kBusError,            ///< the memory system answered with an error (clocked backends)
+  kInternal,            ///< a backend failure that is not the program's fault
+};
+const char* to_string(ErrorKind kind);
+
 /// Token counts of the four dependency queues (spec 4.1).
 struct TokenCounts {
   uint64_t l2g = 0;  ///< load -> compute
@@ -65,13 +81,16 @@ class Device {
   virtual ~Device() = default;
   /// Executes `count` instructions at `insn_addr` until FINISH. `budget` bounds the run in the
   /// backend's unit of time (cycles; fsim: work units, see docs/ISA.md); 0 = the default bound.
-  /// On failure `last_error()` holds the diagnostic.
+  /// On failure `last_error()` holds the diagnostic and `last_error_kind()` its class; a failed run
+  /// leaves the statistics as they were before it and empties the token queues.
   virtual RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) = 0;
   virtual const Stats& stats() const = 0;
   virtual void clear_stats() = 0;
   /// Tokens left in the four queues (they persist across runs, as in hardware).
   virtual TokenCounts tokens() const = 0;
   virtual const std::string& last_error() const = 0;
+  /// The class of the last failed run (kNone after a successful run).
+  virtual ErrorKind last_error_kind() const = 0;
   virtual std::string_view target() const = 0;
   virtual const Config& config() const = 0;
 };

@@ -42,7 +42,7 @@ typedef uint32_t vta_phy_addr_t;
  * stderr) if the backend is unknown. */
 TVM_DLL VTADeviceHandle VTADeviceAlloc(void);
 
-/* Destroys a device; NULL is ignored. */
+/* Destroys a device; NULL is ignored, an unknown or already freed handle is reported on stderr. */
 TVM_DLL void VTADeviceFree(VTADeviceHandle handle);
 
 /* Runs insn_count instructions starting at insn_phy_addr (16-byte aligned, inside one VTAMemAlloc
@@ -52,7 +52,8 @@ TVM_DLL void VTADeviceFree(VTADeviceHandle handle);
 TVM_DLL int VTADeviceRun(VTADeviceHandle device, vta_phy_addr_t insn_phy_addr, uint32_t insn_count,
                          uint32_t wait_cycles);
 
-/* Allocates page-aligned, physically contiguous device memory (zero-filled); NULL if exhausted. */
+/* Allocates page-aligned, physically contiguous device memory (zero-filled); NULL (with a message on
+ * stderr) for size 0, a size beyond the physical address space, or when memory is exhausted. */
 TVM_DLL void* VTAMemAlloc(size_t size, int cached);
 
 /* Frees memory from VTAMemAlloc; NULL is ignored, any other pointer is reported on stderr. */
@@ -61,7 +62,8 @@ TVM_DLL void VTAMemFree(void* buf);
 /* Physical address of a VTAMemAlloc buffer (interior pointers accepted); 0 if not device memory. */
 TVM_DLL vta_phy_addr_t VTAMemGetPhyAddr(void* buf);
 
-/* Copies between host memory and device memory. */
+/* Copies between host memory and device memory. A device-side range that runs past the end of its
+ * VTAMemAlloc buffer is refused with a message on stderr and nothing is copied. */
 TVM_DLL void VTAMemCopyFromHost(void* dst, const void* src, size_t size);
 TVM_DLL void VTAMemCopyToHost(void* dst, const void* src, size_t size);
 

@@ -30,7 +30,9 @@ typedef struct {
   uint64_t cycle_count;
 } VTAStats;
 
-/* Copies the device's statistics into *stats; returns 0, or -1 for a NULL argument. */
+/* Every call below refuses (with a message on stderr) a handle that VTADeviceAlloc did not return or
+ * that was freed; calls on one handle from several threads are serialised.
+ * Copies the device's statistics into *stats; returns 0, or -1 for a NULL or unknown argument. */
 TVM_DLL int VTADeviceGetStats(VTADeviceHandle device, VTAStats* stats);
 
 /* Resets every statistic to 0. */
@@ -43,6 +45,11 @@ TVM_DLL int VTADeviceStatsJson(VTADeviceHandle device, char* buf, size_t size);
 /* The diagnostic of the last failed VTADeviceRun on this device ("" after a successful run). Valid
  * until the next call on the device. */
 TVM_DLL const char* VTADeviceGetLastError(VTADeviceHandle device);
+
+/* The class of the last failed run, the same on every backend for the same program: "none",
+ * "invalid_stream", "invalid_instruction", "sram_range", "dram_range", "deadlock", "unfinished",
+ * "timeout", "bus_error" or "internal" (docs/ISA.md). A static string. */
+TVM_DLL const char* VTADeviceGetLastErrorKind(VTADeviceHandle device);
 
 /* Name of the backend behind the handle ("fsim", ...). */
 TVM_DLL const char* VTADeviceTarget(VTADeviceHandle device);

@@ -17,6 +17,40 @@
 
 namespace vta {
 
+/// A zero-filled array in its own anonymous mapping: creating one costs a system call, and its
+/// pages cost memory only once touched (a device's ~0.75 MB of SRAM is mostly never read).
+template <class T>
+class ZeroPages {
+ public:
+  ZeroPages() = default;
+  ~ZeroPages() { release(); }
+  ZeroPages(const ZeroPages&) = delete;
+  ZeroPages& operator=(const ZeroPages&) = delete;
+  /// Replaces the contents with n zero elements; throws std::bad_alloc when the host has no memory.
+  void allocate(size_t n) {
+    release();
+    if (n == 0) return;
+    data_ = static_cast<T*>(map_zero_pages(n * sizeof(T)));
+    size_ = n;
+  }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  operator std::span<const T>() const { return {data_, size_}; }
+
+ private:
+  static void* map_zero_pages(size_t bytes);
+  static void unmap(void* p, size_t bytes);
+  void release() {
+    if (data_ != nullptr) unmap(data_, size_ * sizeof(T));
+    data_ = nullptr, size_ = 0;
+  }
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 class FsimDevice final : public Device {
  public:
   FsimDevice(const Config& config, const DeviceOptions& options);
@@ -27,6 +61,7 @@ class FsimDevice final : public Device {
   void clear_stats() override { stats_ = Stats{}; }
   TokenCounts tokens() const override { return tokens_; }
   const std::string& last_error() const override { return last_error_; }
+  ErrorKind last_error_kind() const override { return last_error_kind_; }
   std::string_view target() const override { return "fsim"; }
   const Config& config() const override { return isa_.config(); }
 
@@ -56,12 +91,13 @@ class FsimDevice final : public Device {
   Stats stats_;
   TokenCounts tokens_;
   std::string last_error_;
-  std::vector<int8_t> inp_, wgt_;
-  std::vector<int32_t> acc_;
-  std::vector<uint32_t> uop_raw_;
-  std::vector<Uop> uops_;            ///< decoded micro-ops, kept in step with uop_raw_
-  std::vector<int8_t> wgt_vnni_;     ///< weights regrouped for vpdpbusd (see fsim_gemm.cc)
-  std::vector<int32_t> wgt_bias_;    ///< 128 * row sums of each weight tile, for the same kernel
+  ErrorKind last_error_kind_ = ErrorKind::kNone;
+  ZeroPages<int8_t> inp_, wgt_;
+  ZeroPages<int32_t> acc_;
+  ZeroPages<uint32_t> uop_raw_;
+  ZeroPages<Uop> uops_;            ///< decoded micro-ops, kept in step with uop_raw_ (all-zero = Uop{})
+  ZeroPages<int8_t> wgt_vnni_;     ///< weights regrouped for vpdpbusd (see fsim_gemm.cc)
+  ZeroPages<int32_t> wgt_bias_;    ///< 128 * row sums of each weight tile, for the same kernel
 };
 
 /// Factory used by make_device("fsim").

@@ -31,6 +31,10 @@ inline constexpr int kAluImmBits = 16;
 inline constexpr int kMulArgBits = 8;
 inline constexpr int kLogInsWidth = 7;
 inline constexpr int kLogUopWidth = 5;
+/// Width of a dependency-token counter. A queue holds at most 2^8 - 1 tokens; an instruction whose
+/// push would exceed that waits until the consumer pops (spec 4.1, docs/ISA.md), on every backend.
+inline constexpr int kTokenCountBits = 8;
+inline constexpr uint64_t kTokenQueueCapacity = (uint64_t{1} << kTokenCountBits) - 1;
 }  // namespace isa
 
 /// Instruction opcodes (3 bits; 5..7 are illegal).

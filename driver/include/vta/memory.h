@@ -1,8 +1,10 @@
 #pragma once
 /// \file vta/memory.h
 /// Simulated physical memory: the DRAM every backend (fsim, tsim, remote server) reads and writes.
-/// Allocations are page-aligned host buffers mapped to a contiguous range of 4 KiB physical pages;
-/// physical page n (0-based) has address (n + 1) << 12, so address 0 is never valid (spec 7.1).
+/// The whole physical space is one reservation of host address space; an allocation is a run of
+/// 4 KiB pages in it, so physical page n (0-based) has address (n + 1) << 12 (address 0 is never
+/// valid, spec 7.1) and host address base + n * 4096. Pages are zero when handed out and are given
+/// back to the operating system when freed, so memory use follows the live allocations.
 
 #include <cstddef>
 #include <cstdint>
@@ -28,36 +30,47 @@ class Dram {
  public:
   static constexpr int kPageBits = 12;
   static constexpr size_t kPageBytes = size_t{1} << kPageBits;
+  /// Widest physical space a Dram can have (64 GiB of host address space is reserved for it).
+  static constexpr int kMaxAddressBits = 36;
 
   /// The memory used by the C API and by every device.
   static Dram& global();
 
-  /// `address_bits` bounds physical addresses (32 by default, as vta_phy_addr_t).
+  /// `address_bits` (13..kMaxAddressBits) bounds physical addresses (32 by default, as
+  /// vta_phy_addr_t). Throws std::invalid_argument for a width outside that range and
+  /// std::runtime_error when the host cannot reserve the address space.
   explicit Dram(int address_bits = 32);
   ~Dram();
   Dram(const Dram&) = delete;
   Dram& operator=(const Dram&) = delete;
 
-  /// Zero-filled, page-aligned memory; nullptr when size is 0 or the physical space is exhausted.
+  /// Zero-filled, page-aligned memory; nullptr when size is 0, larger than the physical space, or
+  /// no run of free pages is long enough.
   void* alloc(size_t size);
   /// Frees an allocation; returns false when `host` is not the start of one.
   bool free(void* host);
-  /// Physical address of a host pointer inside an allocation (interior pointers allowed), or 0.
+  /// Physical address of a host pointer inside an allocation (interior pointers allowed, up to one
+  /// past its end), or 0.
   PhysAddr phys_addr(const void* host) const;
   /// Host pointer for the physical range [phys, phys + bytes) when it lies inside one allocation,
-  /// else nullptr (the caller reports the access as outside allocated memory).
+  /// else nullptr (the caller reports the access as outside allocated memory). Overflow-safe for any
+  /// arguments.
   uint8_t* translate(PhysAddr phys, size_t bytes) const;
   /// The allocation containing `phys`, if any (for diagnostics).
   std::optional<DramBlock> block_at(PhysAddr phys) const;
-  /// Number of live allocations and bytes (for leak checks in tests).
+  /// The allocation containing the host address `host` (interior pointers allowed), if any.
+  std::optional<DramBlock> block_of(const void* host) const;
+  /// Number of live allocations (for leak checks in tests).
   size_t live_blocks() const;
+  /// Bytes of the physical space (every allocation is smaller).
+  uint64_t capacity() const { return uint64_t(total_pages_) * kPageBytes; }
 
  private:
   const DramBlock* find_phys(PhysAddr phys) const;
   mutable std::mutex mu_;
   size_t total_pages_;
+  uint8_t* base_ = nullptr;  ///< host address of physical page 0 (address 0x1000)
   std::map<PhysAddr, DramBlock> by_phys_;
-  std::map<uintptr_t, PhysAddr> by_host_;
   std::map<size_t, size_t> free_pages_;  ///< first page -> page count, first fit
 };
 

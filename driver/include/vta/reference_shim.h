@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "vta/driver_ext.h"
 #include "vta/hw_spec.h"
 
 #ifdef __cplusplus
@@ -17,6 +18,12 @@
  * UINT64_MAX when the run failed (the diagnostic is printed to stderr). */
 uint64_t vta(uint32_t insn_count, VTAGenericInsn* insns, VTAUop* uops, uint32_t* inputs, uint32_t* weights,
              uint32_t* biases, uint32_t* outputs);
+/* Every vta() call runs on one device of the process (created at the first call, on the backend of
+ * VTA_TARGET): its statistics accumulate over the calls. Copies them into *stats and returns 0, or
+ * returns -1 when no device could be created. */
+int vta_shim_stats(VTAStats* stats);
+/* Clears those statistics. */
+void vta_shim_clear_stats();
 #endif
 
 #endif /* VTA_REFERENCE_SHIM_H_ */

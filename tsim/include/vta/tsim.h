@@ -9,8 +9,10 @@
 ///   VTA_WAVE_START, VTA_WAVE_STOP  dump only cycles [start, stop)
 ///   (the hierarchy depth of the dump is a build option: cmake -DVTA_TSIM_TRACE_DEPTH=<levels>)
 ///   VTA_TSIM_READ_LATENCY, VTA_TSIM_WRITE_LATENCY  DRAM latencies in cycles
-///   VTA_TSIM_CYCLE_BUDGET          cycle budget of a run when the caller gives none (wait_cycles 0)
-///   VTA_TSIM_WATCHDOG              idle cycles before a deadlock is reported (0 disables)
+///   VTA_TSIM_CYCLE_BUDGET          cycle budget of a run when the caller gives none (wait_cycles 0),
+///                                  1 .. 2^40
+///   VTA_TSIM_WATCHDOG              idle cycles before a deadlock is reported, 64 .. 2^32-1
+///   (latencies are limited to 0 .. 65536 cycles)
 ///   VTA_TSIM_PROFILE=1             print each run's per-stage instruction, busy and stall counters
 
 #include <cstdint>
@@ -49,13 +51,21 @@ class Simulator {
     DramTiming dram;
     std::optional<WaveOptions> wave;
     uint64_t default_budget = uint64_t{1} << 34;  ///< cycles, when run() is given 0
-    uint32_t watchdog = 4096;                     ///< idle cycles before ERR_DEADLOCK (0 = off)
+    uint32_t watchdog = 4096;                     ///< idle cycles before ERR_DEADLOCK (>= kMinWatchdog)
     Dram* dram_memory = nullptr;                  ///< nullptr = Dram::global()
     bool profile = false;                         ///< print per-stage busy/stall counters after each run
+    /// Validate each program on the host before starting it, as the fsim does (the verdict and the
+    /// diagnostic are the fsim's). Off only in tests of the RTL's own checks.
+    bool host_validation = true;
     /// Defaults overridden by the VTA_* environment variables listed in this header; throws
-    /// std::invalid_argument naming a variable with a malformed value.
+    /// std::invalid_argument naming a variable with a malformed or out-of-range value.
     static Options from_env();
+    /// Throws std::invalid_argument naming the first value outside its range (the limits below).
+    void validate() const;
   };
+  static constexpr uint32_t kMaxLatency = 65536;           ///< DRAM latency limit, cycles
+  static constexpr uint32_t kMinWatchdog = 64;             ///< fewest idle cycles before a deadlock is reported
+  static constexpr uint64_t kMaxBudget = uint64_t{1} << 40;  ///< cycle budget limit
 
   explicit Simulator(Options options);
   ~Simulator();
@@ -76,6 +86,7 @@ class Simulator {
   void clear_stats();
   TokenCounts tokens();
   const std::string& last_error() const { return last_error_; }
+  ErrorKind last_error_kind() const { return last_error_kind_; }
   /// Cycles clocked since construction (runs, register accesses, resets).
   uint64_t cycle() const;
   const PortCounters& port_counters() const;
@@ -90,7 +101,10 @@ class Simulator {
   Stats stats_;
   Stats base_;  ///< statistics before the last reset (the hardware counters restart from 0)
   std::string last_error_;
-  std::string diagnose(const std::string& what, PhysAddr insn_addr, uint32_t count);
+  ErrorKind last_error_kind_ = ErrorKind::kNone;
+  std::string diagnose(RunStatus status, ErrorKind kind, const std::string& what, PhysAddr insn_addr, uint32_t count);
+  RunStatus fail(RunStatus status, ErrorKind kind, std::string diagnostic, const Stats& before);
+  ErrorKind classify(uint32_t error_status, PhysAddr insn_addr, uint32_t count) const;
   void read_stats();
   void print_profile(uint64_t cycles);
   void reset();
@@ -108,5 +122,7 @@ SpeedTotals speed_totals();
 /// Makes the tsim backend (as make_device("tsim", ...) does). Throws std::invalid_argument when
 /// `config` is not the configuration the RTL was built for.
 std::unique_ptr<Device> make_tsim_device(const Config& config, const DeviceOptions& options);
+/// A tsim device with explicit simulator options (the environment is not read).
+std::unique_ptr<Device> make_tsim_device(const Simulator::Options& options);
 
 }  // namespace vta::tsim
