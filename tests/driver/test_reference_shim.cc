@@ -102,4 +102,25 @@ TEST(ReferenceShim, GemmTestStyleProgram) {
   }
 }
 
+// Every vta() call runs on one device of the process, whose statistics a harness can read.
+TEST(ReferenceShim, StatisticsAccumulateOverCalls) {
+  auto* inputs = dev_alloc<int8_t>(size_t(4) * VTA_BATCH * VTA_BLOCK_IN);
+  VTAGenericInsn insns[2];
+  insns[0] = mem_insn(VTA_OPCODE_LOAD, VTA_MEM_ID_INP, 0, 0, 1, 4, 4, 0, 0, 0, 0);
+  union VTAInsn f;
+  std::memset(&f, 0, sizeof f);
+  f.gemm.opcode = VTA_OPCODE_FINISH;
+  insns[1] = f.generic;
+  vta_shim_clear_stats();
+  ASSERT_NE(vta(2, insns, nullptr, reinterpret_cast<uint32_t*>(inputs), nullptr, nullptr, nullptr), UINT64_MAX);
+  ASSERT_NE(vta(2, insns, nullptr, reinterpret_cast<uint32_t*>(inputs), nullptr, nullptr, nullptr), UINT64_MAX);
+  VTAStats stats;
+  ASSERT_EQ(vta_shim_stats(&stats), 0);
+  EXPECT_EQ(stats.inp_load_nbytes, uint64_t(2 * 4 * VTA_INP_ELEM_BYTES)) << "two calls, accumulated";
+  vta_shim_clear_stats();
+  ASSERT_EQ(vta_shim_stats(&stats), 0);
+  EXPECT_EQ(stats.inp_load_nbytes, 0u);
+  VTAMemFree(inputs);
+}
+
 }  // namespace

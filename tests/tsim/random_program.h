@@ -1,5 +1,5 @@
 #pragma once
-// Random valid VTA programs for differential testing (fsim against tsim).
+// Random VTA programs for differential testing (fsim against tsim and any later backend).
 //
 // Each program first loads every SRAM region it uses (so no result depends on what an earlier
 // program left behind), then issues random instructions of all kinds for two "threads" that own
@@ -10,6 +10,11 @@
 // instruction of the producing stage and a pop on the consumer, always earlier in program order, so
 // the program is race-free (both backends must agree byte for byte) and deadlock-free; a closing
 // sequence lets FINISH wait for every stage.
+//
+// inject() then turns a valid program into an invalid one with exactly one defect of a chosen
+// class (a row past its allocation, an SRAM range or micro-op index past a buffer, a token never
+// pushed, no FINISH, a count past the instruction buffer, an illegal opcode, zero iterations): every
+// backend must give the same return code and error class.
 
 #include <algorithm>
 #include <array>
@@ -18,6 +23,7 @@
 #include <vector>
 
 #include "../driver/test_util.h"
+#include "vta/program.h"
 
 namespace vta::test {
 
@@ -46,9 +52,93 @@ class RandomProgram {
     std::memset(out_.data(), 0, out_.size());
   }
   RunStatus run(Device& dev) {
-    Program p(c_);
-    for (const auto& i : insns_) p.raw(encode(i));
-    return p.run(dev, uint64_t{1} << 30);
+    DevBuf buf(insns_.size() * Config::kInsnElemBytes);
+    for (size_t i = 0; i < insns_.size(); ++i) store_insn(buf.data() + i * Config::kInsnElemBytes, encode(insns_[i]));
+    return dev.run(buf.phys(), uint32_t(insns_.size() + extra_count_), uint64_t{1} << 30);
+  }
+
+  /// The defects inject() can add, one per program.
+  enum class Defect { kDramRange, kSramRange, kIndexRange, kMissingPush, kNoFinish, kCountPastBuffer,
+                      kIllegalMemoryType, kZeroIterations, kCount };
+  static const char* name(Defect d) {
+    static const char* kNames[] = {"dram_range", "sram_range", "index_range", "missing_push", "no_finish",
+                                   "count_past_buffer", "illegal_memory_type", "zero_iterations"};
+    return kNames[int(d)];
+  }
+  /// Makes the program invalid with one defect; returns the error class every backend must report.
+  ErrorKind inject(Defect d) {
+    auto pick = [&](auto&& ok) -> Insn* {
+      std::vector<Insn*> c;
+      for (auto& i : insns_) {
+        if (ok(i)) c.push_back(&i);
+      }
+      return c.empty() ? nullptr : c[rnd(0, uint32_t(c.size() - 1))];
+    };
+    auto moves_data = [](const Insn& i) { return i.kind == kMem && i.m.x_size > 0 && i.m.y_size > 0; };
+    switch (d) {
+      case Defect::kDramRange: {
+        // the transfer starts inside its allocation and its last row ends past the end (a transfer
+        // wholly inside the next allocation is, to the device, a valid one)
+        auto reach = [](const Insn& x) { return uint64_t(x.m.y_size - 1) * x.m.x_stride + x.m.x_size; };
+        Insn* i = pick([&](const Insn& x) {
+          return moves_data(x) && MemId(x.m.memory_type) != MemId::kUop && reach(x) >= 2;
+        });
+        if (i == nullptr) return inject(Defect::kNoFinish);
+        const DevBuf& b = buffer_of(MemId(i->m.memory_type));
+        const uint64_t unit = dram_unit(c_, MemId(i->m.memory_type));
+        const uint64_t elems = b.size() / unit, r = reach(*i);
+        i->m.dram_base = uint32_t(b.phys() / unit + elems - r + rnd(1, uint32_t(r - 1)));
+        return ErrorKind::kDramRange;
+      }
+      case Defect::kSramRange: {
+        Insn* i = pick([&](const Insn& x) { return moves_data(x); });
+        const auto type = MemId(i->m.memory_type);
+        const uint32_t block = (i->m.y_pad_0 + i->m.y_size + i->m.y_pad_1) * (i->m.x_pad_0 + i->m.x_size + i->m.x_pad_1);
+        const uint32_t depth = type == MemId::kOut ? c_.out_depth() : vta::sram_depth(c_, type);
+        i->m.sram_base = std::min<uint32_t>(depth - block + rnd(1, 4), (1u << isa::kSramAddrBits) - 1);
+        return ErrorKind::kSramRange;
+      }
+      case Defect::kIndexRange: {
+        // the outer loop walks the destination past the accumulator (found only while running)
+        Insn* i = pick([](const Insn& x) { return x.kind == kGemm || x.kind == kAlu; });
+        if (i == nullptr) return inject(Defect::kZeroIterations);
+        uint32_t& iter_out = i->kind == kGemm ? i->g.iter_out : i->a.iter_out;
+        uint32_t& factor = i->kind == kGemm ? i->g.dst_factor_out : i->a.dst_factor_out;
+        iter_out = 3;
+        factor = c_.acc_depth() - 1;
+        return ErrorKind::kSramRange;
+      }
+      case Defect::kMissingPush: {
+        // a token some instruction waits for is never pushed: nothing can finish
+        Insn* i = pick([](Insn& x) { return x.kind != kFinish && (x.deps().push_prev || x.deps().push_next); });
+        DepFlags& f = i->deps();
+        if (f.push_prev && (!f.push_next || coin())) {
+          f.push_prev = false;
+        } else {
+          f.push_next = false;
+        }
+        return ErrorKind::kDeadlock;
+      }
+      case Defect::kNoFinish:
+        insns_.pop_back();
+        return ErrorKind::kInvalidStream;
+      case Defect::kCountPastBuffer:
+        extra_count_ = rnd(1, 3);
+        return ErrorKind::kInvalidStream;
+      case Defect::kIllegalMemoryType: {
+        Insn* i = pick(moves_data);  // (a STORE no-op ignores its memory type)
+        i->m.memory_type = uint8_t(rnd(6, 7));  // 6 and 7 name no memory
+        return ErrorKind::kInvalidInstruction;
+      }
+      case Defect::kZeroIterations: {
+        Insn* i = pick([](const Insn& x) { return x.kind == kGemm || x.kind == kAlu; });
+        if (i == nullptr) return inject(Defect::kNoFinish);
+        (i->kind == kGemm ? i->g.iter_in : i->a.iter_in) = 0;
+        return ErrorKind::kInvalidInstruction;
+      }
+      case Defect::kCount: break;
+    }
+    return ErrorKind::kNone;
   }
   std::vector<uint8_t> output() const { return {out_.data(), out_.data() + out_.size()}; }
   size_t size() const { return insns_.size(); }
@@ -139,6 +229,17 @@ class RandomProgram {
     return i;
   }
   uint32_t base_of(const DevBuf& b, uint64_t unit) const { return uint32_t(b.phys() / unit); }
+  const DevBuf& buffer_of(MemId type) const {
+    switch (type) {
+      case MemId::kInp: return inp_;
+      case MemId::kAcc8Bit: return inp_;
+      case MemId::kWgt: return wgt_;
+      case MemId::kAcc: return acc_;
+      case MemId::kUop: return uop_;
+      case MemId::kOut: return out_;
+    }
+    return inp_;
+  }
 
   /// A random 2D load of `type` into [lo, lo + span) of its SRAM from a DRAM buffer of `elems`.
   Insn random_load(Stage stage, MemId type, uint32_t lo, uint32_t span, const DevBuf& buf, uint32_t unit,
@@ -262,7 +363,7 @@ class RandomProgram {
   std::mt19937_64 rng_;
   DevBuf inp_, wgt_, acc_, uop_, out_;
   std::vector<std::vector<uint8_t>> initial_;
-  uint32_t ni_, nw_, na_, nu_, uop_used_ = 0;
+  uint32_t ni_, nw_, na_, nu_, uop_used_ = 0, extra_count_ = 0;
   std::vector<Insn> insns_;
   int last_[kNumRes][3] = {{-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}};
   int latest_[3] = {-1, -1, -1};

@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <map>
+#include <string>
 
 #include "random_program.h"
 #include "vta/build_config.h"
@@ -67,6 +69,55 @@ TEST(TsimDifferential, RandomProgramsAgreeWithTheFsim) {
   std::printf("differential: %llu programs, %llu instructions, %llu tsim cycles, %llu mismatches, %.1f s\n",
               static_cast<unsigned long long>(count), static_cast<unsigned long long>(insns),
               static_cast<unsigned long long>(cycles), static_cast<unsigned long long>(failures), s);
+}
+
+// One program, one verdict: every invalid program gets the same return code and error class on the
+// fsim and on the tsim, and neither counts anything for it. VTA_DIFF_INVALID_PROGRAMS sets the number
+// (400 by default: 50 of each defect class in turn).
+TEST(TsimDifferential, InvalidProgramsGetTheSameVerdict) {
+  const Config& c = build_config();
+  const uint64_t count = env_or("VTA_DIFF_INVALID_PROGRAMS", 400), base = env_or("VTA_DIFF_SEED", 20261123);
+  auto fsim = make_test_fsim(c);
+  auto tsim = make_device("tsim", c);
+  const auto t0 = std::chrono::steady_clock::now();
+  uint64_t failures = 0;
+  std::map<std::string, uint64_t> per_class;
+  for (uint64_t k = 0; k < count && failures < 5; ++k) {
+    const uint64_t seed = base + k;
+    const auto defect = RandomProgram::Defect(k % uint64_t(RandomProgram::Defect::kCount));
+    RandomProgram p(c, seed);
+    const ErrorKind expected = p.inject(defect);
+    const Stats before_f = fsim->stats(), before_t = tsim->stats();
+    p.reset_memory();
+    const RunStatus fs = p.run(*fsim);
+    p.reset_memory();
+    const RunStatus ts = p.run(*tsim);
+    std::string why;
+    if (fs != RunStatus::kError || fsim->last_error_kind() != expected) {
+      why = std::string("fsim: status ") + std::to_string(int(fs)) + " class " + to_string(fsim->last_error_kind()) +
+            ", expected class " + to_string(expected) + "\n" + fsim->last_error();
+    } else if (ts != fs || tsim->last_error_kind() != fsim->last_error_kind()) {
+      why = std::string("tsim: status ") + std::to_string(int(ts)) + " class " + to_string(tsim->last_error_kind()) +
+            ", fsim: class " + to_string(fsim->last_error_kind()) + "\n" + tsim->last_error() + "fsim said:\n" +
+            fsim->last_error();
+    } else if (!fsim->stats().counters_equal(before_f) || !tsim->stats().counters_equal(before_t)) {
+      why = "a failed run changed the statistics: fsim " + fsim->stats().to_json() + " tsim " + tsim->stats().to_json();
+    } else if (fsim->tokens() != TokenCounts{} || tsim->tokens() != TokenCounts{}) {
+      why = "a failed run left tokens: fsim " + fsim->tokens().to_string() + " tsim " + tsim->tokens().to_string();
+    }
+    ++per_class[RandomProgram::name(defect)];
+    if (!why.empty()) {
+      ++failures;
+      ADD_FAILURE() << "seed " << seed << ", defect " << RandomProgram::name(defect) << ": " << why
+                    << "\nreplay: VTA_DIFF_SEED=" << seed - k << " (program " << k << ")\n"
+                    << p.listing();
+    }
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("invalid programs: %llu, %llu verdict mismatches, %.1f s; per defect:",
+              static_cast<unsigned long long>(count), static_cast<unsigned long long>(failures), s);
+  for (const auto& [name, n] : per_class) std::printf(" %s %llu", name.c_str(), static_cast<unsigned long long>(n));
+  std::printf("\n");
 }
 
 }  // namespace

@@ -234,5 +234,74 @@ TEST(TsimOptions, MalformedEnvironmentIsNamed) {
   unsetenv("VTA_WAVE");
 }
 
+// Every wait is bounded: values that would make a run spin for hours, or call valid programs
+// deadlocked, are refused by name.
+TEST(TsimOptions, OutOfRangeValuesAreRefusedByName) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"VTA_TSIM_WATCHDOG", "0"},          {"VTA_TSIM_WATCHDOG", "2"},
+      {"VTA_TSIM_READ_LATENCY", "4294967295"}, {"VTA_TSIM_WRITE_LATENCY", "100000"},
+      {"VTA_TSIM_CYCLE_BUDGET", "0"},      {"VTA_TSIM_CYCLE_BUDGET", "-5"},
+  };
+  for (const auto& [name, value] : bad) {
+    setenv(name, value, 1);
+    try {
+      (void)tsim::Simulator::Options::from_env();
+      ADD_FAILURE() << name << "=" << value << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+    EXPECT_THROW((void)make_device("tsim", build_config()), std::invalid_argument) << name << "=" << value;
+    unsetenv(name);
+  }
+  tsim::Simulator::Options o;
+  o.watchdog = 0;
+  EXPECT_THROW(tsim::Simulator{o}, std::invalid_argument) << "the C++ API is checked too";
+  // the smallest allowed watchdog still runs valid programs
+  setenv("VTA_TSIM_WATCHDOG", "64", 1);
+  auto dev = make_device("tsim", build_config());
+  unsetenv("VTA_TSIM_WATCHDOG");
+  DevBuf data(4096);
+  Program p(build_config());
+  p.load(MemId::kInp, 0, data.base(16), 4, 4, 4, test::push_next()).finish(test::pop_prev());
+  EXPECT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error();
+}
+
+// Token queues hold at most 255 tokens on every backend, and an instruction waits for room before
+// it starts: a program that leaves one token per run behaves the same on the fsim and the tsim at
+// every run (here: run 256 cannot push, so FINISH completes with the load still waiting).
+TEST(TsimTokens, AQueueThatFillsUpGetsTheSameVerdictOnEveryBackend) {
+  const Config& cfg = build_config();
+  auto fsim = test::make_test_fsim(cfg);
+  auto tsim = make_device("tsim", cfg);
+  DevBuf data(4096);
+  Program p(cfg);
+  p.load(MemId::kInp, 0, data.base(16), 1, 1, 1, test::push_next()).finish();  // nobody pops l2g
+  int first_failure[2] = {-1, -1};
+  Device* devs[2] = {fsim.get(), tsim.get()};
+  for (int d = 0; d < 2; ++d) {
+    for (int run = 1; run <= 300 && first_failure[d] < 0; ++run) {
+      if (p.run(*devs[d]) != RunStatus::kOk) first_failure[d] = run;
+      if (run == 255) {
+        EXPECT_EQ(devs[d]->tokens().l2g, 255u) << devs[d]->target();
+      }
+    }
+    EXPECT_EQ(devs[d]->last_error_kind(), ErrorKind::kUnfinished) << devs[d]->last_error();
+    EXPECT_EQ(devs[d]->tokens(), TokenCounts{}) << "a failed run empties the queues";
+  }
+  EXPECT_EQ(first_failure[0], 256);
+  EXPECT_EQ(first_failure[1], first_failure[0]) << "the tsim and the fsim disagree on when the queue is full";
+  // with a consumer, a full queue only makes the producer wait: the load cannot start until the
+  // compute no-op has popped, then the run completes (one token fewer each time) on both
+  Program draining(cfg);
+  draining.load(MemId::kInp, 0, data.base(16), 1, 1, 1, test::push_next())
+      .load(MemId::kUop, 0, 0, 0, 0, 0, test::pop_prev())  // compute no-op
+      .finish(test::pop_prev());
+  for (int d = 0; d < 2; ++d) {
+    for (int run = 0; run < 255; ++run) ASSERT_EQ(p.run(*devs[d]), RunStatus::kOk);
+    for (int run = 0; run < 45; ++run) ASSERT_EQ(draining.run(*devs[d]), RunStatus::kOk) << devs[d]->last_error();
+    EXPECT_EQ(devs[d]->tokens().l2g, 210u) << devs[d]->target();
+  }
+}
+
 }  // namespace
 }  // namespace vta

@@ -112,5 +112,47 @@ TEST(TsimWave, BadWaveOptionsAreNamed) {
   EXPECT_THROW(tsim::Simulator{o}, std::invalid_argument);
 }
 
+// No file name ever reaches a shell: a name with quotes and a command in it is just a file name.
+TEST(TsimWave, FileNamesNeverReachAShell) {
+  const fs::path dir = fs::temp_directory_path() / "vta_tsim_wave_shell";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // a shell would run "touch vta_wave_INJECTED" in the working directory
+  const fs::path injected = fs::current_path() / "vta_wave_INJECTED";
+  fs::remove(injected);
+  const std::string nasty = (dir / "a';touch vta_wave_INJECTED;'.vcd").string();
+  tsim::Simulator::Options o;
+  o.wave = tsim::WaveOptions{nasty, 0, UINT64_MAX, 0};
+  run_small_program(o);
+  EXPECT_FALSE(fs::exists(injected)) << "the file name was run as a command";
+  EXPECT_TRUE(fs::exists(nasty)) << "the waveform was not written under its name";
+  o.wave = tsim::WaveOptions{(dir / "it's.vcd").string(), 0, UINT64_MAX, 0};
+  run_small_program(o);
+  ASSERT_TRUE(fs::exists(dir / "it's.vcd")) << "an apostrophe lost the waveform";
+  EXPECT_GT(parse_vcd(dir / "it's.vcd").names.size(), 500u);
+  fs::remove_all(dir);
+}
+
+// Simulators that ask for the same file at the same time write beside each other (run.1.fst, ...),
+// never over each other; a later simulator reuses the name once the first has closed it.
+TEST(TsimWave, ConcurrentSimulatorsGetTheirOwnFiles) {
+  const fs::path dir = fs::temp_directory_path() / "vta_tsim_wave_threads";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  tsim::Simulator::Options o;
+  o.wave = tsim::WaveOptions{(dir / "run.fst").string(), 0, UINT64_MAX, 0};
+  {
+    tsim::Simulator a(o), b(o), c(o);
+    EXPECT_TRUE(fs::exists(dir / "run.fst"));
+    EXPECT_TRUE(fs::exists(dir / "run.1.fst"));
+    EXPECT_TRUE(fs::exists(dir / "run.2.fst"));
+    EXPECT_TRUE(fs::exists(dir / "run.2.gtkw"));
+  }
+  fs::remove(dir / "run.fst");
+  run_small_program(o);
+  EXPECT_TRUE(fs::exists(dir / "run.fst")) << "the name is free again once closed";
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace vta::test

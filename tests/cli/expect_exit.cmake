@@ -1,0 +1,20 @@
+# Runs a shipped program the way a user would and checks how it fails: its exit code and a line of
+# its stderr. Usage (from add_test):
+#   cmake -DCMD=<program;args> -DCODE=<exit code> -DSTDERR=<regex> [-DENV=<NAME=value;...>] -P expect_exit.cmake
+if(NOT DEFINED CMD OR NOT DEFINED CODE OR NOT DEFINED STDERR)
+  message(FATAL_ERROR "expect_exit.cmake needs CMD, CODE and STDERR")
+endif()
+set(env_args)
+if(DEFINED ENV AND NOT ENV STREQUAL "")
+  set(env_args ${CMAKE_COMMAND} -E env ${ENV})
+endif()
+execute_process(COMMAND ${env_args} ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc STREQUAL CODE)
+  message(FATAL_ERROR "exit code ${rc}, expected ${CODE}\nstderr:\n${err}")
+endif()
+if(NOT err MATCHES "${STDERR}")
+  message(FATAL_ERROR "stderr does not match '${STDERR}':\n${err}")
+endif()
+if(err MATCHES "terminate called|Aborted|Segmentation")
+  message(FATAL_ERROR "the program crashed:\n${err}")
+endif()
