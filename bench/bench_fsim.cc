@@ -1,13 +1,18 @@
 // fsim throughput: GEMM micro-ops per second on one large GEMM instruction (2M micro-op executions:
 // 2048 distinct micro-ops in a 32 x 32 loop), on the VNNI kernel and the portable kernel; and ALU
-// micro-ops per second for an immediate ADD and a vector ADD.
+// micro-ops per second for an immediate ADD and a vector ADD. Also the fixed costs: opening a device
+// (through the C API, as the reference's per-call vta() does), next to the eager zero-fill of the same
+// SRAM sizes that opening used to cost, and a 1-byte device allocation.
 
 #include <benchmark/benchmark.h>
 
 #include <cstring>
 #include <random>
 
+#include <vector>
+
 #include "vta/device.h"
+#include "vta/driver.h"
 #include "vta/fsim.h"
 #include "vta/isa.h"
 #include "vta/memory.h"
@@ -94,6 +99,67 @@ void BM_FsimGemmPortable(benchmark::State& s) { run_compute(s, true, true, false
 void BM_FsimAluAddImm(benchmark::State& s) { run_compute(s, false, false, true); }
 void BM_FsimAluAddVector(benchmark::State& s) { run_compute(s, false, false, false); }
 
+void BM_FsimDeviceOpen(benchmark::State& state) {
+  for (auto _ : state) {
+    VTADeviceHandle dev = VTADeviceAlloc();
+    benchmark::DoNotOptimize(dev);
+    VTADeviceFree(dev);
+  }
+}
+
+// The reference's per-call pattern (its vta() entry point): open a device, run a small program
+// (a 16-element input load and FINISH), close it.
+void BM_FsimOpenRunClose(benchmark::State& state) {
+  const Config cfg = Config::default_config();
+  const Isa isa(cfg);
+  Buf data(16 * cfg.inp_elem_bytes()), insns(32);
+  MemInsn m;
+  m.memory_type = uint8_t(MemId::kInp), m.dram_base = data.base(cfg.inp_elem_bytes());
+  m.y_size = 1, m.x_size = 16, m.x_stride = 16;
+  GemmInsn fin;
+  fin.opcode = uint8_t(Opcode::kFinish);
+  store_insn(insns.p, isa.encode(m));
+  store_insn(insns.p + 16, isa.encode(fin));
+  for (auto _ : state) {
+    VTADeviceHandle dev = VTADeviceAlloc();
+    if (VTADeviceRun(dev, vta_phy_addr_t(insns.phys()), 2, 0) != 0) state.SkipWithError("run failed");
+    VTADeviceFree(dev);
+  }
+}
+
+// What opening cost before the SRAMs were mapped zero pages: filling vectors of the same sizes.
+void BM_SramEagerZeroFill(benchmark::State& state) {
+  const Config cfg = Config::default_config();
+  const size_t wsize = size_t(cfg.block_in()) * cfg.block_out();
+  for (auto _ : state) {
+    std::vector<int8_t> inp(size_t(cfg.inp_depth()) * cfg.batch() * cfg.block_in()), wgt(cfg.wgt_depth() * wsize);
+    std::vector<int32_t> acc(size_t(cfg.acc_depth()) * cfg.batch() * cfg.block_out());
+    std::vector<uint32_t> uop(cfg.uop_depth());
+    std::vector<Uop> uops(cfg.uop_depth());
+    std::vector<int8_t> vnni(wgt.size());
+    std::vector<int32_t> bias(size_t(cfg.wgt_depth()) * cfg.block_out());
+    benchmark::DoNotOptimize(inp.data());
+    benchmark::DoNotOptimize(wgt.data());
+    benchmark::DoNotOptimize(acc.data());
+    benchmark::DoNotOptimize(uop.data());
+    benchmark::DoNotOptimize(uops.data());
+    benchmark::DoNotOptimize(vnni.data());
+    benchmark::DoNotOptimize(bias.data());
+  }
+}
+
+void BM_DramAlloc1Byte(benchmark::State& state) {
+  for (auto _ : state) {
+    void* p = VTAMemAlloc(1, VTA_CACHED);
+    static_cast<uint8_t*>(p)[0] = 1;
+    VTAMemFree(p);
+  }
+}
+
+BENCHMARK(BM_FsimDeviceOpen)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FsimOpenRunClose)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SramEagerZeroFill)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DramAlloc1Byte)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FsimGemmVnni)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimGemmPortable)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimAluAddImm)->Unit(benchmark::kMillisecond);

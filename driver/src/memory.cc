@@ -31,6 +31,8 @@ Dram::Dram(int address_bits) {
                              " MiB of address space for the simulated DRAM: " + std::strerror(errno));
   }
   base_ = static_cast<uint8_t*>(p);
+  // 4 KiB pages: a transparent huge page would zero 2 MiB on the first touch of a 1-byte buffer.
+  madvise(base_, total_pages_ * kPageBytes, MADV_NOHUGEPAGE);
   free_pages_[0] = total_pages_;
 }
 

@@ -437,8 +437,10 @@ TEST(BadInput, FreedMemoryIsReturnedToTheSystem) {
   EXPECT_LT(live, size_t(kBlocks) * 5 * 1024) << "a touched 1-byte allocation costs one 4 KiB page";
   for (void* b : blocks) VTAMemFree(b);
   const size_t after = resident_bytes();
-  EXPECT_LT(after, before + size_t(kBlocks) * 512) << "freed pages go back to the system: " << before << " -> "
-                                                     << before + live << " -> " << after;
+  // at least three quarters of the growth goes back (the rest: allocator bookkeeping, and under ASan
+  // its quarantine of freed host objects)
+  EXPECT_LT(after, before + live / 4) << "freed pages go back to the system: " << before << " -> " << before + live
+                                      << " -> " << after;
   for (int i = 0; i < 3; ++i) {
     auto* p = static_cast<uint8_t*>(VTAMemAlloc(4096, VTA_CACHED));
     EXPECT_EQ(p[0], 0) << "reused pages are zero";
