@@ -56,6 +56,17 @@ bool device_range_ok(const char* call, const void* p, size_t size, const char* s
   return false;
 }
 
+// A copy between host and device memory; the device side is `dst` when `to_device`, else `src`.
+void checked_copy(const char* call, void* dst, const void* src, size_t size, bool to_device) {
+  if (size == 0) return;
+  if (dst == nullptr || src == nullptr) {
+    std::fprintf(stderr, "%s: NULL %s\n", call, dst == nullptr ? "destination" : "source");
+    return;
+  }
+  const void* device = to_device ? dst : src;
+  if (device_range_ok(call, device, size, to_device ? "destination" : "source")) std::memcpy(dst, src, size);
+}
+
 }  // namespace
 
 extern "C" {
@@ -136,21 +147,11 @@ vta_phy_addr_t VTAMemGetPhyAddr(void* buf) {
 }
 
 void VTAMemCopyFromHost(void* dst, const void* src, size_t size) {
-  if (size == 0) return;
-  if (dst == nullptr || src == nullptr) {
-    std::fprintf(stderr, "VTAMemCopyFromHost: NULL %s\n", dst == nullptr ? "destination" : "source");
-    return;
-  }
-  if (device_range_ok("VTAMemCopyFromHost", dst, size, "destination")) std::memcpy(dst, src, size);
+  checked_copy("VTAMemCopyFromHost", dst, src, size, true);
 }
 
 void VTAMemCopyToHost(void* dst, const void* src, size_t size) {
-  if (size == 0) return;
-  if (dst == nullptr || src == nullptr) {
-    std::fprintf(stderr, "VTAMemCopyToHost: NULL %s\n", dst == nullptr ? "destination" : "source");
-    return;
-  }
-  if (device_range_ok("VTAMemCopyToHost", src, size, "source")) std::memcpy(dst, src, size);
+  checked_copy("VTAMemCopyToHost", dst, src, size, false);
 }
 
 void VTAFlushCache(void*, vta_phy_addr_t, int) {}

@@ -338,31 +338,27 @@ void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_off
   }
   const uint8_t* src = static_cast<const uint8_t*>(from);
   uint8_t* dst = static_cast<uint8_t*>(to);
-  if (kind_mask & 2) {
-    const DataBuffer* b = as_buffer(from);
+  // A device side is a buffer handle: its data, when [offset, offset + size) fits; else nullptr.
+  auto device_data = [&](const void* handle, size_t offset, const char* side) -> uint8_t* {
+    const DataBuffer* b = as_buffer(handle);
     if (b == nullptr) {
-      std::fprintf(stderr, "VTABufferCopy: the source is not a live buffer from VTABufferAlloc\n");
-      return;
+      std::fprintf(stderr, "VTABufferCopy: the %s is not a live buffer from VTABufferAlloc\n", side);
+      return nullptr;
     }
-    if (!range_fits(from_offset, size, b->size)) {
-      std::fprintf(stderr, "VTABufferCopy: the source range %s exceeds its %zu-byte buffer\n",
-                   range_text(from_offset, size).c_str(), b->size);
-      return;
+    if (!range_fits(offset, size, b->size)) {
+      std::fprintf(stderr, "VTABufferCopy: the %s range %s exceeds its %zu-byte buffer\n", side,
+                   range_text(offset, size).c_str(), b->size);
+      return nullptr;
     }
-    src = b->data;
+    return b->data;
+  };
+  if (kind_mask & 2) {
+    src = device_data(from, from_offset, "source");
+    if (src == nullptr) return;
   }
   if (kind_mask & 1) {
-    const DataBuffer* b = as_buffer(to);
-    if (b == nullptr) {
-      std::fprintf(stderr, "VTABufferCopy: the destination is not a live buffer from VTABufferAlloc\n");
-      return;
-    }
-    if (!range_fits(to_offset, size, b->size)) {
-      std::fprintf(stderr, "VTABufferCopy: the destination range %s exceeds its %zu-byte buffer\n",
-                   range_text(to_offset, size).c_str(), b->size);
-      return;
-    }
-    dst = b->data;
+    dst = device_data(to, to_offset, "destination");
+    if (dst == nullptr) return;
   }
   if (size != 0) std::memmove(dst + to_offset, src + from_offset, size);
 }

@@ -44,6 +44,22 @@ class TsimErrorsBase : public ::testing::Test {
     EXPECT_EQ(dev->last_error_kind(), ErrorKind::kNone);
   }
   uint32_t base(int unit) const { return data.base(unit); }
+
+  // The invalid programs both fixtures run (with host validation, and with the RTL's own checks).
+  Program illegal_opcode() const { return std::move(Program(cfg).raw(RawInsn{5, 0}).finish()); }
+  Program load_out() const { return std::move(Program(cfg).load(MemId::kOut, 0, base(16), 1, 1, 1).finish()); }
+  Program store_acc() const {
+    Program p(cfg);
+    return std::move(p.raw(p.isa().encode(MemInsn{1, {}, 3, 0, base(16), 1, 1, 1, 0, 0, 0, 0})).finish());
+  }
+  Program inp_past_depth() const {
+    return std::move(Program(cfg).load(MemId::kInp, 2040, base(16), 2, 4, 4, {}, 0, 0, 0, 1).finish());
+  }
+  Program store_past_depth() const { return std::move(Program(cfg).store(2047, base(16), 1, 2, 2).finish()); }
+  Program zero_iterations() const { return std::move(Program(cfg).gemm(test::gemm_insn(0, 1, 0, 1)).finish()); }
+  Program unmapped_load() const {  // page 0: never mapped
+    return std::move(Program(cfg).load(MemId::kInp, 0, 0x10, 1, 1, 1, test::push_next()).finish(test::pop_prev()));
+  }
 };
 
 // The tsim as users get it: programs are validated on the host before they start, so a program the
@@ -54,28 +70,20 @@ class TsimErrors : public TsimErrorsBase {
 };
 
 TEST_F(TsimErrors, IllegalOpcode) {
-  Program bad(cfg);
-  bad.raw(RawInsn{5, 0}).finish();
-  expect_failure(bad, RunStatus::kError, ErrorKind::kInvalidInstruction,
+  expect_failure(illegal_opcode(), RunStatus::kError, ErrorKind::kInvalidInstruction,
                  {"vta tsim: error at instruction 0 (compute) [invalid_instruction]: illegal opcode 5"});
 }
 
 TEST_F(TsimErrors, IllegalMemoryTypes) {
-  Program load_out(cfg);
-  load_out.load(MemId::kOut, 0, base(16), 1, 1, 1).finish();
-  expect_failure(load_out, RunStatus::kError, ErrorKind::kInvalidInstruction, {"illegal memory type 4 for LOAD", "LOAD OUT"});
-  Program store_acc(cfg);
-  store_acc.raw(store_acc.isa().encode(MemInsn{1, {}, 3, 0, base(16), 1, 1, 1, 0, 0, 0, 0})).finish();
-  expect_failure(store_acc, RunStatus::kError, ErrorKind::kInvalidInstruction, {"illegal memory type 3 for STORE"});
+  expect_failure(load_out(), RunStatus::kError, ErrorKind::kInvalidInstruction,
+                 {"illegal memory type 4 for LOAD", "LOAD OUT"});
+  expect_failure(store_acc(), RunStatus::kError, ErrorKind::kInvalidInstruction, {"illegal memory type 3 for STORE"});
 }
 
 TEST_F(TsimErrors, SramRangesBeyondDepth) {
-  Program inp(cfg);
-  inp.load(MemId::kInp, 2040, base(16), 2, 4, 4, {}, 0, 0, 0, 1).finish();
-  expect_failure(inp, RunStatus::kError, ErrorKind::kSramRange, {"LOAD INP writes SRAM elements [2040, 2050)"});
-  Program store(cfg);
-  store.store(2047, base(16), 1, 2, 2).finish();
-  expect_failure(store, RunStatus::kError, ErrorKind::kSramRange, {"STORE reads SRAM elements [2047, 2049)"});
+  expect_failure(inp_past_depth(), RunStatus::kError, ErrorKind::kSramRange,
+                 {"LOAD INP writes SRAM elements [2040, 2050)"});
+  expect_failure(store_past_depth(), RunStatus::kError, ErrorKind::kSramRange, {"STORE reads SRAM elements [2047, 2049)"});
 }
 
 TEST_F(TsimErrors, GemmIndexBeyondDepthIsFoundByTheHardware) {
@@ -89,15 +97,11 @@ TEST_F(TsimErrors, GemmIndexBeyondDepthIsFoundByTheHardware) {
 }
 
 TEST_F(TsimErrors, ZeroIterations) {
-  Program p(cfg);
-  p.gemm(test::gemm_insn(0, 1, 0, 1)).finish();
-  expect_failure(p, RunStatus::kError, ErrorKind::kInvalidInstruction, {"zero iteration count"});
+  expect_failure(zero_iterations(), RunStatus::kError, ErrorKind::kInvalidInstruction, {"zero iteration count"});
 }
 
 TEST_F(TsimErrors, DramAccessOutsideAllocations) {
-  Program unmapped(cfg);
-  unmapped.load(MemId::kInp, 0, 0x10, 1, 1, 1, test::push_next()).finish(test::pop_prev());  // page 0: never mapped
-  expect_failure(unmapped, RunStatus::kError, ErrorKind::kDramRange, {"outside every allocated buffer"});
+  expect_failure(unmapped_load(), RunStatus::kError, ErrorKind::kDramRange, {"outside every allocated buffer"});
   // one row past the end of the allocation, inside its last page: caught per allocation, not per page
   DevBuf small{100};
   Program past(cfg);
@@ -166,45 +170,31 @@ class TsimHardwareChecks : public TsimErrorsBase {
 };
 
 TEST_F(TsimHardwareChecks, IllegalOpcode) {
-  Program bad(cfg);
-  bad.raw(RawInsn{5, 0}).finish();
-  expect_failure(bad, RunStatus::kError, ErrorKind::kInvalidInstruction,
+  expect_failure(illegal_opcode(), RunStatus::kError, ErrorKind::kInvalidInstruction,
                  {"compute stage refused", "compute: refused instruction 0"});
 }
 
 TEST_F(TsimHardwareChecks, IllegalMemoryTypes) {
-  Program load_out(cfg);
-  load_out.load(MemId::kOut, 0, base(16), 1, 1, 1).finish();
-  expect_failure(load_out, RunStatus::kError, ErrorKind::kInvalidInstruction, {"compute stage refused", "LOAD OUT"});
-  Program store_acc(cfg);
-  store_acc.raw(store_acc.isa().encode(MemInsn{1, {}, 3, 0, base(16), 1, 1, 1, 0, 0, 0, 0})).finish();
-  expect_failure(store_acc, RunStatus::kError, ErrorKind::kInvalidInstruction,
+  expect_failure(load_out(), RunStatus::kError, ErrorKind::kInvalidInstruction, {"compute stage refused", "LOAD OUT"});
+  expect_failure(store_acc(), RunStatus::kError, ErrorKind::kInvalidInstruction,
                  {"store stage refused", "store: refused instruction 0"});
 }
 
 TEST_F(TsimHardwareChecks, SramRangesBeyondDepth) {
-  Program inp(cfg);
-  inp.load(MemId::kInp, 2040, base(16), 2, 4, 4, {}, 0, 0, 0, 1).finish();
-  expect_failure(inp, RunStatus::kError, ErrorKind::kSramRange,
+  expect_failure(inp_past_depth(), RunStatus::kError, ErrorKind::kSramRange,
                  {"load stage refused", "load: refused instruction 0 (LOAD INP"});
   Program uop(cfg);
   uop.load(MemId::kUop, 8190, base(4), 1, 4, 4).finish();
   expect_failure(uop, RunStatus::kError, ErrorKind::kSramRange, {"compute stage refused", "LOAD UOP"});
-  Program store(cfg);
-  store.store(2047, base(16), 1, 2, 2).finish();
-  expect_failure(store, RunStatus::kError, ErrorKind::kSramRange, {"store stage refused"});
+  expect_failure(store_past_depth(), RunStatus::kError, ErrorKind::kSramRange, {"store stage refused"});
 }
 
 TEST_F(TsimHardwareChecks, ZeroIterations) {
-  Program p(cfg);
-  p.gemm(test::gemm_insn(0, 1, 0, 1)).finish();
-  expect_failure(p, RunStatus::kError, ErrorKind::kInvalidInstruction, {"compute stage refused"});
+  expect_failure(zero_iterations(), RunStatus::kError, ErrorKind::kInvalidInstruction, {"compute stage refused"});
 }
 
 TEST_F(TsimHardwareChecks, MemoryModelChecksEachBurstAgainstItsAllocation) {
-  Program unmapped(cfg);
-  unmapped.load(MemId::kInp, 0, 0x10, 1, 1, 1, test::push_next()).finish(test::pop_prev());  // page 0: never mapped
-  expect_failure(unmapped, RunStatus::kError, ErrorKind::kDramRange,
+  expect_failure(unmapped_load(), RunStatus::kError, ErrorKind::kDramRange,
                  {"memory answered a read with an error response", "memory client: inp load"});
   // FINISH not ordered after the failing load: done waits for the memory traffic, so the run still
   // reports the error.
