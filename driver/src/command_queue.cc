@@ -23,16 +23,13 @@ Stage stage_from_qid(int qid, const char* call, int from, int to) {
   return static_cast<Stage>(qid);
 }
 
-// Token queue touched by a flag of an instruction executing in `stage` (index into ledger: l2g, g2l,
-// g2s, s2g), or -1 when the module ignores the flag.
+// Token queue touched by a flag bit of an instruction executing in `stage` (index into a ledger in
+// TokenQueue order), or -1 when the module ignores the flag.
 int queue_of(Stage stage, uint64_t flag) {
-  switch (stage) {
-    case Stage::kLoad: return flag == kPopNext ? 1 : flag == kPushNext ? 0 : -1;
-    case Stage::kCompute:
-      return flag == kPopPrev ? 0 : flag == kPopNext ? 3 : flag == kPushPrev ? 1 : flag == kPushNext ? 2 : -1;
-    case Stage::kStore: return flag == kPopPrev ? 2 : flag == kPushPrev ? 3 : -1;
-  }
-  return -1;
+  const DepFlag f = flag == kPopPrev ? DepFlag::kPopPrev : flag == kPopNext ? DepFlag::kPopNext
+                    : flag == kPushPrev ? DepFlag::kPushPrev : DepFlag::kPushNext;
+  const auto q = token_queue(stage, f);
+  return q ? int(*q) : -1;
 }
 
 // Adds the token effect of one instruction to a ledger (l2g, g2l, g2s, s2g).
@@ -44,8 +41,6 @@ void apply_tokens(const RawInsn& r, int64_t ledger[4]) {
   }
 }
 
-constexpr const char* kQueueNames[4] = {"load->compute (l2g)", "compute->load (g2l)", "compute->store (g2s)",
-                                        "store->compute (s2g)"};
 
 }  // namespace
 
@@ -412,7 +407,7 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
     if (l[q] < 0) {
       discard_batch();
       throw RuntimeError("VTASynchronize: unbalanced dependency tokens: the token queue " +
-                         std::string(kQueueNames[q]) + " is popped " + std::to_string(-l[q]) +
+                         std::string(to_string(TokenQueue(q))) + " is popped " + std::to_string(-l[q]) +
                          " more time(s) than it is pushed; the device would deadlock");
     }
   }

@@ -44,66 +44,39 @@ struct FsimDevice::Impl {
   }
 
   // ---- tokens ----------------------------------------------------------------------------------
-  // The queue each flag refers to depends on the module (spec 4.1).
+  // The queues an instruction pops (pops = true) or pushes, by the rule of spec 4.1 (token_queue).
   struct Queues {
-    uint64_t* q[2] = {nullptr, nullptr};
-    const char* name[2] = {nullptr, nullptr};
+    TokenQueue q[2];
+    int n = 0;
   };
-  Queues pops_of(const DecodedInsn& x) {
-    Queues n;
-    auto& t = d.tokens_;
-    int k = 0;
-    switch (x.stage) {
-      case Stage::kLoad:
-        if (x.deps.pop_next) n.q[k] = &t.g2l, n.name[k++] = "g2l (compute -> load)";
-        break;
-      case Stage::kCompute:
-        if (x.deps.pop_prev) n.q[k] = &t.l2g, n.name[k++] = "l2g (load -> compute)";
-        if (x.deps.pop_next) n.q[k] = &t.s2g, n.name[k++] = "s2g (store -> compute)";
-        break;
-      case Stage::kStore:
-        if (x.deps.pop_prev) n.q[k] = &t.g2s, n.name[k++] = "g2s (compute -> store)";
-        break;
+  static Queues queues_of(const DecodedInsn& x, bool pops) {
+    Queues r;
+    const DepFlag flags[2][2] = {{DepFlag::kPushPrev, DepFlag::kPushNext}, {DepFlag::kPopPrev, DepFlag::kPopNext}};
+    for (DepFlag f : flags[pops]) {
+      if (!has(x.deps, f)) continue;
+      if (auto q = token_queue(x.stage, f)) r.q[r.n++] = *q;
     }
-    return n;
-  }
-  Queues pushes_of(const DecodedInsn& x) {
-    Queues n;
-    auto& t = d.tokens_;
-    int k = 0;
-    switch (x.stage) {
-      case Stage::kLoad:
-        if (x.deps.push_next) n.q[k] = &t.l2g, n.name[k++] = "l2g (load -> compute)";
-        break;
-      case Stage::kCompute:
-        if (x.deps.push_prev) n.q[k] = &t.g2l, n.name[k++] = "g2l (compute -> load)";
-        if (x.deps.push_next) n.q[k] = &t.g2s, n.name[k++] = "g2s (compute -> store)";
-        break;
-      case Stage::kStore:
-        if (x.deps.push_prev) n.q[k] = &t.s2g, n.name[k++] = "s2g (store -> compute)";
-        break;
-    }
-    return n;
+    return r;
   }
   // An instruction starts when every queue it pops holds a token and every queue it pushes has room
   // (docs/ISA.md): only its own module pushes those queues, so the room is still there when it ends.
-  bool runnable(const DecodedInsn& x) {
-    const auto pops = pops_of(x), pushes = pushes_of(x);
-    for (int k = 0; k < 2; ++k) {
-      if (pops.q[k] != nullptr && *pops.q[k] == 0) return false;
-      if (pushes.q[k] != nullptr && *pushes.q[k] >= isa::kTokenQueueCapacity) return false;
+  bool runnable(const DecodedInsn& x) const {
+    const auto pops = queues_of(x, true), pushes = queues_of(x, false);
+    for (int k = 0; k < pops.n; ++k) {
+      if (d.tokens_[pops.q[k]] == 0) return false;
+    }
+    for (int k = 0; k < pushes.n; ++k) {
+      if (d.tokens_[pushes.q[k]] >= isa::kTokenQueueCapacity) return false;
     }
     return true;
   }
   void pop(const DecodedInsn& x) {
-    for (auto* q : pops_of(x).q) {
-      if (q) --*q;
-    }
+    const auto pops = queues_of(x, true);
+    for (int k = 0; k < pops.n; ++k) --d.tokens_[pops.q[k]];
   }
   void push(const DecodedInsn& x) {
-    for (auto* q : pushes_of(x).q) {
-      if (q) ++*q;
-    }
+    const auto pushes = queues_of(x, false);
+    for (int k = 0; k < pushes.n; ++k) ++d.tokens_[pushes.q[k]];
   }
 
   // ---- scheduling ------------------------------------------------------------------------------
@@ -170,11 +143,13 @@ struct FsimDevice::Impl {
       }
       const uint32_t idx = queues[i][heads[i]];
       s << "at instruction " << idx << " (" << heads[i] << " of " << queues[i].size() << " done)";
-      const auto pops = pops_of(*x), pushes = pushes_of(*x);
-      for (int k = 0; k < 2; ++k) {
-        if (pops.q[k] && *pops.q[k] == 0) s << ", waiting for a token on " << pops.name[k];
-        if (pushes.q[k] && *pushes.q[k] >= isa::kTokenQueueCapacity) {
-          s << ", waiting for room on the full queue " << pushes.name[k];
+      const auto pops = queues_of(*x, true), pushes = queues_of(*x, false);
+      for (int k = 0; k < pops.n; ++k) {
+        if (d.tokens_[pops.q[k]] == 0) s << ", waiting for a token on " << to_string(pops.q[k]);
+      }
+      for (int k = 0; k < pushes.n; ++k) {
+        if (d.tokens_[pushes.q[k]] >= isa::kTokenQueueCapacity) {
+          s << ", waiting for room on the full queue " << to_string(pushes.q[k]);
         }
       }
       s << "\n    " << idx << ": " << d.isa_.disassemble(insns[idx].raw) << "\n";

@@ -310,6 +310,38 @@ std::string Isa::disassemble(const Uop& uop) const {
   return s.str();
 }
 
+const char* to_string(TokenQueue q) {
+  switch (q) {
+    case TokenQueue::kL2G: return "l2g (load -> compute)";
+    case TokenQueue::kG2L: return "g2l (compute -> load)";
+    case TokenQueue::kG2S: return "g2s (compute -> store)";
+    case TokenQueue::kS2G: return "s2g (store -> compute)";
+  }
+  return "?";
+}
+
+std::optional<TokenQueue> token_queue(Stage stage, DepFlag flag) {
+  switch (stage) {
+    case Stage::kLoad:
+      if (flag == DepFlag::kPopNext) return TokenQueue::kG2L;
+      if (flag == DepFlag::kPushNext) return TokenQueue::kL2G;
+      return std::nullopt;
+    case Stage::kCompute:
+      switch (flag) {
+        case DepFlag::kPopPrev: return TokenQueue::kL2G;
+        case DepFlag::kPopNext: return TokenQueue::kS2G;
+        case DepFlag::kPushPrev: return TokenQueue::kG2L;
+        case DepFlag::kPushNext: return TokenQueue::kG2S;
+      }
+      return std::nullopt;
+    case Stage::kStore:
+      if (flag == DepFlag::kPopPrev) return TokenQueue::kG2S;
+      if (flag == DepFlag::kPushPrev) return TokenQueue::kS2G;
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 Stage stage_of(RawInsn raw) {
   const uint8_t op = Isa::opcode_of(raw);
   if (op == static_cast<uint8_t>(Opcode::kStore)) return Stage::kStore;

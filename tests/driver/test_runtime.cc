@@ -119,7 +119,7 @@ TEST_F(RuntimeTest, UnbalancedTokensAtSynchronizeAreAnError) {
     q->synchronize(0);
     FAIL();
   } catch (const RuntimeError& e) {
-    EXPECT_NE(std::string(e.what()).find("load->compute (l2g) is popped 1 more time(s) than it is pushed"),
+    EXPECT_NE(std::string(e.what()).find("l2g (load -> compute) is popped 1 more time(s) than it is pushed"),
               std::string::npos)
         << e.what();
   }

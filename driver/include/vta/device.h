@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vta/config.h"
+#include "vta/isa.h"
 #include "vta/memory.h"
 
 namespace vta {
@@ -72,6 +73,8 @@ struct TokenCounts {
   uint64_t g2s = 0;  ///< compute -> store
   uint64_t s2g = 0;  ///< store -> compute
   bool operator==(const TokenCounts&) const = default;
+  uint64_t& operator[](TokenQueue q) { return q == TokenQueue::kL2G ? l2g : q == TokenQueue::kG2L ? g2l : q == TokenQueue::kG2S ? g2s : s2g; }
+  uint64_t operator[](TokenQueue q) const { return const_cast<TokenCounts&>(*this)[q]; }
   std::string to_string() const;
 };
 

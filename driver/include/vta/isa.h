@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -68,6 +69,24 @@ struct DepFlags {
 inline DepFlags operator|(DepFlags a, DepFlags b) {
   return {a.pop_prev || b.pop_prev, a.pop_next || b.pop_next, a.push_prev || b.push_prev, a.push_next || b.push_next};
 }
+
+/// One of the four flags, for code that walks them.
+enum class DepFlag : uint8_t { kPopPrev, kPopNext, kPushPrev, kPushNext };
+inline bool has(DepFlags f, DepFlag which) {
+  switch (which) {
+    case DepFlag::kPopPrev: return f.pop_prev;
+    case DepFlag::kPopNext: return f.pop_next;
+    case DepFlag::kPushPrev: return f.push_prev;
+    case DepFlag::kPushNext: return f.push_next;
+  }
+  return false;
+}
+
+/// The four dependency-token queues (spec 4.1), in the order of TokenCounts and of the TOKENS register.
+enum class TokenQueue : uint8_t { kL2G = 0, kG2L = 1, kG2S = 2, kS2G = 3 };
+inline constexpr TokenQueue kTokenQueues[] = {TokenQueue::kL2G, TokenQueue::kG2L, TokenQueue::kG2S, TokenQueue::kS2G};
+/// "l2g (load -> compute)", ...
+const char* to_string(TokenQueue q);
 
 /// A raw 128-bit instruction: word 0 holds bits 0..63 and sits at the lower address.
 struct RawInsn {
@@ -204,5 +223,10 @@ class Isa {
 /// The stage that executes an instruction (spec 4.4): LOAD INP/WGT -> load; other LOADs, GEMM, ALU,
 /// FINISH -> compute; STORE -> store. Illegal opcodes map to compute.
 Stage stage_of(RawInsn raw);
+
+/// The rule of spec 4.1, written once: the queue a flag of an instruction executing in `stage` pops or
+/// pushes, or nothing when that module ignores the flag (load: pop_prev/push_prev; store:
+/// pop_next/push_next).
+std::optional<TokenQueue> token_queue(Stage stage, DepFlag flag);
 
 }  // namespace vta
