@@ -426,6 +426,9 @@ TEST(BadInput, DeviceHandlesAreValidated) {
 }
 
 TEST(BadInput, FreedMemoryIsReturnedToTheSystem) {
+#ifdef __SANITIZE_THREAD__
+  GTEST_SKIP() << "ThreadSanitizer's shadow memory follows every touched page: resident sizes mean nothing here";
+#endif
   constexpr int kBlocks = 20000;
   const size_t before = resident_bytes();
   std::vector<void*> blocks;
