@@ -34,6 +34,7 @@ Dram::Dram(int address_bits) {
   // 4 KiB pages: a transparent huge page would zero 2 MiB on the first touch of a 1-byte buffer.
   madvise(base_, total_pages_ * kPageBytes, MADV_NOHUGEPAGE);
   free_pages_[0] = total_pages_;
+  dirty_.assign((total_pages_ + 63) / 64, 0);
 }
 
 Dram::~Dram() { munmap(base_, total_pages_ * kPageBytes); }
@@ -49,7 +50,8 @@ void* Dram::alloc(size_t size) {
   free_pages_.erase(it);
   if (run > pages) free_pages_[first + pages] = run - pages;
   const PhysAddr phys = static_cast<PhysAddr>(first + 1) << kPageBits;
-  uint8_t* host = base_ + first * kPageBytes;  // zero: never touched, or given back by free()
+  uint8_t* host = base_ + first * kPageBytes;  // zero: never touched, given back, or cleaned here
+  if (dirty_pages_ > 0) clean(first, pages);
   by_phys_[phys] = DramBlock{phys, host, size, pages};
   return host;
 }
@@ -62,8 +64,15 @@ bool Dram::free(void* host) {
   if (b == by_phys_.end()) return false;
   size_t first = static_cast<size_t>(b->first >> kPageBits) - 1, pages = b->second.pages;
   by_phys_.erase(b);
-  // Give the pages back: their memory is released and they read as zero when reused.
-  madvise(base_ + first * kPageBytes, pages * kPageBytes, MADV_DONTNEED);
+  // Give the pages back: their memory is released and they read as zero when reused. Small frees
+  // are given back together (each madvise flushes the TLB: ~15 us here, 100x a malloc/free pair).
+  if (pages * kPageBytes >= kDirtyLimit) {
+    madvise(base_ + first * kPageBytes, pages * kPageBytes, MADV_DONTNEED);
+  } else {
+    for (size_t p = first; p < first + pages; ++p) dirty_[p / 64] |= uint64_t{1} << (p % 64);
+    dirty_pages_ += pages;
+    if (dirty_pages_ * kPageBytes >= kDirtyLimit) release_dirty();
+  }
   // Return the pages and merge with free neighbours so large allocations stay possible.
   auto next = free_pages_.lower_bound(first);
   if (next != free_pages_.end() && next->first == first + pages) {
@@ -79,6 +88,49 @@ bool Dram::free(void* host) {
   }
   free_pages_[first] = pages;
   return true;
+}
+
+void Dram::release_dirty() {
+  // Every dirty page is free (allocation cleans the pages it hands out): give back each run of them.
+  size_t run_start = 0, run = 0;
+  auto flush = [&] {
+    if (run > 0) madvise(base_ + run_start * kPageBytes, run * kPageBytes, MADV_DONTNEED);
+    run = 0;
+  };
+  for (size_t w = 0; w < dirty_.size(); ++w) {
+    if (dirty_[w] == 0) {
+      flush();
+      continue;
+    }
+    for (size_t b = 0; b < 64; ++b) {
+      const size_t p = w * 64 + b;
+      if (dirty_[w] >> b & 1u) {
+        if (run == 0) run_start = p;
+        ++run;
+      } else {
+        flush();
+      }
+    }
+    dirty_[w] = 0;
+  }
+  flush();
+  dirty_pages_ = 0;
+}
+
+void Dram::clean(size_t first, size_t pages) {
+  for (size_t p = first; p < first + pages; ++p) {
+    uint64_t& word = dirty_[p / 64];
+    if (word == 0) {
+      p = (p / 64) * 64 + 63;  // skip the rest of a clean word
+      continue;
+    }
+    const uint64_t bit = uint64_t{1} << (p % 64);
+    if (word & bit) {
+      std::memset(base_ + p * kPageBytes, 0, kPageBytes);
+      word &= ~bit;
+      --dirty_pages_;
+    }
+  }
 }
 
 std::optional<DramBlock> Dram::block_of(const void* host) const {

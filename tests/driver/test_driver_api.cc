@@ -61,6 +61,25 @@ TEST(DriverApi, FreedPagesAreReusedAndMerged) {
   EXPECT_EQ(dram.live_blocks(), 0u);
 }
 
+TEST(DriverApi, ReusedPagesAreZero) {
+  Dram dram(24);
+  // freed pages wait to be given back (small frees) or are given back at once (large ones); either
+  // way an allocation reads as zero, also when it spans both kinds
+  for (size_t first : {size_t{3}, size_t{1}, Dram::kDirtyLimit / Dram::kPageBytes + 2}) {
+    auto* a = static_cast<uint8_t*>(dram.alloc(first * Dram::kPageBytes));
+    ASSERT_NE(a, nullptr);
+    std::memset(a, 0xff, first * Dram::kPageBytes);
+    ASSERT_TRUE(dram.free(a));
+    const size_t n = (first + 2) * Dram::kPageBytes;
+    auto* b = static_cast<uint8_t*>(dram.alloc(n));
+    ASSERT_EQ(b, a) << "first fit reuses the freed pages";
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(b[i], 0) << "byte " << i << " after a free of " << first << " pages";
+    std::memset(b, 0xee, n);
+    ASSERT_TRUE(dram.free(b));
+  }
+  EXPECT_EQ(dram.live_blocks(), 0u);
+}
+
 TEST(DriverApi, PhysicalAddressesAre32Bit) {
   static_assert(sizeof(vta_phy_addr_t) == 4);
   void* a = VTAMemAlloc(1 << 20, VTA_CACHED);

@@ -4,7 +4,9 @@
 /// The whole physical space is one reservation of host address space; an allocation is a run of
 /// 4 KiB pages in it, so physical page n (0-based) has address (n + 1) << 12 (address 0 is never
 /// valid, spec 7.1) and host address base + n * 4096. Pages are zero when handed out and are given
-/// back to the operating system when freed, so memory use follows the live allocations.
+/// back to the operating system once freed (at most kDirtyLimit bytes of freed pages wait to be
+/// given back together, because each release flushes the TLB), so memory use follows the live
+/// allocations.
 
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace vta {
 
@@ -32,6 +35,8 @@ class Dram {
   static constexpr size_t kPageBytes = size_t{1} << kPageBits;
   /// Widest physical space a Dram can have (64 GiB of host address space is reserved for it).
   static constexpr int kMaxAddressBits = 36;
+  /// Freed pages not yet given back to the system, at most (larger frees are given back at once).
+  static constexpr size_t kDirtyLimit = size_t{4} << 20;
 
   /// The memory used by the C API and by every device.
   static Dram& global();
@@ -67,7 +72,11 @@ class Dram {
 
  private:
   const DramBlock* find_phys(PhysAddr phys) const;
+  void release_dirty();                               // gives every freed, unreleased page back
+  void clean(size_t first, size_t pages);             // zeroes the freed, unreleased pages of a range
   mutable std::mutex mu_;
+  std::vector<uint64_t> dirty_;  ///< bit per page: freed but not yet given back (so not zero)
+  size_t dirty_pages_ = 0;
   size_t total_pages_;
   uint8_t* base_ = nullptr;  ///< host address of physical page 0 (address 0x1000)
   std::map<PhysAddr, DramBlock> by_phys_;
