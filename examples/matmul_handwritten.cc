@@ -114,8 +114,8 @@ int run(int argc, char** argv) {
   finish.opcode = static_cast<uint8_t>(Opcode::kFinish), finish.deps.pop_next = true;
   s.push_back(isa.encode(finish));
 
-  DeviceBuffer insns(s.size() * 16);
-  for (size_t i = 0; i < s.size(); ++i) store_insn(insns.ptr + 16 * i, s[i]);
+  DeviceBuffer insns(s.size() * Config::kInsnElemBytes);
+  store_insns(insns.ptr, s);
 
   VTADeviceHandle dev = VTADeviceAlloc();
   if (dev == nullptr) return 1;

@@ -429,9 +429,9 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
       insns_[index].lo |= deps;
     }
   }
-  std::unique_ptr<void, Free> insn_buf(dram.alloc(insns_.size() * 16));
+  std::unique_ptr<void, Free> insn_buf(dram.alloc(insns_.size() * Config::kInsnElemBytes));
   if (!insn_buf) throw RuntimeError("VTASynchronize: out of device memory for the instruction stream");
-  for (size_t i = 0; i < insns_.size(); ++i) store_insn(static_cast<uint8_t*>(insn_buf.get()) + i * 16, insns_[i]);
+  store_insns(insn_buf.get(), insns_);
   if (debug_ & (1 << 1)) dump(insns_);
   last_stream_ = insns_;
   const RunStatus status = device_->run(dram.phys_addr(insn_buf.get()), uint32_t(insns_.size()), wait_cycles);

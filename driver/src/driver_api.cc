@@ -15,6 +15,10 @@
 #include "vta/driver.h"
 #include "vta/driver_ext.h"
 
+// The C header's memory constants are the memory model's.
+static_assert(VTA_PAGE_BYTES == vta::Dram::kPageBytes && VTA_PAGE_BITS == vta::Dram::kPageBits);
+static_assert(VTA_MAX_XFER == vta::Dram::kMaxTransferBytes);
+
 namespace {
 
 // A device handle. Calls on one handle from several threads are serialised by its mutex.

@@ -39,9 +39,10 @@ int main(int argc, char** argv) {
     const vta::Isa isa(config);
     if (!insn_path.empty()) {
       const auto bytes = read_all(insn_path);
-      if (bytes.size() % 16 != 0) throw std::runtime_error(insn_path + ": size is not a multiple of 16 bytes");
-      for (size_t i = 0; i < bytes.size() / 16; ++i) {
-        const vta::RawInsn raw = vta::load_insn(bytes.data() + i * 16);
+      constexpr size_t kInsn = vta::Config::kInsnElemBytes;
+      if (bytes.size() % kInsn != 0) throw std::runtime_error(insn_path + ": size is not a multiple of 16 bytes");
+      for (size_t i = 0; i < bytes.size() / kInsn; ++i) {
+        const vta::RawInsn raw = vta::load_insn(bytes.data() + i * kInsn);
         std::cout << i << ": " << isa.disassemble(raw) << "\n";
       }
     }

@@ -328,8 +328,7 @@ TEST(BadInputThreads, ADeviceHandleSharedByThreadsIsSerialised) {
         .alu(a)
         .store(0, out.base(cfg.out_elem_bytes()), 1, 1, 1, test::pop_prev() | test::push_prev())
         .finish(test::pop_next());
-    DevBuf insns(p.insns().size() * 16);
-    for (size_t i = 0; i < p.insns().size(); ++i) store_insn(insns.data() + 16 * i, p.insns()[i]);
+    const DevBuf insns = p.to_device();
     for (int r = 0; r < 200; ++r) {
       std::memset(out.data(), 0, lanes);
       if (VTADeviceRun(dev, vta_phy_addr_t(insns.phys()), uint32_t(p.insns().size()), 0) != 0) {

@@ -134,7 +134,7 @@ TEST(FsimFuzz, RandomStreamsNeverCrashHangOrEscape) {
   for (long it = 0; it < iterations; ++it) {
     Fuzzer fz(cfg, 0x5eed0000 + uint64_t(it), data);
     const auto s = fz.stream();
-    for (size_t i = 0; i < s.size(); ++i) store_insn(insns.data() + i * 16, s[i]);
+    store_insns(insns.data(), s);
     const auto status = dev->run(insns.phys(), uint32_t(s.size()), kBudget);
     const int code = static_cast<int>(status);
     ASSERT_TRUE(code >= 0 && code <= 2) << "seed " << it;

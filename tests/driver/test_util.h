@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "vta/device.h"
@@ -23,6 +24,7 @@ class DevBuf {
   }
   ~DevBuf() { Dram::global().free(host_); }
   DevBuf(const DevBuf&) = delete;
+  DevBuf(DevBuf&& o) noexcept : host_(std::exchange(o.host_, nullptr)), size_(o.size_) {}
   DevBuf& operator=(const DevBuf&) = delete;
 
   uint8_t* data() const { return host_; }
@@ -80,9 +82,14 @@ class Program {
 
   /// Copies the stream into device memory and runs it.
   RunStatus run(Device& dev, uint64_t budget = 0) const {
-    DevBuf buf(std::max<size_t>(insns_.size(), 1) * 16);
-    for (size_t i = 0; i < insns_.size(); ++i) store_insn(buf.data() + i * 16, insns_[i]);
+    const DevBuf buf = to_device();
     return dev.run(buf.phys(), static_cast<uint32_t>(insns_.size()), budget);
+  }
+  /// The stream in a device buffer of its own.
+  DevBuf to_device() const {
+    DevBuf buf(std::max<size_t>(insns_.size(), 1) * Config::kInsnElemBytes);
+    store_insns(buf.data(), insns_);
+    return buf;
   }
 
  private:

@@ -59,8 +59,7 @@ void run_small_program(tsim::Simulator::Options o) {
   Program p(build_config());
   DevBuf inp(4096);
   p.load(MemId::kInp, 0, inp.base(16), 1, 4, 4, push_next()).finish(pop_prev());
-  DevBuf insns(p.insns().size() * 16);
-  for (size_t i = 0; i < p.insns().size(); ++i) store_insn(insns.data() + 16 * i, p.insns()[i]);
+  const DevBuf insns = p.to_device();
   ASSERT_EQ(sim.run(insns.phys(), uint32_t(p.insns().size()), 0), RunStatus::kOk) << sim.last_error();
 }
 

@@ -68,7 +68,7 @@ struct UopKernel {
 /// Options of a command queue.
 struct QueueOptions {
   /// Instructions per batch before an automatic synchronize (the reference: VTA_MAX_XFER / 16).
-  size_t max_insns = (size_t{1} << 25) / 16;
+  size_t max_insns = Dram::kMaxTransferBytes / Config::kInsnElemBytes;
   /// Where the call trace goes (nullptr: none).
   std::FILE* trace = nullptr;
 };

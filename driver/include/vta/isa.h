@@ -94,7 +94,7 @@ struct RawInsn {
   uint64_t hi = 0;
   bool operator==(const RawInsn&) const = default;
 };
-static_assert(sizeof(RawInsn) == 16);
+static_assert(sizeof(RawInsn) == Config::kInsnElemBytes);
 
 /// Reads / writes a raw instruction from / to 16 bytes of memory (little-endian words).
 inline RawInsn load_insn(const void* bytes) {
@@ -105,6 +105,10 @@ inline RawInsn load_insn(const void* bytes) {
 inline void store_insn(void* bytes, RawInsn insn) {
   const uint64_t w[2] = {insn.lo, insn.hi};
   std::memcpy(bytes, w, sizeof w);
+}
+/// Writes a stream of instructions to consecutive 16-byte slots.
+inline void store_insns(void* bytes, const std::vector<RawInsn>& insns) {
+  for (size_t i = 0; i < insns.size(); ++i) store_insn(static_cast<uint8_t*>(bytes) + i * Config::kInsnElemBytes, insns[i]);
 }
 
 /// LOAD or STORE. Raw field values are kept so that illegal values can be represented and reported.

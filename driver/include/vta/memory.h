@@ -32,7 +32,9 @@ struct DramBlock {
 class Dram {
  public:
   static constexpr int kPageBits = 12;
-  static constexpr size_t kPageBytes = size_t{1} << kPageBits;
+  static constexpr size_t kPageBytes = size_t{1} << kPageBits;  ///< VTA_PAGE_BYTES of vta/driver.h
+  /// Largest physically contiguous transfer the runtime stages at once (VTA_MAX_XFER of vta/driver.h).
+  static constexpr size_t kMaxTransferBytes = size_t{1} << 25;
   /// Widest physical space a Dram can have (64 GiB of host address space is reserved for it).
   static constexpr int kMaxAddressBits = 36;
   /// Freed pages not yet given back to the system, at most (larger frees are given back at once).
