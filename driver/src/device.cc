@@ -27,12 +27,26 @@ Registry& registry() {
 
 }  // namespace
 
+bool Stats::counters_equal(const Stats& o) const {
+  for (const auto& f : kStatFields) {
+    if (this->*f.member != o.*f.member) return false;
+  }
+  return true;
+}
+
+uint64_t Stats::bytes_moved() const {
+  uint64_t total = 0;
+  for (const auto& f : kStatFields) total += f.bytes ? this->*f.member : 0;
+  return total;
+}
+
 std::string Stats::to_json() const {
   std::ostringstream s;
-  s << "{\"inp_load_nbytes\": " << inp_load_nbytes << ", \"wgt_load_nbytes\": " << wgt_load_nbytes
-    << ", \"acc_load_nbytes\": " << acc_load_nbytes << ", \"uop_load_nbytes\": " << uop_load_nbytes
-    << ", \"out_store_nbytes\": " << out_store_nbytes << ", \"gemm_counter\": " << gemm_counter
-    << ", \"alu_counter\": " << alu_counter;
+  const char* sep = "{";
+  for (const auto& f : kStatFields) {
+    s << sep << "\"" << f.name << "\": " << this->*f.member;
+    sep = ", ";
+  }
   if (cycle_count) s << ", \"cycle_count\": " << *cycle_count;
   s << "}";
   return s.str();
@@ -46,13 +60,7 @@ std::string Stats::to_table() const {
     std::snprintf(line, sizeof line, "\t%-16s: %16llu\n", name, static_cast<unsigned long long>(v));
     out += line;
   };
-  row("inp_load_nbytes", inp_load_nbytes);
-  row("wgt_load_nbytes", wgt_load_nbytes);
-  row("acc_load_nbytes", acc_load_nbytes);
-  row("uop_load_nbytes", uop_load_nbytes);
-  row("out_store_nbytes", out_store_nbytes);
-  row("gemm_counter", gemm_counter);
-  row("alu_counter", alu_counter);
+  for (const auto& f : kStatFields) row(std::string(f.name).c_str(), this->*f.member);
   if (cycle_count) row("cycle_count", *cycle_count);
   return out;
 }

@@ -223,19 +223,12 @@ uint32_t Simulator::read_reg(uint32_t offset) {
 }
 
 void Simulator::read_stats() {
-  uint64_t v[7];
-  for (int i = 0; i < 7; ++i) {
-    const uint32_t lo = read_reg(vcr::kStatsBase + 8 * uint32_t(i));
-    const uint32_t hi = read_reg(vcr::kStatsBase + 8 * uint32_t(i) + 4);
-    v[i] = uint64_t(hi) << 32 | lo;
+  // the hardware counters: a {lo, hi} register pair per statistic, in kStatFields order
+  for (uint32_t i = 0; i < std::size(kStatFields); ++i) {
+    const uint32_t lo = read_reg(vcr::kStatsBase + 8 * i);
+    const uint32_t hi = read_reg(vcr::kStatsBase + 8 * i + 4);
+    stats_.*kStatFields[i].member = base_.*kStatFields[i].member + (uint64_t(hi) << 32 | lo);
   }
-  stats_.inp_load_nbytes = base_.inp_load_nbytes + v[0];
-  stats_.wgt_load_nbytes = base_.wgt_load_nbytes + v[1];
-  stats_.acc_load_nbytes = base_.acc_load_nbytes + v[2];
-  stats_.uop_load_nbytes = base_.uop_load_nbytes + v[3];
-  stats_.out_store_nbytes = base_.out_store_nbytes + v[4];
-  stats_.gemm_counter = base_.gemm_counter + v[5];
-  stats_.alu_counter = base_.alu_counter + v[6];
 }
 
 void Simulator::clear_stats() {

@@ -30,21 +30,28 @@ struct Stats {
   bool operator==(const Stats&) const = default;
   /// True when the seven VTA counters agree (cycle counts are not compared): the contract between
   /// backends.
-  bool counters_equal(const Stats& o) const {
-    return inp_load_nbytes == o.inp_load_nbytes && wgt_load_nbytes == o.wgt_load_nbytes &&
-           acc_load_nbytes == o.acc_load_nbytes && uop_load_nbytes == o.uop_load_nbytes &&
-           out_store_nbytes == o.out_store_nbytes && gemm_counter == o.gemm_counter && alu_counter == o.alu_counter;
-  }
-
+  bool counters_equal(const Stats& o) const;
   /// Every byte the loads and stores moved.
-  uint64_t bytes_moved() const {
-    return inp_load_nbytes + wgt_load_nbytes + acc_load_nbytes + uop_load_nbytes + out_store_nbytes;
-  }
+  uint64_t bytes_moved() const;
 
   /// `{"inp_load_nbytes": 4096, ...}` with the keys in the order above.
   std::string to_json() const;
   /// The seeds' table format: one `name: value` line per counter.
   std::string to_table() const;
+};
+
+/// The seven statistics, declared once: their names (JSON keys, table rows, the C struct's members)
+/// and order (the C struct, the hardware's counter registers at vcr::kStatsBase + 8 * index).
+struct StatField {
+  std::string_view name;
+  uint64_t Stats::*member;
+  bool bytes;  ///< counts bytes moved (the five load/store counters)
+};
+inline constexpr StatField kStatFields[] = {
+    {"inp_load_nbytes", &Stats::inp_load_nbytes, true},   {"wgt_load_nbytes", &Stats::wgt_load_nbytes, true},
+    {"acc_load_nbytes", &Stats::acc_load_nbytes, true},   {"uop_load_nbytes", &Stats::uop_load_nbytes, true},
+    {"out_store_nbytes", &Stats::out_store_nbytes, true}, {"gemm_counter", &Stats::gemm_counter, false},
+    {"alu_counter", &Stats::alu_counter, false},
 };
 
 /// Outcome of Device::run, with the same numbers as VTADeviceRun's return value.
