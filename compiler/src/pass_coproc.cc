@@ -44,7 +44,8 @@ int stage_of(const Stmt& s) {
     case StmtKind::kCall:
       if (s->scope == "VTALoadBuffer2D") {
         const Expr& type = s->args.back();
-        return type->kind == ExprKind::kInt && type->value == 3 ? kComputeStage : kLoadStage;
+        // loads into the accumulator run on the compute stage (spec 4.4)
+        return type->kind == ExprKind::kInt && type->value == int(MemId::kAcc) ? kComputeStage : kLoadStage;
       }
       if (s->scope == "VTAStoreBuffer2D") return kStoreStage;
       throw InternalError("coproc_sync: unexpected call " + s->scope);

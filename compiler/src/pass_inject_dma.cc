@@ -59,7 +59,7 @@ class InjectDma final : public IRMutator {
     return s->scope == "pragma_dma_copy" ? copy(s->body, s->var->name) : IRMutator::visit_attr(s);
   }
 
-  int memory_type(const std::string& scope) const { return plan_.memory_type(scope); }
+  std::optional<MemId> memory_type(const std::string& scope) const { return plan_.memory_type(scope); }
   std::string scope_of(const Tensor& t) const { return plan_.scope_of(t); }
   const std::vector<int64_t>& shape_of(const Tensor& t) const { return plan_.shape_of(t); }
   /// Where an SRAM buffer starts in its SRAM (elements), added to the SRAM side's index.
@@ -86,8 +86,8 @@ class InjectDma final : public IRMutator {
     }
     const Tensor& dst = s->tensor;
     const Tensor& src = value->tensor;
-    const bool load = memory_type(scope_of(dst)) >= 0 && scope_of(src) == "global";
-    const bool store = memory_type(scope_of(src)) == 3 && scope_of(dst) == "global";
+    const bool load = memory_type(scope_of(dst)).has_value() && scope_of(src) == "global";
+    const bool store = memory_type(scope_of(src)) == MemId::kAcc && scope_of(dst) == "global";
     if (!load && !store) {
       throw ScheduleError(where + ": copies " + src->name + " (" + scope_of(src) + ") to " + dst->name + " (" +
                           scope_of(dst) + "): a DMA moves between DRAM and an SRAM scope");
@@ -212,10 +212,10 @@ class InjectDma final : public IRMutator {
       const Expr src_off = simplify(base(sa) + pad[1][0] * x_stride + pad[0][0]);
       return wrap(make_call("VTALoadBuffer2D", dst, src,
                        {src_off, x_size, y_size, make_int(x_stride), pad[0][0], pad[1][0], pad[0][1], pad[1][1],
-                        sram_base(dst, base(da)), make_int(memory_type(scope_of(dst)))}));
+                        sram_base(dst, base(da)), make_int(int(*memory_type(scope_of(dst))))}));
     }
     return wrap(make_call("VTAStoreBuffer2D", dst, src,
-                          {sram_base(src, base(sa)), make_int(4), base(da), x_size, y_size, make_int(x_stride)}));
+                          {sram_base(src, base(sa)), make_int(int(MemId::kOut)), base(da), x_size, y_size, make_int(x_stride)}));
   }
 
   SramPlan plan_;

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "vta/compiler/pass.h"
+#include "vta/program.h"
 
 namespace vta::compiler {
 
@@ -44,9 +45,9 @@ void SramPlan::collect(const Stmt& s, const Env* env, bool check) {
   };
   walk(s);
   for (const auto& [scope, used] : next) {
-    const int mt = memory_type(scope);
-    if (mt < 0 || !check) continue;
-    const int64_t depth = mt == 2 ? env->config.inp_depth() : mt == 1 ? env->config.wgt_depth() : env->config.acc_depth();
+    const auto mt = memory_type(scope);
+    if (!mt || !check) continue;
+    const int64_t depth = vta::sram_depth(env->config, *mt);
     if (used > depth) {
       throw ScheduleError("the buffers of " + scope + " (" + names[scope] + ") need " + std::to_string(used) +
                           " elements together; the SRAM holds " + std::to_string(depth) +
@@ -70,13 +71,13 @@ const std::vector<int64_t>& SramPlan::shape_of(const Tensor& t) const {
   return b == nullptr ? t->shape : b->shape;
 }
 
-int SramPlan::memory_type(const std::string& scope) const {
-  if (env_ == nullptr) return -1;
+std::optional<MemId> SramPlan::memory_type(const std::string& scope) const {
+  if (env_ == nullptr) return std::nullopt;
   const Env& env = *env_;
-  if (scope == env.inp_scope) return 2;
-  if (scope == env.wgt_scope) return 1;
-  if (scope == env.acc_scope) return 3;
-  return -1;
+  if (scope == env.inp_scope) return MemId::kInp;
+  if (scope == env.wgt_scope) return MemId::kWgt;
+  if (scope == env.acc_scope) return MemId::kAcc;
+  return std::nullopt;
 }
 
 Expr SramPlan::sram_index(const Tensor& t, const std::vector<Expr>& indices) const {

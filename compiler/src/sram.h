@@ -5,11 +5,13 @@
 // DMA calls and the micro-ops agree.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "vta/compiler/env.h"
 #include "vta/compiler/ir.h"
+#include "vta/isa.h"
 
 namespace vta::compiler {
 
@@ -33,8 +35,8 @@ class SramPlan {
   const SramBuffer* find(const Tensor& t) const;
   std::string scope_of(const Tensor& t) const;
   const std::vector<int64_t>& shape_of(const Tensor& t) const;
-  /// The runtime's memory type of a scope (inp 2, wgt 1, acc 3), -1 for anything else.
-  int memory_type(const std::string& scope) const;
+  /// The memory type of an on-chip scope (INP, WGT or ACC), nothing for any other scope.
+  std::optional<MemId> memory_type(const std::string& scope) const;
   /// base + the VTA element an access of `t` at `indices` touches (the leading dimensions, row-major).
   Expr sram_index(const Tensor& t, const std::vector<Expr>& indices) const;
 

@@ -6,6 +6,7 @@
 
 #include "vta/compiler/env.h"
 #include "vta/compiler/ir.h"
+#include "vta/isa.h"
 
 namespace vta::compiler {
 
@@ -33,8 +34,11 @@ Stmt inject_dma(const Stmt& s, const Env& env);
 
 /// The variable the VTA annotations hang on (printed `vta`).
 const Var& vta_var();
-/// Stage numbers of the dependency queues: load 1, compute 2, store 3.
-enum CoprocStage : int { kLoadStage = 1, kComputeStage = 2, kStoreStage = 3 };
+/// Stage numbers of the dependency queues (the runtime's queue ids, vta::Stage): load 1, compute 2,
+/// store 3; the coprocessor pass uses 0 for a statement that mixes stages.
+inline constexpr int kLoadStage = int(vta::Stage::kLoad);
+inline constexpr int kComputeStage = int(vta::Stage::kCompute);
+inline constexpr int kStoreStage = int(vta::Stage::kStore);
 
 /// Every buffer written inside the virtual-thread loop gets a copy per thread: a leading dimension of
 /// the thread count, indexed by the thread variable (pass_virtual_thread.cc). The thread loop must be
