@@ -75,6 +75,11 @@ std::string sv_package(const vta::Config& c, const std::string& source) {
     s << "  localparam int unsigned Vcr" << camel(std::string(b.name)) << "Bit = " << b.index << ";  // " << b.doc
       << "\n";
   }
+  for (const auto& f : vta::vcr::kFields) {
+    const std::string name = "Vcr" + camel(std::string(f.name));
+    s << "  localparam int unsigned " << name << "Lsb = " << f.lsb << ";  // " << f.doc << "\n"
+      << "  localparam int unsigned " << name << "Width = " << f.width << ";\n";
+  }
   s << "  localparam int unsigned VcrDefaultWatchdog = " << vta::vcr::kDefaultWatchdog << ";\n";
   s << "endpackage : vta_config_pkg\n";
   return s.str();

@@ -78,6 +78,24 @@ module vta_vcr
     return r;
   endfunction
 
+  // ---- the packed registers, from the field positions of vcr_map.h --------------------------------
+  logic [31:0] status_word, fill_word, tokens_word;
+  always_comb begin
+    status_word = '0;
+    status_word[VcrStatusBusyLsb +: VcrStatusBusyWidth] = VcrStatusBusyWidth'(busy_i);
+    status_word[VcrStatusMemBusyLsb] = mem_busy_i;
+    status_word[VcrStatusErrorPendingLsb] = (core_error_i != '0) || (mem_error_i != '0);
+    fill_word = '0;
+    fill_word[VcrQueueFillLoadLsb +: VcrQueueFillLoadWidth] = VcrQueueFillLoadWidth'(queue_fill_i[0]);
+    fill_word[VcrQueueFillComputeLsb +: VcrQueueFillComputeWidth] = VcrQueueFillComputeWidth'(queue_fill_i[1]);
+    fill_word[VcrQueueFillStoreLsb +: VcrQueueFillStoreWidth] = VcrQueueFillStoreWidth'(queue_fill_i[2]);
+    tokens_word = '0;
+    tokens_word[VcrTokensL2gLsb +: VcrTokensL2gWidth] = VcrTokensL2gWidth'(tokens_i[0]);
+    tokens_word[VcrTokensG2lLsb +: VcrTokensG2lWidth] = VcrTokensG2lWidth'(tokens_i[1]);
+    tokens_word[VcrTokensG2sLsb +: VcrTokensG2sWidth] = VcrTokensG2sWidth'(tokens_i[2]);
+    tokens_word[VcrTokensS2gLsb +: VcrTokensS2gWidth] = VcrTokensS2gWidth'(tokens_i[3]);
+  end
+
   // ---- register read multiplexer ----------------------------------------------------------------
   always_comb begin
     unique case (s_axil_araddr_i)
@@ -86,9 +104,9 @@ module vta_vcr
       VcrInsnCount:     rmux = count_q;
       VcrInsnAddr:      rmux = addr_q;
       VcrErrorStatus:   rmux = 32'(err_q);
-      VcrErrorInfo:     rmux = 32'(client_q);
+      VcrErrorInfo:     rmux = 32'(client_q) << VcrErrorInfoClientLsb;
       VcrCyclesHi:      rmux = cycles_q[63:32];
-      VcrTokens:        rmux = {8'(tokens_i[3]), 8'(tokens_i[2]), 8'(tokens_i[1]), 8'(tokens_i[0])};
+      VcrTokens:        rmux = tokens_word;
       VcrInpBytesLo:    rmux = stats_i[0][31:0];
       VcrInpBytesHi:    rmux = stats_i[0][63:32];
       VcrWgtBytesLo:    rmux = stats_i[1][31:0];
@@ -112,8 +130,8 @@ module vta_vcr
       VcrLoadStall:     rmux = stall_q[0];
       VcrComputeStall:  rmux = stall_q[1];
       VcrStoreStall:    rmux = stall_q[2];
-      VcrStatus:        rmux = {26'b0, (core_error_i != '0) || (mem_error_i != '0), mem_busy_i, busy_i};
-      VcrQueueFill:     rmux = {2'b0, 10'(queue_fill_i[2]), 10'(queue_fill_i[1]), 10'(queue_fill_i[0])};
+      VcrStatus:        rmux = status_word;
+      VcrQueueFill:     rmux = fill_word;
       VcrWatchdog:      rmux = wdog_q;
       VcrWatchdogCount: rmux = idle_q;
       default:          rmux = '0;

@@ -172,11 +172,14 @@ TEST(Config, GeneratedSvPackageHasEveryConstant) {
   const Isa isa(build_config());
   const size_t fields =
       isa.mem_layout().size() + isa.gemm_layout().size() + isa.alu_layout().size() + isa.uop_layout().size();
-  const size_t vcr = std::size(vcr::kRegisters) + std::size(vcr::kBits) + 1;  // + VcrDefaultWatchdog
+  const size_t vcr = std::size(vcr::kRegisters) + std::size(vcr::kBits) + 2 * std::size(vcr::kFields) +
+                     1;  // + VcrDefaultWatchdog
   EXPECT_EQ(params, build_config().constants().size() + 2 * fields + vcr);
   // The register map comes from vta/vcr_map.h.
   EXPECT_NE(text.find("localparam logic [11:0] VcrInsnAddr = 12'hc;"), std::string::npos);
   EXPECT_NE(text.find("localparam int unsigned VcrErrDeadlockBit = 8;"), std::string::npos);
+  EXPECT_NE(text.find("localparam int unsigned VcrQueueFillComputeLsb = 10;"), std::string::npos);
+  EXPECT_NE(text.find("localparam int unsigned VcrTokensS2gWidth = 8;"), std::string::npos);
   // Field positions come from the C++ layout engine.
   EXPECT_NE(text.find("localparam int unsigned MemYSizeLsb = 64;"), std::string::npos);
   EXPECT_NE(text.find("localparam int unsigned AluImmLsb = " + std::to_string(isa.alu_layout().back().lsb) + ";"),

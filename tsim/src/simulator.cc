@@ -25,7 +25,7 @@ namespace vta::tsim {
 namespace {
 
 constexpr uint64_t kHostTimeout = 1000;  // cycles an AXI4-Lite transaction may take
-constexpr uint32_t kStatusErrorPending = 1u << 5;
+static_assert(vcr::field("TOKENS_L2G").width == isa::kTokenCountBits, "TOKENS holds whole token counters");
 
 uint64_t env_u64(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
@@ -240,9 +240,8 @@ void Simulator::clear_stats() {
 
 TokenCounts Simulator::tokens() {
   const uint32_t t = read_reg(vcr::kTokens);
-  constexpr uint32_t kMask = (1u << isa::kTokenCountBits) - 1;
-  constexpr int kW = isa::kTokenCountBits;
-  return {t & kMask, (t >> kW) & kMask, (t >> 2 * kW) & kMask, (t >> 3 * kW) & kMask};
+  return {vcr::extract(t, vcr::field("TOKENS_L2G")), vcr::extract(t, vcr::field("TOKENS_G2L")),
+          vcr::extract(t, vcr::field("TOKENS_G2S")), vcr::extract(t, vcr::field("TOKENS_S2G"))};
 }
 
 void Simulator::reset() {
@@ -304,7 +303,7 @@ RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
                            "FINISH completed with instructions still waiting for tokens", insn_addr, count),
                   before);
     }
-    if ((status & kStatusErrorPending) == 0) {
+    if (vcr::extract(status, vcr::field("STATUS_ERROR_PENDING")) == 0) {
       stats_.cycle_count = stats_.cycle_count.value_or(0) + cycles;
       read_stats();
       if (impl_->options.profile) print_profile(cycles);
@@ -379,27 +378,29 @@ std::string Simulator::diagnose(RunStatus status, ErrorKind kind, const std::str
     }
     d << ")";
     if (err & (vcr::bit("ERR_READ") | vcr::bit("ERR_WRITE") | vcr::bit("ERR_RANGE"))) {
-      static const char* kClients[] = {"fetch", "uop load", "inp load", "wgt load", "acc load"};
-      const uint32_t c = read_reg(vcr::kErrorInfo) & 0xf;
-      d << "; memory client: " << (c < 5 ? kClients[c] : "store");
+      const auto client = vcr::MemClient(vcr::extract(read_reg(vcr::kErrorInfo), vcr::field("ERROR_INFO_CLIENT")));
+      d << "; memory client: " << vcr::to_string(client);
     }
     d << "\n";
   }
   const uint32_t status_reg = read_reg(vcr::kStatus), fills = read_reg(vcr::kQueueFill);
-  d << "  tokens: " << tokens().to_string() << "; fetch " << ((status_reg >> 3) & 1 ? "busy" : "done")
-    << (status_reg >> 4 & 1 ? ", memory engine busy" : ", memory engine idle") << "\n";
+  const uint32_t busy_flags = vcr::extract(status_reg, vcr::field("STATUS_BUSY"));  // {fetch, store, compute, load}
+  d << "  tokens: " << tokens().to_string() << "; fetch " << ((busy_flags >> 3) & 1 ? "busy" : "done")
+    << (vcr::extract(status_reg, vcr::field("STATUS_MEM_BUSY")) ? ", memory engine busy" : ", memory engine idle")
+    << "\n";
 
   // Which instruction each stage holds: the stage's n-th instruction of the stream, read from this
   // simulator's own memory.
   const uint8_t* stream = impl_->memory.translate(insn_addr, size_t(count) * Config::kInsnElemBytes);
-  const char* kNames[] = {"load", "compute", "store"};
   const Stage kStages[] = {Stage::kLoad, Stage::kCompute, Stage::kStore};
+  const vcr::Field kFills[] = {vcr::field("QUEUE_FILL_LOAD"), vcr::field("QUEUE_FILL_COMPUTE"),
+                               vcr::field("QUEUE_FILL_STORE")};
   for (int s = 0; s < 3; ++s) {
     const uint32_t started = read_reg(vcr::kLoadInsns + 4 * uint32_t(s));
-    const bool busy = (status_reg >> s) & 1;
-    const uint32_t fill = (fills >> (10 * s)) & 0x3ff;
+    const bool busy = (busy_flags >> s) & 1;
+    const uint32_t fill = vcr::extract(fills, kFills[s]);
     const bool failed = (err >> s) & 1;
-    d << "  " << kNames[s] << ": ";
+    d << "  " << to_string(kStages[s]) << ": ";
     uint32_t nth;  // 1-based position of the instruction of interest in this stage's order
     if (failed) {
       d << "refused";

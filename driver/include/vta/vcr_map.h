@@ -25,9 +25,9 @@ inline constexpr Register kRegisters[] = {
   {"INSN_COUNT",      0x08, true,  "number of instructions to fetch"},
   {"INSN_ADDR",       0x0C, true,  "instruction stream byte address"},
   {"ERROR_STATUS",    0x10, false, "error sources (ERR_* bits), 0 when none"},
-  {"ERROR_INFO",      0x14, false, "[3:0] memory client of the first memory error (0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc, 15 store)"},
+  {"ERROR_INFO",      0x14, false, "memory client of the first memory error (field ERROR_INFO_CLIENT)"},
   {"CYCLES_HI",       0x18, false, "cycles since launch, high word"},
-  {"TOKENS",          0x1C, false, "token counts {s2g, g2s, g2l, l2g}, 8 bits each"},
+  {"TOKENS",          0x1C, false, "token counts of the four queues (fields TOKENS_*)"},
   {"INP_BYTES_LO",    0x20, false, "statistic inp_load_nbytes, low word"},
   {"INP_BYTES_HI",    0x24, false, "statistic inp_load_nbytes, high word"},
   {"WGT_BYTES_LO",    0x28, false, "statistic wgt_load_nbytes, low word"},
@@ -51,10 +51,10 @@ inline constexpr Register kRegisters[] = {
   {"LOAD_STALL",      0x70, false, "cycles the load stage held an instruction waiting for a token"},
   {"COMPUTE_STALL",   0x74, false, "cycles the compute stage held an instruction waiting for a token"},
   {"STORE_STALL",     0x78, false, "cycles the store stage held an instruction waiting for a token"},
-  {"STATUS",          0x7C, false, "[3:0] busy {fetch, store, compute, load}; [4] memory engine busy; [5] an error is pending (also after done)"},
+  {"STATUS",          0x7C, false, "busy flags, memory engine busy, error pending (fields STATUS_*)"},
   {"WATCHDOG",        0x80, true,  "deadlock watchdog: idle cycles (no stage busy, no memory traffic) before ERR_DEADLOCK; 0 disables"},
   {"WATCHDOG_COUNT",  0x84, false, "current idle-cycle count of the watchdog"},
-  {"QUEUE_FILL",      0x88, false, "instructions queued: [9:0] load, [19:10] compute, [29:20] store"},
+  {"QUEUE_FILL",      0x88, false, "instructions queued per stage (fields QUEUE_FILL_*)"},
 };
 
 /// Flags inside CTRL and ERROR_STATUS. The SystemVerilog name is Vcr + CamelCase + "Bit" (a bit index).
@@ -79,7 +79,56 @@ inline constexpr Bit kBits[] = {
   {"ERR_PROTOCOL",     7, "ERROR_STATUS: an AXI protocol violation (unknown ID, write length mismatch)"},
   {"ERR_DEADLOCK",     8, "ERROR_STATUS: the watchdog saw no progress (token deadlock)"},
 };
+
+/// Sub-fields of the registers that pack several values. The SystemVerilog names are
+/// Vcr + CamelCase + "Lsb" / "Width"; vta_vcr.sv assembles the registers from them and the tsim
+/// controller reads them with extract().
+struct Field {
+  std::string_view name;
+  uint32_t lsb;
+  uint32_t width;
+  std::string_view doc;
+};
+
+inline constexpr Field kFields[] = {
+  {"STATUS_BUSY",          0,  4,  "STATUS: busy {fetch, store, compute, load}"},
+  {"STATUS_MEM_BUSY",      4,  1,  "STATUS: the memory engine has requests in flight"},
+  {"STATUS_ERROR_PENDING", 5,  1,  "STATUS: an error is pending (also after done)"},
+  {"QUEUE_FILL_LOAD",      0,  10, "QUEUE_FILL: instructions queued for the load stage"},
+  {"QUEUE_FILL_COMPUTE",   10, 10, "QUEUE_FILL: instructions queued for the compute stage"},
+  {"QUEUE_FILL_STORE",     20, 10, "QUEUE_FILL: instructions queued for the store stage"},
+  {"TOKENS_L2G",           0,  8,  "TOKENS: load -> compute tokens"},
+  {"TOKENS_G2L",           8,  8,  "TOKENS: compute -> load tokens"},
+  {"TOKENS_G2S",           16, 8,  "TOKENS: compute -> store tokens"},
+  {"TOKENS_S2G",           24, 8,  "TOKENS: store -> compute tokens"},
+  {"ERROR_INFO_CLIENT",    0,  4,  "ERROR_INFO: memory client of the first memory error (MemClient)"},
+};
+
+/// The memory clients ERROR_INFO names (the read clients in vta_core's order, and the store).
+enum class MemClient : uint32_t { kFetch = 0, kUop = 1, kInp = 2, kWgt = 3, kAcc = 4, kStore = 15 };
+inline constexpr std::string_view to_string(MemClient c) {
+  switch (c) {
+    case MemClient::kFetch: return "fetch";
+    case MemClient::kUop: return "uop load";
+    case MemClient::kInp: return "inp load";
+    case MemClient::kWgt: return "wgt load";
+    case MemClient::kAcc: return "acc load";
+    case MemClient::kStore: return "store";
+  }
+  return "unknown client";
+}
 // clang-format on
+
+consteval Field field(std::string_view name) {
+  for (const auto& f : kFields) {
+    if (f.name == name) return f;
+  }
+  throw "vta::vcr::field: no such field";
+}
+/// The value of a field in a register value.
+constexpr uint32_t extract(uint32_t reg, Field f) {
+  return f.width >= 32 ? reg >> f.lsb : (reg >> f.lsb) & ((1u << f.width) - 1u);
+}
 
 /// The default WATCHDOG value after reset (idle cycles before a deadlock is reported).
 inline constexpr uint32_t kDefaultWatchdog = 4096;
