@@ -11,8 +11,10 @@
 namespace vta {
 
 Dram& Dram::global() {
-  static Dram dram;
-  return dram;
+  // Never destroyed: buffers still alive at exit (a leaked VTABufferAlloc, a static device) may free
+  // into it while other static objects are destroyed; the system reclaims the reservation.
+  static Dram* dram = new Dram;
+  return *dram;
 }
 
 Dram::Dram(int address_bits) {
