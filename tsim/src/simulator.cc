@@ -296,11 +296,17 @@ RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
   if (ctrl & vcr::bit("CTRL_DONE")) {
     // FINISH does not wait for instructions its tokens do not order: one of those may fail after it.
     const uint32_t status = read_reg(vcr::kStatus);
-    if (read_reg(vcr::kQueueFill) != 0) {
+    if (const uint32_t fills = read_reg(vcr::kQueueFill); fills != 0) {
       // as the fsim: FINISH must come last (its tokens must order every other instruction before it)
+      const uint32_t left = vcr::extract(fills, vcr::field("QUEUE_FILL_LOAD")) +
+                            vcr::extract(fills, vcr::field("QUEUE_FILL_COMPUTE")) +
+                            vcr::extract(fills, vcr::field("QUEUE_FILL_STORE"));
       return fail(RunStatus::kError, ErrorKind::kUnfinished,
                   diagnose(RunStatus::kError, ErrorKind::kUnfinished,
-                           "FINISH completed with instructions still waiting for tokens", insn_addr, count),
+                           "FINISH completed while " + std::to_string(left) +
+                               " instruction(s) of other modules had not executed; they wait for tokens that are "
+                               "never pushed",
+                           insn_addr, count),
                   before);
     }
     if (vcr::extract(status, vcr::field("STATUS_ERROR_PENDING")) == 0) {
