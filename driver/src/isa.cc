@@ -25,10 +25,6 @@ std::vector<FieldLayout> place(const std::vector<FieldSpec>& specs, int total_bi
   return out;
 }
 
-std::vector<FieldSpec> header_specs() {
-  return {{"opcode", isa::kOpcodeBits}, {"pop_prev_dep", 1}, {"pop_next_dep", 1}, {"push_prev_dep", 1}, {"push_next_dep", 1}};
-}
-
 uint64_t get_bits(RawInsn raw, const FieldLayout& f) {
   uint64_t word = f.lsb < 64 ? raw.lo : raw.hi;
   int shift = f.lsb % 64;
@@ -46,23 +42,110 @@ void put_bits(RawInsn& raw, const FieldLayout& f, uint64_t value, const char* fo
   word |= value << (f.lsb % 64);
 }
 
-RawInsn encode_values(const std::vector<FieldLayout>& layout, const std::vector<uint64_t>& values, const char* format) {
+// ---- one table per format ------------------------------------------------------------------------
+// Each row is a field in bit order: its name (the reference's bit-field name, also the SystemVerilog
+// name and the disassembly key), its width for a configuration, and how to read and write it in the
+// typed instruction. Encoding, decoding, the layouts (and through them the generated SystemVerilog
+// positions) and the disassembly all walk these tables.
+// disassembly: "name=value" in order (kSigned: as a two's-complement value), right after the name, or not
+enum class Show { kField, kSigned, kLead, kNone };
+
+int64_t sign_extend(uint64_t v, int bits) { return int64_t(v << (64 - bits)) >> (64 - bits); }
+template <class T>
+struct Field {
+  const char* name;
+  int (*width)(const Config&);
+  uint64_t (*get)(const T&);
+  void (*set)(T&, uint64_t);
+  Show show = Show::kField;
+};
+
+#define VTA_WIDTH(expr) [](const Config& c) { (void)c; return int(expr); }
+#define VTA_MEMBER(T, m) [](const T& i) { return uint64_t(i.m); }, [](T& i, uint64_t v) { i.m = decltype(i.m)(v); }
+#define VTA_HEADER(T)                                                                                 \
+  Field<T>{"opcode", VTA_WIDTH(isa::kOpcodeBits), VTA_MEMBER(T, opcode), Show::kNone},                \
+      Field<T>{"pop_prev_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.pop_prev), Show::kNone},               \
+      Field<T>{"pop_next_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.pop_next), Show::kNone},               \
+      Field<T>{"push_prev_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.push_prev), Show::kNone},             \
+      Field<T>{"push_next_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.push_next), Show::kNone}
+// the loop header shared by GEMM and ALU
+#define VTA_LOOP(T)                                                                           \
+  Field<T>{"reset_reg", VTA_WIDTH(1), VTA_MEMBER(T, reset)},                                   \
+      Field<T>{"uop_bgn", VTA_WIDTH(c.log_uop_depth()), VTA_MEMBER(T, uop_bgn)},               \
+      Field<T>{"uop_end", VTA_WIDTH(c.log_uop_depth() + 1), VTA_MEMBER(T, uop_end)},           \
+      Field<T>{"iter_out", VTA_WIDTH(isa::kLoopIterBits), VTA_MEMBER(T, iter_out)},            \
+      Field<T>{"iter_in", VTA_WIDTH(isa::kLoopIterBits), VTA_MEMBER(T, iter_in)},              \
+      Field<T>{"dst_factor_out", VTA_WIDTH(c.log_acc_depth()), VTA_MEMBER(T, dst_factor_out)}, \
+      Field<T>{"dst_factor_in", VTA_WIDTH(c.log_acc_depth()), VTA_MEMBER(T, dst_factor_in)}
+
+// clang-format off
+const Field<MemInsn> kMemFields[] = {
+  VTA_HEADER(MemInsn),
+  {"memory_type", VTA_WIDTH(isa::kMemIdBits), VTA_MEMBER(MemInsn, memory_type), Show::kLead},
+  {"sram_base", VTA_WIDTH(isa::kSramAddrBits), VTA_MEMBER(MemInsn, sram_base)},
+  {"dram_base", VTA_WIDTH(isa::kDramAddrBits), VTA_MEMBER(MemInsn, dram_base)},
+  {"y_size", VTA_WIDTH(isa::kSizeBits), VTA_MEMBER(MemInsn, y_size)},
+  {"x_size", VTA_WIDTH(isa::kSizeBits), VTA_MEMBER(MemInsn, x_size)},
+  {"x_stride", VTA_WIDTH(isa::kStrideBits), VTA_MEMBER(MemInsn, x_stride)},
+  {"y_pad_0", VTA_WIDTH(isa::kPadBits), VTA_MEMBER(MemInsn, y_pad_0)},
+  {"y_pad_1", VTA_WIDTH(isa::kPadBits), VTA_MEMBER(MemInsn, y_pad_1)},
+  {"x_pad_0", VTA_WIDTH(isa::kPadBits), VTA_MEMBER(MemInsn, x_pad_0)},
+  {"x_pad_1", VTA_WIDTH(isa::kPadBits), VTA_MEMBER(MemInsn, x_pad_1)},
+};
+
+const Field<GemmInsn> kGemmFields[] = {
+  VTA_HEADER(GemmInsn), VTA_LOOP(GemmInsn),
+  {"src_factor_out", VTA_WIDTH(c.log_inp_depth()), VTA_MEMBER(GemmInsn, src_factor_out)},
+  {"src_factor_in", VTA_WIDTH(c.log_inp_depth()), VTA_MEMBER(GemmInsn, src_factor_in)},
+  {"wgt_factor_out", VTA_WIDTH(c.log_wgt_depth()), VTA_MEMBER(GemmInsn, wgt_factor_out)},
+  {"wgt_factor_in", VTA_WIDTH(c.log_wgt_depth()), VTA_MEMBER(GemmInsn, wgt_factor_in)},
+};
+
+constexpr uint64_t kImmMask = (uint64_t{1} << isa::kAluImmBits) - 1;
+const Field<AluInsn> kAluFields[] = {
+  VTA_HEADER(AluInsn), VTA_LOOP(AluInsn),
+  {"src_factor_out", VTA_WIDTH(c.log_acc_depth()), VTA_MEMBER(AluInsn, src_factor_out)},
+  {"src_factor_in", VTA_WIDTH(c.log_acc_depth()), VTA_MEMBER(AluInsn, src_factor_in)},
+  {"alu_opcode", VTA_WIDTH(isa::kAluOpcodeBits), VTA_MEMBER(AluInsn, alu_opcode), Show::kLead},
+  {"use_imm", VTA_WIDTH(1), VTA_MEMBER(AluInsn, use_imm)},
+  // a two's-complement field holding the sign-extended value (encode() checks its range)
+  {"imm", VTA_WIDTH(isa::kAluImmBits), [](const AluInsn& i) { return uint64_t(uint32_t(i.imm)) & kImmMask; },
+   [](AluInsn& i, uint64_t v) { i.imm = int32_t(sign_extend(v, isa::kAluImmBits)); }, Show::kSigned},
+};
+
+const Field<Uop> kUopFields[] = {
+  {"dst_idx", VTA_WIDTH(c.log_acc_depth()), VTA_MEMBER(Uop, dst)},
+  {"src_idx", VTA_WIDTH(std::max(c.log_acc_depth(), c.log_inp_depth())), VTA_MEMBER(Uop, src)},
+  {"wgt_idx", VTA_WIDTH(c.log_wgt_depth()), VTA_MEMBER(Uop, wgt)},
+};
+// clang-format on
+
+#undef VTA_LOOP
+#undef VTA_HEADER
+#undef VTA_MEMBER
+#undef VTA_WIDTH
+
+template <class T, size_t N>
+std::vector<FieldLayout> layout_of(const Field<T> (&table)[N], const Config& c, int bits) {
+  std::vector<FieldSpec> specs;
+  for (const auto& f : table) specs.push_back({f.name, f.width(c)});
+  return place(specs, bits);
+}
+
+template <class T, size_t N>
+RawInsn encode_fields(const Field<T> (&table)[N], const std::vector<FieldLayout>& layout, const T& insn,
+                      const char* format) {
   RawInsn raw;
-  for (size_t i = 0; i < layout.size(); ++i) put_bits(raw, layout[i], values[i], format);
+  for (size_t k = 0; k < N; ++k) put_bits(raw, layout[k], table[k].get(insn), format);
   return raw;
 }
 
-std::vector<uint64_t> decode_values(const std::vector<FieldLayout>& layout, RawInsn raw) {
-  std::vector<uint64_t> v(layout.size());
-  for (size_t i = 0; i < layout.size(); ++i) v[i] = get_bits(raw, layout[i]);
-  return v;
+template <class T, size_t N>
+T decode_fields(const Field<T> (&table)[N], const std::vector<FieldLayout>& layout, RawInsn raw) {
+  T insn;
+  for (size_t k = 0; k < N; ++k) table[k].set(insn, get_bits(raw, layout[k]));
+  return insn;
 }
-
-void push_deps(std::vector<uint64_t>& v, const DepFlags& d) {
-  v.insert(v.end(), {d.pop_prev, d.pop_next, d.push_prev, d.push_next});
-}
-
-DepFlags deps_from(const std::vector<uint64_t>& v) { return {v[1] != 0, v[2] != 0, v[3] != 0, v[4] != 0}; }
 
 std::string deps_text(const DepFlags& d) {
   std::string s = "deps=[";
@@ -130,57 +213,15 @@ bool is_valid_opcode(uint32_t raw) { return raw <= static_cast<uint32_t>(Opcode:
 bool is_valid_mem_id(uint32_t raw) { return raw <= static_cast<uint32_t>(MemId::kAcc8Bit); }
 bool is_valid_alu_op(uint32_t raw) { return raw <= static_cast<uint32_t>(AluOp::kMul); }
 
-Isa::Isa(const Config& config) : config_(config) {
-  const int la = config.log_acc_depth(), li = config.log_inp_depth(), lw = config.log_wgt_depth();
-  const int lu = config.log_uop_depth();
-  auto mem = header_specs();
-  mem.insert(mem.end(), {{"memory_type", isa::kMemIdBits},
-                         {"sram_base", isa::kSramAddrBits},
-                         {"dram_base", isa::kDramAddrBits},
-                         {"y_size", isa::kSizeBits},
-                         {"x_size", isa::kSizeBits},
-                         {"x_stride", isa::kStrideBits},
-                         {"y_pad_0", isa::kPadBits},
-                         {"y_pad_1", isa::kPadBits},
-                         {"x_pad_0", isa::kPadBits},
-                         {"x_pad_1", isa::kPadBits}});
-  auto loop = header_specs();
-  loop.insert(loop.end(), {{"reset_reg", 1},
-                           {"uop_bgn", lu},
-                           {"uop_end", lu + 1},
-                           {"iter_out", isa::kLoopIterBits},
-                           {"iter_in", isa::kLoopIterBits},
-                           {"dst_factor_out", la},
-                           {"dst_factor_in", la}});
-  auto gemm = loop;
-  gemm.insert(gemm.end(), {{"src_factor_out", li}, {"src_factor_in", li}, {"wgt_factor_out", lw}, {"wgt_factor_in", lw}});
-  auto alu = loop;
-  alu.insert(alu.end(), {{"src_factor_out", la},
-                         {"src_factor_in", la},
-                         {"alu_opcode", isa::kAluOpcodeBits},
-                         {"use_imm", 1},
-                         {"imm", isa::kAluImmBits}});
-  mem_ = place(mem, 128);
-  gemm_ = place(gemm, 128);
-  alu_ = place(alu, 128);
-  uop_ = place({{"dst_idx", la}, {"src_idx", std::max(la, li)}, {"wgt_idx", lw}}, 32);
-}
+Isa::Isa(const Config& config)
+    : config_(config),
+      mem_(layout_of(kMemFields, config, 128)),
+      gemm_(layout_of(kGemmFields, config, 128)),
+      alu_(layout_of(kAluFields, config, 128)),
+      uop_(layout_of(kUopFields, config, 32)) {}
 
-RawInsn Isa::encode(const MemInsn& i) const {
-  std::vector<uint64_t> v = {i.opcode};
-  push_deps(v, i.deps);
-  v.insert(v.end(), {i.memory_type, i.sram_base, i.dram_base, i.y_size, i.x_size, i.x_stride, i.y_pad_0, i.y_pad_1,
-                     i.x_pad_0, i.x_pad_1});
-  return encode_values(mem_, v, "LOAD/STORE");
-}
-
-RawInsn Isa::encode(const GemmInsn& i) const {
-  std::vector<uint64_t> v = {i.opcode};
-  push_deps(v, i.deps);
-  v.insert(v.end(), {i.reset, i.uop_bgn, i.uop_end, i.iter_out, i.iter_in, i.dst_factor_out, i.dst_factor_in,
-                     i.src_factor_out, i.src_factor_in, i.wgt_factor_out, i.wgt_factor_in});
-  return encode_values(gemm_, v, "GEMM");
-}
+RawInsn Isa::encode(const MemInsn& i) const { return encode_fields(kMemFields, mem_, i, "LOAD/STORE"); }
+RawInsn Isa::encode(const GemmInsn& i) const { return encode_fields(kGemmFields, gemm_, i, "GEMM"); }
 
 RawInsn Isa::encode(const AluInsn& i) const {
   constexpr int32_t kImmMin = -(1 << (isa::kAluImmBits - 1)), kImmMax = (1 << (isa::kAluImmBits - 1)) - 1;
@@ -188,84 +229,40 @@ RawInsn Isa::encode(const AluInsn& i) const {
     throw IsaError("ALU field imm = " + std::to_string(i.imm) + " does not fit in a signed " +
                    std::to_string(isa::kAluImmBits) + "-bit immediate");
   }
-  uint64_t imm = static_cast<uint64_t>(static_cast<uint32_t>(i.imm)) & ((uint64_t{1} << isa::kAluImmBits) - 1);
-  std::vector<uint64_t> v = {i.opcode};
-  push_deps(v, i.deps);
-  v.insert(v.end(), {i.reset, i.uop_bgn, i.uop_end, i.iter_out, i.iter_in, i.dst_factor_out, i.dst_factor_in,
-                     i.src_factor_out, i.src_factor_in, i.alu_opcode, i.use_imm, imm});
-  return encode_values(alu_, v, "ALU");
+  return encode_fields(kAluFields, alu_, i, "ALU");
 }
 
 uint32_t Isa::encode(const Uop& u) const {
-  RawInsn raw = encode_values(uop_, {u.dst, u.src, u.wgt}, "micro-op");
-  return static_cast<uint32_t>(raw.lo);
+  return static_cast<uint32_t>(encode_fields(kUopFields, uop_, u, "micro-op").lo);
 }
 
 DepFlags Isa::deps_of(RawInsn raw) {
   return {(raw.lo >> 3 & 1) != 0, (raw.lo >> 4 & 1) != 0, (raw.lo >> 5 & 1) != 0, (raw.lo >> 6 & 1) != 0};
 }
 
-MemInsn Isa::decode_mem(RawInsn raw) const {
-  auto v = decode_values(mem_, raw);
-  MemInsn i;
-  i.opcode = static_cast<uint8_t>(v[0]);
-  i.deps = deps_from(v);
-  i.memory_type = static_cast<uint8_t>(v[5]);
-  i.sram_base = static_cast<uint32_t>(v[6]);
-  i.dram_base = static_cast<uint32_t>(v[7]);
-  i.y_size = static_cast<uint32_t>(v[8]);
-  i.x_size = static_cast<uint32_t>(v[9]);
-  i.x_stride = static_cast<uint32_t>(v[10]);
-  i.y_pad_0 = static_cast<uint32_t>(v[11]);
-  i.y_pad_1 = static_cast<uint32_t>(v[12]);
-  i.x_pad_0 = static_cast<uint32_t>(v[13]);
-  i.x_pad_1 = static_cast<uint32_t>(v[14]);
-  return i;
+MemInsn Isa::decode_mem(RawInsn raw) const { return decode_fields(kMemFields, mem_, raw); }
+GemmInsn Isa::decode_gemm(RawInsn raw) const { return decode_fields(kGemmFields, gemm_, raw); }
+AluInsn Isa::decode_alu(RawInsn raw) const { return decode_fields(kAluFields, alu_, raw); }
+Uop Isa::decode_uop(uint32_t word) const { return decode_fields(kUopFields, uop_, RawInsn{word, 0}); }
+
+namespace {
+
+// "<lead fields> deps=[...] <fields>": the fields of a decoded instruction, from its table.
+template <class T, size_t N>
+void print_fields(std::ostream& s, const Field<T> (&table)[N], const std::vector<FieldLayout>& layout, const T& insn,
+                  const DepFlags& deps) {
+  for (const auto& f : table) {
+    if (f.show == Show::kLead) s << ' ' << f.name << '=' << f.get(insn);
+  }
+  s << ' ' << deps_text(deps);
+  for (size_t k = 0; k < N; ++k) {
+    const auto& f = table[k];
+    if (f.show == Show::kField) s << ' ' << f.name << '=' << f.get(insn);
+    if (f.show == Show::kSigned) s << ' ' << f.name << '=' << sign_extend(f.get(insn), layout[k].width);
+  }
 }
 
-GemmInsn Isa::decode_gemm(RawInsn raw) const {
-  auto v = decode_values(gemm_, raw);
-  GemmInsn i;
-  i.opcode = static_cast<uint8_t>(v[0]);
-  i.deps = deps_from(v);
-  i.reset = v[5] != 0;
-  i.uop_bgn = static_cast<uint32_t>(v[6]);
-  i.uop_end = static_cast<uint32_t>(v[7]);
-  i.iter_out = static_cast<uint32_t>(v[8]);
-  i.iter_in = static_cast<uint32_t>(v[9]);
-  i.dst_factor_out = static_cast<uint32_t>(v[10]);
-  i.dst_factor_in = static_cast<uint32_t>(v[11]);
-  i.src_factor_out = static_cast<uint32_t>(v[12]);
-  i.src_factor_in = static_cast<uint32_t>(v[13]);
-  i.wgt_factor_out = static_cast<uint32_t>(v[14]);
-  i.wgt_factor_in = static_cast<uint32_t>(v[15]);
-  return i;
-}
-
-AluInsn Isa::decode_alu(RawInsn raw) const {
-  auto v = decode_values(alu_, raw);
-  AluInsn i;
-  i.opcode = static_cast<uint8_t>(v[0]);
-  i.deps = deps_from(v);
-  i.reset = v[5] != 0;
-  i.uop_bgn = static_cast<uint32_t>(v[6]);
-  i.uop_end = static_cast<uint32_t>(v[7]);
-  i.iter_out = static_cast<uint32_t>(v[8]);
-  i.iter_in = static_cast<uint32_t>(v[9]);
-  i.dst_factor_out = static_cast<uint32_t>(v[10]);
-  i.dst_factor_in = static_cast<uint32_t>(v[11]);
-  i.src_factor_out = static_cast<uint32_t>(v[12]);
-  i.src_factor_in = static_cast<uint32_t>(v[13]);
-  i.alu_opcode = static_cast<uint8_t>(v[14]);
-  i.use_imm = v[15] != 0;
-  i.imm = static_cast<int16_t>(static_cast<uint16_t>(v[16]));  // sign-extend the 16-bit field
-  return i;
-}
-
-Uop Isa::decode_uop(uint32_t word) const {
-  auto v = decode_values(uop_, RawInsn{word, 0});
-  return {static_cast<uint32_t>(v[0]), static_cast<uint32_t>(v[1]), static_cast<uint32_t>(v[2])};
-}
+}  // namespace
 
 std::string Isa::disassemble(RawInsn raw) const {
   std::ostringstream s;
@@ -278,28 +275,18 @@ std::string Isa::disassemble(RawInsn raw) const {
   s << to_string(opcode);
   if (opcode == Opcode::kLoad || opcode == Opcode::kStore) {
     const auto i = decode_mem(raw);
-    s << ' ' << (is_valid_mem_id(i.memory_type) ? to_string(static_cast<MemId>(i.memory_type)) : "ILLEGAL")
-      << " memory_type=" << int(i.memory_type) << ' ' << deps_text(i.deps) << " sram_base=" << i.sram_base
-      << " dram_base=" << i.dram_base << " y_size=" << i.y_size << " x_size=" << i.x_size << " x_stride=" << i.x_stride
-      << " y_pad_0=" << i.y_pad_0 << " y_pad_1=" << i.y_pad_1 << " x_pad_0=" << i.x_pad_0 << " x_pad_1=" << i.x_pad_1;
+    s << ' ' << (is_valid_mem_id(i.memory_type) ? to_string(static_cast<MemId>(i.memory_type)) : "ILLEGAL");
+    print_fields(s, kMemFields, mem_, i, i.deps);
     if (i.x_size == 0) s << " (nop)";
   } else if (opcode == Opcode::kFinish) {
     s << ' ' << deps_text(deps_of(raw));
   } else if (opcode == Opcode::kGemm) {
     const auto i = decode_gemm(raw);
-    s << ' ' << deps_text(i.deps) << " reset_reg=" << i.reset << " uop_bgn=" << i.uop_bgn << " uop_end=" << i.uop_end
-      << " iter_out=" << i.iter_out << " iter_in=" << i.iter_in << " dst_factor_out=" << i.dst_factor_out
-      << " dst_factor_in=" << i.dst_factor_in << " src_factor_out=" << i.src_factor_out
-      << " src_factor_in=" << i.src_factor_in << " wgt_factor_out=" << i.wgt_factor_out
-      << " wgt_factor_in=" << i.wgt_factor_in;
+    print_fields(s, kGemmFields, gemm_, i, i.deps);
   } else {
     const auto i = decode_alu(raw);
-    s << ' ' << (is_valid_alu_op(i.alu_opcode) ? to_string(static_cast<AluOp>(i.alu_opcode)) : "ILLEGAL")
-      << " alu_opcode=" << int(i.alu_opcode) << ' ' << deps_text(i.deps) << " reset_reg=" << i.reset
-      << " uop_bgn=" << i.uop_bgn << " uop_end=" << i.uop_end << " iter_out=" << i.iter_out
-      << " iter_in=" << i.iter_in << " dst_factor_out=" << i.dst_factor_out << " dst_factor_in=" << i.dst_factor_in
-      << " src_factor_out=" << i.src_factor_out << " src_factor_in=" << i.src_factor_in << " use_imm=" << i.use_imm
-      << " imm=" << i.imm;
+    s << ' ' << (is_valid_alu_op(i.alu_opcode) ? to_string(static_cast<AluOp>(i.alu_opcode)) : "ILLEGAL");
+    print_fields(s, kAluFields, alu_, i, i.deps);
   }
   return s.str();
 }

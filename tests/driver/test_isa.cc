@@ -294,6 +294,17 @@ TEST(Isa, DisassemblerPrintsEveryField) {
   fin.deps.pop_next = true;
   EXPECT_EQ(isa.disassemble(isa.encode(fin)), "FINISH deps=[pop_next]");
   EXPECT_EQ(isa.disassemble(Uop{1, 2, 3}), "UOP dst_idx=1 src_idx=2 wgt_idx=3");
+  // the opcode and ALU operation lead, the immediate prints signed
+  AluInsn a = test::alu_insn(AluOp::kShr, 3, 4, true, -5, 2, 7);
+  a.deps.pop_prev = true;
+  EXPECT_EQ(isa.disassemble(isa.encode(a)),
+            "ALU SHR alu_opcode=3 deps=[pop_prev] reset_reg=0 uop_bgn=3 uop_end=4 iter_out=2 iter_in=7 "
+            "dst_factor_out=0 dst_factor_in=0 src_factor_out=0 src_factor_in=0 use_imm=1 imm=-5");
+  GemmInsn g = test::gemm_insn(1, 9, 4, 5);
+  g.reset = true, g.wgt_factor_in = 6;
+  EXPECT_EQ(isa.disassemble(isa.encode(g)),
+            "GEMM deps=[] reset_reg=1 uop_bgn=1 uop_end=9 iter_out=4 iter_in=5 dst_factor_out=0 dst_factor_in=0 "
+            "src_factor_out=0 src_factor_in=0 wgt_factor_out=0 wgt_factor_in=6");
 }
 
 TEST(Isa, StageRouting) {
