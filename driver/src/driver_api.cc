@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "c_stats.h"
+#include "vta/c_stats.h"
 #include "vta/build_config.h"
 #include "vta/device.h"
 #include "vta/driver.h"

@@ -12,7 +12,7 @@
 #include <thread>
 #include <utility>
 
-#include "c_stats.h"
+#include "vta/c_stats.h"
 #include "vta/build_config.h"
 #include "vta/command_queue.h"
 #include "vta/driver.h"
