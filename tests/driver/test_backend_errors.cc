@@ -100,13 +100,7 @@ TEST_P(BackendErrors, SramRangesBeyondDepth) {
 // GEMM or ALU instruction runs (the messages differ; the class and the instruction do not).
 TEST_P(BackendErrors, GemmAndAluIndicesBeyondDepth) {
   test::put_uops(Program(cfg).isa(), uops, {{2000, 10, 1000}, {5, 2047, 3}});
-  auto with_uops = [&](auto&& add) {
-    Program p(cfg);
-    p.load(MemId::kUop, 0, uops.base(4), 1, 2, 2);
-    add(p);
-    p.finish();
-    return p;
-  };
+  auto with_uops = [&](auto&& add) { return test::with_uops(cfg, uops, 2, add); };
   GemmInsn g = test::gemm_insn(0, 1, 1, 3);
   g.dst_factor_in = 30;  // 2000 + 2*30 = 2060 >= 2048
   expect_failure(with_uops([&](Program& p) { p.gemm(g); }), RunStatus::kError, ErrorKind::kSramRange, {"GEMM"});
@@ -156,11 +150,8 @@ TEST_P(BackendErrors, ZeroIterationsAndBadMicroOpRanges) {
 }
 
 TEST_P(BackendErrors, DependencyDeadlock) {
-  Program p(cfg);
-  GemmInsn g = test::gemm_insn(0, 1);
-  g.deps.pop_prev = true;  // waits for a load that never pushes
-  p.load(MemId::kInp, 0, base(16), 1, 1, 1).gemm(g).store(0, base(16), 1, 1, 1, test::pop_prev()).finish();
-  expect_failure(p, RunStatus::kError, ErrorKind::kDeadlock, {"[deadlock]", "compute: ", "store: "});
+  expect_failure(test::deadlocking_program(cfg, base(16)), RunStatus::kError, ErrorKind::kDeadlock,
+                 {"[deadlock]", "compute: ", "store: "});
 }
 
 TEST_P(BackendErrors, StreamShapeErrors) {

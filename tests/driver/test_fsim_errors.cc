@@ -32,13 +32,7 @@ class FsimErrors : public ::testing::Test {
 
 TEST_F(FsimErrors, GemmAndAluIndicesBeyondDepth) {
   test::put_uops(Program(cfg).isa(), uops, {{2000, 10, 1000}, {5, 2047, 3}});
-  auto with_uops = [&](auto&& add) {
-    Program p(cfg);
-    p.load(MemId::kUop, 0, uops.base(4), 1, 2, 2);
-    add(p);
-    p.finish();
-    return p;
-  };
+  auto with_uops = [&](auto&& add) { return test::with_uops(cfg, uops, 2, add); };
   GemmInsn g = test::gemm_insn(0, 1, 1, 3);
   g.dst_factor_in = 30;  // 2000 + 2*30 = 2060 >= 2048
   expect_failure(with_uops([&](Program& p) { p.gemm(g); }), RunStatus::kError,
@@ -61,11 +55,7 @@ TEST_F(FsimErrors, GemmAndAluIndicesBeyondDepth) {
 }
 
 TEST_F(FsimErrors, DependencyDeadlockIsReportedWithModuleStates) {
-  Program p(cfg);
-  GemmInsn g = test::gemm_insn(0, 1);
-  g.deps.pop_prev = true;  // waits for a load that never pushes
-  p.load(MemId::kInp, 0, base(16), 1, 1, 1).gemm(g).store(0, base(16), 1, 1, 1, test::pop_prev()).finish();
-  expect_failure(p, RunStatus::kError,
+  expect_failure(test::deadlocking_program(cfg, base(16)), RunStatus::kError,
                  {"dependency deadlock", "load: idle, executed all 1", "compute: at instruction 1",
                   "waiting for a token on l2g (load -> compute)", "store: at instruction 2",
                   "waiting for a token on g2s (compute -> store)"});

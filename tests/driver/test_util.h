@@ -102,6 +102,27 @@ inline void put_uops(const Isa& isa, const DevBuf& buf, const std::vector<Uop>& 
   for (size_t i = 0; i < uops.size(); ++i) buf.as<uint32_t>()[i] = isa.encode(uops[i]);
 }
 
+/// A program that loads the first `n` micro-ops of `uops`, runs `body(program)`, then FINISH.
+template <class F>
+Program with_uops(const Config& c, const DevBuf& uops, uint32_t n, F&& body) {
+  Program p(c);
+  p.load(MemId::kUop, 0, uint32_t(uops.phys() / 4), 1, n, n);
+  body(p);
+  p.finish();
+  return p;
+}
+
+/// A deadlock: a GEMM waits for a load -> compute token the load never pushes, a store behind it
+/// waits for the GEMM (`inp_base` is the DRAM base of a 16-byte-element buffer).
+inline Program deadlocking_program(const Config& c, uint32_t inp_base) {
+  GemmInsn g;
+  g.uop_bgn = 0, g.uop_end = 1, g.iter_out = 1, g.iter_in = 1;
+  g.deps.pop_prev = true;
+  Program p(c);
+  p.load(MemId::kInp, 0, inp_base, 1, 1, 1).gemm(g).store(0, inp_base, 1, 1, 1, {true, false, false, false}).finish();
+  return p;
+}
+
 inline DepFlags pop_prev() { return {true, false, false, false}; }
 inline DepFlags pop_next() { return {false, true, false, false}; }
 inline DepFlags push_prev() { return {false, false, true, false}; }

@@ -95,11 +95,7 @@ TEST_F(TsimErrors, StreamProblems) {
 }
 
 TEST_F(TsimErrors, DeadlockIsReportedByTheWatchdog) {
-  Program p(cfg);
-  GemmInsn g = test::gemm_insn(0, 1);
-  g.deps.pop_prev = true;  // waits for a load that never pushes
-  p.load(MemId::kInp, 0, base(16), 1, 1, 1).gemm(g).store(0, base(16), 1, 1, 1, test::pop_prev()).finish();
-  EXPECT_EQ(p.run(*dev), RunStatus::kError);
+  EXPECT_EQ(test::deadlocking_program(cfg, base(16)).run(*dev), RunStatus::kError);
   EXPECT_EQ(dev->last_error_kind(), ErrorKind::kDeadlock);
   const std::string& err = dev->last_error();
   for (const char* n : {"[deadlock]", "token deadlock", "compute: waiting for a token with instruction 1 (GEMM",
