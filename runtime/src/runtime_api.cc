@@ -7,7 +7,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <set>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -16,6 +15,7 @@
 #include "vta/build_config.h"
 #include "vta/command_queue.h"
 #include "vta/driver.h"
+#include "vta/path_claim.h"
 #include "vta/runtime.h"
 
 namespace {
@@ -42,32 +42,23 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
-// Trace files in use by live queues: a second thread tracing at the same time writes beside the
-// first (<path>.1, <path>.2, ...) instead of truncating it.
-std::mutex g_trace_mu;
-std::set<std::string> g_trace_paths;
-
+// A queue's call-trace file; the name is claimed for as long as the file is open, so a second thread
+// tracing at the same time writes beside it (<path>.1, <path>.2, ...) instead of truncating it.
 struct Trace {
+  vta::PathClaim claim;
   std::unique_ptr<std::FILE, FileCloser> file;
-  std::string path;
   Trace() = default;
-  Trace(Trace&& o) noexcept : file(std::move(o.file)), path(std::exchange(o.path, {})) {}
+  Trace(Trace&&) noexcept = default;
   Trace& operator=(Trace&& o) noexcept {
     release();
+    claim = std::move(o.claim);
     file = std::move(o.file);
-    path = std::exchange(o.path, {});
     return *this;
   }
-  Trace(const Trace&) = delete;
-  Trace& operator=(const Trace&) = delete;
   ~Trace() { release(); }
   void release() {
-    file.reset();
-    if (!path.empty()) {
-      std::lock_guard lock(g_trace_mu);
-      g_trace_paths.erase(path);
-      path.clear();
-    }
+    file.reset();  // closed before the name is free again
+    claim.release();
   }
 };
 
@@ -76,16 +67,10 @@ Trace open_trace() {
   Trace t;
   const char* env = std::getenv("VTA_TRACE_CALLS");
   if (env == nullptr || *env == '\0') return t;
-  std::string path = env;
-  {
-    std::lock_guard lock(g_trace_mu);
-    for (int n = 1; g_trace_paths.count(path) != 0; ++n) path = std::string(env) + "." + std::to_string(n);
-    g_trace_paths.insert(path);
-  }
-  t.path = path;
-  t.file.reset(std::fopen(path.c_str(), "w"));
+  t.claim = vta::PathClaim(env, vta::PathClaim::Suffix::kAppend);
+  t.file.reset(std::fopen(t.claim.path().c_str(), "w"));
   if (t.file == nullptr) {
-    throw RuntimeError("cannot open the VTA_TRACE_CALLS file " + path + ": " + std::strerror(errno));
+    throw RuntimeError("cannot open the VTA_TRACE_CALLS file " + t.claim.path() + ": " + std::strerror(errno));
   }
   return t;
 }

@@ -11,8 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -34,27 +32,6 @@ std::string vec(const std::string& name, int64_t width) {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// Waveform files being written by live tracers: a second simulator (another thread's device) asked
-// for the same file writes beside it (run.1.fst, run.2.fst, ...) instead of truncating it.
-std::mutex g_paths_mu;
-std::set<std::string> g_paths;
-
-std::string claim_path(const std::string& wanted) {
-  std::lock_guard lock(g_paths_mu);
-  std::string path = wanted;
-  const std::filesystem::path p(wanted);
-  for (int n = 1; g_paths.count(path) != 0; ++n) {
-    path = (p.parent_path() / (p.stem().string() + "." + std::to_string(n) + p.extension().string())).string();
-  }
-  g_paths.insert(path);
-  return path;
-}
-
-void release_path(const std::string& path) {
-  std::lock_guard lock(g_paths_mu);
-  g_paths.erase(path);
 }
 
 // Runs a program with an argument vector (no shell ever sees the file names) and waits for it;
@@ -197,14 +174,13 @@ WaveTracer::WaveTracer(const WaveOptions& options, const Config& config)
                                 std::string(VTA_TSIM_TRACE_DEPTH == 0 ? "every level" :
                                             std::to_string(VTA_TSIM_TRACE_DEPTH) + " levels"));
   }
-  options_.path = claim_path(options_.path);
+  // a second simulator (another thread's device) asking for the same file writes run.1.fst, ...
+  claim_ = PathClaim(options_.path, PathClaim::Suffix::kBeforeExtension);
+  options_.path = claim_.path();
   fst_path_ = vcd ? options_.path + ".tmp.fst" : options_.path;
   std::filesystem::path p(options_.path);
   std::ofstream gtkw(p.replace_extension(".gtkw"));
-  if (!gtkw) {
-    release_path(options_.path);
-    throw std::runtime_error("VTA_WAVE: cannot write " + p.string());
-  }
+  if (!gtkw) throw std::runtime_error("VTA_WAVE: cannot write " + p.string());
   gtkw << gtkw_text(config, options_.path);
 }
 
@@ -212,7 +188,7 @@ void WaveTracer::open() {
   fst_->open(fst_path_.c_str());
   if (!fst_->isOpen()) {
     closed_ = true;
-    release_path(options_.path);
+    claim_.release();
     throw std::runtime_error("VTA_WAVE: cannot open " + fst_path_ + " for writing");
   }
 }
@@ -234,9 +210,9 @@ void WaveTracer::close() {
   closed_ = true;
   fst_->close();
   struct Release {
-    const std::string& path;
-    ~Release() { release_path(path); }
-  } release{options_.path};
+    PathClaim& claim;
+    ~Release() { claim.release(); }  // once the file (and its conversion) is complete
+  } release{claim_};
   if (fst_path_ == options_.path) return;
   const int rc = run_program({"fst2vcd", "-o", options_.path, fst_path_});
   if (rc != 0) {

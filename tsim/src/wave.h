@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vta/config.h"
+#include "vta/path_claim.h"
 #include "vta/tsim.h"
 
 class VerilatedFstC;
@@ -48,6 +49,7 @@ class WaveTracer {
   std::string fst_path_;  // the file Verilator writes (path itself, or a temporary for .vcd)
   std::unique_ptr<VerilatedFstC> fst_;
   bool closed_ = false;
+  PathClaim claim_;  ///< the dump's file name, reserved while it is written
 };
 
 }  // namespace vta::tsim
