@@ -4,6 +4,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "vta/program.h"
+
 namespace vta::runtime {
 namespace {
 
@@ -108,17 +110,12 @@ void CommandQueue::load_buffer_2d(const DataBuffer& src, uint32_t src_elem_offse
        << ", " << x_stride << ", " << x_pad_before << ", " << y_pad_before << ", " << x_pad_after << ", "
        << y_pad_after << ", " << dst_sram_index << ", " << dst_memory_type << ")";
   trace_line(call.str());
-  const Config& c = isa_.config();
-  uint64_t unit = 0;
-  switch (dst_memory_type) {
-    case uint32_t(MemId::kInp): unit = c.inp_elem_bytes(); break;
-    case uint32_t(MemId::kWgt): unit = c.wgt_elem_bytes(); break;
-    case uint32_t(MemId::kAcc): unit = c.acc_elem_bytes(); break;
-    case uint32_t(MemId::kAcc8Bit): unit = uint64_t(c.batch()) * c.block_out(); break;
-    default:
-      throw RuntimeError(call.str() + ": memory type " + std::to_string(dst_memory_type) +
-                         " cannot be loaded with VTALoadBuffer2D (INP 2, WGT 1, ACC 3, ACC_8BIT 5)");
+  const auto loadable = [&](MemId t) { return dst_memory_type == uint32_t(t); };
+  if (!loadable(MemId::kInp) && !loadable(MemId::kWgt) && !loadable(MemId::kAcc) && !loadable(MemId::kAcc8Bit)) {
+    throw RuntimeError(call.str() + ": memory type " + std::to_string(dst_memory_type) +
+                       " cannot be loaded with VTALoadBuffer2D (INP 2, WGT 1, ACC 3, ACC_8BIT 5)");
   }
+  const uint64_t unit = dram_unit(isa_.config(), MemId(dst_memory_type));
   check_transfer(call.str(), src, unit, src_elem_offset, x_size, y_size, x_stride);
   check_overflow();
   MemInsn m;
