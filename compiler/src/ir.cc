@@ -14,6 +14,36 @@ const char* to_string(DType t) {
   return "?";
 }
 
+const char* to_string(ExprKind k) {
+  switch (k) {
+#define VTA_IR_NAME(kind, handler) \
+  case ExprKind::k##kind: return #kind;
+    VTA_IR_EXPR_KINDS(VTA_IR_NAME)
+#undef VTA_IR_NAME
+  }
+  return "?";
+}
+
+const char* to_string(StmtKind k) {
+  switch (k) {
+#define VTA_IR_STMT_NAME(kind, handler) \
+  case StmtKind::k##kind: return #kind;
+    VTA_IR_STMT_KINDS(VTA_IR_STMT_NAME)
+#undef VTA_IR_STMT_NAME
+  }
+  return "?";
+}
+
+bool is_binary(ExprKind k) {
+  switch (k) {
+#define VTA_IR_BINARY(kind, handler) \
+  case ExprKind::k##kind: return true;
+    VTA_IR_BINARY_KINDS(VTA_IR_BINARY)
+#undef VTA_IR_BINARY
+    default: return false;
+  }
+}
+
 int bits(DType t) {
   switch (t) {
     case DType::kInt8: return 8;
@@ -191,14 +221,14 @@ Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value) {
 
 Stmt make_attr(Var v, std::string key, Stmt body, Expr value) {
   auto n = std::make_shared<StmtNode>();
-  n->kind = StmtKind::kAttr, n->var = std::move(v), n->scope = std::move(key), n->body = std::move(body);
+  n->kind = StmtKind::kAttr, n->var = std::move(v), n->key = std::move(key), n->body = std::move(body);
   n->value = std::move(value);
   return n;
 }
 
 Stmt make_call(std::string name, Tensor dst, Tensor src, std::vector<Expr> args) {
   auto n = std::make_shared<StmtNode>();
-  n->kind = StmtKind::kCall, n->scope = std::move(name), n->tensor = std::move(dst), n->src = std::move(src);
+  n->kind = StmtKind::kCall, n->name = std::move(name), n->tensor = std::move(dst), n->src = std::move(src);
   n->args = std::move(args);
   return n;
 }

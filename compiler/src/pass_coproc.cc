@@ -20,7 +20,9 @@
 #include <algorithm>
 
 #include "vta/compiler/lower.h"
+#include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
 namespace {
@@ -31,52 +33,57 @@ using Tokens = std::vector<Token>;
 Stmt token_call(const char* name, Token t) {
   return make_call(name, nullptr, nullptr, {make_int(t.first), make_int(t.second)});
 }
-Stmt push(Token t) { return token_call("vta.coproc_dep_push", t); }
-Stmt pop(Token t) { return token_call("vta.coproc_dep_pop", t); }
+Stmt push(Token t) { return token_call(intrin::kDepPush, t); }
+Stmt pop(Token t) { return token_call(intrin::kDepPop, t); }
 
-bool is_block(const Stmt& s) { return s->kind == StmtKind::kAttr && s->scope == "coproc_scope"; }
-bool is_thread(const Stmt& s) { return s->kind == StmtKind::kAttr && s->scope == "virtual_thread"; }
+bool is_block(const Stmt& s) { return s->kind == StmtKind::kAttr && s->key == attr::kCoprocScope; }
+bool is_thread(const Stmt& s) { return s->kind == StmtKind::kAttr && s->key == attr::kVirtualThread; }
 
 /// The stage of a statement that runs wholly in one stage; 0 when it mixes stages; throws for a
 /// statement the accelerator cannot run.
-int stage_of(const Stmt& s) {
-  switch (s->kind) {
-    case StmtKind::kCall:
-      if (s->scope == "VTALoadBuffer2D") {
-        const Expr& type = s->args.back();
-        // loads into the accumulator run on the compute stage (spec 4.4)
-        return type->kind == ExprKind::kInt && type->value == int(MemId::kAcc) ? kComputeStage : kLoadStage;
-      }
-      if (s->scope == "VTAStoreBuffer2D") return kStoreStage;
-      throw InternalError("coproc_sync: unexpected call " + s->scope);
-    case StmtKind::kAttr:
-      if (s->scope == "coproc_uop_scope") return kComputeStage;
-      if (is_thread(s)) return 0;
-      throw ScheduleError("the annotation " + s->scope + " on loop " + s->var->name + " was not lowered");
-    case StmtKind::kFor: return stage_of(s->body);
-    case StmtKind::kSeq: {
-      int k = -1;
-      for (const auto& c : s->seq) {
-        const int ck = stage_of(c);
-        if (k == -1) k = ck;
-        if (ck != k) return 0;
-      }
-      return k < 0 ? 0 : k;
-    }
-    case StmtKind::kStore:
-      throw ScheduleError("the loops writing " + s->tensor->name + " are not mapped to the accelerator: give them a " +
-                          "dma_copy or alu pragma, or tensorize them with gemm");
-    case StmtKind::kAllocate: return stage_of(s->body);
-  }
-  return 0;
-}
+class StageOf final : public StmtFunctor<int> {
+ public:
+  int operator()(const Stmt& s) { return dispatch(s); }
 
-Stmt block(int stage, Stmt body) { return make_attr(vta_var(), "coproc_scope", std::move(body), make_int(stage)); }
+ private:
+  int visit_call(const Stmt& s) override {
+    if (s->name == intrin::kLoadBuffer2D) {
+      const Expr& type = s->args.back();
+      // loads into the accumulator run on the compute stage (spec 4.4)
+      return type->kind == ExprKind::kInt && type->value == int(MemId::kAcc) ? kComputeStage : kLoadStage;
+    }
+    if (s->name == intrin::kStoreBuffer2D) return kStoreStage;
+    throw InternalError("coproc_sync: unexpected call " + s->name);
+  }
+  int visit_attr(const Stmt& s) override {
+    if (s->key == attr::kCoprocUopScope) return kComputeStage;
+    if (s->key == attr::kVirtualThread) return 0;
+    throw ScheduleError("the annotation " + s->key + " on loop " + s->var->name + " was not lowered");
+  }
+  int visit_for(const Stmt& s) override { return dispatch(s->body); }
+  int visit_allocate(const Stmt& s) override { return dispatch(s->body); }
+  int visit_seq(const Stmt& s) override {
+    int k = -1;
+    for (const auto& c : s->seq) {
+      const int ck = dispatch(c);
+      if (k == -1) k = ck;
+      if (ck != k) return 0;
+    }
+    return k < 0 ? 0 : k;
+  }
+  int visit_store(const Stmt& s) override {
+    throw ScheduleError("the loops writing " + s->tensor->name + " are not mapped to the accelerator: give them a " +
+                        "dma_copy or alu pragma, or tensorize them with gemm");
+  }
+};
+int stage_of(const Stmt& s) { return StageOf()(s); }
+
+Stmt block(int stage, Stmt body) { return make_attr(vta_var(), attr::kCoprocScope, std::move(body), make_int(stage)); }
 
 /// Step 1: blocks.
 Stmt group(const Stmt& s) {
   if (is_thread(s)) {
-    return make_attr(s->var, s->scope, make_for(s->body->var, s->body->extent, group(s->body->body)), s->value);
+    return make_attr(s->var, s->key, make_for(s->body->var, s->body->extent, group(s->body->body)), s->value);
   }
   if (s->kind == StmtKind::kAllocate) return make_allocate(s->tensor, s->scope, group(s->body), s->shape);
   const int k = stage_of(s);
@@ -152,10 +159,10 @@ Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes) {
     for (const auto& t : pops) v.push_back(pop(t));
     v.push_back(s->body);
     for (const auto& t : pushes) v.push_back(push(t));
-    return make_attr(s->var, s->scope, make_seq(std::move(v)), s->value);
+    return make_attr(s->var, s->key, make_seq(std::move(v)), s->value);
   }
   if (is_thread(s)) {
-    return make_attr(s->var, s->scope, make_for(s->body->var, s->body->extent, tokens(s->body->body, pops, pushes)),
+    return make_attr(s->var, s->key, make_for(s->body->var, s->body->extent, tokens(s->body->body, pops, pushes)),
                      s->value);
   }
   if (s->kind == StmtKind::kAllocate) return make_allocate(s->tensor, s->scope, tokens(s->body, pops, pushes), s->shape);
@@ -198,7 +205,7 @@ Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes) {
   return make_seq(std::move(v));
 }
 
-bool is_bare_pop(const Stmt& s) { return s->kind == StmtKind::kCall && s->scope == "vta.coproc_dep_pop"; }
+bool is_bare_pop(const Stmt& s) { return s->kind == StmtKind::kCall && s->name == intrin::kDepPop; }
 
 }  // namespace
 
@@ -211,7 +218,7 @@ Stmt coproc_sync(const Stmt& s) {
     body = body->body;
   }
   if (body->kind == StmtKind::kSeq && body->seq.size() == 1) body = body->seq[0];
-  const Stmt sync = make_call("vta.coproc_sync", nullptr, nullptr, {});
+  const Stmt sync = make_call(intrin::kSync, nullptr, nullptr, {});
   Stmt out = tokens(group(body), {}, {});
   if (is_thread(out)) {
     out = make_seq({out, sync});

@@ -1,8 +1,8 @@
 // Flattening: every multi-dimensional access becomes one row-major offset into its buffer (the
 // allocation's extents for intermediates, the tensor's shape for arguments), as the seeds print.
 
-#include "vta/compiler/mutator.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
 namespace {

@@ -13,8 +13,9 @@
 #include "sram.h"
 #include "uop.h"
 #include "vta/compiler/lower.h"
-#include "vta/compiler/mutator.h"
+#include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
 namespace {
@@ -26,7 +27,7 @@ class InjectAlu final : public IRMutator {
   InjectAlu(const Stmt& s, const Env& env) : env_(env), plan_(s, env) {}
 
  private:
-  Stmt visit_attr(const Stmt& s) override { return s->scope == "pragma_alu" ? region(s) : IRMutator::visit_attr(s); }
+  Stmt visit_attr(const Stmt& s) override { return s->key == attr::kPragmaAlu ? region(s) : IRMutator::visit_attr(s); }
 
   Stmt region(const Stmt& attr) {
     const auto [loops, s] = perfect_nest(attr->body);

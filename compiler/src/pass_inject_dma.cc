@@ -5,26 +5,17 @@
 // (element units, the runtime's argument order). At most two loops may remain around the element
 // after its dimensions; the SRAM side must be contiguous.
 
-#include <functional>
 #include <set>
 
 #include "linear.h"
 #include "sram.h"
 #include "vta/compiler/lower.h"
-#include "vta/compiler/mutator.h"
+#include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
 namespace {
-
-bool mentions(const Expr& e, const std::set<const ExprNode*>& vars) {
-  if (!e) return false;
-  if (e->kind == ExprKind::kVar) return vars.count(e.get()) != 0;
-  for (const auto& i : e->indices) {
-    if (mentions(i, vars)) return true;
-  }
-  return mentions(e->cond, vars) || mentions(e->a, vars) || mentions(e->b, vars);
-}
 
 /// An index as the coefficients of the copied loops plus the rest (an expression of outer loops).
 struct Affine {
@@ -41,7 +32,7 @@ Affine affine(const Expr& e, const std::set<const ExprNode*>& loops) {
   for (const auto& [t, k] : l.terms) {
     if (loops.count(t.get())) {
       a.form.terms.push_back({t, k});
-    } else if (mentions(t, loops)) {
+    } else if (uses_any(t, loops)) {
       throw ScheduleError("dma_copy: the index " + to_text(t) + " is not affine in the copied loops");
     } else {
       a.other.terms.push_back({t, k});
@@ -56,7 +47,7 @@ class InjectDma final : public IRMutator {
 
  private:
   Stmt visit_attr(const Stmt& s) override {
-    return s->scope == "pragma_dma_copy" ? copy(s->body, s->var->name) : IRMutator::visit_attr(s);
+    return s->key == attr::kPragmaDmaCopy ? copy(s->body, s->var->name) : IRMutator::visit_attr(s);
   }
 
   std::optional<MemId> memory_type(const std::string& scope) const { return plan_.memory_type(scope); }
@@ -86,8 +77,8 @@ class InjectDma final : public IRMutator {
     }
     const Tensor& dst = s->tensor;
     const Tensor& src = value->tensor;
-    const bool load = memory_type(scope_of(dst)).has_value() && scope_of(src) == "global";
-    const bool store = memory_type(scope_of(src)) == MemId::kAcc && scope_of(dst) == "global";
+    const bool load = memory_type(scope_of(dst)).has_value() && scope_of(src) == kGlobalScope;
+    const bool store = memory_type(scope_of(src)) == MemId::kAcc && scope_of(dst) == kGlobalScope;
     if (!load && !store) {
       throw ScheduleError(where + ": copies " + src->name + " (" + scope_of(src) + ") to " + dst->name + " (" +
                           scope_of(dst) + "): a DMA moves between DRAM and an SRAM scope");
@@ -132,7 +123,7 @@ class InjectDma final : public IRMutator {
     // Loops that walk both sides contiguously one after the other fuse into one (e.g. a 3x3 kernel
     // window as 9 elements): outer step = inner step * inner extent on both sides. Loops the padding
     // condition tests stay apart.
-    auto padded = [&](const Loop& l) { return inside && mentions(inside, {l.var.get()}); };
+    auto padded = [&](const Loop& l) { return inside && uses_any(inside, {l.var.get()}); };
     for (size_t i = outer.size(); i-- > 1;) {
       Loop& in = outer[i];
       const Loop& out = outer[i - 1];
@@ -174,16 +165,18 @@ class InjectDma final : public IRMutator {
     Expr pad[2][2] = {{make_int(0), make_int(0)}, {make_int(0), make_int(0)}};  // [x|y][before|after]
     if (inside) {
       if (!load) throw ScheduleError(where + ": a store cannot pad");
-      std::vector<Expr> terms;
-      std::function<void(const Expr&)> split = [&](const Expr& c) {
+      // the conjuncts, left to right
+      std::vector<Expr> terms, todo{inside};
+      while (!todo.empty()) {
+        const Expr c = todo.back();
+        todo.pop_back();
         if (c->kind == ExprKind::kAnd) {
-          split(c->a);
-          split(c->b);
+          todo.push_back(c->b);
+          todo.push_back(c->a);
         } else {
           terms.push_back(c);
         }
-      };
-      split(inside);
+      }
       for (const Expr& t : terms) {
         if ((t->kind != ExprKind::kGe && t->kind != ExprKind::kLt) || t->b->kind != ExprKind::kInt) {
           throw ScheduleError(where + ": the padding condition " + to_text(t) + " is not a range bound");
@@ -210,11 +203,11 @@ class InjectDma final : public IRMutator {
     if (load) {
       // DRAM starts at the first unpadded element
       const Expr src_off = simplify(base(sa) + pad[1][0] * x_stride + pad[0][0]);
-      return wrap(make_call("VTALoadBuffer2D", dst, src,
+      return wrap(make_call(intrin::kLoadBuffer2D, dst, src,
                        {src_off, x_size, y_size, make_int(x_stride), pad[0][0], pad[1][0], pad[0][1], pad[1][1],
                         sram_base(dst, base(da)), make_int(int(*memory_type(scope_of(dst))))}));
     }
-    return wrap(make_call("VTAStoreBuffer2D", dst, src,
+    return wrap(make_call(intrin::kStoreBuffer2D, dst, src,
                           {sram_base(src, base(sa)), make_int(int(MemId::kOut)), base(da), x_size, y_size, make_int(x_stride)}));
   }
 

@@ -3,25 +3,31 @@
 // of its first operand, which is legal when that operand is read at the same indices and by no other
 // stage; the output's own buffer disappears (its readers read the operand's buffer).
 
-#include <functional>
-#include <set>
-
 #include "sram.h"
 #include "vta/compiler/lower.h"
-#include "vta/compiler/mutator.h"
+#include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
 namespace {
 
-void reads_of(const Expr& e, std::vector<const ExprNode*>& out) {
-  if (!e) return;
-  if (e->kind == ExprKind::kRead) out.push_back(e.get());
-  for (const auto& i : e->indices) reads_of(i, out);
-  reads_of(e->cond, out);
-  reads_of(e->a, out);
-  reads_of(e->b, out);
-}
+/// Every store of the program, and whether it sits under `pragma alu`.
+class AluStores final : public IRVisitor {
+ public:
+  std::vector<std::pair<const StmtNode*, bool>> stores;
+  using IRVisitor::visit;
+
+ private:
+  void visit_attr(const Stmt& s) override {
+    const bool outer = alu_;
+    alu_ = alu_ || s->key == attr::kPragmaAlu;
+    visit(s->body);
+    alu_ = outer;
+  }
+  void visit_store(const Stmt& s) override { stores.push_back({s.get(), alu_}); }
+  bool alu_ = false;
+};
 
 /// Renames tensor `from` to `to` and drops `from`'s allocation.
 class Rename final : public IRMutator {
@@ -64,21 +70,9 @@ Stmt inplace_alu(const Stmt& s, const Env& env) {
   Stmt cur = s;
   for (;;) {
     const SramPlan plan(cur, env, /*check=*/false);
-    // every store in the program, and whether it sits under `pragma alu`
-    std::vector<std::pair<const StmtNode*, bool>> stores;
-    std::function<void(const Stmt&, bool)> walk = [&](const Stmt& x, bool alu) {
-      switch (x->kind) {
-        case StmtKind::kAttr: walk(x->body, alu || x->scope == "pragma_alu"); return;
-        case StmtKind::kAllocate:
-        case StmtKind::kFor: walk(x->body, alu); return;
-        case StmtKind::kSeq:
-          for (const auto& c : x->seq) walk(c, alu);
-          return;
-        case StmtKind::kStore: stores.push_back({x.get(), alu}); return;
-        default: return;
-      }
-    };
-    walk(cur, false);
+    AluStores walk;
+    walk.visit(cur);
+    const auto& stores = walk.stores;
     Candidate found;
     for (const auto& [st, alu] : stores) {
       if (!alu || plan.scope_of(st->tensor) != env.acc_scope) continue;
@@ -92,9 +86,7 @@ Stmt inplace_alu(const Stmt& s, const Env& env) {
       bool other = false;
       for (const auto& [x, unused] : stores) {
         if (x == st || x->tensor == a) continue;
-        std::vector<const ExprNode*> rs;
-        reads_of(x->value, rs);
-        for (const ExprNode* r : rs) other = other || r->tensor == a;
+        for_each_expr(x->value, [&](const Expr& r) { other = other || (r->kind == ExprKind::kRead && r->tensor == a); });
       }
       if (other) continue;
       found = {st, a};

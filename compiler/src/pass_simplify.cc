@@ -4,6 +4,7 @@
 
 #include "linear.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
 namespace {
@@ -17,12 +18,30 @@ struct Bounds {
 
 /// The simplifier: constant folding, identities, sums in one canonical order, and min/max whose
 /// outcome the ranges of the enclosing loops already decide.
-class Simplifier {
+class Simplifier final : public IRMutator {
  public:
-  Expr expr(const Expr& e);
-  Stmt stmt(const Stmt& s);
+  using IRMutator::mutate;
 
  private:
+  Expr visit_binary(const Expr& e) override { return binary(e, mutate(e->a), mutate(e->b)); }
+  Expr visit_cast(const Expr& e) override {
+    Expr a = mutate(e->a);
+    if (a->kind == ExprKind::kInt) return make_int(wrap(a->value, e->dtype), e->dtype);
+    return a->dtype == e->dtype ? a : make_cast(e->dtype, a);
+  }
+  Expr visit_select(const Expr& e) override {
+    Expr c = mutate(e->cond);
+    if (c->kind == ExprKind::kInt) return mutate(c->value ? e->a : e->b);
+    return make_select(c, mutate(e->a), mutate(e->b));
+  }
+  Stmt visit_for(const Stmt& s) override {
+    if (s->extent == 1) return mutate(substitute(s->body, {{s->var.get(), make_int(0)}}));
+    ranges_[s->var.get()] = Bounds{0, s->extent - 1};
+    Stmt body = mutate(s->body);
+    ranges_.erase(s->var.get());
+    return make_for(s->var, s->extent, body);
+  }
+
   Expr binary(const Expr& e, Expr a, Expr b);
   Expr canonical_sum(const Expr& e) const;
   std::optional<Bounds> bounds(const Expr& e) const;
@@ -83,34 +102,6 @@ Expr Simplifier::canonical_sum(const Expr& e) const {
 }
 
 
-Expr Simplifier::expr(const Expr& e) {
-  switch (e->kind) {
-    case ExprKind::kInt:
-    case ExprKind::kVar: return e;
-    case ExprKind::kRead: {
-      std::vector<Expr> idx;
-      for (const auto& i : e->indices) idx.push_back(expr(i));
-      return e->flat ? make_flat_read(e->tensor, idx[0]) : make_read(e->tensor, std::move(idx));
-    }
-    case ExprKind::kCast: {
-      Expr a = expr(e->a);
-      if (a->kind == ExprKind::kInt) return make_int(wrap(a->value, e->dtype), e->dtype);
-      return a->dtype == e->dtype ? a : make_cast(e->dtype, a);
-    }
-    case ExprKind::kSelect: {
-      Expr c = expr(e->cond);
-      if (c->kind == ExprKind::kInt) return expr(c->value ? e->a : e->b);
-      return make_select(c, expr(e->a), expr(e->b));
-    }
-    case ExprKind::kReduce: return make_reduce(expr(e->a), [&] {
-      std::vector<IterVar> axes;
-      for (size_t i = 0; i < e->reduce_axes.size(); ++i) axes.push_back({e->reduce_axes[i], e->reduce_extents[i], true});
-      return axes;
-    }());
-    default: return binary(e, expr(e->a), expr(e->b));
-  }
-}
-
 Expr Simplifier::binary(const Expr& e, Expr a, Expr b) {
   const DType t = e->dtype;
   if (a->kind == ExprKind::kInt && b->kind == ExprKind::kInt && e->kind != ExprKind::kShr &&
@@ -153,40 +144,9 @@ Expr Simplifier::binary(const Expr& e, Expr a, Expr b) {
   return make_binary(e->kind, a, b);
 }
 
-Stmt Simplifier::stmt(const Stmt& s) {
-  switch (s->kind) {
-    case StmtKind::kFor: {
-      if (s->extent == 1) return stmt(substitute(s->body, {{s->var.get(), make_int(0)}}));
-      ranges_[s->var.get()] = Bounds{0, s->extent - 1};
-      Stmt body = stmt(s->body);
-      ranges_.erase(s->var.get());
-      return make_for(s->var, s->extent, body);
-    }
-    case StmtKind::kStore: {
-      std::vector<Expr> idx;
-      for (const auto& i : s->indices) idx.push_back(expr(i));
-      return s->flat ? make_flat_store(s->tensor, idx[0], expr(s->value))
-                     : make_store(s->tensor, std::move(idx), expr(s->value));
-    }
-    case StmtKind::kSeq: {
-      std::vector<Stmt> v;
-      for (const auto& x : s->seq) v.push_back(stmt(x));
-      return make_seq(std::move(v));
-    }
-    case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, stmt(s->body), s->shape);
-    case StmtKind::kAttr: return make_attr(s->var, s->scope, stmt(s->body), s->value);
-    case StmtKind::kCall: {
-      std::vector<Expr> args;
-      for (const auto& a : s->args) args.push_back(expr(a));
-      return make_call(s->scope, s->tensor, s->src, std::move(args));
-    }
-  }
-  throw InternalError("simplify: unknown statement");
-}
-
 }  // namespace
 
-Expr simplify(const Expr& e) { return Simplifier().expr(e); }
-Stmt simplify(const Stmt& s) { return Simplifier().stmt(s); }
+Expr simplify(const Expr& e) { return Simplifier().mutate(e); }
+Stmt simplify(const Stmt& s) { return Simplifier().mutate(s); }
 
 }  // namespace vta::compiler

@@ -1,5 +1,5 @@
-#include "vta/compiler/mutator.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
 namespace {

@@ -10,8 +10,9 @@
 #include "sram.h"
 #include "uop.h"
 #include "vta/compiler/lower.h"
-#include "vta/compiler/mutator.h"
+#include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
 namespace {
@@ -24,7 +25,7 @@ class Tensorize final : public IRMutator {
 
  private:
   Stmt visit_attr(const Stmt& s) override {
-    return s->scope == "tensorize_gemm" ? region(s) : IRMutator::visit_attr(s);
+    return s->key == attr::kTensorizeGemm ? region(s) : IRMutator::visit_attr(s);
   }
 
   Stmt region(const Stmt& attr) {
@@ -98,7 +99,7 @@ class Tensorize final : public IRMutator {
                             " inside the tensorized axis is not a dimension of the GEMM element");
       }
     }
-    return make_call("vta.uop_push", nullptr, nullptr, push);
+    return make_call(intrin::kUopPush, nullptr, nullptr, push);
   }
 
   const Env& env_;
@@ -106,41 +107,42 @@ class Tensorize final : public IRMutator {
 };
 
 bool is_gemm_push(const Stmt& s) {
-  return s->kind == StmtKind::kCall && s->scope == "vta.uop_push" && s->args[kUopMode]->kind == ExprKind::kInt &&
+  return s->kind == StmtKind::kCall && s->name == intrin::kUopPush && s->args[kUopMode]->kind == ExprKind::kInt &&
          s->args[kUopMode]->value == 0;
 }
 
 /// Loop nests around a GEMM micro-op become kernels.
-Stmt kernels(const Stmt& s, const Env& env) {
-  switch (s->kind) {
-    case StmtKind::kFor: {
-      const auto [loops, x] = perfect_nest(s);
-      if (is_gemm_push(x)) return make_uop_kernel(loops, x->args, false, env, "GEMM kernel at loop " + s->var->name);
-      return make_for(s->var, s->extent, kernels(s->body, env));
-    }
-    case StmtKind::kCall:
-      return is_gemm_push(s) ? make_uop_kernel({}, s->args, false, env, "GEMM kernel") : s;
-    case StmtKind::kSeq: {
-      std::vector<Stmt> v;
-      for (const auto& c : s->seq) v.push_back(kernels(c, env));
-      return make_seq(std::move(v));
-    }
-    case StmtKind::kAttr:
-      if (s->scope == "coproc_uop_scope") return s;
-      if (s->scope == "virtual_thread" && s->body->kind == StmtKind::kFor) {  // the thread loop is no kernel loop
-        return make_attr(s->var, s->scope, make_for(s->body->var, s->body->extent, kernels(s->body->body, env)), s->value);
-      }
-      return make_attr(s->var, s->scope, kernels(s->body, env), s->value);
-    case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, kernels(s->body, env), s->shape);
-    default: return s;
+class Kernels final : public IRMutator {
+ public:
+  explicit Kernels(const Env& env) : env_(env) {}
+  using IRMutator::mutate;
+
+ private:
+  Stmt visit_for(const Stmt& s) override {
+    const auto [loops, x] = perfect_nest(s);
+    if (is_gemm_push(x)) return make_uop_kernel(loops, x->args, false, env_, "GEMM kernel at loop " + s->var->name);
+    return IRMutator::visit_for(s);
   }
-}
+  Stmt visit_call(const Stmt& s) override {
+    return is_gemm_push(s) ? make_uop_kernel({}, s->args, false, env_, "GEMM kernel") : s;
+  }
+  Stmt visit_attr(const Stmt& s) override {
+    if (s->key == attr::kCoprocUopScope) return s;
+    if (s->key == attr::kVirtualThread && s->body->kind == StmtKind::kFor) {  // the thread loop is no kernel loop
+      return make_attr(s->var, s->key, make_for(s->body->var, s->body->extent, mutate(s->body->body)), s->value);
+    }
+    return IRMutator::visit_attr(s);
+  }
+  Stmt visit_store(const Stmt& s) override { return s; }
+
+  const Env& env_;
+};
 
 }  // namespace
 
 Stmt tensorize_gemm(const Stmt& s, const Env& env) {
   Tensorize t(s, env);
-  return kernels(simplify(t.mutate(s)), env);
+  return Kernels(env).mutate(simplify(t.mutate(s)));
 }
 
 }  // namespace vta::compiler

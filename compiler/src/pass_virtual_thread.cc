@@ -7,45 +7,90 @@
 // the single-thread program becomes T blocks, one per thread: a `cthread.s` loop when the block holds
 // loops or micro-op kernels, else unrolled copies (the seeds' listing).
 
-#include <functional>
 #include <set>
 
 #include "vta/compiler/lower.h"
-#include "vta/compiler/mutator.h"
+#include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
 namespace {
 
 /// Finds the virtual-thread attribute; checks that it is the outermost statement below allocations.
-const StmtNode* find_thread(const Stmt& s) {
+class FindThread final : public IRVisitor {
+ public:
   const StmtNode* found = nullptr;
-  std::function<void(const Stmt&, bool)> walk = [&](const Stmt& x, bool top) {
-    switch (x->kind) {
-      case StmtKind::kAttr:
-        if (x->scope == "virtual_thread") {
-          if (found != nullptr) throw ScheduleError("virtual threads: only one loop can be bound to cthread");
-          if (!top) {
-            throw ScheduleError("virtual threads: the loop " + x->var->name +
-                                " bound to cthread must be the outermost loop of the program (reorder it first)");
-          }
-          found = x.get();
-          walk(x->body, false);
-          return;
-        }
-        walk(x->body, top);
-        return;
-      case StmtKind::kAllocate: walk(x->body, top); return;
-      case StmtKind::kFor: walk(x->body, false); return;
-      case StmtKind::kSeq:
-        for (const auto& c : x->seq) walk(c, top && x->seq.size() == 1);
-        return;
-      default: return;
+  using IRVisitor::visit;
+
+ private:
+  void visit_attr(const Stmt& x) override {
+    if (x->key != attr::kVirtualThread) return visit(x->body);
+    if (found != nullptr) throw ScheduleError("virtual threads: only one loop can be bound to cthread");
+    if (!top_) {
+      throw ScheduleError("virtual threads: the loop " + x->var->name +
+                          " bound to cthread must be the outermost loop of the program (reorder it first)");
     }
-  };
-  walk(s, true);
-  return found;
-}
+    found = x.get();
+    nested(x->body, false);
+  }
+  void visit_for(const Stmt& x) override { nested(x->body, false); }
+  void visit_seq(const Stmt& x) override {
+    for (const auto& c : x->seq) nested(c, top_ && x->seq.size() == 1);
+  }
+  void visit_store(const Stmt&) override {}
+  void visit_call(const Stmt&) override {}
+  /// Visits `s` with `top` = whether it is still the outermost statement.
+  void nested(const Stmt& s, bool top) {
+    const bool outer = top_;
+    top_ = top;
+    visit(s);
+    top_ = outer;
+  }
+  bool top_ = true;
+};
+
+/// The allocated tensors written inside the thread loop `attr`, each with its per-thread copy.
+class ThreadWrites final : public IRVisitor {
+ public:
+  ThreadWrites(const StmtNode* attr, int64_t threads) : attr_(attr), threads_(threads) {}
+  std::map<const TensorNode*, Tensor> copies;
+  using IRVisitor::visit;
+
+ private:
+  void visit_attr(const Stmt& x) override {
+    const bool outer = inside_;
+    inside_ = inside_ || x.get() == attr_;
+    IRVisitor::visit_attr(x);
+    inside_ = outer;
+  }
+  void visit_allocate(const Stmt& x) override {
+    allocated_.insert(x->tensor.get());
+    IRVisitor::visit_allocate(x);
+  }
+  void visit_store(const Stmt& x) override {
+    if (inside_ && allocated_.count(x->tensor.get()) && !copies.count(x->tensor.get())) {
+      auto n = std::make_shared<TensorNode>(*x->tensor);
+      n->shape.insert(n->shape.begin(), threads_);
+      copies[x->tensor.get()] = n;
+    }
+  }
+  const StmtNode* attr_;
+  int64_t threads_;
+  bool inside_ = false;
+  std::set<const TensorNode*> allocated_;
+};
+
+/// Removes the attribute `attr` (keeps its body).
+class DropAttr final : public IRMutator {
+ public:
+  explicit DropAttr(const StmtNode* attr) : attr_(attr) {}
+  using IRMutator::mutate;
+
+ private:
+  Stmt visit_attr(const Stmt& s) override { return s.get() == attr_ ? s->body : IRMutator::visit_attr(s); }
+  const StmtNode* attr_;
+};
 
 class Replicate final : public IRMutator {
  public:
@@ -82,109 +127,75 @@ class Replicate final : public IRMutator {
 };
 
 bool has_loop_or_kernel(const Stmt& s) {
-  switch (s->kind) {
-    case StmtKind::kFor: return true;
-    case StmtKind::kAttr: return s->scope == "coproc_uop_scope" || has_loop_or_kernel(s->body);
-    case StmtKind::kAllocate: return has_loop_or_kernel(s->body);
-    case StmtKind::kSeq:
-      for (const auto& c : s->seq) {
-        if (has_loop_or_kernel(c)) return true;
-      }
-      return false;
-    default: return false;
-  }
+  bool found = false;
+  for_each_stmt(s, [&](const Stmt& x) {
+    found = found || x->kind == StmtKind::kFor || (x->kind == StmtKind::kAttr && x->key == attr::kCoprocUopScope);
+  });
+  return found;
 }
 
-struct Injector {
-  Var tx;
-  int64_t threads;
-  int loops = 0;
+/// The thread loop pushed inside the program's loops: each block of the single-thread program
+/// becomes one per thread.
+class Injector final : public IRMutator {
+ public:
+  Injector(Var tx, int64_t threads) : tx_(std::move(tx)), threads_(threads) {}
+  using IRMutator::mutate;
 
-  Stmt inject(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::kFor: return make_for(s->var, s->extent, inject(s->body));
-      case StmtKind::kSeq: {
-        std::vector<Stmt> v;
-        for (const auto& c : s->seq) v.push_back(inject(c));
-        return make_seq(std::move(v));
-      }
-      case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, inject(s->body), s->shape);
-      default: break;
-    }
+ private:
+  Stmt visit_store(const Stmt& s) override { return per_thread(s); }
+  Stmt visit_attr(const Stmt& s) override { return per_thread(s); }
+  Stmt visit_call(const Stmt& s) override { return per_thread(s); }
+
+  Stmt per_thread(const Stmt& s) {
     if (has_loop_or_kernel(s)) {
-      Var v = make_var(loops == 0 ? "cthread.s" : "cthread.s_" + std::to_string(loops));
-      ++loops;
-      return make_for(v, threads, substitute(s, {{tx.get(), v}}));
+      Var v = make_var(loops_ == 0 ? "cthread.s" : "cthread.s_" + std::to_string(loops_));
+      ++loops_;
+      return make_for(v, threads_, substitute(s, {{tx_.get(), v}}));
     }
     std::vector<Stmt> copies;
-    for (int64_t t = 0; t < threads; ++t) copies.push_back(simplify(substitute(s, {{tx.get(), make_int(t)}})));
+    for (int64_t t = 0; t < threads_; ++t) copies.push_back(simplify(substitute(s, {{tx_.get(), make_int(t)}})));
     return make_seq(std::move(copies));
   }
+
+  Var tx_;
+  int64_t threads_;
+  int loops_ = 0;
+};
+
+/// Replaces the thread attribute (below allocations and sequences) by the injected threads.
+class InjectThreads final : public IRMutator {
+ public:
+  using IRMutator::mutate;
+
+ private:
+  Stmt visit_attr(const Stmt& s) override {
+    if (s->key != attr::kVirtualThread) return s;
+    if (s->body->kind != StmtKind::kFor || s->body->var != s->var) {
+      throw InternalError("inject_virtual_threads: the thread attribute does not hold its loop");
+    }
+    return Injector(s->var, s->body->extent).mutate(s->body->body);
+  }
+  Stmt visit_for(const Stmt& s) override { return s; }
+  Stmt visit_store(const Stmt& s) override { return s; }
+  Stmt visit_call(const Stmt& s) override { return s; }
 };
 
 }  // namespace
 
 Stmt replicate_thread_buffers(const Stmt& s) {
-  const StmtNode* attr = find_thread(s);
+  FindThread find;
+  find.visit(s);
+  const StmtNode* attr = find.found;
   if (attr == nullptr) return s;
-  if (attr->body->kind != StmtKind::kFor || attr->body->var != attr->var) {
-    // a thread loop of extent 1 was removed by simplification: one thread, nothing to replicate
-    std::function<Stmt(const Stmt&)> drop = [&](const Stmt& x) -> Stmt {
-      if (x.get() == attr) return x->body;
-      if (x->kind == StmtKind::kAllocate) return make_allocate(x->tensor, x->scope, drop(x->body), x->shape);
-      if (x->kind == StmtKind::kAttr) return make_attr(x->var, x->scope, drop(x->body), x->value);
-      if (x->kind == StmtKind::kSeq && x->seq.size() == 1) return make_seq({drop(x->seq[0])});
-      return x;
-    };
-    return drop(s);
-  }
+  // a thread loop of extent 1 was removed by simplification: one thread, nothing to replicate
+  if (attr->body->kind != StmtKind::kFor || attr->body->var != attr->var) return DropAttr(attr).mutate(s);
   const Var& tx = attr->var;
   const int64_t threads = attr->body->extent;
-  // the allocated tensors written inside the thread loop
-  std::set<const TensorNode*> allocated, written;
-  std::map<const TensorNode*, Tensor> copies;
-  std::function<void(const Stmt&, bool)> walk = [&](const Stmt& x, bool inside) {
-    inside = inside || x.get() == attr;
-    switch (x->kind) {
-      case StmtKind::kAllocate: allocated.insert(x->tensor.get()); walk(x->body, inside); return;
-      case StmtKind::kFor:
-      case StmtKind::kAttr: walk(x->body, inside); return;
-      case StmtKind::kSeq:
-        for (const auto& c : x->seq) walk(c, inside);
-        return;
-      case StmtKind::kStore:
-        if (inside && allocated.count(x->tensor.get()) && !copies.count(x->tensor.get())) {
-          auto n = std::make_shared<TensorNode>(*x->tensor);
-          n->shape.insert(n->shape.begin(), threads);
-          copies[x->tensor.get()] = n;
-        }
-        return;
-      default: return;
-    }
-  };
-  walk(s, false);
-  return Replicate(tx, threads, copies).mutate(s);
+  ThreadWrites writes(attr, threads);
+  writes.visit(s);
+  return Replicate(tx, threads, writes.copies).mutate(s);
 }
 
-Stmt inject_virtual_threads(const Stmt& s) {
-  switch (s->kind) {
-    case StmtKind::kAllocate: return make_allocate(s->tensor, s->scope, inject_virtual_threads(s->body), s->shape);
-    case StmtKind::kSeq: {
-      std::vector<Stmt> v;
-      for (const auto& c : s->seq) v.push_back(inject_virtual_threads(c));
-      return make_seq(std::move(v));
-    }
-    case StmtKind::kAttr:
-      if (s->scope == "virtual_thread") {
-        if (s->body->kind != StmtKind::kFor || s->body->var != s->var) {
-          throw InternalError("inject_virtual_threads: the thread attribute does not hold its loop");
-        }
-        Injector in{s->var, s->body->extent};
-        return in.inject(s->body->body);
-      }
-      return s;
-    default: return s;
-  }
-}
+Stmt inject_virtual_threads(const Stmt& s) { return InjectThreads().mutate(s); }
 
 }  // namespace vta::compiler

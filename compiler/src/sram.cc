@@ -1,8 +1,8 @@
 #include "sram.h"
 
-#include <functional>
-
+#include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 #include "vta/program.h"
 
 namespace vta::compiler {
@@ -22,28 +22,16 @@ SramPlan::SramPlan(const Stmt& s) { collect(s, nullptr, false); }
 void SramPlan::collect(const Stmt& s, const Env* env, bool check) {
   std::map<std::string, int64_t> next;
   std::map<std::string, std::string> names;
-  std::function<void(const Stmt&)> walk = [&](const Stmt& x) {
-    switch (x->kind) {
-      case StmtKind::kAllocate: {
-        SramBuffer b{x->scope, x->shape, 0};
-        if (x->scope != "global") {  // one bump allocator per on-chip scope
-          b.base = next[x->scope];
-          next[x->scope] += b.elements();
-          names[x->scope] += (names[x->scope].empty() ? "" : ", ") + x->tensor->name;
-        }
-        buffers_[x->tensor.get()] = b;
-        walk(x->body);
-        return;
-      }
-      case StmtKind::kFor:
-      case StmtKind::kAttr: walk(x->body); return;
-      case StmtKind::kSeq:
-        for (const auto& c : x->seq) walk(c);
-        return;
-      default: return;
+  for_each_stmt(s, [&](const Stmt& x) {
+    if (x->kind != StmtKind::kAllocate) return;
+    SramBuffer b{x->scope, x->shape, 0};
+    if (x->scope != kGlobalScope) {  // one bump allocator per on-chip scope
+      b.base = next[x->scope];
+      next[x->scope] += b.elements();
+      names[x->scope] += (names[x->scope].empty() ? "" : ", ") + x->tensor->name;
     }
-  };
-  walk(s);
+    buffers_[x->tensor.get()] = b;
+  });
   for (const auto& [scope, used] : next) {
     const auto mt = memory_type(scope);
     if (!mt || !check) continue;
@@ -63,7 +51,7 @@ const SramBuffer* SramPlan::find(const Tensor& t) const {
 
 std::string SramPlan::scope_of(const Tensor& t) const {
   const SramBuffer* b = find(t);
-  return b == nullptr ? "global" : b->scope;
+  return b == nullptr ? kGlobalScope : b->scope;
 }
 
 const std::vector<int64_t>& SramPlan::shape_of(const Tensor& t) const {

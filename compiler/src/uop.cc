@@ -1,24 +1,14 @@
 #include "uop.h"
 
-#include <functional>
+#include <algorithm>
 
 #include "linear.h"
 #include "vta/compiler/lower.h"
+#include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
-namespace {
-
-bool mentions(const Expr& e, const ExprNode* v) {
-  if (!e) return false;
-  if (e.get() == v) return true;
-  for (const auto& i : e->indices) {
-    if (mentions(i, v)) return true;
-  }
-  return mentions(e->cond, v) || mentions(e->a, v) || mentions(e->b, v);
-}
-
-}  // namespace
 
 const Var& vta_var() {
   static const Var v = make_var("vta");
@@ -39,7 +29,7 @@ Stmt make_uop_kernel(const std::vector<Loop>& loops, const std::vector<Expr>& pu
       for (const auto& [t, c] : form.terms) {
         if (t.get() == v.get()) {
           k = c;
-        } else if (mentions(t, v.get())) {
+        } else if (uses_any(t, {v.get()})) {
           throw ScheduleError(where + ": the micro-op index " + to_text(args[a]) + " is not affine in loop " + v->name);
         }
       }
@@ -48,14 +38,14 @@ Stmt make_uop_kernel(const std::vector<Loop>& loops, const std::vector<Expr>& pu
       args[a] = simplify(substitute(args[a], {{v.get(), make_int(0)}}));
     }
     for (size_t a = 0; a < args.size(); ++a) {
-      if (a != kUopDst && a != kUopSrc && a != kUopWgt && mentions(args[a], v.get())) {
+      if (a != kUopDst && a != kUopSrc && a != kUopWgt && uses_any(args[a], {v.get()})) {
         throw ScheduleError(where + ": loop " + v->name + " changes the micro-op's operation");
       }
     }
-    begin.push_back(make_call("VTAUopLoopBegin", nullptr, nullptr, factors));
+    begin.push_back(make_call(intrin::kUopLoopBegin, nullptr, nullptr, factors));
   }
   int64_t uops = 1;
-  Stmt body = make_call("vta.uop_push", nullptr, nullptr, args);
+  Stmt body = make_call(intrin::kUopPush, nullptr, nullptr, args);
   for (size_t l = loops.size(); l-- > folded;) {
     uops *= loops[l].extent;
     body = make_for(loops[l].var, loops[l].extent, body);
@@ -66,8 +56,9 @@ Stmt make_uop_kernel(const std::vector<Loop>& loops, const std::vector<Expr>& pu
   }
   std::vector<Stmt> seq = begin;
   seq.push_back(body);
-  for (size_t l = 0; l < folded; ++l) seq.push_back(make_call("VTAUopLoopEnd", nullptr, nullptr, {}));
-  return make_attr(vta_var(), "coproc_uop_scope", make_seq(std::move(seq)), make_int(alu ? 1 : 0));
+  for (size_t l = 0; l < folded; ++l) seq.push_back(make_call(intrin::kUopLoopEnd, nullptr, nullptr, {}));
+  return make_attr(vta_var(), attr::kCoprocUopScope, make_seq(std::move(seq)),
+                   make_int(alu ? attr::kUopKernelAlu : attr::kUopKernelGemm));
 }
 
 }  // namespace vta::compiler

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "vta/compiler/lower.h"
+#include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
 #include "vta/compiler/te.h"
 
@@ -20,7 +21,7 @@ Stmt call(const char* name, Tensor dst, Tensor src, std::vector<int64_t> args) {
   return make_call(name, std::move(dst), std::move(src), std::move(a));
 }
 Stmt kernel(int64_t dst) {
-  return make_attr(vta_var(), "coproc_uop_scope", call("vta.uop_push", nullptr, nullptr, {0, 0, dst, 0, 0, 0, 0, 0}),
+  return make_attr(vta_var(), attr::kCoprocUopScope, call(intrin::kUopPush, nullptr, nullptr, {0, 0, dst, 0, 0, 0, 0, 0}),
                    make_int(0));
 }
 
@@ -29,8 +30,8 @@ struct Buffers {
   Tensor y = placeholder({4, 1, 16}, "y", DType::kInt8);
   Tensor inp = placeholder({1, 1, 16}, "inp", DType::kInt8);
   Tensor acc = placeholder({1, 1, 16}, "acc", DType::kInt32);
-  Stmt load() const { return call("VTALoadBuffer2D", inp, x, {0, 1, 1, 1, 0, 0, 0, 0, 0, 2}); }
-  Stmt store() const { return call("VTAStoreBuffer2D", y, acc, {0, 4, 0, 1, 1, 1}); }
+  Stmt load() const { return call(intrin::kLoadBuffer2D, inp, x, {0, 1, 1, 1, 0, 0, 0, 0, 0, 2}); }
+  Stmt store() const { return call(intrin::kStoreBuffer2D, y, acc, {0, 4, 0, 1, 1, 1}); }
 };
 
 TEST(PassCoprocSync, BlocksTokensAndTheLoopCarriedToken) {
@@ -85,14 +86,14 @@ TEST(PassCoprocSync, ALoopOnTheHostIsAUserError) {
 TEST(PassVirtualThreads, BlocksWithoutLoopsUnrollAndOthersLoop) {
   Buffers b;
   const Var tx = make_var("tx"), j = make_var("j");
-  const Stmt load = make_call("VTALoadBuffer2D", b.inp, b.x,
+  const Stmt load = make_call(intrin::kLoadBuffer2D, b.inp, b.x,
                               {Expr(tx) * 2, make_int(1), make_int(1), make_int(1), make_int(0), make_int(0), make_int(0),
                                make_int(0), Expr(tx), make_int(2)});
-  const Stmt store_loop = make_for(j, 2, make_call("VTAStoreBuffer2D", b.y, b.acc,
+  const Stmt store_loop = make_for(j, 2, make_call(intrin::kStoreBuffer2D, b.y, b.acc,
                                                    {Expr(tx) + j, make_int(4), Expr(j), make_int(1), make_int(1), make_int(1)}));
   // (loops outside blocks are shared by the threads; blocks run once per thread)
-  const Stmt store_block = make_attr(vta_var(), "coproc_scope", store_loop, make_int(3));
-  const Stmt program = make_attr(tx, "virtual_thread", make_for(tx, 2, make_seq({load, store_block})));
+  const Stmt store_block = make_attr(vta_var(), attr::kCoprocScope, store_loop, make_int(3));
+  const Stmt program = make_attr(tx, attr::kVirtualThread, make_for(tx, 2, make_seq({load, store_block})));
   EXPECT_EQ(to_text(inject_virtual_threads(program)),
             "@tir.call_extern(\"VTALoadBuffer2D\", x, 0, 1, 1, 1, 0, 0, 0, 0, 0, 2, dtype=int32)\n"
             "@tir.call_extern(\"VTALoadBuffer2D\", x, 2, 1, 1, 1, 0, 0, 0, 0, 1, 2, dtype=int32)\n"
@@ -108,7 +109,7 @@ TEST(PassVirtualThreads, BlocksWithoutLoopsUnrollAndOthersLoop) {
 TEST(PassReplicateThreadBuffers, BuffersWrittenByThreadsGetALeadingDimension) {
   const Tensor a = placeholder({2, 16}, "a", DType::kInt32);
   const Var tx = make_var("tx"), i = make_var("i");
-  const Stmt body = make_attr(tx, "virtual_thread",
+  const Stmt body = make_attr(tx, attr::kVirtualThread,
                               make_for(tx, 2, make_for(i, 16, make_store(a, {make_int(0), i}, Expr(tx)))));
   const Stmt program = make_allocate(a, "local.acc_buffer", body, {1, 16});
   EXPECT_EQ(to_text(replicate_thread_buffers(program)),
@@ -128,7 +129,7 @@ TEST(PassInplaceAlu, TheOutputTakesItsOperandsBuffer) {
   const Tensor out = placeholder({4, 1, 16}, "out", DType::kInt8);
   const Var i = make_var("i"), c = make_var("c"), o = make_var("o");
   const std::vector<Expr> idx{i, make_int(0), c};
-  const Stmt alu = make_attr(i, "pragma_alu",
+  const Stmt alu = make_attr(i, attr::kPragmaAlu,
                              make_for(i, 4, make_for(c, 16, make_store(shr, idx, make_read(gem, idx) >> 8))));
   const Stmt copy = make_for(o, 4, make_for(c, 16, make_store(out, {o, make_int(0), c},
                                                               cast(DType::kInt8, make_read(shr, {o, make_int(0), c})))));
@@ -143,7 +144,7 @@ TEST(PassInjectAlu, ContiguousLoopsFuseAndImmediatesAreDetected) {
   const Tensor acc = placeholder({2, 3, 1, 16}, "acc", DType::kInt32);
   const Var a = make_var("a"), b = make_var("b"), c = make_var("c");
   const std::vector<Expr> idx{a, b, make_int(0), c};
-  const Stmt alu = make_attr(a, "pragma_alu", make_for(a, 2, make_for(b, 3, make_for(c, 16,
+  const Stmt alu = make_attr(a, attr::kPragmaAlu, make_for(a, 2, make_for(b, 3, make_for(c, 16,
       make_store(acc, idx, max(make_read(acc, idx), 0))))));
   const Stmt program = make_allocate(acc, env().acc_scope, alu, {2, 3, 1, 16});
   EXPECT_EQ(to_text(inject_alu(program, env())),
@@ -165,7 +166,7 @@ TEST(PassTensorizeGemm, TwoOuterLoopsFoldAndTheRestUnrolls) {
                                  make_read(acc, {o, make_int(0), make_int(0), ci}) +
                                      cast(DType::kInt32, make_read(inp, {k, make_int(0), make_int(0), kt})) *
                                          cast(DType::kInt32, make_read(wgt, {o, k, ci, kt})));
-  const Stmt region = make_attr(ci, "tensorize_gemm", make_for(ci, 16, make_for(kt, 16, update)));
+  const Stmt region = make_attr(ci, attr::kTensorizeGemm, make_for(ci, 16, make_for(kt, 16, update)));
   // loops o, k fold; r (extent 2, unused by the indices) unrolls into two micro-ops
   const Stmt nest = make_for(o, 2, make_for(k, 3, make_for(r, 2, region)));
   const Stmt program = make_allocate(acc, env().acc_scope, make_allocate(inp, env().inp_scope,

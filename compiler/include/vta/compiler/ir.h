@@ -42,19 +42,32 @@ using Tensor = std::shared_ptr<const TensorNode>;
 using Operation = std::shared_ptr<const OperationNode>;
 
 // ---- expressions ----------------------------------------------------------------------------------
+/// The expression kinds, each with the handler a visitor or mutator (visitor.h) calls for it. This list
+/// is the one place a kind is declared: the enum, the kind names and every dispatch are generated from
+/// it, so a new kind without a handler does not compile.
+///   Int      integer constant (`value`)
+///   Var      loop or let variable (`name`); compares by node, never by name
+///   Add Sub Mul FloorDiv FloorMod Min Max   arithmetic on `a`, `b`
+///   Shr      arithmetic shift right (the tutorials' `>>`)
+///   Lt Ge And  comparisons and conjunction (bool)
+///   Select   `cond` ? `a` : `b` (only the chosen side is evaluated)
+///   Cast     `a` converted to `dtype` (wraps to its width)
+///   Read     `tensor`[`indices`] (`flat`: one row-major offset)
+///   Reduce   sum of `a` over `reduce_axes` (only at the top of a compute body)
+#define VTA_IR_BINARY_KINDS(X) \
+  X(Add, binary) X(Sub, binary) X(Mul, binary) X(FloorDiv, binary) X(FloorMod, binary) X(Min, binary) \
+  X(Max, binary) X(Shr, binary) X(Lt, binary) X(Ge, binary) X(And, binary)
+#define VTA_IR_EXPR_KINDS(X) \
+  X(Int, int) X(Var, var) VTA_IR_BINARY_KINDS(X) X(Select, select) X(Cast, cast) X(Read, read) X(Reduce, reduce)
+
 enum class ExprKind : uint8_t {
-  kInt,       ///< integer constant
-  kVar,       ///< loop or let variable
-  kAdd, kSub, kMul, kFloorDiv, kFloorMod, kMin, kMax,
-  kShr,       ///< arithmetic shift right (the tutorials' `>>`)
-  kLt,        ///< a < b (bool)
-  kGe,        ///< a >= b (bool)
-  kAnd,       ///< a && b (bool)
-  kSelect,    ///< cond ? a : b (only the chosen side is evaluated)
-  kCast,      ///< conversion to `dtype` (wraps to its width)
-  kRead,      ///< tensor[indices]
-  kReduce,    ///< sum of `a` over `reduce_axes` (only at the top of a compute body)
+#define VTA_IR_ENUM(kind, handler) k##kind,
+  VTA_IR_EXPR_KINDS(VTA_IR_ENUM)
 };
+/// The kind's name ("Add", "Read").
+const char* to_string(ExprKind k);
+/// Whether `k` is one of VTA_IR_BINARY_KINDS (operands `a` and `b`, evaluated by eval_binary).
+bool is_binary(ExprKind k);
 
 struct VarNode;
 using Var = std::shared_ptr<const VarNode>;
@@ -62,15 +75,15 @@ using Var = std::shared_ptr<const VarNode>;
 struct ExprNode {
   ExprKind kind;
   DType dtype;
-  int64_t value = 0;          ///< kInt
-  std::string name;           ///< kVar
-  Expr a, b;                  ///< operands (kCast, kReduce: a only)
-  Expr cond;                  ///< kSelect
-  Tensor tensor;              ///< kRead
-  std::vector<Expr> indices;  ///< kRead
-  std::vector<Var> reduce_axes;  ///< kReduce
-  std::vector<int64_t> reduce_extents;  ///< kReduce, one per axis
-  bool flat = false;          ///< kRead: `indices` is one row-major offset into the buffer
+  int64_t value = 0;          ///< Int
+  std::string name;           ///< Var
+  Expr a, b;                  ///< operands (Cast, Reduce: a only)
+  Expr cond;                  ///< Select
+  Tensor tensor;              ///< Read
+  std::vector<Expr> indices;  ///< Read
+  std::vector<Var> reduce_axes;  ///< Reduce
+  std::vector<int64_t> reduce_extents;  ///< Reduce, one per axis
+  bool flat = false;          ///< Read: `indices` is one row-major offset into the buffer
   /// Identity of a variable: variables compare by node, never by name.
   bool same_as(const Expr& o) const { return this == o.get(); }
 };
@@ -115,30 +128,40 @@ Expr operator-(Expr a, int64_t b);
 Expr select(Expr cond, Expr a, Expr b);
 
 // ---- statements -----------------------------------------------------------------------------------
+/// The statement kinds with their handlers (see VTA_IR_EXPR_KINDS):
+///   For       for (`var`, 0, `extent`) `body`
+///   Store     `tensor`[`indices`] = `value` (`flat`: one row-major offset)
+///   Seq       `seq` in order
+///   Allocate  storage of `tensor` in `scope` (extents `shape`) around `body`
+///   Attr      annotation `key` (= `value`, nullptr: 1) on loop `var` around `body`: the schedule's
+///             pragmas, tensorize and virtual threads, and after the VTA passes the coprocessor scopes
+///             (attr:: names in names.h)
+///   Call      the intrinsic `name`(`args`) (intrin:: in names.h); a DMA reads `src`, writes `tensor`
+#define VTA_IR_STMT_KINDS(X) \
+  X(For, for) X(Store, store) X(Seq, seq) X(Allocate, allocate) X(Attr, attr) X(Call, call)
+
 enum class StmtKind : uint8_t {
-  kFor,       ///< for (var, 0, extent) body
-  kStore,     ///< tensor[indices] = value
-  kSeq,       ///< stmts in order
-  kAllocate,  ///< a tensor's storage (scope) around body
-  kAttr,      ///< an annotation `key` on loop `var` around body (pragmas, tensorize, virtual threads,
-              ///< and after the VTA passes "coproc_scope" = stage, "coproc_uop_scope" = kernel kind)
-  kCall,      ///< a runtime intrinsic `scope`(args) moving data between `src` and `tensor` (DMA)
+  VTA_IR_STMT_KINDS(VTA_IR_ENUM)
+#undef VTA_IR_ENUM
 };
+const char* to_string(StmtKind k);
 
 struct StmtNode {
   StmtKind kind;
-  Var var;                    ///< kFor
-  int64_t extent = 0;         ///< kFor
-  Stmt body;                  ///< kFor, kAllocate, kAttr
-  Tensor tensor;              ///< kStore, kAllocate
-  std::vector<Expr> indices;  ///< kStore
-  Expr value;                 ///< kStore; kAttr: the annotation's value (nullptr: 1)
-  std::vector<Stmt> seq;      ///< kSeq
-  std::string scope;          ///< kAllocate; kAttr: the key (e.g. "pragma_dma_copy")
-  std::vector<int64_t> shape; ///< kAllocate: the buffer's extents (the tensor's, or a region of it)
-  bool flat = false;          ///< kStore: `indices` is one row-major offset into the buffer
-  Tensor src;                 ///< kCall: the tensor read (`tensor` is the one written)
-  std::vector<Expr> args;     ///< kCall
+  Var var;                    ///< For, Attr
+  int64_t extent = 0;         ///< For
+  Stmt body;                  ///< For, Allocate, Attr
+  Tensor tensor;              ///< Store, Allocate; Call: the tensor written (DMA)
+  std::vector<Expr> indices;  ///< Store
+  Expr value;                 ///< Store; Attr: the annotation's value (nullptr: 1)
+  std::vector<Stmt> seq;      ///< Seq
+  std::string scope;          ///< Allocate: the storage scope ("global", "local.acc_buffer", ...)
+  std::string key;            ///< Attr: the annotation (attr::kPragmaDmaCopy, ...)
+  std::string name;           ///< Call: the intrinsic (intrin::kLoadBuffer2D, ...)
+  std::vector<int64_t> shape; ///< Allocate: the buffer's extents (the tensor's, or a region of it)
+  bool flat = false;          ///< Store: `indices` is one row-major offset into the buffer
+  Tensor src;                 ///< Call: the tensor read (DMA)
+  std::vector<Expr> args;     ///< Call
 };
 
 Stmt make_for(Var v, int64_t extent, Stmt body);

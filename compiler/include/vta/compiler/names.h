@@ -1,0 +1,45 @@
+#pragma once
+/// \file vta/compiler/names.h
+/// The names the IR carries as strings: annotation keys (Attr nodes), intrinsic names (Call nodes) and
+/// storage scopes. Every pass, the printer, the interpreter and the executor spell them from here.
+
+namespace vta::compiler {
+
+/// Attr keys. The schedule's annotations (Stage::pragma, tensorize, bind to cthread) come first; the
+/// VTA passes add the coprocessor scopes.
+namespace attr {
+/// Prefix of every `pragma` annotation: Stage::pragma(axis, "dma_copy") is key "pragma_dma_copy".
+inline constexpr const char* kPragmaPrefix = "pragma_";
+inline constexpr const char* kPragmaDmaCopy = "pragma_dma_copy";  ///< a copy loop nest -> 2D DMA
+inline constexpr const char* kPragmaAlu = "pragma_alu";           ///< an element-wise nest -> ALU kernel
+inline constexpr const char* kTensorizeGemm = "tensorize_gemm";   ///< a GEMM element -> micro-op
+inline constexpr const char* kVirtualThread = "virtual_thread";   ///< the loop bound to cthread
+/// A block of statements of one stage; value = the stage (vta::Stage).
+inline constexpr const char* kCoprocScope = "coproc_scope";
+/// A micro-op kernel; value = kUopKernelGemm or kUopKernelAlu.
+inline constexpr const char* kCoprocUopScope = "coproc_uop_scope";
+inline constexpr int kUopKernelGemm = 0;
+inline constexpr int kUopKernelAlu = 1;
+}  // namespace attr
+
+/// Call names: the runtime's C functions (printed as call_extern) and the VTA intrinsics (printed as
+/// @tir.vta.*), executed by build() and, for the DMA calls, by the interpreter.
+namespace intrin {
+inline constexpr const char* kLoadBuffer2D = "VTALoadBuffer2D";
+inline constexpr const char* kStoreBuffer2D = "VTAStoreBuffer2D";
+inline constexpr const char* kUopLoopBegin = "VTAUopLoopBegin";
+inline constexpr const char* kUopLoopEnd = "VTAUopLoopEnd";
+inline constexpr const char* kPushGemmOp = "VTAPushGEMMOp";
+inline constexpr const char* kPushAluOp = "VTAPushALUOp";
+/// Prefix of the intrinsics below (printed as @tir.vta.*).
+inline constexpr const char* kVtaPrefix = "vta.";
+inline constexpr const char* kUopPush = "vta.uop_push";  ///< (mode, reset, dst, src, wgt, opcode, use_imm, imm)
+inline constexpr const char* kDepPush = "vta.coproc_dep_push";  ///< (from stage, to stage)
+inline constexpr const char* kDepPop = "vta.coproc_dep_pop";    ///< (from stage, to stage)
+inline constexpr const char* kSync = "vta.coproc_sync";
+}  // namespace intrin
+
+/// The storage scope of DRAM tensors (on-chip scopes come from the Env).
+inline constexpr const char* kGlobalScope = "global";
+
+}  // namespace vta::compiler

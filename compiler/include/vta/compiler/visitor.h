@@ -1,0 +1,131 @@
+#pragma once
+/// \file vta/compiler/visitor.h
+/// The compiler's traversal layer, generated from the node-kind lists of ir.h:
+///  - ExprFunctor<R> / StmtFunctor<R>: dispatch on the kind to one handler per kind (pure virtual), the
+///    base of anything that computes a value from a node (the interpreter's evaluator);
+///  - IRVisitor: reads a tree; every handler visits the node's children by default, so a pass
+///    overrides only the kinds it looks at;
+///  - IRMutator: rebuilds a tree; every handler rebuilds its node from the mutated children by default.
+/// Adding a kind to VTA_IR_EXPR_KINDS / VTA_IR_STMT_KINDS makes every class here refuse to compile until
+/// the kind's handler exists.
+
+#include <functional>
+#include <set>
+
+#include "vta/compiler/ir.h"
+
+namespace vta::compiler {
+
+template <typename R>
+class ExprFunctor {
+ public:
+  virtual ~ExprFunctor() = default;
+  /// The handler of `e`'s kind.
+  R dispatch(const Expr& e) {
+    switch (e->kind) {
+#define VTA_IR_DISPATCH(kind, handler) \
+  case ExprKind::k##kind: return visit_##handler(e);
+      VTA_IR_EXPR_KINDS(VTA_IR_DISPATCH)
+#undef VTA_IR_DISPATCH
+    }
+    throw InternalError(std::string("unknown expression kind ") + to_string(e->kind));
+  }
+
+ protected:
+  virtual R visit_int(const Expr& e) = 0;
+  virtual R visit_var(const Expr& e) = 0;
+  virtual R visit_binary(const Expr& e) = 0;  ///< every kind of VTA_IR_BINARY_KINDS
+  virtual R visit_select(const Expr& e) = 0;
+  virtual R visit_cast(const Expr& e) = 0;
+  virtual R visit_read(const Expr& e) = 0;
+  virtual R visit_reduce(const Expr& e) = 0;
+};
+
+template <typename R>
+class StmtFunctor {
+ public:
+  virtual ~StmtFunctor() = default;
+  R dispatch(const Stmt& s) {
+    switch (s->kind) {
+#define VTA_IR_DISPATCH(kind, handler) \
+  case StmtKind::k##kind: return visit_##handler(s);
+      VTA_IR_STMT_KINDS(VTA_IR_DISPATCH)
+#undef VTA_IR_DISPATCH
+    }
+    throw InternalError(std::string("unknown statement kind ") + to_string(s->kind));
+  }
+
+ protected:
+  virtual R visit_for(const Stmt& s) = 0;
+  virtual R visit_store(const Stmt& s) = 0;
+  virtual R visit_seq(const Stmt& s) = 0;
+  virtual R visit_allocate(const Stmt& s) = 0;
+  virtual R visit_attr(const Stmt& s) = 0;
+  virtual R visit_call(const Stmt& s) = 0;
+};
+
+/// Read-only traversal: visit(x) calls the handler of x's kind, whose default visits x's children
+/// (expressions: operands, condition, indices; statements: indices, values, arguments, bodies).
+class IRVisitor : protected ExprFunctor<void>, protected StmtFunctor<void> {
+ public:
+  /// Null-safe.
+  void visit(const Expr& e) {
+    if (e) ExprFunctor<void>::dispatch(e);
+  }
+  void visit(const Stmt& s) {
+    if (s) StmtFunctor<void>::dispatch(s);
+  }
+
+ protected:
+  void visit_int(const Expr&) override {}
+  void visit_var(const Expr&) override {}
+  void visit_binary(const Expr& e) override;
+  void visit_select(const Expr& e) override;
+  void visit_cast(const Expr& e) override;
+  void visit_read(const Expr& e) override;
+  void visit_reduce(const Expr& e) override;
+  void visit_for(const Stmt& s) override;
+  void visit_store(const Stmt& s) override;
+  void visit_seq(const Stmt& s) override;
+  void visit_allocate(const Stmt& s) override;
+  void visit_attr(const Stmt& s) override;
+  void visit_call(const Stmt& s) override;
+  void visit_all(const std::vector<Expr>& v);
+};
+
+/// Rebuilding traversal: mutate(x) calls the handler of x's kind, whose default makes a node of the
+/// same kind from the mutated children (the make_* checks apply to the result).
+class IRMutator : protected ExprFunctor<Expr>, protected StmtFunctor<Stmt> {
+ public:
+  /// Null-safe.
+  Expr mutate(const Expr& e) { return e ? ExprFunctor<Expr>::dispatch(e) : e; }
+  Stmt mutate(const Stmt& s) { return s ? StmtFunctor<Stmt>::dispatch(s) : s; }
+
+ protected:
+  Expr visit_int(const Expr& e) override { return e; }
+  Expr visit_var(const Expr& e) override { return e; }
+  Expr visit_binary(const Expr& e) override;
+  Expr visit_select(const Expr& e) override;
+  Expr visit_cast(const Expr& e) override;
+  Expr visit_read(const Expr& e) override;
+  Expr visit_reduce(const Expr& e) override;
+  Stmt visit_for(const Stmt& s) override;
+  Stmt visit_store(const Stmt& s) override;
+  Stmt visit_seq(const Stmt& s) override;
+  Stmt visit_allocate(const Stmt& s) override;
+  Stmt visit_attr(const Stmt& s) override;
+  Stmt visit_call(const Stmt& s) override;
+  std::vector<Expr> mutate_all(const std::vector<Expr>& v);
+};
+
+/// Calls `f` on `e` and every expression inside it, parents before children.
+void for_each_expr(const Expr& e, const std::function<void(const Expr&)>& f);
+/// Calls `f` on every expression of the statement tree `s` (indices, values, arguments, annotation
+/// values), parents before children.
+void for_each_expr(const Stmt& s, const std::function<void(const Expr&)>& f);
+/// Calls `f` on `s` and every statement inside it, parents before children.
+void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
+/// Whether `e` contains one of the nodes `nodes` (variables, typically).
+bool uses_any(const Expr& e, const std::set<const ExprNode*>& nodes);
+
+}  // namespace vta::compiler
