@@ -1,6 +1,8 @@
 // Synchronous FIFO with valid/ready on both sides. Depth entries of Width bits in registers; no
 // combinational path from input to output (data is visible the cycle after it is written).
 // Every queue between units uses this cell.
+`include "vta_assert.svh"
+
 module vta_fifo #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 4
@@ -64,4 +66,11 @@ module vta_fifo #(
   always_ff @(posedge clk_i) begin
     if (do_write) mem_q[wptr_q] <= wdata_i;
   end
+
+  // The producer keeps an offered entry until it is taken; so does the FIFO on its read side.
+  `VTA_ASSERT_HANDSHAKE(WriteHeldUntilReady, wvalid_i, wready_o, wdata_i)
+  `VTA_ASSERT_HANDSHAKE(ReadHeldUntilReady, rvalid_o, rready_i, rdata_o)
+  `VTA_ASSERT_KNOWN(WriteDataKnown, wvalid_i, wdata_i)
+  `VTA_ASSERT(CountInRange, count_q <= CountW'(Depth))
+  `VTA_ASSERT(PointersAgreeWithCount, wptr_q == PtrW'((int'(rptr_q) + int'(count_q)) % int'(Depth)))
 endmodule : vta_fifo

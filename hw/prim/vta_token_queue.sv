@@ -3,6 +3,8 @@
 // 2^CountWidth - 1 tokens: the producing stage then waits before starting an instruction that pushes
 // (docs/ISA.md), so a push into a full counter cannot happen; if it did, the sticky overflow_o
 // reports it and nothing wraps.
+`include "vta_assert.svh"
+
 module vta_token_queue #(
   parameter int unsigned CountWidth = 8
 ) (
@@ -41,4 +43,8 @@ module vta_token_queue #(
       overflow_q <= overflow_d;
     end
   end
+
+  // The stages push only when the counter has room and pop only when it holds a token (docs/ISA.md).
+  `VTA_ASSERT_NEVER(NoPushWhenFull, push_i && full_o && !pop_i)
+  `VTA_ASSERT_NEVER(NoPopWhenEmpty, pop_i && !ready_o)
 endmodule : vta_token_queue

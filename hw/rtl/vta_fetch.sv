@@ -49,6 +49,8 @@ module vta_fetch
   logic [CntW-1:0]    outstanding_d, outstanding_q; // requested, not yet received
   logic [31:0]        chunk;
   logic [CntW-1:0]    free;
+  logic               offered_q;        // the command was offered and not taken last cycle
+  logic [31:0]        offered_chunk_q;  // its size
 
   // ---- the local buffer ------------------------------------------------------------------------
   logic       buf_wvalid, buf_wready, buf_rvalid, buf_rready;
@@ -138,13 +140,14 @@ module vta_fetch
     assign buf_wdata   = insn_t'(rdata_i);
   end
 
-  // Commands: only what the buffer can hold once everything outstanding has arrived. (Outputs in
-  // their own block: no false combinational loop through the memory engine's arbiter.)
+  // Commands: only what the buffer can hold once everything outstanding has arrived. A command not
+  // taken is offered unchanged until it is (the room only grows meanwhile). (Outputs in their own
+  // block: no false combinational loop through the memory engine's arbiter.)
   always_comb begin
     free        = CntW'(BufDepth) - buf_count - outstanding_q;
-    chunk       = (to_request_q < 32'(free)) ? to_request_q : 32'(free);
+    chunk       = offered_q ? offered_chunk_q : (to_request_q < 32'(free)) ? to_request_q : 32'(free);
     cmd_valid_o = active_q && to_request_q != '0 && cmdq_wready &&
-                  (chunk == to_request_q || chunk >= 32'(BufDepth / 2));
+                  (offered_q || chunk == to_request_q || chunk >= 32'(BufDepth / 2));
     cmd_addr_o  = next_addr_q;
     cmd_bytes_o = chunk * InsnBytes;
   end
@@ -203,7 +206,11 @@ module vta_fetch
       to_dispatch_q <= '0;
       next_addr_q   <= '0;
       outstanding_q <= '0;
+      offered_q     <= 1'b0;
+      offered_chunk_q <= '0;
     end else begin
+      offered_q     <= cmd_valid_o && !cmd_ready_i;
+      offered_chunk_q <= chunk;
       active_q      <= active_d;
       to_request_q  <= to_request_d;
       to_dispatch_q <= to_dispatch_d;

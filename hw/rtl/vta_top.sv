@@ -117,4 +117,22 @@ module vta_top
     .m_axi_awsize_o, .m_axi_awburst_o, .m_axi_wvalid_o, .m_axi_wready_i, .m_axi_wdata_o, .m_axi_wstrb_o,
     .m_axi_wlast_o, .m_axi_bvalid_i, .m_axi_bready_o, .m_axi_bid_i, .m_axi_bresp_i,
     .busy_o(mem_busy), .error_o(mem_error), .error_client_o(mem_error_client));
+
+`ifndef SYNTHESIS
+  // protocol assertions on both ports (simulation only)
+  vta_bus_checker #(.AddrWidth(AxiAddrWidth), .IdWidth(AxiIdWidth)) u_bus_checker (
+    .clk_i, .rst_ni,
+    .s_axil_awvalid_i, .s_axil_awready_i(s_axil_awready_o), .s_axil_awaddr_i, .s_axil_wvalid_i,
+    .s_axil_wready_i(s_axil_wready_o), .s_axil_wdata_i, .s_axil_wstrb_i, .s_axil_bvalid_i(s_axil_bvalid_o),
+    .s_axil_bready_i, .s_axil_bresp_i(s_axil_bresp_o), .s_axil_arvalid_i, .s_axil_arready_i(s_axil_arready_o),
+    .s_axil_araddr_i, .s_axil_rvalid_i(s_axil_rvalid_o), .s_axil_rready_i, .s_axil_rdata_i(s_axil_rdata_o),
+    .s_axil_rresp_i(s_axil_rresp_o),
+    .m_axi_arvalid_i(m_axi_arvalid_o), .m_axi_arready_i, .m_axi_arid_i(m_axi_arid_o), .m_axi_araddr_i(m_axi_araddr_o),
+    .m_axi_arlen_i(m_axi_arlen_o), .m_axi_arsize_i(m_axi_arsize_o), .m_axi_arburst_i(m_axi_arburst_o),
+    .m_axi_rvalid_i, .m_axi_rready_i(m_axi_rready_o), .m_axi_rid_i, .m_axi_rdata_i, .m_axi_rresp_i, .m_axi_rlast_i,
+    .m_axi_awvalid_i(m_axi_awvalid_o), .m_axi_awready_i, .m_axi_awid_i(m_axi_awid_o), .m_axi_awaddr_i(m_axi_awaddr_o),
+    .m_axi_awlen_i(m_axi_awlen_o), .m_axi_awsize_i(m_axi_awsize_o), .m_axi_awburst_i(m_axi_awburst_o),
+    .m_axi_wvalid_i(m_axi_wvalid_o), .m_axi_wready_i, .m_axi_wdata_i(m_axi_wdata_o), .m_axi_wstrb_i(m_axi_wstrb_o),
+    .m_axi_wlast_i(m_axi_wlast_o), .m_axi_bvalid_i, .m_axi_bready_i(m_axi_bready_o), .m_axi_bid_i, .m_axi_bresp_i);
+`endif
 endmodule : vta_top

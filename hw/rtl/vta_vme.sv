@@ -9,6 +9,8 @@
 // of a command's last burst arrives. Up to MaxWrites bursts outstanding.
 // Errors (sticky until reset): a non-OKAY RRESP/BRESP, a command past the address space, a client
 // wlast that disagrees with the command's length, a response with an unknown ID.
+`include "vta_assert.svh"
+
 module vta_vme
   import vta_config_pkg::*;
 #(
@@ -249,4 +251,11 @@ module vta_vme
       client_q <= client_d;
     end
   end
+
+  // The clients hold a command until it is taken; the engine holds returned data until it is taken.
+  for (genvar i = 0; i < NumReadClients; i++) begin : gen_client_checks
+    `VTA_ASSERT_HANDSHAKE(ReadCmdHeld, rd_cmd_valid_i[i], rd_cmd_ready_o[i], {rd_cmd_addr_i[i], rd_cmd_bytes_i[i]})
+    `VTA_ASSERT_HANDSHAKE(ReadDataHeld, rd_valid_o[i], rd_ready_i[i], rd_data_o)
+  end
+  `VTA_ASSERT_HANDSHAKE(WriteCmdHeld, wr_cmd_valid_i, wr_cmd_ready_o, {wr_cmd_addr_i, wr_cmd_bytes_i})
 endmodule : vta_vme

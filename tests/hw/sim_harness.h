@@ -1,6 +1,9 @@
 #pragma once
-// Drives a Verilated model: one VerilatedContext per model, clock and reset helpers.
+// Drives a Verilated model: one VerilatedContext per model, clock and reset helpers. The models are
+// built with the RTL's assertions: one that fails during a test fails the test naming it, unless the
+// test takes the failures (take_assertion_failures) to check them.
 
+#include <gtest/gtest.h>
 #include <verilated.h>
 
 #include <cstdint>
@@ -9,14 +12,29 @@
 #include <vector>
 
 #include "vta/isa.h"
+#include "vta/rtl_assert.h"
 
 namespace vta::test {
 
 template <class Model>
 class Harness {
  public:
-  Harness() : ctx_(std::make_unique<VerilatedContext>()), m_(std::make_unique<Model>(ctx_.get())) {}
-  ~Harness() { m_->final(); }
+  // (a model with scopes registers them with the thread's current context: make it the model's own)
+  Harness()
+      : ctx_(std::make_unique<VerilatedContext>()),
+        m_((Verilated::threadContextp(ctx_.get()), std::make_unique<Model>(ctx_.get()))) {}
+  ~Harness() {
+    Verilated::threadContextp(ctx_.get());
+    m_->final();
+    m_.reset();
+    for (const auto& f : asserts_.failures()) ADD_FAILURE() << "RTL assertion " << f.name << " failed: " << f.to_string();
+  }
+  /// The assertions that failed so far (and forgets them).
+  std::vector<rtl::AssertionFailure> take_assertion_failures() {
+    auto f = asserts_.failures();
+    asserts_.clear();
+    return f;
+  }
   Model* operator->() { return m_.get(); }
   Model& model() { return *m_; }
 
@@ -45,6 +63,8 @@ class Harness {
  private:
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<Model> m_;
+  rtl::AssertionLog asserts_;
+  rtl::AssertionLog::Scope scope_{asserts_};
 };
 
 /// Bits [lsb, lsb + width) of a Verilator wide value (array of 32-bit words).

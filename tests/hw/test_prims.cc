@@ -4,6 +4,8 @@
 
 #include <deque>
 #include <random>
+#include <set>
+#include <string>
 
 #include "Vvta_fifo.h"
 #include "Vvta_ram_1r1w.h"
@@ -19,11 +21,15 @@ TEST(HwFifo, MatchesAQueueModelUnderRandomTraffic) {
   std::deque<uint16_t> model;
   std::mt19937 rng(1);
   size_t writes = 0, reads = 0, full_cycles = 0;
+  bool hold = false;  // an offer not yet taken
   for (int cycle = 0; cycle < 20000; ++cycle) {
     // Phases of mostly-writing and mostly-reading so the FIFO fills and drains.
     const bool write_phase = (cycle / 200) % 2 == 0;
-    h->wvalid_i = rng() % 4 < (write_phase ? 3u : 1u);
-    h->wdata_i = uint16_t(rng());
+    // a producer that keeps an entry offered until it is taken (the handshake the FIFO asserts)
+    if (!hold) {
+      h->wvalid_i = rng() % 4 < (write_phase ? 3u : 1u);
+      h->wdata_i = uint16_t(rng());
+    }
     h->rready_i = rng() % 4 < (write_phase ? 1u : 3u);
     h.eval();
     ASSERT_EQ(h->rvalid_o, !model.empty()) << "cycle " << cycle;
@@ -36,11 +42,32 @@ TEST(HwFifo, MatchesAQueueModelUnderRandomTraffic) {
     full_cycles += model.size() == 4;
     if (r) model.pop_front(), ++reads;
     if (w) model.push_back(h->wdata_i), ++writes;
+    hold = h->wvalid_i && !w;
     h.tick();
   }
   EXPECT_GT(writes, 5000u);
   EXPECT_GT(reads, 5000u);
   EXPECT_GT(full_cycles, 100u) << "the test must also exercise a full FIFO";
+}
+
+TEST(HwFifo, AProducerWithdrawingAnOfferFailsTheNamedAssertion) {
+  Harness<Vvta_fifo> h;
+  h.reset();
+  h->rready_i = 0;
+  for (uint16_t v = 1; v <= 4; ++v) {  // fill it
+    h->wvalid_i = 1, h->wdata_i = v;
+    h.tick();
+  }
+  EXPECT_TRUE(h.take_assertion_failures().empty());
+  h->wvalid_i = 1, h->wdata_i = 5;  // offered while full ...
+  h.tick();
+  h->wdata_i = 6;  // ... then changed before it was taken
+  h.tick();
+  const auto failures = h.take_assertion_failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].name, "WriteHeldUntilReady");
+  EXPECT_NE(failures[0].path.find("vta_fifo.WriteHeldUntilReady"), std::string::npos) << failures[0].path;
+  EXPECT_NE(failures[0].file.find("vta_fifo.sv"), std::string::npos);
 }
 
 TEST(HwFifo, ReadAndWriteInTheSameCycleWhenFull) {
@@ -114,6 +141,11 @@ TEST(HwTokenQueue, CountsSaturatesAndFlagsOverflow) {
     h.tick();
   }
   EXPECT_TRUE(overflow) << "the test must reach the overflow case";
+  // the stages never push into a full counter nor pop an empty one: the random traffic here does
+  // both, and the assertions saying so name each
+  std::set<std::string> names;
+  for (const auto& f : h.take_assertion_failures()) names.insert(f.name);
+  EXPECT_EQ(names, (std::set<std::string>{"NoPopWhenEmpty", "NoPushWhenFull"}));
   h.reset();
   EXPECT_FALSE(h->overflow_o) << "reset clears the sticky overflow";
 }

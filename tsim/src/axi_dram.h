@@ -13,15 +13,24 @@
 #include <deque>
 #include <vector>
 
+#include "Vvta_top.h"
 #include "bus.h"
+#include "extension.h"
 #include "vta/memory.h"
 #include "vta/tsim.h"
 
 namespace vta::tsim {
 
-class AxiDram {
+class AxiDram final : public Extension {
  public:
   AxiDram(Dram& dram, DramTiming timing, unsigned bus_bytes) : dram_(dram), t_(timing), bus_bytes_(bus_bytes) {}
+
+  void before_edge(const Vvta_top& top, uint64_t cycle) override { sample(top, cycle); }
+  void after_edge(Vvta_top& top, uint64_t cycle) override { drive(top, cycle + 1); }
+  void reset(Vvta_top& top, uint64_t cycle) override {
+    reset();
+    drive(top, cycle);
+  }
 
   /// The handshakes of this cycle (the values before the clock edge).
   template <class Top>

@@ -14,9 +14,11 @@
 
 #include "Vvta_top.h"
 #include "axi_dram.h"
+#include "host_port.h"
 #include "vta/build_config.h"
 #include "vta/isa.h"
 #include "vta/program.h"
+#include "vta/rtl_assert.h"
 #include "vta/tsim.h"
 #include "vta/vcr_map.h"
 #include "wave.h"
@@ -103,7 +105,8 @@ struct Simulator::Impl {
   explicit Impl(const Options& o)
       : options(o),
         ctx(std::make_unique<VerilatedContext>()),
-        top((ctx->traceEverOn(true), std::make_unique<Vvta_top>(ctx.get(), "TOP"))),
+        top((ctx->traceEverOn(true), Verilated::threadContextp(ctx.get()),
+             std::make_unique<Vvta_top>(ctx.get(), "TOP"))),
         memory(o.dram_memory != nullptr ? *o.dram_memory : Dram::global()),
         isa(build_config()),
         dram(memory, o.dram, unsigned(build_config().bus_width() / 8)) {
@@ -111,37 +114,57 @@ struct Simulator::Impl {
     top->clk_i = 0;
     top->rst_ni = 0;
     top->eval();
+    attach();
   }
 
   ~Impl() {
+    // A model with scopes (assertions) registers them with the thread's current context when built
+    // and removes them from it when destroyed: make that context this model's own both times.
+    Verilated::threadContextp(ctx.get());
     wave.reset();
     top->final();
+    top.reset();
   }
 
   /// One clock cycle: settle the inputs set after the previous edge, let the extensions see this
   /// cycle's handshakes, then the rising edge, then the extensions drive the next cycle's inputs.
   void step() {
+    const rtl::AssertionLog::Scope scope(asserts);
     top->clk_i = 0;
     top->eval();
-    if (wave) wave->dump(cycle, 0);
-    dram.sample(*top, cycle);
+    for (Extension* e : extensions) e->before_edge(*top, cycle);
     top->clk_i = 1;
     top->eval();
-    if (wave) wave->dump(cycle, 1);
+    for (Extension* e : extensions) e->after_edge(*top, cycle);
     ++cycle;
-    dram.drive(*top, cycle);
   }
 
   void reset() {
     top->rst_ni = 0;
-    top->s_axil_awvalid_i = 0, top->s_axil_wvalid_i = 0, top->s_axil_bready_i = 0;
-    top->s_axil_arvalid_i = 0, top->s_axil_rready_i = 0;
-    dram.reset();
-    dram.drive(*top, cycle);
+    for (Extension* e : extensions) e->reset(*top, cycle);
     step();
     step();
     top->rst_ni = 1;
     step();
+  }
+
+  /// The per-cycle parts in order: the waveform (it records this cycle before the others drive the
+  /// next one), the DRAM model, the host port.
+  void attach() {
+    extensions.clear();
+    if (wave) extensions.push_back(wave.get());
+    extensions.push_back(&dram);
+    extensions.push_back(&host);
+  }
+
+  /// Clocks until the host port's transaction is complete (bounded).
+  void host_transaction(const char* what, uint32_t offset) {
+    for (uint64_t i = 0; i < kHostTimeout; ++i) {
+      step();
+      if (host.idle()) return;
+    }
+    throw std::runtime_error(std::string("tsim: AXI4-Lite ") + what + " " + hex(offset) + " was not answered within " +
+                             std::to_string(kHostTimeout) + " cycles");
   }
 
   Options options;
@@ -151,7 +174,10 @@ struct Simulator::Impl {
   Isa isa;
   AxiDram dram;
   std::unique_ptr<WaveTracer> wave;
+  HostPort host;
+  std::vector<Extension*> extensions;  ///< see attach()
   uint64_t cycle = 0;
+  rtl::AssertionLog asserts;  ///< the RTL's assertions that failed since the last check
 };
 
 Simulator::Simulator(Options options) : impl_((options.validate(), std::make_unique<Impl>(options))) {
@@ -167,59 +193,26 @@ const PortCounters& Simulator::port_counters() const { return impl_->dram.counte
 
 void Simulator::start_wave(const WaveOptions& wave) {
   impl_->wave.reset();
+  impl_->attach();
   impl_->wave = std::make_unique<WaveTracer>(*impl_->top, wave, build_config());
+  impl_->attach();
 }
 
 void Simulator::stop_wave() {
   if (impl_->wave) impl_->wave->close();
   impl_->wave.reset();
+  impl_->attach();
 }
 
 void Simulator::write_reg(uint32_t offset, uint32_t value) {
-  auto& t = *impl_->top;
-  t.s_axil_awvalid_i = 1, t.s_axil_awaddr_i = offset & 0xfff;
-  t.s_axil_wvalid_i = 1, t.s_axil_wdata_i = value, t.s_axil_wstrb_i = 0xf;
-  t.s_axil_bready_i = 1;
-  bool accepted = false;
-  for (uint64_t i = 0; i < kHostTimeout; ++i) {
-    t.clk_i = 0;
-    t.eval();
-    const bool aw = t.s_axil_awready_o, b = t.s_axil_bvalid_o;
-    impl_->step();
-    if (aw) {
-      accepted = true;
-      t.s_axil_awvalid_i = 0, t.s_axil_wvalid_i = 0;
-    }
-    if (b && accepted) {
-      t.s_axil_bready_i = 0;
-      return;
-    }
-  }
-  throw std::runtime_error("tsim: AXI4-Lite write to " + hex(offset) + " was not answered within " +
-                           std::to_string(kHostTimeout) + " cycles");
+  impl_->host.start_write(*impl_->top, offset, value);
+  impl_->host_transaction("write to", offset);
 }
 
 uint32_t Simulator::read_reg(uint32_t offset) {
-  auto& t = *impl_->top;
-  t.s_axil_arvalid_i = 1, t.s_axil_araddr_i = offset & 0xfff;
-  t.s_axil_rready_i = 1;
-  bool accepted = false;
-  for (uint64_t i = 0; i < kHostTimeout; ++i) {
-    t.clk_i = 0;
-    t.eval();
-    const bool ar = t.s_axil_arready_o, r = t.s_axil_rvalid_o;
-    const uint32_t data = t.s_axil_rdata_o;
-    impl_->step();
-    if (ar && !accepted) {
-      accepted = true;
-      t.s_axil_arvalid_i = 0;
-    } else if (r && accepted) {
-      t.s_axil_rready_i = 0;
-      return data;
-    }
-  }
-  throw std::runtime_error("tsim: AXI4-Lite read of " + hex(offset) + " was not answered within " +
-                           std::to_string(kHostTimeout) + " cycles");
+  impl_->host.start_read(*impl_->top, offset);
+  impl_->host_transaction("read of", offset);
+  return impl_->host.data();
 }
 
 void Simulator::read_stats() {
@@ -289,8 +282,10 @@ RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
                   before);
     }
     impl_->step();
+    if (!impl_->asserts.empty()) break;
   }
   account();
+  if (!impl_->asserts.empty()) return assertion_failed(before);
   const uint32_t ctrl = read_reg(vcr::kCtrl);
   const uint64_t cycles = uint64_t(read_reg(vcr::kCyclesHi)) << 32 | read_reg(vcr::kCycles);
   if (ctrl & vcr::bit("CTRL_DONE")) {
@@ -309,6 +304,7 @@ RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
                            insn_addr, count),
                   before);
     }
+    if (!impl_->asserts.empty()) return assertion_failed(before);
     if (vcr::extract(status, vcr::field("STATUS_ERROR_PENDING")) == 0) {
       stats_.cycle_count = stats_.cycle_count.value_or(0) + cycles;
       read_stats();
@@ -348,6 +344,16 @@ ErrorKind Simulator::classify(uint32_t error_status, PhysAddr insn_addr, uint32_
   if (error_status & vcr::bit("ERR_COMPUTE")) return ErrorKind::kSramRange;
   if (error_status & (vcr::bit("ERR_LOAD") | vcr::bit("ERR_STORE"))) return ErrorKind::kInvalidInstruction;
   return ErrorKind::kInternal;
+}
+
+RunStatus Simulator::assertion_failed(const Stats& before) {
+  std::ostringstream d;
+  const auto& failures = impl_->asserts.failures();
+  d << "vta tsim: error [" << to_string(ErrorKind::kInternal) << "]: RTL assertion " << failures.front().name
+    << " failed by cycle " << impl_->cycle << " (a hardware or bus-model bug: please report it)\n";
+  for (const auto& f : failures) d << "  " << f.to_string() << (f.count > 1 ? ", " + std::to_string(f.count) + " times" : "") << "\n";
+  impl_->asserts.clear();
+  return fail(RunStatus::kError, ErrorKind::kInternal, d.str(), before);
 }
 
 RunStatus Simulator::fail(RunStatus status, ErrorKind kind, std::string diagnostic, const Stats& before) {

@@ -11,6 +11,7 @@
 #include "vta/config.h"
 #include "vta/path_claim.h"
 #include "vta/tsim.h"
+#include "extension.h"
 
 class VerilatedFstC;
 
@@ -27,7 +28,7 @@ std::vector<WaveSignal> gtkw_signals(const Config& config);
 /// The text of a .gtkw save file that opens `dump_path` with those signals.
 std::string gtkw_text(const Config& config, const std::string& dump_path);
 
-class WaveTracer {
+class WaveTracer final : public Extension {
  public:
   /// Opens the dump. `attach` is called with the FST writer to register the model's signals.
   template <class Model>
@@ -38,6 +39,9 @@ class WaveTracer {
   ~WaveTracer();
   /// Dumps the design's state at half-cycle `time` (2 * cycle + phase) when inside the window.
   void dump(uint64_t cycle, int phase);
+  void before_edge(const Vvta_top&, uint64_t cycle) override { dump(cycle, 0); }
+  void after_edge(Vvta_top&, uint64_t cycle) override { dump(cycle, 1); }
+  void reset(Vvta_top&, uint64_t) override {}
   /// Finishes the file (and the VCD conversion); called by the destructor.
   void close();
   const std::string& path() const { return options_.path; }

@@ -104,6 +104,8 @@ class Simulator {
   ErrorKind last_error_kind_ = ErrorKind::kNone;
   std::string diagnose(RunStatus status, ErrorKind kind, const std::string& what, PhysAddr insn_addr, uint32_t count);
   RunStatus fail(RunStatus status, ErrorKind kind, std::string diagnostic, const Stats& before);
+  /// Fails the run naming the RTL assertions that failed (ErrorKind::kInternal).
+  RunStatus assertion_failed(const Stats& before);
   ErrorKind classify(uint32_t error_status, PhysAddr insn_addr, uint32_t count) const;
   void read_stats();
   void print_profile(uint64_t cycles);

@@ -1,0 +1,39 @@
+// Assertions in the style of OpenTitan's prim_assert: one macro per kind of check, each a named
+// concurrent assertion on the rising clock edge, disabled during reset, reporting through
+// vta_assert_pkg::vta_assert_failed. Active when the simulator is built with assertions (Verilator
+// --assert); nothing under SYNTHESIS. A module includes this file and names each check:
+//   `VTA_ASSERT(CountInRange, count_q <= Depth)
+//   `VTA_ASSERT_HANDSHAKE(WriteHeldUntilReady, wvalid_i, wready_o, wdata_i)
+// The clock and active-low reset default to clk_i and rst_ni.
+`ifndef VTA_ASSERT_SVH_
+`define VTA_ASSERT_SVH_
+
+`ifdef SYNTHESIS
+
+`define VTA_ASSERT(name, prop, clk = clk_i, rst_n = rst_ni)
+`define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni)
+`define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni)
+`define VTA_ASSERT_KNOWN(name, valid, data, clk = clk_i, rst_n = rst_ni)
+
+`else
+
+// `prop` holds on every rising edge of `clk` outside reset.
+`define VTA_ASSERT(name, prop, clk = clk_i, rst_n = rst_ni) \
+  name: assert property (@(posedge clk) disable iff (!(rst_n)) (prop)) \
+    else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__);
+
+// `cond` never holds.
+`define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni) \
+  `VTA_ASSERT(name, !(cond), clk, rst_n)
+
+// A valid/ready handshake: once raised, valid stays high and data stays the same until ready.
+`define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni) \
+  `VTA_ASSERT(name, (valid) && !(ready) |=> (valid) && $stable(data), clk, rst_n)
+
+// Data is known (no X or Z bit) whenever valid (four-state simulators; Verilator is two-state).
+`define VTA_ASSERT_KNOWN(name, valid, data, clk = clk_i, rst_n = rst_ni) \
+  `VTA_ASSERT(name, (valid) |-> !$isunknown(data), clk, rst_n)
+
+`endif
+
+`endif  // VTA_ASSERT_SVH_

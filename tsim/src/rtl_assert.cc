@@ -1,0 +1,35 @@
+#include "vta/rtl_assert.h"
+
+#include <cstdio>
+
+namespace vta::rtl {
+namespace {
+
+thread_local AssertionLog* t_active = nullptr;
+
+}  // namespace
+
+std::string AssertionFailure::to_string() const { return path + " (" + file + ":" + std::to_string(line) + ")"; }
+
+AssertionLog::Scope::Scope(AssertionLog& log) : outer_(t_active) { t_active = &log; }
+AssertionLog::Scope::~Scope() { t_active = outer_; }
+
+void AssertionLog::record(const char* name, const char* path, const char* file, int line) {
+  for (auto& f : failures_) {
+    if (f.path == path) {
+      ++f.count;
+      return;
+    }
+  }
+  if (failures_.size() < kMaxDistinct) failures_.push_back({name, path, file, line, 1});
+}
+
+}  // namespace vta::rtl
+
+extern "C" void vta_assert_failed(const char* name, const char* path, const char* file, int line) {
+  if (vta::rtl::t_active != nullptr) {
+    vta::rtl::t_active->record(name, path, file, line);
+    return;
+  }
+  std::fprintf(stderr, "vta: RTL assertion %s failed: %s (%s:%d)\n", name, path, file, line);
+}
