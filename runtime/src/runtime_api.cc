@@ -219,8 +219,10 @@ int push_op(bool gemm, void** uop_handle, int (*finit)(void*), void* signature, 
     queue()->push_kernel(gemm, site, key, [&](UopKernel& k) {
       t_rt.recording = &k;
       t_rt.recording_error.clear();
+      struct StopRecording {  // also when a C++ finit throws: no call may record into `k` afterwards
+        ~StopRecording() { t_rt.recording = nullptr; }
+      } stop;
       const int rc = finit(signature);
-      t_rt.recording = nullptr;
       if (!t_rt.recording_error.empty()) throw RuntimeError(std::string(call) + ": " + t_rt.recording_error);
       if (rc != 0) throw RuntimeError(std::string(call) + ": finit returned " + std::to_string(rc));
     });

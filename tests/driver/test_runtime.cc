@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <stdexcept>
 
 #include "test_util.h"
 #include "vta/command_queue.h"
@@ -310,6 +311,11 @@ int record_reset(void*) {
   VTAUopPush(0, 1, 0, 0, 0, 0, 0, 0);
   return 0;
 }
+// A finit of C++ code that throws after recording (the compiler's executor is one).
+int record_then_throw(void*) {
+  VTAUopPush(0, 1, 0, 0, 0, 0, 0, 0);
+  throw std::runtime_error("finit gave up");
+}
 
 // Runs `misuse` through the C API and expects VTASynchronize to fail with `needle` in the message.
 template <class F>
@@ -331,6 +337,15 @@ void expect_c_misuse(F misuse, const std::string& needle) {
 
 TEST(RuntimeCApi, MisuseIsReportedAndPoisonsOnlyTheBatch) {
   expect_c_misuse([] { VTAUopLoopBegin(1, 0, 0, 0); }, "VTAUopLoopBegin called outside the finit");
+  // the recording ends with the finit even when it throws: a later push records into no kernel
+  // (before, into the discarded one)
+  expect_c_misuse(
+      [] {
+        void* h = nullptr;
+        EXPECT_NE(VTAPushGEMMOp(&h, record_then_throw, nullptr, 0), 0);
+        VTAUopPush(0, 1, 0, 0, 0, 0, 0, 0);
+      },
+      "finit gave up");
   expect_c_misuse(
       [] {
         void* h = nullptr;
