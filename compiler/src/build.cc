@@ -104,15 +104,7 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
     }
   }
   static int kernel_init(void*) {
-    Executor& self = *current_executor;
-    self.in_kernel_ = true;
-    try {
-      self.exec(current_kernel->body);
-    } catch (...) {
-      self.in_kernel_ = false;
-      throw;
-    }
-    self.in_kernel_ = false;
+    current_executor->exec(current_kernel->body);
     return 0;
   }
 
@@ -143,11 +135,13 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
     void** h = &kernels_[s.get()];
     current_executor = this;
     current_kernel = s.get();
+    in_kernel_ = true;  // (the runtime's C entry points return an error code; they never throw)
     const bool alu = s->value && s->value->value == attr::kUopKernelAlu;
     const int rc = alu ? VTAPushALUOp(h, &Executor::kernel_init, free.empty() ? nullptr : &sig, free.empty() ? 0 : 4)
                        : VTAPushGEMMOp(h, &Executor::kernel_init, free.empty() ? nullptr : &sig, free.empty() ? 0 : 4);
     current_executor = nullptr;
     current_kernel = nullptr;
+    in_kernel_ = false;
     check(rc, alu ? "VTAPushALUOp" : "VTAPushGEMMOp");
   }
 

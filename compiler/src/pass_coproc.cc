@@ -57,7 +57,7 @@ class StageOf final : public StmtFunctor<int> {
   }
   int visit_attr(const Stmt& s) override {
     if (s->key == attr::kCoprocUopScope) return kComputeStage;
-    if (s->key == attr::kVirtualThread) return 0;
+    if (is_thread(s)) return 0;
     throw ScheduleError("the annotation " + s->key + " on loop " + s->var->name + " was not lowered");
   }
   int visit_for(const Stmt& s) override { return dispatch(s->body); }
