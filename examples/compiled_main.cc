@@ -8,8 +8,10 @@
 // configuration other than 1x16.
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <string>
 
@@ -25,8 +27,8 @@ constexpr int kNotThisConfiguration = 77;  // ctest's SKIP_RETURN_CODE
 // Every ResNet-18 convolution compiled, run and verified; one line each.
 bool resnet18(uint32_t seed, int only) {
   const auto& cfg = vta::build_config();
-  std::printf("%-22s %9s %10s %10s %12s %11s %11s %8s %s\n", "layer", "outputs", "gemm_uops", "alu_uops",
-              "bytes_moved", "cycles", "bound", "over", "");
+  std::printf("%-22s %9s %10s %10s %12s %11s %11s %8s %s\n", "layer", "outputs", "gemm_uops", "alu_uops", "bytes_moved",
+              "cycles", "bound", "over", "");
   bool ok = true;
   uint64_t total_cycles = 0, total_gemm = 0;
   const auto layers = vta::tutorials::resnet18_convolutions();
@@ -39,14 +41,15 @@ bool resnet18(uint32_t seed, int only) {
     std::string cycles = "-", over = "-";
     if (s.cycle_count) {
       cycles = std::to_string(*s.cycle_count);
-      over = std::to_string(int(bounds.over_percent(*s.cycle_count) + 0.5)) + "%";
+      over = std::to_string(std::lround(bounds.over_percent(*s.cycle_count))) + "%";
       total_cycles += *s.cycle_count;
     }
     total_gemm += s.gemm_counter;
-    std::printf("%-22s %9zu %10llu %10llu %12llu %11s %11.0f %8s %s\n", name, r.outputs,
-                static_cast<unsigned long long>(s.gemm_counter), static_cast<unsigned long long>(s.alu_counter),
-                static_cast<unsigned long long>(s.bytes_moved()), cycles.c_str(), bounds.larger(), over.c_str(),
-                r.ok() ? "verified" : ("FAILED: " + (r.ran ? std::to_string(r.mismatches) + " mismatches" : r.error)).c_str());
+    std::printf(
+        "%-22s %9zu %10llu %10llu %12llu %11s %11.0f %8s %s\n", name, r.outputs,
+        static_cast<unsigned long long>(s.gemm_counter), static_cast<unsigned long long>(s.alu_counter),
+        static_cast<unsigned long long>(s.bytes_moved()), cycles.c_str(), bounds.larger(), over.c_str(),
+        r.ok() ? "verified" : ("FAILED: " + (r.ran ? std::to_string(r.mismatches) + " mismatches" : r.error)).c_str());
     ok &= r.ok();
   }
   if (total_cycles > 0) {
@@ -59,7 +62,7 @@ bool resnet18(uint32_t seed, int only) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   CLI::App app{"The VTA tutorials compiled from their schedules, run on the VTA runtime"};
   std::string which = "all";
   uint32_t seed = 0;
@@ -86,7 +89,8 @@ int main(int argc, char** argv) {
     if (which == "matmul" || which == "all") {
       ok &= vta::tutorials::report("Matrix multiply blocking, compiled (1x1024 x 1024x1024)",
                                    vta::tutorials::compiled_matrix_multiply(seed, steps),
-                                   vta::tutorials::matrix_multiply_seed_stats(), "Successful blocked matrix multiply test!");
+                                   vta::tutorials::matrix_multiply_seed_stats(),
+                                   "Successful blocked matrix multiply test!");
     }
     if (which == "conv" || which == "all") {
       ok &= vta::tutorials::report("2D convolution, compiled (ResNet-18 layer, 2 virtual threads)",
@@ -96,8 +100,10 @@ int main(int argc, char** argv) {
     if (which == "resnet18") {
       const auto& cfg = vta::build_config();
       if (cfg.batch() != 1 || cfg.block_in() != 16 || cfg.block_out() != 16) {
-        std::fprintf(stderr, "resnet18: the layer tilings are for the 1x16 configuration (this build: %dx%d); "
-                     "nothing run\n", cfg.batch(), cfg.block_in());
+        std::fprintf(stderr,
+                     "resnet18: the layer tilings are for the 1x16 configuration (this build: %dx%d); "
+                     "nothing run\n",
+                     cfg.batch(), cfg.block_in());
         return kNotThisConfiguration;
       }
       ok &= resnet18(seed, layer);
@@ -114,4 +120,15 @@ int main(int argc, char** argv) {
   }
   vta::tutorials::print_tsim_speed();
   return ok ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vta-compiled-tutorials: error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "vta-compiled-tutorials: error: an unknown exception\n");
+  }
+  return 1;
 }

@@ -29,27 +29,37 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   const int64_t k = shape.kernel, p = shape.pad, stride = shape.stride;
   const int64_t oh = (h + 2 * p - k) / stride + 1, ow = (w + 2 * p - k) / stride + 1;
   Tensor data = placeholder({n / env.BATCH, c / env.BLOCK_IN, h, w, env.BATCH, env.BLOCK_IN}, "data", env.inp_dtype);
-  Tensor kernel = placeholder({o / env.BLOCK_OUT, c / env.BLOCK_IN, k, k, env.BLOCK_OUT, env.BLOCK_IN}, "kernel",
-                              env.wgt_dtype);
+  Tensor kernel =
+      placeholder({o / env.BLOCK_OUT, c / env.BLOCK_IN, k, k, env.BLOCK_OUT, env.BLOCK_IN}, "kernel", env.wgt_dtype);
   // the padded input (topi.nn.pad) and the weight copy: the stages the DMA will perform
   Tensor data_buf = pad(data, {0, 0, p, p, 0, 0}, {0, 0, p, p, 0, 0}, "data_buf");
-  Tensor kernel_buf = compute(kernel->shape, [&](const Indices& i) {
-    return read(kernel, {i[0], i[1], i[2], i[3], i[4], i[5]});
-  }, "kernel_buf");
+  Tensor kernel_buf = compute(
+      kernel->shape,
+      [&](const Indices& i) {
+        return read(kernel, {i[0], i[1], i[2], i[3], i[4], i[5]});
+      },
+      "kernel_buf");
   IterVar dy = reduce_axis(k, "dy"), dx = reduce_axis(k, "dx"), ic = reduce_axis(c / env.BLOCK_IN, "ic"),
           ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
   const std::vector<int64_t> output_shape{n / env.BATCH, o / env.BLOCK_OUT, oh, ow, env.BATCH, env.BLOCK_OUT};
-  Tensor res_conv = compute(output_shape, {"bo", "co", "i", "j", "bi", "ci"}, [&](const Indices& x) {
-    return sum(cast(env.acc_dtype, read(data_buf, {x[0], ic.var, Expr(x[2]) * stride + dy.var,
-                                                   Expr(x[3]) * stride + dx.var, x[4], ic_tns.var})) *
-                   cast(env.acc_dtype, read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
-               {ic, dy, dx, ic_tns});
-  }, "res_conv");
+  Tensor res_conv = compute(
+      output_shape, {"bo", "co", "i", "j", "bi", "ci"},
+      [&](const Indices& x) {
+        return sum(cast(env.acc_dtype, read(data_buf, {x[0], ic.var, Expr(x[2]) * stride + dy.var,
+                                                       Expr(x[3]) * stride + dx.var, x[4], ic_tns.var})) *
+                       cast(env.acc_dtype, read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
+                   {ic, dy, dx, ic_tns});
+      },
+      "res_conv");
   auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3], i[4], i[5]}); };
-  Tensor res_shr = compute(output_shape, [&](const Indices& i) { return at(res_conv, i) >> shape.shift; }, "res_shr");
-  Tensor res_max = compute(output_shape, [&](const Indices& i) { return max(at(res_shr, i), 0); }, "res_max");
-  Tensor res_min = compute(output_shape, [&](const Indices& i) { return min(at(res_max, i), 127); }, "res_min");
-  Tensor res = compute(output_shape, [&](const Indices& i) { return cast(env.inp_dtype, at(res_min, i)); }, "res");
+  Tensor res_shr = compute(
+      output_shape, [&](const Indices& i) { return at(res_conv, i) >> shape.shift; }, "res_shr");
+  Tensor res_max = compute(
+      output_shape, [&](const Indices& i) { return max(at(res_shr, i), 0); }, "res_max");
+  Tensor res_min = compute(
+      output_shape, [&](const Indices& i) { return min(at(res_max, i), 127); }, "res_min");
+  Tensor res = compute(
+      output_shape, [&](const Indices& i) { return cast(env.inp_dtype, at(res_min, i)); }, "res");
   const std::vector<Tensor> args{data, kernel, res};
 
   // ---- Default schedule

@@ -143,9 +143,12 @@ int run(int argc, char** argv) {
   const struct {
     const char* name;
     uint64_t value, tutorial;
-  } rows[] = {{"inp_load_nbytes", st.inp_load_nbytes, 4096},   {"wgt_load_nbytes", st.wgt_load_nbytes, 1048576},
-              {"acc_load_nbytes", st.acc_load_nbytes, 0},      {"uop_load_nbytes", st.uop_load_nbytes, 20},
-              {"out_store_nbytes", st.out_store_nbytes, 1024}, {"gemm_counter", st.gemm_counter, 4096},
+  } rows[] = {{"inp_load_nbytes", st.inp_load_nbytes, 4096},
+              {"wgt_load_nbytes", st.wgt_load_nbytes, 1048576},
+              {"acc_load_nbytes", st.acc_load_nbytes, 0},
+              {"uop_load_nbytes", st.uop_load_nbytes, 20},
+              {"out_store_nbytes", st.out_store_nbytes, 1024},
+              {"gemm_counter", st.gemm_counter, 4096},
               {"alu_counter", st.alu_counter, 192}};
   bool stats_match = true;
   for (const auto& r : rows) {
@@ -159,8 +162,8 @@ int run(int argc, char** argv) {
     std::printf("%s\n", buf);
   }
   VTADeviceFree(dev);
-  std::printf("%s\n", mismatches == 0 && stats_match ? "PASS: outputs verified, statistics equal the tutorial's"
-                                                     : "FAIL");
+  std::printf("%s\n",
+              mismatches == 0 && stats_match ? "PASS: outputs verified, statistics equal the tutorial's" : "FAIL");
   return mismatches == 0 && stats_match ? 0 : 1;
 }
 

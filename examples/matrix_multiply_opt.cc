@@ -29,10 +29,18 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   Tensor data = placeholder({bb, ib, env.BATCH, env.BLOCK_IN}, "data", env.inp_dtype);
   Tensor weight = placeholder({ob, ib, env.BLOCK_OUT, env.BLOCK_IN}, "weight", env.wgt_dtype);
   // copies into the on-chip buffers
-  Tensor data_buf = compute(data->shape, [&](const Indices& i) { return read(data, {i[0], i[1], i[2], i[3]}); },
-                            "data_buf");
-  Tensor weight_buf = compute(weight->shape, [&](const Indices& i) { return read(weight, {i[0], i[1], i[2], i[3]}); },
-                              "weight_buf");
+  Tensor data_buf = compute(
+      data->shape,
+      [&](const Indices& i) {
+        return read(data, {i[0], i[1], i[2], i[3]});
+      },
+      "data_buf");
+  Tensor weight_buf = compute(
+      weight->shape,
+      [&](const Indices& i) {
+        return read(weight, {i[0], i[1], i[2], i[3]});
+      },
+      "weight_buf");
   // the matrix product over the outer and the tensor-level input channels
   IterVar ic = reduce_axis(ib, "ic"), ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
   Tensor res_gem = compute(
@@ -45,12 +53,16 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
       "res_gem");
   auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
   // fixed-point normalisation and clipping; the cast to int8 comes last
-  Tensor res_shr = compute(res_gem->shape, [&](const Indices& i) { return at(res_gem, i) >> shape.shift; }, "res_shr");
-  Tensor res_max = compute(res_gem->shape, [&](const Indices& i) { return max(at(res_shr, i), 0); }, "res_max");
-  Tensor res_min = compute(res_gem->shape, [&](const Indices& i) { return min(at(res_max, i), 127); }, "res_min");
+  Tensor res_shr = compute(
+      res_gem->shape, [&](const Indices& i) { return at(res_gem, i) >> shape.shift; }, "res_shr");
+  Tensor res_max = compute(
+      res_gem->shape, [&](const Indices& i) { return max(at(res_shr, i), 0); }, "res_max");
+  Tensor res_min = compute(
+      res_gem->shape, [&](const Indices& i) { return min(at(res_max, i), 127); }, "res_min");
   // (without the epilogue, the int32 sums are truncated to int8 as they are stored)
   const Tensor& last = shape.epilogue ? res_min : res_gem;
-  Tensor res = compute(res_gem->shape, [&](const Indices& i) { return cast(env.inp_dtype, at(last, i)); }, "res");
+  Tensor res = compute(
+      res_gem->shape, [&](const Indices& i) { return cast(env.inp_dtype, at(last, i)); }, "res");
   std::vector<Tensor> acc_stages{res_gem};
   if (shape.epilogue) acc_stages = {res_gem, res_shr, res_max, res_min};
   const std::vector<Tensor> args{data, weight, res};

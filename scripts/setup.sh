@@ -10,6 +10,7 @@ PACKAGES=(
   libbenchmark-dev                     # benchmarks
   verilator                            # RTL lint and the cycle-accurate simulator
   gtkwave                              # waveform viewer; its fst2vcd writes VTA_WAVE=*.vcd
+  clang-format clang-tidy              # format and lint (scripts/lint.sh)
 )
 
 missing=()

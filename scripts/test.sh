@@ -2,14 +2,18 @@
 # The whole test suite: sets everything up, builds the Release tree and runs every ctest test, then
 # builds with AddressSanitizer + UndefinedBehaviorSanitizer and runs the software tests again (the
 # Verilated hardware models are large and already run in the first build).
-# Options: --no-sanitizers skips the second build; any other argument is passed to ctest (e.g. -L driver).
+# Format and lint (scripts/lint.sh) run on the Release tree's compile commands.
+# Options: --no-sanitizers skips the second build; --no-lint skips format and lint; any other argument
+# is passed to ctest (e.g. -L driver).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 sanitizers=1
+lint=1
 ctest_args=()
 for arg in "$@"; do
   case "$arg" in
     --no-sanitizers) sanitizers=0 ;;
+    --no-lint) lint=0 ;;
     *) ctest_args+=("$arg") ;;
   esac
 done
@@ -19,6 +23,7 @@ jobs="$(nproc)"
 build="${VTA_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
 (cd "$build" && ctest --output-on-failure --timeout 600 -j "$jobs" "${ctest_args[@]}")
+if [ "$lint" -eq 1 ]; then "$root/scripts/lint.sh" "$build"; fi
 
 # The RTL is configurable for real: a tsim per other configuration (BLOCK 8 with smaller buffers,
 # BATCH 2, a 256-bit bus) must agree with the fsim on the random differential programs.

@@ -38,7 +38,8 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
   uint32_t u32(const Expr& e) {
     const int64_t v = eval(e);
     if (v < 0 || v > int64_t(UINT32_MAX)) {
-      throw InternalError("build: the argument " + to_text(e) + " = " + std::to_string(v) + " is not an unsigned 32-bit value");
+      throw InternalError("build: the argument " + to_text(e) + " = " + std::to_string(v) +
+                          " is not an unsigned 32-bit value");
     }
     return uint32_t(v);
   }
@@ -120,7 +121,8 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
     });
     std::vector<const ExprNode*> free;
     for_each_expr(s->body, [&](const Expr& e) {
-      if (e->kind == ExprKind::kVar && !bound.count(e.get()) && std::find(free.begin(), free.end(), e.get()) == free.end()) {
+      if (e->kind == ExprKind::kVar && !bound.count(e.get()) &&
+          std::find(free.begin(), free.end(), e.get()) == free.end()) {
         free.push_back(e.get());
       }
     });

@@ -29,8 +29,8 @@ class Interpreter final : public Evaluator, private StmtFunctor<void> {
     for (size_t d = 0; d < idx.size(); ++d) {
       const int64_t i = eval(idx[d]);
       if (i < 0 || i >= shape[d]) {
-        throw InternalError("run: index " + std::to_string(i) + " of dimension " + std::to_string(d) + " of " + t->name +
-                            " is outside [0, " + std::to_string(shape[d]) + ")");
+        throw InternalError("run: index " + std::to_string(i) + " of dimension " + std::to_string(d) + " of " +
+                            t->name + " is outside [0, " + std::to_string(shape[d]) + ")");
       }
       off = off * size_t(shape[d]) + size_t(i);
     }
@@ -40,7 +40,8 @@ class Interpreter final : public Evaluator, private StmtFunctor<void> {
     const int64_t i = eval(e);
     const int64_t n = int64_t(buffer(t).size());
     if (i < 0 || i >= n) {
-      throw InternalError("run: offset " + std::to_string(i) + " of " + t->name + " is outside [0, " + std::to_string(n) + ")");
+      throw InternalError("run: offset " + std::to_string(i) + " of " + t->name + " is outside [0, " +
+                          std::to_string(n) + ")");
     }
     return size_t(i);
   }
@@ -123,7 +124,6 @@ class Interpreter final : public Evaluator, private StmtFunctor<void> {
       }
     }
   }
-
 };
 
 }  // namespace
@@ -132,8 +132,8 @@ void run(const Stmt& s, const Buffers& args) {
   Interpreter in(s);
   for (const auto& [t, b] : args) {
     if (b->size() != size_t(t->elements())) {
-      throw std::invalid_argument("run: buffer of " + t->name + " has " + std::to_string(b->size()) + " elements, not " +
-                                  std::to_string(t->elements()));
+      throw std::invalid_argument("run: buffer of " + t->name + " has " + std::to_string(b->size()) +
+                                  " elements, not " + std::to_string(t->elements()));
     }
     in.buffers[t] = b;
   }

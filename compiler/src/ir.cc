@@ -38,6 +38,7 @@ bool is_binary(ExprKind k) {
   switch (k) {
 #define VTA_IR_BINARY(kind, handler) \
   case ExprKind::k##kind: return true;
+    // NOLINTNEXTLINE(bugprone-branch-clone)
     VTA_IR_BINARY_KINDS(VTA_IR_BINARY)
 #undef VTA_IR_BINARY
     default: return false;
@@ -129,7 +130,8 @@ Expr make_cast(DType t, Expr a) {
 Expr make_select(Expr cond, Expr a, Expr b) {
   if (!cond || cond->dtype != DType::kBool) throw ScheduleError("select: the condition must be a comparison");
   if (a->dtype != b->dtype) {
-    throw ScheduleError(std::string("select: branches of types ") + to_string(a->dtype) + " and " + to_string(b->dtype));
+    throw ScheduleError(std::string("select: branches of types ") + to_string(a->dtype) + " and " +
+                        to_string(b->dtype));
   }
   auto n = std::make_shared<ExprNode>();
   n->kind = ExprKind::kSelect, n->dtype = a->dtype, n->cond = std::move(cond), n->a = std::move(a), n->b = std::move(b);
@@ -179,21 +181,22 @@ Expr operator+(Expr a, Expr b) { return make_binary(ExprKind::kAdd, std::move(a)
 Expr operator-(Expr a, Expr b) { return make_binary(ExprKind::kSub, std::move(a), std::move(b)); }
 Expr operator*(Expr a, Expr b) { return make_binary(ExprKind::kMul, std::move(a), std::move(b)); }
 Expr operator>>(Expr a, Expr b) { return make_binary(ExprKind::kShr, std::move(a), std::move(b)); }
-Expr operator+(Expr a, int64_t b) { return a + like(a, b); }
-Expr operator*(Expr a, int64_t b) { return a * like(a, b); }
-Expr operator>>(Expr a, int64_t b) { return a >> like(a, b); }
+Expr operator+(const Expr& a, int64_t b) { return a + like(a, b); }
+Expr operator*(const Expr& a, int64_t b) { return a * like(a, b); }
+Expr operator>>(const Expr& a, int64_t b) { return a >> like(a, b); }
 Expr max(Expr a, Expr b) { return make_binary(ExprKind::kMax, std::move(a), std::move(b)); }
 Expr min(Expr a, Expr b) { return make_binary(ExprKind::kMin, std::move(a), std::move(b)); }
-Expr max(Expr a, int64_t b) { return max(a, like(a, b)); }
-Expr min(Expr a, int64_t b) { return min(a, like(a, b)); }
-Expr floordiv(Expr a, int64_t b) { return make_binary(ExprKind::kFloorDiv, a, like(a, b)); }
-Expr floormod(Expr a, int64_t b) { return make_binary(ExprKind::kFloorMod, a, like(a, b)); }
+Expr max(const Expr& a, int64_t b) { return max(a, like(a, b)); }
+Expr min(const Expr& a, int64_t b) { return min(a, like(a, b)); }
+Expr floordiv(const Expr& a, int64_t b) { return make_binary(ExprKind::kFloorDiv, a, like(a, b)); }
+Expr floormod(const Expr& a, int64_t b) { return make_binary(ExprKind::kFloorMod, a, like(a, b)); }
 Expr cast(DType t, Expr a) { return make_cast(t, std::move(a)); }
 Expr operator<(Expr a, Expr b) { return make_binary(ExprKind::kLt, std::move(a), std::move(b)); }
 Expr operator>=(Expr a, Expr b) { return make_binary(ExprKind::kGe, std::move(a), std::move(b)); }
-Expr operator-(Expr a, int64_t b) { return a - like(a, b); }
+Expr operator-(const Expr& a, int64_t b) { return a - like(a, b); }
 Expr logical_and(Expr a, Expr b) {
-  if (a->dtype != DType::kBool || b->dtype != DType::kBool) throw ScheduleError("&&: both operands must be comparisons");
+  if (a->dtype != DType::kBool || b->dtype != DType::kBool)
+    throw ScheduleError("&&: both operands must be comparisons");
   return make_binary(ExprKind::kAnd, std::move(a), std::move(b));
 }
 Expr select(Expr cond, Expr a, Expr b) { return make_select(std::move(cond), std::move(a), std::move(b)); }
@@ -250,7 +253,8 @@ Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> 
 }
 
 IterVar reduce_axis(int64_t extent, const std::string& name) {
-  if (extent <= 0) throw ScheduleError("reduce_axis " + name + ": extent " + std::to_string(extent) + " must be positive");
+  if (extent <= 0)
+    throw ScheduleError("reduce_axis " + name + ": extent " + std::to_string(extent) + " must be positive");
   return {make_var(name), extent, true};
 }
 
@@ -317,7 +321,8 @@ Tensor compute(std::vector<int64_t> shape, const std::vector<std::string>& axis_
   if (op->body->kind == ExprKind::kReduce) {
     // the reduction axes' extents are recorded on the expression's vars by sum()
     const auto& b = *op->body;
-    for (size_t i = 0; i < b.reduce_axes.size(); ++i) op->reduce_axis.push_back({b.reduce_axes[i], b.reduce_extents[i], true});
+    for (size_t i = 0; i < b.reduce_axes.size(); ++i)
+      op->reduce_axis.push_back({b.reduce_axes[i], b.reduce_extents[i], true});
   }
   collect_inputs(op->body, op->inputs);
   auto t = std::make_shared<TensorNode>();
@@ -343,21 +348,24 @@ Tensor pad(const Tensor& t, const std::vector<int64_t>& before, const std::vecto
     if (before[d] < 0 || after[d] < 0) throw ScheduleError("pad " + name + ": negative padding");
     shape.push_back(t->shape[d] + before[d] + after[d]);
   }
-  return compute(shape, [&](const Indices& i) {
-    Expr inside;
-    std::vector<Expr> src;
-    for (size_t d = 0; d < i.size(); ++d) {
-      if (before[d] == 0 && after[d] == 0) {
-        src.push_back(i[d]);
-        continue;
-      }
-      Expr c = logical_and(Expr(i[d]) >= make_int(before[d]), Expr(i[d]) < make_int(before[d] + t->shape[d]));
-      inside = inside ? logical_and(inside, c) : c;
-      src.push_back(before[d] == 0 ? Expr(i[d]) : Expr(i[d]) - before[d]);
-    }
-    Expr value = read(t, src);
-    return inside ? select(inside, value, make_int(0, t->dtype)) : value;
-  }, name);
+  return compute(
+      shape,
+      [&](const Indices& i) {
+        Expr inside;
+        std::vector<Expr> src;
+        for (size_t d = 0; d < i.size(); ++d) {
+          if (before[d] == 0 && after[d] == 0) {
+            src.push_back(i[d]);
+            continue;
+          }
+          Expr c = logical_and(Expr(i[d]) >= make_int(before[d]), Expr(i[d]) < make_int(before[d] + t->shape[d]));
+          inside = inside ? logical_and(inside, c) : c;
+          src.push_back(before[d] == 0 ? Expr(i[d]) : Expr(i[d]) - before[d]);
+        }
+        Expr value = read(t, src);
+        return inside ? select(inside, value, make_int(0, t->dtype)) : value;
+      },
+      name);
 }
 
 }  // namespace vta::compiler

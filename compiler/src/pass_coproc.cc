@@ -165,7 +165,8 @@ Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes) {
     return make_attr(s->var, s->key, make_for(s->body->var, s->body->extent, tokens(s->body->body, pops, pushes)),
                      s->value);
   }
-  if (s->kind == StmtKind::kAllocate) return make_allocate(s->tensor, s->scope, tokens(s->body, pops, pushes), s->shape);
+  if (s->kind == StmtKind::kAllocate)
+    return make_allocate(s->tensor, s->scope, tokens(s->body, pops, pushes), s->shape);
   if (s->kind == StmtKind::kSeq) {
     const size_t n = s->seq.size();
     std::vector<Tokens> p(n), q(n);

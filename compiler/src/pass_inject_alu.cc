@@ -30,7 +30,9 @@ class InjectAlu final : public IRMutator {
   Stmt visit_attr(const Stmt& s) override { return s->key == attr::kPragmaAlu ? region(s) : IRMutator::visit_attr(s); }
 
   Stmt region(const Stmt& attr) {
-    const auto [loops, s] = perfect_nest(attr->body);
+    const LoopNest nest = perfect_nest(attr->body);
+    const std::vector<Loop>& loops = nest.loops;
+    const Stmt& s = nest.body;
     std::string where = "alu pragma at axis " + attr->var->name;
     if (s->kind != StmtKind::kStore || s->flat) {
       throw ScheduleError(where + ": the loops under the pragma must hold one element-wise statement");
@@ -63,7 +65,8 @@ class InjectAlu final : public IRMutator {
     if (!same_access(a) && v->kind != ExprKind::kSub && v->kind != ExprKind::kShr && same_access(b)) std::swap(a, b);
     if (!same_access(a)) {
       throw ScheduleError(where + ": the ALU computes in place (dst = dst op src), but " + to_text(v) +
-                          " does not start from " + dst->name + " at the same element (is its operand read by "
+                          " does not start from " + dst->name +
+                          " at the same element (is its operand read by "
                           "another stage too?)");
     }
     // element loops: the last two dimensions of the destination
@@ -96,8 +99,8 @@ class InjectAlu final : public IRMutator {
       push[kUopImm] = make_int(imm);
     } else if (b->kind == ExprKind::kRead && v->kind != ExprKind::kSub) {
       if (plan_.scope_of(b->tensor) != env_.acc_scope) {
-        throw ScheduleError(where + ": the operand " + b->tensor->name + " is in " + plan_.scope_of(b->tensor) + ", not " +
-                            env_.acc_scope);
+        throw ScheduleError(where + ": the operand " + b->tensor->name + " is in " + plan_.scope_of(b->tensor) +
+                            ", not " + env_.acc_scope);
       }
       const size_t rb = b->indices.size();
       for (size_t d = 0; d < 2; ++d) {
@@ -117,7 +120,8 @@ class InjectAlu final : public IRMutator {
     std::vector<Group> groups;  // innermost first
     for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
       if (std::find(element.begin(), element.end(), it->var.get()) != element.end()) continue;
-      const int64_t cd = to_linear(push[kUopDst]).coef(it->var.get()), cs = to_linear(push[kUopSrc]).coef(it->var.get());
+      const int64_t cd = to_linear(push[kUopDst]).coef(it->var.get()),
+                    cs = to_linear(push[kUopSrc]).coef(it->var.get());
       if (!groups.empty()) {
         Group& g = groups.back();
         if (cd == g.dst * g.extent && cs == g.src * g.extent) {

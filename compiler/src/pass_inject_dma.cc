@@ -60,7 +60,9 @@ class InjectDma final : public IRMutator {
   }
 
   Stmt copy(const Stmt& body, const std::string& axis) {
-    const auto [loops, s] = perfect_nest(body);
+    const LoopNest nest = perfect_nest(body);
+    const std::vector<Loop>& loops = nest.loops;
+    const Stmt& s = nest.body;
     const std::string where = "dma_copy at loop " + axis;
     // the copied value: a read, or (the tutorials' output) a narrowing cast of one, which the
     // store's int32 -> int8 truncation performs
@@ -187,7 +189,8 @@ class InjectDma final : public IRMutator {
           const Loop* l = k == 0 ? x : y;
           if (l && a.form.terms.size() == 1 && a.coef(l->var) == 1) which = k;
         }
-        if (which < 0) throw ScheduleError(where + ": the padding condition " + to_text(t) + " is not on a copied row or column");
+        if (which < 0)
+          throw ScheduleError(where + ": the padding condition " + to_text(t) + " is not on a copied row or column");
         const Loop* l = which == 0 ? x : y;
         const Expr start = a.rest();
         const Expr ext = make_int(l->extent);
@@ -204,11 +207,12 @@ class InjectDma final : public IRMutator {
       // DRAM starts at the first unpadded element
       const Expr src_off = simplify(base(sa) + pad[1][0] * x_stride + pad[0][0]);
       return wrap(make_call(intrin::kLoadBuffer2D, dst, src,
-                       {src_off, x_size, y_size, make_int(x_stride), pad[0][0], pad[1][0], pad[0][1], pad[1][1],
-                        sram_base(dst, base(da)), make_int(int(*memory_type(scope_of(dst))))}));
+                            {src_off, x_size, y_size, make_int(x_stride), pad[0][0], pad[1][0], pad[0][1], pad[1][1],
+                             sram_base(dst, base(da)), make_int(int(*memory_type(scope_of(dst))))}));
     }
-    return wrap(make_call(intrin::kStoreBuffer2D, dst, src,
-                          {sram_base(src, base(sa)), make_int(int(MemId::kOut)), base(da), x_size, y_size, make_int(x_stride)}));
+    return wrap(make_call(
+        intrin::kStoreBuffer2D, dst, src,
+        {sram_base(src, base(sa)), make_int(int(MemId::kOut)), base(da), x_size, y_size, make_int(x_stride)}));
   }
 
   SramPlan plan_;

@@ -86,7 +86,8 @@ Stmt inplace_alu(const Stmt& s, const Env& env) {
       bool other = false;
       for (const auto& [x, unused] : stores) {
         if (x == st || x->tensor == a) continue;
-        for_each_expr(x->value, [&](const Expr& r) { other = other || (r->kind == ExprKind::kRead && r->tensor == a); });
+        for_each_expr(x->value,
+                      [&](const Expr& r) { other = other || (r->kind == ExprKind::kRead && r->tensor == a); });
       }
       if (other) continue;
       found = {st, a};

@@ -101,7 +101,6 @@ Expr Simplifier::canonical_sum(const Expr& e) const {
                  : make_binary(ExprKind::kSub, r, make_int(wrap(-f.c, t), t));
 }
 
-
 Expr Simplifier::binary(const Expr& e, Expr a, Expr b) {
   const DType t = e->dtype;
   if (a->kind == ExprKind::kInt && b->kind == ExprKind::kInt && e->kind != ExprKind::kShr &&

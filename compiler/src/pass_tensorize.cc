@@ -29,10 +29,13 @@ class Tensorize final : public IRMutator {
   }
 
   Stmt region(const Stmt& attr) {
-    const auto [loops, s] = perfect_nest(attr->body);
+    const LoopNest nest = perfect_nest(attr->body);
+    const std::vector<Loop>& loops = nest.loops;
+    const Stmt& s = nest.body;
     std::string where = "tensorize gemm at axis " + attr->var->name;
     if (s->kind != StmtKind::kStore || s->flat) {
-      throw ScheduleError(where + ": the loops inside the axis must hold exactly one GEMM update (a perfect loop nest)");
+      throw ScheduleError(where +
+                          ": the loops inside the axis must hold exactly one GEMM update (a perfect loop nest)");
     }
     const Tensor& acc = s->tensor;
     where = "stage " + acc->name + ", " + where;
@@ -46,8 +49,9 @@ class Tensorize final : public IRMutator {
       for (const auto& l : loops) {
         if (l.var.get() == i.get()) {
           if (l.extent != extent) {
-            throw ScheduleError(where + ": loop " + l.var->name + " runs " + std::to_string(l.extent) + " times over the " +
-                                what + " dimension of " + std::to_string(extent) + " (the GEMM takes whole elements)");
+            throw ScheduleError(where + ": loop " + l.var->name + " runs " + std::to_string(l.extent) +
+                                " times over the " + what + " dimension of " + std::to_string(extent) +
+                                " (the GEMM takes whole elements)");
           }
           used.push_back(i.get());
           return i.get();
@@ -77,9 +81,9 @@ class Tensorize final : public IRMutator {
       }
       if (plan_.scope_of(x->tensor) == env_.wgt_scope) std::swap(x, y);
       if (plan_.scope_of(x->tensor) != env_.inp_scope || plan_.scope_of(y->tensor) != env_.wgt_scope) {
-        throw ScheduleError(where + ": the product must read one " + env_.inp_scope + " buffer and one " + env_.wgt_scope +
-                            " buffer; it reads " + x->tensor->name + " (" + plan_.scope_of(x->tensor) + ") and " +
-                            y->tensor->name + " (" + plan_.scope_of(y->tensor) + ")");
+        throw ScheduleError(where + ": the product must read one " + env_.inp_scope + " buffer and one " +
+                            env_.wgt_scope + " buffer; it reads " + x->tensor->name + " (" + plan_.scope_of(x->tensor) +
+                            ") and " + y->tensor->name + " (" + plan_.scope_of(y->tensor) + ")");
       }
       const size_t ri = x->indices.size(), rw = y->indices.size();
       const ExprNode* xb = element(x->indices[ri - 2], env_.BATCH, "batch");
@@ -119,7 +123,9 @@ class Kernels final : public IRMutator {
 
  private:
   Stmt visit_for(const Stmt& s) override {
-    const auto [loops, x] = perfect_nest(s);
+    const LoopNest nest = perfect_nest(s);
+    const std::vector<Loop>& loops = nest.loops;
+    const Stmt& x = nest.body;
     if (is_gemm_push(x)) return make_uop_kernel(loops, x->args, false, env_, "GEMM kernel at loop " + s->var->name);
     return IRMutator::visit_for(s);
   }

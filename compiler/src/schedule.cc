@@ -72,15 +72,16 @@ void Stage::set_scope(const std::string& scope) {
 
 void Stage::pragma(const IterVar& axis, const std::string& name) {
   (void)leaf_index(axis, "pragma");
-  if (name.empty()) throw ScheduleError("pragma on stage " + this->name() + ", axis " + axis.var->name + ": empty name");
+  if (name.empty())
+    throw ScheduleError("pragma on stage " + this->name() + ", axis " + axis.var->name + ": empty name");
   annotations_.push_back({axis.var, "pragma_" + name});
 }
 
 void Stage::tensorize(const IterVar& axis, const std::string& intrinsic) {
   (void)leaf_index(axis, "tensorize");
   if (intrinsic != "gemm") {
-    throw ScheduleError("tensorize on stage " + name() + ", axis " + axis.var->name + ": unknown intrinsic \"" + intrinsic +
-                        "\" (the VTA intrinsic is \"gemm\")");
+    throw ScheduleError("tensorize on stage " + name() + ", axis " + axis.var->name + ": unknown intrinsic \"" +
+                        intrinsic + "\" (the VTA intrinsic is \"gemm\")");
   }
   annotations_.push_back({axis.var, "tensorize_" + intrinsic});
 }
@@ -95,7 +96,8 @@ void Stage::bind(const IterVar& axis, const std::string& thread) {
 }
 
 void Stage::compute_at(const Stage& parent, const IterVar& axis) {
-  if (parent.op() == op_) throw ScheduleError("compute_at on stage " + name() + ": a stage cannot be computed inside itself");
+  if (parent.op() == op_)
+    throw ScheduleError("compute_at on stage " + name() + ": a stage cannot be computed inside itself");
   (void)parent.leaf_index(axis, "compute_at");
   attach_op_ = parent.op().get();
   attach_var_ = axis.var;
@@ -116,7 +118,8 @@ Stage& Schedule::operator[](const Tensor& t) {
   for (auto& s : stages_) {
     if (s.op() == t->op) return s;
   }
-  throw ScheduleError("tensor " + t->name + " has no stage in this schedule (a placeholder, or not an input of the output)");
+  throw ScheduleError("tensor " + t->name +
+                      " has no stage in this schedule (a placeholder, or not an input of the output)");
 }
 
 Schedule create_schedule(const Tensor& output) { return Schedule({output}); }

@@ -184,8 +184,10 @@ struct Lowering {
     std::vector<IterVar> outer, inner;
     bool in_reduce = false, interleaved = false;
     for (const auto& l : st.leaves()) {
-      if (l.reduce) in_reduce = true;
-      else if (in_reduce) interleaved = true;
+      if (l.reduce)
+        in_reduce = true;
+      else if (in_reduce)
+        interleaved = true;
       (in_reduce ? inner : outer).push_back(l);
     }
     bool tensorized = false;
@@ -203,6 +205,7 @@ struct Lowering {
       parallel.push_back(c);
     }
     std::vector<Expr> init_idx;
+    init_idx.reserve(idx.size());
     for (const auto& i : idx) init_idx.push_back(substitute(i, fresh));
     // the init nest carries the tensorize annotation of its loops (a GEMM reset)
     Stmt init_nest = make_store(out, init_idx, make_int(0, out->dtype));
@@ -219,11 +222,11 @@ struct Lowering {
   }
 };
 
-
 /// Reads and stores of tensors whose buffer holds a region are indexed from the region's start.
 class Rebase final : public IRMutator {
  public:
   explicit Rebase(const RegionStarts& lo) : lo_(lo) {}
+
  protected:
   Expr visit_read(const Expr& e) override { return make_read(e->tensor, indices(e->tensor, e->indices)); }
   Stmt visit_store(const Stmt& s) override {

@@ -13,9 +13,7 @@ int64_t SramBuffer::elements() const {
   return n;
 }
 
-SramPlan::SramPlan(const Stmt& s, const Env& env, bool check) : env_(&env) {
-  collect(s, &env, check);
-}
+SramPlan::SramPlan(const Stmt& s, const Env& env, bool check) : env_(&env) { collect(s, &env, check); }
 
 SramPlan::SramPlan(const Stmt& s) { collect(s, nullptr, false); }
 

@@ -33,7 +33,8 @@ Stmt make_uop_kernel(const std::vector<Loop>& loops, const std::vector<Expr>& pu
           throw ScheduleError(where + ": the micro-op index " + to_text(args[a]) + " is not affine in loop " + v->name);
         }
       }
-      if (k < 0) throw ScheduleError(where + ": loop " + v->name + " walks an index backwards (" + to_text(args[a]) + ")");
+      if (k < 0)
+        throw ScheduleError(where + ": loop " + v->name + " walks an index backwards (" + to_text(args[a]) + ")");
       factors.push_back(make_int(k));
       args[a] = simplify(substitute(args[a], {{v.get(), make_int(0)}}));
     }
@@ -51,8 +52,9 @@ Stmt make_uop_kernel(const std::vector<Loop>& loops, const std::vector<Expr>& pu
     body = make_for(loops[l].var, loops[l].extent, body);
   }
   if (uops > int64_t(env.config.uop_depth())) {
-    throw ScheduleError(where + ": the kernel needs " + std::to_string(uops) + " micro-ops; the micro-op buffer holds " +
-                        std::to_string(env.config.uop_depth()) + " (move loops out of the tensorized/ALU region)");
+    throw ScheduleError(where + ": the kernel needs " + std::to_string(uops) +
+                        " micro-ops; the micro-op buffer holds " + std::to_string(env.config.uop_depth()) +
+                        " (move loops out of the tensorized/ALU region)");
   }
   std::vector<Stmt> seq = begin;
   seq.push_back(body);

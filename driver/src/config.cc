@@ -13,12 +13,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 7> kTargets = {"sim",     "tsim",   "pynq",     "ultra96",
+constexpr std::array<std::string_view, 7> kTargets = {"sim",    "tsim",     "pynq",     "ultra96",
                                                       "zcu104", "de10nano", "intelfocl"};
 
-int default_log_bus_width(const std::string& target) {
-  return (target == "ultra96" || target == "zcu104") ? 7 : 6;
-}
+int default_log_bus_width(const std::string& target) { return (target == "ultra96" || target == "zcu104") ? 7 : 6; }
 
 void require(bool ok, const std::string& message) {
   if (!ok) throw ConfigError("invalid VTA configuration: " + message);
@@ -26,15 +24,14 @@ void require(bool ok, const std::string& message) {
 
 void require_range(int value, int lo, int hi, const char* key) {
   require(value >= lo && value <= hi, std::string(key) + " = " + std::to_string(value) +
-                                          " is outside the supported range [" + std::to_string(lo) +
-                                          ", " + std::to_string(hi) + "]");
+                                          " is outside the supported range [" + std::to_string(lo) + ", " +
+                                          std::to_string(hi) + "]");
 }
 
 // The bit budget of one 64-bit instruction word (spec 1.3): the reference packs bit-fields per word,
 // so a configuration whose fields do not fit cannot be encoded at all.
 void require_word(int used, int available, const std::string& what) {
-  require(used <= available, what + " needs " + std::to_string(used) + " bits but only " +
-                                 std::to_string(available) +
+  require(used <= available, what + " needs " + std::to_string(used) + " bits but only " + std::to_string(available) +
                                  " are available in the 128-bit instruction format; reduce the buffer sizes");
 }
 
@@ -86,12 +83,14 @@ Config Config::make(const ConfigParams& p) {
 
   // The limits of spec 1.3.
   const int la = c.log_acc_depth(), li = c.log_inp_depth(), lw = c.log_wgt_depth(), lu = c.log_uop_depth();
-  require_word(8 + lu + (lu + 1) + 2 * isa::kLoopIterBits, 64,
-               "GEMM/ALU word 0 (header, reset, uop_bgn = LOG_UOP_DEPTH, uop_end = LOG_UOP_DEPTH+1, iter_out, iter_in)");
+  require_word(
+      8 + lu + (lu + 1) + 2 * isa::kLoopIterBits, 64,
+      "GEMM/ALU word 0 (header, reset, uop_bgn = LOG_UOP_DEPTH, uop_end = LOG_UOP_DEPTH+1, iter_out, iter_in)");
   require_word(2 * (la + li + lw), 64, "GEMM word 1 (2*(LOG_ACC_DEPTH + LOG_INP_DEPTH + LOG_WGT_DEPTH))");
   require_word(4 * la + isa::kAluOpcodeBits + 1 + isa::kAluImmBits, 64,
                "ALU word 1 (4*LOG_ACC_DEPTH + alu_opcode + use_imm + imm)");
-  require_word(la + std::max(la, li) + lw, 32, "micro-op (LOG_ACC_DEPTH + max(LOG_ACC_DEPTH, LOG_INP_DEPTH) + LOG_WGT_DEPTH)");
+  require_word(la + std::max(la, li) + lw, 32,
+               "micro-op (LOG_ACC_DEPTH + max(LOG_ACC_DEPTH, LOG_INP_DEPTH) + LOG_WGT_DEPTH)");
   return c;
 }
 
@@ -131,11 +130,16 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
     int* field;
   };
   const IntKey int_keys[] = {
-      {"LOG_INP_WIDTH", &p.log_inp_width},         {"LOG_WGT_WIDTH", &p.log_wgt_width},
-      {"LOG_ACC_WIDTH", &p.log_acc_width},         {"LOG_BATCH", &p.log_batch},
-      {"LOG_BLOCK", &p.log_block},                 {"LOG_UOP_BUFF_SIZE", &p.log_uop_buff_size},
-      {"LOG_INP_BUFF_SIZE", &p.log_inp_buff_size}, {"LOG_WGT_BUFF_SIZE", &p.log_wgt_buff_size},
-      {"LOG_ACC_BUFF_SIZE", &p.log_acc_buff_size}, {"LOG_BUS_WIDTH", &p.log_bus_width},
+      {"LOG_INP_WIDTH", &p.log_inp_width},
+      {"LOG_WGT_WIDTH", &p.log_wgt_width},
+      {"LOG_ACC_WIDTH", &p.log_acc_width},
+      {"LOG_BATCH", &p.log_batch},
+      {"LOG_BLOCK", &p.log_block},
+      {"LOG_UOP_BUFF_SIZE", &p.log_uop_buff_size},
+      {"LOG_INP_BUFF_SIZE", &p.log_inp_buff_size},
+      {"LOG_WGT_BUFF_SIZE", &p.log_wgt_buff_size},
+      {"LOG_ACC_BUFF_SIZE", &p.log_acc_buff_size},
+      {"LOG_BUS_WIDTH", &p.log_bus_width},
   };
   for (const auto& [key, value] : j.items()) {
     auto where = std::string(origin) + ": key " + key;
@@ -151,8 +155,9 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
     if (match == nullptr) throw ConfigError(where + " is not a VTA configuration key");
     if (!value.is_number_integer()) throw ConfigError(where + " must be an integer");
     // Read at full width first: a value beyond int is refused, never truncated (4294967300 is not 4).
-    const bool fits = value.is_number_unsigned() ? value.get<uint64_t>() <= uint64_t(INT32_MAX)
-                                                 : value.get<int64_t>() >= INT32_MIN && value.get<int64_t>() <= INT32_MAX;
+    const bool fits = value.is_number_unsigned()
+                          ? value.get<uint64_t>() <= uint64_t(INT32_MAX)
+                          : value.get<int64_t>() >= INT32_MIN && value.get<int64_t>() <= INT32_MAX;
     if (!fits) throw ConfigError(where + " = " + value.dump() + " is out of range");
     *match->field = static_cast<int>(value.get<int64_t>());
   }

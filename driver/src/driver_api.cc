@@ -9,8 +9,8 @@
 #include <mutex>
 #include <string>
 
-#include "vta/c_stats.h"
 #include "vta/build_config.h"
+#include "vta/c_stats.h"
 #include "vta/device.h"
 #include "vta/driver.h"
 #include "vta/driver_ext.h"
@@ -127,8 +127,10 @@ void* VTAMemAlloc(size_t size, int /*cached*/) {
   try {
     auto& dram = vta::Dram::global();
     if (size == 0 || size > dram.capacity()) {
-      std::fprintf(stderr, "VTAMemAlloc: cannot allocate %zu bytes: sizes must be between 1 and %llu (the physical "
-                   "address space)\n", size, static_cast<unsigned long long>(dram.capacity()));
+      std::fprintf(stderr,
+                   "VTAMemAlloc: cannot allocate %zu bytes: sizes must be between 1 and %llu (the physical "
+                   "address space)\n",
+                   size, static_cast<unsigned long long>(dram.capacity()));
       return nullptr;
     }
     void* p = dram.alloc(size);
@@ -146,9 +148,7 @@ void VTAMemFree(void* buf) {
   }
 }
 
-vta_phy_addr_t VTAMemGetPhyAddr(void* buf) {
-  return static_cast<vta_phy_addr_t>(vta::Dram::global().phys_addr(buf));
-}
+vta_phy_addr_t VTAMemGetPhyAddr(void* buf) { return static_cast<vta_phy_addr_t>(vta::Dram::global().phys_addr(buf)); }
 
 void VTAMemCopyFromHost(void* dst, const void* src, size_t size) {
   checked_copy("VTAMemCopyFromHost", dst, src, size, true);

@@ -80,18 +80,16 @@ struct FsimDevice::Impl {
   }
 
   // ---- scheduling ------------------------------------------------------------------------------
-  const DecodedInsn* head(int s) const {
-    return heads[s] < queues[s].size() ? &insns[queues[s][heads[s]]] : nullptr;
-  }
+  const DecodedInsn* head(int s) const { return heads[s] < queues[s].size() ? &insns[queues[s][heads[s]]] : nullptr; }
 
   void step(int s) {
     const uint32_t idx = queues[s][heads[s]];
     const DecodedInsn& x = insns[idx];
     if (work + x.cost > budget) {
       fail(idx, ErrorKind::kTimeout,
-           "the run exceeded its budget of " + std::to_string(budget) + " work units after " +
-                    std::to_string(work) + " units (this instruction needs " + std::to_string(x.cost) +
-                    "); raise wait_cycles if the program is meant to run this long",
+           "the run exceeded its budget of " + std::to_string(budget) + " work units after " + std::to_string(work) +
+               " units (this instruction needs " + std::to_string(x.cost) +
+               "); raise wait_cycles if the program is meant to run this long",
            RunStatus::kTimeout);
     }
     work += x.cost;
@@ -127,7 +125,7 @@ struct FsimDevice::Impl {
     if (left > 0) {
       fail(-1, ErrorKind::kUnfinished,
            "FINISH completed while " + std::to_string(left) +
-                   " instruction(s) of other modules had not executed; they wait for tokens that are never pushed");
+               " instruction(s) of other modules had not executed; they wait for tokens that are never pushed");
     }
   }
 
@@ -201,7 +199,8 @@ struct FsimDevice::Impl {
     for (uint32_t r = 0; r < m.y_size; ++r) {
       uint8_t* row = dst + (size_t(m.y_pad_0 + r) * cols) * elem_bytes;
       std::memset(row, 0, size_t(m.x_pad_0) * elem_bytes);
-      const uint8_t* src = d.dram_->translate((uint64_t(m.dram_base) + uint64_t(r) * m.x_stride) * unit, m.x_size * unit);
+      const uint8_t* src =
+          d.dram_->translate((uint64_t(m.dram_base) + uint64_t(r) * m.x_stride) * unit, m.x_size * unit);
       uint8_t* body = row + size_t(m.x_pad_0) * elem_bytes;
       if (t == MemId::kAcc8Bit) {
         auto* acc = reinterpret_cast<int32_t*>(body);
@@ -257,10 +256,11 @@ struct FsimDevice::Impl {
                    uint32_t depth) const {
     const uint64_t top = base + uint64_t(io - 1) * fo + uint64_t(ii - 1) * fi;
     if (top >= depth) {
-      fail(idx, ErrorKind::kSramRange, std::string("SRAM index out of range: the ") + what + " index reaches " + std::to_string(top) +
-                    " (largest micro-op index " + std::to_string(base) + " + (" + std::to_string(io) + "-1)*" +
-                    std::to_string(fo) + " + (" + std::to_string(ii) + "-1)*" + std::to_string(fi) +
-                    ") but the buffer depth is " + std::to_string(depth));
+      fail(idx, ErrorKind::kSramRange,
+           std::string("SRAM index out of range: the ") + what + " index reaches " + std::to_string(top) +
+               " (largest micro-op index " + std::to_string(base) + " + (" + std::to_string(io) + "-1)*" +
+               std::to_string(fo) + " + (" + std::to_string(ii) + "-1)*" + std::to_string(fi) +
+               ") but the buffer depth is " + std::to_string(depth));
     }
   }
 
@@ -284,10 +284,10 @@ struct FsimDevice::Impl {
     check_index(idx, "weight (wgt)", mx.wgt, g.iter_out, g.wgt_factor_out, g.iter_in, g.wgt_factor_in, cfg.wgt_depth());
     d.stats_.gemm_counter += uops;
     if (d.skip_execution_) return;
-    fsim_detail::GemmArgs a{d.uops_.data(), g.uop_bgn, g.uop_end, g.iter_out, g.iter_in,
-                            g.dst_factor_out, g.dst_factor_in, g.src_factor_out, g.src_factor_in,
-                            g.wgt_factor_out, g.wgt_factor_in, cfg.batch(), cfg.block_in(), cfg.block_out(),
-                            d.acc_.data(), d.inp_.data(), d.wgt_.data(), d.wgt_vnni_.data(), d.wgt_bias_.data()};
+    fsim_detail::GemmArgs a{d.uops_.data(),   g.uop_bgn,       g.uop_end,          g.iter_out,        g.iter_in,
+                            g.dst_factor_out, g.dst_factor_in, g.src_factor_out,   g.src_factor_in,   g.wgt_factor_out,
+                            g.wgt_factor_in,  cfg.batch(),     cfg.block_in(),     cfg.block_out(),   d.acc_.data(),
+                            d.inp_.data(),    d.wgt_.data(),   d.wgt_vnni_.data(), d.wgt_bias_.data()};
     if (d.use_vnni_) {
       fsim_detail::gemm_vnni(a);
     } else {

@@ -15,9 +15,9 @@ struct GemmArgs {
   int batch, block_in, block_out;
   int32_t* acc;
   const int8_t* inp;
-  const int8_t* wgt;       ///< native layout: tile, then [o][c]
-  const int8_t* wgt_vnni;  ///< vnni layout: tile, then [c/4][o][c%4]
-  const int32_t* wgt_bias; ///< tile, then [o]: 128 * sum_c w[o][c]
+  const int8_t* wgt;        ///< native layout: tile, then [o][c]
+  const int8_t* wgt_vnni;   ///< vnni layout: tile, then [c/4][o][c%4]
+  const int32_t* wgt_bias;  ///< tile, then [o]: 128 * sum_c w[o][c]
 };
 
 void gemm_portable(const GemmArgs& a);

@@ -21,7 +21,8 @@ std::vector<FieldLayout> place(const std::vector<FieldSpec>& specs, int total_bi
     out.push_back({f.name, pos, f.width});
     pos += f.width;
   }
-  if (pos > total_bits) throw IsaError("internal error: instruction layout exceeds " + std::to_string(total_bits) + " bits");
+  if (pos > total_bits)
+    throw IsaError("internal error: instruction layout exceeds " + std::to_string(total_bits) + " bits");
   return out;
 }
 
@@ -60,23 +61,30 @@ struct Field {
   Show show = Show::kField;
 };
 
-#define VTA_WIDTH(expr) [](const Config& c) { (void)c; return int(expr); }
+#define VTA_WIDTH(expr) \
+  [](const Config& c) { \
+    (void)c;            \
+    return int(expr);   \
+  }
+// NOLINTNEXTLINE(bugprone-macro-parentheses): a member name cannot be parenthesised
 #define VTA_MEMBER(T, m) [](const T& i) { return uint64_t(i.m); }, [](T& i, uint64_t v) { i.m = decltype(i.m)(v); }
 #define VTA_HEADER(T)                                                                                 \
   Field<T>{"opcode", VTA_WIDTH(isa::kOpcodeBits), VTA_MEMBER(T, opcode), Show::kNone},                \
-      Field<T>{"pop_prev_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.pop_prev), Show::kNone},               \
-      Field<T>{"pop_next_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.pop_next), Show::kNone},               \
-      Field<T>{"push_prev_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.push_prev), Show::kNone},             \
-      Field<T>{"push_next_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.push_next), Show::kNone}
+      Field<T>{"pop_prev_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.pop_prev), Show::kNone},              \
+      Field<T>{"pop_next_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.pop_next), Show::kNone},              \
+      Field<T>{"push_prev_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.push_prev), Show::kNone}, Field<T> { \
+    "push_next_dep", VTA_WIDTH(1), VTA_MEMBER(T, deps.push_next), Show::kNone                         \
+  }
 // the loop header shared by GEMM and ALU
-#define VTA_LOOP(T)                                                                           \
-  Field<T>{"reset_reg", VTA_WIDTH(1), VTA_MEMBER(T, reset)},                                   \
-      Field<T>{"uop_bgn", VTA_WIDTH(c.log_uop_depth()), VTA_MEMBER(T, uop_bgn)},               \
-      Field<T>{"uop_end", VTA_WIDTH(c.log_uop_depth() + 1), VTA_MEMBER(T, uop_end)},           \
-      Field<T>{"iter_out", VTA_WIDTH(isa::kLoopIterBits), VTA_MEMBER(T, iter_out)},            \
-      Field<T>{"iter_in", VTA_WIDTH(isa::kLoopIterBits), VTA_MEMBER(T, iter_in)},              \
-      Field<T>{"dst_factor_out", VTA_WIDTH(c.log_acc_depth()), VTA_MEMBER(T, dst_factor_out)}, \
-      Field<T>{"dst_factor_in", VTA_WIDTH(c.log_acc_depth()), VTA_MEMBER(T, dst_factor_in)}
+#define VTA_LOOP(T)                                                                                       \
+  Field<T>{"reset_reg", VTA_WIDTH(1), VTA_MEMBER(T, reset)},                                              \
+      Field<T>{"uop_bgn", VTA_WIDTH(c.log_uop_depth()), VTA_MEMBER(T, uop_bgn)},                          \
+      Field<T>{"uop_end", VTA_WIDTH(c.log_uop_depth() + 1), VTA_MEMBER(T, uop_end)},                      \
+      Field<T>{"iter_out", VTA_WIDTH(isa::kLoopIterBits), VTA_MEMBER(T, iter_out)},                       \
+      Field<T>{"iter_in", VTA_WIDTH(isa::kLoopIterBits), VTA_MEMBER(T, iter_in)},                         \
+      Field<T>{"dst_factor_out", VTA_WIDTH(c.log_acc_depth()), VTA_MEMBER(T, dst_factor_out)}, Field<T> { \
+    "dst_factor_in", VTA_WIDTH(c.log_acc_depth()), VTA_MEMBER(T, dst_factor_in)                           \
+  }
 
 // clang-format off
 const Field<MemInsn> kMemFields[] = {

@@ -80,8 +80,8 @@ class Validator {
   void check_loop_fields(long idx, uint32_t bgn, uint32_t end, uint32_t iter_out, uint32_t iter_in) const {
     if (iter_out == 0 || iter_in == 0) {
       throw_run_error(ErrorKind::kInvalidInstruction, idx,
-                      "zero iteration count (iter_out=" + std::to_string(iter_out) + ", iter_in=" +
-                          std::to_string(iter_in) + "); both loops must run at least once");
+                      "zero iteration count (iter_out=" + std::to_string(iter_out) +
+                          ", iter_in=" + std::to_string(iter_in) + "); both loops must run at least once");
     }
     if (end <= bgn) {
       throw_run_error(ErrorKind::kInvalidInstruction, idx,
@@ -99,7 +99,8 @@ class Validator {
     DecodedInsn x;
     x.raw = raw;
     const uint8_t op = Isa::opcode_of(raw);
-    if (!is_valid_opcode(op)) throw_run_error(ErrorKind::kInvalidInstruction, idx, "illegal opcode " + std::to_string(op));
+    if (!is_valid_opcode(op))
+      throw_run_error(ErrorKind::kInvalidInstruction, idx, "illegal opcode " + std::to_string(op));
     x.opcode = static_cast<Opcode>(op);
     x.stage = stage_of(raw);
     x.deps = Isa::deps_of(raw);
@@ -131,9 +132,9 @@ class Validator {
         const auto& m = x.mem;
         if (m.x_size == 0) break;  // store-stage no-op: the memory type is not used
         if (m.memory_type != static_cast<uint8_t>(MemId::kOut)) {
-          throw_run_error(ErrorKind::kInvalidInstruction, idx,
-                          "illegal memory type " + std::to_string(m.memory_type) +
-                              " for STORE (only OUT 4 can be stored)");
+          throw_run_error(
+              ErrorKind::kInvalidInstruction, idx,
+              "illegal memory type " + std::to_string(m.memory_type) + " for STORE (only OUT 4 can be stored)");
         }
         if (m.x_pad_0 || m.x_pad_1 || m.y_pad_0 || m.y_pad_1) {
           throw_run_error(ErrorKind::kInvalidInstruction, idx, "STORE with padding: stores take no pads");
@@ -160,16 +161,15 @@ class Validator {
         x.alu = isa_.decode_alu(raw);
         const auto& a = x.alu;
         if (!is_valid_alu_op(a.alu_opcode)) {
-          throw_run_error(ErrorKind::kInvalidInstruction, idx,
-                          "illegal ALU opcode " + std::to_string(a.alu_opcode) +
-                              " (expected MIN 0, MAX 1, ADD 2, SHR 3, MUL 4)");
+          throw_run_error(
+              ErrorKind::kInvalidInstruction, idx,
+              "illegal ALU opcode " + std::to_string(a.alu_opcode) + " (expected MIN 0, MAX 1, ADD 2, SHR 3, MUL 4)");
         }
         check_loop_fields(idx, a.uop_bgn, a.uop_end, a.iter_out, a.iter_in);
         x.cost = 1 + uint64_t(a.iter_out) * a.iter_in * (a.uop_end - a.uop_bgn);
         break;
       }
-      case Opcode::kFinish:
-        break;
+      case Opcode::kFinish: break;
     }
     return x;
   }
@@ -217,8 +217,8 @@ std::string format_run_error(std::string_view target, const RunError& e) {
   std::ostringstream s;
   s << "vta " << target << ": " << (e.status == RunStatus::kTimeout ? "timeout" : "error");
   if (e.insn >= 0) {
-    s << " at instruction " << e.insn << " (" << e.stage << ") [" << to_string(e.kind) << "]: " << e.message
-      << "\n    " << e.insn << ": " << e.insn_text << "\n";
+    s << " at instruction " << e.insn << " (" << e.stage << ") [" << to_string(e.kind) << "]: " << e.message << "\n    "
+      << e.insn << ": " << e.insn_text << "\n";
   } else {
     s << " [" << to_string(e.kind) << "]: " << e.message << "\n";
   }

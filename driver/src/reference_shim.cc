@@ -47,8 +47,9 @@ void vta_shim_clear_stats() {
   if (VTADeviceHandle dev = shim_device()) VTADeviceClearStats(dev);
 }
 
+// the reference's signature  NOLINTBEGIN(readability-non-const-parameter)
 uint64_t vta(uint32_t insn_count, VTAGenericInsn* insns, VTAUop* uops, uint32_t* inputs, uint32_t* weights,
-             uint32_t* biases, uint32_t* outputs) {
+             uint32_t* biases, uint32_t* outputs) {  // NOLINTEND(readability-non-const-parameter)
   auto base_of = [&](unsigned type) -> Base {
     switch (type) {
       case VTA_MEM_ID_UOP: return {uops, VTA_UOP_ELEM_BYTES, "uops"};

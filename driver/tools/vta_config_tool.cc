@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <cstdio>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -97,7 +99,7 @@ void write_if_changed(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   CLI::App app{"Validate a VTA configuration and generate the C header and SystemVerilog package from it"};
   std::string config_path, c_out, sv_out;
   bool print = false;
@@ -119,4 +121,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vta-config: error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "vta-config: error: an unknown exception\n");
+  }
+  return 1;
 }

@@ -2,7 +2,9 @@
 // instruction per line, and optionally a micro-op file.
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -21,7 +23,7 @@ std::vector<char> read_all(const std::string& path) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   CLI::App app{"Disassemble a VTA instruction stream"};
   std::string insn_path, uop_path, config_path;
   app.add_option("instructions", insn_path, "binary instruction file")->check(CLI::ExistingFile);
@@ -60,4 +62,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vta-disasm: error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "vta-disasm: error: an unknown exception\n");
+  }
+  return 1;
 }

@@ -30,5 +30,4 @@ bool report(const char* title, const vta::tutorials::Result& r, const vta::Stats
   return stats_ok && r.mismatches == 0;
 }
 
-
 }  // namespace vta::tutorials

@@ -10,11 +10,11 @@
 #include <random>
 #include <vector>
 
+#include "tutorials.h"
 #include "vta/build_config.h"
 #include "vta/device.h"
 #include "vta/runtime.h"
 #include "vta/tensor.h"
-#include "tutorials.h"
 
 namespace vta::tutorials {
 namespace {
@@ -79,8 +79,8 @@ int run_my_conv(void* data, void* kernel, void* res) {
       const int data_offset = ic_outer * 196 + i2_outer * 98 + pad_top * 14 - 14;
       const uint32_t rows = uint32_t(9 - pad_top - pad_bottom);
       VTADepPop(cmd, 2, 1);
-      VTALoadBuffer2D(cmd, data, uint32_t(data_offset), 14, rows, 14, 1, uint32_t(pad_top), 1, uint32_t(pad_bottom),
-                      0, 2);
+      VTALoadBuffer2D(cmd, data, uint32_t(data_offset), 14, rows, 14, 1, uint32_t(pad_top), 1, uint32_t(pad_bottom), 0,
+                      2);
       VTALoadBuffer2D(cmd, kernel, uint32_t(ic_outer * 9), 9, 8, 144, 0, 0, 0, 0, 0, 1);
       VTADepPush(cmd, 1, 2);
       VTADepPop(cmd, 2, 1);

@@ -5,13 +5,13 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 
 #include "tutorials.h"
 #include "vta/build_config.h"
 #include "vta/device.h"
 
-
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   CLI::App app{"The VTA tutorials (matrix multiply blocking, 2D convolution) on the VTA runtime"};
   std::string which = "all";
   uint32_t seed = 0;
@@ -40,4 +40,15 @@ int main(int argc, char** argv) {
   }
   vta::tutorials::print_tsim_speed();
   return ok ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vta-tutorials: error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "vta-tutorials: error: an unknown exception\n");
+  }
+  return 1;
 }

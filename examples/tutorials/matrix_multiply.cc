@@ -8,11 +8,11 @@
 #include <random>
 #include <vector>
 
-#include "vta/build_config.h"
-#include "vta/runtime.h"
-#include "vta/device.h"
-#include "vta/tensor.h"
 #include "tutorials.h"
+#include "vta/build_config.h"
+#include "vta/device.h"
+#include "vta/runtime.h"
+#include "vta/tensor.h"
 
 namespace vta::tutorials {
 namespace {

@@ -16,11 +16,11 @@
 namespace vta::tutorials {
 
 struct Result {
-  bool ran = false;        ///< the runtime reported no error
-  std::string error;       ///< the runtime's message when !ran
-  size_t outputs = 0;      ///< output elements compared
-  size_t mismatches = 0;   ///< elements that differ from the reference
-  Stats stats;             ///< the device statistics of this run alone
+  bool ran = false;       ///< the runtime reported no error
+  std::string error;      ///< the runtime's message when !ran
+  size_t outputs = 0;     ///< output elements compared
+  size_t mismatches = 0;  ///< elements that differ from the reference
+  Stats stats;            ///< the device statistics of this run alone
   bool ok() const { return ran && mismatches == 0; }
 };
 

@@ -28,8 +28,10 @@ Stage stage_from_qid(int qid, const char* call, int from, int to) {
 // Token queue touched by a flag bit of an instruction executing in `stage` (index into a ledger in
 // TokenQueue order), or -1 when the module ignores the flag.
 int queue_of(Stage stage, uint64_t flag) {
-  const DepFlag f = flag == kPopPrev ? DepFlag::kPopPrev : flag == kPopNext ? DepFlag::kPopNext
-                    : flag == kPushPrev ? DepFlag::kPushPrev : DepFlag::kPushNext;
+  const DepFlag f = flag == kPopPrev    ? DepFlag::kPopPrev
+                    : flag == kPopNext  ? DepFlag::kPopNext
+                    : flag == kPushPrev ? DepFlag::kPushPrev
+                                        : DepFlag::kPushNext;
   const auto q = token_queue(stage, f);
   return q ? int(*q) : -1;
 }
@@ -43,7 +45,6 @@ void apply_tokens(const RawInsn& r, int64_t ledger[4]) {
   }
 }
 
-
 }  // namespace
 
 CommandQueue::CommandQueue(std::unique_ptr<Device> device, QueueOptions options)
@@ -51,7 +52,7 @@ CommandQueue::CommandQueue(std::unique_ptr<Device> device, QueueOptions options)
 
 CommandQueue::~CommandQueue() = default;
 
-void CommandQueue::trace_line(const std::string& line) {
+void CommandQueue::trace_line(const std::string& line) const {
   if (options_.trace == nullptr) return;
   std::fputs(line.c_str(), options_.trace);
   std::fputc('\n', options_.trace);
@@ -102,13 +103,12 @@ void CommandQueue::check_overflow() {
 }
 
 void CommandQueue::load_buffer_2d(const DataBuffer& src, uint32_t src_elem_offset, uint32_t x_size, uint32_t y_size,
-                                  uint32_t x_stride, uint32_t x_pad_before, uint32_t y_pad_before,
-                                  uint32_t x_pad_after, uint32_t y_pad_after, uint32_t dst_sram_index,
-                                  uint32_t dst_memory_type) {
+                                  uint32_t x_stride, uint32_t x_pad_before, uint32_t y_pad_before, uint32_t x_pad_after,
+                                  uint32_t y_pad_after, uint32_t dst_sram_index, uint32_t dst_memory_type) {
   std::ostringstream call;
-  call << "VTALoadBuffer2D(" << buffer_name(src) << ", " << src_elem_offset << ", " << x_size << ", " << y_size
-       << ", " << x_stride << ", " << x_pad_before << ", " << y_pad_before << ", " << x_pad_after << ", "
-       << y_pad_after << ", " << dst_sram_index << ", " << dst_memory_type << ")";
+  call << "VTALoadBuffer2D(" << buffer_name(src) << ", " << src_elem_offset << ", " << x_size << ", " << y_size << ", "
+       << x_stride << ", " << x_pad_before << ", " << y_pad_before << ", " << x_pad_after << ", " << y_pad_after << ", "
+       << dst_sram_index << ", " << dst_memory_type << ")";
   trace_line(call.str());
   const auto loadable = [&](MemId t) { return dst_memory_type == uint32_t(t); };
   if (!loadable(MemId::kInp) && !loadable(MemId::kWgt) && !loadable(MemId::kAcc) && !loadable(MemId::kAcc8Bit)) {
@@ -241,9 +241,9 @@ void CommandQueue::push_kernel(bool gemm, uint64_t site, int64_t key, const std:
       }
     }
     if (debug_ & (1 << 2)) {
-      std::fprintf(stderr, "%s kernel (key %lld), %zu micro-ops:\n", call, static_cast<long long>(key),
-                   k->uops.size());
-      for (size_t i = 0; i < k->uops.size(); ++i) std::fprintf(stderr, "  %zu: %s\n", i, isa_.disassemble(k->uops[i]).c_str());
+      std::fprintf(stderr, "%s kernel (key %lld), %zu micro-ops:\n", call, static_cast<long long>(key), k->uops.size());
+      for (size_t i = 0; i < k->uops.size(); ++i)
+        std::fprintf(stderr, "  %zu: %s\n", i, isa_.disassemble(k->uops[i]).c_str());
     }
     slot = std::move(k);
   }
@@ -291,7 +291,7 @@ void CommandQueue::push_kernel(bool gemm, uint64_t site, int64_t key, const std:
   }
 
   UopKernel::Loop none{1, 0, 0, 0};
-  const UopKernel::Loop outer = k.loops.size() >= 1 ? k.loops[0] : none;
+  const UopKernel::Loop outer = !k.loops.empty() ? k.loops[0] : none;
   const UopKernel::Loop inner = k.loops.size() >= 2 ? k.loops[1] : none;
   RawInsn raw;
   try {

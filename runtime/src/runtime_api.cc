@@ -11,8 +11,8 @@
 #include <thread>
 #include <utility>
 
-#include "vta/c_stats.h"
 #include "vta/build_config.h"
+#include "vta/c_stats.h"
 #include "vta/command_queue.h"
 #include "vta/driver.h"
 #include "vta/path_claim.h"
@@ -83,7 +83,7 @@ std::map<const void*, std::thread::id> g_queues;
 struct ThreadRuntime {
   Trace trace;  // outlives the queue that writes to it
   std::unique_ptr<CommandQueue> queue;
-  std::string error;     // first error of the current batch, or of the last call outside a batch
+  std::string error;  // first error of the current batch, or of the last call outside a batch
   bool poisoned = false;
   UopKernel* recording = nullptr;  // the kernel finit is recording
   std::string recording_error;
@@ -212,7 +212,9 @@ int push_op(bool gemm, void** uop_handle, int (*finit)(void*), void* signature, 
     std::atomic_ref<void*> slot(*uop_handle);
     void* site_handle = slot.load();
     if (site_handle == nullptr) {
-      void* fresh = reinterpret_cast<void*>(uintptr_t(CommandQueue::new_site_id()));
+      // the handle is an opaque site number, never dereferenced
+      void* fresh =
+          reinterpret_cast<void*>(uintptr_t(CommandQueue::new_site_id()));  // NOLINT(performance-no-int-to-ptr)
       if (slot.compare_exchange_strong(site_handle, fresh)) site_handle = fresh;
     }
     const auto site = uint64_t(reinterpret_cast<uintptr_t>(site_handle));
@@ -315,8 +317,10 @@ void* VTABufferCPUPtr(VTACommandHandle, void* buffer) {
 
 void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_offset, size_t size, int kind_mask) {
   if (kind_mask < 0 || kind_mask > 3) {
-    std::fprintf(stderr, "VTABufferCopy: kind_mask %d (bit 1: the source is a device buffer, bit 0: the destination "
-                 "is)\n", kind_mask);
+    std::fprintf(stderr,
+                 "VTABufferCopy: kind_mask %d (bit 1: the source is a device buffer, bit 0: the destination "
+                 "is)\n",
+                 kind_mask);
     return;
   }
   if (from == nullptr || to == nullptr) {
@@ -426,8 +430,9 @@ void VTAUopPush(uint32_t mode, uint32_t reset_out, uint32_t dst_index, uint32_t 
     return;
   }
   k->uops.push_back({dst_index, src_index, wgt_index});
-  k->ops.push_back({KernelOp::kPush,
-                    {mode, reset_out, dst_index, src_index, wgt_index, opcode, use_imm, static_cast<uint32_t>(imm_val)}});
+  k->ops.push_back(
+      {KernelOp::kPush,
+       {mode, reset_out, dst_index, src_index, wgt_index, opcode, use_imm, static_cast<uint32_t>(imm_val)}});
 }
 
 int VTAPushGEMMOp(void** uop_handle, int (*finit)(void*), void* signature, int nbytes) {

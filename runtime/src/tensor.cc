@@ -36,7 +36,9 @@ DeviceTensor::~DeviceTensor() {
 }
 
 DeviceTensor::DeviceTensor(DeviceTensor&& other) noexcept
-    : shape_(std::move(other.shape_)), dtype_(other.dtype_), name_(std::move(other.name_)),
+    : shape_(std::move(other.shape_)),
+      dtype_(other.dtype_),
+      name_(std::move(other.name_)),
       handle_(std::exchange(other.handle_, nullptr)) {}
 
 DeviceTensor& DeviceTensor::operator=(DeviceTensor&& other) noexcept {

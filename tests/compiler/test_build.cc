@@ -33,12 +33,12 @@ TEST(CompiledGemm, SizesTilesThreadsAndEpilogues) {
     s.b_block = bb, s.o_block = ob, s.i_block = ib, s.virtual_threads = vt, s.epilogue = epi;
     shapes.push_back(s);
   };
-  add(1, 16, 16, 1, 4, 4, 1, true);    // square, small tiles
-  add(1, 32, 8, 1, 2, 8, 2, true);     // wide input, two threads
-  add(1, 8, 32, 1, 8, 2, 2, false);    // wide output, no epilogue
-  add(1, 4, 4, 1, 4, 4, 1, false);     // one tile
-  add(2, 16, 16, 2, 4, 4, 1, true);    // several batch blocks per tile
-  add(4, 8, 16, 1, 4, 8, 2, true);     // batch blocks as outer loop, two threads
+  add(1, 16, 16, 1, 4, 4, 1, true);  // square, small tiles
+  add(1, 32, 8, 1, 2, 8, 2, true);   // wide input, two threads
+  add(1, 8, 32, 1, 8, 2, 2, false);  // wide output, no epilogue
+  add(1, 4, 4, 1, 4, 4, 1, false);   // one tile
+  add(2, 16, 16, 2, 4, 4, 1, true);  // several batch blocks per tile
+  add(4, 8, 16, 1, 4, 8, 2, true);   // batch blocks as outer loop, two threads
   for (const auto& s : shapes) {
     Result r;
     try {
@@ -102,11 +102,16 @@ TEST(CompiledAlu, ElementwiseAddThenRelu) {
   Tensor a = placeholder({blocks, 1, env.BATCH, env.BLOCK_OUT}, "a", DType::kInt32);
   Tensor b = placeholder(a->shape, "b", DType::kInt32);
   auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
-  Tensor a_buf = compute(a->shape, [&](const Indices& i) { return at(a, i); }, "a_buf");
-  Tensor b_buf = compute(b->shape, [&](const Indices& i) { return at(b, i); }, "b_buf");
-  Tensor sum_ab = compute(a->shape, [&](const Indices& i) { return at(a_buf, i) + at(b_buf, i); }, "sum_ab");
-  Tensor relu = compute(a->shape, [&](const Indices& i) { return max(at(sum_ab, i), 0); }, "relu");
-  Tensor res = compute(a->shape, [&](const Indices& i) { return cast(DType::kInt8, at(relu, i)); }, "res");
+  Tensor a_buf = compute(
+      a->shape, [&](const Indices& i) { return at(a, i); }, "a_buf");
+  Tensor b_buf = compute(
+      b->shape, [&](const Indices& i) { return at(b, i); }, "b_buf");
+  Tensor sum_ab = compute(
+      a->shape, [&](const Indices& i) { return at(a_buf, i) + at(b_buf, i); }, "sum_ab");
+  Tensor relu = compute(
+      a->shape, [&](const Indices& i) { return max(at(sum_ab, i), 0); }, "relu");
+  Tensor res = compute(
+      a->shape, [&](const Indices& i) { return cast(DType::kInt8, at(relu, i)); }, "res");
   Schedule s = create_schedule(res);
   auto [outer, inner] = s[res].split(res->op->axis[0], 4);
   for (const Tensor& t : {a_buf, b_buf, sum_ab, relu}) {
@@ -154,19 +159,39 @@ struct SmallGemm {
   int64_t ib = 4, ob = 4;
   Tensor data = placeholder({1, ib, env.BATCH, env.BLOCK_IN}, "data", DType::kInt8);
   Tensor weight = placeholder({ob, ib, env.BLOCK_OUT, env.BLOCK_IN}, "weight", DType::kInt8);
-  Tensor data_buf = compute(data->shape, [&](const Indices& i) { return read(data, {i[0], i[1], i[2], i[3]}); }, "data_buf");
-  Tensor weight_buf =
-      compute(weight->shape, [&](const Indices& i) { return read(weight, {i[0], i[1], i[2], i[3]}); }, "weight_buf");
+  Tensor data_buf = compute(
+      data->shape,
+      [&](const Indices& i) {
+        return read(data, {i[0], i[1], i[2], i[3]});
+      },
+      "data_buf");
+  Tensor weight_buf = compute(
+      weight->shape,
+      [&](const Indices& i) {
+        return read(weight, {i[0], i[1], i[2], i[3]});
+      },
+      "weight_buf");
   IterVar ic = reduce_axis(ib, "ic"), ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
-  Tensor res_gem = compute({1, ob, env.BATCH, env.BLOCK_OUT}, {"bo", "co", "bi", "ci"}, [&](const Indices& i) {
-    return sum(cast(DType::kInt32, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
-                   cast(DType::kInt32, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
-               {ic, ic_tns});
-  }, "res_gem");
-  Tensor res_shr = compute(res_gem->shape, [&](const Indices& i) { return read(res_gem, {i[0], i[1], i[2], i[3]}) >> 8; },
-                           "res_shr");
-  Tensor res = compute(res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, read(res_shr, {i[0], i[1], i[2], i[3]})); },
-                       "res");
+  Tensor res_gem = compute(
+      {1, ob, env.BATCH, env.BLOCK_OUT}, {"bo", "co", "bi", "ci"},
+      [&](const Indices& i) {
+        return sum(cast(DType::kInt32, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
+                       cast(DType::kInt32, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
+                   {ic, ic_tns});
+      },
+      "res_gem");
+  Tensor res_shr = compute(
+      res_gem->shape,
+      [&](const Indices& i) {
+        return read(res_gem, {i[0], i[1], i[2], i[3]}) >> 8;
+      },
+      "res_shr");
+  Tensor res = compute(
+      res_gem->shape,
+      [&](const Indices& i) {
+        return cast(DType::kInt8, read(res_shr, {i[0], i[1], i[2], i[3]}));
+      },
+      "res");
   Schedule s = create_schedule(res);
   IterVar oc_out, ic_out;
 
@@ -231,10 +256,18 @@ TEST(CompilerErrors, TensorizingTheWrongAxisIsNamed) {
 
 TEST(CompilerErrors, AnAluOperationItCannotDoIsNamed) {
   SmallGemm g;
-  Tensor neg = compute(g.res_gem->shape, [&](const Indices& i) {
-    return read(g.res_gem, {i[0], i[1], i[2], i[3]}) * 3;
-  }, "res_mul");
-  Tensor res = compute(g.res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, read(neg, {i[0], i[1], i[2], i[3]})); }, "res");
+  Tensor neg = compute(
+      g.res_gem->shape,
+      [&](const Indices& i) {
+        return read(g.res_gem, {i[0], i[1], i[2], i[3]}) * 3;
+      },
+      "res_mul");
+  Tensor res = compute(
+      g.res_gem->shape,
+      [&](const Indices& i) {
+        return cast(DType::kInt8, read(neg, {i[0], i[1], i[2], i[3]}));
+      },
+      "res");
   Schedule s = create_schedule(res);
   const auto& ax = res->op->axis;
   for (const Tensor& t : {g.data_buf, g.weight_buf, g.res_gem, neg}) s[t].compute_at(s[res], ax[1]);
@@ -286,8 +319,9 @@ TEST(CompiledGemm, LoadsAtTheTileLoop) {
   s[g.weight_buf].compute_at(s[g.res], g.oc_out);
   const Module m = g.build_it();
   const std::string text = to_text(m.program());
-  EXPECT_TRUE(contains(text, "coproc_dep_push(3, 2, dtype=int32)\n      @tir.vta.coproc_dep_push(2, 1, dtype=int32)\n"
-                             "      for (i1.outer"))
+  EXPECT_TRUE(contains(text,
+                       "coproc_dep_push(3, 2, dtype=int32)\n      @tir.vta.coproc_dep_push(2, 1, dtype=int32)\n"
+                       "      for (i1.outer"))
       << text;
   std::mt19937 rng(9);
   std::uniform_int_distribution<int> d(-128, 127);

@@ -31,14 +31,30 @@ struct Matmul {
                    {ic, ic_tns});
       },
       "res_gem");
-  Tensor res_shr = compute(res_gem->shape, [&](const Indices& i) { return read(res_gem, {i[0], i[1], i[2], i[3]}) >> 8; },
-                           "res_shr");
-  Tensor res_max = compute(res_gem->shape, [&](const Indices& i) { return max(read(res_shr, {i[0], i[1], i[2], i[3]}), 0); },
-                           "res_max");
-  Tensor res_min = compute(res_gem->shape, [&](const Indices& i) { return min(read(res_max, {i[0], i[1], i[2], i[3]}), 127); },
-                           "res_min");
-  Tensor res = compute(res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, read(res_min, {i[0], i[1], i[2], i[3]})); },
-                       "res");
+  Tensor res_shr = compute(
+      res_gem->shape,
+      [&](const Indices& i) {
+        return read(res_gem, {i[0], i[1], i[2], i[3]}) >> 8;
+      },
+      "res_shr");
+  Tensor res_max = compute(
+      res_gem->shape,
+      [&](const Indices& i) {
+        return max(read(res_shr, {i[0], i[1], i[2], i[3]}), 0);
+      },
+      "res_max");
+  Tensor res_min = compute(
+      res_gem->shape,
+      [&](const Indices& i) {
+        return min(read(res_max, {i[0], i[1], i[2], i[3]}), 127);
+      },
+      "res_min");
+  Tensor res = compute(
+      res_gem->shape,
+      [&](const Indices& i) {
+        return cast(DType::kInt8, read(res_min, {i[0], i[1], i[2], i[3]}));
+      },
+      "res");
 
   std::vector<int64_t> a, w, out;
   Matmul() {
@@ -57,9 +73,11 @@ struct Matmul {
       for (int ci = 0; ci < kBlock; ++ci) {
         int64_t acc = 0;
         for (int k = 0; k < in_blocks * kBlock; ++k) {
-          acc += a[size_t(k)] * w[size_t(((co * in_blocks + k / kBlock) * kBlock + ci) * kBlock + k % kBlock)];
+          const int wi = ((co * in_blocks + k / kBlock) * kBlock + ci) * kBlock + k % kBlock;
+          acc += a[size_t(k)] * w[size_t(wi)];
         }
-        r[size_t(co * kBlock + ci)] = std::min<int64_t>(std::max<int64_t>(acc >> 8, 0), 127);
+        const int ri = co * kBlock + ci;
+        r[size_t(ri)] = std::min<int64_t>(std::max<int64_t>(acc >> 8, 0), 127);
       }
     }
     return r;
@@ -95,15 +113,24 @@ TEST(CompilerLower, BlockingAndReorderDoNotChangeResults) {
   const std::string text = to_text(lower(s, {m.data, m.weight, m.res}));
   EXPECT_EQ(m.run_schedule(s), m.reference()) << text;
   EXPECT_NE(text.find("for (ic.outer: int32, 0, 2) {"), std::string::npos) << text;
-  EXPECT_NE(text.find("res_gem[0, co.init, 0, ((ci.outer.init*4) + ci.inner.init)] = 0"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("res_gem[0, co.init, 0, ((ci.outer.init*4) + ci.inner.init)] = 0"), std::string::npos) << text;
 }
 
 TEST(CompilerLower, PrintsTheLoweredProgram) {
   Tensor a = placeholder({2, 3}, "A", DType::kInt32);
   Tensor b = placeholder({2, 3}, "B", DType::kInt32);
-  Tensor t = compute({2, 3}, [&](const Indices& i) { return read(a, {i[0], i[1]}) + read(b, {i[0], i[1]}); }, "T");
-  Tensor c = compute({2, 3}, [&](const Indices& i) { return max(read(t, {i[0], i[1]}), 0); }, "C");
+  Tensor t = compute(
+      {2, 3},
+      [&](const Indices& i) {
+        return read(a, {i[0], i[1]}) + read(b, {i[0], i[1]});
+      },
+      "T");
+  Tensor c = compute(
+      {2, 3},
+      [&](const Indices& i) {
+        return max(read(t, {i[0], i[1]}), 0);
+      },
+      "C");
   Schedule s = create_schedule(c);
   s[t].set_scope("local.acc_buffer");
   auto [o, in] = s[c].split(c->op->axis[1], 3);
@@ -126,8 +153,18 @@ TEST(CompilerLower, PrintsTheLoweredProgram) {
 TEST(CompilerLower, ElementwiseAddThenRelu) {
   Tensor a = placeholder({4, 32}, "A", DType::kInt32);
   Tensor b = placeholder({4, 32}, "B", DType::kInt32);
-  Tensor sum_t = compute({4, 32}, [&](const Indices& i) { return read(a, {i[0], i[1]}) + read(b, {i[0], i[1]}); }, "S");
-  Tensor relu = compute({4, 32}, [&](const Indices& i) { return max(read(sum_t, {i[0], i[1]}), 0); }, "R");
+  Tensor sum_t = compute(
+      {4, 32},
+      [&](const Indices& i) {
+        return read(a, {i[0], i[1]}) + read(b, {i[0], i[1]});
+      },
+      "S");
+  Tensor relu = compute(
+      {4, 32},
+      [&](const Indices& i) {
+        return max(read(sum_t, {i[0], i[1]}), 0);
+      },
+      "R");
   std::vector<int64_t> va(128), vb(128), vr(128);
   for (int i = 0; i < 128; ++i) va[size_t(i)] = i - 70, vb[size_t(i)] = (i * 7) % 13 - 6;
   Schedule s = create_schedule(relu);
@@ -150,13 +187,16 @@ TEST(CompilerLower, ScheduleErrorsNameStageAxisAndReason) {
   expect_error([&] { s[m.res].split(m.res->op->axis[1], 3); },
                "split on stage res, axis i1: factor 3 does not divide the extent 4");
   expect_error([&] { s[m.res].reorder({m.ic}); }, "reorder on stage res: axis ic is not a loop of this stage");
-  auto [o, i] = s[m.res].split(m.res->op->axis[3], 4);
-  (void)o, (void)i;
+  const auto split = s[m.res].split(m.res->op->axis[3], 4);
+  const IterVar& o = split.first;
   expect_error([&] { s[m.res].split(m.res->op->axis[3], 2); }, "axis i3 is not a loop of this stage (already split");
   expect_error([&] { s[m.res].reorder({o, o}); }, "axis i3.outer is given twice");
   expect_error([&] { (void)read(m.data, {m.ic.var}); }, "tensor data has 4 dimensions, read with 1 indices");
-  expect_error([&] { (void)(read(m.data, {m.ic.var, m.ic.var, m.ic.var, m.ic.var}) + make_int(1)); },
-               "type mismatch: int8 and int32 operands (insert a cast)");
+  expect_error(
+      [&] {
+        (void)(read(m.data, {m.ic.var, m.ic.var, m.ic.var, m.ic.var}) + make_int(1));
+      },
+      "type mismatch: int8 and int32 operands (insert a cast)");
   expect_error([&] { (void)lower(s, {m.data, m.weight}); }, "the output res must be one of the arguments");
   expect_error([&] { (void)s[m.data]; }, "tensor data has no stage in this schedule");
 }
@@ -173,10 +213,18 @@ namespace {
 // data and weight computed inside ic_out.
 TEST(CompilerLower, TutorialBlockingWithComputeAt) {
   Matmul m;
-  Tensor data_buf = compute(m.data->shape, [&](const Indices& i) { return read(m.data, {i[0], i[1], i[2], i[3]}); },
-                            "data_buf");
-  Tensor weight_buf = compute(m.weight->shape,
-                              [&](const Indices& i) { return read(m.weight, {i[0], i[1], i[2], i[3]}); }, "weight_buf");
+  Tensor data_buf = compute(
+      m.data->shape,
+      [&](const Indices& i) {
+        return read(m.data, {i[0], i[1], i[2], i[3]});
+      },
+      "data_buf");
+  Tensor weight_buf = compute(
+      m.weight->shape,
+      [&](const Indices& i) {
+        return read(m.weight, {i[0], i[1], i[2], i[3]});
+      },
+      "weight_buf");
   IterVar ic = reduce_axis(m.in_blocks, "ic"), ic_tns = reduce_axis(kBlock, "ic_tns");
   Tensor res_gem = compute(
       {1, m.out_blocks, 1, kBlock}, {"bo", "co", "bi", "ci"},
@@ -186,10 +234,30 @@ TEST(CompilerLower, TutorialBlockingWithComputeAt) {
                    {ic, ic_tns});
       },
       "res_gem");
-  Tensor shr = compute(res_gem->shape, [&](const Indices& i) { return read(res_gem, {i[0], i[1], i[2], i[3]}) >> 8; }, "res_shr");
-  Tensor mx = compute(res_gem->shape, [&](const Indices& i) { return max(read(shr, {i[0], i[1], i[2], i[3]}), 0); }, "res_max");
-  Tensor mn = compute(res_gem->shape, [&](const Indices& i) { return min(read(mx, {i[0], i[1], i[2], i[3]}), 127); }, "res_min");
-  Tensor res = compute(res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, read(mn, {i[0], i[1], i[2], i[3]})); }, "res");
+  Tensor shr = compute(
+      res_gem->shape,
+      [&](const Indices& i) {
+        return read(res_gem, {i[0], i[1], i[2], i[3]}) >> 8;
+      },
+      "res_shr");
+  Tensor mx = compute(
+      res_gem->shape,
+      [&](const Indices& i) {
+        return max(read(shr, {i[0], i[1], i[2], i[3]}), 0);
+      },
+      "res_max");
+  Tensor mn = compute(
+      res_gem->shape,
+      [&](const Indices& i) {
+        return min(read(mx, {i[0], i[1], i[2], i[3]}), 127);
+      },
+      "res_min");
+  Tensor res = compute(
+      res_gem->shape,
+      [&](const Indices& i) {
+        return cast(DType::kInt8, read(mn, {i[0], i[1], i[2], i[3]}));
+      },
+      "res");
 
   Schedule s = create_schedule(res);
   ASSERT_EQ(s.stages().size(), 7u);
@@ -212,16 +280,16 @@ TEST(CompilerLower, TutorialBlockingWithComputeAt) {
   EXPECT_EQ(out, m.reference()) << text;
   // the structure the tutorial prints: per output block, init, then per reduction block the copies of
   // exactly the needed region (2 of 4 input blocks, 2x2 weight blocks), the GEMM, then the epilogue
-  for (const char* line : {"for (i1.outer: int32, 0, 2) {", "for (co.init: int32, 0, 2) {",
-                           "for (ic.outer: int32, 0, 2) {",
-                           // region buffers, indexed from the region's start
-                           "allocate(data_buf: int8, [1, 2, 1, 16]), storage_scope = local.sram {",
-                           "allocate(weight_buf: int8, [2, 2, 16, 16]), storage_scope = local.sram {",
-                           "allocate(res_gem: int32, [1, 2, 1, 16]), storage_scope = local.sram {",
-                           "data_buf[0, i1, 0, i3] = data[0, ((ic.outer*2) + i1), 0, i3]",
-                           "weight_buf[i0, i1, i2, i3] = weight[((i1.outer*2) + i0), ((ic.outer*2) + i1), i2, i3]",
-                           "res_gem[0, co, 0, ci] = (res_gem[0, co, 0, ci] + (cast(int32, data_buf[0, ic.inner, 0, ic_tns])",
-                           "res_shr[0, i1, 0, i3] = @tir.shift_right(res_gem[0, i1, 0, i3], 8, dtype=int32)"}) {
+  for (const char* line :
+       {"for (i1.outer: int32, 0, 2) {", "for (co.init: int32, 0, 2) {", "for (ic.outer: int32, 0, 2) {",
+        // region buffers, indexed from the region's start
+        "allocate(data_buf: int8, [1, 2, 1, 16]), storage_scope = local.sram {",
+        "allocate(weight_buf: int8, [2, 2, 16, 16]), storage_scope = local.sram {",
+        "allocate(res_gem: int32, [1, 2, 1, 16]), storage_scope = local.sram {",
+        "data_buf[0, i1, 0, i3] = data[0, ((ic.outer*2) + i1), 0, i3]",
+        "weight_buf[i0, i1, i2, i3] = weight[((i1.outer*2) + i0), ((ic.outer*2) + i1), i2, i3]",
+        "res_gem[0, co, 0, ci] = (res_gem[0, co, 0, ci] + (cast(int32, data_buf[0, ic.inner, 0, ic_tns])",
+        "res_shr[0, i1, 0, i3] = @tir.shift_right(res_gem[0, i1, 0, i3], 8, dtype=int32)"}) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "\n" << text;
   }
   // region sizes: the weight copy runs over 2 x 2 x 16 x 16 elements inside each (oc_out, ic_out)
@@ -245,7 +313,8 @@ TEST(CompilerLower, ComputeAtErrors) {
     (void)lower(s, {m.data, m.weight, m.res});
     ADD_FAILURE() << "no error";
   } catch (const ScheduleError& e) {
-    EXPECT_NE(std::string(e.what()).find("stage res_shr is read by stage res_max, which is not computed inside the same loop"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "stage res_shr is read by stage res_max, which is not computed inside the same loop"),
               std::string::npos)
         << e.what();
   }
@@ -269,22 +338,32 @@ TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
   Tensor data = placeholder({1, CI, H, H, 1, kBlock}, "data", DType::kInt8);
   Tensor kernel = placeholder({CO, CI, K, K, kBlock, kBlock}, "kernel", DType::kInt8);
   Tensor data_buf = pad(data, {0, 0, P, P, 0, 0}, {0, 0, P, P, 0, 0}, "data_buf");
-  Tensor kernel_buf = compute(kernel->shape, [&](const Indices& i) {
-    return read(kernel, {i[0], i[1], i[2], i[3], i[4], i[5]});
-  }, "kernel_buf");
+  Tensor kernel_buf = compute(
+      kernel->shape,
+      [&](const Indices& i) {
+        return read(kernel, {i[0], i[1], i[2], i[3], i[4], i[5]});
+      },
+      "kernel_buf");
   IterVar ic = reduce_axis(CI, "ic"), dy = reduce_axis(K, "dy"), dx = reduce_axis(K, "dx"),
           ic_tns = reduce_axis(kBlock, "ic_tns");
-  Tensor res_conv = compute({1, CO, OH, OH, 1, kBlock}, {"bo", "co", "i", "j", "bi", "ci"}, [&](const Indices& x) {
-    return sum(cast(DType::kInt32, read(data_buf, {x[0], ic.var, Expr(x[2]) * S + dy.var, Expr(x[3]) * S + dx.var, x[4],
-                                                   ic_tns.var})) *
-                   cast(DType::kInt32, read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
-               {ic, dy, dx, ic_tns});
-  }, "res_conv");
+  Tensor res_conv = compute(
+      {1, CO, OH, OH, 1, kBlock}, {"bo", "co", "i", "j", "bi", "ci"},
+      [&](const Indices& x) {
+        return sum(cast(DType::kInt32, read(data_buf, {x[0], ic.var, Expr(x[2]) * S + dy.var, Expr(x[3]) * S + dx.var,
+                                                       x[4], ic_tns.var})) *
+                       cast(DType::kInt32, read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
+                   {ic, dy, dx, ic_tns});
+      },
+      "res_conv");
   auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3], i[4], i[5]}); };
-  Tensor shr = compute(res_conv->shape, [&](const Indices& i) { return at(res_conv, i) >> 8; }, "res_shr");
-  Tensor mx = compute(res_conv->shape, [&](const Indices& i) { return max(at(shr, i), 0); }, "res_max");
-  Tensor mn = compute(res_conv->shape, [&](const Indices& i) { return min(at(mx, i), 127); }, "res_min");
-  Tensor res = compute(res_conv->shape, [&](const Indices& i) { return cast(DType::kInt8, at(mn, i)); }, "res");
+  Tensor shr = compute(
+      res_conv->shape, [&](const Indices& i) { return at(res_conv, i) >> 8; }, "res_shr");
+  Tensor mx = compute(
+      res_conv->shape, [&](const Indices& i) { return max(at(shr, i), 0); }, "res_max");
+  Tensor mn = compute(
+      res_conv->shape, [&](const Indices& i) { return min(at(mx, i), 127); }, "res_min");
+  Tensor res = compute(
+      res_conv->shape, [&](const Indices& i) { return cast(DType::kInt8, at(mn, i)); }, "res");
 
   std::mt19937 rng(3);
   std::uniform_int_distribution<int> d(-128, 127);
@@ -362,9 +441,10 @@ TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
   EXPECT_NE(dma_text.find("@tir.call_extern(\"VTALoadBuffer2D\", data, "), std::string::npos) << dma_text;
   // stride 8, x: one padded column before the 8 read, none after; y: pads computed from the block (the
   // ranges of i2.outer decide that no block reaches past the bottom edge: that pad is 0)
-  EXPECT_NE(dma_text.find("((((ic.outer*64) + (i2.outer*32)) + (max((1 - (i2.outer*4)), 0)*8)) - 8), 8, "
-                          "(5 - max((1 - (i2.outer*4)), 0)), 8, 1, max((1 - (i2.outer*4)), 0), 0, 0, 0, 2, dtype=int32)"),
-            std::string::npos)
+  EXPECT_NE(
+      dma_text.find("((((ic.outer*64) + (i2.outer*32)) + (max((1 - (i2.outer*4)), 0)*8)) - 8), 8, "
+                    "(5 - max((1 - (i2.outer*4)), 0)), 8, 1, max((1 - (i2.outer*4)), 0), 0, 0, 0, 2, dtype=int32)"),
+      std::string::npos)
       << dma_text;
   EXPECT_NE(flat.find("for(i2:int32,0,5){for(i3:int32,0,9){for(i5:int32,0,16){data_buf[0,0,i2,i3,0,i5]="
                       "@tir.if_then_else("),
@@ -389,8 +469,18 @@ TEST(CompilerLower, SramCapacityIsChecked) {
   EXPECT_EQ(env.capacity("global"), 0);
   // the whole 1024x1024 weight (1 MiB) in the weight SRAM: refused, with the stage and the sizes
   Tensor w = placeholder({64, 64, 16, 16}, "weight", DType::kInt8);
-  Tensor wb = compute(w->shape, [&](const Indices& i) { return read(w, {i[0], i[1], i[2], i[3]}); }, "weight_buf");
-  Tensor out = compute(w->shape, [&](const Indices& i) { return read(wb, {i[0], i[1], i[2], i[3]}); }, "out");
+  Tensor wb = compute(
+      w->shape,
+      [&](const Indices& i) {
+        return read(w, {i[0], i[1], i[2], i[3]});
+      },
+      "weight_buf");
+  Tensor out = compute(
+      w->shape,
+      [&](const Indices& i) {
+        return read(wb, {i[0], i[1], i[2], i[3]});
+      },
+      "out");
   Schedule s = create_schedule(out);
   s[wb].set_scope(env.wgt_scope);
   try {
@@ -427,7 +517,8 @@ TEST(CompilerLower, FlattenAndPassLog) {
   // the seeds' flattened form of the default schedule
   EXPECT_NE(text.find("res_gem[((co*16) + ci)] = 0"), std::string::npos) << text;
   EXPECT_NE(text.find("weight[((((co*1024) + (ic*256)) + (ci*16)) + ic_tns)]"), std::string::npos) << text;
-  for (const char* pass : {"// after schedule_ops", "// after rebase_regions", "// after simplify", "// after flatten"}) {
+  for (const char* pass :
+       {"// after schedule_ops", "// after rebase_regions", "// after simplify", "// after flatten"}) {
     EXPECT_NE(log.str().find(pass), std::string::npos) << pass;
   }
   std::vector<int64_t> out(m.out.size(), -1);
@@ -475,10 +566,18 @@ TEST(CompilerLower, DmaCopiesBecomeTwoDimensionalTransfers) {
   const Config cfg = Config::default_config();
   const Env env(cfg);
   Matmul m;
-  Tensor data_buf = compute(m.data->shape, [&](const Indices& i) { return read(m.data, {i[0], i[1], i[2], i[3]}); },
-                            "data_buf");
-  Tensor weight_buf = compute(m.weight->shape,
-                              [&](const Indices& i) { return read(m.weight, {i[0], i[1], i[2], i[3]}); }, "weight_buf");
+  Tensor data_buf = compute(
+      m.data->shape,
+      [&](const Indices& i) {
+        return read(m.data, {i[0], i[1], i[2], i[3]});
+      },
+      "data_buf");
+  Tensor weight_buf = compute(
+      m.weight->shape,
+      [&](const Indices& i) {
+        return read(m.weight, {i[0], i[1], i[2], i[3]});
+      },
+      "weight_buf");
   IterVar ic = reduce_axis(m.in_blocks, "ic"), ic_tns = reduce_axis(kBlock, "ic_tns");
   Tensor res_gem = compute(
       {1, m.out_blocks, 1, kBlock}, {"bo", "co", "bi", "ci"},
@@ -489,10 +588,14 @@ TEST(CompilerLower, DmaCopiesBecomeTwoDimensionalTransfers) {
       },
       "res_gem");
   auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
-  Tensor shr = compute(res_gem->shape, [&](const Indices& i) { return at(res_gem, i) >> 8; }, "res_shr");
-  Tensor mx = compute(res_gem->shape, [&](const Indices& i) { return max(at(shr, i), 0); }, "res_max");
-  Tensor mn = compute(res_gem->shape, [&](const Indices& i) { return min(at(mx, i), 127); }, "res_min");
-  Tensor res = compute(res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, at(mn, i)); }, "res");
+  Tensor shr = compute(
+      res_gem->shape, [&](const Indices& i) { return at(res_gem, i) >> 8; }, "res_shr");
+  Tensor mx = compute(
+      res_gem->shape, [&](const Indices& i) { return max(at(shr, i), 0); }, "res_max");
+  Tensor mn = compute(
+      res_gem->shape, [&](const Indices& i) { return min(at(mx, i), 127); }, "res_min");
+  Tensor res = compute(
+      res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, at(mn, i)); }, "res");
 
   Schedule s = create_schedule(res);
   const auto& ax = res->op->axis;
@@ -524,10 +627,12 @@ TEST(CompilerLower, DmaCopiesBecomeTwoDimensionalTransfers) {
   // VTAStoreBuffer2D(i1.inner, 4, res, i1.outer*16 + i1.inner, 1, 1, 1)
   for (const char* line :
        {"@tir.call_extern(\"VTALoadBuffer2D\", data, (ic.outer*2), 2, 1, 2, 0, 0, 0, 0, 0, 2, dtype=int32)",
-        "@tir.call_extern(\"VTALoadBuffer2D\", weight, ((i1.outer*8) + (ic.outer*2)), 2, 2, 4, 0, 0, 0, 0, 0, 1, dtype=int32)",
+        "@tir.call_extern(\"VTALoadBuffer2D\", weight, ((i1.outer*8) + (ic.outer*2)), 2, 2, 4, 0, 0, 0, 0, 0, 1, "
+        "dtype=int32)",
         // (res_min is the fourth accumulator buffer of 2 elements at this step: the ALU stages are not
         // in place yet)
-        "@tir.call_extern(\"VTAStoreBuffer2D\", (i1.inner + 6), 4, res, ((i1.outer*2) + i1.inner), 1, 1, 1, dtype=int32)"}) {
+        "@tir.call_extern(\"VTAStoreBuffer2D\", (i1.inner + 6), 4, res, ((i1.outer*2) + i1.inner), 1, 1, 1, "
+        "dtype=int32)"}) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "\n" << text;
   }
   // a copy the DMA cannot do is refused with the loop and the reason

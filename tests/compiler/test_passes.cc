@@ -15,14 +15,15 @@ const Env& env() {
   return e;
 }
 
-Stmt call(const char* name, Tensor dst, Tensor src, std::vector<int64_t> args) {
+Stmt call(const char* name, Tensor dst, Tensor src, const std::vector<int64_t>& args) {
   std::vector<Expr> a;
+  a.reserve(args.size());
   for (int64_t v : args) a.push_back(make_int(v));
   return make_call(name, std::move(dst), std::move(src), std::move(a));
 }
 Stmt kernel(int64_t dst) {
-  return make_attr(vta_var(), attr::kCoprocUopScope, call(intrin::kUopPush, nullptr, nullptr, {0, 0, dst, 0, 0, 0, 0, 0}),
-                   make_int(0));
+  return make_attr(vta_var(), attr::kCoprocUopScope,
+                   call(intrin::kUopPush, nullptr, nullptr, {0, 0, dst, 0, 0, 0, 0, 0}), make_int(0));
 }
 
 struct Buffers {
@@ -87,10 +88,12 @@ TEST(PassVirtualThreads, BlocksWithoutLoopsUnrollAndOthersLoop) {
   Buffers b;
   const Var tx = make_var("tx"), j = make_var("j");
   const Stmt load = make_call(intrin::kLoadBuffer2D, b.inp, b.x,
-                              {Expr(tx) * 2, make_int(1), make_int(1), make_int(1), make_int(0), make_int(0), make_int(0),
-                               make_int(0), Expr(tx), make_int(2)});
-  const Stmt store_loop = make_for(j, 2, make_call(intrin::kStoreBuffer2D, b.y, b.acc,
-                                                   {Expr(tx) + j, make_int(4), Expr(j), make_int(1), make_int(1), make_int(1)}));
+                              {Expr(tx) * 2, make_int(1), make_int(1), make_int(1), make_int(0), make_int(0),
+                               make_int(0), make_int(0), Expr(tx), make_int(2)});
+  const Stmt store_loop =
+      make_for(j, 2,
+               make_call(intrin::kStoreBuffer2D, b.y, b.acc,
+                         {Expr(tx) + j, make_int(4), Expr(j), make_int(1), make_int(1), make_int(1)}));
   // (loops outside blocks are shared by the threads; blocks run once per thread)
   const Stmt store_block = make_attr(vta_var(), attr::kCoprocScope, store_loop, make_int(3));
   const Stmt program = make_attr(tx, attr::kVirtualThread, make_for(tx, 2, make_seq({load, store_block})));
@@ -109,8 +112,8 @@ TEST(PassVirtualThreads, BlocksWithoutLoopsUnrollAndOthersLoop) {
 TEST(PassReplicateThreadBuffers, BuffersWrittenByThreadsGetALeadingDimension) {
   const Tensor a = placeholder({2, 16}, "a", DType::kInt32);
   const Var tx = make_var("tx"), i = make_var("i");
-  const Stmt body = make_attr(tx, attr::kVirtualThread,
-                              make_for(tx, 2, make_for(i, 16, make_store(a, {make_int(0), i}, Expr(tx)))));
+  const Stmt body =
+      make_attr(tx, attr::kVirtualThread, make_for(tx, 2, make_for(i, 16, make_store(a, {make_int(0), i}, Expr(tx)))));
   const Stmt program = make_allocate(a, "local.acc_buffer", body, {1, 16});
   EXPECT_EQ(to_text(replicate_thread_buffers(program)),
             "allocate(a: int32, [2, 1, 16]), storage_scope = local.acc_buffer {\n"
@@ -129,10 +132,11 @@ TEST(PassInplaceAlu, TheOutputTakesItsOperandsBuffer) {
   const Tensor out = placeholder({4, 1, 16}, "out", DType::kInt8);
   const Var i = make_var("i"), c = make_var("c"), o = make_var("o");
   const std::vector<Expr> idx{i, make_int(0), c};
-  const Stmt alu = make_attr(i, attr::kPragmaAlu,
-                             make_for(i, 4, make_for(c, 16, make_store(shr, idx, make_read(gem, idx) >> 8))));
-  const Stmt copy = make_for(o, 4, make_for(c, 16, make_store(out, {o, make_int(0), c},
-                                                              cast(DType::kInt8, make_read(shr, {o, make_int(0), c})))));
+  const Stmt alu =
+      make_attr(i, attr::kPragmaAlu, make_for(i, 4, make_for(c, 16, make_store(shr, idx, make_read(gem, idx) >> 8))));
+  const Stmt copy = make_for(
+      o, 4,
+      make_for(c, 16, make_store(out, {o, make_int(0), c}, cast(DType::kInt8, make_read(shr, {o, make_int(0), c})))));
   const Stmt program = make_allocate(gem, env().acc_scope, make_allocate(shr, env().acc_scope, make_seq({alu, copy})));
   const std::string text = to_text(inplace_alu(program, env()));
   EXPECT_EQ(text.find("allocate(shr"), std::string::npos) << text;
@@ -144,8 +148,9 @@ TEST(PassInjectAlu, ContiguousLoopsFuseAndImmediatesAreDetected) {
   const Tensor acc = placeholder({2, 3, 1, 16}, "acc", DType::kInt32);
   const Var a = make_var("a"), b = make_var("b"), c = make_var("c");
   const std::vector<Expr> idx{a, b, make_int(0), c};
-  const Stmt alu = make_attr(a, attr::kPragmaAlu, make_for(a, 2, make_for(b, 3, make_for(c, 16,
-      make_store(acc, idx, max(make_read(acc, idx), 0))))));
+  const Stmt alu =
+      make_attr(a, attr::kPragmaAlu,
+                make_for(a, 2, make_for(b, 3, make_for(c, 16, make_store(acc, idx, max(make_read(acc, idx), 0))))));
   const Stmt program = make_allocate(acc, env().acc_scope, alu, {2, 3, 1, 16});
   EXPECT_EQ(to_text(inject_alu(program, env())),
             "allocate(acc: int32, [2, 3, 1, 16]), storage_scope = local.acc_buffer {\n"
@@ -169,8 +174,10 @@ TEST(PassTensorizeGemm, TwoOuterLoopsFoldAndTheRestUnrolls) {
   const Stmt region = make_attr(ci, attr::kTensorizeGemm, make_for(ci, 16, make_for(kt, 16, update)));
   // loops o, k fold; r (extent 2, unused by the indices) unrolls into two micro-ops
   const Stmt nest = make_for(o, 2, make_for(k, 3, make_for(r, 2, region)));
-  const Stmt program = make_allocate(acc, env().acc_scope, make_allocate(inp, env().inp_scope,
-                                     make_allocate(wgt, env().wgt_scope, nest, {2, 3, 16, 16}), {3, 1, 1, 16}), {2, 1, 1, 16});
+  const Stmt program = make_allocate(
+      acc, env().acc_scope,
+      make_allocate(inp, env().inp_scope, make_allocate(wgt, env().wgt_scope, nest, {2, 3, 16, 16}), {3, 1, 1, 16}),
+      {2, 1, 1, 16});
   const std::string text = to_text(tensorize_gemm(program, env()));
   for (const char* line : {"@tir.call_extern(\"VTAUopLoopBegin\", 2, 1, 0, 3, dtype=int32)",
                            "@tir.call_extern(\"VTAUopLoopBegin\", 3, 0, 1, 1, dtype=int32)", "for (r: int32, 0, 2) {",
@@ -178,7 +185,6 @@ TEST(PassTensorizeGemm, TwoOuterLoopsFoldAndTheRestUnrolls) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
 }
-
 
 TEST(PassSimplify, SumsAreCanonicalAndLoopRangesDecideMinMax) {
   const Var i = make_var("i"), j = make_var("j");

@@ -28,8 +28,9 @@ struct EveryKind {
 
   Expr value() const {
     const Expr a = cast(DType::kInt32, make_read(in, {floormod(Expr(x) + 1 - 1, 4)}));  // Read Cast Add Sub FloorMod
-    const Expr b = max(min(a * 2, 100), -100) >> 1;                                        // Mul Min Max Shr
-    return select(logical_and(Expr(x) < make_int(3), Expr(x) >= make_int(0)), b, floordiv(a, 2));  // Select And Lt Ge FloorDiv
+    const Expr b = max(min(a * 2, 100), -100) >> 1;                                     // Mul Min Max Shr
+    return select(logical_and(Expr(x) < make_int(3), Expr(x) >= make_int(0)), b,
+                  floordiv(a, 2));  // Select And Lt Ge FloorDiv
   }
   Stmt program() const {
     const Stmt store = make_store(out, {x}, value());

@@ -123,7 +123,8 @@ TEST_P(BackendErrors, DramAccessOutsideAllocations) {
                  {"LOAD reads DRAM [0x100, 0x110)", "outside every allocated buffer"});
   Program past_end(cfg);
   past_end.load(MemId::kWgt, 0, base(256) + 255, 2, 1, 1).finish();  // last row runs past 64 KiB
-  expect_failure(past_end, RunStatus::kError, ErrorKind::kDramRange, {"runs past the end of the buffer", "of 65536 bytes"});
+  expect_failure(past_end, RunStatus::kError, ErrorKind::kDramRange,
+                 {"runs past the end of the buffer", "of 65536 bytes"});
   Program store(cfg);
   store.store(0, base(16) + 4095, 1, 2, 2).finish();
   expect_failure(store, RunStatus::kError, ErrorKind::kDramRange, {"STORE writes DRAM", "runs past the end"});
@@ -132,10 +133,12 @@ TEST_P(BackendErrors, DramAccessOutsideAllocations) {
 TEST_P(BackendErrors, ZeroIterationsAndBadMicroOpRanges) {
   Program p1(cfg);
   p1.gemm(test::gemm_insn(0, 1, 0, 1)).finish();
-  expect_failure(p1, RunStatus::kError, ErrorKind::kInvalidInstruction, {"zero iteration count (iter_out=0, iter_in=1)"});
+  expect_failure(p1, RunStatus::kError, ErrorKind::kInvalidInstruction,
+                 {"zero iteration count (iter_out=0, iter_in=1)"});
   Program p2(cfg);
   p2.alu(test::alu_insn(AluOp::kMax, 0, 1, true, 0, 1, 0)).finish();
-  expect_failure(p2, RunStatus::kError, ErrorKind::kInvalidInstruction, {"zero iteration count (iter_out=1, iter_in=0)"});
+  expect_failure(p2, RunStatus::kError, ErrorKind::kInvalidInstruction,
+                 {"zero iteration count (iter_out=1, iter_in=0)"});
   Program p3(cfg);
   p3.gemm(test::gemm_insn(5, 5)).finish();
   expect_failure(p3, RunStatus::kError, ErrorKind::kInvalidInstruction,
@@ -160,7 +163,8 @@ TEST_P(BackendErrors, StreamShapeErrors) {
   expect_failure(no_finish, RunStatus::kError, ErrorKind::kInvalidStream, {"no FINISH instruction"});
   Program after(cfg);
   after.finish().load(MemId::kInp, 0, base(16), 1, 1, 1);
-  expect_failure(after, RunStatus::kError, ErrorKind::kInvalidStream, {"instruction 1", "follows FINISH (instruction 0)"});
+  expect_failure(after, RunStatus::kError, ErrorKind::kInvalidStream,
+                 {"instruction 1", "follows FINISH (instruction 0)"});
   // FINISH would complete while the store still waits for a token nobody pushes.
   Program stranded(cfg);
   stranded.store(0, base(16), 1, 1, 1, test::pop_prev()).finish();

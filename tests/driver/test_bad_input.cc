@@ -286,6 +286,7 @@ TEST(BadInputThreads, ThreadsSharingKernelHandlesAndTracingGetTheirOwnFiles) {
   ScopedEnv env("VTA_TRACE_CALLS", trace.c_str());
   std::atomic<int> failures{0}, ready{0};
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       ++ready;

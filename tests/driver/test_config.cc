@@ -163,8 +163,9 @@ TEST(Config, GeneratedSvPackageHasEveryConstant) {
   ASSERT_TRUE(in) << VTA_GENERATED_SV_PACKAGE;
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("package vta_config_pkg;"), std::string::npos);
-  EXPECT_NE(text.find("localparam int unsigned LogAccBuffDepth = " + std::to_string(build_config().log_acc_depth()) + ";"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find("localparam int unsigned LogAccBuffDepth = " + std::to_string(build_config().log_acc_depth()) + ";"),
+      std::string::npos);
   EXPECT_NE(text.find("localparam int unsigned BlockOut = " + std::to_string(build_config().block_out()) + ";"),
             std::string::npos);
   size_t params = 0;
@@ -172,8 +173,8 @@ TEST(Config, GeneratedSvPackageHasEveryConstant) {
   const Isa isa(build_config());
   const size_t fields =
       isa.mem_layout().size() + isa.gemm_layout().size() + isa.alu_layout().size() + isa.uop_layout().size();
-  const size_t vcr = std::size(vcr::kRegisters) + std::size(vcr::kBits) + 2 * std::size(vcr::kFields) +
-                     1;  // + VcrDefaultWatchdog
+  const size_t vcr =
+      std::size(vcr::kRegisters) + std::size(vcr::kBits) + 2 * std::size(vcr::kFields) + 1;  // + VcrDefaultWatchdog
   EXPECT_EQ(params, build_config().constants().size() + 2 * fields + vcr);
   // The register map comes from vta/vcr_map.h.
   EXPECT_NE(text.find("localparam logic [11:0] VcrInsnAddr = 12'hc;"), std::string::npos);

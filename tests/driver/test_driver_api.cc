@@ -50,6 +50,7 @@ TEST(DriverApi, MemAllocContracts) {
 TEST(DriverApi, FreedPagesAreReusedAndMerged) {
   Dram dram(20);  // a 1 MiB physical space: 255 usable pages
   std::vector<void*> blocks;
+  blocks.reserve(5);
   for (int i = 0; i < 5; ++i) blocks.push_back(dram.alloc(50 * Dram::kPageBytes));
   EXPECT_EQ(dram.alloc(10 * Dram::kPageBytes), nullptr) << "5 x 50 pages leave only 5";
   for (void* b : blocks) EXPECT_TRUE(dram.free(b));
@@ -165,8 +166,8 @@ TEST(DriverApi, RunStatsAndJson) {
   EXPECT_EQ(VTADeviceRun(dev, VTAMemGetPhyAddr(prog), 5, 5000), VTA_RUN_TIMEOUT);
   testing::internal::GetCapturedStderr();
 
-  for (void* p : {static_cast<void*>(insns), static_cast<void*>(uops), static_cast<void*>(acc),
-                  static_cast<void*>(out), static_cast<void*>(prog)}) {
+  for (void* p : {static_cast<void*>(insns), static_cast<void*>(uops), static_cast<void*>(acc), static_cast<void*>(out),
+                  static_cast<void*>(prog)}) {
     VTAMemFree(p);
   }
   VTADeviceFree(dev);

@@ -25,12 +25,13 @@ class Fuzzer {
   std::vector<RawInsn> stream() {
     const int n = 1 + int(rng_() % 24);
     std::vector<RawInsn> out;
+    out.reserve(size_t(n) + 1);
     for (int i = 0; i < n; ++i) out.push_back(one());
     if (!bad()) {
       out.push_back(finish());
     } else if (rng_() % 2) {
       out.insert(out.begin() + long(rng_() % out.size()), finish());  // FINISH in the middle
-    }  // else: no FINISH at all
+    }                                                                 // else: no FINISH at all
     return out;
   }
 

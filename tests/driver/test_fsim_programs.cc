@@ -17,9 +17,7 @@ class Programs : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<FsimDevice> dev = test::make_test_fsim(cfg);
 };
 
-TEST_P(Programs, AluEveryOpcodeImmediateAndVectorWithAndWithoutCompression) {
-  test::alu_every_opcode_suite(*dev, cfg);
-}
+TEST_P(Programs, AluEveryOpcodeImmediateAndVectorWithAndWithoutCompression) { test::alu_every_opcode_suite(*dev, cfg); }
 
 TEST_P(Programs, GemmSingleBlock) { test::gemm_single_block_suite(*dev, cfg); }
 

@@ -21,9 +21,7 @@ class FsimSemantics : public ::testing::Test {
   std::unique_ptr<FsimDevice> dev = test::make_test_fsim(cfg);
   std::mt19937 rng{1234};
 
-  void run_ok(const Program& p) {
-    ASSERT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error();
-  }
+  void run_ok(const Program& p) { ASSERT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error(); }
 };
 
 // LOAD INP: y_pad_0 zero rows, rows of x_pad_0 zeros + data + x_pad_1 zeros, y_pad_1 zero rows,
@@ -42,7 +40,7 @@ TEST_F(FsimSemantics, Load2DStridedWithAllFourPads) {
     for (uint32_t c = 0; c < cols; ++c) {
       const bool data = r >= yp0 && r < yp0 + y && c >= xp0 && c < xp0 + x;
       for (int l = 0; l < E; ++l) {
-        const int8_t want = data ? src.as<int8_t>()[((off + (r - yp0) * stride) + (c - xp0)) * E + l] : 0;
+        const int8_t want = data ? src.as<int8_t>()[((off + (r - yp0) * stride) + (c - xp0)) * E + l] : int8_t{0};
         ASSERT_EQ(sram[(base + r * cols + c) * E + l], want) << "row " << r << " col " << c << " lane " << l;
       }
     }
@@ -63,8 +61,8 @@ TEST_F(FsimSemantics, LoadsIntoWeightAccAndUopBuffersWithPadding) {
   pre.load(MemId::kWgt, 0, ones.base(W), 1, 4, 4).load(MemId::kAcc, 0, ones.base(A), 1, 8, 8).finish();
   run_ok(pre);
   Program p(cfg);
-  p.load(MemId::kWgt, 0, wsrc.base(W), 1, 2, 2, {}, 0, 0, 1, 1)  // [0, w0, w1, 0]
-      .load(MemId::kAcc, 2, asrc.base(A), 2, 2, 3, {}, 1, 0, 0, 0)  // zero row of 2, then rows 0 and 1
+  p.load(MemId::kWgt, 0, wsrc.base(W), 1, 2, 2, {}, 0, 0, 1, 1)           // [0, w0, w1, 0]
+      .load(MemId::kAcc, 2, asrc.base(A), 2, 2, 3, {}, 1, 0, 0, 0)        // zero row of 2, then rows 0 and 1
       .load(MemId::kUop, 100, usrc.base(4) + 1, 1, 3, 3, {}, 0, 1, 0, 0)  // 3 uops then a zero row of 3
       .finish();
   run_ok(p);
@@ -314,8 +312,8 @@ TEST_P(FsimAlu, MatchesReferenceWithLoopsAndFactors) {
   const AluOp op = GetParam().op;
   const int AE = cfg.acc_elem_bytes(), L = AE / 4, n = 64;
   DevBuf acc(n * AE), uops(16), out(n * cfg.out_elem_bytes());
-  std::vector<int32_t> special = {0, 1, -1, 7, -8, 31, 32, -31, -32, 100, -100, 0x7fffffff,
-                                  std::numeric_limits<int32_t>::min(), 0x12345678};
+  std::vector<int32_t> special = {
+      0, 1, -1, 7, -8, 31, 32, -31, -32, 100, -100, 0x7fffffff, std::numeric_limits<int32_t>::min(), 0x12345678};
   for (int i = 0; i < n * L; ++i) {
     int32_t v = (i % 3 == 0) ? special[rng() % special.size()] : static_cast<int32_t>(rng());
     // Shift amounts come from the source operand: keep a useful share of them small.
@@ -357,7 +355,8 @@ INSTANTIATE_TEST_SUITE_P(Ops, FsimAlu,
                                            AluCase{AluOp::kShr, true}, AluCase{AluOp::kShr, false},
                                            AluCase{AluOp::kMul, true}, AluCase{AluOp::kMul, false}),
                          [](const auto& param_info) {
-                           return std::string(to_string(param_info.param.op)) + (param_info.param.use_imm ? "_imm" : "_vector");
+                           return std::string(to_string(param_info.param.op)) +
+                                  (param_info.param.use_imm ? "_imm" : "_vector");
                          });
 
 // A uop that reads the tile the previous uop wrote sees the new value (sequential semantics).
@@ -456,8 +455,8 @@ TEST_F(FsimSemantics, TokensPersistAcrossRuns) {
   Program push(cfg);
   push.load(MemId::kInp, 0, 0, 0, 0, 0, test::push_next())
       .load(MemId::kInp, 0, 0, 0, 0, 0, test::push_next())
-      .raw(push.isa().encode(MemInsn{static_cast<uint8_t>(Opcode::kStore), test::push_prev(), 0, 0, 0, 0, 0, 0, 0,
-                                     0, 0, 0}))
+      .raw(push.isa().encode(
+          MemInsn{static_cast<uint8_t>(Opcode::kStore), test::push_prev(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
       .finish();
   run_ok(push);
   EXPECT_EQ(dev->tokens(), (TokenCounts{2, 0, 0, 1}));

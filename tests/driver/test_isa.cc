@@ -19,23 +19,33 @@ struct Expected {
 };
 
 // Bit positions of spec section 2 for the default configuration, typed in from the spec tables.
-const std::vector<Expected> kMem = {{"opcode", 0, 3},     {"pop_prev_dep", 3, 1}, {"pop_next_dep", 4, 1},
+const std::vector<Expected> kMem = {{"opcode", 0, 3},        {"pop_prev_dep", 3, 1},  {"pop_next_dep", 4, 1},
                                     {"push_prev_dep", 5, 1}, {"push_next_dep", 6, 1}, {"memory_type", 7, 3},
-                                    {"sram_base", 10, 16}, {"dram_base", 26, 32}, {"y_size", 64, 16},
-                                    {"x_size", 80, 16},    {"x_stride", 96, 16},  {"y_pad_0", 112, 4},
-                                    {"y_pad_1", 116, 4},   {"x_pad_0", 120, 4},   {"x_pad_1", 124, 4}};
-const std::vector<Expected> kGemm = {{"opcode", 0, 3},          {"pop_prev_dep", 3, 1},    {"pop_next_dep", 4, 1},
-                                     {"push_prev_dep", 5, 1},   {"push_next_dep", 6, 1},   {"reset_reg", 7, 1},
-                                     {"uop_bgn", 8, 13},        {"uop_end", 21, 14},       {"iter_out", 35, 14},
-                                     {"iter_in", 49, 14},       {"dst_factor_out", 64, 11}, {"dst_factor_in", 75, 11},
-                                     {"src_factor_out", 86, 11}, {"src_factor_in", 97, 11}, {"wgt_factor_out", 108, 10},
-                                     {"wgt_factor_in", 118, 10}};
-const std::vector<Expected> kAlu = {{"opcode", 0, 3},          {"pop_prev_dep", 3, 1},    {"pop_next_dep", 4, 1},
-                                    {"push_prev_dep", 5, 1},   {"push_next_dep", 6, 1},   {"reset_reg", 7, 1},
-                                    {"uop_bgn", 8, 13},        {"uop_end", 21, 14},       {"iter_out", 35, 14},
-                                    {"iter_in", 49, 14},       {"dst_factor_out", 64, 11}, {"dst_factor_in", 75, 11},
-                                    {"src_factor_out", 86, 11}, {"src_factor_in", 97, 11}, {"alu_opcode", 108, 3},
-                                    {"use_imm", 111, 1},       {"imm", 112, 16}};
+                                    {"sram_base", 10, 16},   {"dram_base", 26, 32},   {"y_size", 64, 16},
+                                    {"x_size", 80, 16},      {"x_stride", 96, 16},    {"y_pad_0", 112, 4},
+                                    {"y_pad_1", 116, 4},     {"x_pad_0", 120, 4},     {"x_pad_1", 124, 4}};
+const std::vector<Expected> kGemm = {
+    {"opcode", 0, 3},           {"pop_prev_dep", 3, 1},    {"pop_next_dep", 4, 1},      {"push_prev_dep", 5, 1},
+    {"push_next_dep", 6, 1},    {"reset_reg", 7, 1},       {"uop_bgn", 8, 13},          {"uop_end", 21, 14},
+    {"iter_out", 35, 14},       {"iter_in", 49, 14},       {"dst_factor_out", 64, 11},  {"dst_factor_in", 75, 11},
+    {"src_factor_out", 86, 11}, {"src_factor_in", 97, 11}, {"wgt_factor_out", 108, 10}, {"wgt_factor_in", 118, 10}};
+const std::vector<Expected> kAlu = {{"opcode", 0, 3},
+                                    {"pop_prev_dep", 3, 1},
+                                    {"pop_next_dep", 4, 1},
+                                    {"push_prev_dep", 5, 1},
+                                    {"push_next_dep", 6, 1},
+                                    {"reset_reg", 7, 1},
+                                    {"uop_bgn", 8, 13},
+                                    {"uop_end", 21, 14},
+                                    {"iter_out", 35, 14},
+                                    {"iter_in", 49, 14},
+                                    {"dst_factor_out", 64, 11},
+                                    {"dst_factor_in", 75, 11},
+                                    {"src_factor_out", 86, 11},
+                                    {"src_factor_in", 97, 11},
+                                    {"alu_opcode", 108, 3},
+                                    {"use_imm", 111, 1},
+                                    {"imm", 112, 16}};
 const std::vector<Expected> kUop = {{"dst_idx", 0, 11}, {"src_idx", 11, 11}, {"wgt_idx", 22, 10}};
 
 void expect_layout(const std::vector<FieldLayout>& got, const std::vector<Expected>& want) {

@@ -17,8 +17,8 @@ T* dev_alloc(size_t n) {
   return static_cast<T*>(VTAMemAlloc(n * sizeof(T), VTA_CACHED));
 }
 
-VTAGenericInsn mem_insn(int opcode, int type, int sram, int dram, int y, int x, int stride, int pop_prev,
-                        int pop_next, int push_prev, int push_next) {
+VTAGenericInsn mem_insn(int opcode, int type, int sram, int dram, int y, int x, int stride, int pop_prev, int pop_next,
+                        int push_prev, int push_next) {
   union VTAInsn c;
   std::memset(&c, 0, sizeof c);
   c.mem.opcode = opcode, c.mem.memory_type = type, c.mem.sram_base = sram, c.mem.dram_base = dram;

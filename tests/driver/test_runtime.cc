@@ -215,7 +215,8 @@ TEST_F(RuntimeTest, AutomaticSynchronizeWhenTheBatchIsFull) {
   const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes(), L = AE / 4, blocks = 20;
   test::DevBuf acc(blocks * AE), out(blocks * OE);
   for (int i = 0; i < blocks * L; ++i) acc.as<int32_t>()[i] = i % 100;
-  DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc", nullptr}, outb{out.data(), out.phys(), out.size(), "out", nullptr};
+  DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc", nullptr},
+      outb{out.data(), out.phys(), out.size(), "out", nullptr};
   const uint64_t add = CommandQueue::new_site_id();
   for (int b = 0; b < blocks; ++b) {
     if (b > 0) q->dep_pop(3, 2);
@@ -244,7 +245,8 @@ TEST_F(RuntimeTest, ForceSerialKeepsResults) {
   const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes();
   test::DevBuf acc(AE), out(OE);
   acc.as<int32_t>()[0] = 41;
-  DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc", nullptr}, outb{out.data(), out.phys(), out.size(), "out", nullptr};
+  DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc", nullptr},
+      outb{out.data(), out.phys(), out.size(), "out", nullptr};
   const uint64_t add = CommandQueue::new_site_id();
   load_inp();
   q->load_buffer_2d(accb, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
@@ -404,8 +406,8 @@ TEST(RuntimeCApi, MisuseIsReportedAndPoisonsOnlyTheBatch) {
 TEST(RuntimeCApi, DiscardedBatchTakesItsPendingPopsWithIt) {
   VTARuntimeShutdown();
   testing::internal::CaptureStderr();
-  VTADepPop(VTATLSCommandHandle(), 2, 1);                   // pending for the next load
-  VTAUopLoopEnd();                                          // misuse: poisons the batch
+  VTADepPop(VTATLSCommandHandle(), 2, 1);  // pending for the next load
+  VTAUopLoopEnd();                         // misuse: poisons the batch
   EXPECT_NE(VTASynchronize(VTATLSCommandHandle(), 0), 0);
   testing::internal::GetCapturedStderr();
   void* b = VTABufferAlloc(4096);

@@ -25,7 +25,7 @@ TEST(Tensor, CopiesAndChecks) {
   EXPECT_THROW(t.copy_from(wrong_size), std::invalid_argument);
   EXPECT_THROW(DeviceTensor({4, 0}, DType::kInt8), std::invalid_argument);
   DeviceTensor moved = std::move(t);
-  EXPECT_EQ(t.handle(), nullptr);
+  EXPECT_EQ(t.handle(), nullptr);  // NOLINT(bugprone-use-after-move): the moved-from state is the subject
   moved.copy_to(out);
   EXPECT_EQ(in, out);
   EXPECT_NE(VTABufferCPUPtr(nullptr, moved.handle()), moved.handle());
@@ -61,13 +61,12 @@ TEST(Tensor, ReferenceOperators) {
   EXPECT_EQ(gemm_reference(a, w, 2, 2, 2), (std::vector<int32_t>{17, 23, 39, 53}));
   // A 3x3 all-ones kernel with padding 1 on a 3x3 all-ones image counts the neighbours.
   const std::vector<int8_t> img(9, 1), k(9, 1);
-  EXPECT_EQ(conv2d_reference(img, k, 1, 1, 3, 3, 1, 3, 3, 1, 1),
-            (std::vector<int32_t>{4, 6, 4, 6, 9, 6, 4, 6, 4}));
+  EXPECT_EQ(conv2d_reference(img, k, 1, 1, 3, 3, 1, 3, 3, 1, 1), (std::vector<int32_t>{4, 6, 4, 6, 9, 6, 4, 6, 4}));
   // Stride 2 picks every other output of the same convolution.
   EXPECT_EQ(conv2d_reference(img, k, 1, 1, 3, 3, 1, 3, 3, 1, 2), (std::vector<int32_t>{4, 4, 4, 4}));
   // A 1x1 convolution is a GEMM over channels.
   const std::vector<int8_t> x2 = {1, 2, 3, 4, 5, 6, 7, 8};  // c=2, h=2, w=2
-  const std::vector<int8_t> k2 = {3, -1};                    // o=1, c=2: 3*channel0 - channel1
+  const std::vector<int8_t> k2 = {3, -1};                   // o=1, c=2: 3*channel0 - channel1
   EXPECT_EQ(conv2d_reference(x2, k2, 1, 2, 2, 2, 1, 1, 1, 0, 1), (std::vector<int32_t>{-2, 0, 2, 4}));
   EXPECT_EQ(shift_clip(std::vector<int32_t>{-300, 255, 256, 40000, 1000}, 8, 0, 127),
             (std::vector<int8_t>{0, 0, 1, 127, 3}));

@@ -97,10 +97,10 @@ inline WorkloadResult blocked_gemm(Device& dev, int batch, int channels, int blo
     p.gemm(reset);
     for (int ib = 0; ib < nib; ++ib) {
       const int n = ob * nib + ib, s = n % vt;
-      p.load(MemId::kInp, uint32_t(s * B * I), inp.base(IE) + uint32_t(ib * I), uint32_t(B), uint32_t(I),
-             uint32_t(CT), DepFlags{false, n >= vt, false, false});
-      p.load(MemId::kWgt, uint32_t(s * O * I), wgt.base(WE) + uint32_t(ob * O * CT + ib * I), uint32_t(O),
-             uint32_t(I), uint32_t(CT), push_next());
+      p.load(MemId::kInp, uint32_t(s * B * I), inp.base(IE) + uint32_t(ib * I), uint32_t(B), uint32_t(I), uint32_t(CT),
+             DepFlags{false, n >= vt, false, false});
+      p.load(MemId::kWgt, uint32_t(s * O * I), wgt.base(WE) + uint32_t(ob * O * CT + ib * I), uint32_t(O), uint32_t(I),
+             uint32_t(CT), push_next());
       GemmInsn g = kernel(kbgn[s], kend[s], false);
       g.deps = {true, false, n + vt < total, ib == nib - 1};
       p.gemm(g);
@@ -113,7 +113,8 @@ inline WorkloadResult blocked_gemm(Device& dev, int batch, int channels, int blo
   for (int b = 0; b < batch; ++b)
     for (int o = 0; o < channels; ++o) {
       int64_t sum = 0;
-      for (int ch = 0; ch < channels; ++ch) sum += int64_t(in[size_t(b) * channels + ch]) * w[size_t(o) * channels + ch];
+      for (int ch = 0; ch < channels; ++ch)
+        sum += int64_t(in[size_t(b) * channels + ch]) * w[size_t(o) * channels + ch];
       const int8_t got = out.as<int8_t>()[((b / BA) * OT + o / BO) * OE + (b % BA) * BO + o % BO];
       r.mismatches += got != trunc8(static_cast<int32_t>(sum));
     }

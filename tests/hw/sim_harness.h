@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 #include <verilated.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -27,7 +27,8 @@ class Harness {
     Verilated::threadContextp(ctx_.get());
     m_->final();
     m_.reset();
-    for (const auto& f : asserts_.failures()) ADD_FAILURE() << "RTL assertion " << f.name << " failed: " << f.to_string();
+    for (const auto& f : asserts_.failures())
+      ADD_FAILURE() << "RTL assertion " << f.name << " failed: " << f.to_string();
   }
   /// The assertions that failed so far (and forgets them).
   std::vector<rtl::AssertionFailure> take_assertion_failures() {

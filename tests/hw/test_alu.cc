@@ -32,8 +32,8 @@ class HwAlu : public ::testing::Test {
   void fill(int n_uops, int n_acc, int index_range) {
     const int AE = cfg.acc_elem_bytes();
     DevBuf ub(n_uops * 4), ab(n_acc * AE);
-    const int32_t special[] = {0, 1, -1, 5, -7, 31, 32, -32, 40, std::numeric_limits<int32_t>::max(),
-                               std::numeric_limits<int32_t>::min()};
+    const int32_t special[] = {
+        0, 1, -1, 5, -7, 31, 32, -32, 40, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min()};
     uops.clear();
     for (int i = 0; i < n_uops; ++i) {
       uops.push_back({uint32_t(rng() % index_range), uint32_t(rng() % index_range), 0});
@@ -50,9 +50,9 @@ class HwAlu : public ::testing::Test {
   }
 
   std::pair<int, int> run_rtl(const AluInsn& a) {
-    return run_loop_insn(h, cfg, {0, a.uop_bgn, a.uop_end, a.iter_out, a.iter_in, a.dst_factor_out,
-                                  a.dst_factor_in, a.src_factor_out, a.src_factor_in, 0, 0, a.alu_opcode,
-                                  a.use_imm, uint16_t(a.imm)});
+    return run_loop_insn(h, cfg,
+                         {0, a.uop_bgn, a.uop_end, a.iter_out, a.iter_in, a.dst_factor_out, a.dst_factor_in,
+                          a.src_factor_out, a.src_factor_in, 0, 0, a.alu_opcode, a.use_imm, uint16_t(a.imm)});
   }
 };
 

@@ -18,16 +18,19 @@ namespace {
 TEST(HwCompute, ProgramMatchesTheFsim) {
   const Config& cfg = build_config();
   const Isa isa(cfg);
-  const int IE = cfg.inp_elem_bytes(), WE = cfg.wgt_elem_bytes(), AE = cfg.acc_elem_bytes(), L = cfg.batch() * cfg.block_out();
+  const int IE = cfg.inp_elem_bytes(), WE = cfg.wgt_elem_bytes(), AE = cfg.acc_elem_bytes(),
+            L = cfg.batch() * cfg.block_out();
   std::mt19937 rng(41);
   // One device buffer holds everything the loads read: uops, acc tiles, int8 acc tiles, inp, wgt.
   DevBuf data(1 << 18);
   const size_t uop_off = 0, acc_off = 8192, acc8_off = 8192 + 64 * 64, inp_off = 65536, wgt_off = 131072;
   const int n_uops = 256;
   for (int i = 0; i < n_uops; ++i) {
-    data.as<uint32_t>()[uop_off / 4 + i] = isa.encode(Uop{uint32_t(rng() % 48), uint32_t(rng() % 48), uint32_t(rng() % 48)});
+    data.as<uint32_t>()[uop_off / 4 + i] =
+        isa.encode(Uop{uint32_t(rng() % 48), uint32_t(rng() % 48), uint32_t(rng() % 48)});
   }
-  for (size_t i = acc_off; i < acc8_off; i += 4) *reinterpret_cast<int32_t*>(data.data() + i) = int32_t(rng() % 2001) - 1000;
+  for (size_t i = acc_off; i < acc8_off; i += 4)
+    *reinterpret_cast<int32_t*>(data.data() + i) = int32_t(rng() % 2001) - 1000;
   for (size_t i = acc8_off; i < inp_off; ++i) data.data()[i] = uint8_t(rng());
   for (size_t i = inp_off; i < data.size(); ++i) data.data()[i] = uint8_t(rng());
   const std::vector<uint8_t> mirror(data.data(), data.data() + data.size());
@@ -40,7 +43,7 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
     compute.push_back(isa.encode(m));
   };
   load(MemId::kUop, 0, uop_off, 4, n_uops, 0);
-  load(MemId::kAcc, 0, acc_off, uint32_t(AE), 60, 1);         // 61 x 2 block with pads
+  load(MemId::kAcc, 0, acc_off, uint32_t(AE), 60, 1);  // 61 x 2 block with pads
   load(MemId::kAcc8Bit, 200, acc8_off, uint32_t(L), 16, 0);
   for (int n = 0; n < 60; ++n) {
     const uint32_t bgn = rng() % 240, end = bgn + 1 + rng() % 8, io = 1 + rng() % 3, ii = 1 + rng() % 4;
@@ -52,7 +55,8 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
       compute.push_back(isa.encode(g));
     } else {
       AluInsn a = alu_insn(static_cast<AluOp>(rng() % 5), bgn, end, rng() % 2, int32_t(rng() % 41) - 20, io, ii);
-      a.dst_factor_out = rng() % 4, a.dst_factor_in = rng() % 3, a.src_factor_out = rng() % 4, a.src_factor_in = rng() % 3;
+      a.dst_factor_out = rng() % 4, a.dst_factor_in = rng() % 3, a.src_factor_out = rng() % 4,
+      a.src_factor_in = rng() % 3;
       compute.push_back(isa.encode(a));
     }
   }
@@ -84,19 +88,21 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
       put_insn(h->insn_i, compute[next]);
     }
     if (inp_pending) {
-      for (int w = 0; w < IE / 4; ++w) std::memcpy(&h->inp_rdata_i[w], &mirror[inp_off + size_t(inp_addr) * IE + 4 * w], 4);
+      for (int w = 0; w < IE / 4; ++w)
+        std::memcpy(&h->inp_rdata_i[w], &mirror[inp_off + size_t(inp_addr) * IE + 4 * w], 4);
     }
     if (wgt_pending) {
-      for (int w = 0; w < WE / 4; ++w) std::memcpy(&h->wgt_rdata_i[w], &mirror[wgt_off + size_t(wgt_addr) * WE + 4 * w], 4);
+      for (int w = 0; w < WE / 4; ++w)
+        std::memcpy(&h->wgt_rdata_i[w], &mirror[wgt_off + size_t(wgt_addr) * WE + 4 * w], 4);
     }
     uop_mem.drive(h->uop_cmd_ready_i, h->uop_rdata_valid_i, h->uop_rdata_i, stalls);
     acc_mem.drive(h->acc_cmd_ready_i, h->acc_rdata_valid_i, h->acc_rdata_i, stalls);
     h.eval();
     ASSERT_FALSE(h->error_o) << "instruction " << next;
-    uop_mem.observe(h->uop_cmd_valid_o, h->uop_cmd_ready_i, h->uop_cmd_addr_o, h->uop_cmd_bytes_o,
-                    h->uop_rdata_valid_i, h->uop_rdata_ready_o);
-    acc_mem.observe(h->acc_cmd_valid_o, h->acc_cmd_ready_i, h->acc_cmd_addr_o, h->acc_cmd_bytes_o,
-                    h->acc_rdata_valid_i, h->acc_rdata_ready_o);
+    uop_mem.observe(h->uop_cmd_valid_o, h->uop_cmd_ready_i, h->uop_cmd_addr_o, h->uop_cmd_bytes_o, h->uop_rdata_valid_i,
+                    h->uop_rdata_ready_o);
+    acc_mem.observe(h->acc_cmd_valid_o, h->acc_cmd_ready_i, h->acc_cmd_addr_o, h->acc_cmd_bytes_o, h->acc_rdata_valid_i,
+                    h->acc_rdata_ready_o);
     inp_pending = h->inp_re_o, inp_addr = h->inp_raddr_o;
     wgt_pending = h->wgt_re_o, wgt_addr = h->wgt_raddr_o;
     gemm_uops += h->gemm_uop_o, alu_uops += h->alu_uop_o;

@@ -66,9 +66,9 @@ class HwGemm : public ::testing::Test {
   }
 
   std::pair<int, int> run_rtl(const GemmInsn& g) {
-    return run_loop_insn(h, cfg, {g.reset, g.uop_bgn, g.uop_end, g.iter_out, g.iter_in, g.dst_factor_out,
-                                  g.dst_factor_in, g.src_factor_out, g.src_factor_in, g.wgt_factor_out,
-                                  g.wgt_factor_in, 0, 0, 0});
+    return run_loop_insn(h, cfg,
+                         {g.reset, g.uop_bgn, g.uop_end, g.iter_out, g.iter_in, g.dst_factor_out, g.dst_factor_in,
+                          g.src_factor_out, g.src_factor_in, g.wgt_factor_out, g.wgt_factor_in, 0, 0, 0});
   }
 
   GemmInsn random_insn() {

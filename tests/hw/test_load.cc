@@ -39,10 +39,10 @@ class HwLoad : public ::testing::Test {
     inp_mem.drive(h->inp_cmd_ready_i, h->inp_rdata_valid_i, h->inp_rdata_i, stalls);
     wgt_mem.drive(h->wgt_cmd_ready_i, h->wgt_rdata_valid_i, h->wgt_rdata_i, stalls);
     h.eval();
-    inp_mem.observe(h->inp_cmd_valid_o, h->inp_cmd_ready_i, h->inp_cmd_addr_o, h->inp_cmd_bytes_o,
-                    h->inp_rdata_valid_i, h->inp_rdata_ready_o);
-    wgt_mem.observe(h->wgt_cmd_valid_o, h->wgt_cmd_ready_i, h->wgt_cmd_addr_o, h->wgt_cmd_bytes_o,
-                    h->wgt_rdata_valid_i, h->wgt_rdata_ready_o);
+    inp_mem.observe(h->inp_cmd_valid_o, h->inp_cmd_ready_i, h->inp_cmd_addr_o, h->inp_cmd_bytes_o, h->inp_rdata_valid_i,
+                    h->inp_rdata_ready_o);
+    wgt_mem.observe(h->wgt_cmd_valid_o, h->wgt_cmd_ready_i, h->wgt_cmd_addr_o, h->wgt_cmd_bytes_o, h->wgt_rdata_valid_i,
+                    h->wgt_rdata_ready_o);
   }
 };
 

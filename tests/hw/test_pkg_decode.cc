@@ -43,9 +43,20 @@ TEST(HwPkgDecode, AgreesWithTheCppDecoder) {
       ASSERT_EQ(bits(h->mem_o, mem_l[f], mem_w[f]), mem_want[f]) << "mem field " << f;
     }
     const GemmInsn g = isa.decode_gemm(raw);
-    const uint64_t gemm_want[] = {g.reset,          g.uop_bgn,        g.uop_end,        g.iter_out,
-                                  g.iter_in,        g.dst_factor_out, g.dst_factor_in,  g.src_factor_out,
-                                  g.src_factor_in,  g.wgt_factor_out, g.wgt_factor_in,  0, 0, 0};
+    const uint64_t gemm_want[] = {g.reset,
+                                  g.uop_bgn,
+                                  g.uop_end,
+                                  g.iter_out,
+                                  g.iter_in,
+                                  g.dst_factor_out,
+                                  g.dst_factor_in,
+                                  g.src_factor_out,
+                                  g.src_factor_in,
+                                  g.wgt_factor_out,
+                                  g.wgt_factor_in,
+                                  0,
+                                  0,
+                                  0};
     for (size_t f = 0; f < loop_w.size(); ++f) {
       ASSERT_EQ(bits(h->gemm_o, loop_l[f], loop_w[f]), gemm_want[f]) << "gemm field " << f;
     }

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <random>
 
@@ -115,7 +115,8 @@ class TensorLoadTest {
         ASSERT_NE(it, writes.end()) << "element " << a << " not written";
         std::vector<uint8_t> want(static_cast<size_t>(sram_bytes_), 0);
         if (r >= l.yp0 && r < l.yp0 + l.y && c >= l.xp0 && c < l.xp0 + l.x) {
-          const uint64_t byte = (uint64_t(l.dram_base) + uint64_t(r - l.yp0) * l.stride + (c - l.xp0)) * elem_ - kDramBase;
+          const uint64_t byte =
+              (uint64_t(l.dram_base) + uint64_t(r - l.yp0) * l.stride + (c - l.xp0)) * elem_ - kDramBase;
           for (int i = 0; i < elem_; ++i) {
             const uint8_t v = dram_[byte + size_t(i)];
             if (widen_) {

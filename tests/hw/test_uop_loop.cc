@@ -21,8 +21,7 @@ using Step = std::tuple<uint32_t, uint64_t, uint64_t, uint64_t, bool>;  // uop, 
 void set_insn(Harness<Vvta_uop_loop>& h, const LoopSpec& s) {
   const auto widths = loop_insn_widths(build_config());
   const auto lsb = packed_lsbs(widths);
-  const uint64_t values[] = {0,       s.bgn,   s.end,   s.iter_out, s.iter_in, s.dfo, s.dfi,
-                             s.sfo,   s.sfi,   s.wfo,   s.wfi,      0,         0,     0};
+  const uint64_t values[] = {0, s.bgn, s.end, s.iter_out, s.iter_in, s.dfo, s.dfi, s.sfo, s.sfi, s.wfo, s.wfi, 0, 0, 0};
   for (size_t f = 0; f < widths.size(); ++f) set_bits(h->insn_i, lsb[f], widths[f], values[f]);
 }
 

@@ -30,8 +30,14 @@ namespace vta::test {
 class RandomProgram {
  public:
   RandomProgram(const Config& c, uint64_t seed)
-      : c_(c), isa_(c), rng_(seed), inp_(kInpElems * c.inp_elem_bytes()), wgt_(kWgtElems * c.wgt_elem_bytes()),
-        acc_(kAccElems * c.acc_elem_bytes()), uop_(kUopWords * 4), out_(kOutElems * c.out_elem_bytes()) {
+      : c_(c),
+        isa_(c),
+        rng_(seed),
+        inp_(kInpElems * c.inp_elem_bytes()),
+        wgt_(kWgtElems * c.wgt_elem_bytes()),
+        acc_(kAccElems * c.acc_elem_bytes()),
+        uop_(kUopWords * 4),
+        out_(kOutElems * c.out_elem_bytes()) {
     ni_ = std::min<uint32_t>(64, c.inp_depth());
     nw_ = std::min<uint32_t>(16, c.wgt_depth());
     na_ = std::min<uint32_t>(64, c.acc_depth());
@@ -58,11 +64,20 @@ class RandomProgram {
   }
 
   /// The defects inject() can add, one per program.
-  enum class Defect { kDramRange, kSramRange, kIndexRange, kMissingPush, kNoFinish, kCountPastBuffer,
-                      kIllegalMemoryType, kZeroIterations, kCount };
+  enum class Defect {
+    kDramRange,
+    kSramRange,
+    kIndexRange,
+    kMissingPush,
+    kNoFinish,
+    kCountPastBuffer,
+    kIllegalMemoryType,
+    kZeroIterations,
+    kCount
+  };
   static const char* name(Defect d) {
-    static const char* kNames[] = {"dram_range", "sram_range", "index_range", "missing_push", "no_finish",
-                                   "count_past_buffer", "illegal_memory_type", "zero_iterations"};
+    static const char* kNames[] = {"dram_range", "sram_range",        "index_range",         "missing_push",
+                                   "no_finish",  "count_past_buffer", "illegal_memory_type", "zero_iterations"};
     return kNames[int(d)];
   }
   /// Makes the program invalid with one defect; returns the error class every backend must report.
@@ -80,9 +95,8 @@ class RandomProgram {
         // the transfer starts inside its allocation and its last row ends past the end (a transfer
         // wholly inside the next allocation is, to the device, a valid one)
         auto reach = [](const Insn& x) { return uint64_t(x.m.y_size - 1) * x.m.x_stride + x.m.x_size; };
-        Insn* i = pick([&](const Insn& x) {
-          return moves_data(x) && MemId(x.m.memory_type) != MemId::kUop && reach(x) >= 2;
-        });
+        Insn* i = pick(
+            [&](const Insn& x) { return moves_data(x) && MemId(x.m.memory_type) != MemId::kUop && reach(x) >= 2; });
         if (i == nullptr) return inject(Defect::kNoFinish);
         const DevBuf& b = buffer_of(MemId(i->m.memory_type));
         const uint64_t unit = dram_unit(c_, MemId(i->m.memory_type));
@@ -93,7 +107,8 @@ class RandomProgram {
       case Defect::kSramRange: {
         Insn* i = pick([&](const Insn& x) { return moves_data(x); });
         const auto type = MemId(i->m.memory_type);
-        const uint32_t block = (i->m.y_pad_0 + i->m.y_size + i->m.y_pad_1) * (i->m.x_pad_0 + i->m.x_size + i->m.x_pad_1);
+        const uint32_t block =
+            (i->m.y_pad_0 + i->m.y_size + i->m.y_pad_1) * (i->m.x_pad_0 + i->m.x_size + i->m.x_pad_1);
         const uint32_t depth = type == MemId::kOut ? c_.out_depth() : vta::sram_depth(c_, type);
         i->m.sram_base = std::min<uint32_t>(depth - block + rnd(1, 4), (1u << isa::kSramAddrBits) - 1);
         return ErrorKind::kSramRange;
@@ -119,14 +134,10 @@ class RandomProgram {
         }
         return ErrorKind::kDeadlock;
       }
-      case Defect::kNoFinish:
-        insns_.pop_back();
-        return ErrorKind::kInvalidStream;
-      case Defect::kCountPastBuffer:
-        extra_count_ = rnd(1, 3);
-        return ErrorKind::kInvalidStream;
+      case Defect::kNoFinish: insns_.pop_back(); return ErrorKind::kInvalidStream;
+      case Defect::kCountPastBuffer: extra_count_ = rnd(1, 3); return ErrorKind::kInvalidStream;
       case Defect::kIllegalMemoryType: {
-        Insn* i = pick(moves_data);  // (a STORE no-op ignores its memory type)
+        Insn* i = pick(moves_data);             // (a STORE no-op ignores its memory type)
         i->m.memory_type = uint8_t(rnd(6, 7));  // 6 and 7 name no memory
         return ErrorKind::kInvalidInstruction;
       }
@@ -144,7 +155,8 @@ class RandomProgram {
   size_t size() const { return insns_.size(); }
   std::string listing() const {
     std::string s;
-    for (size_t i = 0; i < insns_.size(); ++i) s += std::to_string(i) + ": " + isa_.disassemble(encode(insns_[i])) + "\n";
+    for (size_t i = 0; i < insns_.size(); ++i)
+      s += std::to_string(i) + ": " + isa_.disassemble(encode(insns_[i])) + "\n";
     return s;
   }
 
@@ -212,10 +224,16 @@ class RandomProgram {
   }
   // load=0, compute=1, store=2; "prev" is the lower-numbered neighbour
   static void set_push(Insn& i, int from, int to) {
-    if (to < from) i.deps().push_prev = true; else i.deps().push_next = true;
+    if (to < from)
+      i.deps().push_prev = true;
+    else
+      i.deps().push_next = true;
   }
   static void set_pop(Insn& i, int at, int from) {
-    if (from < at) i.deps().pop_prev = true; else i.deps().pop_next = true;
+    if (from < at)
+      i.deps().pop_prev = true;
+    else
+      i.deps().pop_next = true;
   }
 
   // ---- instructions ----------------------------------------------------------------------------
@@ -231,7 +249,7 @@ class RandomProgram {
   uint32_t base_of(const DevBuf& b, uint64_t unit) const { return uint32_t(b.phys() / unit); }
   const DevBuf& buffer_of(MemId type) const {
     switch (type) {
-      case MemId::kInp: return inp_;
+      case MemId::kInp:
       case MemId::kAcc8Bit: return inp_;
       case MemId::kWgt: return wgt_;
       case MemId::kAcc: return acc_;

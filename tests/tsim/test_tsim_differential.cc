@@ -50,9 +50,12 @@ TEST(TsimDifferential, RandomProgramsAgreeWithTheFsim) {
     const Stats tstats = tsim->stats();
     cycles += tstats.cycle_count.value_or(0);
     std::string why;
-    if (fs != RunStatus::kOk) why = "fsim refused the program: " + fsim->last_error();
-    else if (ts != RunStatus::kOk) why = "tsim failed: " + tsim->last_error();
-    else if (!fstats.counters_equal(tstats)) why = "statistics differ: fsim " + fstats.to_json() + " tsim " + tstats.to_json();
+    if (fs != RunStatus::kOk)
+      why = "fsim refused the program: " + fsim->last_error();
+    else if (ts != RunStatus::kOk)
+      why = "tsim failed: " + tsim->last_error();
+    else if (!fstats.counters_equal(tstats))
+      why = "statistics differ: fsim " + fstats.to_json() + " tsim " + tstats.to_json();
     else if (fout != tout) {
       size_t i = 0;
       while (fout[i] == tout[i]) ++i;
@@ -61,8 +64,8 @@ TEST(TsimDifferential, RandomProgramsAgreeWithTheFsim) {
     }
     if (!why.empty()) {
       ++failures;
-      ADD_FAILURE() << "seed " << seed << ": " << why << "\nreplay: VTA_DIFF_SEED=" << seed
-                    << " VTA_DIFF_PROGRAMS=1\n" << p.listing();
+      ADD_FAILURE() << "seed " << seed << ": " << why << "\nreplay: VTA_DIFF_SEED=" << seed << " VTA_DIFF_PROGRAMS=1\n"
+                    << p.listing();
     }
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

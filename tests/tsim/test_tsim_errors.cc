@@ -192,9 +192,8 @@ TEST(TsimOptions, MalformedEnvironmentIsNamed) {
 // deadlocked, are refused by name.
 TEST(TsimOptions, OutOfRangeValuesAreRefusedByName) {
   const std::pair<const char*, const char*> bad[] = {
-      {"VTA_TSIM_WATCHDOG", "0"},          {"VTA_TSIM_WATCHDOG", "2"},
-      {"VTA_TSIM_READ_LATENCY", "4294967295"}, {"VTA_TSIM_WRITE_LATENCY", "100000"},
-      {"VTA_TSIM_CYCLE_BUDGET", "0"},      {"VTA_TSIM_CYCLE_BUDGET", "-5"},
+      {"VTA_TSIM_WATCHDOG", "0"},           {"VTA_TSIM_WATCHDOG", "2"},     {"VTA_TSIM_READ_LATENCY", "4294967295"},
+      {"VTA_TSIM_WRITE_LATENCY", "100000"}, {"VTA_TSIM_CYCLE_BUDGET", "0"}, {"VTA_TSIM_CYCLE_BUDGET", "-5"},
   };
   for (const auto& [name, value] : bad) {
     setenv(name, value, 1);

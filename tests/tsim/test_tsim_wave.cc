@@ -54,7 +54,7 @@ Vcd parse_vcd(const fs::path& path) {
   return v;
 }
 
-void run_small_program(tsim::Simulator::Options o) {
+void run_small_program(const tsim::Simulator::Options& o) {
   tsim::Simulator sim(o);
   Program p(build_config());
   DevBuf inp(4096);

@@ -18,7 +18,7 @@ bool same_config(const Config& a, const Config& b) {
 
 class TsimDevice final : public Device {
  public:
-  explicit TsimDevice(Simulator::Options options) : sim_(options) {}
+  explicit TsimDevice(Simulator::Options options) : sim_(std::move(options)) {}
 
   RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
     return sim_.run(insn_addr, count, budget);

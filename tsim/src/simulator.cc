@@ -338,7 +338,8 @@ ErrorKind Simulator::classify(uint32_t error_status, PhysAddr insn_addr, uint32_
     }
   }
   if (error_status & vcr::bit("ERR_DEADLOCK")) return ErrorKind::kDeadlock;
-  if (error_status & (vcr::bit("ERR_READ") | vcr::bit("ERR_WRITE") | vcr::bit("ERR_RANGE"))) return ErrorKind::kBusError;
+  if (error_status & (vcr::bit("ERR_READ") | vcr::bit("ERR_WRITE") | vcr::bit("ERR_RANGE")))
+    return ErrorKind::kBusError;
   // After host validation the compute stage refuses only GEMM/ALU indices past a buffer (the one
   // check that depends on micro-ops loaded during the run); load and store refuse nothing.
   if (error_status & vcr::bit("ERR_COMPUTE")) return ErrorKind::kSramRange;
@@ -351,7 +352,8 @@ RunStatus Simulator::assertion_failed(const Stats& before) {
   const auto& failures = impl_->asserts.failures();
   d << "vta tsim: error [" << to_string(ErrorKind::kInternal) << "]: RTL assertion " << failures.front().name
     << " failed by cycle " << impl_->cycle << " (a hardware or bus-model bug: please report it)\n";
-  for (const auto& f : failures) d << "  " << f.to_string() << (f.count > 1 ? ", " + std::to_string(f.count) + " times" : "") << "\n";
+  for (const auto& f : failures)
+    d << "  " << f.to_string() << (f.count > 1 ? ", " + std::to_string(f.count) + " times" : "") << "\n";
   impl_->asserts.clear();
   return fail(RunStatus::kError, ErrorKind::kInternal, d.str(), before);
 }

@@ -14,8 +14,6 @@
 #include <sstream>
 #include <stdexcept>
 
-extern char** environ;
-
 namespace vta::tsim {
 namespace {
 
@@ -38,6 +36,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // returns its exit status, or throws when it cannot be started.
 int run_program(const std::vector<std::string>& args) {
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
@@ -119,8 +118,10 @@ std::vector<WaveSignal> gtkw_signals(const Config& c) {
   add("host (axi-lite)", top + "s_axil_rdata_o", 32);
   const int64_t inp = constant(c, "LOG_INP_BUFF_DEPTH"), wgt = constant(c, "LOG_WGT_BUFF_DEPTH");
   const int64_t acc = constant(c, "LOG_ACC_BUFF_DEPTH"), uop = constant(c, "LOG_UOP_BUFF_DEPTH");
-  const std::pair<std::string, int64_t> rams[] = {{"u_load.u_inp_ram", inp},     {"u_load.u_wgt_ram", wgt},
-                                                  {"u_compute.u_uop_ram", uop}, {"u_compute.u_acc_ram", acc},
+  const std::pair<std::string, int64_t> rams[] = {{"u_load.u_inp_ram", inp},
+                                                  {"u_load.u_wgt_ram", wgt},
+                                                  {"u_compute.u_uop_ram", uop},
+                                                  {"u_compute.u_acc_ram", acc},
                                                   {"u_compute.u_out_ram", acc}};
   for (const auto& [ram, depth] : rams) {
     add("sram ports", core + ram + ".we_i", 1);
@@ -163,16 +164,16 @@ WaveTracer::WaveTracer(const WaveOptions& options, const Config& config)
     throw std::invalid_argument("VTA_WAVE: \"" + options_.path + "\" must end in .fst or .vcd");
   }
   if (options_.start >= options_.stop) {
-    throw std::invalid_argument("VTA_WAVE_START (" + std::to_string(options_.start) + ") must be below VTA_WAVE_STOP (" +
-                                std::to_string(options_.stop) + ")");
+    throw std::invalid_argument("VTA_WAVE_START (" + std::to_string(options_.start) +
+                                ") must be below VTA_WAVE_STOP (" + std::to_string(options_.stop) + ")");
   }
   if (options_.depth != 0) {
     // Verilator 5.006 crashes when an FST dump is limited at run time (dumpvars); the depth is a
     // build option instead.
-    throw std::invalid_argument("VTA_WAVE_DEPTH: the dump depth is chosen when the tsim is built (cmake "
-                                "-DVTA_TSIM_TRACE_DEPTH=<levels>); this build dumps " +
-                                std::string(VTA_TSIM_TRACE_DEPTH == 0 ? "every level" :
-                                            std::to_string(VTA_TSIM_TRACE_DEPTH) + " levels"));
+    throw std::invalid_argument(
+        "VTA_WAVE_DEPTH: the dump depth is chosen when the tsim is built (cmake "
+        "-DVTA_TSIM_TRACE_DEPTH=<levels>); this build dumps " +
+        std::string(VTA_TSIM_TRACE_DEPTH == 0 ? "every level" : std::to_string(VTA_TSIM_TRACE_DEPTH) + " levels"));
   }
   // a second simulator (another thread's device) asking for the same file writes run.1.fst, ...
   claim_ = PathClaim(options_.path, PathClaim::Suffix::kBeforeExtension);

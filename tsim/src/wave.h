@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "extension.h"
 #include "vta/config.h"
 #include "vta/path_claim.h"
 #include "vta/tsim.h"
-#include "extension.h"
 
 class VerilatedFstC;
 

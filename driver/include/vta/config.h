@@ -94,15 +94,11 @@ class Config {
   int log_inp_depth() const {
     return params_.log_inp_buff_size - params_.log_batch - params_.log_block - params_.log_inp_width + 3;
   }
-  int log_wgt_depth() const {
-    return params_.log_wgt_buff_size - 2 * params_.log_block - params_.log_wgt_width + 3;
-  }
+  int log_wgt_depth() const { return params_.log_wgt_buff_size - 2 * params_.log_block - params_.log_wgt_width + 3; }
   int log_acc_depth() const {
     return params_.log_acc_buff_size - params_.log_batch - params_.log_block - params_.log_acc_width + 3;
   }
-  int log_out_buff_size() const {
-    return params_.log_acc_buff_size + log_out_width() - params_.log_acc_width;
-  }
+  int log_out_buff_size() const { return params_.log_acc_buff_size + log_out_width() - params_.log_acc_width; }
   uint32_t uop_depth() const { return 1u << log_uop_depth(); }
   uint32_t inp_depth() const { return 1u << log_inp_depth(); }
   uint32_t wgt_depth() const { return 1u << log_wgt_depth(); }

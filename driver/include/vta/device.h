@@ -62,7 +62,8 @@ enum class RunStatus : int { kOk = 0, kTimeout = 1, kError = 2 };
 enum class ErrorKind : int {
   kNone = 0,            ///< the last run succeeded
   kInvalidStream,       ///< empty, misaligned, outside one allocation, no FINISH, or code after FINISH
-  kInvalidInstruction,  ///< illegal opcode, memory type or ALU opcode; zero iterations; bad micro-op range; pads on STORE
+  kInvalidInstruction,  ///< illegal opcode, memory type or ALU opcode; zero iterations; bad micro-op range; pads on
+                        ///< STORE
   kSramRange,           ///< a LOAD, STORE, GEMM or ALU reaches past an on-chip buffer
   kDramRange,           ///< a LOAD or STORE reaches outside its DRAM allocation
   kDeadlock,            ///< no module can proceed and FINISH has not executed
@@ -80,7 +81,9 @@ struct TokenCounts {
   uint64_t g2s = 0;  ///< compute -> store
   uint64_t s2g = 0;  ///< store -> compute
   bool operator==(const TokenCounts&) const = default;
-  uint64_t& operator[](TokenQueue q) { return q == TokenQueue::kL2G ? l2g : q == TokenQueue::kG2L ? g2l : q == TokenQueue::kG2S ? g2s : s2g; }
+  uint64_t& operator[](TokenQueue q) {
+    return q == TokenQueue::kL2G ? l2g : q == TokenQueue::kG2L ? g2l : q == TokenQueue::kG2S ? g2s : s2g;
+  }
   uint64_t operator[](TokenQueue q) const { return const_cast<TokenCounts&>(*this)[q]; }
   std::string to_string() const;
 };
@@ -116,8 +119,7 @@ using DeviceFactory = std::function<std::unique_ptr<Device>(const Config&, const
 
 /// Makes a device of the named backend ("fsim"; "sim" is an alias). Throws std::invalid_argument
 /// naming the known backends when `target` is unknown.
-std::unique_ptr<Device> make_device(std::string_view target, const Config& config,
-                                    const DeviceOptions& options = {});
+std::unique_ptr<Device> make_device(std::string_view target, const Config& config, const DeviceOptions& options = {});
 /// The backend named by VTA_TARGET, or fsim when it is unset or empty.
 std::string default_target();
 /// Registers a backend (tsim and the remote client register themselves when linked in).

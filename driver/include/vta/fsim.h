@@ -95,9 +95,9 @@ class FsimDevice final : public Device {
   ZeroPages<int8_t> inp_, wgt_;
   ZeroPages<int32_t> acc_;
   ZeroPages<uint32_t> uop_raw_;
-  ZeroPages<Uop> uops_;            ///< decoded micro-ops, kept in step with uop_raw_ (all-zero = Uop{})
-  ZeroPages<int8_t> wgt_vnni_;     ///< weights regrouped for vpdpbusd (see fsim_gemm.cc)
-  ZeroPages<int32_t> wgt_bias_;    ///< 128 * row sums of each weight tile, for the same kernel
+  ZeroPages<Uop> uops_;          ///< decoded micro-ops, kept in step with uop_raw_ (all-zero = Uop{})
+  ZeroPages<int8_t> wgt_vnni_;   ///< weights regrouped for vpdpbusd (see fsim_gemm.cc)
+  ZeroPages<int32_t> wgt_bias_;  ///< 128 * row sums of each weight tile, for the same kernel
 };
 
 /// Factory used by make_device("fsim").

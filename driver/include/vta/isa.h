@@ -6,8 +6,8 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -108,7 +108,8 @@ inline void store_insn(void* bytes, RawInsn insn) {
 }
 /// Writes a stream of instructions to consecutive 16-byte slots.
 inline void store_insns(void* bytes, const std::vector<RawInsn>& insns) {
-  for (size_t i = 0; i < insns.size(); ++i) store_insn(static_cast<uint8_t*>(bytes) + i * Config::kInsnElemBytes, insns[i]);
+  for (size_t i = 0; i < insns.size(); ++i)
+    store_insn(static_cast<uint8_t*>(bytes) + i * Config::kInsnElemBytes, insns[i]);
 }
 
 /// LOAD or STORE. Raw field values are kept so that illegal values can be represented and reported.
@@ -182,7 +183,7 @@ class IsaError : public std::runtime_error {
 /// One field of an instruction format at its position for a given configuration.
 struct FieldLayout {
   const char* name;
-  int lsb;    ///< bit 0 = LSB of word 0, bit 64 = LSB of word 1
+  int lsb;  ///< bit 0 = LSB of word 0, bit 64 = LSB of word 1
   int width;
 };
 

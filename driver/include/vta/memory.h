@@ -22,10 +22,10 @@ using PhysAddr = uint64_t;
 
 /// One live allocation.
 struct DramBlock {
-  PhysAddr phys = 0;    ///< first physical byte
+  PhysAddr phys = 0;  ///< first physical byte
   uint8_t* host = nullptr;
-  size_t size = 0;      ///< bytes requested; accesses beyond it are errors
-  size_t pages = 0;     ///< pages reserved
+  size_t size = 0;   ///< bytes requested; accesses beyond it are errors
+  size_t pages = 0;  ///< pages reserved
 };
 
 /// The process-wide physical memory. Thread-safe.
@@ -74,8 +74,8 @@ class Dram {
 
  private:
   const DramBlock* find_phys(PhysAddr phys) const;
-  void release_dirty();                               // gives every freed, unreleased page back
-  void clean(size_t first, size_t pages);             // zeroes the freed, unreleased pages of a range
+  void release_dirty();                    // gives every freed, unreleased page back
+  void clean(size_t first, size_t pages);  // zeroes the freed, unreleased pages of a range
   mutable std::mutex mu_;
   std::vector<uint64_t> dirty_;  ///< bit per page: freed but not yet given back (so not zero)
   size_t dirty_pages_ = 0;

@@ -27,8 +27,7 @@ struct RunError {
   std::string insn_text;  ///< its disassembly (when insn >= 0)
 };
 
-[[noreturn]] void throw_run_error(ErrorKind kind, long insn, std::string message,
-                                  RunStatus status = RunStatus::kError);
+[[noreturn]] void throw_run_error(ErrorKind kind, long insn, std::string message, RunStatus status = RunStatus::kError);
 
 /// One instruction of a validated stream, decoded once.
 struct DecodedInsn {
@@ -56,9 +55,9 @@ struct Program {
 Program validate_program(const Isa& isa, const Dram& dram, PhysAddr addr, uint32_t count);
 
 /// Bytes of one DRAM element of a memory type (the unit of dram_base and x_stride, spec 3.6).
-uint64_t dram_unit(const Config& config, MemId type);
+uint64_t dram_unit(const Config& c, MemId m);
 /// Depth in elements of the SRAM a memory type addresses.
-uint32_t sram_depth(const Config& config, MemId type);
+uint32_t sram_depth(const Config& c, MemId m);
 
 /// The first lines of every backend's diagnostic:
 /// "vta <target>: <status> at instruction N (<stage>) [<kind>]: <message>\n    N: <disassembly>\n",

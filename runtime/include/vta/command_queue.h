@@ -5,10 +5,10 @@
 /// and their residency in the micro-op SRAM, closes the batch with the token protocol and FINISH, and
 /// runs it on a Device. The C API of vta/runtime.h is a thin layer over this class.
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -64,7 +64,6 @@ struct UopKernel {
   uint32_t sram_begin = 0;
 };
 
-
 /// Options of a command queue.
 struct QueueOptions {
   /// Instructions per batch before an automatic synchronize (the reference: VTA_MAX_XFER / 16).
@@ -113,7 +112,7 @@ class CommandQueue {
   const std::vector<RawInsn>& last_stream() const { return last_stream_; }
 
   /// Trace helpers (also used by the C layer for calls that do not reach the queue).
-  void trace_line(const std::string& line);
+  void trace_line(const std::string& line) const;
   std::string buffer_name(const DataBuffer& b) const;
 
  private:
@@ -145,7 +144,7 @@ class CommandQueue {
   int64_t ledger_[4] = {0, 0, 0, 0};  // l2g, g2l, g2s, s2g
   // Micro-op staging of this batch: the image and which LOAD UOP points where.
   std::vector<uint32_t> uop_image_;
-  std::vector<std::pair<size_t, uint32_t>> uop_loads_;  // (instruction index, image offset)
+  std::vector<std::pair<size_t, uint32_t>> uop_loads_;                          // (instruction index, image offset)
   std::map<std::pair<uint64_t, int64_t>, std::unique_ptr<UopKernel>> kernels_;  // by (site, closure key)
   std::vector<UopKernel*> resident_;
   uint32_t uop_cursor_ = 0;

@@ -45,10 +45,8 @@ TVM_DLL void VTABufferCopy(const void* from, size_t from_offset, void* to, size_
 /* Names a buffer in the call trace (extension). */
 TVM_DLL void VTABufferSetName(void* buffer, const char* name);
 /* Cache maintenance for a range of a buffer (no-ops on coherent simulated memory). */
-TVM_DLL void VTAWriteBarrier(VTACommandHandle cmd, void* buffer, uint32_t elem_bits, uint32_t start,
-                             uint32_t extent);
-TVM_DLL void VTAReadBarrier(VTACommandHandle cmd, void* buffer, uint32_t elem_bits, uint32_t start,
-                            uint32_t extent);
+TVM_DLL void VTAWriteBarrier(VTACommandHandle cmd, void* buffer, uint32_t elem_bits, uint32_t start, uint32_t extent);
+TVM_DLL void VTAReadBarrier(VTACommandHandle cmd, void* buffer, uint32_t elem_bits, uint32_t start, uint32_t extent);
 
 /* DMA: a 2D load of y_size rows of x_size elements (pitch x_stride) with zero padding into an SRAM,
  * and a 2D store from the output buffer. Offsets and sizes are in elements of the memory type. */
@@ -64,8 +62,8 @@ TVM_DLL void VTAStoreBuffer2D(VTACommandHandle cmd, uint32_t src_sram_index, uin
  * up to two loops (outer first) opened before the first VTAUopPush. mode 0 = GEMM, 1 = ALU. */
 TVM_DLL void VTAUopLoopBegin(uint32_t extent, uint32_t dst_factor, uint32_t src_factor, uint32_t wgt_factor);
 TVM_DLL void VTAUopLoopEnd(void);
-TVM_DLL void VTAUopPush(uint32_t mode, uint32_t reset_out, uint32_t dst_index, uint32_t src_index,
-                        uint32_t wgt_index, uint32_t opcode, uint32_t use_imm, int32_t imm_val);
+TVM_DLL void VTAUopPush(uint32_t mode, uint32_t reset_out, uint32_t dst_index, uint32_t src_index, uint32_t wgt_index,
+                        uint32_t opcode, uint32_t use_imm, int32_t imm_val);
 
 /* Appends a GEMM / ALU instruction running a micro-op kernel. *uop_handle identifies the call site
  * (initially NULL); signature/nbytes is the closure (nbytes 0, or 4 for one int such as the

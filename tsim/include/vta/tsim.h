@@ -33,10 +33,10 @@ struct DramTiming {
 };
 
 struct WaveOptions {
-  std::string path;             ///< .fst or .vcd; the .gtkw save file is written beside it
-  uint64_t start = 0;           ///< first cycle dumped
-  uint64_t stop = UINT64_MAX;   ///< first cycle not dumped
-  int depth = 0;                ///< must be 0: the depth is the build option VTA_TSIM_TRACE_DEPTH
+  std::string path;            ///< .fst or .vcd; the .gtkw save file is written beside it
+  uint64_t start = 0;          ///< first cycle dumped
+  uint64_t stop = UINT64_MAX;  ///< first cycle not dumped
+  int depth = 0;               ///< must be 0: the depth is the build option VTA_TSIM_TRACE_DEPTH
 };
 
 /// Counters of the memory port, over the simulator's lifetime.
@@ -63,8 +63,8 @@ class Simulator {
     /// Throws std::invalid_argument naming the first value outside its range (the limits below).
     void validate() const;
   };
-  static constexpr uint32_t kMaxLatency = 65536;           ///< DRAM latency limit, cycles
-  static constexpr uint32_t kMinWatchdog = 64;             ///< fewest idle cycles before a deadlock is reported
+  static constexpr uint32_t kMaxLatency = 65536;             ///< DRAM latency limit, cycles
+  static constexpr uint32_t kMinWatchdog = 64;               ///< fewest idle cycles before a deadlock is reported
   static constexpr uint64_t kMaxBudget = uint64_t{1} << 40;  ///< cycle budget limit
 
   explicit Simulator(Options options);

@@ -54,11 +54,13 @@ using Operation = std::shared_ptr<const OperationNode>;
 ///   Cast     `a` converted to `dtype` (wraps to its width)
 ///   Read     `tensor`[`indices`] (`flat`: one row-major offset)
 ///   Reduce   sum of `a` over `reduce_axes` (only at the top of a compute body)
+// clang-format off
 #define VTA_IR_BINARY_KINDS(X) \
   X(Add, binary) X(Sub, binary) X(Mul, binary) X(FloorDiv, binary) X(FloorMod, binary) X(Min, binary) \
   X(Max, binary) X(Shr, binary) X(Lt, binary) X(Ge, binary) X(And, binary)
 #define VTA_IR_EXPR_KINDS(X) \
   X(Int, int) X(Var, var) VTA_IR_BINARY_KINDS(X) X(Select, select) X(Cast, cast) X(Read, read) X(Reduce, reduce)
+// clang-format on
 
 enum class ExprKind : uint8_t {
 #define VTA_IR_ENUM(kind, handler) k##kind,
@@ -75,15 +77,15 @@ using Var = std::shared_ptr<const VarNode>;
 struct ExprNode {
   ExprKind kind;
   DType dtype;
-  int64_t value = 0;          ///< Int
-  std::string name;           ///< Var
-  Expr a, b;                  ///< operands (Cast, Reduce: a only)
-  Expr cond;                  ///< Select
-  Tensor tensor;              ///< Read
-  std::vector<Expr> indices;  ///< Read
-  std::vector<Var> reduce_axes;  ///< Reduce
+  int64_t value = 0;                    ///< Int
+  std::string name;                     ///< Var
+  Expr a, b;                            ///< operands (Cast, Reduce: a only)
+  Expr cond;                            ///< Select
+  Tensor tensor;                        ///< Read
+  std::vector<Expr> indices;            ///< Read
+  std::vector<Var> reduce_axes;         ///< Reduce
   std::vector<int64_t> reduce_extents;  ///< Reduce, one per axis
-  bool flat = false;          ///< Read: `indices` is one row-major offset into the buffer
+  bool flat = false;                    ///< Read: `indices` is one row-major offset into the buffer
   /// Identity of a variable: variables compare by node, never by name.
   bool same_as(const Expr& o) const { return this == o.get(); }
 };
@@ -110,21 +112,21 @@ Expr operator+(Expr a, Expr b);
 Expr operator-(Expr a, Expr b);
 Expr operator*(Expr a, Expr b);
 Expr operator>>(Expr a, Expr b);
-Expr operator+(Expr a, int64_t b);
-Expr operator*(Expr a, int64_t b);
-Expr operator>>(Expr a, int64_t b);
+Expr operator+(const Expr& a, int64_t b);
+Expr operator*(const Expr& a, int64_t b);
+Expr operator>>(const Expr& a, int64_t b);
 Expr max(Expr a, Expr b);
 Expr min(Expr a, Expr b);
-Expr max(Expr a, int64_t b);
-Expr min(Expr a, int64_t b);
-Expr floordiv(Expr a, int64_t b);
-Expr floormod(Expr a, int64_t b);
+Expr max(const Expr& a, int64_t b);
+Expr min(const Expr& a, int64_t b);
+Expr floordiv(const Expr& a, int64_t b);
+Expr floormod(const Expr& a, int64_t b);
 Expr cast(DType t, Expr a);
 Expr operator<(Expr a, Expr b);
 Expr operator>=(Expr a, Expr b);
 /// a && b on conditions (a function, not operator&&: that would capture tests of the pointers).
 Expr logical_and(Expr a, Expr b);
-Expr operator-(Expr a, int64_t b);
+Expr operator-(const Expr& a, int64_t b);
 Expr select(Expr cond, Expr a, Expr b);
 
 // ---- statements -----------------------------------------------------------------------------------
@@ -137,8 +139,10 @@ Expr select(Expr cond, Expr a, Expr b);
 ///             pragmas, tensorize and virtual threads, and after the VTA passes the coprocessor scopes
 ///             (attr:: names in names.h)
 ///   Call      the intrinsic `name`(`args`) (intrin:: in names.h); a DMA reads `src`, writes `tensor`
+// clang-format off
 #define VTA_IR_STMT_KINDS(X) \
   X(For, for) X(Store, store) X(Seq, seq) X(Allocate, allocate) X(Attr, attr) X(Call, call)
+// clang-format on
 
 enum class StmtKind : uint8_t {
   VTA_IR_STMT_KINDS(VTA_IR_ENUM)
@@ -148,20 +152,20 @@ const char* to_string(StmtKind k);
 
 struct StmtNode {
   StmtKind kind;
-  Var var;                    ///< For, Attr
-  int64_t extent = 0;         ///< For
-  Stmt body;                  ///< For, Allocate, Attr
-  Tensor tensor;              ///< Store, Allocate; Call: the tensor written (DMA)
-  std::vector<Expr> indices;  ///< Store
-  Expr value;                 ///< Store; Attr: the annotation's value (nullptr: 1)
-  std::vector<Stmt> seq;      ///< Seq
-  std::string scope;          ///< Allocate: the storage scope ("global", "local.acc_buffer", ...)
-  std::string key;            ///< Attr: the annotation (attr::kPragmaDmaCopy, ...)
-  std::string name;           ///< Call: the intrinsic (intrin::kLoadBuffer2D, ...)
-  std::vector<int64_t> shape; ///< Allocate: the buffer's extents (the tensor's, or a region of it)
-  bool flat = false;          ///< Store: `indices` is one row-major offset into the buffer
-  Tensor src;                 ///< Call: the tensor read (DMA)
-  std::vector<Expr> args;     ///< Call
+  Var var;                     ///< For, Attr
+  int64_t extent = 0;          ///< For
+  Stmt body;                   ///< For, Allocate, Attr
+  Tensor tensor;               ///< Store, Allocate; Call: the tensor written (DMA)
+  std::vector<Expr> indices;   ///< Store
+  Expr value;                  ///< Store; Attr: the annotation's value (nullptr: 1)
+  std::vector<Stmt> seq;       ///< Seq
+  std::string scope;           ///< Allocate: the storage scope ("global", "local.acc_buffer", ...)
+  std::string key;             ///< Attr: the annotation (attr::kPragmaDmaCopy, ...)
+  std::string name;            ///< Call: the intrinsic (intrin::kLoadBuffer2D, ...)
+  std::vector<int64_t> shape;  ///< Allocate: the buffer's extents (the tensor's, or a region of it)
+  bool flat = false;           ///< Store: `indices` is one row-major offset into the buffer
+  Tensor src;                  ///< Call: the tensor read (DMA)
+  std::vector<Expr> args;      ///< Call
 };
 
 Stmt make_for(Var v, int64_t extent, Stmt body);

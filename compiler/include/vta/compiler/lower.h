@@ -22,7 +22,7 @@ struct LowerOptions {
   /// With an Env: run every VTA pass (tensorization, ALU, virtual threads, tokens), giving the
   /// program build() runs; without: stop after the DMA injection (the tutorials' middle steps).
   bool vta = false;
-  bool flatten = false;        ///< end with 1-D buffers (as the seeds' listings)
+  bool flatten = false;         ///< end with 1-D buffers (as the seeds' listings)
   std::ostream* log = nullptr;  ///< the IR after every pass, under "// after <pass>"
 };
 /// The pass list: schedule_ops (loop nests, bound inference), rebase_regions, simplify; with an Env

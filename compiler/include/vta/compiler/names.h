@@ -33,7 +33,7 @@ inline constexpr const char* kPushGemmOp = "VTAPushGEMMOp";
 inline constexpr const char* kPushAluOp = "VTAPushALUOp";
 /// Prefix of the intrinsics below (printed as @tir.vta.*).
 inline constexpr const char* kVtaPrefix = "vta.";
-inline constexpr const char* kUopPush = "vta.uop_push";  ///< (mode, reset, dst, src, wgt, opcode, use_imm, imm)
+inline constexpr const char* kUopPush = "vta.uop_push";         ///< (mode, reset, dst, src, wgt, opcode, use_imm, imm)
 inline constexpr const char* kDepPush = "vta.coproc_dep_push";  ///< (from stage, to stage)
 inline constexpr const char* kDepPop = "vta.coproc_dep_pop";    ///< (from stage, to stage)
 inline constexpr const char* kSync = "vta.coproc_sync";
