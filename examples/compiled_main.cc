@@ -19,6 +19,7 @@
 #include "vta/build_config.h"
 #include "vta/compiler/ir.h"
 #include "vta/device.h"
+#include "vta/main.h"
 
 namespace {
 
@@ -123,12 +124,5 @@ static int run(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "vta-compiled-tutorials: error: %s\n", e.what());
-  } catch (...) {
-    std::fprintf(stderr, "vta-compiled-tutorials: error: an unknown exception\n");
-  }
-  return 1;
+  return vta::guarded_main("vta-compiled-tutorials", [&] { return run(argc, argv); });
 }

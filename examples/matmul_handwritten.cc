@@ -17,6 +17,7 @@
 #include "vta/driver.h"
 #include "vta/driver_ext.h"
 #include "vta/isa.h"
+#include "vta/main.h"
 
 namespace {
 
@@ -168,10 +169,5 @@ int run(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "vta_matmul_handwritten: error: %s\n", e.what());
-    return 1;
-  }
+  return vta::guarded_main("vta_matmul_handwritten", [&] { return run(argc, argv); });
 }

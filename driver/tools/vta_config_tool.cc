@@ -11,6 +11,7 @@
 
 #include "vta/config.h"
 #include "vta/isa.h"
+#include "vta/main.h"
 #include "vta/vcr_map.h"
 
 namespace {
@@ -124,12 +125,5 @@ static int run(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "vta-config: error: %s\n", e.what());
-  } catch (...) {
-    std::fprintf(stderr, "vta-config: error: an unknown exception\n");
-  }
-  return 1;
+  return vta::guarded_main("vta-config", [&] { return run(argc, argv); });
 }

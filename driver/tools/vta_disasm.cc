@@ -12,6 +12,7 @@
 
 #include "vta/build_config.h"
 #include "vta/isa.h"
+#include "vta/main.h"
 
 namespace {
 
@@ -65,12 +66,5 @@ static int run(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "vta-disasm: error: %s\n", e.what());
-  } catch (...) {
-    std::fprintf(stderr, "vta-disasm: error: an unknown exception\n");
-  }
-  return 1;
+  return vta::guarded_main("vta-disasm", [&] { return run(argc, argv); });
 }

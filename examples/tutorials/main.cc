@@ -2,6 +2,8 @@
 // verifies every output and prints the statistics in the seeds' format next to the seeds' numbers.
 // Exit status 0 only when every output is right and every statistic equals the seed's.
 
+#include "vta/main.h"
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -43,12 +45,5 @@ static int run(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "vta-tutorials: error: %s\n", e.what());
-  } catch (...) {
-    std::fprintf(stderr, "vta-tutorials: error: an unknown exception\n");
-  }
-  return 1;
+  return vta::guarded_main("vta-tutorials", [&] { return run(argc, argv); });
 }
