@@ -1,29 +1,32 @@
-// Synchronous FIFO with valid/ready on both sides. Depth entries of Width bits in registers; no
-// combinational path from input to output (data is visible the cycle after it is written).
-// Every queue between units uses this cell.
+// Synchronous FIFO with valid/ready on both sides. Depth entries of type T (default: Width bits) in
+// registers; no combinational path from input to output (data is visible the cycle after it is
+// written). Every queue between units uses this cell. For structs wider than 64 bits pass
+// .Width($bits(struct_t)) instead of .T(struct_t): Verilator 5.006 simulates storage of a wide struct
+// type markedly slower (the R slice of vta_vme alone cost the tsim 20 %).
 `include "vta_assert.svh"
 
 module vta_fifo #(
   parameter int unsigned Width = 8,
-  parameter int unsigned Depth = 4
+  parameter int unsigned Depth = 4,
+  parameter type T = logic [Width-1:0]
 ) (
   input  logic                     clk_i,
   input  logic                     rst_ni,
   // write side
   input  logic                     wvalid_i,
   output logic                     wready_o,
-  input  logic [Width-1:0]         wdata_i,
+  input  T                         wdata_i,
   // read side
   output logic                     rvalid_o,
   input  logic                     rready_i,
-  output logic [Width-1:0]         rdata_o,
+  output T                         rdata_o,
   // occupancy
   output logic [$clog2(Depth+1)-1:0] count_o
 );
   localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1;
   localparam int unsigned CountW = $clog2(Depth + 1);
 
-  logic [Width-1:0]  mem_q [Depth];
+  T                  mem_q [Depth];
   logic [PtrW-1:0]   wptr_d, wptr_q, rptr_d, rptr_q;
   logic [CountW-1:0] count_d, count_q;
   logic              do_write, do_read;

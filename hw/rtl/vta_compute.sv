@@ -29,20 +29,10 @@ module vta_compute
   output logic                       g2l_push_o,
   output logic                       g2s_push_o,
   // memory clients: micro-op and accumulator loads
-  output logic                       uop_cmd_valid_o,
-  input  logic                       uop_cmd_ready_i,
-  output logic [MemopDramAddrBitWidth+7:0] uop_cmd_addr_o,
-  output logic [31:0]                uop_cmd_bytes_o,
-  input  logic                       uop_rdata_valid_i,
-  output logic                       uop_rdata_ready_o,
-  input  logic [BusWidth-1:0]        uop_rdata_i,
-  output logic                       acc_cmd_valid_o,
-  input  logic                       acc_cmd_ready_i,
-  output logic [MemopDramAddrBitWidth+7:0] acc_cmd_addr_o,
-  output logic [31:0]                acc_cmd_bytes_o,
-  input  logic                       acc_rdata_valid_i,
-  output logic                       acc_rdata_ready_o,
-  input  logic [BusWidth-1:0]        acc_rdata_i,
+  output mem_rd_req_t                uop_req_o,
+  input  mem_rd_rsp_t                uop_rsp_i,
+  output mem_rd_req_t                acc_req_o,
+  input  mem_rd_rsp_t                acc_rsp_i,
   // input and weight SRAMs (owned by the load stage)
   output logic                       inp_re_o,
   output logic [LogInpBuffDepth-1:0] inp_raddr_o,
@@ -107,35 +97,32 @@ module vta_compute
   uop_word_t                  ul_wdata;
   vta_tensor_load #(.ElemBytes(UopElemBytes), .SramWidth(UopWidth), .SramDepth(UopBuffDepth)) u_uop_load (
     .clk_i, .rst_ni, .start_i(start_uop), .insn_i(m), .busy_o(uop_busy),
-    .cmd_valid_o(uop_cmd_valid_o), .cmd_ready_i(uop_cmd_ready_i), .cmd_addr_o(uop_cmd_addr_o),
-    .cmd_bytes_o(uop_cmd_bytes_o), .rdata_valid_i(uop_rdata_valid_i), .rdata_ready_o(uop_rdata_ready_o),
-    .rdata_i(uop_rdata_i), .sram_we_o(ul_we), .sram_waddr_o(ul_waddr), .sram_wdata_o(ul_wdata));
+    .mem_req_o(uop_req_o), .mem_rsp_i(uop_rsp_i),
+    .sram_we_o(ul_we), .sram_waddr_o(ul_waddr), .sram_wdata_o(ul_wdata));
 
   // ACC and ACC_8BIT loads share the accumulator memory client; only one runs at a time.
-  logic                       al_cmd_valid, a8_cmd_valid, al_rdata_ready, a8_rdata_ready;
-  logic [MemopDramAddrBitWidth+7:0] al_cmd_addr, a8_cmd_addr;
-  logic [31:0]                al_cmd_bytes, a8_cmd_bytes;
+  mem_rd_req_t                al_req, a8_req;
+  mem_rd_rsp_t                al_rsp, a8_rsp;
+  always_comb begin
+    al_rsp = acc_rsp_i;
+    a8_rsp = acc_rsp_i;
+    al_rsp.data_valid = acc_rsp_i.data_valid && !acc8_busy;
+    a8_rsp.data_valid = acc_rsp_i.data_valid && acc8_busy;
+  end
   logic                       al_we, a8_we;
   logic [LogAccBuffDepth-1:0] al_waddr, a8_waddr;
   logic [AccMatrixWidth-1:0]  al_wdata, a8_wdata;
   vta_tensor_load #(.ElemBytes(AccElemBytes), .SramWidth(AccMatrixWidth), .SramDepth(AccBuffDepth)) u_acc_load (
     .clk_i, .rst_ni, .start_i(start_acc), .insn_i(m), .busy_o(acc_busy),
-    .cmd_valid_o(al_cmd_valid), .cmd_ready_i(acc_cmd_ready_i), .cmd_addr_o(al_cmd_addr),
-    .cmd_bytes_o(al_cmd_bytes), .rdata_valid_i(acc_rdata_valid_i && !acc8_busy),
-    .rdata_ready_o(al_rdata_ready), .rdata_i(acc_rdata_i),
+    .mem_req_o(al_req), .mem_rsp_i(al_rsp),
     .sram_we_o(al_we), .sram_waddr_o(al_waddr), .sram_wdata_o(al_wdata));
   vta_tensor_load #(.ElemBytes(Acc8ElemBytes), .SramWidth(AccMatrixWidth), .SramDepth(AccBuffDepth),
                     .Widen(1'b1)) u_acc8_load (
     .clk_i, .rst_ni, .start_i(start_acc8), .insn_i(m), .busy_o(acc8_busy),
-    .cmd_valid_o(a8_cmd_valid), .cmd_ready_i(acc_cmd_ready_i), .cmd_addr_o(a8_cmd_addr),
-    .cmd_bytes_o(a8_cmd_bytes), .rdata_valid_i(acc_rdata_valid_i && acc8_busy),
-    .rdata_ready_o(a8_rdata_ready), .rdata_i(acc_rdata_i),
+    .mem_req_o(a8_req), .mem_rsp_i(a8_rsp),
     .sram_we_o(a8_we), .sram_waddr_o(a8_waddr), .sram_wdata_o(a8_wdata));
 
-  assign acc_cmd_valid_o   = acc8_busy ? a8_cmd_valid : al_cmd_valid;
-  assign acc_cmd_addr_o    = acc8_busy ? a8_cmd_addr : al_cmd_addr;
-  assign acc_cmd_bytes_o   = acc8_busy ? a8_cmd_bytes : al_cmd_bytes;
-  assign acc_rdata_ready_o = acc8_busy ? a8_rdata_ready : al_rdata_ready;
+  assign acc_req_o = acc8_busy ? a8_req : al_req;
 
   logic                       gm_uop_re, gm_acc_re, gm_acc_we, gm_out_we, gm_done;
   logic [LogUopBuffDepth-1:0] gm_uop_raddr;
@@ -198,7 +185,6 @@ module vta_compute
 
   // ---- control --------------------------------------------------------------------------------
   logic go, valid, load_fits, unit_busy, unit_error;
-  logic [33:0] block;
 
   always_comb begin
     op    = insn_opcode(insn_i);
@@ -206,11 +192,10 @@ module vta_compute
     m     = decode_mem(insn_i);
     g     = decode_gemm(insn_i);
     a     = decode_alu(insn_i);
-    block = (34'(m.y_pad_0) + 34'(m.y_size) + 34'(m.y_pad_1)) * (34'(m.x_pad_0) + 34'(m.x_size) + 34'(m.x_pad_1));
-    load_fits = 34'(m.sram_base) + block <= (m.mem_type == MemUop ? 34'(UopBuffDepth) : 34'(AccBuffDepth));
+    load_fits = mem_block_fits(m, m.mem_type == MemUop ? UopBuffDepth : AccBuffDepth);
     unique case (op)
       OpLoad:  valid = (m.mem_type == MemUop || m.mem_type == MemAcc || m.mem_type == MemAcc8Bit) &&
-                       (m.x_size == '0 || load_fits);
+                       load_fits;
       OpGemm:  valid = g.iter_out != '0 && g.iter_in != '0 && g.uop_end > {1'b0, g.uop_bgn} &&
                        32'(g.uop_end) <= UopBuffDepth;
       OpAlu:   valid = a.iter_out != '0 && a.iter_in != '0 && a.uop_end > {1'b0, a.uop_bgn} &&

@@ -33,49 +33,32 @@ module vta_core
   output logic [63:0]         gemm_count_o,
   output logic [63:0]         alu_count_o,
   // read clients: 0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc
-  output logic [4:0]          rd_cmd_valid_o,
-  input  logic [4:0]          rd_cmd_ready_i,
-  output logic [4:0][MemopDramAddrBitWidth+7:0] rd_cmd_addr_o,
-  output logic [4:0][31:0]    rd_cmd_bytes_o,
-  input  logic [4:0]          rd_valid_i,
-  output logic [4:0]          rd_ready_o,
-  input  logic [BusWidth-1:0] rd_data_i,      // one beat, for the client whose rd_valid_i is set
+  output mem_rd_req_t [4:0]    rd_req_o,
+  input  mem_rd_rsp_t [4:0]    rd_rsp_i,
   // write client: store
-  output logic                wr_cmd_valid_o,
-  input  logic                wr_cmd_ready_i,
-  output logic [MemopDramAddrBitWidth+7:0] wr_cmd_addr_o,
-  output logic [31:0]         wr_cmd_bytes_o,
-  output logic                wvalid_o,
-  input  logic                wready_i,
-  output logic [BusWidth-1:0] wdata_o,
-  output logic [BusWidth/8-1:0] wstrb_o,
-  output logic                wlast_o,
-  input  logic                wack_i
+  output mem_wr_req_t          wr_req_o,
+  input  mem_wr_rsp_t          wr_rsp_i
 );
   // ---- fetch and the instruction queues -------------------------------------------------------
   logic  ld_q_wvalid, ld_q_wready, co_q_wvalid, co_q_wready, st_q_wvalid, st_q_wready;
   logic  ld_q_rvalid, ld_q_rready, co_q_rvalid, co_q_rready, st_q_rvalid, st_q_rready;
   insn_t fetched, ld_insn, co_insn, st_insn;
   logic  fetch_busy, ld_busy, co_busy, st_busy;
-  logic [31:0] fetch_cmd_addr;
 
   vta_fetch u_fetch (
     .clk_i, .rst_ni, .start_i, .insn_addr_i, .insn_count_i, .busy_o(fetch_busy),
-    .cmd_valid_o(rd_cmd_valid_o[0]), .cmd_ready_i(rd_cmd_ready_i[0]), .cmd_addr_o(fetch_cmd_addr),
-    .cmd_bytes_o(rd_cmd_bytes_o[0]), .rdata_valid_i(rd_valid_i[0]), .rdata_ready_o(rd_ready_o[0]),
-    .rdata_i(rd_data_i),
+    .mem_req_o(rd_req_o[0]), .mem_rsp_i(rd_rsp_i[0]),
     .load_valid_o(ld_q_wvalid), .load_ready_i(ld_q_wready),
     .compute_valid_o(co_q_wvalid), .compute_ready_i(co_q_wready),
     .store_valid_o(st_q_wvalid), .store_ready_i(st_q_wready), .insn_o(fetched));
-  assign rd_cmd_addr_o[0] = (MemopDramAddrBitWidth + 8)'(fetch_cmd_addr);
 
-  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_load_q (
+  vta_fifo #(.T(insn_t), .Depth(InsnQueueDepth)) u_load_q (
     .clk_i, .rst_ni, .wvalid_i(ld_q_wvalid), .wready_o(ld_q_wready), .wdata_i(fetched),
     .rvalid_o(ld_q_rvalid), .rready_i(ld_q_rready), .rdata_o(ld_insn), .count_o(queue_fill_o[0]));
-  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_compute_q (
+  vta_fifo #(.T(insn_t), .Depth(InsnQueueDepth)) u_compute_q (
     .clk_i, .rst_ni, .wvalid_i(co_q_wvalid), .wready_o(co_q_wready), .wdata_i(fetched),
     .rvalid_o(co_q_rvalid), .rready_i(co_q_rready), .rdata_o(co_insn), .count_o(queue_fill_o[1]));
-  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_store_q (
+  vta_fifo #(.T(insn_t), .Depth(InsnQueueDepth)) u_store_q (
     .clk_i, .rst_ni, .wvalid_i(st_q_wvalid), .wready_o(st_q_wready), .wdata_i(fetched),
     .rvalid_o(st_q_rvalid), .rready_i(st_q_rready), .rdata_o(st_insn), .count_o(queue_fill_o[2]));
 
@@ -107,12 +90,8 @@ module vta_core
   vta_load u_load (
     .clk_i, .rst_ni, .insn_valid_i(ld_q_rvalid), .insn_ready_o(ld_q_rready), .insn_i(ld_insn),
     .g2l_ready_i(g2l_ready), .l2g_full_i(l2g_full), .g2l_pop_o(g2l_pop), .l2g_push_o(l2g_push),
-    .inp_cmd_valid_o(rd_cmd_valid_o[2]), .inp_cmd_ready_i(rd_cmd_ready_i[2]), .inp_cmd_addr_o(rd_cmd_addr_o[2]),
-    .inp_cmd_bytes_o(rd_cmd_bytes_o[2]), .inp_rdata_valid_i(rd_valid_i[2]), .inp_rdata_ready_o(rd_ready_o[2]),
-    .inp_rdata_i(rd_data_i),
-    .wgt_cmd_valid_o(rd_cmd_valid_o[3]), .wgt_cmd_ready_i(rd_cmd_ready_i[3]), .wgt_cmd_addr_o(rd_cmd_addr_o[3]),
-    .wgt_cmd_bytes_o(rd_cmd_bytes_o[3]), .wgt_rdata_valid_i(rd_valid_i[3]), .wgt_rdata_ready_o(rd_ready_o[3]),
-    .wgt_rdata_i(rd_data_i),
+    .inp_req_o(rd_req_o[2]), .inp_rsp_i(rd_rsp_i[2]),
+    .wgt_req_o(rd_req_o[3]), .wgt_rsp_i(rd_rsp_i[3]),
     .inp_re_i(inp_re), .inp_raddr_i(inp_raddr), .inp_rdata_o(inp_rdata),
     .wgt_re_i(wgt_re), .wgt_raddr_i(wgt_raddr), .wgt_rdata_o(wgt_rdata),
     .busy_o(ld_busy), .error_o(ld_err), .stat_valid_o(ld_stat), .stat_inp_bytes_o(ld_inp_bytes),
@@ -123,12 +102,8 @@ module vta_core
     .l2g_ready_i(l2g_ready), .l2g_pop_o(l2g_pop), .s2g_ready_i(s2g_ready), .s2g_pop_o(s2g_pop),
     .g2l_full_i(g2l_full), .g2s_full_i(g2s_full),
     .g2l_push_o(g2l_push), .g2s_push_o(g2s_push),
-    .uop_cmd_valid_o(rd_cmd_valid_o[1]), .uop_cmd_ready_i(rd_cmd_ready_i[1]), .uop_cmd_addr_o(rd_cmd_addr_o[1]),
-    .uop_cmd_bytes_o(rd_cmd_bytes_o[1]), .uop_rdata_valid_i(rd_valid_i[1]), .uop_rdata_ready_o(rd_ready_o[1]),
-    .uop_rdata_i(rd_data_i),
-    .acc_cmd_valid_o(rd_cmd_valid_o[4]), .acc_cmd_ready_i(rd_cmd_ready_i[4]), .acc_cmd_addr_o(rd_cmd_addr_o[4]),
-    .acc_cmd_bytes_o(rd_cmd_bytes_o[4]), .acc_rdata_valid_i(rd_valid_i[4]), .acc_rdata_ready_o(rd_ready_o[4]),
-    .acc_rdata_i(rd_data_i),
+    .uop_req_o(rd_req_o[1]), .uop_rsp_i(rd_rsp_i[1]),
+    .acc_req_o(rd_req_o[4]), .acc_rsp_i(rd_rsp_i[4]),
     .inp_re_o(inp_re), .inp_raddr_o(inp_raddr), .inp_rdata_i(inp_rdata),
     .wgt_re_o(wgt_re), .wgt_raddr_o(wgt_raddr), .wgt_rdata_i(wgt_rdata),
     .out_re_i(out_re), .out_raddr_i(out_raddr), .out_rdata_o(out_rdata),
@@ -138,8 +113,7 @@ module vta_core
   vta_store u_store (
     .clk_i, .rst_ni, .insn_valid_i(st_q_rvalid), .insn_ready_o(st_q_rready), .insn_i(st_insn),
     .g2s_ready_i(g2s_ready), .s2g_full_i(s2g_full), .g2s_pop_o(g2s_pop), .s2g_push_o(s2g_push),
-    .cmd_valid_o(wr_cmd_valid_o), .cmd_ready_i(wr_cmd_ready_i), .cmd_addr_o(wr_cmd_addr_o),
-    .cmd_bytes_o(wr_cmd_bytes_o), .wvalid_o, .wready_i, .wdata_o, .wstrb_o, .wlast_o, .ack_i(wack_i),
+    .mem_req_o(wr_req_o), .mem_rsp_i(wr_rsp_i),
     .out_re_o(out_re), .out_raddr_o(out_raddr), .out_rdata_i(out_rdata),
     .busy_o(st_busy), .error_o(st_err), .stat_valid_o(st_stat), .stat_out_bytes_o(st_out_bytes));
 

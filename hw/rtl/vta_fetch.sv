@@ -19,14 +19,8 @@ module vta_fetch
   input  logic [31:0]         insn_addr_i,    // byte address, 16-byte aligned
   input  logic [31:0]         insn_count_i,
   output logic                busy_o,
-  // read commands and data
-  output logic                cmd_valid_o,
-  input  logic                cmd_ready_i,
-  output logic [31:0]         cmd_addr_o,
-  output logic [31:0]         cmd_bytes_o,
-  input  logic                rdata_valid_i,
-  output logic                rdata_ready_o,
-  input  logic [BusWidth-1:0] rdata_i,
+  output mem_rd_req_t                 mem_req_o,
+  input  mem_rd_rsp_t                 mem_rsp_i,
   // the three instruction queues
   output logic                load_valid_o,
   input  logic                load_ready_i,
@@ -57,7 +51,7 @@ module vta_fetch
   insn_t      buf_wdata, head;
   logic [CntW-1:0] buf_count;
 
-  vta_fifo #(.Width(InsWidth), .Depth(BufDepth)) u_buf (
+  vta_fifo #(.T(insn_t), .Depth(BufDepth)) u_buf (
     .clk_i,
     .rst_ni,
     .wvalid_i (buf_wvalid),
@@ -70,9 +64,9 @@ module vta_fetch
   );
 
   // ---- beats into instructions -------------------------------------------------------------------
-  // rx_ready: the beat on rdata_i is consumed this cycle; rx_write: an instruction enters the buffer.
-  logic rx_ready, rx_write, cmd_fire, cmdq_wready;
-  assign cmd_fire = cmd_valid_o && cmd_ready_i;
+  // rx_ready: the beat on mem_rsp_i.data is consumed this cycle; rx_write: an instruction enters the buffer.
+  logic rx_ready, rx_write, cmd_valid, cmd_fire, cmdq_wready;
+  assign cmd_fire = cmd_valid && mem_rsp_i.cmd_ready;
 
   if (InsnsPerBeat > 1) begin : gen_wide
     // Several instructions per beat: one leaves the beat per cycle, from the slot of the next
@@ -84,14 +78,14 @@ module vta_fetch
     logic             cmdq_rvalid;
     vta_fifo #(.Width(CntW), .Depth(4)) u_cmds (
       .clk_i, .rst_ni, .wvalid_i(cmd_fire), .wready_o(cmdq_wready), .wdata_i(CntW'(chunk)),
-      .rvalid_o(cmdq_rvalid), .rready_i(rdata_valid_i && left_q == '0), .rdata_o(cmdq_head), .count_o());
+      .rvalid_o(cmdq_rvalid), .rready_i(mem_rsp_i.data_valid && left_q == '0), .rdata_o(cmdq_head), .count_o());
     assign cur_left  = (left_q != '0) ? left_q : cmdq_head;
     assign rx_ready  = slot_q == SlotW'(InsnsPerBeat - 1) || cur_left == CntW'(1);
-    assign rx_write  = rdata_valid_i;
-    assign buf_wdata = rdata_i[slot_q * InsWidth +: InsWidth];
+    assign rx_write  = mem_rsp_i.data_valid;
+    assign buf_wdata = mem_rsp_i.data[slot_q * InsWidth +: InsWidth];
     always_comb begin
-      slot_d = rdata_valid_i ? slot_q + 1'b1 : slot_q;
-      left_d = rdata_valid_i ? cur_left - 1'b1 : left_q;
+      slot_d = mem_rsp_i.data_valid ? slot_q + 1'b1 : slot_q;
+      left_d = mem_rsp_i.data_valid ? cur_left - 1'b1 : left_q;
       if (!active_q && start_i) begin
         slot_d = insn_addr_i[$clog2(BusBytes)-1:$clog2(InsnBytes)];
         left_d = '0;
@@ -116,12 +110,12 @@ module vta_fetch
     logic [InsWidth-1:0] gather_d, gather_q;
     assign cmdq_wready = 1'b1;
     assign rx_ready    = 1'b1;
-    assign rx_write    = rdata_valid_i && beat_q == BeatW'(BeatsPerInsn - 1);
-    assign buf_wdata   = {rdata_i, gather_q[InsWidth-1:BusWidth]};
-    assign gather_d    = rdata_valid_i ? buf_wdata : gather_q;
+    assign rx_write    = mem_rsp_i.data_valid && beat_q == BeatW'(BeatsPerInsn - 1);
+    assign buf_wdata   = {mem_rsp_i.data, gather_q[InsWidth-1:BusWidth]};
+    assign gather_d    = mem_rsp_i.data_valid ? buf_wdata : gather_q;
     always_comb begin
       beat_d = beat_q;
-      if (rdata_valid_i) beat_d = (beat_q == BeatW'(BeatsPerInsn - 1)) ? '0 : beat_q + 1'b1;
+      if (mem_rsp_i.data_valid) beat_d = (beat_q == BeatW'(BeatsPerInsn - 1)) ? '0 : beat_q + 1'b1;
       if (!active_q && start_i) beat_d = '0;
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -136,8 +130,8 @@ module vta_fetch
   end else begin : gen_one_beat
     assign cmdq_wready = 1'b1;
     assign rx_ready    = 1'b1;
-    assign rx_write    = rdata_valid_i;
-    assign buf_wdata   = insn_t'(rdata_i);
+    assign rx_write    = mem_rsp_i.data_valid;
+    assign buf_wdata   = insn_t'(mem_rsp_i.data);
   end
 
   // Commands: only what the buffer can hold once everything outstanding has arrived. A command not
@@ -146,11 +140,11 @@ module vta_fetch
   always_comb begin
     free        = CntW'(BufDepth) - buf_count - outstanding_q;
     chunk       = offered_q ? offered_chunk_q : (to_request_q < 32'(free)) ? to_request_q : 32'(free);
-    cmd_valid_o = active_q && to_request_q != '0 && cmdq_wready &&
+    cmd_valid   = active_q && to_request_q != '0 && cmdq_wready &&
                   (offered_q || chunk == to_request_q || chunk >= 32'(BufDepth / 2));
-    cmd_addr_o  = next_addr_q;
-    cmd_bytes_o = chunk * InsnBytes;
   end
+  assign mem_req_o = '{cmd_valid: cmd_valid, cmd: '{addr: MemAddrWidth'(next_addr_q), bytes: chunk * InsnBytes},
+                       data_ready: rx_ready};
 
   always_comb begin
     active_d      = active_q;
@@ -160,7 +154,6 @@ module vta_fetch
     outstanding_d = outstanding_q;
 
     // Beats: accepted as fast as they become instructions (the credits guarantee buffer room).
-    rdata_ready_o = rx_ready;
     buf_wvalid    = rx_write;
 
     // Dispatch the head of the buffer to its queue.
@@ -209,7 +202,7 @@ module vta_fetch
       offered_q     <= 1'b0;
       offered_chunk_q <= '0;
     end else begin
-      offered_q     <= cmd_valid_o && !cmd_ready_i;
+      offered_q     <= cmd_valid && !mem_rsp_i.cmd_ready;
       offered_chunk_q <= chunk;
       active_q      <= active_d;
       to_request_q  <= to_request_d;

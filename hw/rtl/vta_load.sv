@@ -21,20 +21,10 @@ module vta_load
   output logic                       g2l_pop_o,
   output logic                       l2g_push_o,
   // memory clients: input and weight loads
-  output logic                       inp_cmd_valid_o,
-  input  logic                       inp_cmd_ready_i,
-  output logic [MemopDramAddrBitWidth+7:0] inp_cmd_addr_o,
-  output logic [31:0]                inp_cmd_bytes_o,
-  input  logic                       inp_rdata_valid_i,
-  output logic                       inp_rdata_ready_o,
-  input  logic [BusWidth-1:0]        inp_rdata_i,
-  output logic                       wgt_cmd_valid_o,
-  input  logic                       wgt_cmd_ready_i,
-  output logic [MemopDramAddrBitWidth+7:0] wgt_cmd_addr_o,
-  output logic [31:0]                wgt_cmd_bytes_o,
-  input  logic                       wgt_rdata_valid_i,
-  output logic                       wgt_rdata_ready_o,
-  input  logic [BusWidth-1:0]        wgt_rdata_i,
+  output mem_rd_req_t                inp_req_o,
+  input  mem_rd_rsp_t                inp_rsp_i,
+  output mem_rd_req_t                wgt_req_o,
+  input  mem_rd_rsp_t                wgt_rsp_i,
   // SRAM read ports for the compute stage
   input  logic                       inp_re_i,
   input  logic [LogInpBuffDepth-1:0] inp_raddr_i,
@@ -57,7 +47,6 @@ module vta_load
   logic      is_inp, is_wgt, fits, go;
   logic      push_d, push_q, inp_d, inp_q;
   logic [31:0] bytes_d, bytes_q;
-  logic [33:0] block;   // padded elements, wide enough for 16-bit sizes plus pads
 
   // ---- the two SRAMs and their loaders ---------------------------------------------------------
   logic                       inp_start, wgt_start, inp_busy, wgt_busy;
@@ -69,15 +58,13 @@ module vta_load
 
   vta_tensor_load #(.ElemBytes(InpElemBytes), .SramWidth(InpMatrixWidth), .SramDepth(InpBuffDepth)) u_inp_load (
     .clk_i, .rst_ni, .start_i(inp_start), .insn_i(m), .busy_o(inp_busy),
-    .cmd_valid_o(inp_cmd_valid_o), .cmd_ready_i(inp_cmd_ready_i), .cmd_addr_o(inp_cmd_addr_o),
-    .cmd_bytes_o(inp_cmd_bytes_o), .rdata_valid_i(inp_rdata_valid_i), .rdata_ready_o(inp_rdata_ready_o),
-    .rdata_i(inp_rdata_i), .sram_we_o(inp_we), .sram_waddr_o(inp_waddr), .sram_wdata_o(inp_wdata));
+    .mem_req_o(inp_req_o), .mem_rsp_i(inp_rsp_i),
+    .sram_we_o(inp_we), .sram_waddr_o(inp_waddr), .sram_wdata_o(inp_wdata));
 
   vta_tensor_load #(.ElemBytes(WgtElemBytes), .SramWidth(WgtMatrixWidth), .SramDepth(WgtBuffDepth)) u_wgt_load (
     .clk_i, .rst_ni, .start_i(wgt_start), .insn_i(m), .busy_o(wgt_busy),
-    .cmd_valid_o(wgt_cmd_valid_o), .cmd_ready_i(wgt_cmd_ready_i), .cmd_addr_o(wgt_cmd_addr_o),
-    .cmd_bytes_o(wgt_cmd_bytes_o), .rdata_valid_i(wgt_rdata_valid_i), .rdata_ready_o(wgt_rdata_ready_o),
-    .rdata_i(wgt_rdata_i), .sram_we_o(wgt_we), .sram_waddr_o(wgt_waddr), .sram_wdata_o(wgt_wdata));
+    .mem_req_o(wgt_req_o), .mem_rsp_i(wgt_rsp_i),
+    .sram_we_o(wgt_we), .sram_waddr_o(wgt_waddr), .sram_wdata_o(wgt_wdata));
 
   vta_ram_1r1w #(.Width(InpMatrixWidth), .Depth(InpBuffDepth)) u_inp_ram (
     .clk_i, .we_i(inp_we), .waddr_i(inp_waddr), .wdata_i(inp_wdata),
@@ -93,9 +80,7 @@ module vta_load
     deps   = insn_deps(insn_i);
     is_inp = insn_opcode(insn_i) == OpLoad && m.mem_type == MemInp;
     is_wgt = insn_opcode(insn_i) == OpLoad && m.mem_type == MemWgt;
-    block  = (34'(m.y_pad_0) + 34'(m.y_size) + 34'(m.y_pad_1)) * (34'(m.x_pad_0) + 34'(m.x_size) + 34'(m.x_pad_1));
-    fits   = m.x_size == '0 ||
-             34'(m.sram_base) + block <= (is_inp ? 34'(InpBuffDepth) : 34'(WgtBuffDepth));
+    fits   = mem_block_fits(m, is_inp ? InpBuffDepth : WgtBuffDepth);
 
     state_d       = state_q;
     push_d        = push_q;

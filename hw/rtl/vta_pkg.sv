@@ -54,6 +54,18 @@ package vta_pkg;
     logic [MemopPadBitWidth-1:0]      x_pad_1;
   } mem_insn_t;
 
+  // Whether a LOAD or STORE's padded block, (y_pad_0 + y_size + y_pad_1) rows of
+  // (x_pad_0 + x_size + x_pad_1) elements from sram_base, fits a buffer of `depth` elements (spec 3.6);
+  // an instruction with x_size 0 moves nothing and always fits.
+  /* verilator lint_off UNUSEDSIGNAL */  // the other fields of m
+  function automatic logic mem_block_fits(mem_insn_t m, int unsigned depth);
+    logic [33:0] rows, cols;
+    rows = 34'(m.y_pad_0) + 34'(m.y_size) + 34'(m.y_pad_1);
+    cols = 34'(m.x_pad_0) + 34'(m.x_size) + 34'(m.x_pad_1);
+    return m.x_size == '0 || 34'(m.sram_base) + rows * cols <= 34'(depth);
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
   // GEMM and ALU share the micro-op loop; source factors are as wide as the wider index space.
   typedef struct packed {
     logic                         reset;
@@ -147,6 +159,108 @@ package vta_pkg;
     u.wgt = word[UopWgtIdxLsb +: UopWgtIdxWidth];
     return u;
   endfunction
+
+  // ---- the memory clients' command/beat interface (docs/HARDWARE.md) ----------------------------
+  // A client sends a command {byte address, byte count}; a read client then takes the bus-aligned
+  // beats covering the range, a write client sends them (with strobes, `last` on the final beat) and
+  // gets `ack` when the memory has taken them all. Each valid is held, its payload stable, until ready.
+  localparam int unsigned MemAddrWidth = MemopDramAddrBitWidth + 8;  // byte addresses
+  typedef struct packed {
+    logic [MemAddrWidth-1:0] addr;
+    logic [31:0]             bytes;
+  } mem_cmd_t;
+  typedef struct packed {  // read client -> memory engine
+    logic     cmd_valid;
+    mem_cmd_t cmd;
+    logic     data_ready;
+  } mem_rd_req_t;
+  typedef struct packed {  // memory engine -> read client
+    logic                cmd_ready;
+    logic                data_valid;
+    logic [BusWidth-1:0] data;
+  } mem_rd_rsp_t;
+  typedef struct packed {  // write client -> memory engine
+    logic                  cmd_valid;
+    mem_cmd_t              cmd;
+    logic                  data_valid;
+    logic                  last;
+    logic [BusWidth/8-1:0] strb;
+    logic [BusWidth-1:0]   data;
+  } mem_wr_req_t;
+  typedef struct packed {  // memory engine -> write client
+    logic cmd_ready;
+    logic data_ready;
+    logic ack;
+  } mem_wr_rsp_t;
+
+  // ---- AXI4 (memory master) and AXI4-Lite (control slave) channels --------------------------------
+  // vta_top's ports stay flat, with the names IP packagers and the simulation controllers expect;
+  // inside, each direction of each bus is one struct.
+  localparam int unsigned AxiAddrWidth = 32;
+  localparam int unsigned AxiIdWidth = 4;
+  typedef struct packed {  // AR and AW
+    logic [AxiIdWidth-1:0]   id;
+    logic [AxiAddrWidth-1:0] addr;
+    logic [7:0]              len;
+    logic [2:0]              size;
+    logic [1:0]              burst;
+  } axi_ax_t;
+  typedef struct packed {
+    logic [BusWidth-1:0]   data;
+    logic [BusWidth/8-1:0] strb;
+    logic                  last;
+  } axi_w_t;
+  typedef struct packed {
+    logic [AxiIdWidth-1:0] id;
+    logic [BusWidth-1:0]   data;
+    logic [1:0]            resp;
+    logic                  last;
+  } axi_r_t;
+  typedef struct packed {
+    logic [AxiIdWidth-1:0] id;
+    logic [1:0]            resp;
+  } axi_b_t;
+  typedef struct packed {  // master -> slave
+    logic    aw_valid;
+    axi_ax_t aw;
+    logic    w_valid;
+    axi_w_t  w;
+    logic    b_ready;
+    logic    ar_valid;
+    axi_ax_t ar;
+    logic    r_ready;
+  } axi_req_t;
+  typedef struct packed {  // slave -> master
+    logic   aw_ready;
+    logic   w_ready;
+    logic   b_valid;
+    axi_b_t b;
+    logic   ar_ready;
+    logic   r_valid;
+    axi_r_t r;
+  } axi_rsp_t;
+
+  typedef struct packed {  // host -> registers
+    logic        aw_valid;
+    logic [11:0] aw_addr;
+    logic        w_valid;
+    logic [31:0] w_data;
+    logic [3:0]  w_strb;
+    logic        b_ready;
+    logic        ar_valid;
+    logic [11:0] ar_addr;
+    logic        r_ready;
+  } axil_req_t;
+  typedef struct packed {  // registers -> host
+    logic        aw_ready;
+    logic        w_ready;
+    logic        b_valid;
+    logic [1:0]  b_resp;
+    logic        ar_ready;
+    logic        r_valid;
+    logic [31:0] r_data;
+    logic [1:0]  r_resp;
+  } axil_rsp_t;
 
   // The module an instruction executes on (spec 4.4).
   typedef enum logic [1:0] {

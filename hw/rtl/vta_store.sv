@@ -19,16 +19,8 @@ module vta_store
   output logic                       g2s_pop_o,
   output logic                       s2g_push_o,
   // memory write client
-  output logic                       cmd_valid_o,
-  input  logic                       cmd_ready_i,
-  output logic [MemopDramAddrBitWidth+7:0] cmd_addr_o,
-  output logic [31:0]                cmd_bytes_o,
-  output logic                       wvalid_o,
-  input  logic                       wready_i,
-  output logic [BusWidth-1:0]        wdata_o,
-  output logic [BusWidth/8-1:0]      wstrb_o,
-  output logic                       wlast_o,
-  input  logic                       ack_i,
+  output mem_wr_req_t                mem_req_o,
+  input  mem_wr_rsp_t                mem_rsp_i,
   // output SRAM read port
   output logic                       out_re_o,
   output logic [LogAccBuffDepth-1:0] out_raddr_o,
@@ -50,17 +42,15 @@ module vta_store
 
   vta_tensor_store #(.ElemBytes(OutElemBytes), .SramDepth(AccBuffDepth)) u_store (
     .clk_i, .rst_ni, .start_i(start), .insn_i(m), .busy_o(engine_busy), .pending_o(engine_pending),
-    .cmd_valid_o, .cmd_ready_i, .cmd_addr_o, .cmd_bytes_o,
-    .wvalid_o, .wready_i, .wdata_o, .wstrb_o, .wlast_o, .ack_i,
+    .mem_req_o, .mem_rsp_i,
     .sram_re_o(out_re_o), .sram_raddr_o(out_raddr_o), .sram_rdata_i(out_rdata_i));
 
   always_comb begin
     m    = decode_mem(insn_i);
     deps = insn_deps(insn_i);
     ok   = insn_opcode(insn_i) == OpStore &&
-           (m.x_size == '0 ||
-            (m.mem_type == MemOut && m.x_pad_0 == '0 && m.x_pad_1 == '0 && m.y_pad_0 == '0 && m.y_pad_1 == '0 &&
-             34'(m.sram_base) + 34'(m.x_size) * 34'(m.y_size) <= 34'(AccBuffDepth)));
+           (m.x_size == '0 || (m.mem_type == MemOut && m.x_pad_0 == '0 && m.x_pad_1 == '0 && m.y_pad_0 == '0 &&
+                               m.y_pad_1 == '0 && mem_block_fits(m, AccBuffDepth)));
     // starts when its pop has a token and its push has room (only this stage pushes s2g)
     go   = insn_valid_i && (!deps.pop_prev || g2s_ready_i) && (!deps.push_prev || !s2g_full_i);
 

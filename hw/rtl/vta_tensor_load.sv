@@ -6,7 +6,7 @@
 // the bus beats covering that byte range, aligned to the bus, in order (several commands may be
 // outstanding). Elements wider than the bus take ElemBytes/BusBytes beats; narrower ones are taken
 // one per cycle out of each beat (a row may start in the middle of a beat), holding the beat until
-// its last element is used (rdata_ready_o back-pressure).
+// its last element is used (mem_req_o.data_ready back-pressure).
 //
 // Widen = 1 is the ACC_8BIT load: each DRAM element of SramWidth/32 bytes is sign-extended from int8
 // to int32 lanes.
@@ -26,14 +26,9 @@ module vta_tensor_load
   input  mem_insn_t                    insn_i,
   output logic                         busy_o,
   // read commands
-  output logic                         cmd_valid_o,
-  input  logic                         cmd_ready_i,
-  output logic [MemopDramAddrBitWidth+7:0] cmd_addr_o,   // byte address
-  output logic [31:0]                  cmd_bytes_o,
+  output mem_rd_req_t                 mem_req_o,
+  input  mem_rd_rsp_t                 mem_rsp_i,
   // read data
-  input  logic                         rdata_valid_i,
-  output logic                         rdata_ready_o,
-  input  logic [BusWidth-1:0]          rdata_i,
   // SRAM write port
   output logic                         sram_we_o,
   output logic [$clog2(SramDepth)-1:0] sram_waddr_o,
@@ -77,14 +72,14 @@ module vta_tensor_load
 
   // The element the current beat completes (or holds, for narrow elements).
   if (Narrow) begin : gen_narrow
-    assign elem        = rdata_i[slot_q * ElemBits +: ElemBits];
+    assign elem        = mem_rsp_i.data[slot_q * ElemBits +: ElemBits];
     assign gather_next = gather_q;
   end else if (BeatsPerElem == 1) begin : gen_equal
-    assign elem        = rdata_i;
+    assign elem        = mem_rsp_i.data;
     assign gather_next = gather_q;
   end else begin : gen_wide
     // Beats are shifted in from the top, so the first beat ends in the lowest bits (lane 0).
-    assign elem        = {rdata_i, gather_q[ElemBits-1:BusWidth]};
+    assign elem        = {mem_rsp_i.data, gather_q[ElemBits-1:BusWidth]};
     assign gather_next = elem;
   end
 
@@ -121,19 +116,19 @@ module vta_tensor_load
 
     // Commands.
     cmd_left    = active_q && cmd_row_q != insn_q.y_size;
-    cmd_valid_o = cmd_left;
-    cmd_addr_o  = cmd_addr_q;
-    cmd_bytes_o = 32'(insn_q.x_size) * ElemBytes;
+    mem_req_o.cmd_valid = cmd_left;
+    mem_req_o.cmd.addr  = cmd_addr_q;
+    mem_req_o.cmd.bytes = 32'(insn_q.x_size) * ElemBytes;
     cmd_row_d   = cmd_row_q;
     cmd_addr_d  = cmd_addr_q;
-    if (cmd_valid_o && cmd_ready_i) begin
+    if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
       cmd_row_d  = cmd_row_q + 1'b1;
       cmd_addr_d = cmd_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
     end
 
     // Element extraction from the beat stream.
     elem_valid    = 1'b0;
-    rdata_ready_o = 1'b0;
+    mem_req_o.data_ready = 1'b0;
     ext_row_d  = ext_row_q;
     ext_col_d  = ext_col_q;
     ext_addr_d = ext_addr_q;
@@ -143,12 +138,12 @@ module vta_tensor_load
     if (Narrow) begin
       // The element in slot slot_q of the current beat; the beat is released after the row's last
       // element or the beat's last slot.
-      elem_valid = active_q && rdata_valid_i && ext_row_q != insn_q.y_size;
+      elem_valid = active_q && mem_rsp_i.data_valid && ext_row_q != insn_q.y_size;
     end else begin
       // A wide element completes with its last beat; earlier beats are gathered.
-      elem_valid = active_q && rdata_valid_i && ext_row_q != insn_q.y_size && beat_q == BeatW'(BeatsPerElem - 1);
-      if (active_q && rdata_valid_i && ext_row_q != insn_q.y_size && beat_q != BeatW'(BeatsPerElem - 1)) begin
-        rdata_ready_o = 1'b1;
+      elem_valid = active_q && mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q == BeatW'(BeatsPerElem - 1);
+      if (active_q && mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q != BeatW'(BeatsPerElem - 1)) begin
+        mem_req_o.data_ready = 1'b1;
         gather_d      = gather_next;
         beat_d        = beat_q + 1'b1;
       end
@@ -185,7 +180,7 @@ module vta_tensor_load
         ext_col_d  = '0;
         ext_row_d  = ext_row_q + 1'b1;
         ext_addr_d = ext_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
-        rdata_ready_o = 1'b1;  // a row always ends its last beat
+        mem_req_o.data_ready = 1'b1;  // a row always ends its last beat
         beat_d = '0;
         if (Narrow) slot_d = slot_of(LowW'(ext_addr_q + addr_t'(insn_q.x_stride) * ElemBytes));
       end else begin
@@ -193,9 +188,9 @@ module vta_tensor_load
         beat_d    = '0;
         if (Narrow) begin
           slot_d = slot_q + 1'b1;
-          if (slot_q == SlotW'(SlotsPerBeat - 1)) rdata_ready_o = 1'b1;
+          if (slot_q == SlotW'(SlotsPerBeat - 1)) mem_req_o.data_ready = 1'b1;
         end else begin
-          rdata_ready_o = 1'b1;
+          mem_req_o.data_ready = 1'b1;
         end
       end
     end

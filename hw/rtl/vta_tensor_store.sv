@@ -3,7 +3,7 @@
 //
 // Memory side: one write command per DRAM row ({byte address, byte count}), then the bus beats
 // covering that byte range, aligned to the bus, with byte strobes (elements narrower than the bus
-// fill only their slots of a beat), wlast on each command's last beat; ack_i pulses once per command
+// fill only their slots of a beat), wlast on each command's last beat; mem_rsp_i.ack pulses once per command
 // when its data is in memory. busy_o ends when the instruction's last beat is sent; pending_o stays
 // high while any command (of this or an earlier instruction) is unacknowledged, so a token push can
 // wait for the data to be in DRAM without serialising every store on the write latency.
@@ -20,18 +20,9 @@ module vta_tensor_store
   input  mem_insn_t                    insn_i,
   output logic                         busy_o,     // beats of the current instruction still to send
   output logic                         pending_o,  // a command of any instruction is not yet acknowledged
-  // write commands
-  output logic                         cmd_valid_o,
-  input  logic                         cmd_ready_i,
-  output logic [MemopDramAddrBitWidth+7:0] cmd_addr_o,
-  output logic [31:0]                  cmd_bytes_o,
+  output mem_wr_req_t                 mem_req_o,
+  input  mem_wr_rsp_t                 mem_rsp_i,
   // write data
-  output logic                         wvalid_o,
-  input  logic                         wready_i,
-  output logic [BusWidth-1:0]          wdata_o,
-  output logic [BusWidth/8-1:0]        wstrb_o,
-  output logic                         wlast_o,
-  input  logic                         ack_i,
   // output SRAM read port (one cycle of latency)
   output logic                         sram_re_o,
   output logic [$clog2(SramDepth)-1:0] sram_raddr_o,
@@ -84,16 +75,16 @@ module vta_tensor_store
 
   always_comb begin
     total       = 32'(insn_q.x_size) * 32'(insn_q.y_size);
-    cmd_valid_o = active_q && cmd_row_q != insn_q.y_size;
-    cmd_addr_o  = cmd_addr_q;
-    cmd_bytes_o = 32'(insn_q.x_size) * ElemBytes;
+    mem_req_o.cmd_valid = active_q && cmd_row_q != insn_q.y_size;
+    mem_req_o.cmd.addr  = cmd_addr_q;
+    mem_req_o.cmd.bytes = 32'(insn_q.x_size) * ElemBytes;
     cmd_row_d   = cmd_row_q;
     cmd_addr_d  = cmd_addr_q;
-    if (cmd_valid_o && cmd_ready_i) begin
+    if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
       cmd_row_d  = cmd_row_q + 1'b1;
       cmd_addr_d = cmd_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
     end
-    pend_d = pend_q + 16'(cmd_valid_o && cmd_ready_i) - 16'(ack_i);
+    pend_d = pend_q + 16'(mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) - 16'(mem_rsp_i.ack);
     // Read ahead while the FIFO (plus the read in flight) has room.
     sram_re_o    = active_q && rd_count_q != total && (32'(fifo_count) + 32'(inflight_q)) < 2;
     sram_raddr_o = rd_addr_q[SramAddrW-1:0];
@@ -130,17 +121,17 @@ module vta_tensor_store
     logic beat_full;
     always_comb begin
       beat_full = slot_q == SlotW'(SlotsPerBeat - 1);
-      wdata_o   = acc_data_q;
-      wstrb_o   = acc_strb_q;
+      mem_req_o.data   = acc_data_q;
+      mem_req_o.strb   = acc_strb_q;
       for (int s = 0; s < SlotsPerBeat; s++) begin
         if (SlotW'(s) == slot_q) begin
-          wdata_o[s * ElemBits +: ElemBits]   = elem;
-          wstrb_o[s * ElemBytes +: ElemBytes] = '1;
+          mem_req_o.data[s * ElemBits +: ElemBits]   = elem;
+          mem_req_o.strb[s * ElemBytes +: ElemBytes] = '1;
         end
       end
-      wlast_o     = row_end;
-      wvalid_o    = rows_left && fifo_rvalid && (row_end || beat_full);
-      fifo_rready = rows_left && fifo_rvalid && (wready_i || !(row_end || beat_full));
+      mem_req_o.last     = row_end;
+      mem_req_o.data_valid    = rows_left && fifo_rvalid && (row_end || beat_full);
+      fifo_rready = rows_left && fifo_rvalid && (mem_rsp_i.data_ready || !(row_end || beat_full));
       f_acc_data  = acc_data_q;
       f_acc_strb  = acc_strb_q;
       f_row       = bt_row_q;
@@ -150,8 +141,8 @@ module vta_tensor_store
       f_beat      = '0;
       if (fifo_rready) begin
         // A sent beat starts the next one empty; otherwise the element is parked in the beat.
-        f_acc_data = wvalid_o ? '0 : wdata_o;
-        f_acc_strb = wvalid_o ? '0 : wstrb_o;
+        f_acc_data = mem_req_o.data_valid ? '0 : mem_req_o.data;
+        f_acc_strb = mem_req_o.data_valid ? '0 : mem_req_o.strb;
         if (row_end) begin
           f_col  = '0;
           f_row  = bt_row_q + 1'b1;
@@ -166,11 +157,11 @@ module vta_tensor_store
   end else begin : gen_wide
     // An element is BeatsPerElem whole beats.
     always_comb begin
-      wdata_o     = elem[beat_q * BusWidth +: BusWidth];
-      wstrb_o     = '1;
-      wlast_o     = row_end && beat_q == BeatW'(BeatsPerElem - 1);
-      wvalid_o    = rows_left && fifo_rvalid;
-      fifo_rready = wvalid_o && wready_i && beat_q == BeatW'(BeatsPerElem - 1);
+      mem_req_o.data     = elem[beat_q * BusWidth +: BusWidth];
+      mem_req_o.strb     = '1;
+      mem_req_o.last     = row_end && beat_q == BeatW'(BeatsPerElem - 1);
+      mem_req_o.data_valid    = rows_left && fifo_rvalid;
+      fifo_rready = mem_req_o.data_valid && mem_rsp_i.data_ready && beat_q == BeatW'(BeatsPerElem - 1);
       f_acc_data  = acc_data_q;
       f_acc_strb  = acc_strb_q;
       f_row       = bt_row_q;
@@ -178,7 +169,7 @@ module vta_tensor_store
       f_addr      = bt_addr_q;
       f_slot      = slot_q;
       f_beat      = beat_q;
-      if (wvalid_o && wready_i) f_beat = fifo_rready ? '0 : beat_q + 1'b1;
+      if (mem_req_o.data_valid && mem_rsp_i.data_ready) f_beat = fifo_rready ? '0 : beat_q + 1'b1;
       if (fifo_rready) begin
         f_col = row_end ? '0 : bt_col_q + 1'b1;
         f_row = row_end ? bt_row_q + 1'b1 : bt_row_q;

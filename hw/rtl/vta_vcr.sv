@@ -10,6 +10,7 @@
 // and W together; unmapped addresses read 0 and ignore writes.
 module vta_vcr
   import vta_config_pkg::*;
+  import vta_pkg::*;
 #(
   parameter int unsigned QueueFillWidth = 6,
   parameter int unsigned TokenWidth = TokenCountWidth
@@ -17,23 +18,8 @@ module vta_vcr
   input  logic        clk_i,
   input  logic        rst_ni,
   // AXI4-Lite slave
-  input  logic        s_axil_awvalid_i,
-  output logic        s_axil_awready_o,
-  input  logic [11:0] s_axil_awaddr_i,
-  input  logic        s_axil_wvalid_i,
-  output logic        s_axil_wready_o,
-  input  logic [31:0] s_axil_wdata_i,
-  input  logic [3:0]  s_axil_wstrb_i,
-  output logic        s_axil_bvalid_o,
-  input  logic        s_axil_bready_i,
-  output logic [1:0]  s_axil_bresp_o,
-  input  logic        s_axil_arvalid_i,
-  output logic        s_axil_arready_o,
-  input  logic [11:0] s_axil_araddr_i,
-  output logic        s_axil_rvalid_o,
-  input  logic        s_axil_rready_i,
-  output logic [31:0] s_axil_rdata_o,
-  output logic [1:0]  s_axil_rresp_o,
+  input  axil_req_t   axil_req_i,
+  output axil_rsp_t   axil_rsp_o,
   // to the core
   output logic        start_o,
   output logic        clear_stats_o,
@@ -98,7 +84,7 @@ module vta_vcr
 
   // ---- register read multiplexer ----------------------------------------------------------------
   always_comb begin
-    unique case (s_axil_araddr_i)
+    unique case (axil_req_i.ar_addr)
       VcrCtrl:          rmux = ctrl_q;
       VcrCycles:        rmux = cycles_q[31:0];
       VcrInsnCount:     rmux = count_q;
@@ -139,32 +125,33 @@ module vta_vcr
   end
 
   // ---- transactions and control ---------------------------------------------------------------------
-  assign s_axil_awready_o = s_axil_awvalid_i && s_axil_wvalid_i && !bvalid_q;
-  assign s_axil_wready_o  = s_axil_awready_o;
-  assign s_axil_bvalid_o  = bvalid_q;
-  assign s_axil_bresp_o   = RespOkay;
-  assign s_axil_arready_o = !rvalid_q;
-  assign s_axil_rvalid_o  = rvalid_q;
-  assign s_axil_rdata_o   = rdata_q;
-  assign s_axil_rresp_o   = RespOkay;
-  assign wr = s_axil_awready_o;
-  assign rd = s_axil_arvalid_i && s_axil_arready_o;
-  assign bvalid_d = wr || (bvalid_q && !s_axil_bready_i);
-  assign rvalid_d = rd || (rvalid_q && !s_axil_rready_i);
+  assign wr = axil_req_i.aw_valid && axil_req_i.w_valid && !bvalid_q;
+  assign rd = axil_req_i.ar_valid && !rvalid_q;
+  assign axil_rsp_o = '{aw_ready: wr, w_ready: wr, b_valid: bvalid_q, b_resp: RespOkay, ar_ready: !rvalid_q,
+                        r_valid: rvalid_q, r_data: rdata_q, r_resp: RespOkay};
+  assign bvalid_d = wr || (bvalid_q && !axil_req_i.b_ready);
+  assign rvalid_d = rd || (rvalid_q && !axil_req_i.r_ready);
   assign rdata_d  = rd ? rmux : rdata_q;
 
   assign running       = ctrl_q[VcrCtrlLaunchBit];
-  assign launch        = wr && s_axil_awaddr_i == VcrCtrl && s_axil_wstrb_i[0] && s_axil_wdata_i[VcrCtrlLaunchBit] && !running;
+  // a write of this cycle, by register
+  logic [11:0] waddr;
+  logic [31:0] wdata;
+  logic [3:0]  wstrb;
+  assign waddr = axil_req_i.aw_addr;
+  assign wdata = axil_req_i.w_data;
+  assign wstrb = axil_req_i.w_strb;
+  assign launch        = wr && waddr == VcrCtrl && wstrb[0] && wdata[VcrCtrlLaunchBit] && !running;
   assign start_o       = launch;
-  assign clear_stats_o = wr && s_axil_awaddr_i == VcrCtrl && s_axil_wstrb_i[0] && s_axil_wdata_i[VcrCtrlClearStatsBit];
+  assign clear_stats_o = wr && waddr == VcrCtrl && wstrb[0] && wdata[VcrCtrlClearStatsBit];
   assign insn_addr_o   = addr_q;
   assign insn_count_o  = count_q;
   assign irq_o         = ctrl_q[VcrCtrlDoneBit] || ctrl_q[VcrCtrlErrorBit];
 
   always_comb begin
-    count_d = (wr && s_axil_awaddr_i == VcrInsnCount) ? apply_strobes(count_q, s_axil_wdata_i, s_axil_wstrb_i) : count_q;
-    addr_d  = (wr && s_axil_awaddr_i == VcrInsnAddr) ? apply_strobes(addr_q, s_axil_wdata_i, s_axil_wstrb_i) : addr_q;
-    wdog_d  = (wr && s_axil_awaddr_i == VcrWatchdog) ? apply_strobes(wdog_q, s_axil_wdata_i, s_axil_wstrb_i) : wdog_q;
+    count_d = (wr && waddr == VcrInsnCount) ? apply_strobes(count_q, wdata, wstrb) : count_q;
+    addr_d  = (wr && waddr == VcrInsnAddr) ? apply_strobes(addr_q, wdata, wstrb) : addr_q;
+    wdog_d  = (wr && waddr == VcrWatchdog) ? apply_strobes(wdog_q, wdata, wstrb) : wdog_q;
 
     drained = busy_i == '0 && !mem_busy_i;
     for (int s = 0; s < 3; s++) begin

@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "mem_port.h"
+
 namespace vta::test {
 
 class ReadClientModel {
@@ -14,18 +16,21 @@ class ReadClientModel {
   ReadClientModel(const std::vector<uint8_t>& mem, uint64_t base, std::mt19937& rng, int bus_bytes = 8)
       : mem_(mem), base_(base), rng_(rng), bus_(bus_bytes) {}
 
-  /// Inputs to the device for this cycle.
-  template <class Ready, class Valid, class Data>
-  void drive(Ready& cmd_ready, Valid& rdata_valid, Data& rdata, bool stalls) {
-    cmd_ready = !stalls || rng_() % 3 != 0;
-    rdata_valid = !beats_.empty() && (!stalls || rng_() % 4 != 0);
-    if (rdata_valid) rdata = beats_.front();
+  /// The client's response port (mem_rd_rsp_t) for this cycle.
+  template <class Rsp>
+  void drive(Rsp& rsp, bool stalls) {
+    const bool cmd_ready = !stalls || rng_() % 3 != 0;
+    const bool data_valid = !beats_.empty() && (!stalls || rng_() % 4 != 0);
+    set_rd_rsp(rsp, cmd_ready, data_valid, data_valid ? beats_.front() : 0);
   }
 
-  /// Outputs of the device after eval(): accepts a command, retires a beat.
-  void observe(bool cmd_valid, bool cmd_ready, uint64_t addr, uint64_t bytes, bool rdata_valid, bool rdata_ready) {
-    if (rdata_valid && rdata_ready) beats_.pop_front();
-    if (cmd_valid && cmd_ready) {
+  /// The handshakes of this cycle, after eval(): accepts a command, retires a beat.
+  template <class Req, class Rsp>
+  void observe(const Req& req_port, const Rsp& rsp) {
+    const RdReq req = RdReq::of(req_port);
+    if (rd_data_valid(rsp) && req.data_ready) beats_.pop_front();
+    if (req.cmd_valid && rd_cmd_ready(rsp)) {
+      const uint64_t addr = req.cmd.addr, bytes = req.cmd.bytes;
       const uint64_t first = addr / uint64_t(bus_) * uint64_t(bus_);
       for (uint64_t a = first; a < addr + bytes; a += uint64_t(bus_)) {
         uint64_t v = 0;

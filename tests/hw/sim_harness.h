@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "vta/isa.h"
@@ -89,13 +90,35 @@ RawInsn get_insn(const Wide& w) {
   return {uint64_t(w[0]) | uint64_t(w[1]) << 32, uint64_t(w[2]) | uint64_t(w[3]) << 32};
 }
 
-/// Sets bits [lsb, lsb + width) of a Verilator wide value.
-template <class Wide>
-void set_bits(Wide& w, int lsb, int width, uint64_t v) {
-  for (int i = 0; i < width; ++i) {
-    const int b = lsb + i;
-    const uint32_t bit = uint32_t((v >> i) & 1u) << (b % 32);
-    w[b / 32] = (w[b / 32] & ~(uint32_t{1} << (b % 32))) | bit;
+/// Bits [lsb, lsb + width) (width <= 64) of a Verilator port: an integer up to 64 bits, else a VlWide
+/// (32-bit words, least significant first). A packed-struct port is one such value, its last member
+/// at bit 0.
+template <class Port>
+uint64_t get_bits(const Port& port, int lsb, int width) {
+  if constexpr (std::is_integral_v<Port>) {
+    const uint64_t v = uint64_t(port) >> lsb;
+    return width >= 64 ? v : v & ((uint64_t(1) << width) - 1);
+  } else {
+    uint64_t v = 0;
+    for (int i = 0; i < width; ++i) {
+      const int b = lsb + i;
+      v |= uint64_t((port[b / 32] >> (b % 32)) & 1u) << i;
+    }
+    return v;
+  }
+}
+
+template <class Port>
+void set_bits(Port& port, int lsb, int width, uint64_t v) {
+  if constexpr (std::is_integral_v<Port>) {
+    const uint64_t mask = (width >= 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1) << lsb;
+    port = static_cast<Port>((uint64_t(port) & ~mask) | ((v << lsb) & mask));
+  } else {
+    for (int i = 0; i < width; ++i) {
+      const int b = lsb + i;
+      const uint32_t bit = uint32_t((v >> i) & 1u) << (b % 32);
+      port[b / 32] = (port[b / 32] & ~(uint32_t{1} << (b % 32))) | bit;
+    }
   }
 }
 

@@ -95,14 +95,12 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
       for (int w = 0; w < WE / 4; ++w)
         std::memcpy(&h->wgt_rdata_i[w], &mirror[wgt_off + size_t(wgt_addr) * WE + 4 * w], 4);
     }
-    uop_mem.drive(h->uop_cmd_ready_i, h->uop_rdata_valid_i, h->uop_rdata_i, stalls);
-    acc_mem.drive(h->acc_cmd_ready_i, h->acc_rdata_valid_i, h->acc_rdata_i, stalls);
+    uop_mem.drive(h->uop_rsp_i, stalls);
+    acc_mem.drive(h->acc_rsp_i, stalls);
     h.eval();
     ASSERT_FALSE(h->error_o) << "instruction " << next;
-    uop_mem.observe(h->uop_cmd_valid_o, h->uop_cmd_ready_i, h->uop_cmd_addr_o, h->uop_cmd_bytes_o, h->uop_rdata_valid_i,
-                    h->uop_rdata_ready_o);
-    acc_mem.observe(h->acc_cmd_valid_o, h->acc_cmd_ready_i, h->acc_cmd_addr_o, h->acc_cmd_bytes_o, h->acc_rdata_valid_i,
-                    h->acc_rdata_ready_o);
+    uop_mem.observe(h->uop_req_o, h->uop_rsp_i);
+    acc_mem.observe(h->acc_req_o, h->acc_rsp_i);
     inp_pending = h->inp_re_o, inp_addr = h->inp_raddr_o;
     wgt_pending = h->wgt_re_o, wgt_addr = h->wgt_raddr_o;
     gemm_uops += h->gemm_uop_o, alu_uops += h->alu_uop_o;

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "Vvta_fetch.h"
+#include "mem_port.h"
 #include "sim_harness.h"
 #include "vta/isa.h"
 
@@ -18,7 +19,8 @@ constexpr uint64_t kBase = 0x40000;
 
 TEST(HwFetch, DispatchesEveryInstructionToItsQueueInOrder) {
   Harness<Vvta_fetch> h;
-  h->start_i = 0, h->cmd_ready_i = 0, h->rdata_valid_i = 0;
+  h->start_i = 0;
+  set_rd_rsp(h->mem_rsp_i, false, false, 0);
   h->load_ready_i = h->compute_ready_i = h->store_ready_i = 0;
   h.reset();
   std::mt19937_64 rng(17);
@@ -43,19 +45,20 @@ TEST(HwFetch, DispatchesEveryInstructionToItsQueueInOrder) {
     int cycles = 0;
     for (; h->busy_o && cycles < 100000; ++cycles) {
       const bool blocked = mode == 2 && (cycles / 40) % 2 == 0;
-      h->cmd_ready_i = !stalls || rng() % 3 != 0;
-      h->rdata_valid_i = !beats.empty() && (!stalls || rng() % 3 != 0);
-      if (h->rdata_valid_i) h->rdata_i = beats.front();
+      const bool cmd_ready = !stalls || rng() % 3 != 0;
+      const bool data_valid = !beats.empty() && (!stalls || rng() % 3 != 0);
+      set_rd_rsp(h->mem_rsp_i, cmd_ready, data_valid, data_valid ? beats.front() : 0);
       h->load_ready_i = !blocked && (!stalls || rng() % 2);
       h->compute_ready_i = !blocked && (!stalls || rng() % 2);
       h->store_ready_i = !blocked && (!stalls || rng() % 2);
       h.eval();
-      if (h->rdata_valid_i) {
-        ASSERT_TRUE(h->rdata_ready_o) << "fetch refused a read beat";
+      const RdReq req = RdReq::of(h->mem_req_o);
+      if (data_valid) {
+        ASSERT_TRUE(req.data_ready) << "fetch refused a read beat";
         beats.pop_front();
       }
-      if (h->cmd_valid_o && h->cmd_ready_i) {
-        const uint64_t addr = h->cmd_addr_o, bytes = h->cmd_bytes_o;
+      if (req.cmd_valid && cmd_ready) {
+        const uint64_t addr = req.cmd.addr, bytes = req.cmd.bytes;
         ASSERT_EQ(addr % 16, 0u);
         requested += bytes / 16;
         ASSERT_LE(requested - dispatched, 16u) << "fetch asked for more than its buffer can hold";
@@ -89,7 +92,7 @@ TEST(HwFetch, ZeroInstructionsIsNotStarted) {
   h->start_i = 0;
   h.eval();
   EXPECT_FALSE(h->busy_o);
-  EXPECT_FALSE(h->cmd_valid_o);
+  EXPECT_FALSE(RdReq::of(h->mem_req_o).cmd_valid);
 }
 
 }  // namespace

@@ -36,13 +36,11 @@ class HwLoad : public ::testing::Test {
 
   // One cycle of the environment around the module.
   void cycle(bool stalls) {
-    inp_mem.drive(h->inp_cmd_ready_i, h->inp_rdata_valid_i, h->inp_rdata_i, stalls);
-    wgt_mem.drive(h->wgt_cmd_ready_i, h->wgt_rdata_valid_i, h->wgt_rdata_i, stalls);
+    inp_mem.drive(h->inp_rsp_i, stalls);
+    wgt_mem.drive(h->wgt_rsp_i, stalls);
     h.eval();
-    inp_mem.observe(h->inp_cmd_valid_o, h->inp_cmd_ready_i, h->inp_cmd_addr_o, h->inp_cmd_bytes_o, h->inp_rdata_valid_i,
-                    h->inp_rdata_ready_o);
-    wgt_mem.observe(h->wgt_cmd_valid_o, h->wgt_cmd_ready_i, h->wgt_cmd_addr_o, h->wgt_cmd_bytes_o, h->wgt_rdata_valid_i,
-                    h->wgt_rdata_ready_o);
+    inp_mem.observe(h->inp_req_o, h->inp_rsp_i);
+    wgt_mem.observe(h->wgt_req_o, h->wgt_rsp_i);
   }
 };
 
@@ -131,7 +129,7 @@ TEST_F(HwLoad, BlockPastTheBufferIsAnError) {
   h->insn_valid_i = 0;
   h.eval();
   EXPECT_TRUE(h->error_o);
-  EXPECT_FALSE(h->wgt_cmd_valid_o) << "nothing is loaded";
+  EXPECT_FALSE(RdReq::of(h->wgt_req_o).cmd_valid) << "nothing is loaded";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "Vvta_store.h"
+#include "mem_port.h"
 #include "sim_harness.h"
 #include "vta/build_config.h"
 #include "vta/isa.h"
@@ -29,7 +30,8 @@ class HwStore : public ::testing::Test {
   void SetUp() override {
     out_sram.resize(size_t(cfg.out_depth()) * cfg.out_elem_bytes());
     for (auto& b : out_sram) b = uint8_t(rng());
-    h->insn_valid_i = 0, h->g2s_ready_i = 0, h->cmd_ready_i = 0, h->wready_i = 0, h->ack_i = 0;
+    h->insn_valid_i = 0, h->g2s_ready_i = 0;
+    set_wr_rsp(h->mem_rsp_i, false, false, false);
     h.reset();
   }
   void set_insn(RawInsn r) { put_insn(h->insn_i, r); }
@@ -83,23 +85,25 @@ TEST_F(HwStore, RandomProgramWithTokensAndAcknowledgements) {
     h->insn_valid_i = next < prog.size() && rng() % 4 != 0;
     if (next < prog.size()) set_insn(prog[next]);
     if (read_pending) set_out(read_addr);
-    h->cmd_ready_i = !stalls || rng() % 3 != 0;
-    h->wready_i = !stalls || rng() % 3 != 0;
-    h->ack_i = !acks.empty() && acks.front() <= 0;
+    const bool cmd_ready = !stalls || rng() % 3 != 0;
+    const bool data_ready = !stalls || rng() % 3 != 0;
+    const bool ack = !acks.empty() && acks.front() <= 0;
+    set_wr_rsp(h->mem_rsp_i, cmd_ready, data_ready, ack);
     h.eval();
     ASSERT_FALSE(h->error_o) << "instruction " << next;
-    if (h->ack_i) acks.pop_front();
+    const WrReq req = WrReq::of(h->mem_req_o);
+    if (ack) acks.pop_front();
     for (auto& a : acks) --a;
     read_pending = h->out_re_o, read_addr = h->out_raddr_o;
-    if (h->cmd_valid_o && h->cmd_ready_i) {
-      const uint64_t a = h->cmd_addr_o, n = h->cmd_bytes_o;
+    if (req.cmd_valid && cmd_ready) {
+      const uint64_t a = req.cmd.addr, n = req.cmd.bytes;
       cmds.push_back({a / bus * bus, (a + n + bus - 1) / bus * bus});
     }
-    if (h->wvalid_o && h->wready_i) {
+    if (req.data_valid && data_ready) {
       ASSERT_FALSE(cmds.empty());
       Cmd& c = cmds.front();
       for (int b = 0; b < bus; ++b) {
-        if ((h->wstrb_o >> b) & 1) dram[c.next + uint64_t(b) - kBase] = uint8_t(h->wdata_o >> (8 * b));
+        if ((req.strb >> b) & 1) dram[c.next + uint64_t(b) - kBase] = uint8_t(req.data >> (8 * b));
       }
       c.next += uint64_t(bus);
       if (c.next == c.end) cmds.pop_front(), acks.push_back(stalls ? int(rng() % 6) : 0);

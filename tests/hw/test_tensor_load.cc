@@ -13,6 +13,7 @@
 #include "Vvta_tl_inp.h"
 #include "Vvta_tl_uop.h"
 #include "Vvta_tl_wgt.h"
+#include "mem_port.h"
 #include "sim_harness.h"
 #include "vta/build_config.h"
 
@@ -32,7 +33,8 @@ class TensorLoadTest {
   TensorLoadTest(int elem_bytes, int sram_bytes, bool widen, uint32_t seed)
       : elem_(elem_bytes), sram_bytes_(sram_bytes), widen_(widen), rng_(seed), dram_(kDramBytes) {
     for (auto& b : dram_) b = uint8_t(rng_());
-    h_->start_i = 0, h_->cmd_ready_i = 0, h_->rdata_valid_i = 0;
+    h_->start_i = 0;
+    set_rd_rsp(h_->mem_rsp_i, false, false, 0);
     h_.reset();
   }
 
@@ -49,12 +51,13 @@ class TensorLoadTest {
     const int bus = int(build_config().bus_width() / 8);
     int cycles = 1, latency = 0;
     for (; h_->busy_o && cycles < 200000; ++cycles) {
-      h_->cmd_ready_i = !stalls || rng_() % 3 != 0;
-      h_->rdata_valid_i = !beats.empty() && latency == 0 && (!stalls || rng_() % 4 != 0);
-      if (h_->rdata_valid_i) set_beat(beats.front());
+      const bool cmd_ready = !stalls || rng_() % 3 != 0;
+      const bool data_valid = !beats.empty() && latency == 0 && (!stalls || rng_() % 4 != 0);
+      set_rd_rsp(h_->mem_rsp_i, cmd_ready, data_valid, data_valid ? beat(beats.front()) : 0);
       h_.eval();
-      if (h_->cmd_valid_o && h_->cmd_ready_i) {
-        const uint64_t addr = h_->cmd_addr_o, bytes = h_->cmd_bytes_o;
+      const RdReq req = RdReq::of(h_->mem_req_o);
+      if (req.cmd_valid && cmd_ready) {
+        const uint64_t addr = req.cmd.addr, bytes = req.cmd.bytes;
         EXPECT_EQ(bytes, uint64_t(l.x) * elem_);
         const uint64_t first = addr / bus * bus, last = (addr + bytes + bus - 1) / bus * bus;
         for (uint64_t a = first; a < last; a += bus) {
@@ -64,7 +67,7 @@ class TensorLoadTest {
         }
         if (stalls) latency = int(rng_() % 4);
       }
-      if (h_->rdata_valid_i && h_->rdata_ready_o) beats.pop_front();
+      if (data_valid && req.data_ready) beats.pop_front();
       if (latency > 0) --latency;
       if (h_->sram_we_o) {
         const uint32_t a = h_->sram_waddr_o;
@@ -82,12 +85,12 @@ class TensorLoadTest {
  private:
   static inline const std::vector<int> kMemWidths = {3, 16, 32, 16, 16, 16, 4, 4, 4, 4};
 
-  // The default 64-bit bus: one beat is one 64-bit port value.
-  void set_beat(const std::vector<uint8_t>& b) {
-    static_assert(sizeof(h_->rdata_i) == 8, "this test drives a 64-bit memory bus");
+  // The default 64-bit bus: one beat is one 64-bit value.
+  static uint64_t beat(const std::vector<uint8_t>& b) {
+    static_assert(kBusBits == 64, "this test drives a 64-bit memory bus");
     uint64_t v = 0;
     for (size_t i = 0; i < b.size() && i < 8; ++i) v |= uint64_t(b[i]) << (8 * i);
-    h_->rdata_i = v;
+    return v;
   }
 
   std::vector<uint8_t> sram_word() {

@@ -13,6 +13,7 @@
 #include "Vvta_ts_e16.h"
 #include "Vvta_ts_e4.h"
 #include "Vvta_ts_e8.h"
+#include "mem_port.h"
 #include "sim_harness.h"
 #include "vta/build_config.h"
 
@@ -31,7 +32,8 @@ class TensorStoreTest {
  public:
   TensorStoreTest(int elem, uint32_t seed) : elem_(elem), rng_(seed), sram_(256 * size_t(elem)) {
     for (auto& b : sram_) b = uint8_t(rng_());
-    h_->start_i = 0, h_->cmd_ready_i = 0, h_->wready_i = 0, h_->ack_i = 0;
+    h_->start_i = 0;
+    set_wr_rsp(h_->mem_rsp_i, false, false, false);
     h_.reset();
   }
 
@@ -46,7 +48,7 @@ class TensorStoreTest {
     const auto lsb = packed_lsbs(kMemWidths);
     const uint64_t fields[] = {4, s.sram_base, s.dram_base, s.y, s.x, s.stride, 0, 0, 0, 0};
     for (size_t f = 0; f < kMemWidths.size(); ++f) set_bits(h_->insn_i, lsb[f], kMemWidths[f], fields[f]);
-    h_->ack_i = 0;  // no acknowledgement is outstanding between stores
+    set_wr_rsp(h_->mem_rsp_i, false, false, false);  // no acknowledgement is outstanding between stores
     h_->start_i = 1;
     h_.tick();
     h_->start_i = 0;
@@ -62,25 +64,27 @@ class TensorStoreTest {
     int cycles = 1;
     for (; (h_->busy_o || h_->pending_o) && cycles < 100000; ++cycles) {
       if (read_pending) set_elem(read_addr);
-      h_->cmd_ready_i = !stalls || rng_() % 3 != 0;
-      h_->wready_i = !stalls || rng_() % 3 != 0;
-      h_->ack_i = !acks.empty() && acks.front() <= 0;
+      const bool cmd_ready = !stalls || rng_() % 3 != 0;
+      const bool data_ready = !stalls || rng_() % 3 != 0;
+      const bool ack = !acks.empty() && acks.front() <= 0;
+      set_wr_rsp(h_->mem_rsp_i, cmd_ready, data_ready, ack);
       h_.eval();
-      if (h_->ack_i) acks.pop_front(), ++acked;
+      const WrReq req = WrReq::of(h_->mem_req_o);
+      if (ack) acks.pop_front(), ++acked;
       for (auto& a : acks) --a;
       read_pending = h_->sram_re_o;
       read_addr = h_->sram_raddr_o;
-      if (h_->cmd_valid_o && h_->cmd_ready_i) {
-        const uint64_t addr = h_->cmd_addr_o, bytes = h_->cmd_bytes_o;
+      if (req.cmd_valid && cmd_ready) {
+        const uint64_t addr = req.cmd.addr, bytes = req.cmd.bytes;
         EXPECT_EQ(bytes, uint64_t(s.x) * elem_);
         cmds.push_back({addr, bytes, addr / bus * bus, (addr + bytes + bus - 1) / bus * bus});
       }
-      if (h_->wvalid_o && h_->wready_i) {
+      if (req.data_valid && data_ready) {
         EXPECT_FALSE(cmds.empty()) << "a beat before its command";
         if (cmds.empty()) break;
         Cmd& c = cmds.front();
-        const uint64_t data = h_->wdata_o;
-        const uint32_t strb = h_->wstrb_o;
+        const uint64_t data = req.data;
+        const uint64_t strb = req.strb;
         for (int b = 0; b < bus; ++b) {
           if (!((strb >> b) & 1)) continue;
           const uint64_t a = c.next + uint64_t(b);
@@ -88,7 +92,7 @@ class TensorStoreTest {
           dram[a - kDramBase] = uint8_t(data >> (8 * b));
         }
         c.next += uint64_t(bus);
-        EXPECT_EQ(h_->wlast_o != 0, c.next == c.end) << "wlast on the wrong beat";
+        EXPECT_EQ(req.last, c.next == c.end) << "wlast on the wrong beat";
         if (c.next == c.end) {
           cmds.pop_front();
           acks.push_back(stalls ? int(rng_() % 5) : 0);

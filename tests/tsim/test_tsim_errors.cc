@@ -174,6 +174,26 @@ TEST_F(TsimHardwareChecks, MemoryModelChecksEachBurstAgainstItsAllocation) {
                  {"memory answered a write with an error response", "memory client: store"});
 }
 
+// The RTL's assertions fail a run by name: a memory that answers a read nobody asked for violates
+// the AXI rule vta_bus_checker states as AxiRForOutstandingId.
+TEST(TsimAssertions, AViolatedAssertionFailsTheRunWithItsName) {
+  if (!tsim::Simulator::has_assertions()) GTEST_SKIP() << "built with VTA_TSIM_ASSERT=OFF";
+  tsim::Simulator::Options o;
+  o.dram_fault = tsim::DramFault::kStrayReadBeat;
+  auto dev = tsim::make_tsim_device(o);
+  DevBuf data{4096};
+  Program p(build_config());
+  p.load(MemId::kInp, 0, data.base(16), 1, 1, 1).finish();
+  EXPECT_EQ(p.run(*dev), RunStatus::kError);
+  EXPECT_EQ(dev->last_error_kind(), ErrorKind::kInternal);
+  const std::string& err = dev->last_error();
+  for (const char* needle : {"AxiRForOutstandingId", "vta_bus_checker.sv", "u_bus_checker"}) {
+    EXPECT_NE(err.find(needle), std::string::npos) << "missing '" << needle << "' in:\n" << err;
+  }
+  // the fault is committed once: the device works again
+  EXPECT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error();
+}
+
 TEST(TsimOptions, MalformedEnvironmentIsNamed) {
   setenv("VTA_TSIM_READ_LATENCY", "fast", 1);
   try {

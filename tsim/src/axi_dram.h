@@ -23,7 +23,9 @@ namespace vta::tsim {
 
 class AxiDram final : public Extension {
  public:
-  AxiDram(Dram& dram, DramTiming timing, unsigned bus_bytes) : dram_(dram), t_(timing), bus_bytes_(bus_bytes) {}
+  AxiDram(Dram& dram, DramTiming timing, unsigned bus_bytes, DramFault fault = DramFault::kNone,
+          uint64_t fault_cycle = 0)
+      : dram_(dram), t_(timing), bus_bytes_(bus_bytes), fault_(fault), fault_cycle_(fault_cycle) {}
 
   void before_edge(const Vvta_top& top, uint64_t cycle) override { sample(top, cycle); }
   void after_edge(Vvta_top& top, uint64_t cycle) override { drive(top, cycle + 1); }
@@ -41,7 +43,10 @@ class AxiDram final : public Extension {
       reads_.push_back({host, uint32_t(top.m_axi_arid_o), beats, 0, cycle + t_.read_latency});
       ++counters_.read_bursts;
     }
-    if (top.m_axi_rvalid_i && top.m_axi_rready_o) {
+    if (stray_beat_) {  // the fault's one beat: offered for one cycle, whether taken or not
+      stray_beat_ = false;
+      fault_ = DramFault::kNone;
+    } else if (top.m_axi_rvalid_i && top.m_axi_rready_o) {
       Read& r = reads_.front();
       ++counters_.read_beats;
       ++counters_.read_busy_cycles;
@@ -80,6 +85,15 @@ class AxiDram final : public Extension {
     top.m_axi_wready_i = !writes_.empty();
     const bool r = !reads_.empty() && reads_.front().ready_at <= next_cycle;
     top.m_axi_rvalid_i = r;
+    if (fault_ == DramFault::kStrayReadBeat && next_cycle >= fault_cycle_ && counters_.read_bursts > 0 &&
+        reads_.empty()) {
+      stray_beat_ = true;
+      top.m_axi_rvalid_i = 1;
+      top.m_axi_rid_i = 0;
+      top.m_axi_rlast_i = 1;
+      top.m_axi_rresp_i = 0;
+      bus_zero(top.m_axi_rdata_i);
+    }
     if (r) {
       const Read& rd = reads_.front();
       top.m_axi_rid_i = rd.id;
@@ -138,6 +152,9 @@ class AxiDram final : public Extension {
   std::deque<Write> writes_;
   std::deque<Response> responses_;
   PortCounters counters_;
+  DramFault fault_;
+  uint64_t fault_cycle_;
+  bool stray_beat_ = false;
 };
 
 }  // namespace vta::tsim

@@ -109,7 +109,7 @@ struct Simulator::Impl {
              std::make_unique<Vvta_top>(ctx.get(), "TOP"))),
         memory(o.dram_memory != nullptr ? *o.dram_memory : Dram::global()),
         isa(build_config()),
-        dram(memory, o.dram, unsigned(build_config().bus_width() / 8)) {
+        dram(memory, o.dram, unsigned(build_config().bus_width() / 8), o.dram_fault, o.dram_fault_cycle) {
     // Settle the model once before anything (a waveform's first dump needs an evaluated model).
     top->clk_i = 0;
     top->rst_ni = 0;
@@ -179,6 +179,8 @@ struct Simulator::Impl {
   uint64_t cycle = 0;
   rtl::AssertionLog asserts;  ///< the RTL's assertions that failed since the last check
 };
+
+bool Simulator::has_assertions() { return VTA_TSIM_ASSERTIONS != 0; }
 
 Simulator::Simulator(Options options) : impl_((options.validate(), std::make_unique<Impl>(options))) {
   if (options.wave) start_wave(*options.wave);

@@ -32,6 +32,15 @@ struct DramTiming {
   uint32_t max_writes = 16;     ///< AW requests the model accepts before AWREADY drops
 };
 
+/// A protocol violation the DRAM model commits on purpose, to show how the accelerator and its
+/// assertions react (a run with a fault ends with the violated assertion's name).
+enum class DramFault : uint8_t {
+  kNone,
+  /// one R beat (ID 0, RLAST) while no read burst is outstanding, which AXI forbids: committed once,
+  /// in the first cycle from dram_fault_cycle after a read burst has completed with none left
+  kStrayReadBeat,
+};
+
 struct WaveOptions {
   std::string path;            ///< .fst or .vcd; the .gtkw save file is written beside it
   uint64_t start = 0;          ///< first cycle dumped
@@ -57,6 +66,8 @@ class Simulator {
     /// Validate each program on the host before starting it, as the fsim does (the verdict and the
     /// diagnostic are the fsim's). Off only in tests of the RTL's own checks.
     bool host_validation = true;
+    DramFault dram_fault = DramFault::kNone;  ///< for tests of the checks: a fault the DRAM model commits
+    uint64_t dram_fault_cycle = 0;
     /// Defaults overridden by the VTA_* environment variables listed in this header; throws
     /// std::invalid_argument naming a variable with a malformed or out-of-range value.
     static Options from_env();
@@ -66,6 +77,9 @@ class Simulator {
   static constexpr uint32_t kMaxLatency = 65536;             ///< DRAM latency limit, cycles
   static constexpr uint32_t kMinWatchdog = 64;               ///< fewest idle cycles before a deadlock is reported
   static constexpr uint64_t kMaxBudget = uint64_t{1} << 40;  ///< cycle budget limit
+
+  /// Whether this build checks the RTL's assertions (CMake option VTA_TSIM_ASSERT).
+  static bool has_assertions();
 
   explicit Simulator(Options options);
   ~Simulator();

@@ -1,0 +1,68 @@
+#pragma once
+// The memory-client structs of vta_pkg (mem_rd_req_t, mem_rd_rsp_t, mem_wr_req_t, mem_wr_rsp_t) as
+// Verilator presents a packed-struct port: one integer or VlWide, the struct's last member at bit 0.
+// The field order here mirrors hw/rtl/vta_pkg.sv; a mismatch makes every memory test fail.
+
+#include <cstdint>
+
+#include "sim_harness.h"
+#include "vta/hw_config.h"
+
+namespace vta::test {
+
+inline constexpr int kMemAddrBits = VTA_MEMOP_DRAM_ADDR_BIT_WIDTH + 8;  // vta_pkg::MemAddrWidth
+inline constexpr int kBusBits = VTA_BUS_WIDTH;
+
+/// A command {address, bytes} at bit `lsb` of a request.
+struct MemCmd {
+  uint64_t addr = 0, bytes = 0;
+};
+template <class Port>
+MemCmd get_cmd(const Port& port, int lsb) {
+  return {get_bits(port, lsb + 32, kMemAddrBits), get_bits(port, lsb, 32)};
+}
+
+/// mem_rd_req_t {cmd_valid, cmd, data_ready}
+struct RdReq {
+  bool cmd_valid = false;
+  MemCmd cmd;
+  bool data_ready = false;
+  template <class Port>
+  static RdReq of(const Port& p) {
+    return {get_bits(p, 33 + kMemAddrBits, 1) != 0, get_cmd(p, 1), get_bits(p, 0, 1) != 0};
+  }
+};
+
+/// mem_rd_rsp_t {cmd_ready, data_valid, data}: `data` is the low 64 bits of the beat.
+template <class Port>
+void set_rd_rsp(Port& p, bool cmd_ready, bool data_valid, uint64_t data) {
+  set_bits(p, kBusBits + 1, 1, cmd_ready);
+  set_bits(p, kBusBits, 1, data_valid);
+  set_bits(p, 0, kBusBits < 64 ? kBusBits : 64, data);
+}
+template <class Port>
+bool rd_cmd_ready(const Port& p) { return get_bits(p, kBusBits + 1, 1) != 0; }
+template <class Port>
+bool rd_data_valid(const Port& p) { return get_bits(p, kBusBits, 1) != 0; }
+
+/// mem_wr_req_t {cmd_valid, cmd, data_valid, last, strb, data}: `data` is the low 64 bits of the beat.
+struct WrReq {
+  bool cmd_valid = false;
+  MemCmd cmd;
+  bool data_valid = false, last = false;
+  uint64_t strb = 0, data = 0;
+  template <class Port>
+  static WrReq of(const Port& p) {
+    constexpr int s = kBusBits / 8, d = kBusBits;
+    return {get_bits(p, d + s + 2 + 32 + kMemAddrBits, 1) != 0, get_cmd(p, d + s + 2), get_bits(p, d + s + 1, 1) != 0,
+            get_bits(p, d + s, 1) != 0, get_bits(p, d, s), get_bits(p, 0, d < 64 ? d : 64)};
+  }
+};
+
+/// mem_wr_rsp_t {cmd_ready, data_ready, ack}
+template <class Port>
+void set_wr_rsp(Port& p, bool cmd_ready, bool data_ready, bool ack) {
+  p = static_cast<Port>((cmd_ready ? 4u : 0u) | (data_ready ? 2u : 0u) | (ack ? 1u : 0u));
+}
+
+}  // namespace vta::test
