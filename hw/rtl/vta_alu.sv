@@ -23,25 +23,23 @@ module vta_alu
   output logic                          busy_o,
   output logic                          error_o,      // sticky until the next start
   output logic                          uop_done_o,   // one micro-op executed (alu_counter)
-  // micro-op SRAM
-  output logic                          uop_re_o,
-  output logic [LogUopBuffDepth-1:0]    uop_raddr_o,
+  // SRAM ports (vta_pkg): reads return data the next cycle
+  output uop_rd_t                       uop_rd_o,
   input  uop_word_t                     uop_rdata_i,
-  // accumulator SRAM
-  output logic                          acc_re_o,
-  output logic [LogAccBuffDepth-1:0]    acc_raddr_o,
+  output acc_rd_t                       acc_rd_o,
   input  logic [AccMatrixWidth-1:0]     acc_rdata_i,
-  output logic                          acc_we_o,
-  output logic [LogAccBuffDepth-1:0]    acc_waddr_o,
-  output logic [AccMatrixWidth-1:0]     acc_wdata_o,
-  // output SRAM
-  output logic                          out_we_o,
-  output logic [LogAccBuffDepth-1:0]    out_waddr_o,
-  output logic [OutMatrixWidth-1:0]     out_wdata_o
+  output acc_wr_t                       acc_wr_o,
+  output out_wr_t                       out_wr_o
 );
   localparam int unsigned OffW = 32;
   localparam int unsigned Lanes = Batch * BlockOut;
   typedef logic [AccMatrixWidth-1:0] acc_t;
+
+  logic                       uop_re, acc_re;
+  logic [LogUopBuffDepth-1:0] uop_raddr;
+  logic [LogAccBuffDepth-1:0] acc_raddr;
+  assign uop_rd_o = '{re: uop_re, addr: uop_raddr};
+  assign acc_rd_o = '{re: acc_re, addr: acc_raddr};
   typedef logic [LogAccBuffDepth-1:0] acc_addr_t;
 
   function automatic logic [AccWidth-1:0] alu_lane(logic [AluOpcodeBitWidth-1:0] op, logic [AccWidth-1:0] a,
@@ -77,7 +75,7 @@ module vta_alu
     .busy_o       (loop_busy),
     .valid_o      (loop_valid),
     .ready_i      (loop_ready),
-    .uop_idx_o    (uop_raddr_o),
+    .uop_idx_o    (uop_raddr),
     .dst_offset_o (dst_off),
     .src_offset_o (src_off),
     .wgt_offset_o (wgt_off),
@@ -117,8 +115,8 @@ module vta_alu
     kill      = error_q || bad_index;
     // A vector micro-op reads its source in phase 0 and its destination in phase 1.
     s1_leaves = s1_valid_q && !kill && (!vector || phase_q);
-    acc_re_o    = s1_valid_q && !kill;
-    acc_raddr_o = (vector && !phase_q) ? s_idx[LogAccBuffDepth-1:0] : d_idx[LogAccBuffDepth-1:0];
+    acc_re    = s1_valid_q && !kill;
+    acc_raddr = (vector && !phase_q) ? s_idx[LogAccBuffDepth-1:0] : d_idx[LogAccBuffDepth-1:0];
     loop_ready  = !(s1_valid_q && vector && !phase_q);
   end
 
@@ -149,7 +147,7 @@ module vta_alu
   logic step;
   always_comb begin
     step         = loop_valid && loop_ready && !kill;
-    uop_re_o     = step;
+    uop_re     = step;
     insn_d       = (start_i && !busy_o) ? insn_i : insn_q;
     error_d      = (start_i && !busy_o) ? 1'b0 : (error_q || bad_index);
     // S1 holds a vector micro-op for two cycles.
@@ -180,12 +178,8 @@ module vta_alu
     s4_data_d  = s3_data_q;
   end
 
-  assign acc_we_o    = s3_valid_q;
-  assign acc_waddr_o = s3_addr_q;
-  assign acc_wdata_o = s3_data_q;
-  assign out_we_o    = s3_valid_q;
-  assign out_waddr_o = s3_addr_q;
-  assign out_wdata_o = out_q;
+  assign acc_wr_o    = '{we: s3_valid_q, addr: s3_addr_q, data: s3_data_q};
+  assign out_wr_o    = '{we: s3_valid_q, addr: s3_addr_q, data: out_q};
   assign uop_done_o  = s3_valid_q;
   assign busy_o      = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q;
   assign error_o     = error_q;

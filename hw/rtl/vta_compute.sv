@@ -34,15 +34,12 @@ module vta_compute
   output mem_rd_req_t                acc_req_o,
   input  mem_rd_rsp_t                acc_rsp_i,
   // input and weight SRAMs (owned by the load stage)
-  output logic                       inp_re_o,
-  output logic [LogInpBuffDepth-1:0] inp_raddr_o,
+  output inp_rd_t                    inp_rd_o,
   input  logic [InpMatrixWidth-1:0]  inp_rdata_i,
-  output logic                       wgt_re_o,
-  output logic [LogWgtBuffDepth-1:0] wgt_raddr_o,
+  output wgt_rd_t                    wgt_rd_o,
   input  logic [WgtMatrixWidth-1:0]  wgt_rdata_i,
   // output SRAM read port for the store stage
-  input  logic                       out_re_i,
-  input  logic [LogAccBuffDepth-1:0] out_raddr_i,
+  input  acc_rd_t                    out_rd_i,
   output logic [OutMatrixWidth-1:0]  out_rdata_o,
   // status
   output logic                       busy_o,
@@ -70,23 +67,24 @@ module vta_compute
   opcode_e    op;
 
   // ---- SRAMs -----------------------------------------------------------------------------------
-  logic                       uop_we, uop_re;
-  logic [LogUopBuffDepth-1:0] uop_waddr, uop_raddr;
+  logic                       uop_we;
+  logic [LogUopBuffDepth-1:0] uop_waddr;
   uop_word_t                  uop_wdata, uop_rdata;
-  logic                       acc_we, acc_re, out_we;
-  logic [LogAccBuffDepth-1:0] acc_waddr, acc_raddr, out_waddr;
-  logic [AccMatrixWidth-1:0]  acc_wdata, acc_rdata;
-  logic [OutMatrixWidth-1:0]  out_wdata;
+  uop_rd_t                    uop_rd;
+  acc_rd_t                    acc_rd;
+  acc_wr_t                    acc_wr;
+  out_wr_t                    out_wr;
+  logic [AccMatrixWidth-1:0]  acc_rdata;
 
   vta_ram_1r1w #(.Width(UopWidth), .Depth(UopBuffDepth)) u_uop_ram (
     .clk_i, .we_i(uop_we), .waddr_i(uop_waddr), .wdata_i(uop_wdata),
-    .re_i(uop_re), .raddr_i(uop_raddr), .rdata_o(uop_rdata));
+    .re_i(uop_rd.re), .raddr_i(uop_rd.addr), .rdata_o(uop_rdata));
   vta_ram_1r1w #(.Width(AccMatrixWidth), .Depth(AccBuffDepth)) u_acc_ram (
-    .clk_i, .we_i(acc_we), .waddr_i(acc_waddr), .wdata_i(acc_wdata),
-    .re_i(acc_re), .raddr_i(acc_raddr), .rdata_o(acc_rdata));
+    .clk_i, .we_i(acc_wr.we), .waddr_i(acc_wr.addr), .wdata_i(acc_wr.data),
+    .re_i(acc_rd.re), .raddr_i(acc_rd.addr), .rdata_o(acc_rdata));
   vta_ram_1r1w #(.Width(OutMatrixWidth), .Depth(AccBuffDepth)) u_out_ram (
-    .clk_i, .we_i(out_we), .waddr_i(out_waddr), .wdata_i(out_wdata),
-    .re_i(out_re_i), .raddr_i(out_raddr_i), .rdata_o(out_rdata_o));
+    .clk_i, .we_i(out_wr.we), .waddr_i(out_wr.addr), .wdata_i(out_wr.data),
+    .re_i(out_rd_i.re), .raddr_i(out_rd_i.addr), .rdata_o(out_rdata_o));
 
   // ---- the units -------------------------------------------------------------------------------
   logic start_uop, start_acc, start_acc8, start_gemm, start_alu;
@@ -124,32 +122,19 @@ module vta_compute
 
   assign acc_req_o = acc8_busy ? a8_req : al_req;
 
-  logic                       gm_uop_re, gm_acc_re, gm_acc_we, gm_out_we, gm_done;
-  logic [LogUopBuffDepth-1:0] gm_uop_raddr;
-  logic [LogAccBuffDepth-1:0] gm_acc_raddr, gm_acc_waddr, gm_out_waddr;
-  logic [AccMatrixWidth-1:0]  gm_acc_wdata;
-  logic [OutMatrixWidth-1:0]  gm_out_wdata;
+  logic    gm_done, al_done;
+  uop_rd_t gm_uop_rd, al_uop_rd;
+  acc_rd_t gm_acc_rd, al_acc_rd;
+  acc_wr_t gm_acc_wr, al_acc_wr;
+  out_wr_t gm_out_wr, al_out_wr;
   vta_gemm u_gemm (
     .clk_i, .rst_ni, .start_i(start_gemm), .insn_i(g), .busy_o(gemm_busy), .error_o(gemm_error),
-    .uop_done_o(gm_done),
-    .uop_re_o(gm_uop_re), .uop_raddr_o(gm_uop_raddr), .uop_rdata_i(uop_rdata),
-    .inp_re_o, .inp_raddr_o, .inp_rdata_i, .wgt_re_o, .wgt_raddr_o, .wgt_rdata_i,
-    .acc_re_o(gm_acc_re), .acc_raddr_o(gm_acc_raddr), .acc_rdata_i(acc_rdata),
-    .acc_we_o(gm_acc_we), .acc_waddr_o(gm_acc_waddr), .acc_wdata_o(gm_acc_wdata),
-    .out_we_o(gm_out_we), .out_waddr_o(gm_out_waddr), .out_wdata_o(gm_out_wdata));
-
-  logic                       al_uop_re, al_acc_re, al_acc_we, al_out_we, al_done;
-  logic [LogUopBuffDepth-1:0] al_uop_raddr;
-  logic [LogAccBuffDepth-1:0] al_acc_raddr, al_acc_waddr, al_out_waddr;
-  logic [AccMatrixWidth-1:0]  al_acc_wdata;
-  logic [OutMatrixWidth-1:0]  al_out_wdata;
+    .uop_done_o(gm_done), .uop_rd_o(gm_uop_rd), .uop_rdata_i(uop_rdata), .inp_rd_o, .inp_rdata_i, .wgt_rd_o,
+    .wgt_rdata_i, .acc_rd_o(gm_acc_rd), .acc_rdata_i(acc_rdata), .acc_wr_o(gm_acc_wr), .out_wr_o(gm_out_wr));
   vta_alu u_alu (
     .clk_i, .rst_ni, .start_i(start_alu), .insn_i(a), .busy_o(alu_busy), .error_o(alu_error),
-    .uop_done_o(al_done),
-    .uop_re_o(al_uop_re), .uop_raddr_o(al_uop_raddr), .uop_rdata_i(uop_rdata),
-    .acc_re_o(al_acc_re), .acc_raddr_o(al_acc_raddr), .acc_rdata_i(acc_rdata),
-    .acc_we_o(al_acc_we), .acc_waddr_o(al_acc_waddr), .acc_wdata_o(al_acc_wdata),
-    .out_we_o(al_out_we), .out_waddr_o(al_out_waddr), .out_wdata_o(al_out_wdata));
+    .uop_done_o(al_done), .uop_rd_o(al_uop_rd), .uop_rdata_i(uop_rdata), .acc_rd_o(al_acc_rd),
+    .acc_rdata_i(acc_rdata), .acc_wr_o(al_acc_wr), .out_wr_o(al_out_wr));
 
   // ---- SRAM port muxes: one unit runs at a time ---------------------------------------------------
   function automatic logic [OutMatrixWidth-1:0] truncate(logic [AccMatrixWidth-1:0] acc);
@@ -162,24 +147,16 @@ module vta_compute
     uop_we    = ul_we;
     uop_waddr = ul_waddr;
     uop_wdata = ul_wdata;
-    uop_re    = gm_uop_re || al_uop_re;
-    uop_raddr = alu_busy ? al_uop_raddr : gm_uop_raddr;
-    acc_re    = gm_acc_re || al_acc_re;
-    acc_raddr = alu_busy ? al_acc_raddr : gm_acc_raddr;
+    uop_rd    = '{re: gm_uop_rd.re || al_uop_rd.re, addr: alu_busy ? al_uop_rd.addr : gm_uop_rd.addr};
+    acc_rd    = '{re: gm_acc_rd.re || al_acc_rd.re, addr: alu_busy ? al_acc_rd.addr : gm_acc_rd.addr};
     if (al_we || a8_we) begin
-      acc_we    = 1'b1;
-      acc_waddr = al_we ? al_waddr : a8_waddr;
-      acc_wdata = al_we ? al_wdata : a8_wdata;
-      out_we    = 1'b1;
-      out_waddr = acc_waddr;
-      out_wdata = truncate(acc_wdata);
+      acc_wr = '{we: 1'b1, addr: al_we ? al_waddr : a8_waddr, data: al_we ? al_wdata : a8_wdata};
+      out_wr = '{we: 1'b1, addr: acc_wr.addr, data: truncate(acc_wr.data)};
     end else begin
-      acc_we    = gm_acc_we || al_acc_we;
-      acc_waddr = al_acc_we ? al_acc_waddr : gm_acc_waddr;
-      acc_wdata = al_acc_we ? al_acc_wdata : gm_acc_wdata;
-      out_we    = gm_out_we || al_out_we;
-      out_waddr = al_out_we ? al_out_waddr : gm_out_waddr;
-      out_wdata = al_out_we ? al_out_wdata : gm_out_wdata;
+      acc_wr = al_acc_wr.we ? al_acc_wr : gm_acc_wr;
+      acc_wr.we = gm_acc_wr.we || al_acc_wr.we;
+      out_wr = al_out_wr.we ? al_out_wr : gm_out_wr;
+      out_wr.we = gm_out_wr.we || al_out_wr.we;
     end
   end
 

@@ -77,10 +77,9 @@ module vta_core
     .clk_i, .rst_ni, .push_i(s2g_push), .pop_i(s2g_pop), .ready_o(s2g_ready), .full_o(s2g_full), .count_o(tokens_o[3]), .overflow_o(s2g_over));
 
   // ---- the stages -------------------------------------------------------------------------------
-  logic                       inp_re, wgt_re, out_re;
-  logic [LogInpBuffDepth-1:0] inp_raddr;
-  logic [LogWgtBuffDepth-1:0] wgt_raddr;
-  logic [LogAccBuffDepth-1:0] out_raddr;
+  inp_rd_t                    inp_rd;
+  wgt_rd_t                    wgt_rd;
+  acc_rd_t                    out_rd;
   logic [InpMatrixWidth-1:0]  inp_rdata;
   logic [WgtMatrixWidth-1:0]  wgt_rdata;
   logic [OutMatrixWidth-1:0]  out_rdata;
@@ -92,8 +91,7 @@ module vta_core
     .g2l_ready_i(g2l_ready), .l2g_full_i(l2g_full), .g2l_pop_o(g2l_pop), .l2g_push_o(l2g_push),
     .inp_req_o(rd_req_o[2]), .inp_rsp_i(rd_rsp_i[2]),
     .wgt_req_o(rd_req_o[3]), .wgt_rsp_i(rd_rsp_i[3]),
-    .inp_re_i(inp_re), .inp_raddr_i(inp_raddr), .inp_rdata_o(inp_rdata),
-    .wgt_re_i(wgt_re), .wgt_raddr_i(wgt_raddr), .wgt_rdata_o(wgt_rdata),
+    .inp_rd_i(inp_rd), .inp_rdata_o(inp_rdata), .wgt_rd_i(wgt_rd), .wgt_rdata_o(wgt_rdata),
     .busy_o(ld_busy), .error_o(ld_err), .stat_valid_o(ld_stat), .stat_inp_bytes_o(ld_inp_bytes),
     .stat_wgt_bytes_o(ld_wgt_bytes));
 
@@ -104,9 +102,8 @@ module vta_core
     .g2l_push_o(g2l_push), .g2s_push_o(g2s_push),
     .uop_req_o(rd_req_o[1]), .uop_rsp_i(rd_rsp_i[1]),
     .acc_req_o(rd_req_o[4]), .acc_rsp_i(rd_rsp_i[4]),
-    .inp_re_o(inp_re), .inp_raddr_o(inp_raddr), .inp_rdata_i(inp_rdata),
-    .wgt_re_o(wgt_re), .wgt_raddr_o(wgt_raddr), .wgt_rdata_i(wgt_rdata),
-    .out_re_i(out_re), .out_raddr_i(out_raddr), .out_rdata_o(out_rdata),
+    .inp_rd_o(inp_rd), .inp_rdata_i(inp_rdata), .wgt_rd_o(wgt_rd), .wgt_rdata_i(wgt_rdata),
+    .out_rd_i(out_rd), .out_rdata_o(out_rdata),
     .busy_o(co_busy), .finish_o(done_o), .error_o(co_err), .gemm_uop_o(gemm_uop), .alu_uop_o(alu_uop),
     .stat_valid_o(co_stat), .stat_uop_bytes_o(co_uop_bytes), .stat_acc_bytes_o(co_acc_bytes));
 
@@ -114,7 +111,7 @@ module vta_core
     .clk_i, .rst_ni, .insn_valid_i(st_q_rvalid), .insn_ready_o(st_q_rready), .insn_i(st_insn),
     .g2s_ready_i(g2s_ready), .s2g_full_i(s2g_full), .g2s_pop_o(g2s_pop), .s2g_push_o(s2g_push),
     .mem_req_o(wr_req_o), .mem_rsp_i(wr_rsp_i),
-    .out_re_o(out_re), .out_raddr_o(out_raddr), .out_rdata_i(out_rdata),
+    .out_rd_o(out_rd), .out_rdata_i(out_rdata),
     .busy_o(st_busy), .error_o(st_err), .stat_valid_o(st_stat), .stat_out_bytes_o(st_out_bytes));
 
   // ---- errors and statistics ----------------------------------------------------------------------

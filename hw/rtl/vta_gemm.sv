@@ -22,32 +22,30 @@ module vta_gemm
   output logic                          busy_o,
   output logic                          error_o,      // sticky until the next start
   output logic                          uop_done_o,   // one non-reset micro-op executed (gemm_counter)
-  // micro-op SRAM
-  output logic                          uop_re_o,
-  output logic [LogUopBuffDepth-1:0]    uop_raddr_o,
+  // SRAM ports (vta_pkg): reads return data the next cycle
+  output uop_rd_t                       uop_rd_o,
   input  uop_word_t                     uop_rdata_i,
-  // input SRAM
-  output logic                          inp_re_o,
-  output logic [LogInpBuffDepth-1:0]    inp_raddr_o,
+  output inp_rd_t                       inp_rd_o,
   input  logic [InpMatrixWidth-1:0]     inp_rdata_i,
-  // weight SRAM
-  output logic                          wgt_re_o,
-  output logic [LogWgtBuffDepth-1:0]    wgt_raddr_o,
+  output wgt_rd_t                       wgt_rd_o,
   input  logic [WgtMatrixWidth-1:0]     wgt_rdata_i,
-  // accumulator SRAM
-  output logic                          acc_re_o,
-  output logic [LogAccBuffDepth-1:0]    acc_raddr_o,
+  output acc_rd_t                       acc_rd_o,
   input  logic [AccMatrixWidth-1:0]     acc_rdata_i,
-  output logic                          acc_we_o,
-  output logic [LogAccBuffDepth-1:0]    acc_waddr_o,
-  output logic [AccMatrixWidth-1:0]     acc_wdata_o,
-  // output SRAM (written with every accumulator write)
-  output logic                          out_we_o,
-  output logic [LogAccBuffDepth-1:0]    out_waddr_o,
-  output logic [OutMatrixWidth-1:0]     out_wdata_o
+  output acc_wr_t                       acc_wr_o,
+  output out_wr_t                       out_wr_o   // written with every accumulator write
 );
   localparam int unsigned OffW = 32;
   typedef logic [AccMatrixWidth-1:0] acc_t;
+
+  logic                       uop_re, inp_re, wgt_re, acc_re;
+  logic [LogUopBuffDepth-1:0] uop_raddr;
+  logic [LogInpBuffDepth-1:0] inp_raddr;
+  logic [LogWgtBuffDepth-1:0] wgt_raddr;
+  logic [LogAccBuffDepth-1:0] acc_raddr;
+  assign uop_rd_o = '{re: uop_re, addr: uop_raddr};
+  assign inp_rd_o = '{re: inp_re, addr: inp_raddr};
+  assign wgt_rd_o = '{re: wgt_re, addr: wgt_raddr};
+  assign acc_rd_o = '{re: acc_re, addr: acc_raddr};
   typedef logic [LogAccBuffDepth-1:0] acc_addr_t;
 
   // ---- S0: loop generator ------------------------------------------------------------------
@@ -64,7 +62,7 @@ module vta_gemm
     .busy_o       (loop_busy),
     .valid_o      (loop_valid),
     .ready_i      (1'b1),
-    .uop_idx_o    (uop_raddr_o),
+    .uop_idx_o    (uop_raddr),
     .dst_offset_o (dst_off),
     .src_offset_o (src_off),
     .wgt_offset_o (wgt_off),
@@ -93,12 +91,12 @@ module vta_gemm
     bad_index = s1_valid_q && (a_idx >= OffW'(AccBuffDepth) ||
                                (!reset_q && (x_idx >= OffW'(InpBuffDepth) || w_idx >= OffW'(WgtBuffDepth))));
     kill      = error_q || bad_index;
-    inp_re_o    = s1_valid_q && !kill && !reset_q;
-    wgt_re_o    = s1_valid_q && !kill && !reset_q;
-    acc_re_o    = s1_valid_q && !kill && !reset_q;
-    inp_raddr_o = x_idx[LogInpBuffDepth-1:0];
-    wgt_raddr_o = w_idx[LogWgtBuffDepth-1:0];
-    acc_raddr_o = a_idx[LogAccBuffDepth-1:0];
+    inp_re    = s1_valid_q && !kill && !reset_q;
+    wgt_re    = s1_valid_q && !kill && !reset_q;
+    acc_re    = s1_valid_q && !kill && !reset_q;
+    inp_raddr = x_idx[LogInpBuffDepth-1:0];
+    wgt_raddr = w_idx[LogWgtBuffDepth-1:0];
+    acc_raddr = a_idx[LogAccBuffDepth-1:0];
   end
 
   // ---- S2: multiply-accumulate with forwarding ---------------------------------------------
@@ -135,7 +133,7 @@ module vta_gemm
 
   // ---- next state ----------------------------------------------------------------------------
   always_comb begin
-    uop_re_o     = loop_valid && !kill;
+    uop_re     = loop_valid && !kill;
     s1_valid_d   = loop_valid && !kill;
     s1_dst_off_d = dst_off;
     s1_src_off_d = src_off;
@@ -153,16 +151,12 @@ module vta_gemm
   end
 
   // S3: write back.
-  assign acc_we_o    = s3_valid_q;
-  assign acc_waddr_o = s3_addr_q;
-  assign acc_wdata_o = s3_data_q;
-  assign out_we_o    = s3_valid_q;
-  assign out_waddr_o = s3_addr_q;
   assign uop_done_o  = s3_valid_q && !reset_q;
 
   logic [OutMatrixWidth-1:0] out_d, out_q;
   assign out_d       = out_new;
-  assign out_wdata_o = out_q;
+  assign acc_wr_o    = '{we: s3_valid_q, addr: s3_addr_q, data: s3_data_q};
+  assign out_wr_o    = '{we: s3_valid_q, addr: s3_addr_q, data: out_q};
 
   // Busy until the loop is done (or killed) and the pipeline has drained.
   assign busy_o  = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q;

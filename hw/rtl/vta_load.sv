@@ -26,11 +26,9 @@ module vta_load
   output mem_rd_req_t                wgt_req_o,
   input  mem_rd_rsp_t                wgt_rsp_i,
   // SRAM read ports for the compute stage
-  input  logic                       inp_re_i,
-  input  logic [LogInpBuffDepth-1:0] inp_raddr_i,
+  input  inp_rd_t                    inp_rd_i,
   output logic [InpMatrixWidth-1:0]  inp_rdata_o,
-  input  logic                       wgt_re_i,
-  input  logic [LogWgtBuffDepth-1:0] wgt_raddr_i,
+  input  wgt_rd_t                    wgt_rd_i,
   output logic [WgtMatrixWidth-1:0]  wgt_rdata_o,
   // status
   output logic                       busy_o,
@@ -68,11 +66,11 @@ module vta_load
 
   vta_ram_1r1w #(.Width(InpMatrixWidth), .Depth(InpBuffDepth)) u_inp_ram (
     .clk_i, .we_i(inp_we), .waddr_i(inp_waddr), .wdata_i(inp_wdata),
-    .re_i(inp_re_i), .raddr_i(inp_raddr_i), .rdata_o(inp_rdata_o));
+    .re_i(inp_rd_i.re), .raddr_i(inp_rd_i.addr), .rdata_o(inp_rdata_o));
 
   vta_ram_1r1w #(.Width(WgtMatrixWidth), .Depth(WgtBuffDepth)) u_wgt_ram (
     .clk_i, .we_i(wgt_we), .waddr_i(wgt_waddr), .wdata_i(wgt_wdata),
-    .re_i(wgt_re_i), .raddr_i(wgt_raddr_i), .rdata_o(wgt_rdata_o));
+    .re_i(wgt_rd_i.re), .raddr_i(wgt_rd_i.addr), .rdata_o(wgt_rdata_o));
 
   // ---- control --------------------------------------------------------------------------------
   always_comb begin

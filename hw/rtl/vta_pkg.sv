@@ -160,6 +160,34 @@ package vta_pkg;
     return u;
   endfunction
 
+  // ---- SRAM ports between units (vta_ram_1r1w: registered read, data the cycle after re) --------
+  typedef struct packed {
+    logic                       re;
+    logic [LogUopBuffDepth-1:0] addr;
+  } uop_rd_t;
+  typedef struct packed {
+    logic                       re;
+    logic [LogInpBuffDepth-1:0] addr;
+  } inp_rd_t;
+  typedef struct packed {
+    logic                       re;
+    logic [LogWgtBuffDepth-1:0] addr;
+  } wgt_rd_t;
+  typedef struct packed {  // the accumulator and the output buffer (same depth)
+    logic                       re;
+    logic [LogAccBuffDepth-1:0] addr;
+  } acc_rd_t;
+  typedef struct packed {
+    logic                       we;
+    logic [LogAccBuffDepth-1:0] addr;
+    logic [AccMatrixWidth-1:0]  data;
+  } acc_wr_t;
+  typedef struct packed {
+    logic                       we;
+    logic [LogAccBuffDepth-1:0] addr;
+    logic [OutMatrixWidth-1:0]  data;
+  } out_wr_t;
+
   // ---- the memory clients' command/beat interface (docs/HARDWARE.md) ----------------------------
   // A client sends a command {byte address, byte count}; a read client then takes the bus-aligned
   // beats covering the range, a write client sends them (with strobes, `last` on the final beat) and

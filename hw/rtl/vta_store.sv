@@ -22,8 +22,7 @@ module vta_store
   output mem_wr_req_t                mem_req_o,
   input  mem_wr_rsp_t                mem_rsp_i,
   // output SRAM read port
-  output logic                       out_re_o,
-  output logic [LogAccBuffDepth-1:0] out_raddr_o,
+  output acc_rd_t                    out_rd_o,
   input  logic [OutMatrixWidth-1:0]  out_rdata_i,
   // status
   output logic                       busy_o,
@@ -43,7 +42,7 @@ module vta_store
   vta_tensor_store #(.ElemBytes(OutElemBytes), .SramDepth(AccBuffDepth)) u_store (
     .clk_i, .rst_ni, .start_i(start), .insn_i(m), .busy_o(engine_busy), .pending_o(engine_pending),
     .mem_req_o, .mem_rsp_i,
-    .sram_re_o(out_re_o), .sram_raddr_o(out_raddr_o), .sram_rdata_i(out_rdata_i));
+    .sram_re_o(out_rd_o.re), .sram_raddr_o(out_rd_o.addr), .sram_rdata_i(out_rdata_i));
 
   always_comb begin
     m    = decode_mem(insn_i);

@@ -73,7 +73,8 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
   ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
 
   Harness<Vvta_compute> h;
-  h->insn_valid_i = 0, h->l2g_ready_i = 1, h->s2g_ready_i = 1, h->out_re_i = 0;
+  h->insn_valid_i = 0, h->l2g_ready_i = 1, h->s2g_ready_i = 1;
+  set_sram_rd(h->out_rd_i, kAccAddrBits, false, 0);
   h.reset();
   ReadClientModel uop_mem(mirror, data.phys(), rng), acc_mem(mirror, data.phys(), rng);
   size_t next = 0;
@@ -101,8 +102,9 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
     ASSERT_FALSE(h->error_o) << "instruction " << next;
     uop_mem.observe(h->uop_req_o, h->uop_rsp_i);
     acc_mem.observe(h->acc_req_o, h->acc_rsp_i);
-    inp_pending = h->inp_re_o, inp_addr = h->inp_raddr_o;
-    wgt_pending = h->wgt_re_o, wgt_addr = h->wgt_raddr_o;
+    const SramRead inp_rd = SramRead::of(h->inp_rd_o, kInpAddrBits), wgt_rd = SramRead::of(h->wgt_rd_o, kWgtAddrBits);
+    inp_pending = inp_rd.re, inp_addr = inp_rd.addr;
+    wgt_pending = wgt_rd.re, wgt_addr = wgt_rd.addr;
     gemm_uops += h->gemm_uop_o, alu_uops += h->alu_uop_o;
     if (h->stat_valid_o) uop_bytes += h->stat_uop_bytes_o, acc_bytes += h->stat_acc_bytes_o;
     finished = h->finish_o;
@@ -115,7 +117,7 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
   EXPECT_EQ(uop_bytes, fsim->stats().uop_load_nbytes);
   EXPECT_EQ(acc_bytes, fsim->stats().acc_load_nbytes);
   for (uint32_t e = 0; e < cfg.acc_depth(); ++e) {
-    h->out_re_i = 1, h->out_raddr_i = e;
+    set_sram_rd(h->out_rd_i, kAccAddrBits, true, e);
     h.tick();
     h.eval();
     for (int l = 0; l < L; ++l) {

@@ -28,7 +28,9 @@ class HwLoad : public ::testing::Test {
 
   void SetUp() override {
     for (auto& b : dram) b = uint8_t(rng());
-    h->insn_valid_i = 0, h->g2l_ready_i = 0, h->inp_re_i = 0, h->wgt_re_i = 0;
+    h->insn_valid_i = 0, h->g2l_ready_i = 0;
+    set_sram_rd(h->inp_rd_i, kInpAddrBits, false, 0);
+    set_sram_rd(h->wgt_rd_i, kWgtAddrBits, false, 0);
     h.reset();
   }
 
@@ -105,7 +107,8 @@ TEST_F(HwLoad, RandomProgramWithTokens) {
   // Read both SRAMs back through the compute-side ports.
   h->insn_valid_i = 0;
   for (uint32_t e = 0; e < 300; ++e) {
-    h->inp_re_i = 1, h->inp_raddr_i = e, h->wgt_re_i = e < cfg.wgt_depth(), h->wgt_raddr_i = e % cfg.wgt_depth();
+    set_sram_rd(h->inp_rd_i, kInpAddrBits, true, e);
+    set_sram_rd(h->wgt_rd_i, kWgtAddrBits, e < cfg.wgt_depth(), e % cfg.wgt_depth());
     h.tick();
     h.eval();
     for (int b = 0; b < IE; ++b) {

@@ -94,7 +94,8 @@ TEST_F(HwStore, RandomProgramWithTokensAndAcknowledgements) {
     const WrReq req = WrReq::of(h->mem_req_o);
     if (ack) acks.pop_front();
     for (auto& a : acks) --a;
-    read_pending = h->out_re_o, read_addr = h->out_raddr_o;
+    const SramRead out_rd = SramRead::of(h->out_rd_o, kAccAddrBits);
+    read_pending = out_rd.re, read_addr = out_rd.addr;
     if (req.cmd_valid && cmd_ready) {
       const uint64_t a = req.cmd.addr, n = req.cmd.bytes;
       cmds.push_back({a / bus * bus, (a + n + bus - 1) / bus * bus});

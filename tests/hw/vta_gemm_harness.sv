@@ -29,42 +29,38 @@ module vta_gemm_harness
   output logic [AccMatrixWidth-1:0]  acc_rdata_o,
   output logic [OutMatrixWidth-1:0]  out_rdata_o
 );
-  logic                       uop_re, inp_re, wgt_re, acc_re, acc_we, out_we;
-  logic [LogUopBuffDepth-1:0] uop_raddr;
-  logic [LogInpBuffDepth-1:0] inp_raddr;
-  logic [LogWgtBuffDepth-1:0] wgt_raddr;
-  logic [LogAccBuffDepth-1:0] acc_raddr, acc_waddr, out_waddr;
-  uop_word_t                  uop_rdata;
-  logic [InpMatrixWidth-1:0]  inp_rdata;
-  logic [WgtMatrixWidth-1:0]  wgt_rdata;
-  logic [AccMatrixWidth-1:0]  acc_rdata, acc_wdata;
-  logic [OutMatrixWidth-1:0]  out_wdata;
+  uop_rd_t                   uop_rd;
+  inp_rd_t                   inp_rd;
+  wgt_rd_t                   wgt_rd;
+  acc_rd_t                   acc_rd;
+  acc_wr_t                   acc_wr;
+  out_wr_t                   out_wr;
+  uop_word_t                 uop_rdata;
+  logic [InpMatrixWidth-1:0] inp_rdata;
+  logic [WgtMatrixWidth-1:0] wgt_rdata;
+  logic [AccMatrixWidth-1:0] acc_rdata;
 
   vta_gemm u_gemm (
     .clk_i, .rst_ni, .start_i, .insn_i, .busy_o, .error_o, .uop_done_o,
-    .uop_re_o(uop_re), .uop_raddr_o(uop_raddr), .uop_rdata_i(uop_rdata),
-    .inp_re_o(inp_re), .inp_raddr_o(inp_raddr), .inp_rdata_i(inp_rdata),
-    .wgt_re_o(wgt_re), .wgt_raddr_o(wgt_raddr), .wgt_rdata_i(wgt_rdata),
-    .acc_re_o(acc_re), .acc_raddr_o(acc_raddr), .acc_rdata_i(acc_rdata),
-    .acc_we_o(acc_we), .acc_waddr_o(acc_waddr), .acc_wdata_o(acc_wdata),
-    .out_we_o(out_we), .out_waddr_o(out_waddr), .out_wdata_o(out_wdata)
-  );
+    .uop_rd_o(uop_rd), .uop_rdata_i(uop_rdata), .inp_rd_o(inp_rd), .inp_rdata_i(inp_rdata),
+    .wgt_rd_o(wgt_rd), .wgt_rdata_i(wgt_rdata), .acc_rd_o(acc_rd), .acc_rdata_i(acc_rdata),
+    .acc_wr_o(acc_wr), .out_wr_o(out_wr));
 
   vta_ram_1r1w #(.Width(UopWidth), .Depth(UopBuffDepth)) u_uop (
     .clk_i, .we_i(uop_we_i), .waddr_i(uop_waddr_i), .wdata_i(uop_wdata_i),
-    .re_i(uop_re), .raddr_i(uop_raddr), .rdata_o(uop_rdata));
+    .re_i(uop_rd.re), .raddr_i(uop_rd.addr), .rdata_o(uop_rdata));
   vta_ram_1r1w #(.Width(InpMatrixWidth), .Depth(InpBuffDepth)) u_inp (
     .clk_i, .we_i(inp_we_i), .waddr_i(inp_waddr_i), .wdata_i(inp_wdata_i),
-    .re_i(inp_re), .raddr_i(inp_raddr), .rdata_o(inp_rdata));
+    .re_i(inp_rd.re), .raddr_i(inp_rd.addr), .rdata_o(inp_rdata));
   vta_ram_1r1w #(.Width(WgtMatrixWidth), .Depth(WgtBuffDepth)) u_wgt (
     .clk_i, .we_i(wgt_we_i), .waddr_i(wgt_waddr_i), .wdata_i(wgt_wdata_i),
-    .re_i(wgt_re), .raddr_i(wgt_raddr), .rdata_o(wgt_rdata));
+    .re_i(wgt_rd.re), .raddr_i(wgt_rd.addr), .rdata_o(wgt_rdata));
   vta_ram_1r1w #(.Width(AccMatrixWidth), .Depth(AccBuffDepth)) u_acc (
-    .clk_i, .we_i(acc_we || acc_we_i), .waddr_i(acc_we ? acc_waddr : acc_waddr_i),
-    .wdata_i(acc_we ? acc_wdata : acc_wdata_i),
-    .re_i(acc_re || tb_re_i), .raddr_i(acc_re ? acc_raddr : tb_raddr_i), .rdata_o(acc_rdata));
+    .clk_i, .we_i(acc_wr.we || acc_we_i), .waddr_i(acc_wr.we ? acc_wr.addr : acc_waddr_i),
+    .wdata_i(acc_wr.we ? acc_wr.data : acc_wdata_i),
+    .re_i(acc_rd.re || tb_re_i), .raddr_i(acc_rd.re ? acc_rd.addr : tb_raddr_i), .rdata_o(acc_rdata));
   vta_ram_1r1w #(.Width(OutMatrixWidth), .Depth(AccBuffDepth)) u_out (
-    .clk_i, .we_i(out_we), .waddr_i(out_waddr), .wdata_i(out_wdata),
+    .clk_i, .we_i(out_wr.we), .waddr_i(out_wr.addr), .wdata_i(out_wr.data),
     .re_i(tb_re_i), .raddr_i(tb_raddr_i), .rdata_o(out_rdata_o));
 
   assign acc_rdata_o = acc_rdata;
