@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-mapfile -t sources < <(git ls-files '*.cc' '*.h')
+mapfile -t sources < <(git ls-files --cached --others --exclude-standard '*.cc' '*.h')
 
 if [ "${1:-}" = "--fix-format" ]; then
   clang-format -i --style=file "${sources[@]}"
