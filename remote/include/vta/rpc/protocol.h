@@ -1,0 +1,216 @@
+#pragma once
+/// \file vta/rpc/protocol.h
+/// The remote-device protocol (docs/REMOTE.md): versioned, length-prefixed binary frames and the
+/// messages they carry, encoded and decoded without sockets. Every decoder checks a frame's header
+/// (magic, version, type, length against the limits) before it reserves any memory, and every field
+/// against the bytes that are left: a malformed frame is a ProtocolError naming the field and the
+/// problem, never a crash or an unbounded allocation.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace vta {
+class Config;
+}
+
+namespace vta::rpc {
+
+inline constexpr uint32_t kMagic = 0x52415456;  ///< "VTAR", little-endian
+inline constexpr uint16_t kVersion = 1;
+inline constexpr size_t kHeaderBytes = 16;  ///< magic u32, version u16, type u16, id u32, payload length u32
+
+/// Error codes carried by Error messages and ProtocolError (stable numbers, docs/REMOTE.md).
+enum class ErrorCode : uint32_t {
+  kBadMagic = 1,        ///< the first four bytes are not "VTAR"
+  kBadVersion = 2,      ///< a protocol version this side does not speak
+  kUnknownType = 3,     ///< a message type this version does not define
+  kFrameTooLarge = 4,   ///< a payload length over the receiver's limit
+  kTruncated = 5,       ///< a field reaches past the end of the payload
+  kTrailingBytes = 6,   ///< bytes left after the last field
+  kBadValue = 7,        ///< a field out of its range (a size, an enum, a string length)
+  kUnexpected = 8,      ///< a message the receiver does not accept in this state (e.g. before Hello)
+  kConfigMismatch = 9,  ///< client and server were built for different hardware configurations
+  kAuthFailed = 10,     ///< the shared-secret proof did not match
+  kNoSuchBuffer = 11,   ///< an address that is not inside a buffer of this session
+  kOutOfMemory = 12,    ///< the session's memory cap or the device memory is exhausted
+  kBusy = 13,           ///< the server's session limit is reached
+  kTimeout = 14,        ///< the peer was idle for longer than its limit
+  kInternal = 15,       ///< a server failure that is not the client's fault
+};
+const char* to_string(ErrorCode code);
+
+/// A frame or message that breaks the protocol: `code` says how, what() names the field.
+class ProtocolError : public std::runtime_error {
+ public:
+  ProtocolError(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  ErrorCode code() const { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+/// Message types: requests from the client, each answered by the reply of the same id (or Error).
+enum class MsgType : uint16_t {
+  kHello = 1,        ///< client -> server: version, config fingerprint, client nonce
+  kHelloReply = 2,   ///< server -> client: server config fingerprint, challenge nonce, auth needed
+  kAuth = 3,         ///< client -> server: proof of the shared secret over both nonces
+  kAuthReply = 4,    ///< server -> client: accepted
+  kAlloc = 5,        ///< allocate device memory
+  kAllocReply = 6,   ///< its physical address
+  kFree = 7,         ///< free a buffer
+  kWrite = 8,        ///< copy bytes into device memory
+  kRead = 9,         ///< copy bytes out of device memory
+  kReadReply = 10,   ///< the bytes
+  kRun = 11,         ///< run an instruction stream
+  kRunReply = 12,    ///< status, error class, diagnostic, statistics, tokens
+  kClearStats = 13,  ///< zero the statistics
+  kGoodbye = 14,     ///< end the session (the server frees everything it held)
+  kOk = 15,          ///< server -> client: a request without data succeeded
+  kError = 16,       ///< server -> client: a request failed (code and message)
+};
+const char* to_string(MsgType type);
+
+/// Receiver-side limits; a frame over them is refused before its payload is read.
+struct Limits {
+  uint32_t max_payload = 64u << 20;  ///< bytes in one frame (copies are split into chunks of at most this)
+  uint32_t max_string = 1u << 16;    ///< bytes in one string field (names, diagnostics)
+};
+
+struct FrameHeader {
+  uint16_t version = kVersion;
+  MsgType type = MsgType::kOk;
+  uint32_t id = 0;
+  uint32_t length = 0;  ///< payload bytes after the header
+};
+
+/// The device's counters as they travel: the seven statistics and the optional cycle count.
+struct WireStats {
+  uint64_t counters[7] = {};
+  std::optional<uint64_t> cycles;
+  bool operator==(const WireStats&) const = default;
+};
+
+struct Hello {
+  uint16_t version = kVersion;
+  uint64_t config_hash = 0;
+  std::string config_name;  ///< the bitstream name, for the mismatch message
+  uint64_t client_nonce = 0;
+  bool operator==(const Hello&) const = default;
+};
+struct HelloReply {
+  uint64_t config_hash = 0;
+  std::string config_name;
+  uint64_t server_nonce = 0;
+  bool auth_required = false;
+  bool operator==(const HelloReply&) const = default;
+};
+struct Auth {
+  std::vector<uint8_t> proof;  ///< 32 bytes: HMAC-SHA256(secret, client_nonce || server_nonce)
+  bool operator==(const Auth&) const = default;
+};
+struct AuthReply {
+  bool operator==(const AuthReply&) const = default;
+};
+struct Alloc {
+  uint64_t bytes = 0;
+  bool operator==(const Alloc&) const = default;
+};
+struct AllocReply {
+  uint64_t phys = 0;
+  bool operator==(const AllocReply&) const = default;
+};
+struct Free {
+  uint64_t phys = 0;
+  bool operator==(const Free&) const = default;
+};
+struct Write {
+  uint64_t phys = 0;
+  std::vector<uint8_t> data;
+  bool operator==(const Write&) const = default;
+};
+struct Read {
+  uint64_t phys = 0;
+  uint32_t bytes = 0;
+  bool operator==(const Read&) const = default;
+};
+struct ReadReply {
+  std::vector<uint8_t> data;
+  bool operator==(const ReadReply&) const = default;
+};
+struct Run {
+  uint64_t insn_phys = 0;
+  uint32_t count = 0;
+  uint64_t budget = 0;
+  bool operator==(const Run&) const = default;
+};
+struct RunReply {
+  uint32_t status = 0;      ///< vta::RunStatus
+  uint32_t error_kind = 0;  ///< vta::ErrorKind
+  std::string diagnostic;
+  WireStats stats;
+  uint64_t tokens[4] = {};  ///< l2g, g2l, g2s, s2g
+  bool operator==(const RunReply&) const = default;
+};
+struct ClearStats {
+  bool operator==(const ClearStats&) const = default;
+};
+struct Goodbye {
+  bool operator==(const Goodbye&) const = default;
+};
+struct Ok {
+  bool operator==(const Ok&) const = default;
+};
+struct Error {
+  ErrorCode code = ErrorCode::kInternal;
+  std::string message;
+  bool operator==(const Error&) const = default;
+};
+
+/// One message of any type; the alternative's position is not the wire type (type_of maps it).
+using Message = std::variant<Hello, HelloReply, Auth, AuthReply, Alloc, AllocReply, Free, Write, Read, ReadReply, Run,
+                             RunReply, ClearStats, Goodbye, Ok, Error>;
+MsgType type_of(const Message& m);
+
+/// The whole frame (header and payload) of `m` with request id `id`. Throws ProtocolError
+/// (kFrameTooLarge, kBadValue) when `m` does not fit `limits`: the sender checks what the receiver will.
+std::vector<uint8_t> encode(const Message& m, uint32_t id, const Limits& limits = {});
+
+/// The header at the start of `bytes` (at least kHeaderBytes), checked: magic, version, a known type
+/// and a length within `limits`.
+FrameHeader decode_header(std::span<const uint8_t> bytes, const Limits& limits = {});
+/// The message in `payload` (exactly header.length bytes), every field checked.
+Message decode_payload(const FrameHeader& header, std::span<const uint8_t> payload, const Limits& limits = {});
+
+/// A frame as it is taken out of a byte stream.
+struct Frame {
+  FrameHeader header;
+  Message message;
+};
+
+/// Cuts a byte stream into frames: feed() what arrived, next() returns each complete frame. The
+/// buffer never holds more than one frame's worth beyond what was fed (a header announcing a frame
+/// over the limit fails at once, before its payload arrives). After a ProtocolError the decoder is
+/// spent: the connection must be closed.
+class FrameDecoder {
+ public:
+  explicit FrameDecoder(Limits limits = {}) : limits_(limits) {}
+  void feed(std::span<const uint8_t> bytes);
+  std::optional<Frame> next();
+  size_t buffered() const { return buf_.size() - pos_; }
+
+ private:
+  Limits limits_;
+  std::vector<uint8_t> buf_;
+  size_t pos_ = 0;
+};
+
+/// A 64-bit fingerprint of the derived hardware configuration (every constant of Config::constants()):
+/// client and server compare it in the handshake.
+uint64_t config_hash(const Config& config);
+
+}  // namespace vta::rpc
