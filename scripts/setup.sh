@@ -11,6 +11,7 @@ PACKAGES=(
   verilator                            # RTL lint and the cycle-accurate simulator
   gtkwave                              # waveform viewer; its fst2vcd writes VTA_WAVE=*.vcd
   clang-format clang-tidy              # format and lint (scripts/lint.sh)
+  libboost-dev                         # the remote device server (Boost.Asio)
 )
 
 missing=()

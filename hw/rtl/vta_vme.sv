@@ -93,12 +93,9 @@ module vta_vme
     .rvalid_o(rs_valid), .rready_i(rs_ready), .rdata_o(rs), .count_o());
 
   assign r_bad_id = rs.id >= AxiIdWidth'(NumReadClients);
-  always_comb begin
-    for (int i = 0; i < NumReadClients; i++) begin
-      rd_rsp_o[i].cmd_ready  = grant == ClientW'(i) && rd_cmd_ready;
-      rd_rsp_o[i].data_valid = !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid;
-      rd_rsp_o[i].data       = rs.data;
-    end
+  for (genvar i = 0; i < NumReadClients; i++) begin : gen_rd_rsp
+    assign rd_rsp_o[i] = '{cmd_ready: grant == ClientW'(i) && rd_cmd_ready,
+                           data_valid: !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid, data: rs.data};
   end
   // beats with an unknown ID are drained (and flagged)
   assign rs_ready  = r_bad_id || rd_req_i[ClientW'(rs.id)].data_ready;
@@ -197,9 +194,22 @@ module vta_vme
   end
 
   // The clients hold a command until it is taken; the engine holds returned data until it is taken.
+  // (Each check samples per-client signals of its own: Verilator 5.006 generates code that does not
+  // compile when an assertion samples the whole response array of a 256-bit bus.)
   for (genvar i = 0; i < NumReadClients; i++) begin : gen_client_checks
-    `VTA_ASSERT_HANDSHAKE(ReadCmdHeld, rd_req_i[i].cmd_valid, rd_rsp_o[i].cmd_ready, rd_req_i[i].cmd)
-    `VTA_ASSERT_HANDSHAKE(ReadDataHeld, rd_rsp_o[i].data_valid, rd_req_i[i].data_ready, rd_rsp_o[i].data)
+    mem_cmd_t cmd;
+    logic     cmd_valid, cmd_ready, data_valid, data_ready;
+    assign cmd        = rd_req_i[i].cmd;
+    assign cmd_valid  = rd_req_i[i].cmd_valid;
+    assign data_ready = rd_req_i[i].data_ready;
+    assign cmd_ready  = grant == ClientW'(i) && rd_cmd_ready;
+    assign data_valid = !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid;
+    `VTA_ASSERT_HANDSHAKE(ReadCmdHeld, cmd_valid, cmd_ready, cmd)
+    `VTA_ASSERT_HANDSHAKE(ReadDataHeld, data_valid, data_ready, rs.data)
   end
-  `VTA_ASSERT_HANDSHAKE(WriteCmdHeld, wr_req_i.cmd_valid, wr_rsp_o.cmd_ready, wr_req_i.cmd)
+  mem_cmd_t wr_cmd;
+  logic     wr_cmd_valid;
+  assign wr_cmd       = wr_req_i.cmd;
+  assign wr_cmd_valid = wr_req_i.cmd_valid;
+  `VTA_ASSERT_HANDSHAKE(WriteCmdHeld, wr_cmd_valid, wr_rsp_o.cmd_ready, wr_cmd)
 endmodule : vta_vme

@@ -1,0 +1,373 @@
+// The VTA device server: one Boost.Asio io_context served by a few threads; each session's handlers
+// run on its own strand (so a session is single-threaded and sessions proceed in parallel), with an
+// idle timer re-armed by every byte received. A session owns its device memory (a Dram of its own) and
+// its device; both go away with the session, however it ends.
+
+#include "vta/rpc/server.h"
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "vta/build_config.h"
+#include "vta/device.h"
+#include "vta/memory.h"
+#include "vta/rpc/detail/asio.h"
+
+namespace vta::rpc {
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+void ServerOptions::validate() const {
+  auto bad = [](const std::string& what) { throw std::invalid_argument("server options: " + what); };
+  if (max_sessions == 0) bad("max_sessions must be at least 1");
+  if (max_memory < Dram::kPageBytes)
+    bad("max_memory must be at least one page (" + std::to_string(Dram::kPageBytes) + " bytes)");
+  if (idle_timeout.count() <= 0) bad("idle_timeout must be positive");
+  if (threads == 0 || threads > 256) bad("threads must be in [1, 256]");
+  if (limits.max_payload < 4096) bad("the payload limit must be at least 4096 bytes");
+  boost::system::error_code ec;
+  const auto addr = asio::ip::make_address(host, ec);
+  if (ec) bad("'" + host + "' is not an IP address");
+  if (!addr.is_loopback() && !insecure) {
+    bad("binding to " + host +
+        " would expose the device to the network; token authentication is not implemented yet, so this "
+        "needs --insecure (or bind to 127.0.0.1)");
+  }
+}
+
+namespace {
+
+class Session;
+
+}  // namespace
+
+struct Server::Impl {
+  explicit Impl(ServerOptions o)
+      : options(std::move(o)), io_ptr(std::make_unique<asio::io_context>()), io(*io_ptr), config(build_config()) {
+    acceptor.emplace(io);
+  }
+  ServerOptions options;
+  // Destroyed explicitly, acceptor first, while the counters the sessions update still exist.
+  std::unique_ptr<asio::io_context> io_ptr;
+  asio::io_context& io;
+  std::optional<tcp::acceptor> acceptor;
+  std::vector<std::thread> threads;
+  const Config& config;
+  std::atomic<unsigned> active{0};
+  mutable std::mutex mu;
+  ServerCounters counters;
+  std::condition_variable stop_cv;
+  bool stopped = false;
+
+  void count(uint64_t ServerCounters::*field) {
+    std::lock_guard<std::mutex> lock(mu);
+    ++(counters.*field);
+  }
+  void accept();
+};
+
+namespace {
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, Server::Impl& server)
+      : sock_(std::move(socket)),
+        strand_(asio::make_strand(server.io)),
+        timer_(strand_),
+        server_(server),
+        decoder_(server.options.limits) {}
+
+  void start() {
+    server_.count(&ServerCounters::sessions_opened);
+    ++server_.active;
+    arm_timer();
+    read();
+  }
+  /// Tells the client the server is full, then closes.
+  void refuse_busy() {
+    server_.count(&ServerCounters::sessions_refused);
+    counted_ = false;
+    send(Error{ErrorCode::kBusy, "the server serves " + std::to_string(server_.options.max_sessions) +
+                                     " sessions at most; try again later"},
+         0);
+    closing_ = true;
+  }
+  ~Session() {
+    // the device and its memory go with the session
+    device_.reset();
+    dram_.reset();
+    if (counted_) {
+      --server_.active;
+      server_.count(&ServerCounters::sessions_closed);
+    }
+  }
+
+ private:
+  void arm_timer() {
+    timer_.expires_after(server_.options.idle_timeout);
+    timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+      if (ec || self->closed_) return;  // re-armed or closed
+      if (self->timer_.expiry() > std::chrono::steady_clock::now()) return;
+      if (self->closing_) return self->close();  // the last message could not be delivered in time
+      self->send(
+          Error{ErrorCode::kTimeout, "no request for " + std::to_string(self->server_.options.idle_timeout.count()) +
+                                         " ms: the session is closed"},
+          0);
+      self->closing_ = true;
+      self->arm_timer();
+    });
+  }
+
+  void read() {
+    sock_.async_read_some(asio::buffer(rbuf_), asio::bind_executor(strand_, [self = shared_from_this()](
+                                                                                const boost::system::error_code& ec,
+                                                                                size_t n) { self->on_read(ec, n); }));
+  }
+
+  void on_read(const boost::system::error_code& ec, size_t n) {
+    if (ec || closed_) return close();
+    if (closing_) return;  // a final message is being sent; ignore the rest
+    arm_timer();
+    try {
+      decoder_.feed({rbuf_.data(), n});
+      while (!closing_) {
+        auto frame = decoder_.next();
+        if (!frame) break;
+        server_.count(&ServerCounters::requests);
+        handle(*frame);
+      }
+    } catch (const ProtocolError& e) {
+      server_.count(&ServerCounters::protocol_errors);
+      send(Error{e.code(), e.what()}, 0);
+      closing_ = true;  // the stream cannot be cut into frames any more
+    }
+    arm_timer();  // the idle time counts from the end of the last request (a run may be long)
+    if (!closing_) read();
+  }
+
+  void handle(const Frame& f) {
+    const uint32_t id = f.header.id;
+    const Message& m = f.message;
+    auto fail = [&](ErrorCode code, const std::string& what) { send(Error{code, what}, id); };
+    if (const auto* h = std::get_if<Hello>(&m)) {
+      if (device_) return fail(ErrorCode::kUnexpected, "Hello: the session is already open");
+      const uint64_t mine = config_hash(server_.config);
+      if (h->config_hash != mine) {
+        fail(ErrorCode::kConfigMismatch, "the client was built for hardware configuration " + h->config_name + " (" +
+                                             hex(h->config_hash) + "), this server for " +
+                                             server_.config.bitstream_name() + " (" + hex(mine) + ")");
+        closing_ = true;
+        return;
+      }
+      try {
+        dram_ = std::make_unique<Dram>();
+        DeviceOptions o;
+        o.dram = dram_.get();
+        device_ = make_device(server_.options.target, server_.config, o);
+      } catch (const std::exception& e) {
+        fail(ErrorCode::kInternal, std::string("cannot open a device: ") + e.what());
+        closing_ = true;
+        return;
+      }
+      std::random_device rd;
+      return send(HelloReply{mine, server_.config.bitstream_name(), (uint64_t(rd()) << 32) | rd(), false}, id);
+    }
+    if (!device_) {
+      fail(ErrorCode::kUnexpected, std::string(to_string(type_of(m))) + " before Hello");
+      closing_ = true;
+      return;
+    }
+    try {
+      std::visit([&](const auto& msg) { serve(msg, id); }, m);
+    } catch (const std::exception& e) {
+      fail(ErrorCode::kInternal, std::string(to_string(type_of(m))) + ": " + e.what());
+    }
+  }
+
+  void serve(const Alloc& a, uint32_t id) {
+    if (a.bytes > server_.options.max_memory - used_) {
+      return send(Error{ErrorCode::kOutOfMemory, "Alloc of " + std::to_string(a.bytes) + " bytes: the session holds " +
+                                                     std::to_string(used_) + " of its " +
+                                                     std::to_string(server_.options.max_memory) + " bytes"},
+                  id);
+    }
+    void* host = dram_->alloc(size_t(a.bytes));
+    if (host == nullptr) {
+      return send(
+          Error{ErrorCode::kOutOfMemory, "Alloc of " + std::to_string(a.bytes) + " bytes: device memory exhausted"},
+          id);
+    }
+    const PhysAddr phys = dram_->phys_addr(host);
+    buffers_[phys] = {host, a.bytes};
+    used_ += a.bytes;
+    send(AllocReply{phys}, id);
+  }
+  void serve(const Free& f, uint32_t id) {
+    const auto it = buffers_.find(PhysAddr(f.phys));
+    if (it == buffers_.end())
+      return send(Error{ErrorCode::kNoSuchBuffer, "Free: no buffer starts at " + hex(f.phys)}, id);
+    dram_->free(it->second.host);
+    used_ -= it->second.bytes;
+    buffers_.erase(it);
+    send(Ok{}, id);
+  }
+  void serve(const Write& w, uint32_t id) {
+    uint8_t* dst = dram_->translate(PhysAddr(w.phys), w.data.size());
+    if (dst == nullptr) return send(Error{ErrorCode::kNoSuchBuffer, "Write: " + range(w.phys, w.data.size())}, id);
+    std::memcpy(dst, w.data.data(), w.data.size());
+    send(Ok{}, id);
+  }
+  void serve(const Read& r, uint32_t id) {
+    const uint8_t* src = dram_->translate(PhysAddr(r.phys), r.bytes);
+    if (src == nullptr) return send(Error{ErrorCode::kNoSuchBuffer, "Read: " + range(r.phys, r.bytes)}, id);
+    send(ReadReply{std::vector<uint8_t>(src, src + r.bytes)}, id);
+  }
+  void serve(const Run& r, uint32_t id) {
+    server_.count(&ServerCounters::runs);
+    RunReply reply;
+    reply.status = uint32_t(device_->run(PhysAddr(r.insn_phys), r.count, r.budget));
+    reply.error_kind = uint32_t(device_->last_error_kind());
+    reply.diagnostic = device_->last_error().substr(0, server_.options.limits.max_string);
+    const Stats& s = device_->stats();
+    for (size_t i = 0; i < std::size(kStatFields); ++i) reply.stats.counters[i] = s.*kStatFields[i].member;
+    reply.stats.cycles = s.cycle_count;
+    const TokenCounts t = device_->tokens();
+    reply.tokens[0] = t.l2g, reply.tokens[1] = t.g2l, reply.tokens[2] = t.g2s, reply.tokens[3] = t.s2g;
+    send(reply, id);
+  }
+  void serve(const ClearStats&, uint32_t id) {
+    device_->clear_stats();
+    send(Ok{}, id);
+  }
+  void serve(const Goodbye&, uint32_t id) {
+    send(Ok{}, id);
+    closing_ = true;
+  }
+  template <class M>
+  void serve(const M& m, uint32_t id) {  // replies and anything else a client must not send
+    send(Error{ErrorCode::kUnexpected, std::string(to_string(type_of(Message(m)))) + " is not a request"}, id);
+  }
+
+  static std::string hex(uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return buf;
+  }
+  static std::string range(uint64_t phys, uint64_t bytes) {
+    return std::to_string(bytes) + " bytes at " + hex(phys) + " are not inside one buffer of this session";
+  }
+
+  void send(const Message& m, uint32_t id) {
+    wq_.push_back(encode(m, id, server_.options.limits));
+    if (wq_.size() == 1) write();
+  }
+  void write() {
+    asio::async_write(
+        sock_, asio::buffer(wq_.front()),
+        asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+          if (ec) return self->close();
+          self->wq_.pop_front();
+          if (!self->wq_.empty()) return self->write();
+          if (self->closing_) self->close();
+        }));
+  }
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    boost::system::error_code ignored;
+    sock_.shutdown(tcp::socket::shutdown_both, ignored);
+    sock_.close(ignored);
+    timer_.cancel();
+  }
+
+  struct Buffer {
+    void* host;
+    uint64_t bytes;
+  };
+  tcp::socket sock_;
+  asio::strand<asio::io_context::executor_type> strand_;
+  asio::steady_timer timer_;
+  Server::Impl& server_;
+  FrameDecoder decoder_;
+  std::array<uint8_t, 64 * 1024> rbuf_{};
+  std::deque<std::vector<uint8_t>> wq_;
+  bool closing_ = false, closed_ = false, counted_ = true;
+  std::unique_ptr<Dram> dram_;
+  std::unique_ptr<Device> device_;
+  std::map<PhysAddr, Buffer> buffers_;
+  uint64_t used_ = 0;
+};
+
+}  // namespace
+
+void Server::Impl::accept() {
+  acceptor->async_accept(asio::make_strand(io), [this](const boost::system::error_code& ec, tcp::socket socket) {
+    if (ec) return;  // the acceptor was closed
+    auto session = std::make_shared<Session>(std::move(socket), *this);
+    if (active.load() >= options.max_sessions) {
+      session->refuse_busy();
+    } else {
+      session->start();
+    }
+    accept();
+  });
+}
+
+Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  Impl& s = *impl_;
+  s.options.validate();
+  (void)make_device(s.options.target, s.config);  // an unknown backend fails here, not per session
+  const tcp::endpoint ep(asio::ip::make_address(s.options.host), s.options.port);
+  boost::system::error_code ec;
+  s.acceptor->open(ep.protocol(), ec);
+  if (!ec) s.acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) s.acceptor->bind(ep, ec);
+  if (!ec) s.acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    throw std::runtime_error("vta-device-server: cannot listen on " + s.options.host + ":" +
+                             std::to_string(s.options.port) + ": " + ec.message());
+  }
+  s.accept();
+  for (unsigned i = 0; i < s.options.threads; ++i) s.threads.emplace_back([&s] { s.io.run(); });
+}
+
+Server::~Server() {
+  stop();
+  for (auto& t : impl_->threads) t.join();
+  impl_->acceptor.reset();
+  impl_->io_ptr.reset();  // destroys the sessions still queued, freeing their devices and memory
+}
+
+uint16_t Server::port() const { return impl_->acceptor->local_endpoint().port(); }
+unsigned Server::active_sessions() const { return impl_->active.load(); }
+ServerCounters Server::counters() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->counters;
+}
+
+void Server::stop() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->stopped) return;
+    impl_->stopped = true;
+  }
+  impl_->io.stop();
+  impl_->stop_cv.notify_all();
+}
+
+void Server::wait() {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  impl_->stop_cv.wait(lock, [this] { return impl_->stopped; });
+}
+
+}  // namespace vta::rpc

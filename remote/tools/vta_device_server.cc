@@ -1,0 +1,60 @@
+// vta-device-server: serves VTA devices (fsim or tsim) to remote clients (docs/REMOTE.md).
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "vta/build_config.h"
+#include "vta/device.h"
+#include "vta/main.h"
+#include "vta/rpc/server.h"
+
+namespace {
+
+int run(int argc, char** argv) {
+  CLI::App app{"Serve a VTA device (fsim or tsim) to remote clients over TCP (docs/REMOTE.md)"};
+  vta::rpc::ServerOptions o;
+  uint64_t idle_ms = uint64_t(o.idle_timeout.count());
+  app.add_option("--target", o.target, "backend of each session's device")->check(CLI::IsMember(vta::backend_names()));
+  app.add_option("--host", o.host, "address to listen on (a non-loopback address needs --insecure)");
+  app.add_option("--port", o.port, "TCP port; 0 picks a free one (printed)");
+  app.add_option("--max-sessions", o.max_sessions, "sessions served at once")->check(CLI::Range(1u, 4096u));
+  app.add_option("--max-memory", o.max_memory, "device memory per session, bytes");
+  app.add_option("--idle-timeout", idle_ms, "milliseconds a session may stay silent")->check(CLI::Range(1, 86'400'000));
+  app.add_option("--threads", o.threads, "threads serving the sessions (one per concurrent run)")
+      ->check(CLI::Range(1u, 256u));
+  app.add_flag("--insecure", o.insecure, "allow a non-loopback address without authentication");
+  CLI11_PARSE(app, argc, argv);
+  o.idle_timeout = std::chrono::milliseconds(idle_ms);
+
+  // SIGINT/SIGTERM stop the server: blocked here, waited for by a thread of their own.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  vta::rpc::Server server(o);
+  std::printf("vta-device-server: serving %s (%s) on %s:%u\n", o.target.c_str(),
+              vta::build_config().bitstream_name().c_str(), o.host.c_str(), unsigned(server.port()));
+  std::fflush(stdout);
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    server.stop();
+  });
+  waiter.detach();
+  server.wait();
+  const auto c = server.counters();
+  std::printf("vta-device-server: stopped after %llu sessions (%llu refused), %llu requests, %llu runs\n",
+              static_cast<unsigned long long>(c.sessions_opened), static_cast<unsigned long long>(c.sessions_refused),
+              static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.runs));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return vta::guarded_main("vta-device-server", [&] { return run(argc, argv); });
+}

@@ -1,0 +1,251 @@
+// The device server on an ephemeral loopback port, driven by a plain blocking client: the handshake
+// and its refusals, memory and runs equal to a local device, every bad request answered by name, and
+// the limits (sessions, memory, idle time, abrupt disconnects) enforced without losing the server.
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "test_util.h"
+#include "vta/build_config.h"
+#include "vta/rpc/detail/asio.h"
+#include "vta/rpc/server.h"
+
+namespace vta::rpc {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+// A blocking client; every read gives up after 5 s (SO_RCVTIMEO), so no test can hang.
+class Client {
+ public:
+  explicit Client(uint16_t port) : sock_(io_) {
+    sock_.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    timeval tv{5, 0};
+    setsockopt(sock_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  void send_raw(const std::vector<uint8_t>& bytes) { asio::write(sock_, asio::buffer(bytes)); }
+  void send(const Message& m) { send_raw(encode(m, ++id_)); }
+  /// The next frame, or nullopt when the server closed the connection.
+  std::optional<Frame> recv() {
+    for (;;) {
+      if (auto f = dec_.next()) return f;
+      uint8_t buf[65536];
+      boost::system::error_code ec;
+      const size_t n = sock_.read_some(asio::buffer(buf), ec);
+      if (ec) return std::nullopt;
+      dec_.feed({buf, n});
+    }
+  }
+  Message call(const Message& m) {
+    send(m);
+    auto f = recv();
+    if (!f) throw std::runtime_error("connection closed");
+    EXPECT_EQ(f->header.id, id_);
+    return f->message;
+  }
+  void hello() {
+    const Message r = call(Hello{kVersion, config_hash(build_config()), build_config().bitstream_name(), 1});
+    ASSERT_TRUE(std::holds_alternative<HelloReply>(r)) << describe(r);
+  }
+  uint64_t alloc(uint64_t bytes) { return std::get<AllocReply>(call(Alloc{bytes})).phys; }
+  static std::string describe(const Message& m) {
+    if (const auto* e = std::get_if<Error>(&m)) return std::string("Error ") + to_string(e->code) + ": " + e->message;
+    return to_string(type_of(m));
+  }
+
+ private:
+  asio::io_context io_;
+  tcp::socket sock_;
+  FrameDecoder dec_;
+  uint32_t id_ = 0;
+};
+
+Error expect_error(const Message& m, ErrorCode code, const std::string& needle) {
+  const auto* e = std::get_if<Error>(&m);
+  EXPECT_TRUE(e) << Client::describe(m);
+  if (!e) return {};
+  EXPECT_EQ(e->code, code) << e->message;
+  EXPECT_NE(e->message.find(needle), std::string::npos) << e->message;
+  return *e;
+}
+
+bool eventually(const std::function<bool()>& cond) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!cond()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+ServerOptions options() {
+  ServerOptions o;
+  o.max_sessions = 4;
+  o.max_memory = 4u << 20;
+  o.idle_timeout = std::chrono::milliseconds(2000);
+  return o;
+}
+
+// A small program (the reference-style ALU test of test_util) as bytes, with its buffers.
+TEST(RpcServer, ARunEqualsTheSameRunOnALocalDevice) {
+  Server server(options());
+  Client c(server.port());
+  c.hello();
+  // build the program locally with the test helpers, then ship its buffers
+  const Config& cfg = build_config();
+  test::DevBuf data(4096);
+  test::Program p(cfg);
+  p.load(MemId::kInp, 0, data.base(16), 1, 2, 2).store(0, data.base(16) + 8, 1, 1, 1).finish();
+  for (size_t i = 0; i < 64; ++i) data.data()[i] = uint8_t(i * 3);
+  auto local = make_device("fsim", cfg);
+  ASSERT_EQ(p.run(*local), RunStatus::kOk) << local->last_error();
+
+  // the same stream and data at the server's addresses: the instructions are position-dependent
+  // (absolute DRAM addresses), so allocate, then rebuild the program for the remote base
+  const uint64_t remote_data = c.alloc(4096);
+  test::Program q(cfg);
+  const auto unit = [&](uint64_t phys) { return uint32_t(phys / 16); };
+  q.load(MemId::kInp, 0, unit(remote_data), 1, 2, 2).store(0, unit(remote_data) + 8, 1, 1, 1).finish();
+  std::vector<uint8_t> init(64);
+  for (size_t i = 0; i < 64; ++i) init[i] = uint8_t(i * 3);
+  EXPECT_TRUE(std::holds_alternative<Ok>(c.call(Write{remote_data, init})));
+  std::vector<uint8_t> stream(q.insns().size() * Config::kInsnElemBytes);
+  vta::store_insns(stream.data(), q.insns());
+  const uint64_t remote_insns = c.alloc(stream.size());
+  EXPECT_TRUE(std::holds_alternative<Ok>(c.call(Write{remote_insns, stream})));
+  const Message r = c.call(rpc::Run{remote_insns, uint32_t(stream.size() / 16), 0});
+  const auto& reply = std::get<RunReply>(r);
+  EXPECT_EQ(reply.status, 0u) << reply.diagnostic;
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(reply.stats.counters[i], local->stats().*kStatFields[i].member) << kStatFields[i].name;
+  }
+  // the stored row, read back, equals the local result
+  const auto back = std::get<ReadReply>(c.call(Read{remote_data + 128, 16})).data;
+  EXPECT_EQ(back, std::vector<uint8_t>(data.data() + 128, data.data() + 144));
+  EXPECT_TRUE(std::holds_alternative<Ok>(c.call(ClearStats{})));
+  EXPECT_TRUE(std::holds_alternative<Ok>(c.call(Goodbye{})));
+  EXPECT_FALSE(c.recv()) << "the server closes after Goodbye";
+  EXPECT_TRUE(eventually([&] { return server.active_sessions() == 0; }));
+}
+
+TEST(RpcServer, TheHandshakeRefusesAnotherConfigurationByName) {
+  Server server(options());
+  Client c(server.port());
+  const Message r = c.call(Hello{kVersion, config_hash(build_config()) + 1, "2x8_i8w8a32_15_15_18_17", 1});
+  expect_error(r, ErrorCode::kConfigMismatch, "client was built for hardware configuration 2x8_i8w8a32_15_15_18_17");
+  expect_error(r, ErrorCode::kConfigMismatch, build_config().bitstream_name());
+  EXPECT_FALSE(c.recv()) << "closed after the refusal";
+  // requests before Hello are refused, and so are replies sent as requests
+  Client d(server.port());
+  expect_error(d.call(Alloc{4096}), ErrorCode::kUnexpected, "Alloc before Hello");
+  Client e(server.port());
+  e.hello();
+  expect_error(e.call(Ok{}), ErrorCode::kUnexpected, "Ok is not a request");
+  expect_error(e.call(Hello{}), ErrorCode::kUnexpected, "already open");
+}
+
+TEST(RpcServer, BadRequestsAreAnsweredByNameAndTheSessionGoesOn) {
+  Server server(options());
+  Client c(server.port());
+  c.hello();
+  const uint64_t buf = c.alloc(4096);
+  expect_error(c.call(Write{buf + 4090, std::vector<uint8_t>(16, 1)}), ErrorCode::kNoSuchBuffer, "16 bytes at 0x");
+  expect_error(c.call(Read{0x10, 4}), ErrorCode::kNoSuchBuffer, "not inside one buffer of this session");
+  expect_error(c.call(Free{buf + 16}), ErrorCode::kNoSuchBuffer, "Free: no buffer starts at");
+  expect_error(c.call(Alloc{8u << 20}), ErrorCode::kOutOfMemory, "of its 4194304 bytes");
+  // a run of garbage: the device's verdict comes back, the session stays usable
+  const auto r = std::get<RunReply>(c.call(rpc::Run{buf, 1, 0}));
+  EXPECT_EQ(r.status, uint32_t(RunStatus::kError));
+  EXPECT_FALSE(r.diagnostic.empty());
+  EXPECT_TRUE(std::holds_alternative<Ok>(c.call(Free{buf})));
+  EXPECT_GT(c.alloc(2u << 20), 0u) << "the freed memory counts again";
+}
+
+TEST(RpcServer, AMalformedFrameIsNamedThenTheConnectionClosesAndTheServerServesOn) {
+  Server server(options());
+  {
+    Client c(server.port());
+    c.hello();
+    auto f = encode(Free{0x1000}, 9);
+    f[4] = 7;  // version 7
+    c.send_raw(f);
+    auto reply = c.recv();
+    ASSERT_TRUE(reply);
+    expect_error(reply->message, ErrorCode::kBadVersion, "protocol version 7");
+    EXPECT_FALSE(c.recv());
+  }
+  Client d(server.port());
+  d.hello();
+  EXPECT_EQ(server.counters().protocol_errors, 1u);
+}
+
+TEST(RpcServer, LimitsOnSessionsAndIdleTimeAreEnforced) {
+  ServerOptions o = options();
+  o.max_sessions = 2;
+  o.idle_timeout = std::chrono::milliseconds(300);
+  Server server(o);
+  Client a(server.port()), b(server.port());
+  a.hello();
+  b.hello();
+  Client c(server.port());
+  auto busy = c.recv();
+  ASSERT_TRUE(busy);
+  expect_error(busy->message, ErrorCode::kBusy, "2 sessions at most");
+  // silent sessions are closed after the idle timeout, with a message saying so
+  auto t = a.recv();
+  ASSERT_TRUE(t);
+  expect_error(t->message, ErrorCode::kTimeout, "no request for 300 ms");
+  EXPECT_FALSE(a.recv());
+  EXPECT_TRUE(eventually([&] { return server.active_sessions() == 0; }));
+}
+
+TEST(RpcServer, AbruptDisconnectsFreeTheirSessions) {
+  ServerOptions o = options();
+  o.max_sessions = 8;
+  Server server(o);
+  const auto half = encode(Write{0x1000, std::vector<uint8_t>(1000, 1)}, 1);
+  const int kClients = 200;
+  for (int i = 0; i < kClients; ++i) {
+    Client c(server.port());
+    c.hello();
+    (void)c.alloc(1u << 20);
+    // disconnect in the middle of a copy
+    c.send_raw(std::vector<uint8_t>(half.begin(), half.begin() + 500));
+    ASSERT_TRUE(eventually([&] { return server.active_sessions() <= 4; })) << "client " << i;
+  }
+  EXPECT_TRUE(eventually([&] { return server.active_sessions() == 0; }));
+  const auto counters = server.counters();
+  std::printf("%d abrupt disconnects: %llu sessions opened, %llu closed, %llu refused\n", kClients,
+              static_cast<unsigned long long>(counters.sessions_opened),
+              static_cast<unsigned long long>(counters.sessions_closed),
+              static_cast<unsigned long long>(counters.sessions_refused));
+  EXPECT_EQ(counters.sessions_closed, counters.sessions_opened);
+  Client last(server.port());
+  last.hello();
+}
+
+TEST(RpcServer, OptionsAreCheckedByName) {
+  ServerOptions o;
+  o.host = "0.0.0.0";
+  try {
+    Server s(o);
+    ADD_FAILURE() << "bound";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("needs --insecure"), std::string::npos) << e.what();
+  }
+  o = ServerOptions{};
+  o.target = "nonesuch";
+  EXPECT_THROW(Server{o}, std::invalid_argument);
+  o = ServerOptions{};
+  o.host = "localhost:80";
+  EXPECT_THROW(Server{o}, std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vta::rpc
