@@ -8,10 +8,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
+#include <random>
 #include <thread>
 
 #include "test_util.h"
 #include "vta/build_config.h"
+#include "vta/rpc/client.h"
 #include "vta/rpc/detail/asio.h"
 #include "vta/rpc/server.h"
 
@@ -245,6 +248,64 @@ TEST(RpcServer, OptionsAreCheckedByName) {
   o = ServerOptions{};
   o.host = "localhost:80";
   EXPECT_THROW(Server{o}, std::invalid_argument);
+}
+
+// The client library: copies larger than a frame are split and come back whole; the server's refusals
+// and a silent server become RemoteErrors naming the reason; the round trips are counted.
+TEST(RpcClient, CopiesAreSplitIntoFramesAndErrorsAreNamed) {
+  ServerOptions so = options();
+  so.max_sessions = 1;
+  so.limits.max_payload = 64 * 1024;
+  Server server(so);
+  ConnectionOptions co;
+  co.limits = so.limits;
+  Connection c("127.0.0.1", server.port(), co);
+  EXPECT_EQ(c.server_config(), build_config().bitstream_name());
+  const uint64_t bytes = 1'000'000;
+  const uint64_t buf = c.alloc(bytes);
+  std::vector<uint8_t> data(bytes);
+  std::mt19937 rng(5);
+  for (auto& b : data) b = uint8_t(rng());
+  const uint64_t before = c.round_trips();
+  c.write(buf, data);
+  EXPECT_EQ(c.read(buf, bytes), data);
+  EXPECT_EQ(c.round_trips() - before, 2 * ((bytes + 65471) / 65472)) << "one request per 64 KiB frame each way";
+  try {
+    c.free(buf + 8);
+    ADD_FAILURE() << "freed";
+  } catch (const RemoteError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNoSuchBuffer);
+    EXPECT_NE(std::string(e.what()).find("no buffer starts at"), std::string::npos) << e.what();
+  }
+  c.free(buf);  // the session went on
+  try {
+    Connection second("127.0.0.1", server.port(), co);
+    ADD_FAILURE() << "a second session on a one-session server";
+  } catch (const RemoteError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kBusy) << e.what();
+  }
+}
+
+TEST(RpcClient, ASilentServerIsATimeoutNotAHang) {
+  asio::io_context io;
+  tcp::acceptor silent(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));  // accepts, never answers
+  ConnectionOptions co;
+  co.timeout = std::chrono::milliseconds(200);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    Connection c("127.0.0.1", silent.local_endpoint().port(), co);
+    ADD_FAILURE() << "connected";
+  } catch (const RemoteError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kTimeout);
+    EXPECT_NE(std::string(e.what()).find("Hello: no answer within 200 ms"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  try {
+    Connection c("127.0.0.1", 1, co);  // nothing listens on port 1
+    ADD_FAILURE() << "connected";
+  } catch (const RemoteError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot connect"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

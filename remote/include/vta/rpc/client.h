@@ -1,0 +1,60 @@
+#pragma once
+/// \file vta/rpc/client.h
+/// A connection to a VTA device server (docs/REMOTE.md): the handshake, device memory, runs. Every
+/// call is one request and its reply (copies larger than a frame are split); every wait is bounded by
+/// the connection's timeouts. The building block of the driver-level and module-level clients.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vta/rpc/protocol.h"
+
+namespace vta::rpc {
+
+/// The server refused a request (its Error message), or the connection failed or timed out.
+class RemoteError : public std::runtime_error {
+ public:
+  RemoteError(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  ErrorCode code() const { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+struct ConnectionOptions {
+  std::chrono::milliseconds timeout{30'000};         ///< connect and every request but Run
+  std::chrono::milliseconds run_timeout{3'600'000};  ///< a Run (a long tsim run is legitimate)
+  Limits limits;
+};
+
+class Connection {
+ public:
+  /// Connects and performs the handshake for the configuration this program was built for. Throws
+  /// RemoteError naming the server and the reason (unreachable, timeout, config-mismatch, busy).
+  Connection(const std::string& host, uint16_t port, ConnectionOptions options = {});
+  ~Connection();  ///< says Goodbye (without waiting long) and closes
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  uint64_t alloc(uint64_t bytes);
+  void free(uint64_t phys);
+  void write(uint64_t phys, std::span<const uint8_t> bytes);
+  std::vector<uint8_t> read(uint64_t phys, uint64_t bytes);
+  RunReply run(uint64_t insn_phys, uint32_t count, uint64_t budget);
+  void clear_stats();
+  /// The server's configuration name (from the handshake).
+  const std::string& server_config() const;
+  /// Requests sent so far (each is one round trip).
+  uint64_t round_trips() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vta::rpc

@@ -1,0 +1,170 @@
+// A synchronous connection to a device server. Each operation is an asynchronous Asio operation run
+// on a private io_context for at most the operation's timeout (io_context::run_for), so a silent or
+// slow server ends in a RemoteError{timeout} instead of a hang.
+
+#include "vta/rpc/client.h"
+
+#include <random>
+
+#include "vta/build_config.h"
+#include "vta/config.h"
+#include "vta/rpc/detail/asio.h"
+
+namespace vta::rpc {
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+struct Connection::Impl {
+  ConnectionOptions options;
+  std::string where;
+  asio::io_context io;
+  tcp::socket sock{io};
+  FrameDecoder decoder;
+  uint32_t next_id = 0;
+  uint64_t round_trips = 0;
+  std::string server_config;
+  bool open = false;
+
+  explicit Impl(ConnectionOptions o) : options(o), decoder(o.limits) {}
+
+  [[noreturn]] void fail(ErrorCode code, const std::string& what) {
+    boost::system::error_code ignored;
+    sock.close(ignored);
+    open = false;
+    throw RemoteError(code, "vta rpc " + where + ": " + what);
+  }
+
+  // Runs the queued operation for at most `limit`; a timeout cancels it and fails.
+  void await(std::chrono::milliseconds limit, const char* what, std::chrono::milliseconds shown = {}) {
+    if (shown.count() == 0) shown = limit;
+    io.restart();
+    io.run_for(limit);
+    if (!io.stopped()) {
+      boost::system::error_code ignored;
+      sock.cancel(ignored);
+      io.run();  // let the cancelled handlers finish
+      fail(ErrorCode::kTimeout, std::string(what) + ": no answer within " + std::to_string(shown.count()) + " ms");
+    }
+  }
+
+  void connect(const std::string& host, uint16_t port) {
+    boost::system::error_code ec;
+    const auto addr = asio::ip::make_address(host, ec);
+    if (ec) fail(ErrorCode::kBadValue, "'" + host + "' is not an IP address");
+    sock.async_connect(tcp::endpoint(addr, port), [&](const boost::system::error_code& e) { ec = e; });
+    await(options.timeout, "connect");
+    if (ec) fail(ErrorCode::kInternal, "cannot connect: " + ec.message());
+    open = true;
+  }
+
+  Message call(const Message& request, std::chrono::milliseconds limit) {
+    if (!open) fail(ErrorCode::kUnexpected, "the connection is closed");
+    const uint32_t id = ++next_id;
+    ++round_trips;
+    const std::vector<uint8_t> frame = encode(request, id, options.limits);
+    boost::system::error_code ec;
+    asio::async_write(sock, asio::buffer(frame), [&](const boost::system::error_code& e, size_t) { ec = e; });
+    await(options.timeout, to_string(type_of(request)));
+    if (ec) fail(ErrorCode::kInternal, std::string(to_string(type_of(request))) + ": " + ec.message());
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      std::optional<Frame> f;
+      try {
+        f = decoder.next();
+      } catch (const ProtocolError& e) {
+        fail(e.code(), std::string("the server sent a malformed frame: ") + e.what());
+      }
+      if (f) {
+        if (const auto* err = std::get_if<Error>(&f->message)) {
+          if (f->header.id == 0) fail(err->code, err->message);  // the server closed the session
+          throw RemoteError(err->code, "vta rpc " + where + ": " + err->message);
+        }
+        if (f->header.id != id) {
+          fail(ErrorCode::kUnexpected,
+               "a reply to request " + std::to_string(f->header.id) + ", expected " + std::to_string(id));
+        }
+        return std::move(f->message);
+      }
+      uint8_t buf[64 * 1024];
+      size_t n = 0;
+      sock.async_read_some(asio::buffer(buf), [&](const boost::system::error_code& e, size_t got) {
+        ec = e;
+        n = got;
+      });
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      await(std::max(left, std::chrono::milliseconds(1)), to_string(type_of(request)), limit);
+      if (ec) fail(ErrorCode::kInternal, "the server closed the connection (" + ec.message() + ")");
+      decoder.feed({buf, n});
+    }
+  }
+
+  template <class Reply>
+  Reply expect(const Message& request, std::chrono::milliseconds limit) {
+    Message m = call(request, limit);
+    if (auto* r = std::get_if<Reply>(&m)) return std::move(*r);
+    fail(ErrorCode::kUnexpected,
+         std::string("the server answered ") + to_string(type_of(request)) + " with " + to_string(type_of(m)));
+  }
+};
+
+Connection::Connection(const std::string& host, uint16_t port, ConnectionOptions options)
+    : impl_(std::make_unique<Impl>(options)) {
+  impl_->where = host + ":" + std::to_string(port);
+  impl_->connect(host, port);
+  const Config& cfg = build_config();
+  std::random_device rd;
+  const auto reply = impl_->expect<HelloReply>(
+      Hello{kVersion, config_hash(cfg), cfg.bitstream_name(), (uint64_t(rd()) << 32) | rd()}, options.timeout);
+  impl_->server_config = reply.config_name;
+  if (reply.auth_required) impl_->fail(ErrorCode::kAuthFailed, "the server requires a token (not supported yet)");
+}
+
+Connection::~Connection() {
+  if (!impl_->open) return;
+  try {
+    impl_->options.timeout = std::chrono::milliseconds(1000);
+    (void)impl_->call(Goodbye{}, impl_->options.timeout);
+  } catch (const std::exception&) {
+    // the server may be gone already; the session ends with the connection either way
+  }
+}
+
+uint64_t Connection::alloc(uint64_t bytes) {
+  return impl_->expect<AllocReply>(Alloc{bytes}, impl_->options.timeout).phys;
+}
+void Connection::free(uint64_t phys) { (void)impl_->expect<Ok>(Free{phys}, impl_->options.timeout); }
+
+void Connection::write(uint64_t phys, std::span<const uint8_t> bytes) {
+  const size_t chunk = impl_->options.limits.max_payload - 64;
+  for (size_t at = 0; at < bytes.size(); at += chunk) {
+    const size_t n = std::min(chunk, bytes.size() - at);
+    (void)impl_->expect<Ok>(
+        Write{phys + at, std::vector<uint8_t>(bytes.begin() + long(at), bytes.begin() + long(at + n))},
+        impl_->options.timeout);
+  }
+}
+
+std::vector<uint8_t> Connection::read(uint64_t phys, uint64_t bytes) {
+  std::vector<uint8_t> out;
+  out.reserve(size_t(bytes));
+  const uint64_t chunk = impl_->options.limits.max_payload - 64;
+  for (uint64_t at = 0; at < bytes; at += chunk) {
+    const auto n = uint32_t(std::min(chunk, bytes - at));
+    const auto r = impl_->expect<ReadReply>(Read{phys + at, n}, impl_->options.timeout);
+    if (r.data.size() != n)
+      impl_->fail(ErrorCode::kBadValue,
+                  "Read: " + std::to_string(r.data.size()) + " bytes back, asked " + std::to_string(n));
+    out.insert(out.end(), r.data.begin(), r.data.end());
+  }
+  return out;
+}
+
+RunReply Connection::run(uint64_t insn_phys, uint32_t count, uint64_t budget) {
+  return impl_->expect<RunReply>(Run{insn_phys, count, budget}, impl_->options.run_timeout);
+}
+void Connection::clear_stats() { (void)impl_->expect<Ok>(ClearStats{}, impl_->options.timeout); }
+const std::string& Connection::server_config() const { return impl_->server_config; }
+uint64_t Connection::round_trips() const { return impl_->round_trips; }
+
+}  // namespace vta::rpc
