@@ -93,9 +93,20 @@ module vta_vme
     .rvalid_o(rs_valid), .rready_i(rs_ready), .rdata_o(rs), .count_o());
 
   assign r_bad_id = rs.id >= AxiIdWidth'(NumReadClients);
-  for (genvar i = 0; i < NumReadClients; i++) begin : gen_rd_rsp
-    assign rd_rsp_o[i] = '{cmd_ready: grant == ClientW'(i) && rd_cmd_ready,
-                           data_valid: !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid, data: rs.data};
+  // Per client: its response, and the checks that it holds a command, and the engine its data, until
+  // taken. (The checks sample per-client signals: Verilator 5.006 generates code that does not compile
+  // when an assertion samples the whole response array of a 256-bit bus.)
+  for (genvar i = 0; i < NumReadClients; i++) begin : gen_client
+    mem_cmd_t cmd;
+    logic     cmd_valid, cmd_ready, data_valid, data_ready;
+    assign cmd_ready   = grant == ClientW'(i) && rd_cmd_ready;
+    assign data_valid  = !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid;
+    assign rd_rsp_o[i] = '{cmd_ready: cmd_ready, data_valid: data_valid, data: rs.data};
+    assign cmd         = rd_req_i[i].cmd;
+    assign cmd_valid   = rd_req_i[i].cmd_valid;
+    assign data_ready  = rd_req_i[i].data_ready;
+    `VTA_ASSERT_HANDSHAKE(ReadCmdHeld, cmd_valid, cmd_ready, cmd)
+    `VTA_ASSERT_HANDSHAKE(ReadDataHeld, data_valid, data_ready, rs.data)
   end
   // beats with an unknown ID are drained (and flagged)
   assign rs_ready  = r_bad_id || rd_req_i[ClientW'(rs.id)].data_ready;
@@ -193,20 +204,7 @@ module vta_vme
     end
   end
 
-  // The clients hold a command until it is taken; the engine holds returned data until it is taken.
-  // (Each check samples per-client signals of its own: Verilator 5.006 generates code that does not
-  // compile when an assertion samples the whole response array of a 256-bit bus.)
-  for (genvar i = 0; i < NumReadClients; i++) begin : gen_client_checks
-    mem_cmd_t cmd;
-    logic     cmd_valid, cmd_ready, data_valid, data_ready;
-    assign cmd        = rd_req_i[i].cmd;
-    assign cmd_valid  = rd_req_i[i].cmd_valid;
-    assign data_ready = rd_req_i[i].data_ready;
-    assign cmd_ready  = grant == ClientW'(i) && rd_cmd_ready;
-    assign data_valid = !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid;
-    `VTA_ASSERT_HANDSHAKE(ReadCmdHeld, cmd_valid, cmd_ready, cmd)
-    `VTA_ASSERT_HANDSHAKE(ReadDataHeld, data_valid, data_ready, rs.data)
-  end
+  // The write client holds a command until it is taken.
   mem_cmd_t wr_cmd;
   logic     wr_cmd_valid;
   assign wr_cmd       = wr_req_i.cmd;

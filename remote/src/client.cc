@@ -27,6 +27,9 @@ struct Connection::Impl {
 
   explicit Impl(ConnectionOptions o) : options(o), decoder(o.limits) {}
 
+  /// Bytes of one Write or Read: a frame's payload less room for the other fields.
+  uint64_t chunk_bytes() const { return options.limits.max_payload - 64; }
+
   [[noreturn]] void fail(ErrorCode code, const std::string& what) {
     boost::system::error_code ignored;
     sock.close(ignored);
@@ -136,7 +139,7 @@ uint64_t Connection::alloc(uint64_t bytes) {
 void Connection::free(uint64_t phys) { (void)impl_->expect<Ok>(Free{phys}, impl_->options.timeout); }
 
 void Connection::write(uint64_t phys, std::span<const uint8_t> bytes) {
-  const size_t chunk = impl_->options.limits.max_payload - 64;
+  const auto chunk = size_t(impl_->chunk_bytes());
   for (size_t at = 0; at < bytes.size(); at += chunk) {
     const size_t n = std::min(chunk, bytes.size() - at);
     (void)impl_->expect<Ok>(
@@ -148,7 +151,7 @@ void Connection::write(uint64_t phys, std::span<const uint8_t> bytes) {
 std::vector<uint8_t> Connection::read(uint64_t phys, uint64_t bytes) {
   std::vector<uint8_t> out;
   out.reserve(size_t(bytes));
-  const uint64_t chunk = impl_->options.limits.max_payload - 64;
+  const uint64_t chunk = impl_->chunk_bytes();
   for (uint64_t at = 0; at < bytes; at += chunk) {
     const auto n = uint32_t(std::min(chunk, bytes - at));
     const auto r = impl_->expect<ReadReply>(Read{phys + at, n}, impl_->options.timeout);

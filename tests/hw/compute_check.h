@@ -70,10 +70,10 @@ void expect_acc_and_out_match(H& h, const Config& cfg, const FsimDevice& fsim, c
     h.tick();
     h.eval();
     for (int l = 0; l < lanes; ++l) {
-      const auto got = int32_t(bits(h->acc_rdata_o, 32 * l, 32));
+      const auto got = int32_t(get_bits(h->acc_rdata_o, 32 * l, 32));
       ASSERT_EQ(got, fsim.acc_sram()[e * lanes + l]) << "acc element " << e << " lane " << l;
       if (written.count(e)) {
-        ASSERT_EQ(bits(h->out_rdata_o, 8 * l, 8), uint8_t(got)) << "out element " << e << " lane " << l;
+        ASSERT_EQ(get_bits(h->out_rdata_o, 8 * l, 8), uint8_t(got)) << "out element " << e << " lane " << l;
       }
     }
   }

@@ -69,17 +69,6 @@ class Harness {
   rtl::AssertionLog::Scope scope_{asserts_};
 };
 
-/// Bits [lsb, lsb + width) of a Verilator wide value (array of 32-bit words).
-template <class Wide>
-uint64_t bits(const Wide& w, int lsb, int width) {
-  uint64_t v = 0;
-  for (int i = 0; i < width; ++i) {
-    const int b = lsb + i;
-    v |= uint64_t((w[b / 32] >> (b % 32)) & 1u) << i;
-  }
-  return v;
-}
-
 /// A 128-bit instruction to / from a Verilator wide port (four 32-bit words, low word first).
 template <class Wide>
 void put_insn(Wide& w, RawInsn r) {

@@ -121,7 +121,7 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
     h.tick();
     h.eval();
     for (int l = 0; l < L; ++l) {
-      ASSERT_EQ(bits(h->out_rdata_o, 8 * l, 8), uint8_t(fsim->acc_sram()[size_t(e) * L + l]))
+      ASSERT_EQ(get_bits(h->out_rdata_o, 8 * l, 8), uint8_t(fsim->acc_sram()[size_t(e) * L + l]))
           << "out element " << e << " lane " << l;
     }
   }

@@ -112,10 +112,10 @@ TEST_F(HwLoad, RandomProgramWithTokens) {
     h.tick();
     h.eval();
     for (int b = 0; b < IE; ++b) {
-      ASSERT_EQ(bits(h->inp_rdata_o, 8 * b, 8), inp_sram[size_t(e) * IE + b]) << "inp element " << e;
+      ASSERT_EQ(get_bits(h->inp_rdata_o, 8 * b, 8), inp_sram[size_t(e) * IE + b]) << "inp element " << e;
     }
     for (int b = 0; b < WE; ++b) {
-      ASSERT_EQ(bits(h->wgt_rdata_o, 8 * b, 8), wgt_sram[size_t(e) * WE + b]) << "wgt element " << e;
+      ASSERT_EQ(get_bits(h->wgt_rdata_o, 8 * b, 8), wgt_sram[size_t(e) * WE + b]) << "wgt element " << e;
     }
   }
 }

@@ -40,7 +40,7 @@ TEST(HwPkgDecode, AgreesWithTheCppDecoder) {
     const uint64_t mem_want[] = {m.memory_type, m.sram_base, m.dram_base, m.y_size,  m.x_size,
                                  m.x_stride,    m.y_pad_0,   m.y_pad_1,   m.x_pad_0, m.x_pad_1};
     for (size_t f = 0; f < mem_w.size(); ++f) {
-      ASSERT_EQ(bits(h->mem_o, mem_l[f], mem_w[f]), mem_want[f]) << "mem field " << f;
+      ASSERT_EQ(get_bits(h->mem_o, mem_l[f], mem_w[f]), mem_want[f]) << "mem field " << f;
     }
     const GemmInsn g = isa.decode_gemm(raw);
     const uint64_t gemm_want[] = {g.reset,
@@ -58,7 +58,7 @@ TEST(HwPkgDecode, AgreesWithTheCppDecoder) {
                                   0,
                                   0};
     for (size_t f = 0; f < loop_w.size(); ++f) {
-      ASSERT_EQ(bits(h->gemm_o, loop_l[f], loop_w[f]), gemm_want[f]) << "gemm field " << f;
+      ASSERT_EQ(get_bits(h->gemm_o, loop_l[f], loop_w[f]), gemm_want[f]) << "gemm field " << f;
     }
     const AluInsn a = isa.decode_alu(raw);
     const uint64_t alu_want[] = {0,
@@ -76,7 +76,7 @@ TEST(HwPkgDecode, AgreesWithTheCppDecoder) {
                                  a.use_imm,
                                  uint16_t(a.imm)};
     for (size_t f = 0; f < loop_w.size(); ++f) {
-      ASSERT_EQ(bits(h->alu_o, loop_l[f], loop_w[f]), alu_want[f]) << "alu field " << f;
+      ASSERT_EQ(get_bits(h->alu_o, loop_l[f], loop_w[f]), alu_want[f]) << "alu field " << f;
     }
     const Uop u = isa.decode_uop(uop_word);
     const uint32_t uop_bits = h->uop_o;
