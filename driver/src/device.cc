@@ -98,29 +98,59 @@ void register_backend(std::string name, DeviceFactory factory) {
   r.factories[std::move(name)] = std::move(factory);
 }
 
+namespace {
+
+bool is_scheme(std::string_view name) { return name.size() > 3 && name.ends_with("://"); }
+
+// The factory for `target` and, for a scheme, the address after it.
+DeviceFactory find_factory(std::string_view target, std::string* address) {
+  if (target == "sim") target = "fsim";
+  auto& r = registry();
+  std::lock_guard lock(r.mu);
+  if (const auto pos = target.find("://"); pos != std::string_view::npos) {
+    auto it = r.factories.find(target.substr(0, pos + 3));
+    if (it == r.factories.end()) return nullptr;
+    if (address != nullptr) *address = std::string(target.substr(pos + 3));
+    return it->second;
+  }
+  auto it = r.factories.find(target);
+  return it == r.factories.end() ? nullptr : it->second;
+}
+
+}  // namespace
+
 std::vector<std::string> backend_names() {
   auto& r = registry();
   std::lock_guard lock(r.mu);
   std::vector<std::string> names;
-  for (const auto& [name, f] : r.factories) names.push_back(name);
+  for (const auto& [name, f] : r.factories) {
+    if (!is_scheme(name)) names.push_back(name);
+  }
   return names;
 }
 
-std::unique_ptr<Device> make_device(std::string_view target, const Config& config, const DeviceOptions& options) {
-  if (target == "sim") target = "fsim";
-  DeviceFactory factory;
-  {
-    auto& r = registry();
-    std::lock_guard lock(r.mu);
-    auto it = r.factories.find(target);
-    if (it != r.factories.end()) factory = it->second;
+std::vector<std::string> backend_schemes() {
+  auto& r = registry();
+  std::lock_guard lock(r.mu);
+  std::vector<std::string> names;
+  for (const auto& [name, f] : r.factories) {
+    if (is_scheme(name)) names.push_back(name);
   }
+  return names;
+}
+
+bool is_known_target(std::string_view target) { return find_factory(target, nullptr) != nullptr; }
+
+std::unique_ptr<Device> make_device(std::string_view target, const Config& config, const DeviceOptions& options) {
+  DeviceOptions o = options;
+  DeviceFactory factory = find_factory(target, &o.address);
   if (!factory) {
     std::string known;
     for (const auto& n : backend_names()) known += (known.empty() ? "" : ", ") + n;
+    for (const auto& n : backend_schemes()) known += ", " + n + "HOST:PORT";
     throw std::invalid_argument("unknown VTA target \"" + std::string(target) + "\" (known: " + known + ")");
   }
-  return factory(config, options);
+  return factory(config, o);
 }
 
 }  // namespace vta

@@ -48,9 +48,28 @@ void* Dram::alloc(size_t size) {
   auto it = free_pages_.begin();
   while (it != free_pages_.end() && it->second < pages) ++it;
   if (it == free_pages_.end()) return nullptr;
-  const size_t first = it->first, run = it->second;
-  free_pages_.erase(it);
-  if (run > pages) free_pages_[first + pages] = run - pages;
+  return take(it, it->first, pages, size);
+}
+
+void* Dram::alloc_at(PhysAddr phys, size_t size) {
+  if (size == 0 || size > total_pages_ * kPageBytes || phys % kPageBytes != 0 || phys == 0) return nullptr;
+  const size_t pages = (size + kPageBytes - 1) / kPageBytes;
+  const uint64_t first = (phys >> kPageBits) - 1;
+  if (first >= total_pages_ || pages > total_pages_ - first) return nullptr;
+  std::lock_guard lock(mu_);
+  // The free run that contains the first page must hold all of them.
+  auto it = free_pages_.upper_bound(size_t(first));
+  if (it == free_pages_.begin()) return nullptr;
+  --it;
+  if (first + pages > it->first + it->second) return nullptr;
+  return take(it, size_t(first), pages, size);
+}
+
+void* Dram::take(std::map<size_t, size_t>::iterator run, size_t first, size_t pages, size_t size) {
+  const size_t run_first = run->first, run_pages = run->second;
+  free_pages_.erase(run);
+  if (first > run_first) free_pages_[run_first] = first - run_first;
+  if (run_first + run_pages > first + pages) free_pages_[first + pages] = run_first + run_pages - first - pages;
   const PhysAddr phys = static_cast<PhysAddr>(first + 1) << kPageBits;
   uint8_t* host = base_ + first * kPageBytes;  // zero: never touched, given back, or cleaned here
   if (dirty_pages_ > 0) clean(first, pages);

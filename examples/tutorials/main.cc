@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <exception>
 
+#include "target_option.h"
 #include "tutorials.h"
 #include "vta/build_config.h"
 #include "vta/device.h"
@@ -20,8 +21,8 @@ static int run(int argc, char** argv) {
   std::string target;
   app.add_option("workload", which, "matmul, conv or all")->check(CLI::IsMember({"matmul", "conv", "all"}));
   app.add_option("--seed", seed, "seed of the random int8 inputs");
-  app.add_option("--target", target, "backend: fsim or tsim (default: VTA_TARGET, else fsim)")
-      ->check(CLI::IsMember(vta::backend_names()));
+  app.add_option("--target", target, "backend: fsim, tsim or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
+      ->check(vta::examples::target_validator());
   CLI11_PARSE(app, argc, argv);
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   bool ok = true;

@@ -4,6 +4,7 @@
 
 #include "vta/rpc/client.h"
 
+#include <array>
 #include <random>
 
 #include "vta/build_config.h"
@@ -22,8 +23,9 @@ struct Connection::Impl {
   FrameDecoder decoder;
   uint32_t next_id = 0;
   uint64_t round_trips = 0;
-  std::string server_config;
+  std::string server_config, server_target;
   bool open = false;
+  std::array<uint8_t, 256 * 1024> rbuf{};
 
   explicit Impl(ConnectionOptions o) : options(o), decoder(o.limits) {}
 
@@ -52,25 +54,43 @@ struct Connection::Impl {
 
   void connect(const std::string& host, uint16_t port) {
     boost::system::error_code ec;
-    const auto addr = asio::ip::make_address(host, ec);
-    if (ec) fail(ErrorCode::kBadValue, "'" + host + "' is not an IP address");
-    sock.async_connect(tcp::endpoint(addr, port), [&](const boost::system::error_code& e) { ec = e; });
+    tcp::resolver resolver(io);
+    tcp::resolver::results_type endpoints;
+    resolver.async_resolve(host, std::to_string(port), [&](const boost::system::error_code& e, auto results) {
+      ec = e;
+      endpoints = std::move(results);
+    });
+    await(options.timeout, "resolve");
+    if (ec) fail(ErrorCode::kBadValue, "cannot resolve '" + host + "': " + ec.message());
+    asio::async_connect(sock, endpoints, [&](const boost::system::error_code& e, const tcp::endpoint&) { ec = e; });
     await(options.timeout, "connect");
     if (ec) fail(ErrorCode::kInternal, "cannot connect: " + ec.message());
+    sock.set_option(tcp::no_delay(true), ec);  // requests are small and answered at once
     open = true;
   }
 
-  Message call(const Message& request, std::chrono::milliseconds limit) {
+  // Sends every request at once, then collects one reply per request, in order: one round trip.
+  std::vector<Message> pipeline(std::span<const Message> requests, std::chrono::milliseconds limit) {
     if (!open) fail(ErrorCode::kUnexpected, "the connection is closed");
-    const uint32_t id = ++next_id;
+    if (requests.empty()) return {};
+    const char* what = to_string(type_of(requests.back()));
+    const uint32_t first = next_id + 1;
+    std::vector<std::vector<uint8_t>> frames;
+    std::vector<asio::const_buffer> buffers;
+    frames.reserve(requests.size());
+    for (const Message& r : requests) {
+      frames.push_back(encode(r, ++next_id, options.limits));
+      buffers.emplace_back(asio::buffer(frames.back()));
+    }
     ++round_trips;
-    const std::vector<uint8_t> frame = encode(request, id, options.limits);
     boost::system::error_code ec;
-    asio::async_write(sock, asio::buffer(frame), [&](const boost::system::error_code& e, size_t) { ec = e; });
-    await(options.timeout, to_string(type_of(request)));
-    if (ec) fail(ErrorCode::kInternal, std::string(to_string(type_of(request))) + ": " + ec.message());
+    asio::async_write(sock, buffers, [&](const boost::system::error_code& e, size_t) { ec = e; });
+    await(options.timeout, what);
+    if (ec) fail(ErrorCode::kInternal, std::string(what) + ": " + ec.message());
     const auto deadline = std::chrono::steady_clock::now() + limit;
-    for (;;) {
+    std::vector<Message> replies;
+    replies.reserve(requests.size());
+    while (replies.size() < requests.size()) {
       std::optional<Frame> f;
       try {
         f = decoder.next();
@@ -78,28 +98,36 @@ struct Connection::Impl {
         fail(e.code(), std::string("the server sent a malformed frame: ") + e.what());
       }
       if (f) {
-        if (const auto* err = std::get_if<Error>(&f->message)) {
-          if (f->header.id == 0) fail(err->code, err->message);  // the server closed the session
-          throw RemoteError(err->code, "vta rpc " + where + ": " + err->message);
+        if (const auto* err = std::get_if<Error>(&f->message); err && f->header.id == 0) {
+          fail(err->code, err->message);  // the server closed the session
         }
-        if (f->header.id != id) {
+        const uint32_t expected = first + uint32_t(replies.size());
+        if (f->header.id != expected) {
           fail(ErrorCode::kUnexpected,
-               "a reply to request " + std::to_string(f->header.id) + ", expected " + std::to_string(id));
+               "a reply to request " + std::to_string(f->header.id) + ", expected " + std::to_string(expected));
         }
-        return std::move(f->message);
+        replies.push_back(std::move(f->message));
+        continue;
       }
-      uint8_t buf[64 * 1024];
       size_t n = 0;
-      sock.async_read_some(asio::buffer(buf), [&](const boost::system::error_code& e, size_t got) {
+      sock.async_read_some(asio::buffer(rbuf), [&](const boost::system::error_code& e, size_t got) {
         ec = e;
         n = got;
       });
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      await(std::max(left, std::chrono::milliseconds(1)), to_string(type_of(request)), limit);
+      await(std::max(left, std::chrono::milliseconds(1)), what, limit);
       if (ec) fail(ErrorCode::kInternal, "the server closed the connection (" + ec.message() + ")");
-      decoder.feed({buf, n});
+      decoder.feed({rbuf.data(), n});
     }
+    return replies;
+  }
+
+  Message call(const Message& request, std::chrono::milliseconds limit) {
+    Message m = std::move(pipeline({&request, 1}, limit).front());
+    if (const auto* err = std::get_if<Error>(&m))
+      throw RemoteError(err->code, "vta rpc " + where + ": " + err->message);
+    return m;
   }
 
   template <class Reply>
@@ -115,11 +143,12 @@ Connection::Connection(const std::string& host, uint16_t port, ConnectionOptions
     : impl_(std::make_unique<Impl>(options)) {
   impl_->where = host + ":" + std::to_string(port);
   impl_->connect(host, port);
-  const Config& cfg = build_config();
+  const Config& cfg = options.config != nullptr ? *options.config : build_config();
   std::random_device rd;
   const auto reply = impl_->expect<HelloReply>(
       Hello{kVersion, config_hash(cfg), cfg.bitstream_name(), (uint64_t(rd()) << 32) | rd()}, options.timeout);
   impl_->server_config = reply.config_name;
+  impl_->server_target = reply.target;
   if (reply.auth_required) impl_->fail(ErrorCode::kAuthFailed, "the server requires a token (not supported yet)");
 }
 
@@ -166,8 +195,15 @@ std::vector<uint8_t> Connection::read(uint64_t phys, uint64_t bytes) {
 RunReply Connection::run(uint64_t insn_phys, uint32_t count, uint64_t budget) {
   return impl_->expect<RunReply>(Run{insn_phys, count, budget}, impl_->options.run_timeout);
 }
-void Connection::clear_stats() { (void)impl_->expect<Ok>(ClearStats{}, impl_->options.timeout); }
+RunReply Connection::clear_stats() { return impl_->expect<RunReply>(ClearStats{}, impl_->options.timeout); }
 const std::string& Connection::server_config() const { return impl_->server_config; }
+const std::string& Connection::server_target() const { return impl_->server_target; }
+const std::string& Connection::where() const { return impl_->where; }
+uint64_t Connection::chunk_bytes() const { return impl_->chunk_bytes(); }
+
+std::vector<Message> Connection::pipeline(std::span<const Message> requests, std::chrono::milliseconds limit) {
+  return impl_->pipeline(requests, limit.count() > 0 ? limit : impl_->options.timeout);
+}
 uint64_t Connection::round_trips() const { return impl_->round_trips; }
 
 }  // namespace vta::rpc

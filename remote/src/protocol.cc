@@ -137,6 +137,7 @@ void io(A& a, HelloReply& m) {
   a.str(m.config_name, "config_name");
   a.u64(m.server_nonce, "server_nonce");
   a.boolean(m.auth_required, "auth_required");
+  a.str(m.target, "target");
 }
 template <class A>
 void io(A& a, Auth& m) {
@@ -145,6 +146,7 @@ void io(A& a, Auth& m) {
 template <class A>
 void io(A& a, Alloc& m) {
   a.u64(m.bytes, "bytes");
+  a.u64(m.phys, "phys");
 }
 template <class A>
 void io(A& a, AllocReply& m) {
@@ -211,7 +213,10 @@ void check(const Message& m, const Limits& limits, const char* name) {
   if (const auto* r = std::get_if<Read>(&m); r && (r->bytes == 0 || r->bytes > limits.max_payload - 4)) {
     bad("bytes", std::to_string(r->bytes) + " is outside [1, " + std::to_string(limits.max_payload - 4) + "]");
   }
-  if (const auto* a = std::get_if<Alloc>(&m); a && a->bytes == 0) bad("bytes", "0: nothing to allocate");
+  if (const auto* a = std::get_if<Alloc>(&m)) {
+    if (a->bytes == 0) bad("bytes", "0: nothing to allocate");
+    if (a->phys % 4096 != 0) bad("phys", std::to_string(a->phys) + " is not page-aligned (4096 bytes)");
+  }
   if (const auto* w = std::get_if<Write>(&m); w && w->data.empty()) bad("data", "empty: nothing to write");
   if (const auto* r = std::get_if<RunReply>(&m)) {
     if (r->status > 2) bad("status", std::to_string(r->status) + " is not a run status (0-2)");

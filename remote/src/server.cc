@@ -88,6 +88,8 @@ class Session : public std::enable_shared_from_this<Session> {
         decoder_(server.options.limits) {}
 
   void start() {
+    boost::system::error_code ignored;
+    sock_.set_option(tcp::no_delay(true), ignored);  // replies are small and awaited: no Nagle delay
     server_.count(&ServerCounters::sessions_opened);
     ++server_.active;
     arm_timer();
@@ -180,7 +182,9 @@ class Session : public std::enable_shared_from_this<Session> {
         return;
       }
       std::random_device rd;
-      return send(HelloReply{mine, server_.config.bitstream_name(), (uint64_t(rd()) << 32) | rd(), false}, id);
+      return send(HelloReply{mine, server_.config.bitstream_name(), (uint64_t(rd()) << 32) | rd(), false,
+                             std::string(device_->target())},
+                  id);
     }
     if (!device_) {
       fail(ErrorCode::kUnexpected, std::string(to_string(type_of(m))) + " before Hello");
@@ -201,7 +205,12 @@ class Session : public std::enable_shared_from_this<Session> {
                                                      std::to_string(server_.options.max_memory) + " bytes"},
                   id);
     }
-    void* host = dram_->alloc(size_t(a.bytes));
+    void* host = a.phys == 0 ? dram_->alloc(size_t(a.bytes)) : dram_->alloc_at(PhysAddr(a.phys), size_t(a.bytes));
+    if (host == nullptr && a.phys != 0) {
+      return send(Error{ErrorCode::kBadValue, "Alloc of " + std::to_string(a.bytes) + " bytes at " + hex(a.phys) +
+                                                  ": a page of that range is taken or outside device memory"},
+                  id);
+    }
     if (host == nullptr) {
       return send(
           Error{ErrorCode::kOutOfMemory, "Alloc of " + std::to_string(a.bytes) + " bytes: device memory exhausted"},
@@ -234,8 +243,12 @@ class Session : public std::enable_shared_from_this<Session> {
   }
   void serve(const Run& r, uint32_t id) {
     server_.count(&ServerCounters::runs);
+    send(state(device_->run(PhysAddr(r.insn_phys), r.count, r.budget)), id);
+  }
+  // The device's state after a run (or after clearing the statistics).
+  RunReply state(RunStatus status) const {
     RunReply reply;
-    reply.status = uint32_t(device_->run(PhysAddr(r.insn_phys), r.count, r.budget));
+    reply.status = uint32_t(status);
     reply.error_kind = uint32_t(device_->last_error_kind());
     reply.diagnostic = device_->last_error().substr(0, server_.options.limits.max_string);
     const Stats& s = device_->stats();
@@ -243,11 +256,11 @@ class Session : public std::enable_shared_from_this<Session> {
     reply.stats.cycles = s.cycle_count;
     const TokenCounts t = device_->tokens();
     reply.tokens[0] = t.l2g, reply.tokens[1] = t.g2l, reply.tokens[2] = t.g2s, reply.tokens[3] = t.s2g;
-    send(reply, id);
+    return reply;
   }
   void serve(const ClearStats&, uint32_t id) {
     device_->clear_stats();
-    send(Ok{}, id);
+    send(state(RunStatus::kOk), id);
   }
   void serve(const Goodbye&, uint32_t id) {
     send(Ok{}, id);
@@ -269,14 +282,21 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void send(const Message& m, uint32_t id) {
     wq_.push_back(encode(m, id, server_.options.limits));
-    if (wq_.size() == 1) write();
+    if (!writing_) write();
   }
+  // Writes every queued reply in one gathered write (a pipelined batch is answered in one go).
   void write() {
+    writing_ = true;
+    const size_t n = wq_.size();
+    std::vector<asio::const_buffer> buffers;
+    buffers.reserve(n);
+    for (const auto& f : wq_) buffers.emplace_back(asio::buffer(f));
     asio::async_write(
-        sock_, asio::buffer(wq_.front()),
-        asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+        sock_, buffers,
+        asio::bind_executor(strand_, [self = shared_from_this(), n](const boost::system::error_code& ec, size_t) {
+          self->writing_ = false;
           if (ec) return self->close();
-          self->wq_.pop_front();
+          self->wq_.erase(self->wq_.begin(), self->wq_.begin() + long(n));
           if (!self->wq_.empty()) return self->write();
           if (self->closing_) self->close();
         }));
@@ -301,7 +321,7 @@ class Session : public std::enable_shared_from_this<Session> {
   FrameDecoder decoder_;
   std::array<uint8_t, 64 * 1024> rbuf_{};
   std::deque<std::vector<uint8_t>> wq_;
-  bool closing_ = false, closed_ = false, counted_ = true;
+  bool closing_ = false, closed_ = false, counted_ = true, writing_ = false;
   std::unique_ptr<Dram> dram_;
   std::unique_ptr<Device> device_;
   std::map<PhysAddr, Buffer> buffers_;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include "test_util.h"
 #include "vta/build_config.h"
 
@@ -25,7 +27,8 @@ bool default_sized(const Config& c) {
 
 class BackendErrors : public ::testing::TestWithParam<std::string> {
  protected:
-  // The fsim runs any configuration; other backends run the one they were built for.
+  // The fsim runs any configuration; other backends (the tsim, remote devices) run the one they were
+  // built for.
   const Config cfg = GetParam() == "fsim" ? Config::default_config() : build_config();
   std::unique_ptr<Device> dev;
   DevBuf data{64 * 1024};
@@ -43,7 +46,7 @@ class BackendErrors : public ::testing::TestWithParam<std::string> {
     EXPECT_EQ(p.run(*dev), status);
     EXPECT_EQ(dev->last_error_kind(), kind) << dev->last_error();
     const std::string& err = dev->last_error();
-    EXPECT_EQ(err.rfind("vta " + GetParam() + ": ", 0), 0u) << err;
+    EXPECT_EQ(err.rfind("vta " + std::string(dev->target()) + ": ", 0), 0u) << err;
     for (const auto& n : needles) EXPECT_NE(err.find(n), std::string::npos) << "missing '" << n << "' in:\n" << err;
     EXPECT_NE(err.find("tokens: l2g="), std::string::npos) << err;
     EXPECT_EQ(err.back(), '\n');
@@ -214,7 +217,11 @@ TEST_P(BackendErrors, DeviceRecoversAfterFailure) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, BackendErrors, ::testing::ValuesIn(backend_names()),
-                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string name = p.param;  // "rpc-fsim" -> "rpc_fsim"
+                           for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace vta

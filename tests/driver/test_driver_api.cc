@@ -62,6 +62,30 @@ TEST(DriverApi, FreedPagesAreReusedAndMerged) {
   EXPECT_EQ(dram.live_blocks(), 0u);
 }
 
+// alloc_at places an allocation at a chosen physical address (the remote device mirrors a client's
+// buffers with it): only on free pages, page-aligned, inside the physical space; the rest stays usable.
+TEST(DriverApi, AllocAtTakesExactlyThePagesAsked) {
+  Dram dram(20);  // pages at 0x1000 .. 0xff000
+  auto* a = static_cast<uint8_t*>(dram.alloc_at(0x5000, 3 * Dram::kPageBytes + 1));
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(dram.phys_addr(a), PhysAddr{0x5000});
+  EXPECT_EQ(dram.block_at(0x5000)->size, 3 * Dram::kPageBytes + 1);
+  EXPECT_EQ(dram.alloc_at(0x8000, 1), nullptr) << "the fourth page belongs to the first block";
+  EXPECT_EQ(dram.alloc_at(0x4000, 2 * Dram::kPageBytes), nullptr) << "overlaps the first block";
+  EXPECT_EQ(dram.alloc_at(0x9001, 1), nullptr) << "not page-aligned";
+  EXPECT_EQ(dram.alloc_at(0, 1), nullptr) << "address 0 is never valid";
+  EXPECT_EQ(dram.alloc_at(0xff000, 2 * Dram::kPageBytes), nullptr) << "past the physical space";
+  EXPECT_EQ(dram.alloc_at(uint64_t{1} << 40, 1), nullptr);
+  void* low = dram.alloc_at(0x1000, 4 * Dram::kPageBytes);  // fills the hole before the first block
+  ASSERT_NE(low, nullptr);
+  void* next = dram.alloc(Dram::kPageBytes);
+  EXPECT_EQ(dram.phys_addr(next), PhysAddr{0x9000}) << "first fit goes on after the placed blocks";
+  void* last = dram.alloc_at(0xff000, 1);
+  ASSERT_NE(last, nullptr);
+  for (void* p : {static_cast<void*>(a), low, next, last}) EXPECT_TRUE(dram.free(p));
+  EXPECT_NE(dram.alloc(255 * Dram::kPageBytes), nullptr) << "the freed runs merge back into one";
+}
+
 TEST(DriverApi, ReusedPagesAreZero) {
   Dram dram(24);
   // freed pages wait to be given back (small frees) or are given back at once (large ones); either

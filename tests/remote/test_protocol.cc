@@ -23,10 +23,10 @@ std::vector<Message> one_of_each() {
   std::vector<uint8_t> proof(32);
   for (size_t i = 0; i < proof.size(); ++i) proof[i] = uint8_t(i * 7);
   return {Hello{kVersion, 0x0123456789abcdefull, "1x16_i8w8a32_15_15_18_17", 42},
-          HelloReply{0x0123456789abcdefull, "1x16_i8w8a32_15_15_18_17", 77, true},
+          HelloReply{0x0123456789abcdefull, "1x16_i8w8a32_15_15_18_17", 77, true, "tsim"},
           Auth{proof},
           AuthReply{},
-          Alloc{1 << 20},
+          Alloc{1 << 20, 0x7000},
           AllocReply{0x4000},
           Free{0x4000},
           Write{0x4010, {1, 2, 3, 250}},
@@ -132,8 +132,8 @@ TEST(RpcProtocol, MalformedPayloadsNameTheMessageAndField) {
   EXPECT_EQ(code, ErrorCode::kTrailingBytes);
   EXPECT_NE(what.find("Free: 1 bytes after the last field"), std::string::npos) << what;
   // a boolean that is neither 0 nor 1
-  f = encode(HelloReply{1, "x", 2, false}, 1);
-  f.back() = 7;
+  f = encode(HelloReply{1, "x", 2, false, ""}, 1);
+  f[f.size() - 5] = 7;  // the boolean before the empty target string (its u32 length)
   std::tie(code, what) = refusal(f);
   EXPECT_EQ(code, ErrorCode::kBadValue);
   EXPECT_NE(what.find("HelloReply.auth_required: a boolean of value 7"), std::string::npos) << what;
@@ -171,6 +171,7 @@ TEST(RpcProtocol, TheSenderRefusesWhatTheReceiverWould) {
       {Read{0, 0}, "Read.bytes: 0 is outside [1, 67108860]"},
       {Read{0, 64u << 20}, "Read.bytes: 67108864 is outside"},
       {Alloc{0}, "Alloc.bytes: 0: nothing to allocate"},
+      {Alloc{16, 0x7010}, "Alloc.phys: 28688 is not page-aligned (4096 bytes)"},
       {Write{0, {}}, "Write.data: empty"},
       {RunReply{0, 10, "", {}, {}}, "RunReply.error_kind: 10 is not an error class"},
   };

@@ -1,4 +1,5 @@
-// Differential testing: random valid programs (random_program.h) run on the fsim and on the tsim;
+// Differential testing: random valid programs (random_program.h) run on the fsim and on the tsim (or
+// the backend VTA_DIFF_TARGET names: rpc-fsim, rpc-tsim run them through a device server);
 // every output byte and the seven statistics must agree. VTA_DIFF_PROGRAMS sets the number of
 // programs (1,000 by default; 100,000 in the long mode), VTA_DIFF_SEED the first seed. Program k uses
 // seed base + k; a mismatch prints that seed and the program, and
@@ -24,11 +25,18 @@ uint64_t env_or(const char* name, uint64_t fallback) {
   return (v == nullptr || *v == '\0') ? fallback : std::strtoull(v, nullptr, 0);
 }
 
+// The backend compared with the fsim.
+std::string target_under_test() {
+  const char* v = std::getenv("VTA_DIFF_TARGET");
+  return (v == nullptr || *v == '\0') ? "tsim" : v;
+}
+
 TEST(TsimDifferential, RandomProgramsAgreeWithTheFsim) {
   const Config& c = build_config();
   const uint64_t count = env_or("VTA_DIFF_PROGRAMS", 1000), base = env_or("VTA_DIFF_SEED", 20261122);
   auto fsim = make_test_fsim(c);
-  auto tsim = make_device("tsim", c);
+  const std::string name = target_under_test();
+  auto dut = make_device(name, c);
   std::printf("differential: %llu programs from seed %llu (BATCH %d, BLOCK %d, bus %d bits)\n",
               static_cast<unsigned long long>(count), static_cast<unsigned long long>(base), c.batch(), c.block_in(),
               c.bus_width());
@@ -44,22 +52,22 @@ TEST(TsimDifferential, RandomProgramsAgreeWithTheFsim) {
     const auto fout = p.output();
     const Stats fstats = fsim->stats();
     p.reset_memory();
-    tsim->clear_stats();
-    const RunStatus ts = p.run(*tsim);
+    dut->clear_stats();
+    const RunStatus ts = p.run(*dut);
     const auto tout = p.output();
-    const Stats tstats = tsim->stats();
+    const Stats tstats = dut->stats();
     cycles += tstats.cycle_count.value_or(0);
     std::string why;
     if (fs != RunStatus::kOk)
       why = "fsim refused the program: " + fsim->last_error();
     else if (ts != RunStatus::kOk)
-      why = "tsim failed: " + tsim->last_error();
+      why = name + " failed: " + dut->last_error();
     else if (!fstats.counters_equal(tstats))
-      why = "statistics differ: fsim " + fstats.to_json() + " tsim " + tstats.to_json();
+      why = "statistics differ: fsim " + fstats.to_json() + " " + name + " " + tstats.to_json();
     else if (fout != tout) {
       size_t i = 0;
       while (fout[i] == tout[i]) ++i;
-      why = "output byte " + std::to_string(i) + " differs: fsim " + std::to_string(fout[i]) + " tsim " +
+      why = "output byte " + std::to_string(i) + " differs: fsim " + std::to_string(fout[i]) + " " + name + " " +
             std::to_string(tout[i]);
     }
     if (!why.empty()) {
@@ -69,9 +77,9 @@ TEST(TsimDifferential, RandomProgramsAgreeWithTheFsim) {
     }
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("differential: %llu programs, %llu instructions, %llu tsim cycles, %llu mismatches, %.1f s\n",
+  std::printf("differential: %llu programs, %llu instructions, %llu %s cycles, %llu mismatches, %.1f s\n",
               static_cast<unsigned long long>(count), static_cast<unsigned long long>(insns),
-              static_cast<unsigned long long>(cycles), static_cast<unsigned long long>(failures), s);
+              static_cast<unsigned long long>(cycles), name.c_str(), static_cast<unsigned long long>(failures), s);
 }
 
 // One program, one verdict: every invalid program gets the same return code and error class on the
@@ -81,7 +89,8 @@ TEST(TsimDifferential, InvalidProgramsGetTheSameVerdict) {
   const Config& c = build_config();
   const uint64_t count = env_or("VTA_DIFF_INVALID_PROGRAMS", 400), base = env_or("VTA_DIFF_SEED", 20261123);
   auto fsim = make_test_fsim(c);
-  auto tsim = make_device("tsim", c);
+  const std::string name = target_under_test();
+  auto dut = make_device(name, c);
   const auto t0 = std::chrono::steady_clock::now();
   uint64_t failures = 0;
   std::map<std::string, uint64_t> per_class;
@@ -90,23 +99,25 @@ TEST(TsimDifferential, InvalidProgramsGetTheSameVerdict) {
     const auto defect = RandomProgram::Defect(k % uint64_t(RandomProgram::Defect::kCount));
     RandomProgram p(c, seed);
     const ErrorKind expected = p.inject(defect);
-    const Stats before_f = fsim->stats(), before_t = tsim->stats();
+    const Stats before_f = fsim->stats(), before_t = dut->stats();
     p.reset_memory();
     const RunStatus fs = p.run(*fsim);
     p.reset_memory();
-    const RunStatus ts = p.run(*tsim);
+    const RunStatus ts = p.run(*dut);
     std::string why;
     if (fs != RunStatus::kError || fsim->last_error_kind() != expected) {
       why = std::string("fsim: status ") + std::to_string(int(fs)) + " class " + to_string(fsim->last_error_kind()) +
             ", expected class " + to_string(expected) + "\n" + fsim->last_error();
-    } else if (ts != fs || tsim->last_error_kind() != fsim->last_error_kind()) {
-      why = std::string("tsim: status ") + std::to_string(int(ts)) + " class " + to_string(tsim->last_error_kind()) +
-            ", fsim: class " + to_string(fsim->last_error_kind()) + "\n" + tsim->last_error() + "fsim said:\n" +
+    } else if (ts != fs || dut->last_error_kind() != fsim->last_error_kind()) {
+      why = name + ": status " + std::to_string(int(ts)) + " class " + to_string(dut->last_error_kind()) +
+            ", fsim: class " + to_string(fsim->last_error_kind()) + "\n" + dut->last_error() + "fsim said:\n" +
             fsim->last_error();
-    } else if (!fsim->stats().counters_equal(before_f) || !tsim->stats().counters_equal(before_t)) {
-      why = "a failed run changed the statistics: fsim " + fsim->stats().to_json() + " tsim " + tsim->stats().to_json();
-    } else if (fsim->tokens() != TokenCounts{} || tsim->tokens() != TokenCounts{}) {
-      why = "a failed run left tokens: fsim " + fsim->tokens().to_string() + " tsim " + tsim->tokens().to_string();
+    } else if (!fsim->stats().counters_equal(before_f) || !dut->stats().counters_equal(before_t)) {
+      why = "a failed run changed the statistics: fsim " + fsim->stats().to_json() + " " + name + " " +
+            dut->stats().to_json();
+    } else if (fsim->tokens() != TokenCounts{} || dut->tokens() != TokenCounts{}) {
+      why =
+          "a failed run left tokens: fsim " + fsim->tokens().to_string() + " " + name + " " + dut->tokens().to_string();
     }
     ++per_class[RandomProgram::name(defect)];
     if (!why.empty()) {
@@ -117,9 +128,10 @@ TEST(TsimDifferential, InvalidProgramsGetTheSameVerdict) {
     }
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("invalid programs: %llu, %llu verdict mismatches, %.1f s; per defect:",
+  std::printf("invalid programs on %s: %llu, %llu verdict mismatches, %.1f s; per defect:", name.c_str(),
               static_cast<unsigned long long>(count), static_cast<unsigned long long>(failures), s);
-  for (const auto& [name, n] : per_class) std::printf(" %s %llu", name.c_str(), static_cast<unsigned long long>(n));
+  for (const auto& [defect_name, n] : per_class)
+    std::printf(" %s %llu", defect_name.c_str(), static_cast<unsigned long long>(n));
   std::printf("\n");
 }
 

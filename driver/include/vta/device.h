@@ -113,18 +113,28 @@ struct DeviceOptions {
   Dram* dram = nullptr;  ///< nullptr = Dram::global()
   /// fsim: use the portable GEMM kernel even when the CPU has AVX-512 VNNI.
   bool force_portable = false;
+  /// A backend registered as a scheme ("rpc://") gets what follows the scheme ("HOST:PORT").
+  std::string address;
 };
 
 using DeviceFactory = std::function<std::unique_ptr<Device>(const Config&, const DeviceOptions&)>;
 
-/// Makes a device of the named backend ("fsim"; "sim" is an alias). Throws std::invalid_argument
-/// naming the known backends when `target` is unknown.
+/// Makes a device of the named backend ("fsim"; "sim" is an alias), or of a scheme backend with its
+/// address ("rpc://127.0.0.1:9091"). Throws std::invalid_argument naming the known backends when
+/// `target` is unknown.
 std::unique_ptr<Device> make_device(std::string_view target, const Config& config, const DeviceOptions& options = {});
 /// The backend named by VTA_TARGET, or fsim when it is unset or empty.
 std::string default_target();
-/// Registers a backend (tsim and the remote client register themselves when linked in).
+/// Registers a backend (tsim and the remote client register themselves when linked in). A name
+/// ending in "://" registers a scheme: every target starting with it goes to `factory`, which finds
+/// the rest in DeviceOptions::address.
 void register_backend(std::string name, DeviceFactory factory);
-/// Names of the registered backends, sorted.
+/// Names of the registered backends that need no address, sorted (the ones a test can open).
 std::vector<std::string> backend_names();
+/// The registered schemes ("rpc://"), sorted.
+std::vector<std::string> backend_schemes();
+/// Whether make_device would find a backend for `target` (a name, an alias or a scheme address);
+/// for command-line validation.
+bool is_known_target(std::string_view target);
 
 }  // namespace vta

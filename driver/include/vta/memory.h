@@ -54,6 +54,9 @@ class Dram {
   /// Zero-filled, page-aligned memory; nullptr when size is 0, larger than the physical space, or
   /// no run of free pages is long enough.
   void* alloc(size_t size);
+  /// Like alloc, at exactly the physical address `phys` (page-aligned): nullptr when any of the pages
+  /// is taken or outside the physical space. The remote device mirrors a client's allocations with it.
+  void* alloc_at(PhysAddr phys, size_t size);
   /// Frees an allocation; returns false when `host` is not the start of one.
   bool free(void* host);
   /// Physical address of a host pointer inside an allocation (interior pointers allowed, up to one
@@ -74,6 +77,8 @@ class Dram {
 
  private:
   const DramBlock* find_phys(PhysAddr phys) const;
+  // hands out `pages` pages at `first` from the free run `run` that holds them (mu_ held)
+  void* take(std::map<size_t, size_t>::iterator run, size_t first, size_t pages, size_t size);
   void release_dirty();                    // gives every freed, unreleased page back
   void clean(size_t first, size_t pages);  // zeroes the freed, unreleased pages of a range
   mutable std::mutex mu_;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "vta/config.h"
 #include "vta/rpc/protocol.h"
 
 namespace vta::rpc {
@@ -30,12 +31,14 @@ struct ConnectionOptions {
   std::chrono::milliseconds timeout{30'000};         ///< connect and every request but Run
   std::chrono::milliseconds run_timeout{3'600'000};  ///< a Run (a long tsim run is legitimate)
   Limits limits;
+  /// The hardware configuration claimed in the handshake (nullptr: the one this program was built for).
+  const Config* config = nullptr;
 };
 
 class Connection {
  public:
-  /// Connects and performs the handshake for the configuration this program was built for. Throws
-  /// RemoteError naming the server and the reason (unreachable, timeout, config-mismatch, busy).
+  /// Connects (`host` is a name or an address) and performs the handshake for the configuration this program was built
+  /// for. Throws RemoteError naming the server and the reason (unreachable, timeout, config-mismatch, busy).
   Connection(const std::string& host, uint16_t port, ConnectionOptions options = {});
   ~Connection();  ///< says Goodbye (without waiting long) and closes
   Connection(const Connection&) = delete;
@@ -46,10 +49,21 @@ class Connection {
   void write(uint64_t phys, std::span<const uint8_t> bytes);
   std::vector<uint8_t> read(uint64_t phys, uint64_t bytes);
   RunReply run(uint64_t insn_phys, uint32_t count, uint64_t budget);
-  void clear_stats();
-  /// The server's configuration name (from the handshake).
+  /// Zeroes the statistics; returns the device's state afterwards (its statistics, tokens, last error).
+  RunReply clear_stats();
+  /// Sends every request at once and waits for all the replies (one round trip); returns them in
+  /// order, a refused request as its Error message (not thrown). `limit` bounds the wait for the
+  /// replies (0: the connection's timeout). A request that needs more than one frame is the caller's
+  /// to split. Throws RemoteError when the connection fails.
+  std::vector<Message> pipeline(std::span<const Message> requests, std::chrono::milliseconds limit = {});
+  /// The server's configuration name and its sessions' backend (from the handshake).
   const std::string& server_config() const;
-  /// Requests sent so far (each is one round trip).
+  const std::string& server_target() const;
+  /// The most bytes one Write or Read request carries (the frame limit less room for the other fields).
+  uint64_t chunk_bytes() const;
+  /// "host:port" as given.
+  const std::string& where() const;
+  /// Round trips so far (a request, or a pipelined batch of them).
   uint64_t round_trips() const;
 
  private:

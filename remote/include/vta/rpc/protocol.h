@@ -107,6 +107,7 @@ struct HelloReply {
   std::string config_name;
   uint64_t server_nonce = 0;
   bool auth_required = false;
+  std::string target;  ///< the backend of the session's device ("fsim", "tsim")
   bool operator==(const HelloReply&) const = default;
 };
 struct Auth {
@@ -118,6 +119,7 @@ struct AuthReply {
 };
 struct Alloc {
   uint64_t bytes = 0;
+  uint64_t phys = 0;  ///< 0: anywhere; else exactly here (page-aligned): a client mirroring its own memory
   bool operator==(const Alloc&) const = default;
 };
 struct AllocReply {
