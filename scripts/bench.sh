@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs the benchmarks (numbers, not pass/fail): the fsim kernels, the tsim speed and the
-# tutorials' cycles against their bounds, the compiled ResNet-18 layers' cycles, and the clean build
+# tutorials' cycles against their bounds, the remote device, the compiled ResNet-18 layers' cycles, and the clean build
 # time of the tsim (Verilator + C++).
 # Extra arguments go to Google Benchmark.
 set -euo pipefail
@@ -10,6 +10,8 @@ build="${VTA_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
 "$build/bench/vta_bench_fsim" "$@"
 "$build/bench/vta_bench_tsim" "$@"
+# the remote device: latency, copy throughput, tutorials remote vs local (alternated, 5 repetitions)
+"$build/bench/vta_bench_remote" --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true "$@"
 # every ResNet-18 convolution compiled and run on the tsim: cycles against the compute/memory bounds
 "$build/examples/vta-compiled-tutorials" resnet18 --target tsim
 

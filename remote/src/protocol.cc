@@ -320,6 +320,28 @@ std::vector<uint8_t> encode(const Message& m, uint32_t id, const Limits& limits)
   return out;
 }
 
+std::vector<uint8_t> encode_write_prefix(uint64_t phys, std::span<const uint8_t> data, uint32_t id,
+                                         const Limits& limits) {
+  if (data.empty()) throw ProtocolError(ErrorCode::kBadValue, "Write.data: empty: nothing to write");
+  const uint64_t length = 8 + 4 + uint64_t(data.size());
+  if (length > limits.max_payload) {
+    throw ProtocolError(ErrorCode::kFrameTooLarge, "Write: a payload of " + std::to_string(length) +
+                                                       " bytes, over the limit of " +
+                                                       std::to_string(limits.max_payload));
+  }
+  std::vector<uint8_t> out;
+  out.reserve(kHeaderBytes + 12);
+  Writer w(out, limits);
+  w.u32(kMagic, "magic");
+  w.u16(kVersion, "version");
+  w.u16(uint16_t(MsgType::kWrite), "type");
+  w.u32(id, "id");
+  w.u32(uint32_t(length), "length");
+  w.u64(phys, "phys");
+  w.u32(uint32_t(data.size()), "data");
+  return out;
+}
+
 FrameHeader decode_header(std::span<const uint8_t> bytes, const Limits& limits) {
   if (bytes.size() < kHeaderBytes) {
     throw ProtocolError(ErrorCode::kTruncated, "frame header: " + std::to_string(bytes.size()) + " of " +

@@ -51,7 +51,7 @@ class RemoteDevice final : public Device {
 
   RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
     const std::map<PhysAddr, Ranges> used = ranges_of(insn_addr, count);
-    std::vector<Message> batch;
+    std::vector<Request> batch;
     std::vector<PhysAddr> allocs;  // the buffer of each Alloc in `batch`, in order
     for (auto it = mirrors_.begin(); it != mirrors_.end();) {
       // a mirror whose local buffer is gone (or was replaced) is freed before anything is placed
@@ -74,8 +74,7 @@ class RemoteDevice final : public Device {
       for (const auto& [lo, hi] : r.read) {
         for (PhysAddr at = lo; at < hi; at += chunk) {
           const uint64_t n = std::min<uint64_t>(chunk, hi - at);
-          const uint8_t* src = r.block.host + (at - phys);
-          batch.emplace_back(Write{at, std::vector<uint8_t>(src, src + n)});
+          batch.emplace_back(WriteView{at, {r.block.host + (at - phys), size_t(n)}});  // sent from where it lies
           sent += n;
         }
       }
@@ -105,12 +104,13 @@ class RemoteDevice final : public Device {
     size_t next_alloc = 0;
     for (size_t i = 0; i < run_index; ++i) {
       const auto* err = std::get_if<Error>(&replies[i]);
-      if (std::holds_alternative<Alloc>(batch[i])) {
-        if (err == nullptr) mirrors_[allocs[next_alloc]] = std::get<Alloc>(batch[i]).bytes;
+      const auto* m = std::get_if<Message>(&batch[i]);
+      if (m != nullptr && std::holds_alternative<Alloc>(*m)) {
+        if (err == nullptr) mirrors_[allocs[next_alloc]] = std::get<Alloc>(*m).bytes;
         ++next_alloc;
       }
-      if (err != nullptr && !std::holds_alternative<Free>(batch[i]) && setup_error.empty()) {
-        setup_error = std::string(to_string(type_of(batch[i]))) + ": " + err->message;
+      if (err != nullptr && !(m != nullptr && std::holds_alternative<Free>(*m)) && setup_error.empty()) {
+        setup_error = std::string(m != nullptr ? to_string(type_of(*m)) : "Write") + ": " + err->message;
       }
     }
     const auto* reply = std::get_if<RunReply>(&replies[run_index]);

@@ -277,5 +277,17 @@ TEST(RpcProtocol, FuzzedFramesAreDecodedOrRefusedNeverCrash) {
   EXPECT_GT(decoded, 100u) << "some mutations are still valid frames (flipped payload bits)";
 }
 
+TEST(RpcProtocol, AWritePrefixAndItsDataAreTheWriteFrame) {
+  const std::vector<uint8_t> data = {1, 2, 3, 4, 5, 250};
+  std::vector<uint8_t> frame = encode_write_prefix(0x4010, data, 9);
+  frame.insert(frame.end(), data.begin(), data.end());
+  EXPECT_EQ(frame, encode(Write{0x4010, data}, 9));
+  EXPECT_THROW(encode_write_prefix(0x4010, {}, 9), ProtocolError);
+  Limits small;
+  small.max_payload = 4096;
+  const std::vector<uint8_t> big(4096);
+  EXPECT_THROW(encode_write_prefix(0x4010, big, 9, small), ProtocolError);
+}
+
 }  // namespace
 }  // namespace vta::rpc

@@ -10,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "vta/config.h"
@@ -35,6 +36,14 @@ struct ConnectionOptions {
   const Config* config = nullptr;
 };
 
+/// A Write whose bytes are borrowed, not copied: they must stay valid until the call returns.
+struct WriteView {
+  uint64_t phys = 0;
+  std::span<const uint8_t> data;
+};
+/// One request of a pipelined batch.
+using Request = std::variant<Message, WriteView>;
+
 class Connection {
  public:
   /// Connects (`host` is a name or an address) and performs the handshake for the configuration this program was built
@@ -46,7 +55,10 @@ class Connection {
 
   uint64_t alloc(uint64_t bytes);
   void free(uint64_t phys);
+  /// Copies into device memory; chunks of chunk_bytes(), 16 per round trip.
   void write(uint64_t phys, std::span<const uint8_t> bytes);
+  /// Copies out of device memory into `out` (or a new vector), chunked like write.
+  void read(uint64_t phys, std::span<uint8_t> out);
   std::vector<uint8_t> read(uint64_t phys, uint64_t bytes);
   RunReply run(uint64_t insn_phys, uint32_t count, uint64_t budget);
   /// Zeroes the statistics; returns the device's state afterwards (its statistics, tokens, last error).
@@ -56,10 +68,12 @@ class Connection {
   /// replies (0: the connection's timeout). A request that needs more than one frame is the caller's
   /// to split. Throws RemoteError when the connection fails.
   std::vector<Message> pipeline(std::span<const Message> requests, std::chrono::milliseconds limit = {});
+  /// The same with borrowed Write data (sent from where it lies; a WriteView's reply is Ok or Error).
+  std::vector<Message> pipeline(std::span<const Request> requests, std::chrono::milliseconds limit = {});
   /// The server's configuration name and its sessions' backend (from the handshake).
   const std::string& server_config() const;
   const std::string& server_target() const;
-  /// The most bytes one Write or Read request carries (the frame limit less room for the other fields).
+  /// The most bytes one Write or Read request carries: 1 MiB, or less under a smaller frame limit.
   uint64_t chunk_bytes() const;
   /// "host:port" as given.
   const std::string& where() const;

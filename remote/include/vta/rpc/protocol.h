@@ -182,6 +182,11 @@ MsgType type_of(const Message& m);
 /// (kFrameTooLarge, kBadValue) when `m` does not fit `limits`: the sender checks what the receiver will.
 std::vector<uint8_t> encode(const Message& m, uint32_t id, const Limits& limits = {});
 
+/// The frame of Write{phys, data} without its data bytes: a sender writes this, then `data` itself
+/// (no copy of the bytes). Checks as encode does.
+std::vector<uint8_t> encode_write_prefix(uint64_t phys, std::span<const uint8_t> data, uint32_t id,
+                                         const Limits& limits = {});
+
 /// The header at the start of `bytes` (at least kHeaderBytes), checked: magic, version, a known type
 /// and a length within `limits`.
 FrameHeader decode_header(std::span<const uint8_t> bytes, const Limits& limits = {});
