@@ -12,6 +12,7 @@ PACKAGES=(
   gtkwave                              # waveform viewer; its fst2vcd writes VTA_WAVE=*.vcd
   clang-format clang-tidy              # format and lint (scripts/lint.sh)
   libboost-dev                         # the remote device server (Boost.Asio)
+  libssl-dev                           # its token handshake (HMAC-SHA256, OpenSSL)
 )
 
 missing=()

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include "vta/build_config.h"
 #include "vta/config.h"
@@ -29,7 +30,7 @@ struct Connection::Impl {
   bool open = false;
   std::array<uint8_t, 256 * 1024> rbuf{};
 
-  explicit Impl(ConnectionOptions o) : options(o), decoder(o.limits) {}
+  explicit Impl(ConnectionOptions o) : options(std::move(o)), decoder(options.limits) {}
 
   /// Bytes of one Write or Read: a frame's payload less room for the other fields.
   /// Bytes of one Write or Read: at most 1 MiB (a buffer that size is reused by the allocator, where a
@@ -164,17 +165,25 @@ struct Connection::Impl {
   }
 };
 
-Connection::Connection(const std::string& host, uint16_t port, ConnectionOptions options)
+Connection::Connection(const std::string& host, uint16_t port, const ConnectionOptions& options)
     : impl_(std::make_unique<Impl>(options)) {
   impl_->where = host + ":" + std::to_string(port);
   impl_->connect(host, port);
   const Config& cfg = options.config != nullptr ? *options.config : build_config();
   std::random_device rd;
-  const auto reply = impl_->expect<HelloReply>(
-      Hello{kVersion, config_hash(cfg), cfg.bitstream_name(), (uint64_t(rd()) << 32) | rd()}, options.timeout);
+  const Hello hello{kVersion, config_hash(cfg), cfg.bitstream_name(), (uint64_t(rd()) << 32) | rd()};
+  const auto reply = impl_->expect<HelloReply>(hello, options.timeout);
   impl_->server_config = reply.config_name;
   impl_->server_target = reply.target;
-  if (reply.auth_required) impl_->fail(ErrorCode::kAuthFailed, "the server requires a token (not supported yet)");
+  if (reply.auth_required) {
+    if (options.token.empty()) {
+      impl_->fail(ErrorCode::kAuthFailed,
+                  "the server asks for a token: give the client the server's token file (VTA_RPC_TOKEN_FILE for "
+                  "rpc:// devices, ConnectionOptions::token in C++)");
+    }
+    (void)impl_->expect<AuthReply>(Auth{auth_proof(options.token, hello.client_nonce, reply.server_nonce)},
+                                   options.timeout);
+  }
 }
 
 Connection::~Connection() {

@@ -3,15 +3,21 @@
 
 #include "vta/rpc/protocol.h"
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string_view>
 
 #include "vta/config.h"
 
 namespace vta::rpc {
 namespace {
-
-constexpr uint32_t kProofBytes = 32;
 
 /// Writes fields little-endian into `out`.
 class Writer {
@@ -423,6 +429,45 @@ uint64_t config_hash(const Config& config) {
     mix(";");
   }
   return h;
+}
+
+std::vector<uint8_t> auth_proof(std::string_view secret, uint64_t client_nonce, uint64_t server_nonce) {
+  std::vector<uint8_t> msg(kAuthContext.begin(), kAuthContext.end());
+  for (const uint64_t n : {client_nonce, server_nonce}) {
+    for (int i = 0; i < 8; ++i) msg.push_back(uint8_t(n >> (8 * i)));
+  }
+  std::vector<uint8_t> proof(kProofBytes);
+  unsigned int len = 0;
+  if (HMAC(EVP_sha256(), secret.data(), int(secret.size()), msg.data(), msg.size(), proof.data(), &len) == nullptr ||
+      len != kProofBytes) {
+    throw std::runtime_error("vta rpc: HMAC-SHA256 failed (OpenSSL)");
+  }
+  return proof;
+}
+
+bool proofs_equal(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;  // constant time
+}
+
+std::string read_token_file(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw std::runtime_error("token file " + path + ": " + std::strerror(errno));
+  if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    throw std::runtime_error("token file " + path + ": readable by other users (mode " +
+                             std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
+                             std::to_string(st.st_mode & 7) + "); make it private: chmod 600 " + path);
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw std::runtime_error("token file " + path + ": cannot be read");
+  std::string token = text.str();
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  if (token.size() < kMinTokenBytes) {
+    throw std::runtime_error("token file " + path + ": " + std::to_string(token.size()) + " bytes; a token needs " +
+                             std::to_string(kMinTokenBytes) + " at least (e.g. head -c 32 /dev/urandom | base64)");
+  }
+  return token;
 }
 
 }  // namespace vta::rpc

@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "vta/isa.h"
@@ -47,7 +49,7 @@ class RemoteDevice final : public Device {
         isa_(config),
         dram_(options.dram != nullptr ? *options.dram : Dram::global()),
         target_("rpc://" + std::string(address)),
-        conn_(connect(address, config_, conn)) {}
+        conn_(connect(address, config_, std::move(conn))) {}
 
   RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
     const std::map<PhysAddr, Ranges> used = ranges_of(insn_addr, count);
@@ -158,6 +160,9 @@ class RemoteDevice final : public Device {
  private:
   Connection connect(std::string_view address, const Config& config, ConnectionOptions options) {
     options.config = &config;
+    const char* token_file = std::getenv("VTA_RPC_TOKEN_FILE");
+    if (options.token.empty() && token_file != nullptr && *token_file != '\0')
+      options.token = read_token_file(token_file);
     conn_options_ = options;
     const auto [host, port] = parse_address(address);
     return Connection(host, port, options);
@@ -258,7 +263,7 @@ std::pair<std::string, uint16_t> parse_address(std::string_view address) {
 }
 
 std::unique_ptr<Device> make_remote_device(std::string_view address, const Config& config, const DeviceOptions& options,
-                                           ConnectionOptions connection) {
+                                           const ConnectionOptions& connection) {
   return std::make_unique<RemoteDevice>(address, config, options, connection);
 }
 

@@ -38,10 +38,13 @@ void ServerOptions::validate() const {
   boost::system::error_code ec;
   const auto addr = asio::ip::make_address(host, ec);
   if (ec) bad("'" + host + "' is not an IP address");
-  if (!addr.is_loopback() && !insecure) {
+  if (!addr.is_loopback() && token.empty() && !insecure) {
     bad("binding to " + host +
-        " would expose the device to the network; token authentication is not implemented yet, so this "
-        "needs --insecure (or bind to 127.0.0.1)");
+        " would expose the device to the network without authentication: give a --token-file (or --insecure, or "
+        "bind to 127.0.0.1)");
+  }
+  if (!token.empty() && token.size() < kMinTokenBytes) {
+    bad("a token needs " + std::to_string(kMinTokenBytes) + " bytes at least");
   }
 }
 
@@ -162,7 +165,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const Message& m = f.message;
     auto fail = [&](ErrorCode code, const std::string& what) { send(Error{code, what}, id); };
     if (const auto* h = std::get_if<Hello>(&m)) {
-      if (device_) return fail(ErrorCode::kUnexpected, "Hello: the session is already open");
+      if (hello_done_) return fail(ErrorCode::kUnexpected, "Hello: the session is already open");
       const uint64_t mine = config_hash(server_.config);
       if (h->config_hash != mine) {
         fail(ErrorCode::kConfigMismatch, "the client was built for hardware configuration " + h->config_name + " (" +
@@ -171,23 +174,31 @@ class Session : public std::enable_shared_from_this<Session> {
         closing_ = true;
         return;
       }
-      try {
-        dram_ = std::make_unique<Dram>();
-        DeviceOptions o;
-        o.dram = dram_.get();
-        device_ = make_device(server_.options.target, server_.config, o);
-      } catch (const std::exception& e) {
-        fail(ErrorCode::kInternal, std::string("cannot open a device: ") + e.what());
+      hello_done_ = true;
+      std::random_device rd;
+      client_nonce_ = h->client_nonce;
+      server_nonce_ = (uint64_t(rd()) << 32) | rd();
+      const bool auth = !server_.options.token.empty();
+      // with a token, nothing is opened for the client before it has proven it
+      if (!auth && !open_device(id)) return;
+      return send(HelloReply{mine, server_.config.bitstream_name(), server_nonce_, auth, server_.options.target}, id);
+    }
+    if (const auto* a = std::get_if<Auth>(&m)) {
+      if (!hello_done_ || device_ || server_.options.token.empty()) {
+        return fail(ErrorCode::kUnexpected, "Auth: no authentication is pending");
+      }
+      if (!proofs_equal(a->proof, auth_proof(server_.options.token, client_nonce_, server_nonce_))) {
+        server_.count(&ServerCounters::auth_failures);
+        fail(ErrorCode::kAuthFailed, "the token proof does not match this server's token");
         closing_ = true;
         return;
       }
-      std::random_device rd;
-      return send(HelloReply{mine, server_.config.bitstream_name(), (uint64_t(rd()) << 32) | rd(), false,
-                             std::string(device_->target())},
-                  id);
+      if (!open_device(id)) return;
+      return send(AuthReply{}, id);
     }
     if (!device_) {
-      fail(ErrorCode::kUnexpected, std::string(to_string(type_of(m))) + " before Hello");
+      fail(ErrorCode::kUnexpected, std::string(to_string(type_of(m))) +
+                                       (hello_done_ ? " before Auth (this server asks for a token)" : " before Hello"));
       closing_ = true;
       return;
     }
@@ -195,6 +206,21 @@ class Session : public std::enable_shared_from_this<Session> {
       std::visit([&](const auto& msg) { serve(msg, id); }, m);
     } catch (const std::exception& e) {
       fail(ErrorCode::kInternal, std::string(to_string(type_of(m))) + ": " + e.what());
+    }
+  }
+
+  // The session's device memory and device; false (and the session closing) when they cannot be had.
+  bool open_device(uint32_t id) {
+    try {
+      dram_ = std::make_unique<Dram>();
+      DeviceOptions o;
+      o.dram = dram_.get();
+      device_ = make_device(server_.options.target, server_.config, o);
+      return true;
+    } catch (const std::exception& e) {
+      send(Error{ErrorCode::kInternal, std::string("cannot open a device: ") + e.what()}, id);
+      closing_ = true;
+      return false;
     }
   }
 
@@ -321,7 +347,8 @@ class Session : public std::enable_shared_from_this<Session> {
   FrameDecoder decoder_;
   std::array<uint8_t, 64 * 1024> rbuf_{};
   std::deque<std::vector<uint8_t>> wq_;
-  bool closing_ = false, closed_ = false, counted_ = true, writing_ = false;
+  bool closing_ = false, closed_ = false, counted_ = true, writing_ = false, hello_done_ = false;
+  uint64_t client_nonce_ = 0, server_nonce_ = 0;
   std::unique_ptr<Dram> dram_;
   std::unique_ptr<Device> device_;
   std::map<PhysAddr, Buffer> buffers_;
@@ -346,7 +373,8 @@ void Server::Impl::accept() {
 Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
   Impl& s = *impl_;
   s.options.validate();
-  (void)make_device(s.options.target, s.config);  // an unknown backend fails here, not per session
+  // an unknown backend fails here, not per session; an alias ("sim") becomes the backend's name
+  s.options.target = std::string(make_device(s.options.target, s.config)->target());
   const tcp::endpoint ep(asio::ip::make_address(s.options.host), s.options.port);
   boost::system::error_code ec;
   s.acceptor->open(ep.protocol(), ec);

@@ -17,15 +17,19 @@ int run(int argc, char** argv) {
   vta::rpc::ServerOptions o;
   uint64_t idle_ms = uint64_t(o.idle_timeout.count());
   app.add_option("--target", o.target, "backend of each session's device")->check(CLI::IsMember(vta::backend_names()));
-  app.add_option("--host", o.host, "address to listen on (a non-loopback address needs --insecure)");
+  app.add_option("--host", o.host, "address to listen on (a non-loopback address needs --token-file or --insecure)");
   app.add_option("--port", o.port, "TCP port; 0 picks a free one (printed)");
   app.add_option("--max-sessions", o.max_sessions, "sessions served at once")->check(CLI::Range(1u, 4096u));
   app.add_option("--max-memory", o.max_memory, "device memory per session, bytes");
   app.add_option("--idle-timeout", idle_ms, "milliseconds a session may stay silent")->check(CLI::Range(1, 86'400'000));
   app.add_option("--threads", o.threads, "threads serving the sessions (one per concurrent run)")
       ->check(CLI::Range(1u, 256u));
+  std::string token_file;
+  app.add_option("--token-file", token_file,
+                 "file holding the shared secret clients must prove (chmod 600; clients: VTA_RPC_TOKEN_FILE)");
   app.add_flag("--insecure", o.insecure, "allow a non-loopback address without authentication");
   CLI11_PARSE(app, argc, argv);
+  if (!token_file.empty()) o.token = vta::rpc::read_token_file(token_file);
   o.idle_timeout = std::chrono::milliseconds(idle_ms);
 
   // SIGINT/SIGTERM stop the server: blocked here, waited for by a thread of their own.

@@ -6,8 +6,11 @@
 // C API. Servers: remote/loopback_backends.cc (rpc-fsim, rpc-tsim) and ones started here.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "../driver/program_suite.h"
 #include "test_util.h"
@@ -154,6 +157,26 @@ TEST(RemoteDevice, AnotherConfigurationIsRefusedNamingBoth) {
     EXPECT_NE(std::string(e.what()).find(other.bitstream_name()), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(build_config().bitstream_name()), std::string::npos) << e.what();
   }
+}
+
+// VTA_RPC_TOKEN_FILE gives rpc:// devices the token a server asks for.
+TEST(RemoteDevice, TheTokenComesFromVtaRpcTokenFile) {
+  rpc::ServerOptions o;
+  o.threads = 1;
+  o.token = "the-shared-secret-of-this-test";
+  rpc::Server server(o);
+  const std::string target = "rpc://127.0.0.1:" + std::to_string(server.port());
+  EXPECT_THROW((void)make_device(target, build_config()), rpc::RemoteError) << "no token";
+  const auto path = std::filesystem::temp_directory_path() / ("vta_token_dev_" + std::to_string(getpid()));
+  std::ofstream(path) << o.token << "\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  ASSERT_EQ(setenv("VTA_RPC_TOKEN_FILE", path.c_str(), 1), 0);
+  auto dev = make_device(target, build_config());
+  unsetenv("VTA_RPC_TOKEN_FILE");
+  std::filesystem::remove(path);
+  const Config& c = build_config();
+  DevBuf acc(64 * c.acc_elem_bytes()), out(64 * c.out_elem_bytes()), uops(64);
+  EXPECT_EQ(add_three(c, acc, out, uops).run(*dev), RunStatus::kOk) << dev->last_error();
 }
 
 TEST(RemoteDevice, AddressesAreCheckedByName) {

@@ -8,8 +8,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -297,14 +299,88 @@ TEST(RpcServer, OptionsAreCheckedByName) {
     Server s(o);
     ADD_FAILURE() << "bound";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("needs --insecure"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("without authentication: give a --token-file"), std::string::npos) << e.what();
   }
+  o.token = "a-token-of-24-characters";
+  EXPECT_NO_THROW(o.validate()) << "a token makes any address acceptable";
+  o.token = "short";
+  EXPECT_THROW(o.validate(), std::invalid_argument);
   o = ServerOptions{};
   o.target = "nonesuch";
   EXPECT_THROW(Server{o}, std::invalid_argument);
   o = ServerOptions{};
   o.host = "localhost:80";
   EXPECT_THROW(Server{o}, std::invalid_argument);
+}
+
+// Token authentication: the client proves the secret with an HMAC over both sides' nonces (the secret
+// never travels); a wrong token, a missing one, a replayed proof and requests before the proof are
+// refused by name, and nothing is opened for an unauthenticated client.
+TEST(RpcServer, ATokenIsProvenNotSentAndEveryWrongProofIsRefused) {
+  ServerOptions o = options();
+  o.token = "correct horse battery staple";
+  Server server(o);
+  ConnectionOptions good;
+  good.token = o.token;
+  {
+    Connection c("127.0.0.1", server.port(), good);
+    EXPECT_NE(c.alloc(4096), 0u) << "an authenticated session works";
+  }
+  ConnectionOptions wrong;
+  wrong.token = "incorrect horse battery staple";
+  try {
+    Connection c("127.0.0.1", server.port(), wrong);
+    ADD_FAILURE() << "a wrong token was accepted";
+  } catch (const RemoteError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kAuthFailed);
+    EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
+  }
+  try {
+    Connection c("127.0.0.1", server.port());
+    ADD_FAILURE() << "no token was accepted";
+  } catch (const RemoteError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kAuthFailed);
+    EXPECT_NE(std::string(e.what()).find("asks for a token"), std::string::npos) << e.what();
+  }
+  // by hand: requests before the proof are refused, and a proof for other nonces (a replay) fails
+  Client a(server.port());
+  const auto hello = Hello{kVersion, config_hash(build_config()), build_config().bitstream_name(), 11};
+  const auto reply = std::get<HelloReply>(a.call(hello));
+  EXPECT_TRUE(reply.auth_required);
+  expect_error(a.call(Alloc{4096}), ErrorCode::kUnexpected, "Alloc before Auth");
+  Client b(server.port());
+  const auto reply_b = std::get<HelloReply>(b.call(hello));
+  EXPECT_NE(reply_b.server_nonce, reply.server_nonce) << "every session gets a fresh challenge";
+  expect_error(b.call(Auth{auth_proof(o.token, 11, reply.server_nonce)}), ErrorCode::kAuthFailed, "does not match");
+  EXPECT_FALSE(b.recv()) << "a failed proof closes the session";
+  // the Auth frame carries 32 bytes that are not the secret
+  const auto frame = encode(Auth{auth_proof(o.token, 11, reply_b.server_nonce)}, 1);
+  EXPECT_EQ(std::search(frame.begin(), frame.end(), o.token.begin(), o.token.end()), frame.end());
+  EXPECT_EQ(server.counters().auth_failures, 2u);
+}
+
+TEST(RpcServer, TokenFilesMustBePrivateAndLongEnough) {
+  const auto path = std::filesystem::temp_directory_path() / ("vta_token_" + std::to_string(getpid()));
+  auto write = [&](const std::string& text, std::filesystem::perms perms) {
+    std::ofstream(path) << text;
+    std::filesystem::permissions(path, perms);
+  };
+  using std::filesystem::perms;
+  write("0123456789abcdef0123\n", perms::owner_read | perms::owner_write);
+  EXPECT_EQ(read_token_file(path.string()), "0123456789abcdef0123") << "the trailing newline is not part of it";
+  write("0123456789abcdef0123\n", perms::owner_read | perms::owner_write | perms::group_read | perms::others_read);
+  try {
+    (void)read_token_file(path.string());
+    ADD_FAILURE() << "a world-readable token was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("readable by other users (mode 644); make it private: chmod 600"),
+              std::string::npos)
+        << e.what();
+  }
+  write("short\n", perms::owner_read | perms::owner_write);
+  EXPECT_THROW((void)read_token_file(path.string()), std::runtime_error);
+  std::filesystem::remove(path);
+  EXPECT_THROW((void)read_token_file(path.string()), std::runtime_error) << "a missing file";
 }
 
 // The client library: copies larger than a frame are split and come back whole; the server's refusals

@@ -34,6 +34,8 @@ struct ConnectionOptions {
   Limits limits;
   /// The hardware configuration claimed in the handshake (nullptr: the one this program was built for).
   const Config* config = nullptr;
+  /// The shared secret to prove when the server asks for one (read_token_file); never sent itself.
+  std::string token;
 };
 
 /// A Write whose bytes are borrowed, not copied: they must stay valid until the call returns.
@@ -48,7 +50,7 @@ class Connection {
  public:
   /// Connects (`host` is a name or an address) and performs the handshake for the configuration this program was built
   /// for. Throws RemoteError naming the server and the reason (unreachable, timeout, config-mismatch, busy).
-  Connection(const std::string& host, uint16_t port, ConnectionOptions options = {});
+  Connection(const std::string& host, uint16_t port, const ConnectionOptions& options = {});
   ~Connection();  ///< says Goodbye (without waiting long) and closes
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

@@ -11,6 +11,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -215,6 +216,19 @@ class FrameDecoder {
   std::vector<uint8_t> buf_;
   size_t pos_ = 0;
 };
+
+/// Token authentication (docs/REMOTE.md): client and server share a secret; in the handshake the
+/// client proves it knows it without sending it, by HMAC-SHA256(secret, kAuthContext || client_nonce
+/// || server_nonce) (nonces as little-endian u64); the server's fresh nonce makes every proof single-use.
+inline constexpr size_t kProofBytes = 32;
+inline constexpr size_t kMinTokenBytes = 16;
+inline constexpr std::string_view kAuthContext = "VTAR auth v1";
+std::vector<uint8_t> auth_proof(std::string_view secret, uint64_t client_nonce, uint64_t server_nonce);
+/// Compares two proofs in constant time.
+bool proofs_equal(std::span<const uint8_t> a, std::span<const uint8_t> b);
+/// The secret in a token file (its contents less trailing newlines). Throws std::runtime_error naming
+/// the file when it is missing, readable by group or others, or shorter than kMinTokenBytes.
+std::string read_token_file(const std::string& path);
 
 /// A 64-bit fingerprint of the derived hardware configuration (every constant of Config::constants()):
 /// client and server compare it in the handshake.

@@ -24,7 +24,7 @@ std::pair<std::string, uint16_t> parse_address(std::string_view address);
 /// A device on the server at `address` ("HOST:PORT"). Throws RemoteError when the server cannot be
 /// reached or refuses the handshake (another configuration, full, ...).
 std::unique_ptr<Device> make_remote_device(std::string_view address, const Config& config,
-                                           const DeviceOptions& options = {}, ConnectionOptions connection = {});
+                                           const DeviceOptions& options = {}, const ConnectionOptions& connection = {});
 
 /// Figures of a remote device's traffic, for tests and benchmarks (zero for other devices).
 struct RemoteTraffic {

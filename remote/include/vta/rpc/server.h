@@ -23,6 +23,8 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60'000};  ///< a session silent this long is closed
   unsigned threads = 4;                            ///< threads serving the sessions (a run occupies one)
   bool insecure = false;                           ///< allow a non-loopback bind without authentication
+  /// The shared secret clients must prove in the handshake (read_token_file); empty: none asked.
+  std::string token;
   Limits limits;
   /// Throws std::invalid_argument naming the first value out of range.
   void validate() const;
@@ -31,7 +33,7 @@ struct ServerOptions {
 /// Counters over the server's lifetime.
 struct ServerCounters {
   uint64_t sessions_opened = 0, sessions_closed = 0, sessions_refused = 0;
-  uint64_t requests = 0, protocol_errors = 0, runs = 0;
+  uint64_t requests = 0, protocol_errors = 0, runs = 0, auth_failures = 0;
 };
 
 class Server {
