@@ -5,7 +5,10 @@
 // workload; and the errors a user gets for schedules the accelerator cannot run.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "compiled.h"
@@ -348,6 +351,88 @@ TEST(CompilerErrors, VirtualThreadsMustBeTheOutermostLoop) {
   g.s[g.res].bind(tx, "cthread");  // inner: the tile's stages are computed at oc_out... which is split
   const std::string e = g.error();
   EXPECT_TRUE(contains(e, "compute_at") && contains(e, "no longer a loop")) << e;
+}
+
+// A module as data: written to JSON and read back, it prints the same final program and computes the
+// same outputs; a file written and loaded likewise; every kind of bad file is refused by name.
+TEST(ModuleFiles, AModuleReadBackRunsTheSame) {
+  SmallGemm g;
+  g.s[g.res_gem].tensorize(g.res_gem->op->axis[2], "gemm");
+  g.s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
+  const Module m = g.build_it();
+  const std::string text = m.to_json();
+  const Module back = Module::from_json(text);
+  EXPECT_EQ(to_text(back.program()), to_text(m.program()));
+  EXPECT_EQ(back.to_json(), text) << "writing what was read gives the same file";
+  const auto path = std::filesystem::temp_directory_path() / ("vta_module_" + std::to_string(getpid()) + ".vtam");
+  m.save(path.string());
+  const Module loaded = Module::load(path.string());
+  std::filesystem::remove(path);
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> a(size_t(g.data->elements())), w(size_t(g.weight->elements()));
+  for (auto& x : a) x = static_cast<int8_t>(d(rng));
+  for (auto& x : w) x = static_cast<int8_t>(d(rng));
+  auto run = [&](const Module& mod) {
+    DeviceTensor da(g.data->shape, vta::DType::kInt8), dw(g.weight->shape, vta::DType::kInt8),
+        dr(g.res->shape, vta::DType::kInt8);
+    da.copy_from(a);
+    dw.copy_from(w);
+    mod({&da, &dw, &dr});
+    std::vector<int8_t> out(dr.elements());
+    dr.copy_to(out);
+    return out;
+  };
+  const auto expected = run(m);
+  EXPECT_EQ(run(back), expected);
+  EXPECT_EQ(run(loaded), expected);
+}
+
+TEST(ModuleFiles, BadFilesAreRefusedByName) {
+  SmallGemm g;
+  g.s[g.res_gem].tensorize(g.res_gem->op->axis[2], "gemm");
+  g.s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
+  const std::string good = g.build_it().to_json();
+  auto refusal = [](const std::string& text) -> std::string {
+    try {
+      (void)Module::from_json(text, "m.vtam");
+    } catch (const ModuleError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  auto edit = [&](const std::string& from, const std::string& to) {
+    std::string t = good;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? t : t.replace(at, from.size(), to);
+  };
+  EXPECT_TRUE(contains(refusal("{not json"), "m.vtam: not JSON")) << refusal("{not json");
+  EXPECT_TRUE(contains(refusal("[]"), "expected an object")) << refusal("[]");
+  std::string r = refusal(edit("\"vta-module\"", "\"elf\""));
+  EXPECT_TRUE(contains(r, "not a VTA module")) << r;
+  r = refusal(edit("\"version\": 1", "\"version\": 2"));
+  EXPECT_TRUE(contains(r, "version 2 (this build reads version 1)")) << r;
+  r = refusal(edit(vta::build_config().bitstream_name(), "2x8_i8w8a32_15_15_18_17"));
+  EXPECT_TRUE(contains(r, "config: built for hardware configuration 2x8")) << r;
+  r = refusal(edit("\"VTALoadBuffer2D\"", "\"system\""));
+  EXPECT_TRUE(contains(r, "unknown intrinsic \"system\"") && contains(r, "program.")) << r;
+  r = refusal(edit("\"k\": \"For\"", "\"k\": \"While\""));
+  EXPECT_TRUE(contains(r, "unknown statement kind \"While\"")) << r;
+  r = refusal(edit("\"src\": 0", "\"src\": 999"));
+  EXPECT_TRUE(contains(r, "no tensor 999")) << r;
+  r = refusal(edit("\"int8\"", "\"float\""));
+  EXPECT_TRUE(contains(r, "unknown element type \"float\"")) << r;
+  // nesting past any real program's depth is refused before it can exhaust the stack
+  nlohmann::json deep = nlohmann::json::parse(good);
+  nlohmann::json nest = {{"k", "Seq"}, {"seq", nlohmann::json::array()}};
+  for (int i = 0; i < 300; ++i) nest = {{"k", "Seq"}, {"seq", nlohmann::json::array({nest})}};
+  deep["program"] = nest;
+  r = refusal(deep.dump());
+  EXPECT_TRUE(contains(r, "nested deeper than 256")) << r;
+  r = refusal(std::string(100000, '[') + std::string(100000, ']'));  // before the JSON parser recurses
+  EXPECT_TRUE(contains(r, "nested deeper than any module")) << r;
+  EXPECT_THROW((void)Module::load("/nonexistent/m.vtam"), ModuleError);
 }
 
 }  // namespace

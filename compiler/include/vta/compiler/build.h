@@ -12,6 +12,8 @@
 #include <memory>
 #include <ostream>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "vta/compiler/lower.h"
 #include "vta/tensor.h"
@@ -24,9 +26,23 @@ class RuntimeError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A module file that cannot be read: not JSON, another format or version, another hardware
+/// configuration, or a bad node (the message names its path, e.g. "program.seq[3].args[1]").
+class ModuleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Module {
  public:
   Module(Stmt program, std::vector<Tensor> args, std::string target);
+  /// The module as data: the final lowered program, its tensors and arguments, the configuration it
+  /// was built for, as JSON (format "vta-module", version 1). Never native code.
+  std::string to_json() const;
+  /// Reads to_json()'s output; `origin` names the source in errors. Throws ModuleError.
+  static Module from_json(std::string_view text, const std::string& origin = "<module>");
+  void save(const std::string& path) const;
+  static Module load(const std::string& path);
   /// The final lowered program (what `lower(s, args, {env, vta = true})` prints).
   const Stmt& program() const { return program_; }
   const std::vector<Tensor>& args() const { return args_; }

@@ -1,0 +1,315 @@
+// A built module as data (docs/COMPILER.md, "Modules as files"): the final lowered program, its
+// tensors and its arguments as JSON. Reading checks every node, field and reference and names the
+// path of the first bad one; nothing in the file is executed but through the executor's runtime calls.
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "vta/build_config.h"
+#include "vta/compiler/build.h"
+#include "vta/compiler/names.h"
+#include "vta/compiler/te.h"
+
+namespace vta::compiler {
+namespace {
+
+using json = nlohmann::json;
+constexpr const char* kFormat = "vta-module";
+constexpr int kVersion = 1;
+
+// ---- writing ---------------------------------------------------------------------------------------
+class Writer {
+ public:
+  json module(const Module& m, const std::string& target) {
+    json args = json::array();
+    for (const Tensor& t : m.args()) args.push_back(tensor(t));
+    json program = stmt(m.program());
+    const Config& c = vta::build_config();
+    return json{{"format", kFormat}, {"version", kVersion}, {"config", c.bitstream_name()},
+                {"target", target},  {"tensors", tensors_}, {"vars", vars_},
+                {"args", args},      {"program", program}};
+  }
+
+ private:
+  int tensor(const Tensor& t) {
+    if (t == nullptr) return -1;
+    auto [it, fresh] = tensor_ids_.try_emplace(t.get(), int(tensors_.size()));
+    if (fresh) tensors_.push_back({{"name", t->name}, {"shape", t->shape}, {"dtype", to_string(t->dtype)}});
+    return it->second;
+  }
+  int var(const Var& v) {
+    if (v == nullptr) return -1;
+    auto [it, fresh] = var_ids_.try_emplace(v.get(), int(vars_.size()));
+    if (fresh) vars_.push_back(v->name);
+    return it->second;
+  }
+  json expr(const Expr& e) {
+    if (e == nullptr) return nullptr;
+    switch (e->kind) {
+      case ExprKind::kInt: return {{"k", "Int"}, {"v", e->value}, {"t", to_string(e->dtype)}};
+      case ExprKind::kVar: return {{"k", "Var"}, {"var", var(std::static_pointer_cast<const VarNode>(e))}};
+      case ExprKind::kSelect: return {{"k", "Select"}, {"cond", expr(e->cond)}, {"a", expr(e->a)}, {"b", expr(e->b)}};
+      case ExprKind::kCast: return {{"k", "Cast"}, {"t", to_string(e->dtype)}, {"a", expr(e->a)}};
+      case ExprKind::kRead:
+      case ExprKind::kReduce:
+        throw ScheduleError(std::string("module: a ") + to_string(e->kind) +
+                            " in the final program (a module holds no host computation)");
+      default: return {{"k", to_string(e->kind)}, {"a", expr(e->a)}, {"b", expr(e->b)}};  // binary
+    }
+  }
+  json exprs(const std::vector<Expr>& es) {
+    json out = json::array();
+    for (const auto& e : es) out.push_back(expr(e));
+    return out;
+  }
+  json stmt(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::kFor: return {{"k", "For"}, {"var", var(s->var)}, {"extent", s->extent}, {"body", stmt(s->body)}};
+      case StmtKind::kSeq: {
+        json seq = json::array();
+        for (const auto& c : s->seq) seq.push_back(stmt(c));
+        return {{"k", "Seq"}, {"seq", seq}};
+      }
+      case StmtKind::kAllocate:
+        return {{"k", "Allocate"},
+                {"tensor", tensor(s->tensor)},
+                {"scope", s->scope},
+                {"shape", s->shape},
+                {"body", stmt(s->body)}};
+      case StmtKind::kAttr:
+        return {
+            {"k", "Attr"}, {"var", var(s->var)}, {"key", s->key}, {"value", expr(s->value)}, {"body", stmt(s->body)}};
+      case StmtKind::kCall:
+        return {{"k", "Call"},
+                {"name", s->name},
+                {"tensor", tensor(s->tensor)},
+                {"src", tensor(s->src)},
+                {"args", exprs(s->args)}};
+      case StmtKind::kStore:
+        throw ScheduleError("module: a host store to " + s->tensor->name + " in the final program");
+    }
+    throw InternalError("module: unknown statement kind");
+  }
+
+  std::map<const TensorNode*, int> tensor_ids_;
+  std::map<const ExprNode*, int> var_ids_;
+  json tensors_ = json::array(), vars_ = json::array();
+};
+
+// ---- reading ---------------------------------------------------------------------------------------
+class Reader {
+ public:
+  explicit Reader(std::string origin) : origin_(std::move(origin)) {}
+
+  Module module(const json& j) {
+    const std::string format = field(j, "format", "").get<std::string>();
+    if (format != kFormat) fail("", "not a VTA module (format \"" + format + "\", expected \"" + kFormat + "\")");
+    const int64_t version = integer(j, "version", "");
+    if (version != kVersion) {
+      fail("version",
+           "version " + std::to_string(version) + " (this build reads version " + std::to_string(kVersion) + ")");
+    }
+    const std::string config = string(j, "config", "");
+    if (config != vta::build_config().bitstream_name()) {
+      fail("config", "built for hardware configuration " + config + ", this program runs " +
+                         vta::build_config().bitstream_name());
+    }
+    const std::string target = string(j, "target", "");
+    const json& ts = array(j, "tensors", "");
+    for (size_t i = 0; i < ts.size(); ++i) {
+      const std::string at = "tensors[" + std::to_string(i) + "]";
+      const json& t = object(ts[i], at);
+      std::vector<int64_t> shape;
+      for (const json& d : array(t, "shape", at)) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 1 || d.get<int64_t>() > (int64_t{1} << 32)) {
+          fail(at + ".shape", "extents are integers from 1 to 2^32");
+        }
+        shape.push_back(d.get<int64_t>());
+      }
+      tensors_.push_back(placeholder(shape, string(t, "name", at), dtype(string(t, "dtype", at), at + ".dtype")));
+    }
+    const json& vs = array(j, "vars", "");
+    for (size_t i = 0; i < vs.size(); ++i) {
+      if (!vs[i].is_string()) fail("vars[" + std::to_string(i) + "]", "a variable is its name, a string");
+      vars_.push_back(make_var(vs[i].get<std::string>()));
+    }
+    std::vector<Tensor> args;
+    const json& as = array(j, "args", "");
+    for (size_t i = 0; i < as.size(); ++i) args.push_back(tensor_ref(as[i], "args[" + std::to_string(i) + "]", false));
+    return Module(stmt(field(j, "program", ""), "program"), std::move(args), target);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw ModuleError(origin_ + ": " + (path.empty() ? "" : path + ": ") + what);
+  }
+  const json& field(const json& j, const char* key, const std::string& at) const {
+    if (!j.is_object()) fail(at, "expected an object");
+    auto it = j.find(key);
+    if (it == j.end()) fail(at, std::string("missing \"") + key + "\"");
+    return *it;
+  }
+  const json& object(const json& j, const std::string& at) const {
+    if (!j.is_object()) fail(at, "expected an object");
+    return j;
+  }
+  const json& array(const json& j, const char* key, const std::string& at) const {
+    const json& a = field(j, key, at);
+    if (!a.is_array()) fail(join(at, key), "expected an array");
+    return a;
+  }
+  std::string string(const json& j, const char* key, const std::string& at) const {
+    const json& s = field(j, key, at);
+    if (!s.is_string()) fail(join(at, key), "expected a string");
+    return s.get<std::string>();
+  }
+  int64_t integer(const json& j, const char* key, const std::string& at) const {
+    const json& v = field(j, key, at);
+    if (!v.is_number_integer()) fail(join(at, key), "expected an integer");
+    return v.get<int64_t>();
+  }
+  static std::string join(const std::string& at, const std::string& key) { return at.empty() ? key : at + "." + key; }
+  DType dtype(const std::string& name, const std::string& at) const {
+    for (DType t : {DType::kInt8, DType::kInt32, DType::kBool}) {
+      if (name == to_string(t)) return t;
+    }
+    fail(at, "unknown element type \"" + name + "\" (int8, int32, bool)");
+  }
+  Tensor tensor_ref(const json& j, const std::string& at, bool optional) const {
+    if (!j.is_number_integer()) fail(at, "a tensor reference is an index");
+    const int64_t i = j.get<int64_t>();
+    if (i == -1 && optional) return nullptr;
+    if (i < 0 || size_t(i) >= tensors_.size()) fail(at, "no tensor " + std::to_string(i));
+    return tensors_[size_t(i)];
+  }
+  Var var_ref(const json& j, const std::string& at, bool optional) const {
+    if (!j.is_number_integer()) fail(at, "a variable reference is an index");
+    const int64_t i = j.get<int64_t>();
+    if (i == -1 && optional) return nullptr;
+    if (i < 0 || size_t(i) >= vars_.size()) fail(at, "no variable " + std::to_string(i));
+    return vars_[size_t(i)];
+  }
+
+  Expr expr(const json& j, const std::string& at, int depth = 0) const {
+    if (depth > kMaxDepth) fail(at, "nested deeper than " + std::to_string(kMaxDepth));
+    const std::string k = string(j, "k", at);
+    if (k == "Int") {
+      return make_int(integer(j, "v", at), dtype(string(j, "t", at), at + ".t"));
+    }
+    if (k == "Var") return var_ref(field(j, "var", at), at + ".var", false);
+    if (k == "Select") {
+      return make_select(expr(field(j, "cond", at), at + ".cond", depth + 1),
+                         expr(field(j, "a", at), at + ".a", depth + 1), expr(field(j, "b", at), at + ".b", depth + 1));
+    }
+    if (k == "Cast")
+      return make_cast(dtype(string(j, "t", at), at + ".t"), expr(field(j, "a", at), at + ".a", depth + 1));
+#define VTA_MODULE_BINARY(kind, handler)                                                 \
+  if (k == #kind) {                                                                      \
+    return make_binary(ExprKind::k##kind, expr(field(j, "a", at), at + ".a", depth + 1), \
+                       expr(field(j, "b", at), at + ".b", depth + 1));                   \
+  }
+    VTA_IR_BINARY_KINDS(VTA_MODULE_BINARY)
+#undef VTA_MODULE_BINARY
+    fail(at + ".k", "unknown expression kind \"" + k + "\"");
+  }
+
+  Stmt stmt(const json& j, const std::string& at, int depth = 0) const {
+    if (depth > kMaxDepth) fail(at, "nested deeper than " + std::to_string(kMaxDepth));
+    const std::string k = string(j, "k", at);
+    auto body = [&] { return stmt(field(j, "body", at), at + ".body", depth + 1); };
+    if (k == "For") {
+      const int64_t extent = integer(j, "extent", at);
+      if (extent < 1 || extent > (int64_t{1} << 32)) fail(at + ".extent", "loop extents are from 1 to 2^32");
+      return make_for(var_ref(field(j, "var", at), at + ".var", false), extent, body());
+    }
+    if (k == "Seq") {
+      std::vector<Stmt> seq;
+      const json& items = array(j, "seq", at);
+      for (size_t i = 0; i < items.size(); ++i) {
+        seq.push_back(stmt(items[i], at + ".seq[" + std::to_string(i) + "]", depth + 1));
+      }
+      return make_seq(std::move(seq));
+    }
+    if (k == "Allocate") {
+      std::vector<int64_t> shape;
+      for (const json& d : array(j, "shape", at)) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 1) fail(at + ".shape", "extents are positive integers");
+        shape.push_back(d.get<int64_t>());
+      }
+      return make_allocate(tensor_ref(field(j, "tensor", at), at + ".tensor", false), string(j, "scope", at), body(),
+                           shape);
+    }
+    if (k == "Attr") {
+      const json& value = field(j, "value", at);
+      return make_attr(var_ref(field(j, "var", at), at + ".var", true), string(j, "key", at), body(),
+                       value.is_null() ? nullptr : expr(value, at + ".value", depth + 1));
+    }
+    if (k == "Call") {
+      const std::string name = string(j, "name", at);
+      bool known = false;
+      for (const char* n : {intrin::kLoadBuffer2D, intrin::kStoreBuffer2D, intrin::kDepPush, intrin::kDepPop,
+                            intrin::kSync, intrin::kUopLoopBegin, intrin::kUopLoopEnd, intrin::kUopPush}) {
+        known = known || name == n;
+      }
+      if (!known) fail(at + ".name", "unknown intrinsic \"" + name + "\"");
+      std::vector<Expr> args;
+      const json& as = array(j, "args", at);
+      for (size_t i = 0; i < as.size(); ++i) {
+        args.push_back(expr(as[i], at + ".args[" + std::to_string(i) + "]", depth + 1));
+      }
+      return make_call(name, tensor_ref(field(j, "tensor", at), at + ".tensor", true),
+                       tensor_ref(field(j, "src", at), at + ".src", true), std::move(args));
+    }
+    fail(at + ".k", "unknown statement kind \"" + k + "\"");
+  }
+
+  static constexpr int kMaxDepth = 256;  // a bound on recursion for any input
+  std::string origin_;
+  std::vector<Tensor> tensors_;
+  std::vector<Var> vars_;
+};
+
+}  // namespace
+
+std::string Module::to_json() const { return Writer().module(*this, target_).dump(1); }
+
+Module Module::from_json(std::string_view text, const std::string& origin) {
+  json j;
+  try {
+    // the parser recurses too: refuse a document nested past any module's depth before it does
+    j = json::parse(text, [&](int depth, json::parse_event_t, json&) {
+      if (depth > 4 * 256)
+        throw ModuleError(origin + ": nested deeper than any module (" + std::to_string(depth) + ")");
+      return true;
+    });
+  } catch (const json::exception& e) {
+    throw ModuleError(origin + ": not JSON: " + e.what());
+  }
+  try {
+    return Reader(origin).module(j);
+  } catch (const ModuleError&) {
+    throw;
+  } catch (const std::exception& e) {  // a node the IR's constructors refuse
+    throw ModuleError(origin + ": " + e.what());
+  }
+}
+
+void Module::save(const std::string& path) const {
+  const std::string text = to_json();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw ModuleError(path + ": cannot be written");
+}
+
+Module Module::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ModuleError(path + ": cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return from_json(text.str(), path);
+}
+
+}  // namespace vta::compiler
