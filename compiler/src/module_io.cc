@@ -177,19 +177,20 @@ class Reader {
     }
     fail(at, "unknown element type \"" + name + "\" (int8, int32, bool)");
   }
-  Tensor tensor_ref(const json& j, const std::string& at, bool optional) const {
-    if (!j.is_number_integer()) fail(at, "a tensor reference is an index");
+  // The entry of `table` a reference names (-1: none, when `optional`); `what` names the table's kind.
+  template <class T>
+  T ref(const std::vector<T>& table, const char* what, const json& j, const std::string& at, bool optional) const {
+    if (!j.is_number_integer()) fail(at, std::string("a ") + what + " reference is an index");
     const int64_t i = j.get<int64_t>();
     if (i == -1 && optional) return nullptr;
-    if (i < 0 || size_t(i) >= tensors_.size()) fail(at, "no tensor " + std::to_string(i));
-    return tensors_[size_t(i)];
+    if (i < 0 || size_t(i) >= table.size()) fail(at, std::string("no ") + what + " " + std::to_string(i));
+    return table[size_t(i)];
+  }
+  Tensor tensor_ref(const json& j, const std::string& at, bool optional) const {
+    return ref(tensors_, "tensor", j, at, optional);
   }
   Var var_ref(const json& j, const std::string& at, bool optional) const {
-    if (!j.is_number_integer()) fail(at, "a variable reference is an index");
-    const int64_t i = j.get<int64_t>();
-    if (i == -1 && optional) return nullptr;
-    if (i < 0 || size_t(i) >= vars_.size()) fail(at, "no variable " + std::to_string(i));
-    return vars_[size_t(i)];
+    return ref(vars_, "variable", j, at, optional);
   }
 
   Expr expr(const json& j, const std::string& at, int depth = 0) const {

@@ -60,9 +60,7 @@ class Validator {
  private:
   void check_dram(long idx, const MemInsn& m, MemId type, bool write) const {
     const uint64_t unit = dram_unit(cfg_, type);
-    const uint64_t start = uint64_t(m.dram_base) * unit;
-    // Every row lies between the first row's start and the last row's end, so one check covers all.
-    const uint64_t span = (uint64_t(m.y_size - 1) * m.x_stride + m.x_size) * unit;
+    const auto [start, span] = dram_span(cfg_, m, type);  // one check covers all rows
     if (dram_.translate(start, span) != nullptr) return;
     std::ostringstream s;
     s << (write ? "STORE writes" : "LOAD reads") << " DRAM [0x" << std::hex << start << ", 0x" << start + span << ")"
@@ -199,6 +197,11 @@ uint64_t dram_unit(const Config& c, MemId m) {
     case MemId::kAcc8Bit: return uint64_t(c.batch()) * c.block_out();
   }
   return 0;
+}
+
+DramSpan dram_span(const Config& c, const MemInsn& m, MemId type) {
+  const uint64_t unit = dram_unit(c, type);
+  return {uint64_t(m.dram_base) * unit, (uint64_t(m.y_size - 1) * m.x_stride + m.x_size) * unit};
 }
 
 uint32_t sram_depth(const Config& c, MemId m) {

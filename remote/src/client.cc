@@ -40,9 +40,14 @@ struct Connection::Impl {
   /// Chunks in flight per round trip of a copy.
   static constexpr size_t kChunksPerTrip = 16;
 
-  void expect_ok(const Message& reply, const char* what) {
+  /// Throws the server's refusal when `reply` is an Error (the session goes on).
+  void throw_if_refused(const Message& reply) const {
     if (const auto* err = std::get_if<Error>(&reply))
       throw RemoteError(err->code, "vta rpc " + where + ": " + err->message);
+  }
+
+  void expect_ok(const Message& reply, const char* what) {
+    throw_if_refused(reply);
     if (!std::holds_alternative<Ok>(reply)) {
       fail(ErrorCode::kUnexpected, std::string("the server answered ") + what + " with " + to_string(type_of(reply)));
     }
@@ -151,8 +156,7 @@ struct Connection::Impl {
   Message call(const Message& request, std::chrono::milliseconds limit) {
     const Request r = request;
     Message m = std::move(pipeline({&r, 1}, limit).front());
-    if (const auto* err = std::get_if<Error>(&m))
-      throw RemoteError(err->code, "vta rpc " + where + ": " + err->message);
+    throw_if_refused(m);
     return m;
   }
 
@@ -225,9 +229,7 @@ void Connection::read(uint64_t phys, std::span<uint8_t> out) {
     const auto replies = pipeline(batch);
     uint64_t to = first;
     for (size_t i = 0; i < replies.size(); ++i) {
-      if (const auto* err = std::get_if<Error>(&replies[i])) {
-        throw RemoteError(err->code, "vta rpc " + impl_->where + ": " + err->message);
-      }
+      impl_->throw_if_refused(replies[i]);
       const auto* r = std::get_if<ReadReply>(&replies[i]);
       const uint32_t n = std::get<Read>(batch[i]).bytes;
       if (r == nullptr || r->data.size() != n) {

@@ -303,25 +303,34 @@ MsgType type_of(const Message& m) {
   return MsgType(uint16_t(m.index() + 1));
 }
 
-std::vector<uint8_t> encode(const Message& m, uint32_t id, const Limits& limits) {
-  const char* name = to_string(type_of(m));
-  check(m, limits, name);
-  std::vector<uint8_t> out(kHeaderBytes);
-  Writer w(out, limits);
-  std::visit([&](const auto& msg) { io(w, const_cast<std::decay_t<decltype(msg)>&>(msg)); }, m);
-  const size_t length = out.size() - kHeaderBytes;
+namespace {
+
+// The header of a frame of `type` whose payload has `length` bytes; refuses a payload over the limit.
+std::vector<uint8_t> frame_header(MsgType type, uint32_t id, uint64_t length, const Limits& limits) {
   if (length > limits.max_payload) {
-    throw ProtocolError(ErrorCode::kFrameTooLarge, std::string(name) + ": a payload of " + std::to_string(length) +
-                                                       " bytes, over the limit of " +
+    throw ProtocolError(ErrorCode::kFrameTooLarge, std::string(to_string(type)) + ": a payload of " +
+                                                       std::to_string(length) + " bytes, over the limit of " +
                                                        std::to_string(limits.max_payload));
   }
   std::vector<uint8_t> head;
+  head.reserve(kHeaderBytes);
   Writer h(head, limits);
   h.u32(kMagic, "magic");
   h.u16(kVersion, "version");
-  h.u16(uint16_t(type_of(m)), "type");
+  h.u16(uint16_t(type), "type");
   h.u32(id, "id");
   h.u32(uint32_t(length), "length");
+  return head;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode(const Message& m, uint32_t id, const Limits& limits) {
+  check(m, limits, to_string(type_of(m)));
+  std::vector<uint8_t> out(kHeaderBytes);
+  Writer w(out, limits);
+  std::visit([&](const auto& msg) { io(w, const_cast<std::decay_t<decltype(msg)>&>(msg)); }, m);
+  const std::vector<uint8_t> head = frame_header(type_of(m), id, out.size() - kHeaderBytes, limits);
   std::memcpy(out.data(), head.data(), kHeaderBytes);
   return out;
 }
@@ -329,20 +338,8 @@ std::vector<uint8_t> encode(const Message& m, uint32_t id, const Limits& limits)
 std::vector<uint8_t> encode_write_prefix(uint64_t phys, std::span<const uint8_t> data, uint32_t id,
                                          const Limits& limits) {
   if (data.empty()) throw ProtocolError(ErrorCode::kBadValue, "Write.data: empty: nothing to write");
-  const uint64_t length = 8 + 4 + uint64_t(data.size());
-  if (length > limits.max_payload) {
-    throw ProtocolError(ErrorCode::kFrameTooLarge, "Write: a payload of " + std::to_string(length) +
-                                                       " bytes, over the limit of " +
-                                                       std::to_string(limits.max_payload));
-  }
-  std::vector<uint8_t> out;
-  out.reserve(kHeaderBytes + 12);
+  std::vector<uint8_t> out = frame_header(MsgType::kWrite, id, 8 + 4 + uint64_t(data.size()), limits);
   Writer w(out, limits);
-  w.u32(kMagic, "magic");
-  w.u16(kVersion, "version");
-  w.u16(uint16_t(MsgType::kWrite), "type");
-  w.u32(id, "id");
-  w.u32(uint32_t(length), "length");
   w.u64(phys, "phys");
   w.u32(uint32_t(data.size()), "data");
   return out;

@@ -191,9 +191,8 @@ class RemoteDevice final : public Device {
       if (op != uint8_t(Opcode::kLoad) && op != uint8_t(Opcode::kStore)) continue;
       const MemInsn m = isa_.decode_mem(raw);
       if (m.x_size == 0 || m.y_size == 0 || !is_valid_mem_id(m.memory_type)) continue;
-      const uint64_t unit = dram_unit(config_, static_cast<MemId>(m.memory_type));
-      const uint64_t span = (uint64_t(m.y_size - 1) * m.x_stride + m.x_size) * unit;
-      add(uint64_t(m.dram_base) * unit, span, op == uint8_t(Opcode::kStore));
+      const DramSpan span = dram_span(config_, m, static_cast<MemId>(m.memory_type));
+      add(span.start, span.bytes, op == uint8_t(Opcode::kStore));
     }
     for (auto& [phys, r] : used) {
       coalesce(r.read, 16 * 1024);  // sending a small gap costs less than another message

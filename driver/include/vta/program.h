@@ -56,6 +56,13 @@ Program validate_program(const Isa& isa, const Dram& dram, PhysAddr addr, uint32
 
 /// Bytes of one DRAM element of a memory type (the unit of dram_base and x_stride, spec 3.6).
 uint64_t dram_unit(const Config& c, MemId m);
+/// The DRAM bytes a LOAD or STORE of memory type `type` touches lie in [start, start + bytes): from its
+/// first row's start to its last row's end (y_size >= 1), so one range covers every row.
+struct DramSpan {
+  uint64_t start = 0;
+  uint64_t bytes = 0;
+};
+DramSpan dram_span(const Config& c, const MemInsn& m, MemId type);
 /// Depth in elements of the SRAM a memory type addresses.
 uint32_t sram_depth(const Config& c, MemId m);
 
