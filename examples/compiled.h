@@ -6,12 +6,44 @@
 // The shapes and tilings are parameters: the tutorials' values are the defaults, the tests vary them.
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "tutorials.h"
 
+namespace vta::compiler {
+class Module;
+}
+namespace vta::rpc {
+class Remote;
+}
+
 namespace vta::tutorials {
+
+/// A module's run failed: the runtime's or the device's message (a Result's error). Anything else a
+/// runner throws (no device, a lost server) is not the program's fault and goes to the caller.
+class RunError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Where a compiled tutorial runs its module. Every module's arguments are int8 inputs followed by
+/// one int8 output; run() returns the output and the statistics of the call alone, and throws
+/// RunError when the run fails.
+class ModuleRunner {
+ public:
+  virtual ~ModuleRunner() = default;
+  virtual std::vector<int8_t> run(const compiler::Module& module, const std::vector<std::vector<int8_t>>& inputs,
+                                  Stats& stats) = 0;
+};
+/// On the runtime's device in this process (VTA_TARGET): DeviceTensors, Module::operator().
+ModuleRunner& local_runner();
+/// On a device server, as the tutorials' "RPC setup" does: the module uploaded as a file
+/// (Module::to_json), loaded there, remote tensors, one call.
+std::unique_ptr<ModuleRunner> remote_runner(rpc::Remote& remote);
 
 struct MatmulShape {
   int64_t batch = 1, in_channels = 1024, out_channels = 1024;
@@ -20,7 +52,8 @@ struct MatmulShape {
   bool epilogue = true;  ///< >> shift, clip to [0, 127] on the ALU (else: truncate the sums to int8)
   int shift = 8;
 };
-Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps = nullptr, const MatmulShape& shape = {});
+Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps = nullptr, const MatmulShape& shape = {},
+                                ModuleRunner& runner = local_runner());
 
 struct ConvShape {
   int64_t batch = 1, height = 14, width = 14, in_channels = 256, out_channels = 256;
@@ -32,7 +65,8 @@ struct ConvShape {
   /// tutorial (false) stores one element per instruction.
   bool store_rows = false;
 };
-Result compiled_convolution(uint32_t seed, std::ostream* steps = nullptr, const ConvShape& shape = {});
+Result compiled_convolution(uint32_t seed, std::ostream* steps = nullptr, const ConvShape& shape = {},
+                            ModuleRunner& runner = local_runner());
 
 /// The ResNet-18 convolutions VTA runs (every layer but the first 7x7 one), for the default 1x16
 /// configuration, each with a tiling that fits the default SRAMs with two virtual threads.

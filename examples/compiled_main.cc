@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "compiled.h"
@@ -21,13 +23,15 @@
 #include "vta/compiler/ir.h"
 #include "vta/device.h"
 #include "vta/main.h"
+#include "vta/rpc/remote_device.h"
+#include "vta/rpc/session.h"
 
 namespace {
 
 constexpr int kNotThisConfiguration = 77;  // ctest's SKIP_RETURN_CODE
 
 // Every ResNet-18 convolution compiled, run and verified; one line each.
-bool resnet18(uint32_t seed, int only) {
+bool resnet18(uint32_t seed, int only, vta::tutorials::ModuleRunner& runner) {
   const auto& cfg = vta::build_config();
   std::printf("%-22s %9s %10s %10s %12s %11s %11s %8s %s\n", "layer", "outputs", "gemm_uops", "alu_uops", "bytes_moved",
               "cycles", "bound", "over", "");
@@ -37,7 +41,7 @@ bool resnet18(uint32_t seed, int only) {
   for (size_t i = 0; i < layers.size(); ++i) {
     if (only != 0 && size_t(only) != i + 1) continue;
     const auto& [name, shape] = layers[i];
-    const vta::tutorials::Result r = vta::tutorials::compiled_convolution(seed, nullptr, shape);
+    const vta::tutorials::Result r = vta::tutorials::compiled_convolution(seed, nullptr, shape, runner);
     const vta::Stats& s = r.stats;
     const auto bounds = vta::tutorials::cycle_bounds(s, cfg.bus_width());
     std::string cycles = "-", over = "-";
@@ -78,7 +82,18 @@ static int run(int argc, char** argv) {
       ->check(vta::examples::target_validator());
   app.add_option("--layer", layer, "resnet18: run only this layer (1 to 10)")->check(CLI::Range(1, 10));
   app.add_flag("--print", print, "print the lowered program after each schedule step");
+  std::string remote_address;
+  app.add_option("--remote", remote_address,
+                 "run the modules on a device server, as the tutorials' RPC setup does (upload, load_module, "
+                 "remote tensors): HOST:PORT of a vta-device-server, or 'local' for a server in this process "
+                 "(serving --target)");
   CLI11_PARSE(app, argc, argv);
+  if (!remote_address.empty() && remote_address != "local" && !target.empty()) {
+    std::fprintf(stderr,
+                 "vta-compiled-tutorials: error: with --remote HOST:PORT the server's backend runs the modules "
+                 "(vta-device-server --target); --target applies to --remote local only\n");
+    return 2;
+  }
   if (layer != 0 && which != "resnet18") {
     std::fprintf(stderr, "vta-compiled-tutorials: error: --layer selects a ResNet-18 layer; it does not apply to %s\n",
                  which.c_str());
@@ -87,17 +102,41 @@ static int run(int argc, char** argv) {
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   std::ostream* steps = print ? &std::cout : nullptr;
   bool ok = true;
+  std::optional<vta::rpc::Remote> remote;
+  std::unique_ptr<vta::tutorials::ModuleRunner> remote_runner;
+  uint64_t trips_before = 0;
+  std::string where;                          // of the runs, when not this process's backend
+  auto round_trips = [&](const char* what) {  // the round trips to the server since the last report
+    if (!remote) return;
+    std::printf("remote: %s took %llu round trips\n", what,
+                static_cast<unsigned long long>(remote->round_trips() - trips_before));
+    trips_before = remote->round_trips();
+  };
   try {
+    if (remote_address == "local") {
+      remote.emplace(vta::rpc::local_session());
+    } else if (!remote_address.empty()) {
+      const auto [host, port] = vta::rpc::parse_address(remote_address);
+      remote.emplace(vta::rpc::connect(host, port));
+    }
+    if (remote) {
+      remote_runner = vta::tutorials::remote_runner(*remote);
+      where = remote->target() + " through the device server at " + remote->where();
+      round_trips("the handshake");
+    }
+    vta::tutorials::ModuleRunner& runner = remote ? *remote_runner : vta::tutorials::local_runner();
     if (which == "matmul" || which == "all") {
       ok &= vta::tutorials::report("Matrix multiply blocking, compiled (1x1024 x 1024x1024)",
-                                   vta::tutorials::compiled_matrix_multiply(seed, steps),
+                                   vta::tutorials::compiled_matrix_multiply(seed, steps, {}, runner),
                                    vta::tutorials::matrix_multiply_seed_stats(),
-                                   "Successful blocked matrix multiply test!");
+                                   "Successful blocked matrix multiply test!", where);
+      round_trips("the matrix multiply");
     }
     if (which == "conv" || which == "all") {
       ok &= vta::tutorials::report("2D convolution, compiled (ResNet-18 layer, 2 virtual threads)",
-                                   vta::tutorials::compiled_convolution(seed, steps),
-                                   vta::tutorials::convolution_seed_stats(), "Successful 2D convolution test!");
+                                   vta::tutorials::compiled_convolution(seed, steps, {}, runner),
+                                   vta::tutorials::convolution_seed_stats(), "Successful 2D convolution test!", where);
+      round_trips("the convolution");
     }
     if (which == "resnet18") {
       const auto& cfg = vta::build_config();
@@ -108,7 +147,8 @@ static int run(int argc, char** argv) {
                      cfg.batch(), cfg.block_in());
         return kNotThisConfiguration;
       }
-      ok &= resnet18(seed, layer);
+      ok &= resnet18(seed, layer, runner);
+      round_trips("resnet18");
     }
   } catch (const vta::compiler::ScheduleError& e) {
     std::fprintf(stderr, "schedule error: %s\n", e.what());

@@ -17,7 +17,7 @@ namespace vta::tutorials {
 
 using namespace vta::compiler;  // NOLINT: the tutorial's vocabulary
 
-Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape& shape) {
+Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape& shape, ModuleRunner& runner) {
   Result r;
   const Env env(vta::build_config());
   auto step = [&](const char* title, const Stmt& program) {
@@ -112,22 +112,17 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   std::vector<int8_t> x(size_t(n * c * h * w)), wt(size_t(o * c * k * k));
   for (auto& v : x) v = static_cast<int8_t>(dist(rng));
   for (auto& v : wt) v = static_cast<int8_t>(dist(rng));
-  vta::DeviceTensor data_dev(data->shape, vta::DType::kInt8, "data");
-  vta::DeviceTensor kernel_dev(kernel->shape, vta::DType::kInt8, "kernel");
-  vta::DeviceTensor res_dev(res->shape, vta::DType::kInt8, "res");
-  data_dev.copy_from(vta::pack_nchw(x, int(n), int(c), int(h), int(w), env.BATCH, env.BLOCK_IN));
-  kernel_dev.copy_from(vta::pack_oihw(wt, int(o), int(c), int(k), int(k), env.BLOCK_OUT, env.BLOCK_IN));
-  vta::clear_runtime_stats();
+  std::vector<int8_t> got;
   try {
-    module({&data_dev, &kernel_dev, &res_dev});
-  } catch (const RuntimeError& e) {
+    got = runner.run(module,
+                     {vta::pack_nchw(x, int(n), int(c), int(h), int(w), env.BATCH, env.BLOCK_IN),
+                      vta::pack_oihw(wt, int(o), int(c), int(k), int(k), env.BLOCK_OUT, env.BLOCK_IN)},
+                     r.stats);
+  } catch (const RunError& e) {
     r.error = e.what();
     return r;
   }
   r.ran = true;
-  r.stats = vta::runtime_stats();
-  std::vector<int8_t> got(res_dev.elements());
-  res_dev.copy_to(got);
   const auto want = vta::shift_clip(
       vta::conv2d_reference(x, wt, int(n), int(c), int(h), int(w), int(o), int(k), int(k), int(p), int(stride)),
       shape.shift, 0, 127);

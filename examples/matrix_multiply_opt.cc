@@ -16,7 +16,7 @@ namespace vta::tutorials {
 
 using namespace vta::compiler;  // NOLINT: the tutorial's vocabulary
 
-Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const MatmulShape& shape) {
+Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const MatmulShape& shape, ModuleRunner& runner) {
   Result r;
   const Env env(vta::build_config());
   auto step = [&](const char* title, const Stmt& program) {
@@ -117,22 +117,17 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   std::vector<int8_t> a(size_t(batch * in_channels)), w(size_t(out_channels * in_channels));
   for (auto& v : a) v = static_cast<int8_t>(dist(rng));
   for (auto& v : w) v = static_cast<int8_t>(dist(rng));
-  vta::DeviceTensor data_dev(data->shape, vta::DType::kInt8, "data");
-  vta::DeviceTensor weight_dev(weight->shape, vta::DType::kInt8, "weight");
-  vta::DeviceTensor res_dev(res->shape, vta::DType::kInt8, "res");
-  data_dev.copy_from(vta::pack_matrix(a, int(batch), int(in_channels), env.BATCH, env.BLOCK_IN));
-  weight_dev.copy_from(vta::pack_matrix(w, int(out_channels), int(in_channels), env.BLOCK_OUT, env.BLOCK_IN));
-  vta::clear_runtime_stats();
+  std::vector<int8_t> got;
   try {
-    module({&data_dev, &weight_dev, &res_dev});
-  } catch (const RuntimeError& e) {
+    got = runner.run(module,
+                     {vta::pack_matrix(a, int(batch), int(in_channels), env.BATCH, env.BLOCK_IN),
+                      vta::pack_matrix(w, int(out_channels), int(in_channels), env.BLOCK_OUT, env.BLOCK_IN)},
+                     r.stats);
+  } catch (const RunError& e) {
     r.error = e.what();
     return r;
   }
   r.ran = true;
-  r.stats = vta::runtime_stats();
-  std::vector<int8_t> got(res_dev.elements());
-  res_dev.copy_to(got);
   const auto wide = vta::gemm_reference(a, w, int(batch), int(in_channels), int(out_channels));
   const auto clipped = vta::shift_clip(wide, shape.shift, 0, 127);
   const auto got_flat = vta::unpack_matrix(got, int(batch), int(out_channels), env.BATCH, env.BLOCK_OUT);

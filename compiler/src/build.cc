@@ -7,9 +7,11 @@
 
 #include "evaluator.h"
 #include "uop.h"
+#include "vta/command_queue.h"
 #include "vta/compiler/names.h"
 #include "vta/device.h"
 #include "vta/runtime.h"
+#include "vta/runtime_context.h"
 
 namespace vta::compiler {
 namespace {
@@ -175,11 +177,7 @@ void Module::operator()(const std::vector<const DeviceTensor*>& tensors) const {
     throw std::invalid_argument("module: " + std::to_string(tensors.size()) + " tensors given for " +
                                 std::to_string(args_.size()) + " arguments");
   }
-  if (!target_.empty() && default_target() != target_) {
-    throw std::invalid_argument("module: built for target " + target_ + " but the runtime runs on " + default_target() +
-                                " (VTA_TARGET)");
-  }
-  Executor ex(*kernels_);
+  std::vector<void*> buffers;
   for (size_t i = 0; i < args_.size(); ++i) {
     const Tensor& t = args_[i];
     const DeviceTensor* d = tensors[i];
@@ -188,9 +186,36 @@ void Module::operator()(const std::vector<const DeviceTensor*>& tensors) const {
       throw std::invalid_argument("module: the device tensor for argument " + t->name +
                                   " has another shape or element type than the argument");
     }
-    ex.bind_tensor(t, d->handle());
+    buffers.push_back(d->handle());
   }
-  ex.run(VTATLSCommandHandle(), program_);
+  call(buffers);
+}
+
+void Module::call(const std::vector<void*>& buffers) const {
+  if (buffers.size() != args_.size()) {
+    throw std::invalid_argument("module: " + std::to_string(buffers.size()) + " buffers given for " +
+                                std::to_string(args_.size()) + " arguments");
+  }
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  if (cmd == nullptr) throw RuntimeError(std::string("module: no runtime: ") + VTARuntimeGetLastError());
+  // the runtime's device: the thread's own (VTA_TARGET) or a context's (a server's session)
+  const std::string device_target(static_cast<runtime::CommandQueue*>(cmd)->device().target());
+  if (!target_.empty() && device_target != target_) {
+    throw std::invalid_argument("module: built for target " + target_ + " but the runtime runs on " + device_target);
+  }
+  Executor ex(*kernels_);
+  for (size_t i = 0; i < args_.size(); ++i) {
+    const Tensor& t = args_[i];
+    if (buffers[i] == nullptr) throw std::invalid_argument("module: argument " + t->name + " is null");
+    const size_t need = size_t(t->elements()) * dtype_bytes(device_type(t->dtype));
+    const size_t have = runtime::buffer_bytes(buffers[i]);
+    if (have < need) {
+      throw std::invalid_argument("module: the buffer for argument " + t->name + " has " + std::to_string(have) +
+                                  " bytes; the argument needs " + std::to_string(need));
+    }
+    ex.bind_tensor(t, buffers[i]);
+  }
+  ex.run(cmd, program_);
 }
 
 Module build(const Schedule& s, const std::vector<Tensor>& args, const Env& env, const BuildOptions& options) {

@@ -9,8 +9,9 @@ CycleBounds cycle_bounds(const Stats& s, int bus_width_bits) {
   return {double(s.gemm_counter + s.alu_counter), double(s.bytes_moved()) / (bus_width_bits / 8.0)};
 }
 
-bool report(const char* title, const vta::tutorials::Result& r, const vta::Stats& seed, const char* success) {
-  std::printf("== %s on %s ==\n", title, vta::default_target().c_str());
+bool report(const char* title, const vta::tutorials::Result& r, const vta::Stats& seed, const char* success,
+            const std::string& where) {
+  std::printf("== %s on %s ==\n", title, where.empty() ? vta::default_target().c_str() : where.c_str());
   if (!r.ran) {
     std::printf("FAIL: %s\n", r.error.c_str());
     return false;

@@ -41,7 +41,7 @@ CycleBounds cycle_bounds(const Stats& stats, int bus_width_bits);
 
 /// Prints a run's outcome (statistics table, cycle bounds, verdict against `seed`'s statistics and the
 /// reference outputs); true when every output is right and every counter equals the seed's.
-bool report(const char* title, const Result& r, const Stats& seed, const char* success);
+bool report(const char* title, const Result& r, const Stats& seed, const char* success, const std::string& where = "");
 
 /// Prints the tsim's total simulated cycles and speed when this program ran on it. Inline: a program
 /// built with the tsim defines VTA_HAVE_TSIM (the library itself does not link the tsim).

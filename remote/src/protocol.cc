@@ -49,6 +49,14 @@ class Writer {
     boolean(v.has_value(), field);
     u64(v.value_or(0), field);
   }
+  /// The element count of a list of at most `max` elements (each at least `min_bytes` on the wire).
+  void count(const uint32_t& n, uint32_t max, size_t /*min_bytes*/, const char* field) {
+    if (n > max) {
+      throw ProtocolError(ErrorCode::kBadValue, std::string(field) + ": " + std::to_string(n) +
+                                                    " elements, over the limit of " + std::to_string(max));
+    }
+    u32(n, field);
+  }
 
  private:
   void put(uint64_t v, int n) {
@@ -98,6 +106,13 @@ class Reader {
     } else {
       v.reset();
     }
+  }
+  void count(uint32_t& n, uint32_t max, size_t min_bytes, const char* field) {
+    u32(n, field);
+    if (n > max) {
+      fail(ErrorCode::kBadValue, field, std::to_string(n) + " elements, over the limit of " + std::to_string(max));
+    }
+    need(uint64_t(n) * min_bytes, field);  // before the list is sized
   }
   void finish() const {
     if (pos_ != in_.size()) {
@@ -198,6 +213,41 @@ void io(A& a, Error& m) {
   m.code = ErrorCode(code);
   a.str(m.message, "message");
 }
+// A list: its count, then each element (`each` runs the element's fields).
+template <class A, class T, class F>
+void list(A& a, std::vector<T>& v, uint32_t max, size_t min_bytes, const char* field, F&& each) {
+  uint32_t n = v.size() > UINT32_MAX ? UINT32_MAX : uint32_t(v.size());
+  a.count(n, max, min_bytes, field);
+  v.resize(n);  // the writer's list keeps its size; the reader's is bounded by the bytes left
+  for (T& x : v) each(x);
+}
+template <class A>
+void io(A& a, Upload& m) {
+  a.str(m.name, "name");
+  a.bytes(m.data, "data");
+}
+template <class A>
+void io(A& a, LoadModule& m) {
+  a.str(m.name, "name");
+}
+template <class A>
+void io(A& a, ModuleReply& m) {
+  a.u32(m.handle, "handle");
+  list(a, m.args, kMaxModuleArgs, 4 + 1 + 4, "args", [&](ModuleArg& arg) {
+    a.str(arg.name, "args.name");
+    a.u8(arg.dtype, "args.dtype");
+    list(a, arg.shape, kMaxRank, 8, "args.shape", [&](int64_t& d) {
+      uint64_t v = uint64_t(d);
+      a.u64(v, "args.shape");
+      d = int64_t(v);
+    });
+  });
+}
+template <class A>
+void io(A& a, Call& m) {
+  a.u32(m.handle, "handle");
+  list(a, m.args, kMaxModuleArgs, 8, "args", [&](uint64_t& phys) { a.u64(phys, "args"); });
+}
 // AuthReply, ClearStats, Goodbye, Ok: no fields
 template <class A>
 void io(A&, AuthReply&) {}
@@ -207,6 +257,9 @@ template <class A>
 void io(A&, Goodbye&) {}
 template <class A>
 void io(A&, Ok&) {}
+
+constexpr const char* kNameRule =
+    " (1 to 128 letters, digits, '.', '_' or '-', not starting with '.'; a name, never a path)";
 
 // Range checks beyond the layout (both directions: the sender refuses what the receiver would).
 void check(const Message& m, const Limits& limits, const char* name) {
@@ -227,6 +280,21 @@ void check(const Message& m, const Limits& limits, const char* name) {
   if (const auto* r = std::get_if<RunReply>(&m)) {
     if (r->status > 2) bad("status", std::to_string(r->status) + " is not a run status (0-2)");
     if (r->error_kind > 9) bad("error_kind", std::to_string(r->error_kind) + " is not an error class (0-9)");
+  }
+  if (const auto* u = std::get_if<Upload>(&m)) {
+    if (!valid_upload_name(u->name)) bad("name", "'" + u->name + "' is not an upload name" + kNameRule);
+    if (u->data.empty()) bad("data", "empty: nothing to upload");
+  }
+  if (const auto* l = std::get_if<LoadModule>(&m); l && !valid_upload_name(l->name)) {
+    bad("name", "'" + l->name + "' is not an upload name" + kNameRule);
+  }
+  if (const auto* r = std::get_if<ModuleReply>(&m)) {
+    for (const ModuleArg& arg : r->args) {
+      if (arg.dtype > 1) bad("args.dtype", std::to_string(arg.dtype) + " is not an element type (0 int8, 1 int32)");
+      for (int64_t d : arg.shape) {
+        if (d < 1 || d > (int64_t{1} << 32)) bad("args.shape", std::to_string(d) + " is not a dimension in [1, 2^32]");
+      }
+    }
   }
   if (const auto* e = std::get_if<Error>(&m)) {
     const auto c = uint32_t(e->code);
@@ -276,6 +344,16 @@ const char* to_string(ErrorCode code) {
   return "unknown";
 }
 
+bool valid_upload_name(std::string_view name) {
+  if (name.empty() || name.size() > kMaxUploadName || name.front() == '.') return false;
+  for (const char c : name) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 const char* to_string(MsgType type) {
   switch (type) {
     case MsgType::kHello: return "Hello";
@@ -294,6 +372,10 @@ const char* to_string(MsgType type) {
     case MsgType::kGoodbye: return "Goodbye";
     case MsgType::kOk: return "Ok";
     case MsgType::kError: return "Error";
+    case MsgType::kUpload: return "Upload";
+    case MsgType::kLoadModule: return "LoadModule";
+    case MsgType::kModuleReply: return "ModuleReply";
+    case MsgType::kCall: return "Call";
   }
   return "unknown";
 }
@@ -360,7 +442,7 @@ FrameHeader decode_header(std::span<const uint8_t> bytes, const Limits& limits) 
                                                     ", this side speaks " + std::to_string(kVersion));
   }
   const uint16_t type = load_u16(p + 6);
-  if (type < uint16_t(MsgType::kHello) || type > uint16_t(MsgType::kError)) {
+  if (type < uint16_t(MsgType::kHello) || type > uint16_t(MsgType::kCall)) {
     throw ProtocolError(ErrorCode::kUnknownType, "frame header: unknown message type " + std::to_string(type));
   }
   h.type = MsgType(type);

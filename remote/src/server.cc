@@ -19,9 +19,11 @@
 #include <thread>
 
 #include "vta/build_config.h"
+#include "vta/compiler/build.h"
 #include "vta/device.h"
 #include "vta/memory.h"
 #include "vta/rpc/detail/asio.h"
+#include "vta/runtime_context.h"
 
 namespace vta::rpc {
 namespace asio = boost::asio;
@@ -33,6 +35,7 @@ void ServerOptions::validate() const {
   if (max_memory < Dram::kPageBytes)
     bad("max_memory must be at least one page (" + std::to_string(Dram::kPageBytes) + " bytes)");
   if (idle_timeout.count() <= 0) bad("idle_timeout must be positive");
+  if (max_uploads == 0) bad("max_uploads must be at least 1 byte");
   if (threads == 0 || threads > 256) bad("threads must be in [1, 256]");
   if (limits.max_payload < 4096) bad("the payload limit must be at least 4096 bytes");
   boost::system::error_code ec;
@@ -108,8 +111,9 @@ class Session : public std::enable_shared_from_this<Session> {
     closing_ = true;
   }
   ~Session() {
-    // the device and its memory go with the session
-    device_.reset();
+    // the modules, the device and its memory go with the session
+    modules_.clear();
+    runtime_.reset();
     dram_.reset();
     if (counted_) {
       --server_.active;
@@ -184,7 +188,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return send(HelloReply{mine, server_.config.bitstream_name(), server_nonce_, auth, server_.options.target}, id);
     }
     if (const auto* a = std::get_if<Auth>(&m)) {
-      if (!hello_done_ || device_ || server_.options.token.empty()) {
+      if (!hello_done_ || runtime_ || server_.options.token.empty()) {
         return fail(ErrorCode::kUnexpected, "Auth: no authentication is pending");
       }
       if (!proofs_equal(a->proof, auth_proof(server_.options.token, client_nonce_, server_nonce_))) {
@@ -196,7 +200,7 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!open_device(id)) return;
       return send(AuthReply{}, id);
     }
-    if (!device_) {
+    if (!runtime_) {
       fail(ErrorCode::kUnexpected, std::string(to_string(type_of(m))) +
                                        (hello_done_ ? " before Auth (this server asks for a token)" : " before Hello"));
       closing_ = true;
@@ -215,7 +219,8 @@ class Session : public std::enable_shared_from_this<Session> {
       dram_ = std::make_unique<Dram>();
       DeviceOptions o;
       o.dram = dram_.get();
-      device_ = make_device(server_.options.target, server_.config, o);
+      // the device is run directly (Run) and through the runtime (Call, for modules)
+      runtime_ = std::make_unique<runtime::Context>(make_device(server_.options.target, server_.config, o), *dram_);
       return true;
     } catch (const std::exception& e) {
       send(Error{ErrorCode::kInternal, std::string("cannot open a device: ") + e.what()}, id);
@@ -269,29 +274,135 @@ class Session : public std::enable_shared_from_this<Session> {
   }
   void serve(const Run& r, uint32_t id) {
     server_.count(&ServerCounters::runs);
-    send(state(device_->run(PhysAddr(r.insn_phys), r.count, r.budget)), id);
+    send(state(device().run(PhysAddr(r.insn_phys), r.count, r.budget)), id);
   }
   // The device's state after a run (or after clearing the statistics).
-  RunReply state(RunStatus status) const {
+  RunReply state(RunStatus status, const std::string* diagnostic = nullptr) {
     RunReply reply;
     reply.status = uint32_t(status);
-    reply.error_kind = uint32_t(device_->last_error_kind());
-    reply.diagnostic = device_->last_error().substr(0, server_.options.limits.max_string);
-    const Stats& s = device_->stats();
+    reply.error_kind = uint32_t(device().last_error_kind());
+    reply.diagnostic =
+        (diagnostic != nullptr ? *diagnostic : device().last_error()).substr(0, server_.options.limits.max_string);
+    const Stats& s = device().stats();
     for (size_t i = 0; i < std::size(kStatFields); ++i) reply.stats.counters[i] = s.*kStatFields[i].member;
     reply.stats.cycles = s.cycle_count;
-    const TokenCounts t = device_->tokens();
+    const TokenCounts t = device().tokens();
     reply.tokens[0] = t.l2g, reply.tokens[1] = t.g2l, reply.tokens[2] = t.g2s, reply.tokens[3] = t.s2g;
     return reply;
   }
   void serve(const ClearStats&, uint32_t id) {
-    device_->clear_stats();
+    device().clear_stats();
     send(state(RunStatus::kOk), id);
   }
   void serve(const Goodbye&, uint32_t id) {
     send(Ok{}, id);
     closing_ = true;
   }
+  // ---- modules: uploaded as data, read and checked by the compiler, run by the runtime here ----
+  void serve(const Upload& u, uint32_t id) {
+    auto old = uploads_.find(u.name);
+    const uint64_t kept = upload_bytes_ - (old == uploads_.end() ? 0 : old->second.size());
+    if (u.data.size() > server_.options.max_uploads - kept) {
+      return send(
+          Error{ErrorCode::kOutOfMemory, "Upload of " + u.name + " (" + std::to_string(u.data.size()) +
+                                             " bytes): the session keeps " + std::to_string(kept) +
+                                             " bytes of uploads of its " + std::to_string(server_.options.max_uploads)},
+          id);
+    }
+    uploads_[u.name] = u.data;
+    upload_bytes_ = kept + u.data.size();
+    send(Ok{}, id);
+  }
+  void serve(const LoadModule& l, uint32_t id) {
+    const auto it = uploads_.find(l.name);
+    if (it == uploads_.end()) {
+      std::string names;
+      for (const auto& [name, bytes] : uploads_) names += (names.empty() ? "" : ", ") + name;
+      return send(Error{ErrorCode::kBadValue, "LoadModule: nothing named " + l.name + " was uploaded in this session" +
+                                                  (names.empty() ? "" : " (uploaded: " + names + ")")},
+                  id);
+    }
+    if (modules_.size() >= kMaxModules) {
+      return send(Error{ErrorCode::kOutOfMemory,
+                        "LoadModule: the session holds " + std::to_string(kMaxModules) + " modules already"},
+                  id);
+    }
+    std::unique_ptr<compiler::Module> module;
+    try {
+      const std::string_view text(reinterpret_cast<const char*>(it->second.data()), it->second.size());
+      module = std::make_unique<compiler::Module>(compiler::Module::from_json(text, l.name));
+    } catch (const compiler::ModuleError& e) {
+      return send(Error{ErrorCode::kBadValue, std::string("LoadModule: ") + e.what()}, id);
+    }
+    if (!module->target().empty() && module->target() != server_.options.target) {
+      return send(Error{ErrorCode::kBadValue, "LoadModule: " + l.name + " was built for target " + module->target() +
+                                                  "; this server runs " + server_.options.target},
+                  id);
+    }
+    ModuleReply reply;
+    for (const compiler::Tensor& t : module->args()) {
+      if (t->dtype == compiler::DType::kBool) {
+        return send(Error{ErrorCode::kBadValue, "LoadModule: argument " + t->name + " of " + l.name +
+                                                    " is of type bool, which cannot live in device memory"},
+                    id);
+      }
+      reply.args.push_back(ModuleArg{t->name, uint8_t(t->dtype == compiler::DType::kInt32 ? 1 : 0), t->shape});
+    }
+    reply.handle = next_module_++;
+    modules_[reply.handle] = std::move(module);
+    send(reply, id);
+  }
+  void serve(const Call& c, uint32_t id) {
+    const auto it = modules_.find(c.handle);
+    if (it == modules_.end()) {
+      return send(Error{ErrorCode::kBadValue,
+                        "Call: no module with handle " + std::to_string(c.handle) + " was loaded in this session"},
+                  id);
+    }
+    const compiler::Module& module = *it->second;
+    const auto& args = module.args();
+    if (c.args.size() != args.size()) {
+      return send(Error{ErrorCode::kBadValue, "Call: " + std::to_string(c.args.size()) + " buffers for a module of " +
+                                                  std::to_string(args.size()) + " arguments"},
+                  id);
+    }
+    // every argument names a whole buffer of this session, large enough for it
+    struct Wrapped {
+      runtime::Context& ctx;
+      std::vector<void*> handles;
+      ~Wrapped() {
+        for (void* h : handles) ctx.release_buffer(h);
+      }
+    } wrapped{*runtime_, {}};
+    for (size_t i = 0; i < args.size(); ++i) {
+      const compiler::Tensor& t = args[i];
+      const auto b = buffers_.find(PhysAddr(c.args[i]));
+      if (b == buffers_.end()) {
+        return send(
+            Error{ErrorCode::kNoSuchBuffer, "Call: argument " + t->name + ": no buffer starts at " + hex(c.args[i])},
+            id);
+      }
+      const uint64_t need = uint64_t(t->elements()) * (t->dtype == compiler::DType::kInt32 ? 4 : 1);
+      if (b->second.bytes < need) {
+        return send(Error{ErrorCode::kBadValue, "Call: argument " + t->name + " needs " + std::to_string(need) +
+                                                    " bytes; the buffer at " + hex(c.args[i]) + " has " +
+                                                    std::to_string(b->second.bytes)},
+                    id);
+      }
+      wrapped.handles.push_back(runtime_->wrap_buffer(PhysAddr(c.args[i]), size_t(need), t->name));
+    }
+    server_.count(&ServerCounters::calls);
+    try {
+      runtime::Context::Scope use(*runtime_);
+      module.call(wrapped.handles);
+    } catch (const std::exception& e) {
+      runtime_->reset();  // nothing of the failed batch reaches the next call
+      const std::string diagnostic = e.what();
+      return send(state(RunStatus::kError, &diagnostic), id);
+    }
+    send(state(RunStatus::kOk, nullptr), id);
+  }
+
   template <class M>
   void serve(const M& m, uint32_t id) {  // replies and anything else a client must not send
     send(Error{ErrorCode::kUnexpected, std::string(to_string(type_of(Message(m)))) + " is not a request"}, id);
@@ -349,10 +460,17 @@ class Session : public std::enable_shared_from_this<Session> {
   std::deque<std::vector<uint8_t>> wq_;
   bool closing_ = false, closed_ = false, counted_ = true, writing_ = false, hello_done_ = false;
   uint64_t client_nonce_ = 0, server_nonce_ = 0;
+  Device& device() { return runtime_->device(); }
+
+  static constexpr size_t kMaxModules = 64;
   std::unique_ptr<Dram> dram_;
-  std::unique_ptr<Device> device_;
+  std::unique_ptr<runtime::Context> runtime_;  // the session's device, and the runtime modules run on
   std::map<PhysAddr, Buffer> buffers_;
   uint64_t used_ = 0;
+  std::map<std::string, std::vector<uint8_t>> uploads_;  // the session's store, by name
+  uint64_t upload_bytes_ = 0;
+  std::map<uint32_t, std::unique_ptr<compiler::Module>> modules_;
+  uint32_t next_module_ = 1;
 };
 
 }  // namespace

@@ -21,6 +21,8 @@ int run(int argc, char** argv) {
   app.add_option("--port", o.port, "TCP port; 0 picks a free one (printed)");
   app.add_option("--max-sessions", o.max_sessions, "sessions served at once")->check(CLI::Range(1u, 4096u));
   app.add_option("--max-memory", o.max_memory, "device memory per session, bytes");
+  app.add_option("--max-uploads", o.max_uploads, "bytes of uploaded module files kept per session")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option("--idle-timeout", idle_ms, "milliseconds a session may stay silent")->check(CLI::Range(1, 86'400'000));
   app.add_option("--threads", o.threads, "threads serving the sessions (one per concurrent run)")
       ->check(CLI::Range(1u, 256u));
@@ -51,9 +53,11 @@ int run(int argc, char** argv) {
   waiter.detach();
   server.wait();
   const auto c = server.counters();
-  std::printf("vta-device-server: stopped after %llu sessions (%llu refused), %llu requests, %llu runs\n",
-              static_cast<unsigned long long>(c.sessions_opened), static_cast<unsigned long long>(c.sessions_refused),
-              static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.runs));
+  std::printf(
+      "vta-device-server: stopped after %llu sessions (%llu refused), %llu requests, %llu runs, %llu module calls\n",
+      static_cast<unsigned long long>(c.sessions_opened), static_cast<unsigned long long>(c.sessions_refused),
+      static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.runs),
+      static_cast<unsigned long long>(c.calls));
   return 0;
 }
 

@@ -408,11 +408,12 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
                          " more time(s) than it is pushed; the device would deadlock");
     }
   }
-  Dram& dram = Dram::global();
+  Dram& dram = options_.dram != nullptr ? *options_.dram : Dram::global();
   struct Free {
-    void operator()(void* p) const { Dram::global().free(p); }
+    Dram* dram;
+    void operator()(void* p) const { dram->free(p); }
   };
-  std::unique_ptr<void, Free> uop_buf;
+  std::unique_ptr<void, Free> uop_buf(nullptr, Free{&dram});
   if (!uop_image_.empty()) {
     uop_buf.reset(dram.alloc(uop_image_.size() * 4));
     if (!uop_buf) throw RuntimeError("VTASynchronize: out of device memory for the micro-op image");
@@ -426,7 +427,7 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
       insns_[index].lo |= deps;
     }
   }
-  std::unique_ptr<void, Free> insn_buf(dram.alloc(insns_.size() * Config::kInsnElemBytes));
+  std::unique_ptr<void, Free> insn_buf(dram.alloc(insns_.size() * Config::kInsnElemBytes), Free{&dram});
   if (!insn_buf) throw RuntimeError("VTASynchronize: out of device memory for the instruction stream");
   store_insns(insn_buf.get(), insns_);
   if (debug_ & (1 << 1)) dump(insns_);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "vta/driver.h"
 #include "vta/path_claim.h"
 #include "vta/runtime.h"
+#include "vta/runtime_context.h"
 
 namespace {
 
@@ -75,12 +77,18 @@ Trace open_trace() {
   return t;
 }
 
-// The live command queues and the thread each belongs to. A handle that is not here (after
-// VTARuntimeShutdown) or that another thread owns is refused by name.
+// The live command queues: each thread's own (by thread) and those of Contexts (no thread). A handle
+// that is not here (after VTARuntimeShutdown) or that is not the calling thread's current queue is
+// refused by name.
 std::mutex g_queues_mu;
-std::map<const void*, std::thread::id> g_queues;
+std::map<const void*, std::optional<std::thread::id>> g_queues;
 
-struct ThreadRuntime {
+}  // namespace
+
+namespace vta::runtime {
+
+// The state of one runtime: a thread's own, or a Context's.
+struct ContextState {
   Trace trace;  // outlives the queue that writes to it
   std::unique_ptr<CommandQueue> queue;
   std::string error;  // first error of the current batch, or of the last call outside a batch
@@ -88,6 +96,12 @@ struct ThreadRuntime {
   UopKernel* recording = nullptr;  // the kernel finit is recording
   std::string recording_error;
 
+  void clear_errors() {
+    error.clear();
+    poisoned = false;
+    recording = nullptr;
+    recording_error.clear();
+  }
   void close() {
     if (queue) {
       std::lock_guard lock(g_queues_mu);
@@ -96,14 +110,25 @@ struct ThreadRuntime {
     queue.reset();
     trace.release();
   }
-  ~ThreadRuntime() { close(); }
+  ~ContextState() { close(); }
 };
 
-thread_local ThreadRuntime t_rt;
+}  // namespace vta::runtime
+
+namespace {
+
+using vta::runtime::ContextState;
+
+thread_local ContextState t_own;               // the thread's own runtime
+thread_local ContextState* t_bound = nullptr;  // a Context bound by Context::Scope, if any
+
+// The runtime the calling thread's calls go to.
+ContextState& rt() { return t_bound != nullptr ? *t_bound : t_own; }
 
 // The calling thread's queue, created on first use. Throws RuntimeError naming the problem when
 // the device cannot be created (an unknown VTA_TARGET, a bad VTA_TSIM_* value, ...).
 CommandQueue* queue() {
+  ContextState& t_rt = rt();
   if (!t_rt.queue) {
     try {
       auto device = vta::make_device(vta::default_target(), vta::build_config());
@@ -124,10 +149,11 @@ CommandQueue* queue() {
   return t_rt.queue.get();
 }
 
-// The queue a call names: the calling thread's own for NULL, else a live queue of this thread.
+// The queue a call names: the current runtime's for NULL, else that queue itself when it is the
+// current runtime's.
 CommandQueue* resolve(VTACommandHandle cmd, const char* call) {
-  if (cmd == nullptr) return queue();
-  std::thread::id owner;
+  if (cmd == nullptr || cmd == rt().queue.get()) return queue();
+  std::optional<std::thread::id> owner;
   {
     std::lock_guard lock(g_queues_mu);
     auto it = g_queues.find(cmd);
@@ -138,26 +164,29 @@ CommandQueue* resolve(VTACommandHandle cmd, const char* call) {
     }
     owner = it->second;
   }
-  if (owner != std::this_thread::get_id()) {
+  if (owner && *owner == std::this_thread::get_id()) {
     throw RuntimeError(std::string(call) +
-                       ": the command handle belongs to another thread; every thread has its own queue "
-                       "(VTATLSCommandHandle), which only that thread may use");
+                       ": the command handle is this thread's own queue, but a runtime context is in use on this "
+                       "thread (vta::runtime::Context::Scope); use VTATLSCommandHandle() inside the scope");
   }
-  return static_cast<CommandQueue*>(cmd);
+  throw RuntimeError(std::string(call) +
+                     (owner ? ": the command handle belongs to another thread; every thread has its own queue "
+                              "(VTATLSCommandHandle), which only that thread may use"
+                            : ": the command handle belongs to a runtime context that is not in use on this thread"));
 }
 
 void fail(const std::string& message) {
-  if (!t_rt.poisoned) {
+  if (!rt().poisoned) {
     std::fprintf(stderr, "vta runtime: error: %s\n", message.c_str());
-    t_rt.error = message;
+    rt().error = message;
   }
-  t_rt.poisoned = true;
+  rt().poisoned = true;
 }
 
 // Runs a runtime call unless the batch is already poisoned; converts errors into the poisoned state.
 template <class F>
 int guarded(F&& f) {
-  if (t_rt.poisoned) return -1;
+  if (rt().poisoned) return -1;
   try {
     f();
     return 0;
@@ -175,7 +204,7 @@ int outside_batch(F&& f) {
     f();
     return 0;
   } catch (const std::exception& e) {
-    t_rt.error = e.what();
+    rt().error = e.what();
     std::fprintf(stderr, "vta runtime: error: %s\n", e.what());
     return -1;
   }
@@ -219,13 +248,13 @@ int push_op(bool gemm, void** uop_handle, int (*finit)(void*), void* signature, 
     }
     const auto site = uint64_t(reinterpret_cast<uintptr_t>(site_handle));
     queue()->push_kernel(gemm, site, key, [&](UopKernel& k) {
-      t_rt.recording = &k;
-      t_rt.recording_error.clear();
+      rt().recording = &k;
+      rt().recording_error.clear();
       struct StopRecording {  // also when a C++ finit throws: no call may record into `k` afterwards
-        ~StopRecording() { t_rt.recording = nullptr; }
+        ~StopRecording() { rt().recording = nullptr; }
       } stop;
       const int rc = finit(signature);
-      if (!t_rt.recording_error.empty()) throw RuntimeError(std::string(call) + ": " + t_rt.recording_error);
+      if (!rt().recording_error.empty()) throw RuntimeError(std::string(call) + ": " + rt().recording_error);
       if (rc != 0) throw RuntimeError(std::string(call) + ": finit returned " + std::to_string(rc));
     });
   });
@@ -233,11 +262,11 @@ int push_op(bool gemm, void** uop_handle, int (*finit)(void*), void* signature, 
 
 // Recording calls cannot throw through the user's C finit; they note the first error instead.
 UopKernel* recording(const char* call) {
-  if (t_rt.recording == nullptr) {
+  if (rt().recording == nullptr) {
     fail(std::string(call) + " called outside the finit of VTAPushGEMMOp/VTAPushALUOp");
     return nullptr;
   }
-  return t_rt.recording_error.empty() ? t_rt.recording : nullptr;
+  return rt().recording_error.empty() ? rt().recording : nullptr;
 }
 
 // [offset, offset + size) inside a buffer of `total` bytes, without overflowing.
@@ -263,11 +292,9 @@ VTACommandHandle VTATLSCommandHandle(void) {
 }
 
 void VTARuntimeShutdown(void) {
-  t_rt.close();
-  t_rt.error.clear();
-  t_rt.poisoned = false;
-  t_rt.recording = nullptr;
-  t_rt.recording_error.clear();
+  // the thread's own runtime; a Context bound meanwhile stays as it is (its owner destroys it)
+  t_own.close();
+  t_own.clear_errors();
 }
 
 void VTASetDebugMode(VTACommandHandle cmd, int debug_flag) {
@@ -384,9 +411,9 @@ void VTAUopLoopBegin(uint32_t extent, uint32_t dst_factor, uint32_t src_factor, 
   UopKernel* k = recording("VTAUopLoopBegin");
   if (k == nullptr) return;
   if (!k->uops.empty()) {
-    t_rt.recording_error = "VTAUopLoopBegin after the first VTAUopPush: loops must enclose every micro-op";
+    rt().recording_error = "VTAUopLoopBegin after the first VTAUopPush: loops must enclose every micro-op";
   } else if (k->loops.size() == 2) {
-    t_rt.recording_error = "a third VTAUopLoopBegin: a kernel has at most two loops";
+    rt().recording_error = "a third VTAUopLoopBegin: a kernel has at most two loops";
   } else {
     k->loops.push_back({extent, dst_factor, src_factor, wgt_factor});
     ++k->open_loops;
@@ -398,7 +425,7 @@ void VTAUopLoopEnd(void) {
   UopKernel* k = recording("VTAUopLoopEnd");
   if (k == nullptr) return;
   if (k->open_loops == 0) {
-    t_rt.recording_error = "VTAUopLoopEnd without a matching VTAUopLoopBegin";
+    rt().recording_error = "VTAUopLoopEnd without a matching VTAUopLoopBegin";
     return;
   }
   --k->open_loops;
@@ -410,23 +437,23 @@ void VTAUopPush(uint32_t mode, uint32_t reset_out, uint32_t dst_index, uint32_t 
   UopKernel* k = recording("VTAUopPush");
   if (k == nullptr) return;
   if (mode > 1) {
-    t_rt.recording_error = "VTAUopPush mode " + std::to_string(mode) + " (0 = GEMM, 1 = ALU)";
+    rt().recording_error = "VTAUopPush mode " + std::to_string(mode) + " (0 = GEMM, 1 = ALU)";
     return;
   }
   if (k->uops.empty()) {
     k->mode = int(mode), k->reset = reset_out != 0, k->opcode = opcode, k->use_imm = use_imm, k->imm = imm_val;
   } else if (k->mode != int(mode) || k->reset != (reset_out != 0) ||
              (mode == 1 && (k->opcode != opcode || k->use_imm != use_imm || k->imm != imm_val))) {
-    t_rt.recording_error = "micro-op " + std::to_string(k->uops.size()) +
+    rt().recording_error = "micro-op " + std::to_string(k->uops.size()) +
                            " differs from the first in mode, reset or ALU operation; one kernel is one instruction";
     return;
   }
   if (mode == 1 && opcode > 4) {
-    t_rt.recording_error = "ALU opcode " + std::to_string(opcode) + " (MIN 0, MAX 1, ADD 2, SHR 3, MUL 4)";
+    rt().recording_error = "ALU opcode " + std::to_string(opcode) + " (MIN 0, MAX 1, ADD 2, SHR 3, MUL 4)";
     return;
   }
   if (mode == 1 && use_imm && (imm_val < -32768 || imm_val > 32767)) {
-    t_rt.recording_error = "ALU immediate " + std::to_string(imm_val) + " does not fit in 16 signed bits";
+    rt().recording_error = "ALU immediate " + std::to_string(imm_val) + " does not fit in 16 signed bits";
     return;
   }
   k->uops.push_back({dst_index, src_index, wgt_index});
@@ -457,19 +484,19 @@ int VTASynchronize(VTACommandHandle cmd, uint32_t wait_cycles) {
     q = resolve(cmd, "VTASynchronize");
   } catch (const std::exception& e) {
     fail(e.what());
-    t_rt.poisoned = false;  // there is no batch to discard; the message stays readable
+    rt().poisoned = false;  // there is no batch to discard; the message stays readable
     return -1;
   }
-  if (t_rt.poisoned) {
+  if (rt().poisoned) {
     q->trace_line("VTASynchronize()");
     q->discard_batch();
-    t_rt.poisoned = false;  // the error stays readable through VTARuntimeGetLastError
+    rt().poisoned = false;  // the error stays readable through VTARuntimeGetLastError
     std::fprintf(stderr, "vta runtime: VTASynchronize: batch discarded after the error above\n");
     return -1;
   }
-  t_rt.error.clear();
+  rt().error.clear();
   const int rc = guarded([&] { q->synchronize(wait_cycles); });
-  t_rt.poisoned = false;
+  rt().poisoned = false;
   return rc;
 }
 
@@ -482,7 +509,7 @@ void VTARuntimeClearStats(VTACommandHandle cmd) {
   outside_batch([&] { resolve(cmd, "VTARuntimeClearStats")->device().clear_stats(); });
 }
 
-const char* VTARuntimeGetLastError(void) { return t_rt.error.c_str(); }
+const char* VTARuntimeGetLastError(void) { return rt().error.c_str(); }
 
 }  // extern "C"
 
@@ -492,3 +519,60 @@ Stats runtime_stats() { return queue()->device().stats(); }
 void clear_runtime_stats() { queue()->device().clear_stats(); }
 
 }  // namespace vta
+
+namespace vta::runtime {
+
+size_t buffer_bytes(const void* handle) {
+  const DataBuffer* b = as_buffer(handle);
+  return b == nullptr ? 0 : b->size;
+}
+
+Context::Context(std::unique_ptr<Device> device, Dram& dram) : dram_(dram), state_(std::make_unique<ContextState>()) {
+  if (!device) throw std::invalid_argument("runtime context: no device");
+  QueueOptions options;
+  options.dram = &dram;
+  state_->queue = std::make_unique<CommandQueue>(std::move(device), options);
+  std::lock_guard lock(g_queues_mu);
+  g_queues[state_->queue.get()] = std::nullopt;
+}
+
+Context::~Context() {
+  // a scope still binding this context on the destroying thread would leave a dangling pointer
+  if (t_bound == state_.get()) t_bound = nullptr;
+}
+
+CommandQueue& Context::queue() { return *state_->queue; }
+
+void* Context::wrap_buffer(PhysAddr phys, size_t bytes, std::string name) {
+  uint8_t* data = dram_.translate(phys, bytes);
+  if (data == nullptr || bytes == 0) {
+    throw RuntimeError("runtime context: " + std::to_string(bytes) + " bytes at physical address " +
+                       std::to_string(phys) + " are not inside one allocation of the context's memory");
+  }
+  auto b = std::make_unique<DataBuffer>();
+  b->data = data;
+  b->phys = phys;
+  b->size = bytes;
+  b->name = std::move(name);
+  DataBuffer* handle = b.get();
+  std::lock_guard lock(g_buffers_mu);
+  g_buffers[handle] = std::move(b);
+  return handle;
+}
+
+void Context::release_buffer(void* handle) {
+  std::lock_guard lock(g_buffers_mu);
+  g_buffers.erase(handle);
+}
+
+void Context::reset() {
+  state_->queue->discard_batch();
+  state_->clear_errors();
+}
+
+const std::string& Context::last_error() const { return state_->error; }
+
+Context::Scope::Scope(Context& ctx) : previous_(t_bound) { t_bound = ctx.state_.get(); }
+Context::Scope::~Scope() { t_bound = previous_; }
+
+}  // namespace vta::runtime

@@ -5,10 +5,13 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "test_util.h"
 #include "vta/command_queue.h"
 #include "vta/runtime.h"
+#include "vta/runtime_context.h"
+#include "vta/tensor.h"
 
 namespace vta::runtime {
 namespace {
@@ -434,6 +437,91 @@ TEST(RuntimeCApi, BuffersAndCopies) {
   VTABufferCopy(msg, 0, b, 62, sizeof msg, 1);  // past the end: refused
   EXPECT_NE(testing::internal::GetCapturedStderr().find("exceeds"), std::string::npos);
   VTABufferFree(b);
+}
+
+// --- contexts: a runtime over a device and memory of its own, bound to a thread for a scope --------
+
+// acc[0] + 1 -> out[0] through the C API with NULL handles (the bound runtime's queue).
+int add_one_through_the_c_api(void* acc, void* out) {
+  void* h = nullptr;
+  VTALoadBuffer2D(nullptr, acc, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
+  VTAPushALUOp(&h, record_alu, nullptr, 0);  // ADD imm 1
+  VTADepPush(nullptr, 2, 3);
+  VTADepPop(nullptr, 2, 3);
+  VTAStoreBuffer2D(nullptr, 0, 4, out, 0, 1, 1, 1);
+  return VTASynchronize(nullptr, 0);
+}
+
+TEST(RuntimeContext, CallsInAScopeRunOnTheContextsDeviceAndMemoryFromAnyThread) {
+  const Config cfg = Config::default_config();
+  Dram mem;  // not Dram::global(): a stream staged in the global memory would not be found here
+  auto* acc = static_cast<int32_t*>(mem.alloc(size_t(cfg.acc_elem_bytes())));
+  auto* out = static_cast<int8_t*>(mem.alloc(size_t(cfg.out_elem_bytes())));
+  ASSERT_NE(acc, nullptr);
+  ASSERT_NE(out, nullptr);
+  DeviceOptions fo;
+  fo.dram = &mem;
+  Context ctx(make_fsim(cfg, fo), mem);
+  void* accb = ctx.wrap_buffer(mem.phys_addr(acc), size_t(cfg.acc_elem_bytes()), "acc");
+  void* outb = ctx.wrap_buffer(mem.phys_addr(out), size_t(cfg.out_elem_bytes()), "out");
+  EXPECT_EQ(buffer_bytes(outb), size_t(cfg.out_elem_bytes()));
+  vta::clear_runtime_stats();  // the thread's own runtime, which must see nothing of this
+  const size_t global_blocks = Dram::global().live_blocks();
+
+  acc[0] = 41;
+  std::thread([&] {
+    Context::Scope use(ctx);
+    EXPECT_EQ(VTATLSCommandHandle(), static_cast<void*>(&ctx.queue()));
+    EXPECT_EQ(add_one_through_the_c_api(accb, outb), 0) << VTARuntimeGetLastError();
+  }).join();
+  EXPECT_EQ(out[0], 42);
+  acc[0] = 9;
+  {
+    Context::Scope use(ctx);  // the same context, now on this thread
+    EXPECT_EQ(add_one_through_the_c_api(accb, outb), 0) << VTARuntimeGetLastError();
+  }
+  EXPECT_EQ(out[0], 10);
+  EXPECT_EQ(ctx.device().stats().alu_counter, 2u);
+  EXPECT_EQ(ctx.queue().synchronize_count(), 2u);
+  EXPECT_EQ(vta::runtime_stats().alu_counter, 0u) << "the thread's own runtime ran nothing";
+  EXPECT_EQ(Dram::global().live_blocks(), global_blocks);
+  EXPECT_NE(VTATLSCommandHandle(), static_cast<void*>(&ctx.queue())) << "outside the scope: the thread's own";
+  ctx.release_buffer(accb);
+  ctx.release_buffer(outb);
+  EXPECT_EQ(buffer_bytes(outb), 0u);
+  VTARuntimeShutdown();
+}
+
+TEST(RuntimeContext, HandlesAndErrorsStayWithTheirRuntime) {
+  const Config cfg = Config::default_config();
+  Dram mem;
+  DeviceOptions fo;
+  fo.dram = &mem;
+  Context ctx(make_fsim(cfg, fo), mem);
+  VTACommandHandle own = VTATLSCommandHandle();
+  testing::internal::CaptureStderr();
+  // the context's queue outside a scope, the thread's own inside one: refused by name
+  EXPECT_NE(VTADepPush(&ctx.queue(), 2, 3), 0);
+  EXPECT_NE(std::string(VTARuntimeGetLastError()).find("runtime context that is not in use on this thread"),
+            std::string::npos)
+      << VTARuntimeGetLastError();
+  EXPECT_NE(VTASynchronize(own, 0), 0);  // ends the poisoned batch of the own runtime
+  {
+    Context::Scope use(ctx);
+    EXPECT_EQ(std::string(VTARuntimeGetLastError()), "") << "the context has its own error state";
+    EXPECT_NE(VTADepPush(own, 2, 3), 0);
+    EXPECT_NE(std::string(VTARuntimeGetLastError()).find("this thread's own queue"), std::string::npos)
+        << VTARuntimeGetLastError();
+    EXPECT_NE(VTASynchronize(nullptr, 0), 0);
+    ctx.reset();
+    EXPECT_EQ(ctx.last_error(), "");
+    VTADepPush(nullptr, 2, 3);
+    VTADepPop(nullptr, 2, 3);
+    EXPECT_EQ(VTASynchronize(nullptr, 0), 0) << VTARuntimeGetLastError();
+  }
+  testing::internal::GetCapturedStderr();
+  EXPECT_THROW(ctx.wrap_buffer(0x1000, 64, "nowhere"), RuntimeError);
+  VTARuntimeShutdown();
 }
 
 }  // namespace

@@ -37,7 +37,11 @@ std::vector<Message> one_of_each() {
           ClearStats{},
           Goodbye{},
           Ok{},
-          Error{ErrorCode::kConfigMismatch, "client built for A, server for B"}};
+          Error{ErrorCode::kConfigMismatch, "client built for A, server for B"},
+          Upload{"gemm.vtam", {'{', '}'}},
+          LoadModule{"gemm.vtam"},
+          ModuleReply{3, {ModuleArg{"data", 0, {1, 64, 1, 16}}, ModuleArg{"res", 1, {1, 64}}}},
+          Call{3, {0x1000, 0x2000, 0x9000}}};
 }
 
 // The error code and message of decoding `frame` whole.
@@ -153,6 +157,22 @@ TEST(RpcProtocol, MalformedPayloadsNameTheMessageAndField) {
   f = encode(Error{ErrorCode::kBusy, ""}, 1);
   put_u32(f, kHeaderBytes, 99);
   EXPECT_NE(refusal(f).second.find("Error.code: 99 is not an error code"), std::string::npos);
+  // a list count is checked against its limit and the bytes left before the list is sized
+  f = encode(Call{1, {0x1000}}, 1);
+  put_u32(f, kHeaderBytes + 4, 1000);
+  std::tie(code, what) = refusal(f);
+  EXPECT_EQ(code, ErrorCode::kBadValue);
+  EXPECT_NE(what.find("Call.args: 1000 elements, over the limit of 64"), std::string::npos) << what;
+  put_u32(f, kHeaderBytes + 4, 60);
+  std::tie(code, what) = refusal(f);
+  EXPECT_EQ(code, ErrorCode::kTruncated);
+  EXPECT_NE(what.find("Call.args: truncated (480 bytes needed, 8 left)"), std::string::npos) << what;
+  // a name that is a path is refused by the receiver too
+  f = encode(LoadModule{"abcdefgh"}, 1);
+  f[kHeaderBytes + 4] = '/';
+  std::tie(code, what) = refusal(f);
+  EXPECT_EQ(code, ErrorCode::kBadValue);
+  EXPECT_NE(what.find("LoadModule.name: '/bcdefgh' is not an upload name"), std::string::npos) << what;
 }
 
 TEST(RpcProtocol, TheSenderRefusesWhatTheReceiverWould) {
@@ -174,6 +194,16 @@ TEST(RpcProtocol, TheSenderRefusesWhatTheReceiverWould) {
       {Alloc{16, 0x7010}, "Alloc.phys: 28688 is not page-aligned (4096 bytes)"},
       {Write{0, {}}, "Write.data: empty"},
       {RunReply{0, 10, "", {}, {}}, "RunReply.error_kind: 10 is not an error class"},
+      {Upload{"../etc/passwd", {1}}, "Upload.name: '../etc/passwd' is not an upload name"},
+      {Upload{"/abs", {1}}, "a name, never a path"},
+      {Upload{".hidden", {1}}, "Upload.name: '.hidden' is not"},
+      {Upload{std::string(129, 'a'), {1}}, "is not an upload name"},
+      {Upload{"ok.vtam", {}}, "Upload.data: empty"},
+      {LoadModule{""}, "LoadModule.name: '' is not an upload name"},
+      {ModuleReply{1, {ModuleArg{"x", 2, {1}}}}, "ModuleReply.args.dtype: 2 is not an element type"},
+      {ModuleReply{1, {ModuleArg{"x", 0, {0}}}}, "ModuleReply.args.shape: 0 is not a dimension"},
+      {ModuleReply{1, {ModuleArg{"x", 0, std::vector<int64_t>(9, 1)}}}, "args.shape: 9 elements, over the limit of 8"},
+      {Call{1, std::vector<uint64_t>(65, 0x1000)}, "args: 65 elements, over the limit of 64"},
   };
   for (const auto& [m, want] : bad) {
     try {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # with_server.sh SERVER BACKEND COMMAND...: starts SERVER (vta-device-server) for BACKEND on an
-# ephemeral loopback port, runs COMMAND with VTA_TARGET=rpc://127.0.0.1:PORT (and every @RPC@ in its
-# arguments replaced by that target), stops the server and exits with COMMAND's status. Every wait is
+# ephemeral loopback port, runs COMMAND with VTA_TARGET=rpc://127.0.0.1:PORT (every @RPC@ in its
+# arguments replaced by that target, every @ADDR@ by 127.0.0.1:PORT), stops the server and exits with COMMAND's status. Every wait is
 # bounded: the server has 30 s to print its address.
 set -u
 server=$1 backend=$2
@@ -26,6 +26,7 @@ cmd=$1
 shift
 for a in "$@"; do
   [ "$a" = "@RPC@" ] && a=$target
+  [ "$a" = "@ADDR@" ] && a=$addr
   set -- "$@" "$a"
   shift
 done

@@ -70,6 +70,9 @@ struct QueueOptions {
   size_t max_insns = Dram::kMaxTransferBytes / Config::kInsnElemBytes;
   /// Where the call trace goes (nullptr: none).
   std::FILE* trace = nullptr;
+  /// The memory the device runs on, where each batch's instruction stream and micro-op image are
+  /// staged (nullptr: Dram::global()). Must be the device's own.
+  Dram* dram = nullptr;
 };
 
 class CommandQueue {

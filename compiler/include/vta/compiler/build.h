@@ -46,9 +46,15 @@ class Module {
   /// The final lowered program (what `lower(s, args, {env, vta = true})` prints).
   const Stmt& program() const { return program_; }
   const std::vector<Tensor>& args() const { return args_; }
+  /// The backend the module was built for ("" when any).
+  const std::string& target() const { return target_; }
   /// Runs once with one device tensor per argument, in order; shapes and types must match the
   /// arguments'. Returns when the accelerator has finished (VTASynchronize).
   void operator()(const std::vector<const DeviceTensor*>& tensors) const;
+  /// The same with runtime buffer handles (VTABufferAlloc's, or vta::runtime::Context::wrap_buffer's
+  /// on a server), one per argument, each at least as large as its argument (checked); the element
+  /// layout is the caller's to get right. Runs on the calling thread's runtime.
+  void call(const std::vector<void*>& buffers) const;
 
  private:
   Stmt program_;

@@ -57,22 +57,26 @@ class ProtocolError : public std::runtime_error {
 
 /// Message types: requests from the client, each answered by the reply of the same id (or Error).
 enum class MsgType : uint16_t {
-  kHello = 1,        ///< client -> server: version, config fingerprint, client nonce
-  kHelloReply = 2,   ///< server -> client: server config fingerprint, challenge nonce, auth needed
-  kAuth = 3,         ///< client -> server: proof of the shared secret over both nonces
-  kAuthReply = 4,    ///< server -> client: accepted
-  kAlloc = 5,        ///< allocate device memory
-  kAllocReply = 6,   ///< its physical address
-  kFree = 7,         ///< free a buffer
-  kWrite = 8,        ///< copy bytes into device memory
-  kRead = 9,         ///< copy bytes out of device memory
-  kReadReply = 10,   ///< the bytes
-  kRun = 11,         ///< run an instruction stream
-  kRunReply = 12,    ///< status, error class, diagnostic, statistics, tokens
-  kClearStats = 13,  ///< zero the statistics
-  kGoodbye = 14,     ///< end the session (the server frees everything it held)
-  kOk = 15,          ///< server -> client: a request without data succeeded
-  kError = 16,       ///< server -> client: a request failed (code and message)
+  kHello = 1,         ///< client -> server: version, config fingerprint, client nonce
+  kHelloReply = 2,    ///< server -> client: server config fingerprint, challenge nonce, auth needed
+  kAuth = 3,          ///< client -> server: proof of the shared secret over both nonces
+  kAuthReply = 4,     ///< server -> client: accepted
+  kAlloc = 5,         ///< allocate device memory
+  kAllocReply = 6,    ///< its physical address
+  kFree = 7,          ///< free a buffer
+  kWrite = 8,         ///< copy bytes into device memory
+  kRead = 9,          ///< copy bytes out of device memory
+  kReadReply = 10,    ///< the bytes
+  kRun = 11,          ///< run an instruction stream
+  kRunReply = 12,     ///< status, error class, diagnostic, statistics, tokens
+  kClearStats = 13,   ///< zero the statistics
+  kGoodbye = 14,      ///< end the session (the server frees everything it held)
+  kOk = 15,           ///< server -> client: a request without data succeeded
+  kError = 16,        ///< server -> client: a request failed (code and message)
+  kUpload = 17,       ///< a module file's bytes, kept under a name in the session's store
+  kLoadModule = 18,   ///< read an uploaded module (checked, never executed as code)
+  kModuleReply = 19,  ///< its handle and the arguments it takes
+  kCall = 20,         ///< run a loaded module once on device buffers; answered with a RunReply
 };
 const char* to_string(MsgType type);
 
@@ -81,6 +85,14 @@ struct Limits {
   uint32_t max_payload = 64u << 20;  ///< bytes in one frame (copies are split into chunks of at most this)
   uint32_t max_string = 1u << 16;    ///< bytes in one string field (names, diagnostics)
 };
+
+inline constexpr uint32_t kMaxModuleArgs = 64;  ///< arguments of one module (ModuleReply, Call)
+inline constexpr uint32_t kMaxRank = 8;         ///< dimensions of one argument
+inline constexpr size_t kMaxUploadName = 128;   ///< bytes of an upload's name
+
+/// Whether `name` may name an upload: 1 to kMaxUploadName bytes of letters, digits, '.', '_' and
+/// '-', not starting with '.'. Names are keys of the session's store, never paths on the server.
+bool valid_upload_name(std::string_view name);
 
 struct FrameHeader {
   uint16_t version = kVersion;
@@ -174,9 +186,36 @@ struct Error {
   bool operator==(const Error&) const = default;
 };
 
-/// One message of any type; the alternative's position is not the wire type (type_of maps it).
+struct Upload {
+  std::string name;  ///< valid_upload_name; an upload of the same name replaces it
+  std::vector<uint8_t> data;
+  bool operator==(const Upload&) const = default;
+};
+struct LoadModule {
+  std::string name;  ///< of an upload of this session
+  bool operator==(const LoadModule&) const = default;
+};
+/// An argument of a loaded module: a tensor in device memory of this shape and element type.
+struct ModuleArg {
+  std::string name;
+  uint8_t dtype = 0;  ///< 0 int8, 1 int32
+  std::vector<int64_t> shape;
+  bool operator==(const ModuleArg&) const = default;
+};
+struct ModuleReply {
+  uint32_t handle = 0;
+  std::vector<ModuleArg> args;
+  bool operator==(const ModuleReply&) const = default;
+};
+struct Call {
+  uint32_t handle = 0;
+  std::vector<uint64_t> args;  ///< the physical address of a buffer of this session per argument, in order
+  bool operator==(const Call&) const = default;
+};
+
+/// One message of any type; the alternatives are in wire-type order (type_of is the index plus one).
 using Message = std::variant<Hello, HelloReply, Auth, AuthReply, Alloc, AllocReply, Free, Write, Read, ReadReply, Run,
-                             RunReply, ClearStats, Goodbye, Ok, Error>;
+                             RunReply, ClearStats, Goodbye, Ok, Error, Upload, LoadModule, ModuleReply, Call>;
 MsgType type_of(const Message& m);
 
 /// The whole frame (header and payload) of `m` with request id `id`. Throws ProtocolError

@@ -20,6 +20,7 @@ struct ServerOptions {
   uint16_t port = 0;                               ///< 0: an ephemeral port (Server::port() tells which)
   unsigned max_sessions = 16;                      ///< further clients get Error{busy} and are closed
   uint64_t max_memory = uint64_t{1} << 30;         ///< device memory per session, bytes
+  uint64_t max_uploads = uint64_t{64} << 20;       ///< bytes of uploaded module files per session
   std::chrono::milliseconds idle_timeout{60'000};  ///< a session silent this long is closed
   unsigned threads = 4;                            ///< threads serving the sessions (a run occupies one)
   bool insecure = false;                           ///< allow a non-loopback bind without authentication
@@ -33,7 +34,7 @@ struct ServerOptions {
 /// Counters over the server's lifetime.
 struct ServerCounters {
   uint64_t sessions_opened = 0, sessions_closed = 0, sessions_refused = 0;
-  uint64_t requests = 0, protocol_errors = 0, runs = 0, auth_failures = 0;
+  uint64_t requests = 0, protocol_errors = 0, runs = 0, auth_failures = 0, calls = 0;
 };
 
 class Server {
