@@ -5,7 +5,9 @@
 //     trip, into and out of a buffer allocated once);
 //   - the wall time of each tutorial, local and remote, on the fsim and the tsim: each iteration opens
 //     the runtime's device (a remote one connects and shakes hands), prepares the data, runs, reads back
-//     and verifies, as a user's program does once.
+//     and verifies, as a user's program does once;
+//   - the compiled tutorials with the module run locally or uploaded to a server and called there
+//     (the module-level client), likewise from opening the session to the verified output.
 // Run with --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true to alternate local
 // and remote runs (scripts/bench.sh does).
 
@@ -16,12 +18,14 @@
 #include <memory>
 #include <string>
 
+#include "compiled.h"
 #include "tutorials.h"
 #include "vta/build_config.h"
 #include "vta/device.h"
 #include "vta/isa.h"
 #include "vta/rpc/client.h"
 #include "vta/rpc/server.h"
+#include "vta/rpc/session.h"
 #include "vta/runtime.h"
 
 namespace {
@@ -29,7 +33,7 @@ namespace {
 using namespace vta;
 
 // One server per backend for the whole run.
-std::string remote_target(const std::string& backend) {
+uint16_t server_port(const std::string& backend) {
   static std::map<std::string, std::unique_ptr<rpc::Server>> servers;
   auto& s = servers[backend];
   if (s == nullptr) {
@@ -38,7 +42,10 @@ std::string remote_target(const std::string& backend) {
     o.threads = 1;
     s = std::make_unique<rpc::Server>(o);
   }
-  return "rpc://127.0.0.1:" + std::to_string(s->port());
+  return s->port();
+}
+std::string remote_target(const std::string& backend) {
+  return "rpc://127.0.0.1:" + std::to_string(server_port(backend));
 }
 
 void BM_EmptyRun(benchmark::State& state, bool remote) {
@@ -112,6 +119,54 @@ BENCHMARK_CAPTURE(BM_Tutorial, conv_tsim_local, tutorials::convolution, "tsim", 
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 BENCHMARK_CAPTURE(BM_Tutorial, conv_tsim_remote, tutorials::convolution, "tsim", true)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+#endif
+
+// The compiled tutorials (schedule, build, run, verify), with the module run here or uploaded to a
+// server and called there (the module-level client: a session opened per iteration, as a program
+// opens one).
+using Compiled = tutorials::Result (*)(uint32_t, std::ostream*, const tutorials::MatmulShape&,
+                                       tutorials::ModuleRunner&);
+tutorials::Result compiled_conv(uint32_t seed, std::ostream*, const tutorials::MatmulShape&,
+                                tutorials::ModuleRunner& runner) {
+  return tutorials::compiled_convolution(seed, nullptr, {}, runner);
+}
+void BM_CompiledTutorial(benchmark::State& state, Compiled workload, const char* backend, bool remote) {
+  setenv("VTA_TARGET", backend, 1);
+  const uint16_t port = remote ? server_port(backend) : 0;
+  uint64_t trips = 0;
+  for (auto _ : state) {
+    tutorials::Result r;
+    if (remote) {
+      rpc::Remote session = rpc::connect("127.0.0.1", port);
+      auto runner = tutorials::remote_runner(session);
+      r = workload(0, nullptr, {}, *runner);
+      trips = session.round_trips();
+    } else {
+      VTARuntimeShutdown();  // every iteration opens the device, as a program does
+      r = workload(0, nullptr, {}, tutorials::local_runner());
+    }
+    if (!r.ok()) {
+      state.SkipWithError(("workload failed: " + r.error).c_str());
+      break;
+    }
+  }
+  if (remote) state.counters["round_trips"] = double(trips);
+  VTARuntimeShutdown();
+  unsetenv("VTA_TARGET");
+}
+BENCHMARK_CAPTURE(BM_CompiledTutorial, matmul_fsim_local, tutorials::compiled_matrix_multiply, "fsim", false)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CompiledTutorial, matmul_fsim_module, tutorials::compiled_matrix_multiply, "fsim", true)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CompiledTutorial, conv_fsim_local, compiled_conv, "fsim", false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_CompiledTutorial, conv_fsim_module, compiled_conv, "fsim", true)->Unit(benchmark::kMillisecond);
+#ifdef VTA_BENCH_TSIM
+BENCHMARK_CAPTURE(BM_CompiledTutorial, conv_tsim_local, compiled_conv, "tsim", false)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK_CAPTURE(BM_CompiledTutorial, conv_tsim_module, compiled_conv, "tsim", true)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 #endif

@@ -81,10 +81,16 @@ class Reader {
     v = b != 0;
   }
   void bytes(std::vector<uint8_t>& v, const char* field) {
+    const std::span<const uint8_t> s = view(field);
+    v.assign(s.begin(), s.end());
+  }
+  /// A bytes field, without copying it.
+  std::span<const uint8_t> view(const char* field) {
     const uint64_t n = get(4, field);
     need(n, field);  // before anything is reserved
-    v.assign(in_.begin() + long(pos_), in_.begin() + long(pos_ + n));
+    const std::span<const uint8_t> s = in_.subspan(pos_, size_t(n));
     pos_ += n;
+    return s;
   }
   void str(std::string& v, const char* field) {
     const uint64_t n = get(4, field);
@@ -478,21 +484,45 @@ void FrameDecoder::feed(std::span<const uint8_t> bytes) {
   buf_.insert(buf_.end(), bytes.begin(), bytes.end());
 }
 
-std::optional<Frame> FrameDecoder::next() {
+std::optional<RawFrame> FrameDecoder::next_raw() {
+  // consumed bytes go when the buffer is empty or when they are many (the view of the last frame
+  // stays valid until this call)
+  if (pos_ == buf_.size()) {
+    buf_.clear();
+    pos_ = 0;
+  } else if (pos_ > (1u << 20)) {
+    buf_.erase(buf_.begin(), buf_.begin() + long(pos_));
+    pos_ = 0;
+  }
   const std::span<const uint8_t> avail(buf_.data() + pos_, buf_.size() - pos_);
   if (avail.size() < kHeaderBytes) return std::nullopt;
   const FrameHeader h = decode_header(avail, limits_);  // refuses an oversized frame before it arrives
   if (avail.size() - kHeaderBytes < h.length) return std::nullopt;
-  Frame f{h, decode_payload(h, avail.subspan(kHeaderBytes, h.length), limits_)};
   pos_ += kHeaderBytes + h.length;
-  if (pos_ == buf_.size()) {
-    buf_.clear();
-    pos_ = 0;
-  } else if (pos_ > (1u << 20)) {  // drop consumed bytes now and then
-    buf_.erase(buf_.begin(), buf_.begin() + long(pos_));
-    pos_ = 0;
+  return RawFrame{h, avail.subspan(kHeaderBytes, h.length)};
+}
+
+std::optional<Frame> FrameDecoder::next() {
+  const auto raw = next_raw();
+  if (!raw) return std::nullopt;
+  return Frame{raw->header, decode_payload(raw->header, raw->payload, limits_)};
+}
+
+WriteRef decode_write(const FrameHeader& header, std::span<const uint8_t> payload, const Limits& limits) {
+  if (header.type != MsgType::kWrite) {
+    throw ProtocolError(ErrorCode::kUnexpected, std::string("decode_write: a ") + to_string(header.type) + " frame");
   }
-  return f;
+  if (payload.size() != header.length) {
+    throw ProtocolError(ErrorCode::kTruncated, "Write: " + std::to_string(payload.size()) + " of " +
+                                                   std::to_string(header.length) + " payload bytes");
+  }
+  WriteRef w;
+  Reader r(payload, limits, "Write");
+  r.u64(w.phys, "phys");
+  w.data = r.view("data");
+  r.finish();
+  if (w.data.empty()) throw ProtocolError(ErrorCode::kBadValue, "Write.data: empty: nothing to write");
+  return w;
 }
 
 uint64_t config_hash(const Config& config) {

@@ -80,6 +80,30 @@ struct Server::Impl {
     ++(counters.*field);
   }
   void accept();
+
+  // Device memories of ended sessions, kept for the next ones: their freed pages stay mapped (up to
+  // Dram::kDirtyLimit each), so a new session does not fault its memory in page by page (copies into
+  // fresh pages ran at 350 MB/s here). Every allocation zero-fills, so nothing of one session is seen
+  // by the next.
+  static constexpr size_t kIdleDrams = 4;
+  std::mutex dram_mu;
+  std::vector<std::unique_ptr<Dram>> idle_drams;
+  std::unique_ptr<Dram> take_dram() {
+    {
+      std::lock_guard<std::mutex> lock(dram_mu);
+      if (!idle_drams.empty()) {
+        auto d = std::move(idle_drams.back());
+        idle_drams.pop_back();
+        return d;
+      }
+    }
+    return std::make_unique<Dram>();
+  }
+  void give_back(std::unique_ptr<Dram> d) {
+    if (d == nullptr || d->live_blocks() != 0) return;  // (a leak would be a bug: such a memory is dropped)
+    std::lock_guard<std::mutex> lock(dram_mu);
+    if (idle_drams.size() < kIdleDrams) idle_drams.push_back(std::move(d));
+  }
 };
 
 namespace {
@@ -111,10 +135,14 @@ class Session : public std::enable_shared_from_this<Session> {
     closing_ = true;
   }
   ~Session() {
-    // the modules, the device and its memory go with the session
+    // the modules, the device and its memory go with the session; the emptied memory is kept for
+    // the next session
     modules_.clear();
     runtime_.reset();
-    dram_.reset();
+    if (dram_) {
+      for (const auto& [phys, b] : buffers_) dram_->free(b.host);
+      server_.give_back(std::move(dram_));
+    }
     if (counted_) {
       --server_.active;
       server_.count(&ServerCounters::sessions_closed);
@@ -150,10 +178,15 @@ class Session : public std::enable_shared_from_this<Session> {
     try {
       decoder_.feed({rbuf_.data(), n});
       while (!closing_) {
-        auto frame = decoder_.next();
-        if (!frame) break;
+        const auto raw = decoder_.next_raw();
+        if (!raw) break;
         server_.count(&ServerCounters::requests);
-        handle(*frame);
+        if (raw->header.type == MsgType::kWrite && runtime_) {
+          // the bytes go from the receive buffer straight to device memory
+          copy_in(decode_write(raw->header, raw->payload, server_.options.limits), raw->header.id);
+        } else {
+          handle(Frame{raw->header, decode_payload(raw->header, raw->payload, server_.options.limits)});
+        }
       }
     } catch (const ProtocolError& e) {
       server_.count(&ServerCounters::protocol_errors);
@@ -216,7 +249,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // The session's device memory and device; false (and the session closing) when they cannot be had.
   bool open_device(uint32_t id) {
     try {
-      dram_ = std::make_unique<Dram>();
+      dram_ = server_.take_dram();
       DeviceOptions o;
       o.dram = dram_.get();
       // the device is run directly (Run) and through the runtime (Call, for modules)
@@ -261,7 +294,8 @@ class Session : public std::enable_shared_from_this<Session> {
     buffers_.erase(it);
     send(Ok{}, id);
   }
-  void serve(const Write& w, uint32_t id) {
+  void serve(const Write& w, uint32_t id) { copy_in(WriteRef{w.phys, w.data}, id); }
+  void copy_in(const WriteRef& w, uint32_t id) {
     uint8_t* dst = dram_->translate(PhysAddr(w.phys), w.data.size());
     if (dst == nullptr) return send(Error{ErrorCode::kNoSuchBuffer, "Write: " + range(w.phys, w.data.size())}, id);
     std::memcpy(dst, w.data.data(), w.data.size());

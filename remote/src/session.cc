@@ -20,9 +20,16 @@ struct RemoteState {
   std::unique_ptr<Server> server;  // local_session's; declared first, so it stops after the connection closes
   ConnectionOptions options;
   std::unique_ptr<Connection> conn;
-  std::vector<Message> pending;  // sent with the next request that waits for an answer
-  std::vector<std::string> pending_what;
-  uint64_t pending_bytes = 0;
+  // Requests sent with the next request that waits for an answer. A queued copy's bytes are kept in
+  // `arena` (reused, so its pages are touched once) and sent from there (a WriteView, no frame copy).
+  struct Pending {
+    Message message;    // unless a copy
+    uint64_t phys = 0;  // a copy: `size` bytes at arena[offset]
+    size_t offset = 0, size = 0;
+    std::string what;
+  };
+  std::vector<Pending> pending;
+  std::vector<uint8_t> arena;
   Stats stats;
 
   [[noreturn]] void refused(const Error& e, const std::string& what) const {
@@ -34,26 +41,49 @@ struct RemoteState {
     stats.cycle_count = r.stats.cycles;
   }
 
-  void queue(Message m, std::string what, uint64_t bytes = 0) {
-    pending.push_back(std::move(m));
-    pending_what.push_back(std::move(what));
-    pending_bytes += bytes;
-    // a copy larger than a round trip's worth goes out now (the connection's 16 chunks per trip)
-    if (pending_bytes >= 16 * conn->chunk_bytes() || pending.size() >= 4096) exchange({});
+  void queue(Message m, std::string what) {
+    pending.push_back({std::move(m), 0, 0, 0, std::move(what)});
+    if (pending.size() >= 4096) exchange({});
+  }
+  // Queues a copy to device memory in requests of at most a chunk; a round trip's worth (the
+  // connection's 16 chunks) goes out at once.
+  void queue_copy(uint64_t phys, const uint8_t* bytes, size_t n, const std::string& what) {
+    const size_t chunk = size_t(conn->chunk_bytes());
+    for (size_t at = 0; at < n; at += chunk) {
+      const size_t len = std::min(chunk, n - at);
+      pending.push_back({Ok{}, phys + at, arena.size(), len, what});
+      arena.insert(arena.end(), bytes + at, bytes + at + len);
+      if (arena.size() >= 16 * chunk) exchange({});
+    }
   }
 
   // Sends the queued requests and `requests` in one round trip; returns the replies to `requests`
   // (an Error among them is the caller's to report). A refused queued request throws, naming it.
   std::vector<Message> exchange(std::vector<Message> requests, std::chrono::milliseconds limit = {}) {
+    if (pending.empty() && requests.empty()) return {};
+    std::vector<Request> batch;
+    batch.reserve(pending.size() + requests.size());
+    for (const Pending& p : pending) {
+      if (p.size > 0) {
+        batch.emplace_back(WriteView{p.phys, {arena.data() + p.offset, p.size}});
+      } else {
+        batch.emplace_back(p.message);
+      }
+    }
+    for (Message& m : requests) batch.emplace_back(std::move(m));
     const size_t queued = pending.size();
-    std::vector<Message> batch = std::move(pending);
-    std::vector<std::string> what = std::move(pending_what);
+    std::vector<std::string> what;
+    what.reserve(queued);
+    for (Pending& p : pending) what.push_back(std::move(p.what));
     pending.clear();
-    pending_what.clear();
-    pending_bytes = 0;
-    batch.insert(batch.end(), std::make_move_iterator(requests.begin()), std::make_move_iterator(requests.end()));
-    if (batch.empty()) return {};
-    std::vector<Message> replies = conn->pipeline(batch, limit);
+    std::vector<Message> replies;
+    try {
+      replies = conn->pipeline(batch, limit);
+    } catch (...) {
+      arena.clear();
+      throw;
+    }
+    arena.clear();  // the capacity stays
     for (size_t i = 0; i < queued; ++i) {
       if (const auto* e = std::get_if<Error>(&replies[i])) refused(*e, what[i]);
       if (const auto* r = std::get_if<RunReply>(&replies[i])) take_stats(*r);  // ClearStats
@@ -157,12 +187,7 @@ void RemoteTensor::check(size_t count, DType t, const char* what) const {
 }
 
 void RemoteTensor::send(const uint8_t* bytes, size_t n) {
-  const size_t chunk = size_t(state_->conn->chunk_bytes());
-  for (size_t at = 0; at < n; at += chunk) {
-    const size_t len = std::min(chunk, n - at);
-    state_->queue(Write{phys_ + at, std::vector<uint8_t>(bytes + at, bytes + at + len)}, "copy to tensor " + name_,
-                  len);
-  }
+  state_->queue_copy(phys_, bytes, n, "copy to tensor " + name_);
 }
 void RemoteTensor::copy_from(std::span<const int8_t> host) {
   check(host.size(), DType::kInt8, "copy_from");
@@ -249,7 +274,7 @@ void Remote::upload(const std::string& name, std::span<const uint8_t> bytes) {
                                 " bytes, more than one frame carries (" +
                                 std::to_string(state_->options.limits.max_payload) + ")");
   }
-  state_->queue(Upload{name, {bytes.begin(), bytes.end()}}, "upload of " + name, bytes.size());
+  state_->queue(Upload{name, {bytes.begin(), bytes.end()}}, "upload of " + name);
 }
 
 RemoteModule Remote::load_module(const std::string& name) {

@@ -266,6 +266,14 @@ TEST(RpcServer, AbruptDisconnectsFreeTheirSessions) {
     c.send(rpc::Run{buf + 4096, uint32_t(p.insns().size()), 0});
   };
   for (int i = 0; i < 50; ++i) client(i);  // warm up: the allocator's arenas, the thread pool
+  {
+    // and the server's idle device memories (kept for the next sessions, at most 4): 8 sessions at once
+    std::vector<std::unique_ptr<Client>> open;
+    for (int i = 0; i < 8; ++i) {
+      open.push_back(std::make_unique<Client>(server.port()));
+      open.back()->hello();
+    }
+  }
   ASSERT_TRUE(eventually([&] { return server.active_sessions() == 0; }));
   const uint64_t before = resident_bytes(), heap_before = heap_in_use();
   const int kClients = 1000;
@@ -290,6 +298,33 @@ TEST(RpcServer, AbruptDisconnectsFreeTheirSessions) {
 #endif
   Client last(server.port());
   last.hello();
+}
+
+// Device memory is kept from one session for the next (its pages stay mapped), never its contents.
+TEST(RpcServer, ANewSessionNeverSeesTheBytesOfAnEndedOne) {
+  ServerOptions o = options();
+  o.threads = 1;
+  Server server(o);
+  const std::vector<uint8_t> secret(1u << 20, 0x5a);
+  uint64_t first = 0;
+  {
+    Client c(server.port());
+    c.hello();
+    first = c.alloc(secret.size());
+    ASSERT_TRUE(std::holds_alternative<Ok>(c.call(Write{first, secret})));
+  }  // an abrupt end: no Goodbye
+  ASSERT_TRUE(eventually([&] { return server.active_sessions() == 0; }));
+  for (int i = 0; i < 3; ++i) {
+    Client c(server.port());
+    c.hello();
+    const uint64_t buf = c.alloc(secret.size());
+    EXPECT_EQ(buf, first) << "the same memory, reused";
+    const auto reply = c.call(Read{buf, uint32_t(secret.size())});
+    const auto* r = std::get_if<ReadReply>(&reply);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(std::count(r->data.begin(), r->data.end(), 0), long(secret.size())) << "zero-filled";
+    ASSERT_TRUE(std::holds_alternative<Ok>(c.call(Write{buf, secret})));
+  }
 }
 
 TEST(RpcServer, OptionsAreCheckedByName) {

@@ -238,6 +238,19 @@ struct Frame {
   FrameHeader header;
   Message message;
 };
+/// A frame whose payload is not decoded yet: a view into the decoder's buffer, valid until the
+/// decoder is fed or asked for the next frame.
+struct RawFrame {
+  FrameHeader header;
+  std::span<const uint8_t> payload;
+};
+/// A Write decoded in place: `data` points into the payload it came from (no copy of the bytes).
+struct WriteRef {
+  uint64_t phys = 0;
+  std::span<const uint8_t> data;
+};
+/// Decodes the payload of a Write frame with every check decode_payload makes, without copying its data.
+WriteRef decode_write(const FrameHeader& header, std::span<const uint8_t> payload, const Limits& limits = {});
 
 /// Cuts a byte stream into frames: feed() what arrived, next() returns each complete frame. The
 /// buffer never holds more than one frame's worth beyond what was fed (a header announcing a frame
@@ -248,6 +261,9 @@ class FrameDecoder {
   explicit FrameDecoder(Limits limits = {}) : limits_(limits) {}
   void feed(std::span<const uint8_t> bytes);
   std::optional<Frame> next();
+  /// The next complete frame with its header checked and its payload not decoded (a receiver that
+  /// copies a Write's bytes straight to their destination: decode_write).
+  std::optional<RawFrame> next_raw();
   size_t buffered() const { return buf_.size() - pos_; }
 
  private:
