@@ -13,6 +13,7 @@ PACKAGES=(
   clang-format clang-tidy              # format and lint (scripts/lint.sh)
   libboost-dev                         # the remote device server (Boost.Asio)
   libssl-dev                           # its token handshake (HMAC-SHA256, OpenSSL)
+  libsystemc-dev                       # the SystemC/TLM-2.0 component and VTA_TARGET=systemc
 )
 
 missing=()

@@ -96,11 +96,11 @@ class Simulator {
   RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget);
 
   /// The seven statistics since the last clear_stats(), and the cycles of the runs since then.
-  const Stats& stats() const { return stats_; }
+  const Stats& stats() const;
   void clear_stats();
   TokenCounts tokens();
-  const std::string& last_error() const { return last_error_; }
-  ErrorKind last_error_kind() const { return last_error_kind_; }
+  const std::string& last_error() const;
+  ErrorKind last_error_kind() const;
   /// Cycles clocked since construction (runs, register accesses, resets).
   uint64_t cycle() const;
   const PortCounters& port_counters() const;
@@ -110,20 +110,8 @@ class Simulator {
   void stop_wave();
 
  private:
-  struct Impl;
+  struct Impl;  // the model, its extensions and the run controller (run_control.h)
   std::unique_ptr<Impl> impl_;
-  Stats stats_;
-  Stats base_;  ///< statistics before the last reset (the hardware counters restart from 0)
-  std::string last_error_;
-  ErrorKind last_error_kind_ = ErrorKind::kNone;
-  std::string diagnose(RunStatus status, ErrorKind kind, const std::string& what, PhysAddr insn_addr, uint32_t count);
-  RunStatus fail(RunStatus status, ErrorKind kind, std::string diagnostic, const Stats& before);
-  /// Fails the run naming the RTL assertions that failed (ErrorKind::kInternal).
-  RunStatus assertion_failed(const Stats& before);
-  ErrorKind classify(uint32_t error_status, PhysAddr insn_addr, uint32_t count) const;
-  void read_stats();
-  void print_profile(uint64_t cycles);
-  void reset();
 };
 
 /// Cycles clocked inside Simulator::run and the wall-clock seconds they took, summed over every

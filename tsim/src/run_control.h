@@ -1,0 +1,78 @@
+#pragma once
+// Running a program on the accelerator through its control registers, and turning what the registers
+// say into the statistics and a diagnostic: the part of the simulation controller that does not care
+// how the design is clocked. The tsim clocks the Verilated model itself (Simulator); a virtual platform
+// clocks it with SystemC and reaches its registers over TLM. Both give the same verdicts, the same
+// diagnostics and the same statistics because they run this code.
+
+#include <cstdint>
+#include <string>
+
+#include "vta/device.h"
+#include "vta/isa.h"
+#include "vta/memory.h"
+#include "vta/rtl_assert.h"
+
+namespace vta::tsim {
+
+/// The accelerator as a run sees it.
+class RegisterBus {
+ public:
+  virtual ~RegisterBus() = default;
+  /// One AXI4-Lite register access (throws std::runtime_error when it is not answered in time).
+  virtual void write_reg(uint32_t offset, uint32_t value) = 0;
+  virtual uint32_t read_reg(uint32_t offset) = 0;
+  /// Clocks until the interrupt output is high (true), or until `cycles` cycles have passed or an RTL
+  /// assertion failed (false).
+  virtual bool wait_irq(uint64_t cycles) = 0;
+  /// Cycles clocked so far.
+  virtual uint64_t cycles() const = 0;
+  /// Resets the design (SRAM contents stay, tokens and counters are cleared).
+  virtual void reset_design() = 0;
+  /// The RTL's assertions that failed since they were last cleared.
+  virtual rtl::AssertionLog& assertions() = 0;
+};
+
+struct RunOptions {
+  uint64_t default_budget = uint64_t{1} << 34;  ///< cycles, when run() is given 0
+  uint32_t watchdog = 4096;                     ///< written to the WATCHDOG register after every reset
+  bool host_validation = true;                  ///< validate each program as the fsim does before starting it
+  bool profile = false;                         ///< print per-stage counters after each run
+  const char* name = "tsim";                    ///< the backend's name in diagnostics
+  /// The accelerator is shared by several controllers (the systemc backend's devices): its counters
+  /// are cleared before each run and each controller adds what its own runs counted.
+  bool shared = false;
+};
+
+class RunControl {
+ public:
+  RunControl(RegisterBus& bus, Dram& memory, const Config& config, RunOptions options);
+
+  /// Resets the design and sets the watchdog (the state after construction and after a failed run).
+  void reset();
+  RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget);
+  const Stats& stats() const { return stats_; }
+  void clear_stats();
+  TokenCounts tokens();
+  const std::string& last_error() const { return last_error_; }
+  ErrorKind last_error_kind() const { return last_error_kind_; }
+
+ private:
+  std::string diagnose(RunStatus status, ErrorKind kind, const std::string& what, PhysAddr insn_addr, uint32_t count);
+  RunStatus fail(RunStatus status, ErrorKind kind, std::string diagnostic, const Stats& before);
+  RunStatus assertion_failed(const Stats& before);
+  ErrorKind classify(uint32_t error_status, PhysAddr insn_addr, uint32_t count) const;
+  void read_stats();
+  void print_profile(uint64_t cycles);
+
+  RegisterBus& bus_;
+  Dram& memory_;
+  Isa isa_;
+  RunOptions options_;
+  Stats stats_;
+  Stats base_;  ///< statistics before the last reset (the hardware counters restart from 0)
+  std::string last_error_;
+  ErrorKind last_error_kind_ = ErrorKind::kNone;
+};
+
+}  // namespace vta::tsim

@@ -1,0 +1,277 @@
+// VTA_TARGET=systemc: the driver backend on a SystemC virtual platform. SystemC 2.3 elaborates once per
+// process and cannot start again after sc_stop, so the process has one platform (a clock, a reset, the
+// vta::sc::Accelerator, a vta::sc::Memory and a host thread), elaborated by a kernel thread of its own
+// before the first run; every device hands its runs to that thread, which serialises them. A run is
+// the tsim's run controller (run_control.h) over the registers reached through TLM, so verdicts,
+// diagnostics and statistics are the tsim's.
+
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "run_control.h"
+#include "vta/build_config.h"
+#include "vta/sc/accelerator.h"
+#include "vta/sc/memory.h"
+#include "vta/tsim.h"
+#include "vta/vcr_map.h"
+
+// A program that links this backend has its own main; SystemC's library calls sc_main only from its
+// own main, which is never used.
+int sc_main(int, char*[]) { return 1; }
+
+namespace vta::sc {
+namespace {
+
+using sc_core::sc_time;
+
+// The platform: the accelerator, memory behind it, and a host thread that runs one job at a time.
+class Platform final : public sc_core::sc_module, public tsim::RegisterBus {
+ public:
+  tlm_utils::simple_initiator_socket<Platform> host;
+
+  SC_HAS_PROCESS(Platform);
+  explicit Platform(const sc_core::sc_module_name& name, const tsim::DramTiming& timing, const std::string& wave)
+      : sc_module(name),
+        host("host"),
+        clock_("clock", clock_period()),
+        rst_n_("rst_n", false),
+        irq_("irq"),
+        acc_("vta", options(timing, wave)),
+        memory_("memory", Dram::global(), timing.read_latency, timing.write_latency,
+                unsigned(build_config().bus_width() / 8)) {
+    acc_.clk(clock_);
+    acc_.rst_n(rst_n_);
+    acc_.irq(irq_);
+    acc_.mem.bind(memory_.socket);
+    host.bind(acc_.ctrl);
+    SC_THREAD(host_thread);
+  }
+
+  /// Runs `job` on the host thread (the caller is the kernel thread, between sc_start calls).
+  void execute(const std::function<void()>& job, Dram& memory) {
+    memory_.use(memory);
+    job_ = &job;
+    done_ = false;
+    while (!done_) sc_core::sc_start();
+    job_ = nullptr;
+  }
+
+  // ---- tsim::RegisterBus over the host socket, from the host thread
+  void write_reg(uint32_t offset, uint32_t value) override { access(tlm::TLM_WRITE_COMMAND, offset, value); }
+  uint32_t read_reg(uint32_t offset) override { return access(tlm::TLM_READ_COMMAND, offset, 0); }
+  bool wait_irq(uint64_t cycles) override {
+    const uint64_t start = acc_.cycle();
+    while (!irq_.read()) {
+      if (acc_.cycle() - start >= cycles) return false;
+      // in slices, so that an assertion ends the wait soon after it fails
+      const uint64_t slice = std::min<uint64_t>(cycles - (acc_.cycle() - start), 4096);
+      wait(clock_period() * double(slice), irq_.posedge_event());
+      if (!acc_.assertion_log().empty()) return false;
+    }
+    return true;
+  }
+  uint64_t cycles() const override { return acc_.cycle(); }
+  void reset_design() override {
+    rst_n_.write(false);
+    wait(clock_period() * 2.0);
+    rst_n_.write(true);
+    wait(clock_period());
+  }
+  rtl::AssertionLog& assertions() override { return acc_.assertion_log(); }
+
+ private:
+  static AcceleratorOptions options(const tsim::DramTiming& t, const std::string& wave) {
+    AcceleratorOptions o;
+    o.max_reads = t.max_reads;
+    o.max_writes = t.max_writes;
+    o.wave = wave;
+    return o;
+  }
+  uint32_t access(tlm::tlm_command cmd, uint32_t offset, uint32_t value) {
+    tlm::tlm_generic_payload t;
+    t.set_command(cmd);
+    t.set_address(offset);
+    t.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
+    t.set_data_length(4);
+    t.set_streaming_width(4);
+    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_time delay = sc_core::SC_ZERO_TIME;
+    host->b_transport(t, delay);
+    if (!t.is_response_ok()) {
+      throw std::runtime_error(std::string("systemc: the control register ") + std::to_string(offset) + " answered " +
+                               t.get_response_string());
+    }
+    return value;
+  }
+  void host_thread() {
+    for (;;) {
+      while (job_ == nullptr || done_) wait(clock_period());
+      try {
+        (*job_)();
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+      done_ = true;
+      sc_core::sc_pause();
+    }
+  }
+
+ public:
+  std::exception_ptr error_;
+
+ private:
+  sc_core::sc_clock clock_;
+  sc_core::sc_signal<bool> rst_n_;
+  sc_core::sc_signal<bool> irq_;
+  Accelerator acc_;
+  Memory memory_;
+  const std::function<void()>* job_ = nullptr;
+  bool done_ = true;
+};
+
+// The kernel thread and the one platform of the process.
+class Kernel {
+ public:
+  static Kernel& get() {
+    static Kernel* k = new Kernel();  // never destroyed: SystemC's own globals go at exit (see stop())
+    return *k;
+  }
+
+  Platform& platform() { return *platform_; }
+
+  /// Runs `job` on the platform's host thread; rethrows what it threw.
+  void execute(const std::function<void()>& job, Dram& memory) {
+    std::unique_lock lock(mu_);
+    turn_.wait(lock, [&] { return job_ == nullptr; });  // one run at a time
+    job_ = &job;
+    memory_ = &memory;
+    error_ = nullptr;
+    done_ = false;
+    work_.notify_all();
+    finished_.wait(lock, [&] { return done_; });
+    job_ = nullptr;
+    const std::exception_ptr e = error_;
+    turn_.notify_one();
+    if (e) std::rethrow_exception(e);
+  }
+
+ private:
+  Kernel() {
+    thread_ = std::thread([this] { loop(); });
+    std::unique_lock lock(mu_);
+    finished_.wait(lock, [&] { return ready_; });
+    if (start_error_) std::rethrow_exception(start_error_);
+    std::atexit([] { get().stop(); });
+  }
+  void stop() {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+      work_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+  void loop() {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    try {
+      const tsim::Simulator::Options o = tsim::Simulator::Options::from_env();
+      // elaboration; kept for the process's lifetime (SystemC cannot elaborate a second one)
+      platform_ = new Platform("vta_platform", o.dram, o.wave ? o.wave->path : "");
+    } catch (...) {
+      start_error_ = std::current_exception();
+    }
+    {
+      std::lock_guard lock(mu_);
+      ready_ = true;
+      finished_.notify_all();
+    }
+    if (platform_ == nullptr) return;
+    Platform* platform = platform_;
+    for (;;) {
+      const std::function<void()>* job;
+      Dram* memory;
+      {
+        std::unique_lock lock(mu_);
+        work_.wait(lock, [&] { return stopping_ || (job_ != nullptr && !done_); });
+        if (stopping_) break;
+        job = job_;
+        memory = memory_;
+      }
+      platform->error_ = nullptr;
+      platform->execute(*job, *memory);
+      std::lock_guard lock(mu_);
+      error_ = platform->error_;
+      done_ = true;
+      finished_.notify_all();
+    }
+  }
+
+  std::thread thread_;
+  Platform* platform_ = nullptr;
+  std::mutex mu_;
+  std::condition_variable work_, finished_, turn_;
+  const std::function<void()>* job_ = nullptr;
+  Dram* memory_ = nullptr;
+  std::exception_ptr error_, start_error_;
+  bool done_ = false, ready_ = false, stopping_ = false;
+};
+
+class SystemcDevice final : public Device {
+ public:
+  SystemcDevice(Dram& dram, const tsim::Simulator::Options& o)
+      : dram_(dram), kernel_(Kernel::get()), control_(kernel_.platform(), dram, build_config(), run_options(o)) {
+    kernel_.execute([&] { control_.reset(); }, dram_);
+  }
+  RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
+    RunStatus status = RunStatus::kError;
+    kernel_.execute([&] { status = control_.run(insn_addr, count, budget); }, dram_);
+    return status;
+  }
+  const Stats& stats() const override { return control_.stats(); }
+  void clear_stats() override {
+    kernel_.execute([&] { control_.clear_stats(); }, dram_);
+  }
+  TokenCounts tokens() const override {
+    TokenCounts t;
+    kernel_.execute([&] { t = control_.tokens(); }, dram_);
+    return t;
+  }
+  const std::string& last_error() const override { return control_.last_error(); }
+  ErrorKind last_error_kind() const override { return control_.last_error_kind(); }
+  std::string_view target() const override { return "systemc"; }
+  const Config& config() const override { return build_config(); }
+
+ private:
+  static tsim::RunOptions run_options(const tsim::Simulator::Options& o) {
+    tsim::RunOptions r;
+    r.default_budget = o.default_budget;
+    r.watchdog = o.watchdog;
+    r.profile = o.profile;
+    r.name = "systemc";
+    r.shared = true;  // one accelerator for every device of the process
+    return r;
+  }
+  Dram& dram_;
+  Kernel& kernel_;
+  mutable tsim::RunControl control_;  // reading a register clocks the design
+};
+
+const bool kRegistered = [] {
+  register_backend("systemc", [](const Config& c, const DeviceOptions& o) -> std::unique_ptr<Device> {
+    const Config& built = build_config();
+    if (c.bitstream_name() != built.bitstream_name()) {
+      throw std::invalid_argument("systemc: the RTL was built for the configuration of this build (" +
+                                  built.bitstream_name() + "), not " + c.bitstream_name());
+    }
+    return std::make_unique<SystemcDevice>(o.dram != nullptr ? *o.dram : Dram::global(),
+                                           tsim::Simulator::Options::from_env());
+  });
+  return true;
+}();
+
+}  // namespace
+}  // namespace vta::sc
