@@ -1,4 +1,4 @@
-// tsim benchmarks: simulation speed (simulated cycles per wall-clock second, measured inside the
+// tsim (and SystemC platform) benchmarks: simulation speed (simulated cycles per wall-clock second, measured inside the
 // simulator's run loop, so the workloads' data preparation and reference checks are not counted) and
 // the cycles of both tutorial workloads next to their bounds (compute: one GEMM or ALU micro-op per
 // cycle; memory: every byte moved at one bus beat per cycle).
@@ -15,8 +15,8 @@
 
 namespace {
 
-void run_tutorial(benchmark::State& state, vta::tutorials::Result (*workload)(uint32_t)) {
-  setenv("VTA_TARGET", "tsim", 1);
+void run_tutorial(benchmark::State& state, vta::tutorials::Result (*workload)(uint32_t), const char* target = "tsim") {
+  setenv("VTA_TARGET", target, 1);
   uint64_t cycles = 0;
   vta::Stats stats;
   const auto before = vta::tsim::speed_totals();
@@ -46,6 +46,16 @@ void BM_TsimMatrixMultiply(benchmark::State& state) { run_tutorial(state, vta::t
 
 BENCHMARK(BM_TsimConvolution)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_TsimMatrixMultiply)->Unit(benchmark::kMillisecond)->Iterations(3);
+#ifdef VTA_BENCH_SYSTEMC
+// The same model on the SystemC virtual platform (VTA_TARGET=systemc): the cost of SystemC's clock and
+// TLM transactions per simulated cycle, next to the tsim's (goal: at most 1.5x the tsim's time).
+void BM_SystemcConvolution(benchmark::State& state) { run_tutorial(state, vta::tutorials::convolution, "systemc"); }
+void BM_SystemcMatrixMultiply(benchmark::State& state) {
+  run_tutorial(state, vta::tutorials::matrix_multiply, "systemc");
+}
+BENCHMARK(BM_SystemcConvolution)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_SystemcMatrixMultiply)->Unit(benchmark::kMillisecond)->Iterations(3);
+#endif
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "../driver/workloads.h"
+#include "vcd.h"
 #include "vta/build_config.h"
 #include "vta/tsim.h"
 
@@ -16,43 +17,6 @@ namespace vta::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Vcd {
-  std::set<std::string> names;  // TOP.vta_top.u_vcr.ctrl_q[31:0]
-  uint64_t first_time = UINT64_MAX, last_time = 0;
-};
-
-Vcd parse_vcd(const fs::path& path) {
-  std::ifstream in(path);
-  Vcd v;
-  std::vector<std::string> scope;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream s(line);
-    std::string tok;
-    s >> tok;
-    if (tok == "$scope") {
-      std::string kind, name;
-      s >> kind >> name;
-      scope.push_back(name);
-    } else if (tok == "$upscope") {
-      scope.pop_back();
-    } else if (tok == "$var") {
-      std::string type, width, id, name, range;
-      s >> type >> width >> id >> name >> range;
-      std::string full;
-      for (const auto& p : scope) full += p + ".";
-      full += name;
-      if (!range.empty() && range[0] == '[') full += range;
-      v.names.insert(full);
-    } else if (!tok.empty() && tok[0] == '#') {
-      const uint64_t t = std::stoull(tok.substr(1));
-      v.first_time = std::min(v.first_time, t);
-      v.last_time = std::max(v.last_time, t);
-    }
-  }
-  return v;
-}
 
 void run_small_program(const tsim::Simulator::Options& o) {
   tsim::Simulator sim(o);

@@ -79,10 +79,8 @@ class TlmTarget final : public tsim::MemoryTarget {
 struct Accelerator::Impl {
   Impl(Accelerator& self, const AcceleratorOptions& o)
       : target(self.mem), port(target, limits(o), unsigned(build_config().bus_width() / 8)) {
-    if (!o.wave.empty()) {
-      tsim::WaveOptions w;
-      w.path = o.wave;
-      wave = std::make_unique<tsim::WaveTracer>(core.top(), w, build_config());
+    if (o.wave) {
+      wave = std::make_unique<tsim::WaveTracer>(core.top(), *o.wave, build_config());
       core.extensions.push_back(wave.get());
     }
     core.extensions.push_back(&port);
@@ -124,6 +122,10 @@ Accelerator::Accelerator(const sc_core::sc_module_name& name, const AcceleratorO
 Accelerator::~Accelerator() = default;
 
 uint64_t Accelerator::cycle() const { return impl_->core.cycle; }
+
+void Accelerator::close_wave() {
+  if (impl_->wave) impl_->wave->close();
+}
 
 rtl::AssertionLog& Accelerator::assertion_log() { return impl_->core.asserts; }
 

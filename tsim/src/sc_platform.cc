@@ -34,7 +34,8 @@ class Platform final : public sc_core::sc_module, public tsim::RegisterBus {
   tlm_utils::simple_initiator_socket<Platform> host;
 
   SC_HAS_PROCESS(Platform);
-  explicit Platform(const sc_core::sc_module_name& name, const tsim::DramTiming& timing, const std::string& wave)
+  explicit Platform(const sc_core::sc_module_name& name, const tsim::DramTiming& timing,
+                    const std::optional<tsim::WaveOptions>& wave)
       : sc_module(name),
         host("host"),
         clock_("clock", clock_period()),
@@ -82,9 +83,10 @@ class Platform final : public sc_core::sc_module, public tsim::RegisterBus {
     wait(clock_period());
   }
   rtl::AssertionLog& assertions() override { return acc_.assertion_log(); }
+  void close_wave() { acc_.close_wave(); }
 
  private:
-  static AcceleratorOptions options(const tsim::DramTiming& t, const std::string& wave) {
+  static AcceleratorOptions options(const tsim::DramTiming& t, const std::optional<tsim::WaveOptions>& wave) {
     AcceleratorOptions o;
     o.max_reads = t.max_reads;
     o.max_writes = t.max_writes;
@@ -180,7 +182,7 @@ class Kernel {
     try {
       const tsim::Simulator::Options o = tsim::Simulator::Options::from_env();
       // elaboration; kept for the process's lifetime (SystemC cannot elaborate a second one)
-      platform_ = new Platform("vta_platform", o.dram, o.wave ? o.wave->path : "");
+      platform_ = new Platform("vta_platform", o.dram, o.wave);
     } catch (...) {
       start_error_ = std::current_exception();
     }
@@ -197,7 +199,10 @@ class Kernel {
       {
         std::unique_lock lock(mu_);
         work_.wait(lock, [&] { return stopping_ || (job_ != nullptr && !done_); });
-        if (stopping_) break;
+        if (stopping_) {
+          platform_->close_wave();  // the waveform is complete when the process ends
+          break;
+        }
         job = job_;
         memory = memory_;
       }

@@ -20,12 +20,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <systemc>
 #include <tlm>
 #include <vector>
 
 #include "vta/rtl_assert.h"
+#include "vta/tsim.h"
 
 namespace vta::sc {
 
@@ -35,7 +37,9 @@ sc_core::sc_time clock_period();
 struct AcceleratorOptions {
   uint32_t max_reads = 32;   ///< read bursts in flight toward memory before ARREADY drops
   uint32_t max_writes = 16;  ///< write bursts in flight before AWREADY drops
-  std::string wave;          ///< a waveform file (.fst or .vcd) of the whole run, or empty
+  /// A waveform of cycles [start, stop) with its GTKWave save file, as the tsim's (VTA_WAVE); it is
+  /// complete once close_wave() is called or the component is destroyed.
+  std::optional<tsim::WaveOptions> wave;
 };
 
 class Accelerator : public sc_core::sc_module {
@@ -54,6 +58,8 @@ class Accelerator : public sc_core::sc_module {
 
   /// Clock cycles so far.
   uint64_t cycle() const;
+  /// Ends the waveform (the file is complete; later cycles are not dumped).
+  void close_wave();
   /// The RTL assertions that failed since the log was last cleared; empty in a healthy run.
   rtl::AssertionLog& assertion_log();
 

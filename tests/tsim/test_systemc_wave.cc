@@ -1,0 +1,45 @@
+// Waveforms on the SystemC backend: a shipped program run with VTA_TARGET=systemc and VTA_WAVE writes
+// the window of cycles it asks for, complete when the process ends, with a save file whose every
+// signal is in the dump.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "vcd.h"
+
+namespace vta::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(SystemcWave, AProgramOnTheVirtualPlatformDumpsItsWindow) {
+  const fs::path dir = fs::temp_directory_path() / ("vta_systemc_wave_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string cmd = "VTA_TARGET=systemc VTA_WAVE='" + (dir / "run.vcd").string() +
+                          "' VTA_WAVE_START=100 VTA_WAVE_STOP=300 '" + VTA_MATMUL_PROGRAM + "' > '" +
+                          (dir / "out.txt").string() + "' 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << std::ifstream(dir / "out.txt").rdbuf();
+  ASSERT_TRUE(fs::exists(dir / "run.vcd"));
+  ASSERT_TRUE(fs::exists(dir / "run.gtkw"));
+  const Vcd v = parse_vcd(dir / "run.vcd");
+  EXPECT_EQ(v.first_time, 200u) << "from cycle 100 (two dumps per cycle)";
+  EXPECT_EQ(v.last_time, 599u) << "to cycle 299";
+  EXPECT_GT(v.names.size(), 500u);
+  std::ifstream gtkw(dir / "run.gtkw");
+  std::string line;
+  size_t signals = 0;
+  while (std::getline(gtkw, line)) {
+    if (line.rfind("TOP.", 0) != 0) continue;
+    ++signals;
+    EXPECT_TRUE(v.names.count(line)) << "save file names " << line << ", which the dump does not have";
+  }
+  EXPECT_GT(signals, 60u);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace vta::test
