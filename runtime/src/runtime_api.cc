@@ -574,5 +574,7 @@ const std::string& Context::last_error() const { return state_->error; }
 
 Context::Scope::Scope(Context& ctx) : previous_(t_bound) { t_bound = ctx.state_.get(); }
 Context::Scope::~Scope() { t_bound = previous_; }
+Context::Keep::Keep() : kept_(t_bound) {}
+Context::Keep::~Keep() { t_bound = kept_; }
 
 }  // namespace vta::runtime

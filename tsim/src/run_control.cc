@@ -13,9 +13,16 @@
 
 namespace vta::tsim {
 
-// The speed totals of vta/tsim.h (simulator.cc).
-extern std::mutex g_speed_mu;
-extern SpeedTotals g_speed;
+namespace {
+// The speed totals of vta/tsim.h: every run of every controller of the process.
+std::mutex g_speed_mu;
+SpeedTotals g_speed;
+}  // namespace
+
+SpeedTotals speed_totals() {
+  std::lock_guard lock(g_speed_mu);
+  return g_speed;
+}
 
 RunControl::RunControl(RegisterBus& bus, Dram& memory, const Config& config, RunOptions options)
     : bus_(bus), memory_(memory), isa_(config), options_(options) {}

@@ -47,6 +47,8 @@ struct RunOptions {
 class RunControl {
  public:
   RunControl(RegisterBus& bus, Dram& memory, const Config& config, RunOptions options);
+  RunControl(const RunControl&) = delete;
+  RunControl& operator=(const RunControl&) = delete;
 
   /// Resets the design and sets the watchdog (the state after construction and after a failed run).
   void reset();
@@ -56,6 +58,7 @@ class RunControl {
   TokenCounts tokens();
   const std::string& last_error() const { return last_error_; }
   ErrorKind last_error_kind() const { return last_error_kind_; }
+  void set_shared(bool shared) { options_.shared = shared; }
 
  private:
   std::string diagnose(RunStatus status, ErrorKind kind, const std::string& what, PhysAddr insn_addr, uint32_t count);

@@ -12,9 +12,9 @@
 #include <mutex>
 #include <thread>
 
-#include "run_control.h"
 #include "vta/build_config.h"
 #include "vta/sc/accelerator.h"
+#include "vta/sc/host_device.h"
 #include "vta/sc/memory.h"
 #include "vta/tsim.h"
 #include "vta/vcr_map.h"
@@ -29,7 +29,7 @@ namespace {
 using sc_core::sc_time;
 
 // The platform: the accelerator, memory behind it, and a host thread that runs one job at a time.
-class Platform final : public sc_core::sc_module, public tsim::RegisterBus {
+class Platform final : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<Platform> host;
 
@@ -60,30 +60,16 @@ class Platform final : public sc_core::sc_module, public tsim::RegisterBus {
     while (!done_) sc_core::sc_start();
     job_ = nullptr;
   }
-
-  // ---- tsim::RegisterBus over the host socket, from the host thread
-  void write_reg(uint32_t offset, uint32_t value) override { access(tlm::TLM_WRITE_COMMAND, offset, value); }
-  uint32_t read_reg(uint32_t offset) override { return access(tlm::TLM_READ_COMMAND, offset, 0); }
-  bool wait_irq(uint64_t cycles) override {
-    const uint64_t start = acc_.cycle();
-    while (!irq_.read()) {
-      if (acc_.cycle() - start >= cycles) return false;
-      // in slices, so that an assertion ends the wait soon after it fails
-      const uint64_t slice = std::min<uint64_t>(cycles - (acc_.cycle() - start), 4096);
-      wait(clock_period() * double(slice), irq_.posedge_event());
-      if (!acc_.assertion_log().empty()) return false;
-    }
-    return true;
+  /// A device on the accelerator for memory `dram` (from a job: it resets the accelerator). Every
+  /// device of the process shares the accelerator.
+  std::unique_ptr<HostDevice> make_device(Dram& dram) {
+    auto d = std::make_unique<HostDevice>(host, irq_, rst_n_, acc_, 0, dram);
+    d->set_shared(true);
+    return d;
   }
-  uint64_t cycles() const override { return acc_.cycle(); }
-  void reset_design() override {
-    rst_n_.write(false);
-    wait(clock_period() * 2.0);
-    rst_n_.write(true);
-    wait(clock_period());
-  }
-  rtl::AssertionLog& assertions() override { return acc_.assertion_log(); }
   void close_wave() { acc_.close_wave(); }
+
+  std::exception_ptr error_;
 
  private:
   static AcceleratorOptions options(const tsim::DramTiming& t, const std::optional<tsim::WaveOptions>& wave) {
@@ -92,22 +78,6 @@ class Platform final : public sc_core::sc_module, public tsim::RegisterBus {
     o.max_writes = t.max_writes;
     o.wave = wave;
     return o;
-  }
-  uint32_t access(tlm::tlm_command cmd, uint32_t offset, uint32_t value) {
-    tlm::tlm_generic_payload t;
-    t.set_command(cmd);
-    t.set_address(offset);
-    t.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-    t.set_data_length(4);
-    t.set_streaming_width(4);
-    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_time delay = sc_core::SC_ZERO_TIME;
-    host->b_transport(t, delay);
-    if (!t.is_response_ok()) {
-      throw std::runtime_error(std::string("systemc: the control register ") + std::to_string(offset) + " answered " +
-                               t.get_response_string());
-    }
-    return value;
   }
   void host_thread() {
     for (;;) {
@@ -122,10 +92,6 @@ class Platform final : public sc_core::sc_module, public tsim::RegisterBus {
     }
   }
 
- public:
-  std::exception_ptr error_;
-
- private:
   sc_core::sc_clock clock_;
   sc_core::sc_signal<bool> rst_n_;
   sc_core::sc_signal<bool> irq_;
@@ -225,44 +191,42 @@ class Kernel {
   bool done_ = false, ready_ = false, stopping_ = false;
 };
 
+// A device of the backend: a HostDevice on the platform, each call made by the platform's host thread.
 class SystemcDevice final : public Device {
  public:
-  SystemcDevice(Dram& dram, const tsim::Simulator::Options& o)
-      : dram_(dram), kernel_(Kernel::get()), control_(kernel_.platform(), dram, build_config(), run_options(o)) {
-    kernel_.execute([&] { control_.reset(); }, dram_);
+  explicit SystemcDevice(Dram& dram) : dram_(dram), kernel_(Kernel::get()) {
+    kernel_.execute([&] { device_ = kernel_.platform().make_device(dram_); }, dram_);
+  }
+  ~SystemcDevice() override {
+    try {
+      kernel_.execute([&] { device_.reset(); }, dram_);
+    } catch (...) {
+      // nothing to report from a destructor; the device is gone either way
+    }
   }
   RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
     RunStatus status = RunStatus::kError;
-    kernel_.execute([&] { status = control_.run(insn_addr, count, budget); }, dram_);
+    kernel_.execute([&] { status = device_->run(insn_addr, count, budget); }, dram_);
     return status;
   }
-  const Stats& stats() const override { return control_.stats(); }
+  const Stats& stats() const override { return device_->stats(); }
   void clear_stats() override {
-    kernel_.execute([&] { control_.clear_stats(); }, dram_);
+    kernel_.execute([&] { device_->clear_stats(); }, dram_);
   }
   TokenCounts tokens() const override {
     TokenCounts t;
-    kernel_.execute([&] { t = control_.tokens(); }, dram_);
+    kernel_.execute([&] { t = device_->tokens(); }, dram_);
     return t;
   }
-  const std::string& last_error() const override { return control_.last_error(); }
-  ErrorKind last_error_kind() const override { return control_.last_error_kind(); }
+  const std::string& last_error() const override { return device_->last_error(); }
+  ErrorKind last_error_kind() const override { return device_->last_error_kind(); }
   std::string_view target() const override { return "systemc"; }
   const Config& config() const override { return build_config(); }
 
  private:
-  static tsim::RunOptions run_options(const tsim::Simulator::Options& o) {
-    tsim::RunOptions r;
-    r.default_budget = o.default_budget;
-    r.watchdog = o.watchdog;
-    r.profile = o.profile;
-    r.name = "systemc";
-    r.shared = true;  // one accelerator for every device of the process
-    return r;
-  }
   Dram& dram_;
   Kernel& kernel_;
-  mutable tsim::RunControl control_;  // reading a register clocks the design
+  std::unique_ptr<HostDevice> device_;
 };
 
 const bool kRegistered = [] {
@@ -272,8 +236,8 @@ const bool kRegistered = [] {
       throw std::invalid_argument("systemc: the RTL was built for the configuration of this build (" +
                                   built.bitstream_name() + "), not " + c.bitstream_name());
     }
-    return std::make_unique<SystemcDevice>(o.dram != nullptr ? *o.dram : Dram::global(),
-                                           tsim::Simulator::Options::from_env());
+    (void)tsim::Simulator::Options::from_env();  // a bad VTA_TSIM_* or VTA_WAVE value fails here, by name
+    return std::make_unique<SystemcDevice>(o.dram != nullptr ? *o.dram : Dram::global());
   });
   return true;
 }();

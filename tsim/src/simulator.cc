@@ -39,14 +39,6 @@ std::string hex(uint32_t v) {
 
 }  // namespace
 
-std::mutex g_speed_mu;  // (run_control.cc adds every run)
-SpeedTotals g_speed;
-
-SpeedTotals speed_totals() {
-  std::lock_guard lock(g_speed_mu);
-  return g_speed;
-}
-
 struct Simulator::Impl final : RegisterBus {
   explicit Impl(const Options& o)
       : options(o),

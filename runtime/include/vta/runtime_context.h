@@ -65,6 +65,20 @@ class Context {
     ContextState* previous_;
   };
 
+  /// Keeps the calling thread's runtime binding across a switch to other cooperative threads that
+  /// share the OS thread (SystemC's SC_THREADs, each with a Scope of its own): construct it before
+  /// yielding (a SystemC wait), and the binding is restored when it is destroyed.
+  class Keep {
+   public:
+    Keep();
+    ~Keep();
+    Keep(const Keep&) = delete;
+    Keep& operator=(const Keep&) = delete;
+
+   private:
+    ContextState* kept_;
+  };
+
  private:
   Dram& dram_;
   std::unique_ptr<ContextState> state_;
