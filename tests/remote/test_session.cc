@@ -33,6 +33,20 @@ tutorials::MatmulShape small_matmul() {
   return s;
 }
 
+// The matrix-multiply tutorial's module for small_matmul(), built and not run.
+Module matmul_module() {
+  struct Keep final : tutorials::ModuleRunner {
+    std::optional<Module> module;
+    std::vector<int8_t> run(const Module& m, const std::vector<std::vector<int8_t>>&, Stats&) override {
+      module = m;
+      throw tutorials::RunError("kept");
+    }
+  } keep;
+  (void)tutorials::compiled_matrix_multiply(0, nullptr, small_matmul(), keep);
+  if (!keep.module) throw std::runtime_error("the matrix-multiply tutorial built no module");
+  return *keep.module;
+}
+
 // Catches what `f` throws and returns its message ("" when nothing was thrown).
 template <class E = std::exception, class F>
 std::string thrown(F&& f) {
@@ -163,17 +177,8 @@ TEST(RemoteSession, RefusalsNameTheProblemAndTheSessionGoesOn) {
   EXPECT_TRUE(contains(e, "'../x.vtam' is not an upload name")) << e;
 
   // a module built for another target
-  auto shape = small_matmul();
-  struct Keep final : tutorials::ModuleRunner {
-    std::optional<Module> module;
-    std::vector<int8_t> run(const Module& m, const std::vector<std::vector<int8_t>>&, Stats&) override {
-      module = m;
-      throw tutorials::RunError("kept");
-    }
-  } keep;
-  (void)tutorials::compiled_matrix_multiply(0, nullptr, shape, keep);
-  ASSERT_TRUE(keep.module);
-  const Module tsim_only(keep.module->program(), keep.module->args(), "tsim");
+  const Module gemm = matmul_module();
+  const Module tsim_only(gemm.program(), gemm.args(), "tsim");
   std::string text = tsim_only.to_json();
   const size_t tsim_bytes = text.size();
   remote.upload("tsim.vtam", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
@@ -181,7 +186,7 @@ TEST(RemoteSession, RefusalsNameTheProblemAndTheSessionGoesOn) {
   EXPECT_TRUE(contains(e, "tsim.vtam was built for target tsim; this server runs fsim")) << e;
 
   // a good module; tensors of the wrong shape are refused before anything is sent
-  text = keep.module->to_json();
+  text = gemm.to_json();
   remote.upload("gemm.vtam", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   RemoteModule f = remote.load_module("gemm.vtam");
   auto a = remote.empty(f.args()[0].shape, DType::kInt8, "a");
@@ -229,15 +234,7 @@ TEST(RemoteSession, TheServerChecksEveryCallOnItsOwn) {
     return err ? std::string(to_string(err->code)) + ": " + err->message : "accepted";
   };
   EXPECT_EQ(error_of(Call{7, {}}), "bad-value: Call: no module with handle 7 was loaded in this session");
-  struct Keep final : tutorials::ModuleRunner {
-    std::optional<Module> module;
-    std::vector<int8_t> run(const Module& m, const std::vector<std::vector<int8_t>>&, Stats&) override {
-      module = m;
-      throw tutorials::RunError("kept");
-    }
-  } keep;
-  (void)tutorials::compiled_matrix_multiply(0, nullptr, small_matmul(), keep);
-  const std::string text = keep.module->to_json();
+  const std::string text = matmul_module().to_json();
   EXPECT_EQ(error_of(Upload{"m.vtam", {text.begin(), text.end()}}), "accepted");
   const auto replies = conn.pipeline(std::vector<Message>{LoadModule{"m.vtam"}});
   const auto* loaded = std::get_if<ModuleReply>(&replies.front());

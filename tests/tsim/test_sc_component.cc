@@ -89,6 +89,14 @@ TEST(ScComponent, RegistersProgramsAndErrorResponses) {
   bad.load(MemId::kInp, 0, 0x7fff0000u / 16, 1, 4, 4, test::push_next()).finish(test::pop_prev());
   const test::DevBuf bad_insns = bad.to_device();
 
+  // starts `p` (at `insns`) through the registers; whether the interrupt came within 100,000 cycles
+  auto launch = [](Host& h, const test::Program& p, const test::DevBuf& insns) {
+    h.write(vcr::kInsnCount, uint32_t(p.insns().size()));
+    h.write(vcr::kInsnAddr, uint32_t(insns.phys()));
+    h.write(vcr::kCtrl, vcr::bit("CTRL_LAUNCH"));
+    sc_core::wait(clock_period() * 100000.0, h.irq.posedge_event());
+    return h.irq.read();
+  };
   host.body = [&](Host& h) {
     uint32_t v = 0;
     // held in reset: not answered, a generic error after 1,000 cycles
@@ -107,11 +115,7 @@ TEST(ScComponent, RegistersProgramsAndErrorResponses) {
     h.write(vcr::kWatchdog, 5000);
     EXPECT_EQ(h.read(vcr::kWatchdog), 5000u);
     // a program to its interrupt
-    h.write(vcr::kInsnCount, uint32_t(ok.insns().size()));
-    h.write(vcr::kInsnAddr, uint32_t(ok_insns.phys()));
-    h.write(vcr::kCtrl, vcr::bit("CTRL_LAUNCH"));
-    sc_core::wait(clock_period() * 100000.0, h.irq.posedge_event());
-    ASSERT_TRUE(h.irq.read()) << "no interrupt";
+    ASSERT_TRUE(launch(h, ok, ok_insns)) << "no interrupt";
     EXPECT_TRUE(h.read(vcr::kCtrl) & vcr::bit("CTRL_DONE"));
     EXPECT_EQ(h.read(vcr::kErrorStatus), 0u);
     EXPECT_EQ(h.read(vcr::kStatsBase + 0), 4u * uint32_t(cfg.inp_elem_bytes())) << "inp_load_nbytes";
@@ -120,11 +124,7 @@ TEST(ScComponent, RegistersProgramsAndErrorResponses) {
     sc_core::wait(clock_period() * 2.0);
     h.rst_n.write(true);
     sc_core::wait(clock_period() * 2.0);
-    h.write(vcr::kInsnCount, uint32_t(bad.insns().size()));
-    h.write(vcr::kInsnAddr, uint32_t(bad_insns.phys()));
-    h.write(vcr::kCtrl, vcr::bit("CTRL_LAUNCH"));
-    sc_core::wait(clock_period() * 100000.0, h.irq.posedge_event());
-    ASSERT_TRUE(h.irq.read()) << "no interrupt after the error";
+    ASSERT_TRUE(launch(h, bad, bad_insns)) << "no interrupt after the error";
     EXPECT_TRUE(h.read(vcr::kErrorStatus) & vcr::bit("ERR_READ"));
   };
   sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_MS));

@@ -1,6 +1,8 @@
 #pragma once
 // A VCD file's signal names and time range (for the waveform tests of the tsim and the SystemC backend).
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -47,6 +49,19 @@ inline Vcd parse_vcd(const std::filesystem::path& path) {
     }
   }
   return v;
+}
+
+/// Expects every signal the GTKWave save file `gtkw` names to be in the dump; returns how many it names.
+inline size_t expect_save_file_signals_in(const std::filesystem::path& gtkw, const Vcd& v) {
+  std::ifstream in(gtkw);
+  std::string line;
+  size_t signals = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("TOP.", 0) != 0) continue;
+    ++signals;
+    EXPECT_TRUE(v.names.count(line)) << "save file names " << line << ", which the dump does not have";
+  }
+  return signals;
 }
 
 }  // namespace vta::test
