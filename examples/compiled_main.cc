@@ -12,19 +12,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "compiled.h"
-#include "target_option.h"
 #include "vta/build_config.h"
+#include "vta/compiler/build.h"
 #include "vta/compiler/ir.h"
 #include "vta/device.h"
 #include "vta/main.h"
 #include "vta/rpc/remote_device.h"
 #include "vta/rpc/session.h"
+#include "vta/tools/target_option.h"
 
 namespace {
 
@@ -66,6 +69,29 @@ bool resnet18(uint32_t seed, int only, vta::tutorials::ModuleRunner& runner) {
   return ok;
 }
 
+// Saves every module it runs as DIR/<name>.vtam (then <name>-2.vtam, ...) (Module::save) before running it with
+// `inner`.
+class SavingRunner final : public vta::tutorials::ModuleRunner {
+ public:
+  SavingRunner(vta::tutorials::ModuleRunner& inner, std::string dir) : inner_(inner), dir_(std::move(dir)) {
+    std::filesystem::create_directories(dir_);
+  }
+  std::string name = "module";
+  std::vector<int8_t> run(const vta::compiler::Module& module, const std::vector<std::vector<int8_t>>& inputs,
+                          vta::Stats& stats) override {
+    const int n = ++count_[name];  // resnet18 runs a module per layer
+    const std::string path = dir_ + "/" + name + (n == 1 ? "" : "-" + std::to_string(n)) + ".vtam";
+    module.save(path);
+    std::fprintf(stderr, "saved %s\n", path.c_str());
+    return inner_.run(module, inputs, stats);
+  }
+
+ private:
+  vta::tutorials::ModuleRunner& inner_;
+  std::string dir_;
+  std::map<std::string, int> count_;
+};
+
 }  // namespace
 
 static int run(int argc, char** argv) {
@@ -87,6 +113,9 @@ static int run(int argc, char** argv) {
                  "run the modules on a device server, as the tutorials' RPC setup does (upload, load_module, "
                  "remote tensors): HOST:PORT of a vta-device-server, or 'local' for a server in this process "
                  "(serving --target)");
+  std::string save_dir;
+  app.add_option("--save-modules", save_dir,
+                 "save every built module in this directory (Module::save; run one again with `vta run FILE`)");
   CLI11_PARSE(app, argc, argv);
   if (!remote_address.empty() && remote_address != "local" && !target.empty()) {
     std::fprintf(stderr,
@@ -124,8 +153,15 @@ static int run(int argc, char** argv) {
       where = remote->target() + " through the device server at " + remote->where();
       round_trips("the handshake");
     }
-    vta::tutorials::ModuleRunner& runner = remote ? *remote_runner : vta::tutorials::local_runner();
+    vta::tutorials::ModuleRunner& inner = remote ? *remote_runner : vta::tutorials::local_runner();
+    std::optional<SavingRunner> saver;
+    if (!save_dir.empty()) saver.emplace(inner, save_dir);
+    vta::tutorials::ModuleRunner& runner = saver ? static_cast<vta::tutorials::ModuleRunner&>(*saver) : inner;
+    auto name_next = [&](const char* name) {
+      if (saver) saver->name = name;
+    };
     if (which == "matmul" || which == "all") {
+      name_next("matmul");
       ok &= vta::tutorials::report("Matrix multiply blocking, compiled (1x1024 x 1024x1024)",
                                    vta::tutorials::compiled_matrix_multiply(seed, steps, {}, runner),
                                    vta::tutorials::matrix_multiply_seed_stats(),
@@ -133,6 +169,7 @@ static int run(int argc, char** argv) {
       round_trips("the matrix multiply");
     }
     if (which == "conv" || which == "all") {
+      name_next("conv");
       ok &= vta::tutorials::report("2D convolution, compiled (ResNet-18 layer, 2 virtual threads)",
                                    vta::tutorials::compiled_convolution(seed, steps, {}, runner),
                                    vta::tutorials::convolution_seed_stats(), "Successful 2D convolution test!", where);
@@ -147,6 +184,7 @@ static int run(int argc, char** argv) {
                      cfg.batch(), cfg.block_in());
         return kNotThisConfiguration;
       }
+      name_next("resnet18");
       ok &= resnet18(seed, layer, runner);
       round_trips("resnet18");
     }

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "vta/capture.h"
 #include "vta/fsim.h"
 
 namespace vta {
@@ -150,7 +151,12 @@ std::unique_ptr<Device> make_device(std::string_view target, const Config& confi
     for (const auto& n : backend_schemes()) known += ", " + n + "HOST:PORT";
     throw std::invalid_argument("unknown VTA target \"" + std::string(target) + "\" (known: " + known + ")");
   }
-  return factory(config, o);
+  auto device = factory(config, o);
+  // VTA_CAPTURE=DIR: every run of the device is written to DIR (vta/capture.h)
+  if (const char* dir = std::getenv("VTA_CAPTURE"); dir != nullptr && *dir != '\0') {
+    device = make_capturing_device(std::move(device), o.dram != nullptr ? *o.dram : Dram::global(), dir);
+  }
+  return device;
 }
 
 }  // namespace vta

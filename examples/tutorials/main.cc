@@ -9,10 +9,10 @@
 #include <cstdlib>
 #include <exception>
 
-#include "target_option.h"
 #include "tutorials.h"
 #include "vta/build_config.h"
 #include "vta/device.h"
+#include "vta/tools/target_option.h"
 
 static int run(int argc, char** argv) {
   CLI::App app{"The VTA tutorials (matrix multiply blocking, 2D convolution) on the VTA runtime"};

@@ -1,0 +1,51 @@
+#!/bin/sh
+# vta_command.sh VTA TUTORIALS COMPILED SAMPLES: the `vta` command as a user meets it (docs/CLI.md):
+# capture both tutorials on the fsim, replay them on the tsim, disassemble, statistics, a damaged
+# capture, a built module run on two backends with the same output, configurations checked, misuse.
+set -eu
+vta=$1 tutorials=$2 compiled=$3 samples=$4
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "vta_command.sh: $*" >&2; exit 1; }
+
+"$vta" capture -o "$dir/caps" -- "$tutorials" all --target fsim >"$dir/out" 2>"$dir/err" || fail "capture failed: $(cat "$dir/err")"
+grep -q "2 runs captured" "$dir/err" || fail "capture did not list 2 runs: $(cat "$dir/err")"
+set -- "$dir"/caps/*.vtacap
+[ $# -eq 2 ] || fail "expected 2 capture files, found $#"
+matmul=$1 conv=$2
+for f in "$matmul" "$conv"; do
+  "$vta" replay "$f" --target tsim >"$dir/out" || fail "replay of $f on tsim differs: $(cat "$dir/out")"
+  grep -q "replay on tsim matches the capture" "$dir/out" || fail "no verdict for $f"
+done
+"$vta" disasm "$conv" --max-uops 1 >"$dir/out"
+grep -q "loads 14 micro-ops into uop\[0, 14)" "$dir/out" || fail "disasm shows no micro-op load"
+grep -q "uop\[0\] UOP dst_idx=0 src_idx=0 wgt_idx=0" "$dir/out" || fail "disasm shows no kernel"
+grep -q "deps=\[push_prev\]" "$dir/out" || fail "disasm shows no dependency flags"
+"$vta" stats --json "$conv" | grep -q '"gemm_counter": 451584' || fail "stats of the convolution"
+
+# a damaged capture: refused, naming the damage
+cp "$conv" "$dir/bad.vtacap"
+printf 'X' | dd of="$dir/bad.vtacap" bs=1 seek=$(($(stat -c %s "$conv") - 1)) conv=notrunc 2>/dev/null
+if "$vta" replay "$dir/bad.vtacap" 2>"$dir/err"; then fail "a damaged capture was replayed"; fi
+grep -q "is corrupted (checksum" "$dir/err" || fail "damage not named: $(cat "$dir/err")"
+
+# a built module: the same output on the fsim and the tsim
+"$compiled" all --save-modules "$dir/mods" >/dev/null 2>&1
+"$vta" run "$dir/mods/conv.vtam" --target fsim | grep "^output" >"$dir/fsim"
+"$vta" run "$dir/mods/conv.vtam" --target tsim | grep "^output" >"$dir/tsim"
+[ -s "$dir/fsim" ] && cmp -s "$dir/fsim" "$dir/tsim" || fail "module outputs differ: $(cat "$dir/fsim" "$dir/tsim")"
+"$vta" run "$dir/mods/matmul.vtam" --target tsim --json | grep -q '"cycle_count": ' || fail "no cycles in --json"
+
+# configurations
+for c in "$samples"/*.json; do "$vta" config check "$c" >/dev/null || fail "$c refused"; done
+sed 's/"LOG_BLOCK": *[0-9]*/"LOG_BLOCK": 9/' "$samples/default_1x16.json" >"$dir/bad.json"
+if "$vta" config check "$dir/bad.json" 2>"$dir/err"; then fail "a bad configuration passed"; fi
+grep -q "LOG_BLOCK" "$dir/err" || fail "the bad key is not named: $(cat "$dir/err")"
+"$vta" config show | grep -q "LOG_BLOCK" || fail "config show"
+
+# misuse
+if "$vta" run "$conv" --target fsim --wave "$dir/w.fst" 2>"$dir/err"; then fail "--wave on the fsim"; fi
+grep -q "needs a clocked backend" "$dir/err" || fail "--wave misuse not explained"
+if "$vta" replay "$dir/mods/conv.vtam" 2>"$dir/err"; then fail "replay of a module"; fi
+grep -q "is not a capture file" "$dir/err" || fail "replay misuse not explained"
+echo "vta_command.sh: all checks passed"

@@ -1,0 +1,221 @@
+// vta disasm, vta stats, vta config.
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+
+#include "commands.h"
+#include "vta/build_config.h"
+#include "vta/compiler/build.h"
+#include "vta/compiler/lower.h"
+#include "vta/program.h"
+
+namespace vta::cli {
+namespace {
+
+std::vector<uint8_t> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+const char* stage_tag(RawInsn raw) {
+  switch (stage_of(raw)) {
+    case Stage::kLoad: return "load   ";
+    case Stage::kCompute: return "compute";
+    case Stage::kStore: return "store  ";
+  }
+  return "?";
+}
+
+// The micro-op buffer as the program fills it, LOAD UOP by LOAD UOP in program order (the compute
+// stage executes them in that order), so each GEMM and ALU instruction can show the kernel it runs.
+class UopTracker {
+ public:
+  UopTracker(const Isa& isa, const Capture& capture) : isa_(isa), capture_(capture), sram_(isa.config().uop_depth()) {}
+
+  // Returns a one-line summary of what a LOAD UOP loaded ("" when it is not one).
+  std::string load(RawInsn raw) {
+    if (Isa::opcode_of(raw) != uint8_t(Opcode::kLoad)) return "";
+    const MemInsn m = isa_.decode_mem(raw);
+    if (m.memory_type != uint8_t(MemId::kUop) || m.x_size == 0 || m.y_size == 0) return "";
+    size_t loaded = 0;
+    for (uint32_t y = 0; y < m.y_size; ++y) {
+      for (uint32_t x = 0; x < m.x_size; ++x) {
+        const uint64_t dram = (uint64_t(m.dram_base) + uint64_t(y) * m.x_stride + x) * Config::kUopElemBytes;
+        const uint64_t sram = uint64_t(m.sram_base) + uint64_t(y) * m.x_size + x;
+        const CapturedRegion* r = capture_.region_at(dram, Config::kUopElemBytes);
+        if (r == nullptr || sram >= sram_.size()) continue;
+        uint32_t word;
+        std::memcpy(&word, r->before.data() + (dram - r->phys), sizeof word);
+        sram_[sram] = word;
+        ++loaded;
+      }
+    }
+    return "loads " + std::to_string(loaded) + " micro-ops into uop[" + std::to_string(m.sram_base) + ", " +
+           std::to_string(m.sram_base + loaded) + ")";
+  }
+
+  // The kernel of a GEMM or ALU instruction, one micro-op per line (at most `limit`).
+  void print_kernel(RawInsn raw, size_t limit) const {
+    const uint8_t op = Isa::opcode_of(raw);
+    uint32_t bgn = 0, end = 0;
+    if (op == uint8_t(Opcode::kGemm)) {
+      const GemmInsn g = isa_.decode_gemm(raw);
+      bgn = g.uop_bgn, end = g.uop_end;
+    } else if (op == uint8_t(Opcode::kAlu)) {
+      const AluInsn a = isa_.decode_alu(raw);
+      bgn = a.uop_bgn, end = a.uop_end;
+    } else {
+      return;
+    }
+    for (uint32_t u = bgn; u < end && u < sram_.size(); ++u) {
+      if (u - bgn == limit) {
+        std::printf("          ... %u more micro-ops\n", end - u);
+        return;
+      }
+      if (sram_[u]) {
+        std::printf("          uop[%u] %s\n", u, isa_.disassemble(isa_.decode_uop(*sram_[u])).c_str());
+      } else {
+        std::printf("          uop[%u] (not loaded by this program)\n", u);
+      }
+    }
+  }
+
+ private:
+  const Isa& isa_;
+  const Capture& capture_;
+  std::vector<std::optional<uint32_t>> sram_;
+};
+
+void disasm_capture(const std::string& path, size_t max_uops) {
+  const Capture c = Capture::load(path);
+  const Config config = c.config();
+  const Isa isa(config);
+  std::printf("# %s: run %llu of %s on %s, configuration %s (hash %s)\n", path.c_str(),
+              static_cast<unsigned long long>(c.sequence), c.program.c_str(), c.target.c_str(),
+              config.bitstream_name().c_str(), c.config_hash().c_str());
+  std::printf("# %u instructions at 0x%llx, budget %llu; outcome: %s\n", c.insn_count,
+              static_cast<unsigned long long>(c.insn_addr), static_cast<unsigned long long>(c.budget),
+              c.result.status == RunStatus::kOk ? "ok" : to_string(c.result.kind));
+  for (const auto& r : c.regions) {
+    std::printf("# region 0x%llx: %zu bytes (%s)%s\n", static_cast<unsigned long long>(r.phys), r.before.size(),
+                r.uses_text().c_str(), r.after ? ", contents after the run captured" : "");
+  }
+  UopTracker uops(isa, c);
+  const auto insns = c.instructions();
+  for (size_t i = 0; i < insns.size(); ++i) {
+    std::printf("%6zu  %s  %s\n", i, stage_tag(insns[i]), isa.disassemble(insns[i]).c_str());
+    if (const std::string loaded = uops.load(insns[i]); !loaded.empty()) std::printf("          %s\n", loaded.c_str());
+    uops.print_kernel(insns[i], max_uops);
+  }
+  if (insns.size() < c.insn_count) {
+    std::printf("# the stream runs past its buffer after %zu instructions\n", insns.size());
+  }
+}
+
+void disasm_raw(const std::string& path, const Config& config) {
+  const auto bytes = read_all(path);
+  if (bytes.size() % Config::kInsnElemBytes != 0) {
+    throw std::runtime_error(path + ": size is not a multiple of 16 bytes (not an instruction stream)");
+  }
+  const Isa isa(config);
+  for (size_t i = 0; i < bytes.size() / Config::kInsnElemBytes; ++i) {
+    const RawInsn raw = load_insn(bytes.data() + i * Config::kInsnElemBytes);
+    std::printf("%6zu  %s  %s\n", i, stage_tag(raw), isa.disassemble(raw).c_str());
+  }
+}
+
+}  // namespace
+
+void print_stats(const Stats& s, const Config& config, bool as_json) {
+  if (as_json) {
+    std::printf("%s\n", s.to_json().c_str());
+    return;
+  }
+  std::printf("%s", s.to_table().c_str());
+  if (s.cycle_count) {
+    const double compute = double(s.gemm_counter + s.alu_counter);
+    const double memory = double(s.bytes_moved()) / (config.bus_width() / 8.0);
+    const double larger = std::max(compute, memory);
+    std::printf("cycles: %llu (compute bound %.0f, memory bound %.0f", static_cast<unsigned long long>(*s.cycle_count),
+                compute, memory);
+    if (larger > 0) std::printf(": %+.1f %% over the larger", 100.0 * (double(*s.cycle_count) - larger) / larger);
+    std::printf(")\n");
+  }
+}
+
+void add_inspect_commands(CLI::App& app) {
+  static std::string file, config_path;
+  static size_t max_uops = 8;
+  CLI::App* d = app.add_subcommand(
+      "disasm",
+      "print a captured program (instructions with dependency flags, micro-op kernels), a module or a raw "
+      "instruction stream");
+  d->add_option("file", file, "a capture (.vtacap), a module (vta-module JSON) or a binary instruction stream")
+      ->required()
+      ->check(CLI::ExistingFile);
+  d->add_option("--max-uops", max_uops, "micro-ops shown per GEMM/ALU kernel");
+  d->add_option("-c,--config", config_path, "configuration of a raw stream (default: this build's)")
+      ->check(CLI::ExistingFile);
+  d->footer("Example:\n  vta disasm caps/vta-tutorials-1234-000000.vtacap --max-uops 4");
+  d->callback([] {
+    switch (file_kind(file)) {
+      case FileKind::kCapture: disasm_capture(file, max_uops); break;
+      case FileKind::kModule: {
+        const compiler::Module m = compiler::Module::load(file);
+        std::printf("%s", compiler::to_text(m.program()).c_str());
+        break;
+      }
+      case FileKind::kRaw:
+        disasm_raw(file, config_path.empty() ? build_config() : Config::from_file(config_path));
+        break;
+    }
+  });
+
+  static std::string stats_file;
+  static bool stats_json = false;
+  CLI::App* s =
+      app.add_subcommand("stats", "print the statistics of a captured run (and its cycles against the bounds)");
+  s->add_option("file", stats_file, "a capture (.vtacap)")->required()->check(CLI::ExistingFile);
+  s->add_flag("--json", stats_json, "as JSON");
+  s->callback([] {
+    const Capture c = Capture::load(stats_file);
+    if (!stats_json) {
+      std::printf("%s: %s on %s, %s\n", stats_file.c_str(), c.program.c_str(), c.target.c_str(),
+                  c.result.status == RunStatus::kOk ? "ok" : to_string(c.result.kind));
+    }
+    print_stats(c.result.stats, c.config(), stats_json);
+  });
+
+  CLI::App* cfg = app.add_subcommand("config", "show or check a hardware configuration (vta_config.json)");
+  cfg->require_subcommand(1);
+  static std::string show_path, check_path;
+  CLI::App* show = cfg->add_subcommand("show", "print a configuration and every quantity derived from it");
+  show->add_option("file", show_path, "vta_config.json (default: the one this build was made for)")
+      ->check(CLI::ExistingFile);
+  show->callback([] {
+    const Config c = show_path.empty() ? build_config() : Config::from_file(show_path);
+    std::printf("# %s (%s)\n%s\n", show_path.empty() ? "this build's configuration" : show_path.c_str(),
+                c.bitstream_name().c_str(), c.to_json_text().c_str());
+    for (const auto& k : c.constants()) {
+      std::printf("%-24s %12lld  %s\n", k.name.c_str(), static_cast<long long>(k.value), k.doc.c_str());
+    }
+  });
+  CLI::App* check = cfg->add_subcommand("check", "validate a configuration: exit status 0 when it is valid");
+  check->add_option("file", check_path, "vta_config.json")->required()->check(CLI::ExistingFile);
+  check->callback([] {
+    try {
+      const Config c = Config::from_file(check_path);
+      std::printf("%s: valid (%s)%s\n", check_path.c_str(), c.bitstream_name().c_str(),
+                  c.bitstream_name() == build_config().bitstream_name() ? ", the configuration of this build" : "");
+    } catch (const ConfigError& e) {
+      std::fprintf(stderr, "vta config check: %s\n", e.what());
+      exit_status() = 1;
+    }
+  });
+}
+
+}  // namespace vta::cli

@@ -1,0 +1,42 @@
+// vta: one command for users of the stack (docs/CLI.md): run captured programs and built modules on
+// any backend, capture and replay runs, disassemble, show statistics and timelines, check
+// configurations.
+
+#include "vta/main.h"
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+
+namespace vta::cli {
+
+int& exit_status() {
+  static int status = 0;
+  return status;
+}
+
+}  // namespace vta::cli
+
+static int run(int argc, char** argv) {
+  CLI::App app{"vta: the Versatile Tensor Accelerator's command (docs/CLI.md)", "vta"};
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  VTA_CAPTURE=caps ./my_program        # or: vta capture -o caps -- ./my_program\n"
+      "  vta disasm caps/my_program-*-000000.vtacap\n"
+      "  vta replay caps/my_program-*-000000.vtacap --target tsim\n"
+      "  vta run module.vtam --target tsim --json\n"
+      "  vta config check my_config.json");
+  vta::cli::add_run_commands(app);
+  vta::cli::add_inspect_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help: 0; a usage error: its message and 2
+  }
+  return vta::cli::exit_status();
+}
+
+int main(int argc, char** argv) {
+  return vta::guarded_main("vta", [&] { return run(argc, argv); });
+}
