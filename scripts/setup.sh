@@ -14,6 +14,7 @@ PACKAGES=(
   libboost-dev                         # the remote device server (Boost.Asio)
   libssl-dev                           # its token handshake (HMAC-SHA256, OpenSSL)
   libsystemc-dev                       # the SystemC/TLM-2.0 component and VTA_TARGET=systemc
+  dpkg-dev file                        # cpack -G DEB: the package's Depends (dpkg-shlibdeps)
 )
 
 missing=()

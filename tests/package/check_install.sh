@@ -1,0 +1,47 @@
+#!/bin/sh
+# check_install.sh PREFIX BACKEND... (or --install BUILD_DIR BACKEND...): an installed VTA under
+# PREFIX works from outside this tree: a program configured with find_package(vta) and one compiled with pkg-config's flags both build, list
+# every BACKEND as registered by libvta, and run an ALU program right on each backend; the installed
+# vta command runs. Every step bounded (timeout). --install: `cmake --install BUILD_DIR` into a
+# temporary prefix first.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "check_install.sh: $*" >&2; exit 1; }
+if [ "$1" = --install ]; then
+  timeout 300 cmake --install "$2" --prefix "$work/prefix" >"$work/log" 2>&1 || fail "cmake --install: $(cat "$work/log")"
+  prefix=$work/prefix
+  shift 2
+else
+  prefix=$(cd "$1" && pwd)
+  shift
+fi
+libdir=$(dirname "$(find "$prefix" -name 'libvta.so' | head -n 1)")
+[ -n "$libdir" ] || fail "no libvta.so under $prefix"
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# the CMake way: find_package(vta), imported target vta::vta
+timeout 300 cmake -S "$here/consumer" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >"$work/log" 2>&1 ||
+  fail "configuring with find_package(vta) failed: $(cat "$work/log")"
+timeout 300 cmake --build "$work/cmake" >"$work/log" 2>&1 || fail "building with vta::vta failed: $(cat "$work/log")"
+
+# the pkg-config way
+pc=$(dirname "$(find "$prefix" -name vta.pc | head -n 1)")
+[ -n "$pc" ] || fail "no vta.pc under $prefix"
+flags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs vta) || fail "pkg-config does not know vta"
+# shellcheck disable=SC2086
+timeout 300 c++ -std=c++20 "$here/consumer/main.cc" -o "$work/consumer-pc" $flags >"$work/log" 2>&1 ||
+  fail "building with pkg-config's flags ($flags) failed: $(cat "$work/log")"
+
+for exe in "$work/cmake/consumer" "$work/consumer-pc"; do
+  for backend in "$@"; do
+    VTA_TARGET=$backend timeout 120 "$exe" "$@" >"$work/out" 2>&1 || fail "$exe on $backend: $(cat "$work/out")"
+    grep -q "^$backend: .* outputs right" "$work/out" ||
+      fail "$exe on $backend: $(cat "$work/out")"
+  done
+done
+vta=$(find "$prefix" -path '*/bin/vta' | head -n 1)
+[ -n "$vta" ] || fail "no vta command under $prefix"
+timeout 60 "$vta" config check "$(find "$prefix" -name vta_config.json | head -n 1)" >/dev/null || fail "installed vta"
+echo "check_install.sh: find_package and pkg-config programs run on $* from $prefix"
