@@ -45,7 +45,7 @@ RunStatus parse_status(const std::string& s) {
 }
 
 ErrorKind parse_kind(const std::string& s) {
-  for (int k = int(ErrorKind::kNone); k <= int(ErrorKind::kInternal); ++k) {
+  for (int k = int(ErrorKind::kNone); k <= int(kLastErrorKind); ++k) {
     if (s == to_string(ErrorKind(k))) return ErrorKind(k);
   }
   throw CaptureError("unknown error kind \"" + s + "\"");

@@ -78,6 +78,7 @@ const char* to_string(ErrorKind kind) {
     case ErrorKind::kTimeout: return "timeout";
     case ErrorKind::kBusError: return "bus_error";
     case ErrorKind::kInternal: return "internal";
+    case ErrorKind::kInterrupted: return "interrupted";
   }
   return "internal";
 }

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "vta/config.h"
+#include "vta/device.h"
 
 namespace vta::rpc {
 namespace {
@@ -285,7 +286,10 @@ void check(const Message& m, const Limits& limits, const char* name) {
   if (const auto* w = std::get_if<Write>(&m); w && w->data.empty()) bad("data", "empty: nothing to write");
   if (const auto* r = std::get_if<RunReply>(&m)) {
     if (r->status > 2) bad("status", std::to_string(r->status) + " is not a run status (0-2)");
-    if (r->error_kind > 9) bad("error_kind", std::to_string(r->error_kind) + " is not an error class (0-9)");
+    if (r->error_kind > uint32_t(vta::kLastErrorKind)) {
+      bad("error_kind", std::to_string(r->error_kind) + " is not an error class (0-" +
+                            std::to_string(uint32_t(vta::kLastErrorKind)) + ")");
+    }
   }
   if (const auto* u = std::get_if<Upload>(&m)) {
     if (!valid_upload_name(u->name)) bad("name", "'" + u->name + "' is not an upload name" + kNameRule);

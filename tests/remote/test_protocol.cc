@@ -193,7 +193,7 @@ TEST(RpcProtocol, TheSenderRefusesWhatTheReceiverWould) {
       {Alloc{0}, "Alloc.bytes: 0: nothing to allocate"},
       {Alloc{16, 0x7010}, "Alloc.phys: 28688 is not page-aligned (4096 bytes)"},
       {Write{0, {}}, "Write.data: empty"},
-      {RunReply{0, 10, "", {}, {}}, "RunReply.error_kind: 10 is not an error class"},
+      {RunReply{0, 11, "", {}, {}}, "RunReply.error_kind: 11 is not an error class"},
       {Upload{"../etc/passwd", {1}}, "Upload.name: '../etc/passwd' is not an upload name"},
       {Upload{"/abs", {1}}, "a name, never a path"},
       {Upload{".hidden", {1}}, "Upload.name: '.hidden' is not"},

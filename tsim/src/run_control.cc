@@ -2,8 +2,13 @@
 
 #include "run_control.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 
@@ -17,6 +22,52 @@ namespace {
 // The speed totals of vta/tsim.h: every run of every controller of the process.
 std::mutex g_speed_mu;
 SpeedTotals g_speed;
+
+// SIGINT and SIGTERM while runs are in progress: the handler only records the signal (the runs stop
+// at their next slice boundary) and puts the previous disposition back, so a second signal acts as
+// if no run were in progress (by default: ends the process). Installed while at least one run of the
+// process is waiting; the previous handlers are restored when the last one ends.
+std::atomic<int> g_signal{0};
+std::mutex g_signal_mu;
+int g_waiting_runs = 0;
+struct sigaction g_previous[2];
+constexpr int kSignals[2] = {SIGINT, SIGTERM};
+
+extern "C" void on_stop_signal(int sig) {
+  g_signal.store(sig);
+  ::sigaction(sig, &g_previous[sig == SIGINT ? 0 : 1], nullptr);
+}
+
+class StopSignals {
+ public:
+  StopSignals() {
+    std::lock_guard lock(g_signal_mu);
+    if (g_waiting_runs++ > 0) return;
+    g_signal.store(0);
+    struct sigaction sa = {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 2; ++i) ::sigaction(kSignals[i], &sa, &g_previous[i]);
+  }
+  ~StopSignals() {
+    std::lock_guard lock(g_signal_mu);
+    if (--g_waiting_runs > 0) return;
+    for (int i = 0; i < 2; ++i) ::sigaction(kSignals[i], &g_previous[i], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+};
+
+// Cycles the accelerator runs between two looks at signals and the clock (about 0.1 s of tsim time).
+constexpr uint64_t kSlice = 65536;
+// A run shows progress once it has taken this long, then every kProgressEvery.
+constexpr auto kProgressAfter = std::chrono::seconds(2);
+constexpr auto kProgressEvery = std::chrono::milliseconds(500);
+
+bool progress_wanted() {
+  const char* quiet = std::getenv("VTA_QUIET");
+  return ::isatty(STDERR_FILENO) == 1 && (quiet == nullptr || *quiet == '\0' || std::string_view(quiet) == "0");
+}
 }  // namespace
 
 SpeedTotals speed_totals() {
@@ -78,13 +129,24 @@ RunStatus RunControl::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
   bus_.write_reg(vcr::kCtrl, vcr::bit("CTRL_LAUNCH"));
   const uint64_t start = bus_.cycles();
   const auto t0 = std::chrono::steady_clock::now();
-  const bool done = bus_.wait_irq(budget);
+  int interrupted = 0;
+  const bool done = wait_done(budget, count, interrupted);
   {
     std::lock_guard lock(g_speed_mu);
     g_speed.cycles += bus_.cycles() - start;
     g_speed.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   if (!bus_.assertions().empty()) return assertion_failed(before);
+  if (interrupted != 0) {
+    const std::string wave = bus_.close_waveform();
+    return fail(RunStatus::kError, ErrorKind::kInterrupted,
+                diagnose(RunStatus::kError, ErrorKind::kInterrupted,
+                         std::string("interrupted by ") + (interrupted == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
+                             std::to_string(bus_.cycles() - start) + " cycles" +
+                             (wave.empty() ? "" : "; the waveform " + wave + " is complete up to here"),
+                         insn_addr, count),
+                before);
+  }
   if (!done) {
     return fail(RunStatus::kTimeout, ErrorKind::kTimeout,
                 diagnose(RunStatus::kTimeout, ErrorKind::kTimeout,
@@ -132,6 +194,40 @@ RunStatus RunControl::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
               diagnose(RunStatus::kError, kind,
                        "the run stopped with an error after " + std::to_string(cycles) + " cycles", insn_addr, count),
               before);
+}
+
+bool RunControl::wait_done(uint64_t budget, uint32_t count, int& interrupted) {
+  const StopSignals stop_signals;
+  const bool show = progress_wanted();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto next_progress = t0 + kProgressAfter;
+  bool shown = false;
+  const uint64_t start = bus_.cycles();
+  bool done = false;
+  while (!done) {
+    const uint64_t waited = bus_.cycles() - start;
+    if (waited >= budget) break;
+    done = bus_.wait_irq(std::min(kSlice, budget - waited));
+    if (done || !bus_.assertions().empty()) break;
+    if (const int sig = g_signal.load(); sig != 0) {
+      interrupted = sig;
+      break;
+    }
+    if (show && std::chrono::steady_clock::now() >= next_progress) {
+      const auto now = std::chrono::steady_clock::now();
+      next_progress = now + kProgressEvery;
+      uint64_t started = 0;  // instructions the three stages have taken on
+      for (uint32_t s = 0; s < 3; ++s) started += bus_.read_reg(vcr::kLoadInsns + 4 * s);
+      const double seconds = std::chrono::duration<double>(now - t0).count();
+      const uint64_t cycles = bus_.cycles() - start;
+      std::fprintf(stderr, "\r%s: %llu cycles, %llu of %u instructions, %.0f cycles/s, %.0f s ", options_.name,
+                   static_cast<unsigned long long>(cycles), static_cast<unsigned long long>(started), count,
+                   double(cycles) / seconds, seconds);
+      shown = true;
+    }
+  }
+  if (shown) std::fprintf(stderr, "\n");
+  return done;
 }
 
 ErrorKind RunControl::classify(uint32_t error_status, PhysAddr insn_addr, uint32_t count) const {

@@ -31,6 +31,9 @@ class RegisterBus {
   virtual void reset_design() = 0;
   /// The RTL's assertions that failed since they were last cleared.
   virtual rtl::AssertionLog& assertions() = 0;
+  /// Finishes the waveform being written, if any, and returns its path ("" when none): an interrupted
+  /// run leaves a complete file behind.
+  virtual std::string close_waveform() { return {}; }
 };
 
 struct RunOptions {
@@ -67,6 +70,9 @@ class RunControl {
   ErrorKind classify(uint32_t error_status, PhysAddr insn_addr, uint32_t count) const;
   void read_stats();
   void print_profile(uint64_t cycles);
+  /// Waits for the accelerator in slices, printing progress and watching for SIGINT/SIGTERM between
+  /// them. Returns whether it finished; `interrupted` is the signal that stopped it (0: none).
+  bool wait_done(uint64_t budget, uint32_t count, int& interrupted);
 
   RegisterBus& bus_;
   Dram& memory_;

@@ -85,6 +85,14 @@ struct Simulator::Impl final : RegisterBus {
   uint64_t cycles() const override { return core.cycle; }
   void reset_design() override { core.reset(); }
   rtl::AssertionLog& assertions() override { return core.asserts; }
+  std::string close_waveform() override {
+    if (!wave) return {};
+    std::string path = wave->path();
+    wave->close();
+    wave.reset();
+    attach();
+    return path;
+  }
 
   /// The per-cycle parts in order: the waveform (it records this cycle before the others drive the
   /// next one), the DRAM model, the host port.

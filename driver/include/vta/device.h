@@ -71,7 +71,9 @@ enum class ErrorKind : int {
   kTimeout,             ///< the run exceeded its budget
   kBusError,            ///< the memory system answered with an error (clocked backends)
   kInternal,            ///< a backend failure that is not the program's fault
+  kInterrupted,         ///< SIGINT or SIGTERM stopped the run (clocked backends)
 };
+inline constexpr ErrorKind kLastErrorKind = ErrorKind::kInterrupted;
 const char* to_string(ErrorKind kind);
 
 /// Token counts of the four dependency queues (spec 4.1).
