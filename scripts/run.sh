@@ -2,7 +2,9 @@
 # The main job: sets everything up, builds, and runs the tutorials end to end: each is declared,
 # scheduled step by step and compiled by the compiler (the lowered program printed after each step),
 # run on the cycle-accurate simulator (the Verilated RTL, with cycle counts), then on the functional
-# simulator; every output verified, the statistics checked against the seeds'.
+# simulator; every output verified, the statistics checked against the seeds'. The tsim runs are
+# captured with the `vta` command (docs/CLI.md): the convolution is then replayed on the SystemC
+# platform and its timeline drawn (build/captures/, build/conv_timeline.svg).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh"
@@ -10,5 +12,13 @@ build="${VTA_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
 echo
 
-"$build/examples/vta-compiled-tutorials" all --target tsim --print
+vta="$build/tools/vta"
+captures="$build/captures"
+rm -rf "$captures"
+"$vta" capture -o "$captures" -- "$build/examples/vta-compiled-tutorials" all --target tsim --print
 "$build/examples/vta-compiled-tutorials" all --target fsim
+
+conv=$(ls "$captures"/*.vtacap | tail -n 1)
+echo "== the convolution's captured run: replayed on systemc, its timeline =="
+"$vta" replay "$conv" --target systemc | tail -n 1  # setup.sh installs SystemC: the backend is built
+"$vta" timeline "$conv" -o "$build/conv_timeline.svg"

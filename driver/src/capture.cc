@@ -479,7 +479,8 @@ ReplayResult replay(const Capture& capture, const ReplayOptions& options) {
   }
   DeviceOptions o;
   o.dram = &dram;
-  auto device = make_device(options.target, capture.config(), o);
+  auto device = options.make_device ? options.make_device(capture.config(), dram)
+                                    : make_device(options.target, capture.config(), o);
   if (capture.tokens_before != TokenCounts{}) seed_tokens(*device, dram, capture.tokens_before);
   const Stats before = device->stats();
   const RunStatus status =

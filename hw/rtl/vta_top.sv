@@ -86,8 +86,10 @@ module vta_top
 
   logic        start, clear_stats, done, mem_busy;
   logic [31:0] insn_addr, insn_count;
-  logic [3:0]  core_error, mem_error, mem_error_client, busy;
-  logic [2:0]  insn_start, stall;
+  logic [3:0]  core_error, mem_error, mem_error_client;
+  logic [3:0]  busy /*verilator public_flat_rd*/;        // read by the tsim's timeline too
+  logic [2:0]  insn_start /*verilator public_flat_rd*/;  // (tsim/src/timeline.cc)
+  logic [2:0]  stall /*verilator public_flat_rd*/;
   logic [3:0][7:0] tokens;
   logic [2:0][FillWidth-1:0] queue_fill;
   logic [6:0][63:0] stats;
@@ -117,6 +119,15 @@ module vta_top
     .busy_o(mem_busy), .error_o(mem_error), .error_client_o(mem_error_client));
 
 `ifndef SYNTHESIS
+  // For the tsim's timeline (tsim/src/timeline.cc), no function: per read client (0 fetch, 1 uop,
+  // 2 inp, 3 wgt, 4 acc) a data beat taken this cycle; bit 5: the store's write client held up by
+  // the memory engine.
+  logic [5:0] mem_activity /*verilator public_flat_rd*/;
+  always_comb begin
+    for (int i = 0; i < 5; i++) mem_activity[i] = rd_rsp[i].data_valid && rd_req[i].data_ready;
+    mem_activity[5] = (wr_req.cmd_valid && !wr_rsp.cmd_ready) || (wr_req.data_valid && !wr_rsp.data_ready);
+  end
+
   // protocol assertions on both ports (simulation only)
   vta_bus_checker u_bus_checker (
     .clk_i, .rst_ni, .axil_req_i(axil_req), .axil_rsp_i(axil_rsp), .axi_req_i(axi_req), .axi_rsp_i(axi_rsp));

@@ -23,6 +23,14 @@ grep -q "uop\[0\] UOP dst_idx=0 src_idx=0 wgt_idx=0" "$dir/out" || fail "disasm 
 grep -q "deps=\[push_prev\]" "$dir/out" || fail "disasm shows no dependency flags"
 "$vta" stats --json "$conv" | grep -q '"gemm_counter": 451584' || fail "stats of the convolution"
 
+# timelines: recorded on the tsim (Perfetto JSON), estimated (SVG), two runs stacked
+"$vta" timeline "$conv" -o "$dir/conv.json" >"$dir/out" || fail "timeline json: $(cat "$dir/out")"
+grep -q '"traceEvents"' "$dir/conv.json" && grep -q '"name":"GEMM #' "$dir/conv.json" || fail "no GEMM events in the trace"
+grep -q "compute busy [0-9]*% memory" "$dir/out" || fail "no timeline summary: $(cat "$dir/out")"
+"$vta" timeline "$matmul" "$conv" --target fsim -o "$dir/both.svg" >/dev/null || fail "timeline svg"
+[ "$(grep -c "(estimated)" "$dir/both.svg")" -eq 2 ] || fail "the SVG does not hold both runs"
+if "$vta" timeline "$matmul" "$conv" -o "$dir/two.json" 2>"$dir/err"; then fail "two runs in one JSON"; fi
+
 # a damaged capture: refused, naming the damage
 cp "$conv" "$dir/bad.vtacap"
 printf 'X' | dd of="$dir/bad.vtacap" bs=1 seek=$(($(stat -c %s "$conv") - 1)) conv=notrunc 2>/dev/null

@@ -29,6 +29,7 @@ static int run(int argc, char** argv) {
       "  vta config check my_config.json");
   vta::cli::add_run_commands(app);
   vta::cli::add_inspect_commands(app);
+  vta::cli::add_timeline_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,6 +4,8 @@
 
 #include <verilated.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +15,11 @@
 #include <stdexcept>
 
 #include "Vvta_top.h"
+// the model's root: the signals vta_top marks public for the timeline (generated code, not pedantic)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#include "Vvta_top___024root.h"
+#pragma GCC diagnostic pop
 #include "axi_dram.h"
 #include "core.h"
 #include "host_port.h"
@@ -26,6 +33,79 @@
 #include "wave.h"
 
 namespace vta::tsim {
+namespace {
+
+// Records what each stage does, cycle by cycle, from the signals vta_top exposes to the simulator
+// (busy, stall, insn_start, mem_activity: hw/rtl/vta_top.sv), as the intervals of a Timeline.
+class TimelineRecorder final : public Extension {
+ public:
+  TimelineRecorder(const Isa& isa, const std::vector<RawInsn>& insns, uint64_t start) : start_(start) {
+    timeline_.insn_names = instruction_names(isa, insns);
+    for (size_t i = 0; i < insns.size(); ++i) {
+      const Stage s = stage_of(insns[i]);
+      const int lane = s == Stage::kLoad ? 0 : s == Stage::kCompute ? 1 : 2;
+      lanes_[size_t(lane)].push_back(long(i));
+      const uint8_t op = Isa::opcode_of(insns[i]);
+      moves_data_.push_back(op == uint8_t(Opcode::kLoad) || op == uint8_t(Opcode::kStore));
+    }
+  }
+  void before_edge(const Vvta_top&, uint64_t) override {}
+  void reset(Vvta_top&, uint64_t) override {}
+  void after_edge(Vvta_top& top, uint64_t cycle) override {
+    const auto* r = top.rootp;
+    const unsigned busy = r->vta_top__DOT__busy, stall = r->vta_top__DOT__stall;
+    const unsigned taken = r->vta_top__DOT__insn_start, mem = r->vta_top__DOT__mem_activity;
+    // a data beat for the stage's read clients (load: inp, wgt; compute: uop, acc); the store held up
+    constexpr unsigned kBeats[3] = {0b001100, 0b010010, 0};
+    for (size_t lane = 0; lane < 3; ++lane) {
+      auto& q = lanes_[lane];
+      if ((taken >> lane) & 1) ++taken_[lane];
+      int state = -1;  // idle
+      long insn = -1;
+      if ((busy >> lane) & 1) {
+        insn = taken_[lane] > 0 && taken_[lane] <= q.size() ? q[taken_[lane] - 1] : -1;
+        const bool data = insn >= 0 && moves_data_[size_t(insn)];
+        const bool waiting = lane == 2 ? (mem >> 5) & 1 : (mem & kBeats[lane]) == 0;
+        state = int(data && waiting ? Activity::kMemory : Activity::kBusy);
+      } else if ((stall >> lane) & 1) {
+        insn = taken_[lane] < q.size() ? q[taken_[lane]] : -1;
+        state = int(Activity::kToken);
+      }
+      const uint64_t at = cycle - start_;
+      if (state != open_state_[lane] || insn != open_insn_[lane]) {
+        close(lane, at);
+        open_state_[lane] = state, open_insn_[lane] = insn, open_begin_[lane] = at;
+      }
+    }
+  }
+  Timeline finish(uint64_t cycle) {
+    const uint64_t end = cycle - start_;
+    for (size_t lane = 0; lane < 3; ++lane) close(lane, end);
+    timeline_.cycles = end;
+    std::sort(timeline_.intervals.begin(), timeline_.intervals.end(),
+              [](const auto& a, const auto& b) { return a.lane != b.lane ? a.lane < b.lane : a.begin < b.begin; });
+    return std::move(timeline_);
+  }
+
+ private:
+  void close(size_t lane, uint64_t at) {
+    if (open_state_[lane] >= 0 && at > open_begin_[lane]) {
+      timeline_.intervals.push_back({int(lane), Activity(open_state_[lane]), open_begin_[lane], at, open_insn_[lane]});
+    }
+    open_state_[lane] = -1;
+  }
+  uint64_t start_;
+  Timeline timeline_;
+  std::array<std::vector<long>, 3> lanes_;  ///< per stage, the stream indices of its instructions
+  std::vector<bool> moves_data_;            ///< per instruction: a LOAD or STORE
+  std::array<size_t, 3> taken_{};
+  std::array<int, 3> open_state_{-1, -1, -1};
+  std::array<long, 3> open_insn_{-1, -1, -1};
+  std::array<uint64_t, 3> open_begin_{};
+};
+
+}  // namespace
+
 namespace {
 
 constexpr uint64_t kHostTimeout = 1000;  // cycles an AXI4-Lite transaction may take
@@ -101,6 +181,7 @@ struct Simulator::Impl final : RegisterBus {
     if (wave) core.extensions.push_back(wave.get());
     core.extensions.push_back(&dram);
     core.extensions.push_back(&host);
+    if (recorder) core.extensions.push_back(recorder.get());
   }
 
   /// Clocks until the host port's transaction is complete (bounded).
@@ -120,7 +201,8 @@ struct Simulator::Impl final : RegisterBus {
   AxiMemoryPort dram;
   std::unique_ptr<WaveTracer> wave;
   HostPort host;
-  RunControl control;  ///< runs, statistics and diagnostics over this bus
+  std::unique_ptr<TimelineRecorder> recorder;  ///< while a run is recorded (Options::on_timeline)
+  RunControl control;                          ///< runs, statistics and diagnostics over this bus
 };
 
 bool Simulator::has_assertions() { return VTA_TSIM_ASSERTIONS != 0; }
@@ -157,7 +239,18 @@ TokenCounts Simulator::tokens() { return impl_->control.tokens(); }
 const std::string& Simulator::last_error() const { return impl_->control.last_error(); }
 ErrorKind Simulator::last_error_kind() const { return impl_->control.last_error_kind(); }
 RunStatus Simulator::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
-  return impl_->control.run(insn_addr, count, budget);
+  const uint8_t* stream = impl_->memory.translate(insn_addr, uint64_t(count) * Config::kInsnElemBytes);
+  if (!impl_->options.on_timeline || stream == nullptr) return impl_->control.run(insn_addr, count, budget);
+  std::vector<RawInsn> insns(count);
+  for (uint32_t i = 0; i < count; ++i) insns[i] = load_insn(stream + uint64_t(i) * Config::kInsnElemBytes);
+  impl_->recorder = std::make_unique<TimelineRecorder>(Isa(build_config()), insns, impl_->core.cycle);
+  impl_->attach();
+  const RunStatus status = impl_->control.run(insn_addr, count, budget);
+  Timeline timeline = impl_->recorder->finish(impl_->core.cycle);
+  impl_->recorder.reset();
+  impl_->attach();
+  impl_->options.on_timeline(timeline);
+  return status;
 }
 
 }  // namespace vta::tsim

@@ -10,6 +10,8 @@
 /// write one file per run into DIR.
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -105,6 +107,9 @@ struct ReplayOptions {
   std::string target = "fsim";
   uint64_t budget = 0;         ///< 0 = the captured run's
   bool compare_cycles = true;  ///< cycle counts compared when both runs have one
+  /// Makes the device instead of make_device(target) (e.g. a tsim recording a timeline); it must
+  /// use `dram`, the replay's memory.
+  std::function<std::unique_ptr<Device>(const Config&, Dram& dram)> make_device;
 };
 struct ReplayResult {
   CapturedResult result;

@@ -16,11 +16,13 @@
 ///   VTA_TSIM_PROFILE=1             print each run's per-stage instruction, busy and stall counters
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "vta/device.h"
+#include "vta/timeline.h"
 
 namespace vta::tsim {
 
@@ -68,6 +70,9 @@ class Simulator {
     bool host_validation = true;
     DramFault dram_fault = DramFault::kNone;  ///< for tests of the checks: a fault the DRAM model commits
     uint64_t dram_fault_cycle = 0;
+    /// When set, each run is recorded cycle by cycle (what each stage does: vta/timeline.h) and the
+    /// timeline given to this function when the run ends, whatever its outcome.
+    std::function<void(const Timeline&)> on_timeline;
     /// Defaults overridden by the VTA_* environment variables listed in this header; throws
     /// std::invalid_argument naming a variable with a malformed or out-of-range value.
     static Options from_env();

@@ -1,0 +1,63 @@
+#pragma once
+/// \file vta/timeline.h
+/// What each stage of the accelerator does over a run, as intervals: executing an instruction,
+/// waiting for a dependency token, waiting for memory, idle. Recorded cycle by cycle by the tsim
+/// (tsim::Simulator::Options::on_timeline), or estimated from a program alone (estimate_timeline: the
+/// fsim's instruction order with a simple cost per instruction). Written as Chrome/Perfetto
+/// trace-event JSON or as a standalone SVG (docs/TIMELINE.md).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vta/config.h"
+#include "vta/device.h"
+#include "vta/isa.h"
+
+namespace vta {
+
+enum class Activity : uint8_t {
+  kBusy,    ///< executing its instruction
+  kToken,   ///< holding its next instruction, waiting for a dependency token
+  kMemory,  ///< executing a LOAD or STORE, waiting for the memory engine
+};
+const char* to_string(Activity a);
+
+struct TimelineInterval {
+  int lane = 0;  ///< 0 load, 1 compute, 2 store
+  Activity activity = Activity::kBusy;
+  uint64_t begin = 0;  ///< first cycle
+  uint64_t end = 0;    ///< first cycle after
+  long insn = -1;      ///< index in the stream of the instruction concerned
+};
+
+struct Timeline {
+  static constexpr int kLanes = 3;
+  static constexpr const char* kLaneNames[kLanes] = {"load", "compute", "store"};
+  std::string title;
+  bool estimated = false;               ///< from estimate_timeline, not recorded
+  uint64_t cycles = 0;                  ///< length of the run
+  double ns_per_cycle = 10.0;           ///< the clock period the times are written with
+  std::vector<std::string> insn_names;  ///< per instruction of the stream: "GEMM", "LOAD INP", ...
+  std::vector<TimelineInterval> intervals;
+
+  /// Cycles of `lane` spent in `a`.
+  uint64_t total(int lane, Activity a) const;
+  /// Chrome/Perfetto trace-event JSON: one thread per stage, one complete event per interval.
+  std::string to_trace_json() const;
+};
+
+/// Short names of a stream's instructions ("LOAD INP", "GEMM", "ALU ADD", "STORE", "FINISH").
+std::vector<std::string> instruction_names(const Isa& isa, const std::vector<RawInsn>& insns);
+
+/// An estimate from the program alone, in program order per stage with the token rules: a LOAD or
+/// STORE takes its bytes over the bus width plus the DRAM latency (32 cycles), a GEMM or ALU one
+/// cycle per micro-op iteration, anything else one cycle. Uncapped token queues, starting with
+/// `tokens` (those earlier runs left); stops at a deadlock.
+Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, const TokenCounts& tokens = {});
+
+/// A standalone SVG of one or more timelines stacked on one time axis (each scaled to the longest),
+/// with a legend and per-stage totals. `width` in pixels.
+std::string timelines_to_svg(const std::vector<Timeline>& timelines, int width = 1200);
+
+}  // namespace vta

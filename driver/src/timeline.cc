@@ -1,0 +1,293 @@
+#include "vta/timeline.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "vta/program.h"
+
+namespace vta {
+
+const char* to_string(Activity a) {
+  switch (a) {
+    case Activity::kBusy: return "busy";
+    case Activity::kToken: return "token";
+    case Activity::kMemory: return "memory";
+  }
+  return "?";
+}
+
+uint64_t Timeline::total(int lane, Activity a) const {
+  uint64_t n = 0;
+  for (const auto& i : intervals) n += (i.lane == lane && i.activity == a) ? i.end - i.begin : 0;
+  return n;
+}
+
+std::vector<std::string> instruction_names(const Isa& isa, const std::vector<RawInsn>& insns) {
+  std::vector<std::string> names;
+  names.reserve(insns.size());
+  for (const RawInsn& raw : insns) {
+    const uint8_t op = Isa::opcode_of(raw);
+    if (!is_valid_opcode(op)) {
+      names.emplace_back("ILLEGAL");
+    } else if (op == uint8_t(Opcode::kLoad) || op == uint8_t(Opcode::kStore)) {
+      const MemInsn m = isa.decode_mem(raw);
+      std::string name = to_string(Opcode(op));
+      if (op == uint8_t(Opcode::kLoad)) {
+        name += std::string(" ") + (is_valid_mem_id(m.memory_type) ? to_string(MemId(m.memory_type)) : "?");
+      }
+      names.push_back(m.x_size == 0 ? name + " (nop)" : name);
+    } else if (op == uint8_t(Opcode::kAlu)) {
+      const AluInsn a = isa.decode_alu(raw);
+      names.push_back(std::string("ALU ") + (is_valid_alu_op(a.alu_opcode) ? to_string(AluOp(a.alu_opcode)) : "?"));
+    } else {
+      names.emplace_back(to_string(Opcode(op)));
+    }
+  }
+  return names;
+}
+
+std::string Timeline::to_trace_json() const {
+  using json = nlohmann::json;
+  json events = json::array();
+  for (int lane = 0; lane < kLanes; ++lane) {
+    events.push_back(
+        {{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", lane}, {"args", {{"name", kLaneNames[lane]}}}});
+    events.push_back(
+        {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", lane}, {"args", {{"sort_index", lane}}}});
+  }
+  events.push_back(
+      {{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", title.empty() ? "vta" : title}}}});
+  const double us = ns_per_cycle / 1000.0;
+  for (const auto& i : intervals) {
+    const std::string insn = i.insn >= 0 && size_t(i.insn) < insn_names.size()
+                                 ? insn_names[size_t(i.insn)] + " #" + std::to_string(i.insn)
+                                 : std::string("?");
+    std::string name = i.activity == Activity::kBusy    ? insn
+                       : i.activity == Activity::kToken ? "wait token (" + insn + ")"
+                                                        : "wait memory (" + insn + ")";
+    events.push_back({{"name", std::move(name)},
+                      {"cat", to_string(i.activity)},
+                      {"ph", "X"},
+                      {"pid", 1},
+                      {"tid", i.lane},
+                      {"ts", double(i.begin) * us},
+                      {"dur", double(i.end - i.begin) * us},
+                      {"args", {{"insn", i.insn}, {"cycles", i.end - i.begin}, {"first_cycle", i.begin}}}});
+  }
+  json doc = {
+      {"traceEvents", std::move(events)},
+      {"displayTimeUnit", "ns"},
+      {"otherData", {{"title", title}, {"cycles", cycles}, {"ns_per_cycle", ns_per_cycle}, {"estimated", estimated}}}};
+  return doc.dump();
+}
+
+Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, const TokenCounts& tokens) {
+  const Config& c = isa.config();
+  Timeline t;
+  t.estimated = true;
+  t.insn_names = instruction_names(isa, insns);
+  auto lane_of = [](Stage s) { return s == Stage::kLoad ? 0 : s == Stage::kCompute ? 1 : 2; };
+  std::array<std::deque<size_t>, Timeline::kLanes> queue;
+  for (size_t i = 0; i < insns.size(); ++i) queue[size_t(lane_of(stage_of(insns[i])))].push_back(i);
+  auto cost = [&](const RawInsn& raw) -> uint64_t {
+    const uint8_t op = Isa::opcode_of(raw);
+    if (op == uint8_t(Opcode::kLoad) || op == uint8_t(Opcode::kStore)) {
+      const MemInsn m = isa.decode_mem(raw);
+      if (m.x_size == 0 || !is_valid_mem_id(m.memory_type)) return 1;
+      const uint64_t bytes = uint64_t(m.y_size) * m.x_size * dram_unit(c, MemId(m.memory_type));
+      const uint64_t bus = uint64_t(c.bus_width()) / 8;
+      return (bytes + bus - 1) / bus + (op == uint8_t(Opcode::kLoad) ? 32 : 16);
+    }
+    if (op == uint8_t(Opcode::kGemm)) {
+      const GemmInsn g = isa.decode_gemm(raw);
+      return std::max<uint64_t>(1, uint64_t(g.uop_end - std::min(g.uop_bgn, g.uop_end)) * g.iter_out * g.iter_in);
+    }
+    if (op == uint8_t(Opcode::kAlu)) {
+      const AluInsn a = isa.decode_alu(raw);
+      return std::max<uint64_t>(1, uint64_t(a.uop_end - std::min(a.uop_bgn, a.uop_end)) * a.iter_out * a.iter_in);
+    }
+    return 1;
+  };
+  // push times of each token queue, and how many each queue has had popped
+  std::array<std::vector<uint64_t>, 4> pushes;
+  std::array<size_t, 4> popped{};
+  for (const TokenQueue q : {TokenQueue::kL2G, TokenQueue::kG2L, TokenQueue::kG2S, TokenQueue::kS2G}) {
+    pushes[size_t(q)].assign(tokens[q], 0);  // there from the start
+  }
+  std::array<uint64_t, Timeline::kLanes> free_at{};
+  for (;;) {
+    int best = -1;
+    uint64_t best_start = UINT64_MAX;
+    for (int lane = 0; lane < Timeline::kLanes; ++lane) {
+      if (queue[size_t(lane)].empty()) continue;
+      const RawInsn raw = insns[queue[size_t(lane)].front()];
+      const Stage stage = stage_of(raw);
+      const DepFlags deps = Isa::deps_of(raw);
+      uint64_t start = free_at[size_t(lane)];
+      bool ready = true;
+      for (DepFlag f : {DepFlag::kPopPrev, DepFlag::kPopNext}) {
+        if (!has(deps, f)) continue;
+        const auto q = token_queue(stage, f);
+        if (!q) continue;
+        const auto& p = pushes[size_t(*q)];
+        if (popped[size_t(*q)] >= p.size()) {
+          ready = false;
+          break;
+        }
+        start = std::max(start, p[popped[size_t(*q)]]);
+      }
+      if (ready && start < best_start) best = lane, best_start = start;
+    }
+    if (best < 0) break;  // done, or a deadlock: nothing more can start
+    const size_t idx = queue[size_t(best)].front();
+    queue[size_t(best)].pop_front();
+    const RawInsn raw = insns[idx];
+    const Stage stage = stage_of(raw);
+    const DepFlags deps = Isa::deps_of(raw);
+    for (DepFlag f : {DepFlag::kPopPrev, DepFlag::kPopNext}) {
+      if (const auto q = token_queue(stage, f); has(deps, f) && q) ++popped[size_t(*q)];
+    }
+    if (best_start > free_at[size_t(best)]) {
+      t.intervals.push_back({best, Activity::kToken, free_at[size_t(best)], best_start, long(idx)});
+    }
+    const uint64_t end = best_start + cost(raw);
+    t.intervals.push_back({best, Activity::kBusy, best_start, end, long(idx)});
+    free_at[size_t(best)] = end;
+    for (DepFlag f : {DepFlag::kPushPrev, DepFlag::kPushNext}) {
+      if (const auto q = token_queue(stage, f); has(deps, f) && q) pushes[size_t(*q)].push_back(end);
+    }
+    t.cycles = std::max(t.cycles, end);
+  }
+  std::sort(t.intervals.begin(), t.intervals.end(),
+            [](const auto& a, const auto& b) { return a.lane != b.lane ? a.lane < b.lane : a.begin < b.begin; });
+  return t;
+}
+
+namespace {
+
+// What a pixel column shows: the category with the most cycles in it.
+enum Category : int { kIdle, kLoadBusy, kGemm, kAlu, kStoreBusy, kOther, kMemoryWait, kTokenWait, kCategories };
+constexpr const char* kColor[kCategories] = {"none",    "#43a047", "#1e88e5", "#8e24aa",
+                                             "#fb8c00", "#9e9e9e", "#fdd835", "#e53935"};
+constexpr const char* kLabel[kCategories] = {
+    "idle", "LOAD", "GEMM", "ALU", "STORE", "other", "waiting for memory", "waiting for a token"};
+
+Category category(const Timeline& t, const TimelineInterval& i) {
+  if (i.activity == Activity::kToken) return kTokenWait;
+  if (i.activity == Activity::kMemory) return kMemoryWait;
+  const std::string& n = i.insn >= 0 && size_t(i.insn) < t.insn_names.size() ? t.insn_names[size_t(i.insn)] : "";
+  if (n.starts_with("LOAD")) return kLoadBusy;
+  if (n.starts_with("GEMM")) return kGemm;
+  if (n.starts_with("ALU")) return kAlu;
+  if (n.starts_with("STORE")) return kStoreBusy;
+  return kOther;
+}
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (const char ch : s) {
+    if (ch == '<')
+      out += "&lt;";
+    else if (ch == '>')
+      out += "&gt;";
+    else if (ch == '&')
+      out += "&amp;";
+    else
+      out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string timelines_to_svg(const std::vector<Timeline>& timelines, int width) {
+  constexpr int kLeft = 80, kRight = 230, kLaneH = 22, kGap = 4, kTitleH = 22, kBlockGap = 18, kAxisH = 30;
+  const int plot = std::max(100, width - kLeft - kRight);
+  uint64_t longest = 1;
+  for (const auto& t : timelines) longest = std::max(longest, t.cycles);
+  const double cycles_per_px = double(longest) / plot;
+  const int block_h = kTitleH + Timeline::kLanes * (kLaneH + kGap) + 16;
+  const int height = kBlockGap + int(timelines.size()) * (block_h + kBlockGap) + kAxisH + 40;
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+    << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  int y = kBlockGap;
+  for (const auto& t : timelines) {
+    s << "<text x=\"4\" y=\"" << y + 15 << "\" font-weight=\"bold\">" << escape(t.title)
+      << (t.estimated ? " (estimated)" : "") << ": " << t.cycles << " cycles</text>\n";
+    y += kTitleH;
+    for (int lane = 0; lane < Timeline::kLanes; ++lane) {
+      // cycles of each category in each pixel column
+      std::vector<std::array<uint64_t, kCategories>> px(size_t(plot), std::array<uint64_t, kCategories>{});
+      for (const auto& i : t.intervals) {
+        if (i.lane != lane || i.end <= i.begin) continue;
+        const Category cat = category(t, i);
+        for (uint64_t c0 = i.begin; c0 < i.end;) {
+          const auto col = std::min<size_t>(size_t(double(c0) / cycles_per_px), size_t(plot) - 1);
+          const auto col_end = uint64_t(double(col + 1) * cycles_per_px) + 1;
+          const uint64_t c1 = std::min(i.end, std::max(col_end, c0 + 1));
+          px[col][size_t(cat)] += c1 - c0;
+          c0 = c1;
+        }
+      }
+      s << "<text x=\"4\" y=\"" << y + 15 << "\">" << Timeline::kLaneNames[lane] << "</text>\n";
+      s << "<rect x=\"" << kLeft << "\" y=\"" << y << "\" width=\"" << double(t.cycles) / cycles_per_px
+        << "\" height=\"" << kLaneH << "\" fill=\"#f5f5f5\"/>\n";
+      int run_start = 0, run_cat = -1;
+      auto flush = [&](int end_col) {
+        if (run_cat > 0) {
+          s << "<rect x=\"" << kLeft + run_start << "\" y=\"" << y << "\" width=\"" << end_col - run_start
+            << "\" height=\"" << kLaneH << "\" fill=\"" << kColor[run_cat] << "\"/>\n";
+        }
+      };
+      for (int col = 0; col < plot; ++col) {
+        const auto& p = px[size_t(col)];
+        int best = kIdle;
+        uint64_t most = 0;
+        for (int k = 1; k < kCategories; ++k) {
+          if (p[size_t(k)] > most) best = k, most = p[size_t(k)];
+        }
+        if (best != run_cat) {
+          flush(col);
+          run_start = col, run_cat = best;
+        }
+      }
+      flush(plot);
+      const double busy = 100.0 * double(t.total(lane, Activity::kBusy)) / double(std::max<uint64_t>(t.cycles, 1));
+      const double token = 100.0 * double(t.total(lane, Activity::kToken)) / double(std::max<uint64_t>(t.cycles, 1));
+      const double mem = 100.0 * double(t.total(lane, Activity::kMemory)) / double(std::max<uint64_t>(t.cycles, 1));
+      char stats[128];
+      std::snprintf(stats, sizeof stats, "busy %.0f%%, memory %.0f%%, token %.0f%%", busy, mem, token);
+      s << "<title>" << stats << "</title>\n";
+      s << "<text x=\"" << kLeft + plot + 8 << "\" y=\"" << y + 15 << "\" font-size=\"11\">" << stats << "</text>\n";
+      y += kLaneH + kGap;
+    }
+    y += 16 + kBlockGap;
+  }
+  // time axis
+  s << "<line x1=\"" << kLeft << "\" y1=\"" << y << "\" x2=\"" << kLeft + plot << "\" y2=\"" << y
+    << "\" stroke=\"black\"/>\n";
+  for (int k = 0; k <= 10; ++k) {
+    const int x = kLeft + plot * k / 10;
+    s << "<line x1=\"" << x << "\" y1=\"" << y << "\" x2=\"" << x << "\" y2=\"" << y + 5 << "\" stroke=\"black\"/>\n"
+      << "<text x=\"" << x << "\" y=\"" << y + 18 << "\" text-anchor=\"middle\" font-size=\"10\">"
+      << uint64_t(double(longest) * k / 10) << "</text>\n";
+  }
+  s << "<text x=\"" << kLeft + plot << "\" y=\"" << y + 30 << "\" text-anchor=\"end\" font-size=\"10\">cycles</text>\n";
+  // legend
+  int x = kLeft;
+  const int ly = y + 40;
+  for (int k = 1; k < kCategories; ++k) {
+    s << "<rect x=\"" << x << "\" y=\"" << ly - 10 << "\" width=\"12\" height=\"12\" fill=\"" << kColor[k] << "\"/>"
+      << "<text x=\"" << x + 16 << "\" y=\"" << ly << "\">" << kLabel[k] << "</text>\n";
+    x += 24 + 8 * int(std::string_view(kLabel[k]).size());
+  }
+  s << "</svg>\n";
+  return s.str();
+}
+
+}  // namespace vta

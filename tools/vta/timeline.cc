@@ -1,0 +1,104 @@
+// vta timeline: what each stage does over a captured run, recorded by the tsim or estimated from the
+// program (fsim), as Chrome/Perfetto trace-event JSON or an SVG (docs/TIMELINE.md).
+
+#include "vta/timeline.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "commands.h"
+#include "vta/build_config.h"
+#ifdef VTA_HAVE_TSIM
+#include "vta/tsim.h"
+#endif
+
+namespace vta::cli {
+namespace {
+
+struct TimelineOptions {
+  std::vector<std::string> files;
+  std::string output;
+  std::string target = "tsim";
+  int width = 1200;
+};
+
+Timeline timeline_of(const std::string& path, const TimelineOptions& o) {
+  const Capture capture = Capture::load(path);
+  Timeline t;
+  if (o.target == "fsim") {
+    t = estimate_timeline(Isa(capture.config()), capture.instructions(), capture.tokens_before);
+  } else {
+#ifdef VTA_HAVE_TSIM
+    std::optional<Timeline> recorded;
+    ReplayOptions ro;
+    ro.make_device = [&](const Config& config, Dram& dram) {
+      (void)config;  // make_tsim_device checks it is the build's through the capture's replay
+      tsim::Simulator::Options so = tsim::Simulator::Options::from_env();
+      so.dram_memory = &dram;
+      so.on_timeline = [&](const Timeline& run) { recorded = run; };  // the captured run is the last
+      return tsim::make_tsim_device(so);
+    };
+    if (capture.config().bitstream_name() != build_config().bitstream_name()) {
+      throw std::invalid_argument(path + " was captured on configuration " + capture.config().bitstream_name() +
+                                  "; this build's tsim is " + build_config().bitstream_name() + " (use --target fsim)");
+    }
+    const ReplayResult r = replay(capture, ro);
+    if (r.result.status != RunStatus::kOk) {
+      std::fprintf(stderr, "vta timeline: the replay of %s failed (the timeline shows it up to there):\n%s",
+                   path.c_str(), r.result.error.c_str());
+    }
+    if (!recorded) throw std::runtime_error(path + ": the tsim recorded no timeline");
+    t = std::move(*recorded);
+#else
+    throw std::invalid_argument("this build has no tsim: use --target fsim for an estimated timeline");
+#endif
+  }
+  t.title = std::filesystem::path(path).filename().string();
+  return t;
+}
+
+}  // namespace
+
+void add_timeline_command(CLI::App& app) {
+  static TimelineOptions o;
+  CLI::App* t = app.add_subcommand(
+      "timeline", "what load, compute and store do over a captured run, as Perfetto JSON or an SVG picture");
+  t->add_option("files", o.files, "captures (.vtacap); several are stacked on one time axis (SVG)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  t->add_option("-o,--output", o.output, "out.json (Chrome/Perfetto trace events) or out.svg")->required();
+  t->add_option("-t,--target", o.target, "tsim: recorded cycle by cycle; fsim: estimated from the program")
+      ->check(CLI::IsMember({"tsim", "fsim"}));
+  t->add_option("--width", o.width, "SVG width in pixels")->check(CLI::Range(300, 20000));
+  t->footer(
+      "Examples:\n  vta timeline caps/conv.vtacap -o conv.json      # open in ui.perfetto.dev or chrome://tracing\n"
+      "  vta timeline vt1.vtacap vt2.vtacap -o overlap.svg");
+  t->callback([] {
+    const bool json = o.output.ends_with(".json");
+    if (!json && !o.output.ends_with(".svg")) throw std::invalid_argument("--output must end in .json or .svg");
+    if (json && o.files.size() != 1) throw std::invalid_argument("a .json trace holds one run: give one capture");
+    std::vector<Timeline> timelines;
+    for (const auto& f : o.files) timelines.push_back(timeline_of(f, o));
+    std::ofstream out(o.output, std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot create " + o.output);
+    out << (json ? timelines[0].to_trace_json() : timelines_to_svg(timelines, o.width));
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + o.output);
+    for (const auto& tl : timelines) {
+      std::printf("%s%s: %llu cycles;", tl.title.c_str(), tl.estimated ? " (estimated)" : "",
+                  static_cast<unsigned long long>(tl.cycles));
+      for (int lane = 0; lane < Timeline::kLanes; ++lane) {
+        const double c = double(std::max<uint64_t>(tl.cycles, 1));
+        std::printf(" %s busy %.0f%% memory %.0f%% token %.0f%%%s", Timeline::kLaneNames[lane],
+                    100.0 * double(tl.total(lane, Activity::kBusy)) / c,
+                    100.0 * double(tl.total(lane, Activity::kMemory)) / c,
+                    100.0 * double(tl.total(lane, Activity::kToken)) / c, lane + 1 < Timeline::kLanes ? ";" : "\n");
+      }
+    }
+    std::printf("wrote %s\n", o.output.c_str());
+  });
+}
+
+}  // namespace vta::cli
