@@ -22,6 +22,16 @@ wait_for() {
   done
 }
 
+# the pid of the program under test (through /proc: no procps needed), not of script(1) or a shell
+find_program() {
+  for d in /proc/[0-9]*; do
+    cmd=$( (tr '\0' ' ' <"$d/cmdline") 2>/dev/null) || continue
+    case $cmd in
+      "$compiled resnet18 --layer 1 --target tsim"*) echo "${d#/proc/}"; return ;;
+    esac
+  done
+}
+
 # stop MODE SIGNAL: runs the layer (MODE tty: on a pseudo-terminal from script(1); quiet: the same
 # with VTA_QUIET=1; file: stderr to a file), sends SIGNAL once the run is 2.5 s under way, checks
 # the program stopped cleanly.
@@ -40,7 +50,8 @@ stop() {
   else
     sleep 2.5
   fi
-  pid=$(pgrep -n -f "resnet18 --layer 1 --target tsim")
+  pid=$(find_program)
+  [ -n "$pid" ] || fail "$mode: the program's process was not found"
   kill -s "$sig" "$pid"
   wait_for '! kill -0 "$pid" 2>/dev/null' "$mode SIG$sig: the program did not stop within 60 s"
   wait
