@@ -10,6 +10,7 @@ PACKAGES=(
   libbenchmark-dev                     # benchmarks
   verilator                            # RTL lint and the cycle-accurate simulator
   gtkwave                              # waveform viewer; its fst2vcd writes VTA_WAVE=*.vcd
+  xvfb xauth x11-apps netpbm           # GTKWave opened headless in a test (Xvfb), its screen saved (xwd, netpbm)
   clang-format clang-tidy              # format and lint (scripts/lint.sh)
   libboost-dev                         # the remote device server (Boost.Asio)
   libssl-dev                           # its token handshake (HMAC-SHA256, OpenSSL)

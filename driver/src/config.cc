@@ -66,6 +66,7 @@ Config Config::make(const ConfigParams& p) {
   require_range(p.log_wgt_buff_size, 5, 26, "LOG_WGT_BUFF_SIZE");
   require_range(p.log_acc_buff_size, 5, 26, "LOG_ACC_BUFF_SIZE");
   if (p.log_bus_width >= 0) require_range(p.log_bus_width, 6, 9, "LOG_BUS_WIDTH");
+  require_range(p.hw_freq_mhz, 1, 5000, "HW_FREQ (MHz)");
 
   Config c(p);
   auto depth_ok = [&](int log_depth, const char* key, int log_size, int elem_bytes) {
@@ -140,6 +141,7 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
       {"LOG_WGT_BUFF_SIZE", &p.log_wgt_buff_size},
       {"LOG_ACC_BUFF_SIZE", &p.log_acc_buff_size},
       {"LOG_BUS_WIDTH", &p.log_bus_width},
+      {"HW_FREQ", &p.hw_freq_mhz},
   };
   for (const auto& [key, value] : j.items()) {
     auto where = std::string(origin) + ": key " + key;
@@ -161,9 +163,10 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
     if (!fits) throw ConfigError(where + " = " + value.dump() + " is out of range");
     *match->field = static_cast<int>(value.get<int64_t>());
   }
-  // The reference configuration has no optional keys except LOG_BUS_WIDTH.
+  // The reference configuration has no optional keys except LOG_BUS_WIDTH (and our HW_FREQ).
   for (const auto& k : int_keys) {
-    if (std::string_view(k.key) != "LOG_BUS_WIDTH" && !j.contains(k.key)) {
+    const std::string_view key = k.key;
+    if (key != "LOG_BUS_WIDTH" && key != "HW_FREQ" && !j.contains(k.key)) {
       throw ConfigError(std::string(origin) + ": missing key " + k.key);
     }
   }
@@ -210,6 +213,8 @@ std::string Config::to_json_text() const {
             {"LOG_WGT_BUFF_SIZE", params_.log_wgt_buff_size},
             {"LOG_ACC_BUFF_SIZE", params_.log_acc_buff_size}};
   if (params_.log_bus_width >= 0) j["LOG_BUS_WIDTH"] = params_.log_bus_width;
+  // written only when set, so the default configuration's text (and hash) is the reference's
+  if (params_.hw_freq_mhz != ConfigParams::kDefaultHwFreqMhz) j["HW_FREQ"] = params_.hw_freq_mhz;
   return j.dump(2);
 }
 

@@ -89,6 +89,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
   const Config& c = isa.config();
   Timeline t;
   t.estimated = true;
+  t.ns_per_cycle = c.clock_period_ns();
   t.insn_names = instruction_names(isa, insns);
   auto lane_of = [](Stage s) { return s == Stage::kLoad ? 0 : s == Stage::kCompute ? 1 : 2; };
   std::array<std::deque<size_t>, Timeline::kLanes> queue;

@@ -38,7 +38,9 @@ std::string c_header(const vta::Config& c, const std::string& source) {
     << "#ifndef VTA_HW_CONFIG_H_\n#define VTA_HW_CONFIG_H_\n\n"
     << "#define VTA_TARGET_NAME \"" << c.params().target << "\"\n"
     << "#define VTA_HW_VER \"" << c.params().hw_ver << "\"\n"
-    << "#define VTA_BITSTREAM_NAME \"" << c.bitstream_name() << "\"\n";
+    << "#define VTA_BITSTREAM_NAME \"" << c.bitstream_name() << "\"\n"
+    << "/* the accelerator's clock in MHz (time axis of waveforms, timelines, the SystemC clock) */\n"
+    << "#define VTA_HW_FREQ " << c.hw_freq_mhz() << "\n";
   for (const auto& k : c.constants()) s << "/* " << k.doc << " */\n#define VTA_" << k.name << ' ' << k.value << "\n";
   // The reference spells the bus ratios without the VTA_ prefix.
   for (const char* t : {"INP", "WGT", "ACC", "OUT"}) {

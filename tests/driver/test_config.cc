@@ -109,6 +109,32 @@ TEST(Config, RefusesUnsupportedValues) {
   expect_refused(p, "LOG_BUS_WIDTH");
 }
 
+// HW_FREQ (MHz) sets the time axis only: optional, 100 by default, not a hardware constant (a tsim or a
+// remote device built at another clock accepts it), written back only when set.
+TEST(Config, ClockFrequency) {
+  const Config d = Config::default_config();
+  EXPECT_EQ(d.hw_freq_mhz(), 100);
+  EXPECT_EQ(d.clock_period_ps(), 10000u);
+  EXPECT_DOUBLE_EQ(d.clock_period_ns(), 10.0);
+  EXPECT_EQ(d.to_json_text().find("HW_FREQ"), std::string::npos)
+      << "the default configuration's text is the reference's";
+  std::string text = d.to_json_text();
+  text.insert(1, R"("HW_FREQ": 300,)");
+  const Config c = Config::from_json_text(text);
+  EXPECT_EQ(c.hw_freq_mhz(), 300);
+  EXPECT_EQ(c.clock_period_ps(), 3333u) << "rounded to the nearest picosecond";
+  EXPECT_EQ(Config::from_json_text(c.to_json_text()).hw_freq_mhz(), 300) << "written back when set";
+  EXPECT_EQ(c.bitstream_name(), d.bitstream_name());
+  ASSERT_EQ(c.constants().size(), d.constants().size());
+  for (size_t i = 0; i < c.constants().size(); ++i) EXPECT_EQ(c.constants()[i].value, d.constants()[i].value);
+  ConfigParams p;
+  p.hw_freq_mhz = 0;
+  expect_refused(p, "HW_FREQ");
+  p.hw_freq_mhz = 5001;
+  expect_refused(p, "HW_FREQ");
+  EXPECT_EQ(VTA_HW_FREQ, build_config().hw_freq_mhz());
+}
+
 void expect_json_refused(const std::string& text, const std::string& needle) {
   try {
     Config::from_json_text(text, "test.json");
@@ -130,6 +156,9 @@ TEST(Config, RefusesMalformedJson) {
   j = good;
   j.replace(j.find("\"LOG_BATCH\": 0"), 14, "\"LOG_BATCH\": \"0\"");
   expect_json_refused(j, "LOG_BATCH must be an integer");
+  j = good;
+  j.insert(1, R"("HW_FREQ": 1.5e2,)");
+  expect_json_refused(j, "HW_FREQ must be an integer");
   try {
     Config::from_file("/nonexistent/vta.json");
     ADD_FAILURE();

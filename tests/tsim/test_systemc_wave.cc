@@ -26,8 +26,10 @@ TEST(SystemcWave, AProgramOnTheVirtualPlatformDumpsItsWindow) {
   ASSERT_TRUE(fs::exists(dir / "run.vcd"));
   ASSERT_TRUE(fs::exists(dir / "run.gtkw"));
   const Vcd v = parse_vcd(dir / "run.vcd");
-  EXPECT_EQ(v.first_time, 200u) << "from cycle 100 (two dumps per cycle)";
-  EXPECT_EQ(v.last_time, 599u) << "to cycle 299";
+  // the clock of the build configuration (HW_FREQ, 100 MHz): 10,000 ps a cycle, the falling edge half-way
+  EXPECT_EQ(v.timescale, "1ps");
+  EXPECT_EQ(v.first_time, 100u * 10000u) << "from cycle 100";
+  EXPECT_EQ(v.last_time, 299u * 10000u + 5000u) << "to cycle 299";
   EXPECT_GT(v.names.size(), 500u);
   EXPECT_GT(expect_save_file_signals_in(dir / "run.gtkw", v), 60u);
   fs::remove_all(dir);

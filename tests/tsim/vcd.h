@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -17,17 +18,34 @@ namespace vta::test {
 struct Vcd {
   std::set<std::string> names;  // TOP.vta_top.u_vcr.ctrl_q[31:0]
   uint64_t first_time = UINT64_MAX, last_time = 0;
+  std::string timescale;  // "1ps"
+  /// Per watched signal, the values it takes (binary digits, as the VCD writes them), in order.
+  std::map<std::string, std::vector<std::string>> values;
 };
 
-inline Vcd parse_vcd(const std::filesystem::path& path) {
+/// Reads a VCD; the values of the signals named in `watch` (full names as in `names`) are kept.
+inline Vcd parse_vcd(const std::filesystem::path& path, const std::set<std::string>& watch = {}) {
   std::ifstream in(path);
   Vcd v;
+  std::map<std::string, std::string> watched;  // VCD identifier -> name
   std::vector<std::string> scope;
   std::string line;
+  bool in_timescale = false;
   while (std::getline(in, line)) {
     std::istringstream s(line);
     std::string tok;
     s >> tok;
+    if (in_timescale || tok == "$timescale") {
+      in_timescale = true;
+      std::string rest = line.substr(line.find_first_not_of(" \t"));
+      if (tok == "$timescale") rest = rest.substr(10);
+      for (char c : rest) {
+        if (c == '$') in_timescale = false;
+        if (!in_timescale) break;
+        if (c != ' ' && c != '\t') v.timescale += c;
+      }
+      continue;
+    }
     if (tok == "$scope") {
       std::string kind, name;
       s >> kind >> name;
@@ -42,10 +60,22 @@ inline Vcd parse_vcd(const std::filesystem::path& path) {
       full += name;
       if (!range.empty() && range[0] == '[') full += range;
       v.names.insert(full);
+      if (watch.count(full)) watched[id] = full;
     } else if (!tok.empty() && tok[0] == '#') {
       const uint64_t t = std::stoull(tok.substr(1));
       v.first_time = std::min(v.first_time, t);
       v.last_time = std::max(v.last_time, t);
+    } else if (!watched.empty() && !tok.empty() && (tok[0] == 'b' || tok[0] == '0' || tok[0] == '1')) {
+      std::string value, id;
+      if (tok[0] == 'b') {
+        value = tok.substr(1);
+        s >> id;
+      } else {
+        value = tok.substr(0, 1);
+        id = tok.substr(1);
+      }
+      const auto w = watched.find(id);
+      if (w != watched.end()) v.values[w->second].push_back(value);
     }
   }
   return v;

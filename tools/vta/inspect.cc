@@ -200,6 +200,10 @@ void add_inspect_commands(CLI::App& app) {
     const Config c = show_path.empty() ? build_config() : Config::from_file(show_path);
     std::printf("# %s (%s)\n%s\n", show_path.empty() ? "this build's configuration" : show_path.c_str(),
                 c.bitstream_name().c_str(), c.to_json_text().c_str());
+    std::printf("%-24s %12d  %s\n", "HW_FREQ", c.hw_freq_mhz(),
+                "clock in MHz (waveform and timeline time axis, SystemC clock; not in the RTL)");
+    std::printf("%-24s %12llu  %s\n", "CLOCK_PERIOD_PS", static_cast<unsigned long long>(c.clock_period_ps()),
+                "one cycle in picoseconds");
     for (const auto& k : c.constants()) {
       std::printf("%-24s %12lld  %s\n", k.name.c_str(), static_cast<long long>(k.value), k.doc.c_str());
     }

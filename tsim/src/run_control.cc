@@ -15,6 +15,7 @@
 #include "vta/program.h"
 #include "vta/tsim.h"
 #include "vta/vcr_map.h"
+#include "wave.h"
 
 namespace vta::tsim {
 
@@ -120,6 +121,8 @@ RunStatus RunControl::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
                   before);
     }
   }
+  // names for the instruction signals of any waveform being written
+  note_program(isa_, memory_.translate(insn_addr, uint64_t(count) * Config::kInsnElemBytes), count);
   if (options_.shared) {
     bus_.write_reg(vcr::kCtrl, vcr::bit("CTRL_CLEAR_STATS"));
     base_ = stats_;

@@ -20,7 +20,8 @@ namespace vta::sc {
 
 using sc_core::sc_time;
 
-sc_time clock_period() { return sc_time(10, sc_core::SC_NS); }
+// One cycle of the build configuration's clock (HW_FREQ).
+sc_time clock_period() { return sc_time(double(build_config().clock_period_ps()), sc_core::SC_PS); }
 
 namespace {
 

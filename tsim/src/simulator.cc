@@ -41,6 +41,7 @@ class TimelineRecorder final : public Extension {
  public:
   TimelineRecorder(const Isa& isa, const std::vector<RawInsn>& insns, uint64_t start) : start_(start) {
     timeline_.insn_names = instruction_names(isa, insns);
+    timeline_.ns_per_cycle = isa.config().clock_period_ns();
     for (size_t i = 0; i < insns.size(); ++i) {
       const Stage s = stage_of(insns[i]);
       const int lane = s == Stage::kLoad ? 0 : s == Stage::kCompute ? 1 : 2;

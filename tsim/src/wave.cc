@@ -6,16 +6,24 @@
 #include <verilated_fst_c.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
 namespace vta::tsim {
 namespace {
+
+// The GTKWave window the save file asks for, in pixels, and the width of its wave pane that is left
+// (the window less the hierarchy tree, the signal names and the borders).
+constexpr int kGtkwWidth = 1600, kGtkwHeight = 900, kGtkwTreeWidth = 220, kGtkwSignalsWidth = 420;
+constexpr int kGtkwWavePixels = kGtkwWidth - kGtkwTreeWidth - kGtkwSignalsWidth - 100;
 
 int64_t constant(const Config& c, const std::string& name) {
   for (const auto& k : c.constants()) {
@@ -60,8 +68,9 @@ std::vector<WaveSignal> gtkw_signals(const Config& c) {
   const std::string top = "TOP.vta_top.", core = top + "u_core.";
   const int64_t bus = constant(c, "BUS_WIDTH"), ins = 128;
   std::vector<WaveSignal> s;
-  auto add = [&](const std::string& group, const std::string& name, int64_t width) {
-    s.push_back({group, vec(name, width)});
+  auto add = [&](const std::string& group, const std::string& name, int64_t width,
+                 WaveFilter filter = WaveFilter::kNone) {
+    s.push_back({group, vec(name, width), filter});
   };
   add("control", top + "clk_i", 1);
   add("control", top + "rst_ni", 1);
@@ -73,31 +82,31 @@ std::vector<WaveSignal> gtkw_signals(const Config& c) {
   add("fetch", core + "u_fetch.active_q", 1);
   add("fetch", core + "u_fetch.to_request_q", 32);
   add("fetch", core + "u_fetch.to_dispatch_q", 32);
-  add("fetch", core + "fetched", ins);
-  add("load", core + "u_load.state_q", 2);
-  add("load", core + "ld_insn", ins);
+  add("fetch", core + "fetched", ins, WaveFilter::kInsn);
+  add("load", core + "u_load.state_q", 2, WaveFilter::kState);
+  add("load", core + "ld_insn", ins, WaveFilter::kInsn);
   add("load", core + "ld_q_rvalid", 1);
   add("load", core + "ld_q_rready", 1);
-  add("compute", core + "u_compute.state_q", 2);
-  add("compute", core + "u_compute.unit_q", 3);
-  add("compute", core + "co_insn", ins);
+  add("compute", core + "u_compute.state_q", 2, WaveFilter::kState);
+  add("compute", core + "u_compute.unit_q", 3, WaveFilter::kUnit);
+  add("compute", core + "co_insn", ins, WaveFilter::kInsn);
   add("compute", core + "co_q_rvalid", 1);
   add("compute", core + "co_q_rready", 1);
   add("compute", core + "gemm_uop", 1);
   add("compute", core + "alu_uop", 1);
-  add("store", core + "u_store.state_q", 2);
-  add("store", core + "st_insn", ins);
+  add("store", core + "u_store.state_q", 2, WaveFilter::kState);
+  add("store", core + "st_insn", ins, WaveFilter::kInsn);
   add("store", core + "st_q_rvalid", 1);
   add("store", core + "st_q_rready", 1);
   for (const char* q : {"l2g", "g2l", "g2s", "s2g"}) {
     add("tokens", core + "u_" + q + ".count_q", 8);
   }
   for (const char* sig : {"arvalid_o", "arready_i"}) add("axi read", top + "m_axi_" + sig, 1);
-  add("axi read", top + "m_axi_arid_o", 4);
+  add("axi read", top + "m_axi_arid_o", 4, WaveFilter::kClient);
   add("axi read", top + "m_axi_araddr_o", 32);
   add("axi read", top + "m_axi_arlen_o", 8);
   for (const char* sig : {"rvalid_i", "rready_o", "rlast_i"}) add("axi read", top + "m_axi_" + sig, 1);
-  add("axi read", top + "m_axi_rid_i", 4);
+  add("axi read", top + "m_axi_rid_i", 4, WaveFilter::kClient);
   add("axi read", top + "m_axi_rresp_i", 2);
   add("axi read", top + "m_axi_rdata_i", bus);
   for (const char* sig : {"awvalid_o", "awready_i"}) add("axi write", top + "m_axi_" + sig, 1);
@@ -132,12 +141,24 @@ std::vector<WaveSignal> gtkw_signals(const Config& c) {
   return s;
 }
 
-std::string gtkw_text(const Config& config, const std::string& dump_path) {
+std::string gtkw_text(const Config& config, const GtkwView& view) {
+  const bool fst = ends_with(view.dump_path, ".fst");
   std::ostringstream o;
-  o << "[*] GTKWave save file written by the VTA tsim: gtkwave " << dump_path << " <this file>\n"
-    << "[dumpfile] \"" << std::filesystem::absolute(dump_path).string() << "\"\n"
-    << "[timestart] 0\n"
-    << "[signals_width] 320\n"
+  o << "[*] GTKWave save file written by the VTA tsim: gtkwave " << view.dump_path << " <this file>\n"
+    << "[*] clock " << config.hw_freq_mhz() << " MHz (HW_FREQ): one cycle is " << config.clock_period_ps() << " ps\n"
+    << "[dumpfile] \"" << std::filesystem::absolute(view.dump_path).string() << "\"\n"
+    << "[timestart] " << view.start_time << "\n"
+    << "[size] " << kGtkwWidth << " " << kGtkwHeight << "\n"
+    << "[pos] 0 0\n";
+  if (view.end_time > view.start_time) {
+    // GTKWave shows 2^-zoom / 200 time units per pixel (its zoom base 2 and 200 pixels per "frame";
+    // measured: the window GTKWave reports for a zoom, doubling per step): the zoom that fits the
+    // window into the wave pane
+    const double per_pixel = double(view.end_time - view.start_time) / double(kGtkwWavePixels);
+    o << "*" << std::fixed << -std::log2(per_pixel * 200.0) << std::defaultfloat << " " << view.start_time << "\n";
+  }
+  o << "[sst_width] " << kGtkwTreeWidth << "\n"
+    << "[signals_width] " << kGtkwSignalsWidth << "\n"
     << "[sst_expanded] 1\n";
   std::string group;
   auto close_group = [&] {
@@ -149,15 +170,96 @@ std::string gtkw_text(const Config& config, const std::string& dump_path) {
       group = sig.group;
       o << "@800200\n-" << group << "\n";
     }
-    // hex for vectors, binary for single bits
-    o << (sig.name.back() == ']' ? "@22\n" : "@28\n") << sig.name << "\n";
+    const std::string& filter = view.filter_path[int(sig.filter)];
+    const bool enumerated = sig.filter == WaveFilter::kState || sig.filter == WaveFilter::kUnit;
+    if (enumerated && fst) {
+      // An FST from Verilator carries the RTL's enum names, which GTKWave shows with its enum flag
+      // (a file filter on such a signal is ignored); the VCD filter tables use the same names.
+      o << "@100000028\n";
+    } else if (sig.filter != WaveFilter::kNone && !filter.empty()) {
+      o << "@2022\n^" << int(sig.filter) << " " << filter << "\n";  // hex, right-justified, file filter
+    } else {
+      o << (sig.name.back() == ']' ? "@22\n" : "@28\n");  // hex for vectors, binary for single bits
+    }
+    o << sig.name << "\n";
   }
   close_group();
   return o.str();
 }
 
-WaveTracer::WaveTracer(const WaveOptions& options, const Config& config)
-    : options_(options), fst_(std::make_unique<VerilatedFstC>()) {
+const char* to_string(WaveFilter f) {
+  switch (f) {
+    case WaveFilter::kNone: return "none";
+    case WaveFilter::kInsn: return "insn";
+    case WaveFilter::kState: return "state";
+    case WaveFilter::kUnit: return "unit";
+    case WaveFilter::kClient: return "client";
+  }
+  return "?";
+}
+
+std::string filter_table(WaveFilter f) {
+  // Values as GTKWave prints them in hexadecimal; the encodings are the RTL's (vta_load/compute/store
+  // state_e, vta_compute unit_e, the read clients of vta_core).
+  switch (f) {
+    case WaveFilter::kState: return "# FSM state of load, compute and store\n0 StIdle\n1 StRun\n2 StError\n";
+    case WaveFilter::kUnit:
+      return "# compute: the unit the current instruction uses\n0 UnitUop\n1 UnitAcc\n2 UnitAcc8\n3 UnitGemm\n4 "
+             "UnitAlu\n";
+    case WaveFilter::kClient:
+      return "# AXI read ID: the client a read is for\n0 fetch (instructions)\n1 uop\n2 inp\n3 wgt\n4 acc\n";
+    case WaveFilter::kNone:
+    case WaveFilter::kInsn: break;
+  }
+  return {};
+}
+
+namespace {
+
+// The instructions of the runs made while waveforms are open (note_program).
+struct InsnNames {
+  std::mutex mu;
+  int open_tracers = 0;
+  std::map<std::string, std::string> names;  // 32 hex digits -> "#index disassembly"
+};
+InsnNames& insn_names() {
+  static InsnNames n;
+  return n;
+}
+// Bounds what a long session of runs with a waveform open can accumulate (about 100 MiB of text).
+constexpr size_t kMaxInsnNames = size_t{1} << 20;
+
+std::string insn_hex(const RawInsn& raw) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llX%016llX", static_cast<unsigned long long>(raw.hi),
+                static_cast<unsigned long long>(raw.lo));
+  return buf;
+}
+
+}  // namespace
+
+void note_program(const Isa& isa, const uint8_t* stream, uint32_t count) {
+  auto& n = insn_names();
+  std::lock_guard lock(n.mu);
+  if (n.open_tracers == 0 || stream == nullptr) return;
+  for (uint32_t i = 0; i < count && n.names.size() < kMaxInsnNames; ++i) {
+    const RawInsn raw = load_insn(stream + uint64_t(i) * Config::kInsnElemBytes);
+    std::string name = "#";
+    name.append(std::to_string(i)).append(" ").append(isa.disassemble(raw));
+    n.names.try_emplace(insn_hex(raw), std::move(name));
+  }
+}
+
+std::string insn_filter_text() {
+  auto& n = insn_names();
+  std::lock_guard lock(n.mu);
+  std::string out = "# instructions of the runs in this waveform: value, index in its stream, disassembly\n";
+  for (const auto& [hex, name] : n.names) out.append(hex).append(" ").append(name).append("\n");
+  return out;
+}
+
+WaveTracer::WaveTracer(const WaveOptions& options, const Config& config, int time_precision)
+    : options_(options), config_(config), fst_(std::make_unique<VerilatedFstC>()) {
   if (options_.path.empty()) throw std::invalid_argument("VTA_WAVE: empty file name");
   const bool vcd = ends_with(options_.path, ".vcd");
   if (!vcd && !ends_with(options_.path, ".fst")) {
@@ -179,10 +281,39 @@ WaveTracer::WaveTracer(const WaveOptions& options, const Config& config)
   claim_ = PathClaim(options_.path, PathClaim::Suffix::kBeforeExtension);
   options_.path = claim_.path();
   fst_path_ = vcd ? options_.path + ".tmp.fst" : options_.path;
-  std::filesystem::path p(options_.path);
-  std::ofstream gtkw(p.replace_extension(".gtkw"));
-  if (!gtkw) throw std::runtime_error("VTA_WAVE: cannot write " + p.string());
-  gtkw << gtkw_text(config, options_.path);
+  // One cycle in the dump's time unit (10^time_precision s, 1 ps for this model), kept even so that
+  // the falling edge falls on a whole unit.
+  double units = double(config.clock_period_ps()) * std::pow(10.0, -12 - time_precision);
+  period_ = std::max<uint64_t>(2, uint64_t(std::llround(units / 2.0)) * 2);
+  write_view();
+  std::lock_guard lock(insn_names().mu);
+  ++insn_names().open_tracers;
+}
+
+void WaveTracer::write_view() {
+  GtkwView view;
+  view.dump_path = options_.path;
+  if (first_time_ <= last_time_) {
+    view.start_time = first_time_;
+    view.end_time = last_time_;
+  }
+  auto sibling = [&](const std::string& extension) {
+    return std::filesystem::absolute(std::filesystem::path(options_.path).replace_extension(extension)).string();
+  };
+  auto write = [](const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("VTA_WAVE: cannot write " + path);
+  };
+  for (const WaveFilter f : kWaveFilters) {
+    std::string extension = ".";
+    extension.append(to_string(f)).append(".flt");
+    const std::string path = sibling(extension);
+    write(path, f == WaveFilter::kInsn ? insn_filter_text() : filter_table(f));
+    view.filter_path[int(f)] = path;
+  }
+  write(sibling(".gtkw"), gtkw_text(config_, view));
 }
 
 void WaveTracer::open() {
@@ -190,6 +321,8 @@ void WaveTracer::open() {
   if (!fst_->isOpen()) {
     closed_ = true;
     claim_.release();
+    std::lock_guard lock(insn_names().mu);
+    --insn_names().open_tracers;
     throw std::runtime_error("VTA_WAVE: cannot open " + fst_path_ + " for writing");
   }
 }
@@ -203,7 +336,12 @@ WaveTracer::~WaveTracer() {
 }
 
 void WaveTracer::dump(uint64_t cycle, int phase) {
-  if (cycle >= options_.start && cycle < options_.stop) fst_->dump(2 * cycle + uint64_t(phase));
+  if (cycle >= options_.start && cycle < options_.stop) {
+    const uint64_t time = cycle * period_ + uint64_t(phase) * (period_ / 2);
+    fst_->dump(time);
+    first_time_ = std::min(first_time_, time);
+    last_time_ = time;
+  }
 }
 
 void WaveTracer::close() {
@@ -212,8 +350,14 @@ void WaveTracer::close() {
   fst_->close();
   struct Release {
     PathClaim& claim;
-    ~Release() { claim.release(); }  // once the file (and its conversion) is complete
+    ~Release() {
+      claim.release();  // once the file (and its conversion) is complete
+      auto& n = insn_names();
+      std::lock_guard lock(n.mu);
+      if (--n.open_tracers == 0) n.names.clear();
+    }
   } release{claim_};
+  write_view();  // the window dumped and the instructions run
   if (fst_path_ == options_.path) return;
   const int rc = run_program({"fst2vcd", "-o", options_.path, fst_path_});
   if (rc != 0) {

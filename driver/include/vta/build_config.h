@@ -25,6 +25,7 @@ inline const Config& build_config() {
     p.log_wgt_buff_size = VTA_LOG_WGT_BUFF_SIZE;
     p.log_acc_buff_size = VTA_LOG_ACC_BUFF_SIZE;
     p.log_bus_width = VTA_LOG_BUS_WIDTH;
+    p.hw_freq_mhz = VTA_HW_FREQ;
     return Config::make(p);
   }();
   return config;

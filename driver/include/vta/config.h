@@ -36,6 +36,10 @@ struct ConfigParams {
   int log_acc_buff_size = 17;
   /// log2 of the memory bus width in bits; -1 = derive from the target (spec 1.2).
   int log_bus_width = -1;
+  /// The accelerator's clock in MHz (optional key HW_FREQ): no effect on what a program computes or
+  /// on cycle counts; it sets the time axis of waveforms, timelines and the SystemC clock.
+  int hw_freq_mhz = kDefaultHwFreqMhz;
+  static constexpr int kDefaultHwFreqMhz = 100;
 };
 
 /// One named numeric constant of the configuration, as exported to C (`VTA_<name>`) and
@@ -80,6 +84,15 @@ class Config {
   // Memory bus.
   int log_bus_width() const { return log_bus_width_; }
   int bus_width() const { return 1 << log_bus_width_; }
+
+  // Clock.
+  int hw_freq_mhz() const { return params_.hw_freq_mhz; }
+  /// One clock period in picoseconds, rounded to the nearest (10,000 at 100 MHz).
+  uint64_t clock_period_ps() const {
+    const auto f = uint64_t(params_.hw_freq_mhz);
+    return (1000000 + f / 2) / f;
+  }
+  double clock_period_ns() const { return double(clock_period_ps()) / 1000.0; }
 
   // Bytes of one SRAM element (a whole tile) per buffer.
   int inp_elem_bytes() const { return inp_width() * batch() * block_in() / 8; }

@@ -37,7 +37,7 @@ struct Timeline {
   std::string title;
   bool estimated = false;               ///< from estimate_timeline, not recorded
   uint64_t cycles = 0;                  ///< length of the run
-  double ns_per_cycle = 10.0;           ///< the clock period the times are written with
+  double ns_per_cycle = 10.0;           ///< the clock period the times are written with (HW_FREQ)
   std::vector<std::string> insn_names;  ///< per instruction of the stream: "GEMM", "LOAD INP", ...
   std::vector<TimelineInterval> intervals;
 

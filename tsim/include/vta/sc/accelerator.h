@@ -31,7 +31,7 @@
 
 namespace vta::sc {
 
-/// The accelerator's clock period (10 ns: 100 MHz).
+/// The accelerator's clock period: the build configuration's HW_FREQ (10 ns at the default 100 MHz).
 sc_core::sc_time clock_period();
 
 struct AcceleratorOptions {
