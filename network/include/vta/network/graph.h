@@ -1,0 +1,113 @@
+#pragma once
+/// \file vta/network/graph.h
+/// A quantized network as a list of operators on named tensors (docs/NETWORK.md). Activations are
+/// NCHW (or NC after pooling), int8 or int32; weights are int8 constants held by the graph. Each
+/// elementwise operator is one VTA ALU operation (SHR, ADD, MAX, MIN) or the int8 store, so a
+/// convolution followed by its requantization, ReLU and residual addition is one VTA program; each
+/// operator says whether it runs on the host or on VTA.
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vta::net {
+
+/// A graph that cannot be built or run (an unknown tensor, a shape that does not fit, a value out of
+/// range); the message names the operator and the tensor.
+class GraphError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class ElemType : uint8_t { kInt8, kInt32 };
+const char* to_string(ElemType t);
+
+struct TensorDesc {
+  std::string name;
+  std::vector<int64_t> shape;  ///< NCHW activations, (N, C) after pooling, OIHW / (M, K) weights
+  ElemType type = ElemType::kInt8;
+  int64_t elements() const;
+};
+
+enum class OpKind : uint8_t {
+  kConv2d,         ///< int8 NCHW x int8 OIHW weight -> int32; kernel, stride, pad (zeros)
+  kDense,          ///< int8 (N, K) x int8 (M, K) weight -> int32 (N, M)
+  kShr,            ///< int32 >> shift (arithmetic)
+  kAdd,            ///< int32 + int32, or int32 + int8 sign-extended (a residual), wrapping
+  kRelu,           ///< max(x, 0)
+  kClip,           ///< min(max(x, lo), hi)
+  kCast,           ///< int32 -> int8 (every value must already be in [-128, 127])
+  kMaxPool,        ///< int8 -> int8; kernel, stride, pad (padding never wins)
+  kGlobalAvgPool,  ///< int8 (N, C, H, W) -> int32 (N, C): the sum over H x W (scale with kShr)
+};
+const char* to_string(OpKind k);
+
+enum class Placement : uint8_t { kHost, kVta };
+const char* to_string(Placement p);
+
+struct Op {
+  OpKind kind = OpKind::kConv2d;
+  std::string name;                 ///< e.g. "layer1.0.conv1"
+  std::vector<std::string> inputs;  ///< activation tensors
+  std::string output;
+  std::string weight;  ///< kConv2d, kDense: the weight constant
+  int kernel = 1, stride = 1, pad = 0;
+  int shift = 0;           ///< kShr
+  int32_t lo = 0, hi = 0;  ///< kClip
+  Placement placement = Placement::kHost;
+};
+
+/// The network: its tensors, operators in execution order, weight constants, one input and one output.
+class Graph {
+ public:
+  explicit Graph(std::string name) : name_(std::move(name)) {}
+  const std::string& name() const { return name_; }
+
+  /// Declares the network input (int8).
+  std::string input(const std::string& name, std::vector<int64_t> shape);
+  /// Adds a weight constant (int8, row-major in `shape`).
+  std::string constant(const std::string& name, std::vector<int64_t> shape, std::vector<int8_t> values);
+
+  // Operators: each checks its inputs, infers the output's shape and type, and returns its name.
+  std::string conv2d(const std::string& name, const std::string& x, const std::string& weight, int stride, int pad);
+  std::string dense(const std::string& name, const std::string& x, const std::string& weight);
+  std::string shr(const std::string& name, const std::string& x, int shift);
+  std::string add(const std::string& name, const std::string& a, const std::string& b);
+  std::string relu(const std::string& name, const std::string& x);
+  std::string clip(const std::string& name, const std::string& x, int32_t lo, int32_t hi);
+  std::string cast(const std::string& name, const std::string& x);
+  std::string max_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad);
+  std::string global_avg_pool(const std::string& name, const std::string& x);
+  /// shr, clip to [0, 127] (relu) or [-128, 127], cast: int32 -> int8, the ops named `name`.shr ...
+  std::string requantize(const std::string& name, const std::string& x, int shift, bool relu);
+
+  void set_output(const std::string& name);
+  const std::string& input_name() const { return input_; }
+  const std::string& output_name() const { return output_; }
+
+  const TensorDesc& tensor(const std::string& name) const;
+  bool has_tensor(const std::string& name) const { return tensors_.count(name) != 0; }
+  const std::vector<int8_t>& weight(const std::string& name) const;
+  std::vector<int8_t>& mutable_weight(const std::string& name);
+  const std::vector<Op>& ops() const { return ops_; }
+  std::vector<Op>& mutable_ops() { return ops_; }
+  /// The operators that read `tensor`.
+  std::vector<const Op*> consumers(const std::string& tensor) const;
+  const Op& producer(const std::string& tensor) const;
+  /// Names of the weight constants, in the order they were added.
+  const std::vector<std::string>& weight_names() const { return weight_order_; }
+
+ private:
+  std::string add_op(Op op, TensorDesc out);
+  const TensorDesc& need(const Op& op, const std::string& name, ElemType type) const;
+  std::string name_;
+  std::map<std::string, TensorDesc> tensors_;
+  std::map<std::string, std::vector<int8_t>> weights_;
+  std::vector<std::string> weight_order_;
+  std::vector<Op> ops_;
+  std::string input_, output_;
+};
+
+}  // namespace vta::net

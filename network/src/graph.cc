@@ -1,0 +1,221 @@
+#include "vta/network/graph.h"
+
+#include <algorithm>
+
+namespace vta::net {
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s.append(i == 0 ? "" : ", ").append(std::to_string(shape[i]));
+  return s + ")";
+}
+
+Op make_op(OpKind kind, const std::string& name, std::vector<std::string> inputs) {
+  Op op;
+  op.kind = kind;
+  op.name = name;
+  op.inputs = std::move(inputs);
+  return op;
+}
+
+}  // namespace
+
+const char* to_string(ElemType t) { return t == ElemType::kInt8 ? "int8" : "int32"; }
+
+const char* to_string(OpKind k) {
+  switch (k) {
+    case OpKind::kConv2d: return "conv2d";
+    case OpKind::kDense: return "dense";
+    case OpKind::kShr: return "shr";
+    case OpKind::kAdd: return "add";
+    case OpKind::kRelu: return "relu";
+    case OpKind::kClip: return "clip";
+    case OpKind::kCast: return "cast";
+    case OpKind::kMaxPool: return "max_pool";
+    case OpKind::kGlobalAvgPool: return "global_avg_pool";
+  }
+  return "?";
+}
+
+const char* to_string(Placement p) { return p == Placement::kHost ? "host" : "vta"; }
+
+int64_t TensorDesc::elements() const {
+  int64_t n = 1;
+  for (const int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string Graph::input(const std::string& name, std::vector<int64_t> shape) {
+  if (!input_.empty()) throw GraphError(name_ + ": a second input " + name + " (the graph has one: " + input_ + ")");
+  if (shape.size() != 4) throw GraphError(name_ + ": input " + name + " must be NCHW, not " + shape_text(shape));
+  if (tensors_.count(name)) throw GraphError(name_ + ": tensor " + name + " is defined twice");
+  tensors_[name] = {name, std::move(shape), ElemType::kInt8};
+  input_ = name;
+  return name;
+}
+
+std::string Graph::constant(const std::string& name, std::vector<int64_t> shape, std::vector<int8_t> values) {
+  if (tensors_.count(name)) throw GraphError(name_ + ": tensor " + name + " is defined twice");
+  TensorDesc d{name, std::move(shape), ElemType::kInt8};
+  if (d.elements() != int64_t(values.size())) {
+    throw GraphError(name_ + ": constant " + name + " has " + std::to_string(values.size()) + " values for shape " +
+                     shape_text(d.shape));
+  }
+  tensors_[name] = d;
+  weights_[name] = std::move(values);
+  weight_order_.push_back(name);
+  return name;
+}
+
+const TensorDesc& Graph::tensor(const std::string& name) const {
+  const auto it = tensors_.find(name);
+  if (it == tensors_.end()) throw GraphError(name_ + ": no tensor " + name);
+  return it->second;
+}
+
+const std::vector<int8_t>& Graph::weight(const std::string& name) const {
+  const auto it = weights_.find(name);
+  if (it == weights_.end()) throw GraphError(name_ + ": no weight constant " + name);
+  return it->second;
+}
+
+std::vector<int8_t>& Graph::mutable_weight(const std::string& name) {
+  const auto it = weights_.find(name);
+  if (it == weights_.end()) throw GraphError(name_ + ": no weight constant " + name);
+  return it->second;
+}
+
+const TensorDesc& Graph::need(const Op& op, const std::string& name, ElemType type) const {
+  const auto it = tensors_.find(name);
+  if (it == tensors_.end()) throw GraphError(name_ + ": " + op.name + " reads " + name + ", which is not defined");
+  if (it->second.type != type) {
+    throw GraphError(name_ + ": " + op.name + " (" + to_string(op.kind) + ") needs " + name + " to be " +
+                     to_string(type) + ", not " + to_string(it->second.type));
+  }
+  return it->second;
+}
+
+std::string Graph::add_op(Op op, TensorDesc out) {
+  if (tensors_.count(op.name)) throw GraphError(name_ + ": tensor " + op.name + " is defined twice");
+  out.name = op.name;
+  op.output = op.name;
+  tensors_[op.name] = std::move(out);
+  ops_.push_back(std::move(op));
+  return ops_.back().output;
+}
+
+std::string Graph::conv2d(const std::string& name, const std::string& x, const std::string& weight, int stride,
+                          int pad) {
+  Op op = make_op(OpKind::kConv2d, name, {x});
+  op.weight = weight;
+  const TensorDesc& in = need(op, x, ElemType::kInt8);
+  const TensorDesc& w = need(op, weight, ElemType::kInt8);
+  if (in.shape.size() != 4 || w.shape.size() != 4 || w.shape[1] != in.shape[1] || w.shape[2] != w.shape[3]) {
+    throw GraphError(name_ + ": " + name + ": input " + shape_text(in.shape) + " and weight " + shape_text(w.shape) +
+                     " do not make an NCHW x OIHW convolution with a square kernel");
+  }
+  if (stride < 1 || pad < 0) throw GraphError(name_ + ": " + name + ": stride must be >= 1 and pad >= 0");
+  op.kernel = int(w.shape[2]), op.stride = stride, op.pad = pad;
+  const int64_t oh = (in.shape[2] + 2 * pad - op.kernel) / stride + 1,
+                ow = (in.shape[3] + 2 * pad - op.kernel) / stride + 1;
+  if (oh < 1 || ow < 1) throw GraphError(name_ + ": " + name + ": the kernel is larger than the padded input");
+  return add_op(op, {"", {in.shape[0], w.shape[0], oh, ow}, ElemType::kInt32});
+}
+
+std::string Graph::dense(const std::string& name, const std::string& x, const std::string& weight) {
+  Op op = make_op(OpKind::kDense, name, {x});
+  op.weight = weight;
+  const TensorDesc& in = need(op, x, ElemType::kInt8);
+  const TensorDesc& w = need(op, weight, ElemType::kInt8);
+  if (in.shape.size() != 2 || w.shape.size() != 2 || w.shape[1] != in.shape[1]) {
+    throw GraphError(name_ + ": " + name + ": input " + shape_text(in.shape) + " and weight " + shape_text(w.shape) +
+                     " do not make (N, K) x (M, K)");
+  }
+  return add_op(op, {"", {in.shape[0], w.shape[0]}, ElemType::kInt32});
+}
+
+std::string Graph::shr(const std::string& name, const std::string& x, int shift) {
+  Op op = make_op(OpKind::kShr, name, {x});
+  if (shift < 0 || shift > 31)
+    throw GraphError(name_ + ": " + name + ": shift " + std::to_string(shift) + " is not 0 to 31");
+  op.shift = shift;
+  return add_op(op, need(op, x, ElemType::kInt32));
+}
+
+std::string Graph::add(const std::string& name, const std::string& a, const std::string& b) {
+  Op op = make_op(OpKind::kAdd, name, {a, b});
+  const TensorDesc& ta = need(op, a, ElemType::kInt32);
+  const TensorDesc& tb = tensor(b);
+  if (ta.shape != tb.shape) {
+    throw GraphError(name_ + ": " + name + ": " + a + " " + shape_text(ta.shape) + " and " + b + " " +
+                     shape_text(tb.shape) + " differ in shape");
+  }
+  return add_op(op, ta);
+}
+
+std::string Graph::relu(const std::string& name, const std::string& x) {
+  Op op = make_op(OpKind::kRelu, name, {x});
+  return add_op(op, need(op, x, ElemType::kInt32));
+}
+
+std::string Graph::clip(const std::string& name, const std::string& x, int32_t lo, int32_t hi) {
+  Op op = make_op(OpKind::kClip, name, {x});
+  if (lo > hi)
+    throw GraphError(name_ + ": " + name + ": clip bounds [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  op.lo = lo, op.hi = hi;
+  return add_op(op, need(op, x, ElemType::kInt32));
+}
+
+std::string Graph::cast(const std::string& name, const std::string& x) {
+  Op op = make_op(OpKind::kCast, name, {x});
+  TensorDesc out = need(op, x, ElemType::kInt32);
+  out.type = ElemType::kInt8;
+  return add_op(op, out);
+}
+
+std::string Graph::max_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad) {
+  Op op = make_op(OpKind::kMaxPool, name, {x});
+  const TensorDesc& in = need(op, x, ElemType::kInt8);
+  if (in.shape.size() != 4 || kernel < 1 || stride < 1 || pad < 0 || pad >= kernel) {
+    throw GraphError(name_ + ": " + name + ": max_pool needs NCHW, kernel >= 1, stride >= 1, 0 <= pad < kernel");
+  }
+  op.kernel = kernel, op.stride = stride, op.pad = pad;
+  const int64_t oh = (in.shape[2] + 2 * pad - kernel) / stride + 1, ow = (in.shape[3] + 2 * pad - kernel) / stride + 1;
+  return add_op(op, {"", {in.shape[0], in.shape[1], oh, ow}, ElemType::kInt8});
+}
+
+std::string Graph::global_avg_pool(const std::string& name, const std::string& x) {
+  Op op = make_op(OpKind::kGlobalAvgPool, name, {x});
+  const TensorDesc& in = need(op, x, ElemType::kInt8);
+  if (in.shape.size() != 4) throw GraphError(name_ + ": " + name + ": global_avg_pool needs NCHW");
+  return add_op(op, {"", {in.shape[0], in.shape[1]}, ElemType::kInt32});
+}
+
+std::string Graph::requantize(const std::string& name, const std::string& x, int shift, bool relu) {
+  const std::string s = shr(name + ".shr", x, shift);
+  const std::string c = clip(name + ".clip", s, relu ? 0 : -128, 127);
+  return cast(name, c);
+}
+
+void Graph::set_output(const std::string& name) {
+  tensor(name);
+  output_ = name;
+}
+
+std::vector<const Op*> Graph::consumers(const std::string& t) const {
+  std::vector<const Op*> out;
+  for (const Op& op : ops_) {
+    if (std::find(op.inputs.begin(), op.inputs.end(), t) != op.inputs.end()) out.push_back(&op);
+  }
+  return out;
+}
+
+const Op& Graph::producer(const std::string& t) const {
+  for (const Op& op : ops_) {
+    if (op.output == t) return op;
+  }
+  throw GraphError(name_ + ": no operator produces " + t);
+}
+
+}  // namespace vta::net

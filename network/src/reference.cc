@@ -1,0 +1,159 @@
+#include "vta/network/reference.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace vta::net {
+namespace {
+
+const std::vector<int32_t>& value_of(const Graph& g, const Op& op, const Values& values, const std::string& name) {
+  const auto it = values.find(name);
+  if (it == values.end()) throw GraphError(g.name() + ": " + op.name + ": no value for its input " + name);
+  return it->second;
+}
+
+}  // namespace
+
+std::vector<int32_t> conv2d(std::span<const int32_t> x, std::span<const int8_t> w, int64_t n, int64_t c, int64_t h,
+                            int64_t width, int64_t o, int64_t k, int64_t stride, int64_t pad) {
+  const int64_t oh = (h + 2 * pad - k) / stride + 1, ow = (width + 2 * pad - k) / stride + 1;
+  std::vector<int32_t> out(size_t(n * o * oh * ow));
+  std::vector<uint32_t> plane(size_t(oh * ow));  // unsigned: wrapping accumulation, as VTA's int32
+  for (int64_t a = 0; a < n; ++a) {
+    for (int64_t f = 0; f < o; ++f) {
+      std::fill(plane.begin(), plane.end(), 0u);
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const int32_t* xin = x.data() + (a * c + ch) * h * width;
+        for (int64_t dy = 0; dy < k; ++dy) {
+          for (int64_t dx = 0; dx < k; ++dx) {
+            const uint32_t wv = uint32_t(int32_t(w[size_t(((f * c + ch) * k + dy) * k + dx)]));
+            if (wv == 0) continue;
+            // output columns whose input column z * stride + dx - pad lies inside the row
+            const int64_t z0 = std::max<int64_t>(0, (pad - dx + stride - 1) / stride);
+            const int64_t last = width - 1 + pad - dx;  // the largest z * stride that stays in the row
+            const int64_t z1 = last < 0 ? 0 : std::min<int64_t>(ow, last / stride + 1);
+            for (int64_t y = 0; y < oh; ++y) {
+              const int64_t iy = y * stride + dy - pad;
+              if (iy < 0 || iy >= h) continue;
+              const int32_t* row = xin + iy * width;
+              const int64_t shift = dx - pad;
+              uint32_t* orow = plane.data() + y * ow;
+              for (int64_t z = z0; z < z1; ++z) orow[z] += wv * uint32_t(row[z * stride + shift]);
+            }
+          }
+        }
+      }
+      std::copy(plane.begin(), plane.end(), out.begin() + (a * o + f) * oh * ow);
+    }
+  }
+  return out;
+}
+
+std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& values) {
+  const TensorDesc& out = g.tensor(op.output);
+  const std::vector<int32_t>& x = value_of(g, op, values, op.inputs.at(0));
+  std::vector<int32_t> r(size_t(out.elements()));
+  switch (op.kind) {
+    case OpKind::kConv2d: {
+      const TensorDesc& in = g.tensor(op.inputs[0]);
+      const TensorDesc& w = g.tensor(op.weight);
+      return conv2d(x, g.weight(op.weight), in.shape[0], in.shape[1], in.shape[2], in.shape[3], w.shape[0], op.kernel,
+                    op.stride, op.pad);
+    }
+    case OpKind::kDense: {
+      const TensorDesc& in = g.tensor(op.inputs[0]);
+      const auto& w = g.weight(op.weight);
+      const int64_t n = in.shape[0], k = in.shape[1], m = out.shape[1];
+      for (int64_t a = 0; a < n; ++a) {
+        for (int64_t j = 0; j < m; ++j) {
+          uint32_t sum = 0;
+          for (int64_t i = 0; i < k; ++i)
+            sum += uint32_t(x[size_t(a * k + i)]) * uint32_t(int32_t(w[size_t(j * k + i)]));
+          r[size_t(a * m + j)] = int32_t(sum);
+        }
+      }
+      return r;
+    }
+    case OpKind::kShr:
+      for (size_t i = 0; i < r.size(); ++i) r[i] = x[i] >> op.shift;
+      return r;
+    case OpKind::kAdd: {
+      const std::vector<int32_t>& y = value_of(g, op, values, op.inputs.at(1));
+      for (size_t i = 0; i < r.size(); ++i) r[i] = int32_t(uint32_t(x[i]) + uint32_t(y[i]));
+      return r;
+    }
+    case OpKind::kRelu:
+      for (size_t i = 0; i < r.size(); ++i) r[i] = std::max(x[i], 0);
+      return r;
+    case OpKind::kClip:
+      for (size_t i = 0; i < r.size(); ++i) r[i] = std::clamp(x[i], op.lo, op.hi);
+      return r;
+    case OpKind::kCast:
+      for (size_t i = 0; i < r.size(); ++i) {
+        if (x[i] < -128 || x[i] > 127) {
+          throw GraphError(g.name() + ": " + op.name + ": value " + std::to_string(x[i]) + " at element " +
+                           std::to_string(i) + " of " + op.inputs[0] + " is not an int8 (clip it first)");
+        }
+        r[i] = x[i];
+      }
+      return r;
+    case OpKind::kMaxPool: {
+      const TensorDesc& in = g.tensor(op.inputs[0]);
+      const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3];
+      const int64_t oh = out.shape[2], ow = out.shape[3];
+      for (int64_t p = 0; p < nc; ++p) {
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t z = 0; z < ow; ++z) {
+            int32_t best = std::numeric_limits<int32_t>::min();
+            for (int64_t dy = 0; dy < op.kernel; ++dy) {
+              for (int64_t dx = 0; dx < op.kernel; ++dx) {
+                const int64_t iy = y * op.stride + dy - op.pad, ix = z * op.stride + dx - op.pad;
+                if (iy >= 0 && iy < h && ix >= 0 && ix < w) best = std::max(best, x[size_t((p * h + iy) * w + ix)]);
+              }
+            }
+            r[size_t((p * oh + y) * ow + z)] = best;
+          }
+        }
+      }
+      return r;
+    }
+    case OpKind::kGlobalAvgPool: {
+      const TensorDesc& in = g.tensor(op.inputs[0]);
+      const int64_t nc = in.shape[0] * in.shape[1], hw = in.shape[2] * in.shape[3];
+      for (int64_t p = 0; p < nc; ++p) {
+        int32_t sum = 0;
+        for (int64_t i = 0; i < hw; ++i) sum += x[size_t(p * hw + i)];
+        r[size_t(p)] = sum;
+      }
+      return r;
+    }
+  }
+  throw GraphError(g.name() + ": " + op.name + ": unknown operator");
+}
+
+Values run_reference(const Graph& g, std::span<const int8_t> input, bool keep_all) {
+  const TensorDesc& in = g.tensor(g.input_name());
+  if (int64_t(input.size()) != in.elements()) {
+    throw GraphError(g.name() + ": the input " + in.name + " needs " + std::to_string(in.elements()) + " values, not " +
+                     std::to_string(input.size()));
+  }
+  Values v;
+  v[in.name] = std::vector<int32_t>(input.begin(), input.end());
+  // values no longer read are dropped unless all are kept
+  std::map<std::string, size_t> last_use;
+  for (size_t i = 0; i < g.ops().size(); ++i) {
+    for (const auto& t : g.ops()[i].inputs) last_use[t] = i;
+  }
+  for (size_t i = 0; i < g.ops().size(); ++i) {
+    const Op& op = g.ops()[i];
+    v[op.output] = reference_op(g, op, v);
+    if (!keep_all) {
+      for (const auto& t : op.inputs) {
+        if (last_use[t] == i && t != g.input_name() && t != g.output_name()) v.erase(t);
+      }
+    }
+  }
+  return v;
+}
+
+}  // namespace vta::net

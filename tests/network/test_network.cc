@@ -1,0 +1,305 @@
+// The network layer: graph construction and its refusals, the reference operators against the
+// runtime's independent references (vta/tensor.h) and brute force, .npy files, and ResNet-18 (its
+// structure, calibrated shifts, weights saved and loaded).
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "vta/network/graph.h"
+#include "vta/network/npy.h"
+#include "vta/network/reference.h"
+#include "vta/network/resnet18.h"
+#include "vta/tensor.h"
+
+namespace vta::net {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<int8_t> random_int8(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int8_t> v(n);
+  for (auto& x : v) x = static_cast<int8_t>(int(rng() & 255u) - 128);
+  return v;
+}
+
+template <class F>
+void expect_error(F&& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an error mentioning '" << needle << "'";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(NetworkGraph, ShapesAndTypesAreInferred) {
+  Graph g("g");
+  const auto x = g.input("x", {1, 16, 8, 8});
+  const auto w = g.constant("w", {32, 16, 3, 3}, std::vector<int8_t>(32 * 16 * 9, 1));
+  const auto c = g.conv2d("c", x, w, 2, 1);
+  EXPECT_EQ(g.tensor(c).shape, (std::vector<int64_t>{1, 32, 4, 4}));
+  EXPECT_EQ(g.tensor(c).type, ElemType::kInt32);
+  const auto q = g.requantize("q", c, 4, true);
+  EXPECT_EQ(g.tensor(q).type, ElemType::kInt8);
+  EXPECT_EQ(g.ops().size(), 4u);  // conv, shr, clip, cast
+  EXPECT_EQ(g.producer(q).kind, OpKind::kCast);
+  EXPECT_EQ(g.consumers(c).size(), 1u);
+}
+
+TEST(NetworkGraph, RefusalsNameTheOperatorAndTensor) {
+  Graph g("g");
+  const auto x = g.input("x", {1, 16, 8, 8});
+  const auto w = g.constant("w", {32, 8, 3, 3}, std::vector<int8_t>(32 * 8 * 9, 1));
+  expect_error([&] { g.conv2d("c", x, w, 1, 1); }, "c: input (1, 16, 8, 8) and weight (32, 8, 3, 3)");
+  expect_error([&] { g.shr("s", x, 3); }, "s (shr) needs x to be int32, not int8");
+  expect_error([&] { g.relu("r", "nothing"); }, "r reads nothing, which is not defined");
+  expect_error([&] { g.constant("k", {2, 2}, {1, 2, 3}); }, "constant k has 3 values for shape (2, 2)");
+  expect_error([&] { g.input("y", {1, 1, 1, 1}); }, "a second input y");
+  const auto w2 = g.constant("w2", {4, 16, 1, 1}, std::vector<int8_t>(64, 1));
+  const auto c = g.conv2d("c", x, w2, 1, 0);
+  expect_error([&] { g.conv2d("c", x, w2, 1, 0); }, "tensor c is defined twice");
+  expect_error([&] { g.shr("big", c, 32); }, "shift 32 is not 0 to 31");
+  // a cast of a value outside int8 is refused when it runs, naming the element
+  const auto cast = g.cast("cast", c);
+  g.set_output(cast);
+  std::vector<int8_t> in(16 * 64, 100);
+  expect_error([&] { run_reference(g, in); }, "cast: value 1600 at element 0 of c is not an int8");
+  expect_error([&] { run_reference(g, std::vector<int8_t>(3)); }, "the input x needs 1024 values, not 3");
+}
+
+// The reference convolution against the runtime's independent one (vta::conv2d_reference), over
+// kernels, strides and pads including the kernel wider than the padded edge.
+TEST(NetworkReference, ConvolutionMatchesTheRuntimeReference) {
+  struct Case {
+    int64_t n, c, h, w, o, k, stride, pad;
+  };
+  const Case cases[] = {{1, 3, 17, 15, 8, 7, 2, 3},  {1, 16, 14, 14, 16, 3, 1, 1}, {2, 8, 9, 9, 4, 3, 2, 1},
+                        {1, 8, 14, 14, 16, 1, 2, 0}, {1, 4, 5, 5, 4, 5, 1, 0},     {1, 2, 3, 3, 2, 3, 1, 2}};
+  uint32_t seed = 1;
+  for (const Case& t : cases) {
+    SCOPED_TRACE(testing::Message() << t.c << "x" << t.h << "x" << t.w << " k" << t.k << " s" << t.stride << " p"
+                                    << t.pad);
+    const auto x = random_int8(static_cast<size_t>(t.n * t.c * t.h * t.w), seed++);
+    const auto w = random_int8(static_cast<size_t>(t.o * t.c * t.k * t.k), seed++);
+    const std::vector<int32_t> x32(x.begin(), x.end());
+    EXPECT_EQ(conv2d(x32, w, t.n, t.c, t.h, t.w, t.o, t.k, t.stride, t.pad),
+              vta::conv2d_reference(x, w, t.n, t.c, t.h, t.w, t.o, t.k, t.k, t.pad, t.stride));
+  }
+}
+
+TEST(NetworkReference, ElementwisePoolingAndDense) {
+  Graph g("g");
+  const auto x = g.input("x", {1, 2, 5, 5});
+  const auto pool = g.max_pool("pool", x, 3, 2, 1);
+  const auto gap = g.global_avg_pool("gap", pool);
+  const auto s = g.shr("s", gap, 1);
+  const auto r = g.add("r", s, g.global_avg_pool("gap2", x));
+  const auto q = g.clip("q", g.relu("relu", r), 0, 100);
+  const auto fc_w = g.constant("fc.w", {3, 2}, {1, -2, 3, 4, -5, 6});
+  const auto fc = g.dense("fc", g.cast("qc", q), fc_w);
+  g.set_output(fc);
+  const auto in = random_int8(50, 7);
+  const Values v = run_reference(g, in);
+  // brute force
+  auto at = [](int64_t i) { return static_cast<size_t>(i); };
+  for (int64_t c = 0; c < 2; ++c) {
+    for (int64_t y = 0; y < 3; ++y) {
+      for (int64_t z = 0; z < 3; ++z) {
+        int best = -1000;
+        for (int64_t dy = -1; dy <= 1; ++dy) {
+          for (int64_t dx = -1; dx <= 1; ++dx) {
+            const int64_t iy = 2 * y + dy, ix = 2 * z + dx;
+            if (iy >= 0 && iy < 5 && ix >= 0 && ix < 5) best = std::max(best, int(in[at((c * 5 + iy) * 5 + ix)]));
+          }
+        }
+        EXPECT_EQ(v.at(pool)[at((c * 3 + y) * 3 + z)], best);
+      }
+    }
+  }
+  int32_t qv[2];
+  for (int64_t c = 0; c < 2; ++c) {
+    int32_t sp = 0, sx = 0;
+    for (int64_t i = 0; i < 9; ++i) sp += v.at(pool)[at(c * 9 + i)];
+    for (int64_t i = 0; i < 25; ++i) sx += in[at(c * 25 + i)];
+    EXPECT_EQ(v.at(gap)[at(c)], sp);
+    qv[c] = std::clamp(std::max((sp >> 1) + sx, 0), 0, 100);
+    EXPECT_EQ(v.at(q)[at(c)], qv[c]);
+  }
+  const std::vector<int32_t> want_fc = {qv[0] - 2 * qv[1], 3 * qv[0] + 4 * qv[1], -5 * qv[0] + 6 * qv[1]};
+  EXPECT_EQ(v.at(fc), want_fc);
+}
+
+TEST(NetworkNpy, RoundTripAndRefusals) {
+  const fs::path dir = fs::temp_directory_path() / "vta_network_npy";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::vector<int8_t> v8 = random_int8(2 * 3 * 4, 3);
+  write_npy(dir / "a.npy", {2, 3, 4}, v8);
+  NpyArray a = read_npy(dir / "a.npy");
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_FALSE(a.int32);
+  EXPECT_EQ(a.values, std::vector<int32_t>(v8.begin(), v8.end()));
+  EXPECT_EQ(fs::file_size(dir / "a.npy") % 64, 24u % 64u) << "a 64-byte aligned header, as numpy writes";
+  const std::vector<int32_t> v32 = {-1, 2, 1 << 30, -(1 << 30), 7};
+  write_npy(dir / "b.npy", {5}, v32);
+  a = read_npy(dir / "b.npy");
+  EXPECT_TRUE(a.int32);
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{5}));
+  EXPECT_EQ(a.values, v32);
+  // a file as numpy 1.x writes it, byte for byte: np.save(f, np.arange(3, dtype=np.int8))
+  {
+    std::string header = "{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }";
+    header.append(size_t(128 - 10 - header.size() - 1), ' ').push_back('\n');
+    std::ofstream out(dir / "np.npy", std::ios::binary);
+    out << "\x93NUMPY" << char(1) << char(0) << char(header.size()) << char(0) << header << char(0) << char(1)
+        << char(2);
+  }
+  EXPECT_EQ(read_npy(dir / "np.npy").values, (std::vector<int32_t>{0, 1, 2}));
+  auto bad = [&](const std::string& bytes, const std::string& needle) {
+    {
+      std::ofstream out(dir / "bad.npy", std::ios::binary);
+      out << bytes;
+    }
+    expect_error([&] { read_npy(dir / "bad.npy"); }, needle);
+  };
+  auto file = [](const std::string& dict, const std::string& data, char major = 1) {
+    std::string s = "\x93NUMPY";
+    s += major;
+    s += char(0);
+    s += char(dict.size());
+    s += char(0);
+    if (major != 1) s += std::string(2, '\0');
+    return s + dict + data;
+  };
+  bad("PK\x03\x04", "no NUMPY magic");
+  bad(file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", "abcd"), "element type '<f4'");
+  bad(file("{'descr': '|i1', 'fortran_order': True, 'shape': (2,), }\n", "ab"), "Fortran order");
+  bad(file("{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }\n", "ab"),
+      "needs 3 bytes of data, the file has 2");
+  bad(file("{'descr': '|i1', 'fortran_order': False, 'shape': (99999999, 99999999), }\n", ""), "more than");
+  bad(file("{'descr': '|i1', 'fortran_order': False, 'shape': (1,), }\n", "a", 9), "format version 9");
+  bad(file("{'descr': '|i1', 'fortran_order': False}\n", ""), "no 'shape'");
+  expect_error([&] { read_npy(dir / "missing.npy"); }, "cannot open");
+  expect_error([&] { write_npy(dir / "c.npy", {2, 2}, std::vector<int8_t>(3)); }, "4 elements, 3 values");
+  fs::remove_all(dir);
+}
+
+// ResNet-18's structure: what runs where, the 19 VTA convolutions and 8 residual additions.
+TEST(NetworkResNet18, Structure) {
+  const Graph g = resnet18();
+  int vta_convs = 0, k3 = 0, k1 = 0, adds = 0;
+  for (const Op& op : g.ops()) {
+    if (op.placement == Placement::kVta && op.kind == OpKind::kConv2d) {
+      ++vta_convs;
+      (op.kernel == 3 ? k3 : k1) += 1;
+    }
+    adds += op.kind == OpKind::kAdd;
+    if (op.name.starts_with("conv1") || op.name.starts_with("maxpool") || op.name.starts_with("avgpool") ||
+        op.name == "fc") {
+      EXPECT_EQ(op.placement, Placement::kHost) << op.name;
+    }
+  }
+  EXPECT_EQ(vta_convs, 19);
+  EXPECT_EQ(k3, 16);
+  EXPECT_EQ(k1, 3);
+  EXPECT_EQ(adds, 8);
+  EXPECT_EQ(g.tensor("maxpool").shape, (std::vector<int64_t>{1, 64, 56, 56}));
+  EXPECT_EQ(g.tensor("layer4.1").shape, (std::vector<int64_t>{1, 512, 7, 7}));
+  EXPECT_EQ(g.tensor(g.output_name()).shape, (std::vector<int64_t>{1, 1000}));
+  EXPECT_EQ(g.weight_names().size(), 21u);  // conv1, 16 + 3 VTA convolutions, fc
+  // generated weights are deterministic and depend on the seed
+  EXPECT_EQ(resnet18().weight("layer2.0.conv1.weight"), g.weight("layer2.0.conv1.weight"));
+  ResNet18Options other;
+  other.seed = 2;
+  EXPECT_NE(resnet18(other).weight("layer2.0.conv1.weight"), g.weight("layer2.0.conv1.weight"));
+}
+
+ResNet18Options small() {
+  ResNet18Options o;
+  o.image = 64, o.width = 16, o.classes = 10;
+  return o;
+}
+
+// Calibration: every shift is the smallest that clips at most 0.5 % of its values; activations do not
+// vanish (not all zero) and a smaller shift would clip more.
+TEST(NetworkResNet18, CalibratedShiftsNeitherVanishNorSaturate) {
+  Graph g = resnet18(small());
+  const auto input = generated_input(g, 1);
+  const auto reports = calibrate_shifts(g, input);
+  ASSERT_EQ(reports.size(), 1u + 16 + 3 + 1);  // conv1, every VTA convolution, the average pool
+  for (const ShiftReport& r : reports) {
+    SCOPED_TRACE(r.op);
+    EXPECT_LE(r.clipped, 0.005);
+    EXPECT_LT(r.zero, 0.95) << "activations vanish";
+    if (r.shift > 0) {
+      Graph h = g;
+      for (Op& op : h.mutable_ops()) {
+        if (op.name == r.op) op.shift = r.shift - 1;
+      }
+      for (const ShiftReport& s : shift_reports(h, input)) {
+        if (s.op == r.op) {
+          EXPECT_GT(s.clipped, 0.005) << "a smaller shift clips too little: not the smallest";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(shift_reports(g, input).size(), reports.size());
+  const Values v = run_reference(g, input, false);
+  EXPECT_EQ(v.at(g.output_name()).size(), 10u);
+}
+
+TEST(NetworkResNet18, WeightsSavedAndLoaded) {
+  const fs::path dir = fs::temp_directory_path() / "vta_network_weights";
+  fs::remove_all(dir);
+  Graph g = resnet18(small());
+  const auto input = generated_input(g, 1);
+  calibrate_shifts(g, input);
+  save_weights(g, dir);
+  ResNet18Options o = small();
+  o.seed = 99;
+  Graph h = resnet18(o);
+  ASSERT_NE(h.weight("fc.weight"), g.weight("fc.weight"));
+  load_weights(h, dir);
+  for (const auto& name : g.weight_names()) EXPECT_EQ(h.weight(name), g.weight(name)) << name;
+  EXPECT_EQ(run_reference(h, input, false).at(h.output_name()), run_reference(g, input, false).at(g.output_name()));
+
+  // refusals name the file and the problem
+  auto edit_manifest = [&](const std::string& from, const std::string& to) {
+    std::ifstream in(dir / "manifest.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(dir / "manifest.json", std::ios::trunc) << text;
+  };
+  const fs::path good = dir.string() + ".good";
+  fs::remove_all(good);
+  fs::copy(dir, good);
+  auto reset = [&] {
+    fs::remove_all(dir);
+    fs::copy(good, dir);
+  };
+  edit_manifest("\"layer1.0.conv1.q.shr\": ", "\"layer1.0.conv1.q.shr\": 40, \"x\": ");
+  expect_error([&] { load_weights(h, dir); }, "shift layer1.0.conv1.q.shr = 40 is not 0 to 31");
+  reset();
+  edit_manifest("\"file\": \"fc.weight.npy\"", "\"file\": \"../fc.weight.npy\"");
+  expect_error([&] { load_weights(h, dir); }, "is not a plain file name");
+  reset();
+  write_npy(dir / "fc.weight.npy", {10, 255}, std::vector<int8_t>(2550));
+  expect_error([&] { load_weights(h, dir); }, "fc.weight.npy does not have the shape resnet18 needs");
+  reset();
+  fs::remove(dir / "layer3.1.conv2.weight.npy");
+  expect_error([&] { load_weights(h, dir); }, "cannot open");
+  reset();
+  edit_manifest("\"network\": \"resnet18\"", "\"network\": \"resnet50\"");
+  expect_error([&] { load_weights(h, dir); }, "weights of network \"resnet50\"");
+  fs::remove_all(dir);
+  fs::remove_all(good);
+}
+
+}  // namespace
+}  // namespace vta::net
