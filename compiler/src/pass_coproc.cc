@@ -49,8 +49,10 @@ class StageOf final : public StmtFunctor<int> {
   int visit_call(const Stmt& s) override {
     if (s->name == intrin::kLoadBuffer2D) {
       const Expr& type = s->args.back();
-      // loads into the accumulator run on the compute stage (spec 4.4)
-      return type->kind == ExprKind::kInt && type->value == int(MemId::kAcc) ? kComputeStage : kLoadStage;
+      // loads into the accumulator (ACC, and ACC_8BIT's sign-extended int8) run on the compute stage (spec 4.4)
+      const bool acc =
+          type->kind == ExprKind::kInt && (type->value == int(MemId::kAcc) || type->value == int(MemId::kAcc8Bit));
+      return acc ? kComputeStage : kLoadStage;
     }
     if (s->name == intrin::kStoreBuffer2D) return kStoreStage;
     throw InternalError("coproc_sync: unexpected call " + s->name);

@@ -1,6 +1,7 @@
 // DMA copy injection: a loop nest under `pragma dma_copy` that copies between a DRAM tensor and an
 // SRAM buffer becomes one 2D transfer of VTA elements (the last two dimensions, BATCH x BLOCK):
 //   VTALoadBuffer2D(src, src_offset, x_size, y_size, x_stride, 0, 0, 0, 0, dst_index, memory_type)
+// (memory_type ACC_8BIT when an int8 tensor is loaded into the accumulator: sign-extended lanes)
 //   VTAStoreBuffer2D(src_index, memory_type, dst, dst_offset, x_size, y_size, x_stride)
 // (element units, the runtime's argument order). At most two loops may remain around the element
 // after its dimensions; the SRAM side must be contiguous.
@@ -206,9 +207,12 @@ class InjectDma final : public IRMutator {
     if (load) {
       // DRAM starts at the first unpadded element
       const Expr src_off = simplify(base(sa) + pad[1][0] * x_stride + pad[0][0]);
+      // an int8 tensor loaded into the accumulator (a residual) is sign-extended by ACC_8BIT
+      MemId type = *memory_type(scope_of(dst));
+      if (type == MemId::kAcc && src->dtype == DType::kInt8) type = MemId::kAcc8Bit;
       return wrap(make_call(intrin::kLoadBuffer2D, dst, src,
                             {src_off, x_size, y_size, make_int(x_stride), pad[0][0], pad[1][0], pad[0][1], pad[1][1],
-                             sram_base(dst, base(da)), make_int(int(*memory_type(scope_of(dst))))}));
+                             sram_base(dst, base(da)), make_int(int(type))}));
     }
     return wrap(make_call(
         intrin::kStoreBuffer2D, dst, src,

@@ -150,6 +150,67 @@ TEST(CompiledAlu, ElementwiseAddThenRelu) {
   }
 }
 
+// A residual: c = clip(a + b, 0, 127) with a int32 and b int8, b loaded into the accumulator with
+// ACC_8BIT (each lane sign-extended): negative b values must subtract.
+TEST(CompiledAlu, Int8OperandIsLoadedSignExtended) {
+  const Env env(vta::build_config());
+  const int64_t blocks = 8;
+  Tensor a = placeholder({blocks, 1, env.BATCH, env.BLOCK_OUT}, "a", DType::kInt32);
+  Tensor b = placeholder(a->shape, "b", DType::kInt8);
+  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
+  Tensor a_buf = compute(
+      a->shape, [&](const Indices& i) { return at(a, i); }, "a_buf");
+  Tensor b_buf = compute(
+      b->shape, [&](const Indices& i) { return cast(DType::kInt32, at(b, i)); }, "b_buf");
+  Tensor sum_ab = compute(
+      a->shape, [&](const Indices& i) { return at(a_buf, i) + at(b_buf, i); }, "sum_ab");
+  Tensor lo = compute(
+      a->shape, [&](const Indices& i) { return max(at(sum_ab, i), 0); }, "lo");
+  Tensor hi = compute(
+      a->shape, [&](const Indices& i) { return min(at(lo, i), 127); }, "hi");
+  Tensor res = compute(
+      a->shape, [&](const Indices& i) { return cast(DType::kInt8, at(hi, i)); }, "res");
+  Schedule s = create_schedule(res);
+  auto [outer, inner] = s[res].split(res->op->axis[0], 4);
+  for (const Tensor& t : {a_buf, b_buf, sum_ab, lo, hi}) {
+    s[t].set_scope(env.acc_scope);
+    s[t].compute_at(s[res], outer);
+  }
+  s[a_buf].pragma(a_buf->op->axis[0], env.dma_copy);
+  s[b_buf].pragma(b_buf->op->axis[0], env.dma_copy);
+  for (const Tensor& t : {sum_ab, lo, hi}) s[t].pragma(t->op->axis[0], env.alu);
+  s[res].pragma(inner, env.dma_copy);
+  const Module m = build(s, {a, b, res}, env);
+  const std::string text = to_text(m.program());
+  // a: ACC (3); b: ACC_8BIT (5), both on the compute stage (coproc_scope 2), with no tokens between them
+  EXPECT_NE(text.find("VTALoadBuffer2D\", a, (i0.outer*4), 4, 1, 4, 0, 0, 0, 0, 0, 3, dtype=int32)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("VTALoadBuffer2D\", b, (i0.outer*4), 4, 1, 4, 0, 0, 0, 0, 4, 5, dtype=int32)"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("coproc_scope\" = 1"), std::string::npos) << "nothing runs on the load stage\n" << text;
+
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int32_t> d(-200, 200);
+  const size_t n = size_t(a->elements());
+  std::vector<int32_t> ha(n);
+  std::vector<int8_t> hb(n);
+  for (auto& v : ha) v = d(rng);
+  for (auto& v : hb) v = static_cast<int8_t>(d(rng) % 128);
+  DeviceTensor da(a->shape, vta::DType::kInt32, "a"), db(b->shape, vta::DType::kInt8, "b"),
+      dr(res->shape, vta::DType::kInt8, "res");
+  da.copy_from(ha);
+  db.copy_from(hb);
+  m({&da, &db, &dr});
+  std::vector<int8_t> got(n);
+  dr.copy_to(got);
+  size_t negative = 0;
+  for (size_t i = 0; i < n; ++i) {
+    negative += hb[i] < 0;
+    ASSERT_EQ(got[i], static_cast<int8_t>(std::clamp(ha[i] + hb[i], 0, 127))) << "element " << i;
+  }
+  EXPECT_GT(negative, n / 4) << "the test must exercise the sign extension";
+}
+
 }  // namespace
 }  // namespace vta::compiler
 
