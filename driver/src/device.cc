@@ -41,6 +41,10 @@ uint64_t Stats::bytes_moved() const {
   return total;
 }
 
+CycleBounds cycle_bounds(const Stats& s, int bus_width_bits) {
+  return {double(s.gemm_counter + s.alu_counter), double(s.bytes_moved()) / (bus_width_bits / 8.0)};
+}
+
 std::string Stats::to_json() const {
   std::ostringstream s;
   const char* sep = "{";

@@ -5,10 +5,6 @@
 
 namespace vta::tutorials {
 
-CycleBounds cycle_bounds(const Stats& s, int bus_width_bits) {
-  return {double(s.gemm_counter + s.alu_counter), double(s.bytes_moved()) / (bus_width_bits / 8.0)};
-}
-
 bool report(const char* title, const vta::tutorials::Result& r, const vta::Stats& seed, const char* success,
             const std::string& where) {
   std::printf("== %s on %s ==\n", title, where.empty() ? vta::default_target().c_str() : where.c_str());

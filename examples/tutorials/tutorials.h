@@ -29,15 +29,8 @@ Result matrix_multiply(uint32_t seed);
 /// 2D convolution: ResNet-18 layer 1x256x14x14, 256 filters 3x3, pad 1, stride 1, 2 virtual threads.
 Result convolution(uint32_t seed);
 
-/// A run's cycles next to what the statistics allow: compute = one GEMM or ALU micro-op per cycle,
-/// memory = every byte loaded or stored at one bus beat per cycle.
-struct CycleBounds {
-  double compute = 0, memory = 0;
-  double larger() const { return compute > memory ? compute : memory; }
-  /// How far `cycles` is above the larger bound, in percent.
-  double over_percent(uint64_t cycles) const { return 100.0 * (double(cycles) - larger()) / larger(); }
-};
-CycleBounds cycle_bounds(const Stats& stats, int bus_width_bits);
+using vta::cycle_bounds;  // vta/device.h
+using vta::CycleBounds;
 
 /// Prints a run's outcome (statistics table, cycle bounds, verdict against `seed`'s statistics and the
 /// reference outputs); true when every output is right and every counter equals the seed's.

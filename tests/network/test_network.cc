@@ -8,6 +8,8 @@
 #include <fstream>
 #include <random>
 
+#include "vta/build_config.h"
+#include "vta/network/executor.h"
 #include "vta/network/graph.h"
 #include "vta/network/npy.h"
 #include "vta/network/reference.h"
@@ -299,6 +301,34 @@ TEST(NetworkResNet18, WeightsSavedAndLoaded) {
   expect_error([&] { load_weights(h, dir); }, "weights of network \"resnet50\"");
   fs::remove_all(dir);
   fs::remove_all(good);
+}
+
+}  // namespace
+}  // namespace vta::net
+
+namespace vta::net {
+namespace {
+
+// The small ResNet-18 (64x64, width 16) through the executor on the runtime's device: every step's
+// output equals the reference bit for bit.
+TEST(NetworkExecutor, SmallResNet18IsVerifiedStepByStep) {
+  ResNet18Options o;
+  o.image = 64, o.width = 16, o.classes = 10;
+  Graph g = resnet18(o);
+  const auto input = generated_input(g, 1);
+  calibrate_shifts(g, input);
+  const Values ref = run_reference(g, input);
+  Executor ex(g, vta::build_config());
+  int vta_steps = 0;
+  for (const Step& s : ex.steps()) vta_steps += s.placement == Placement::kVta;
+  EXPECT_EQ(vta_steps, 19);
+  const NetworkRun run = ex.run(input, {}, &ref);
+  for (const StepResult& r : run.steps) {
+    EXPECT_EQ(r.mismatches, 0) << r.step->name << " (" << r.step->description << ")";
+  }
+  EXPECT_TRUE(run.verified());
+  EXPECT_EQ(run.output, ref.at(g.output_name()));
+  EXPECT_GT(run.vta.gemm_counter, 0u);
 }
 
 }  // namespace

@@ -137,12 +137,10 @@ void print_stats(const Stats& s, const Config& config, bool as_json) {
   }
   std::printf("%s", s.to_table().c_str());
   if (s.cycle_count) {
-    const double compute = double(s.gemm_counter + s.alu_counter);
-    const double memory = double(s.bytes_moved()) / (config.bus_width() / 8.0);
-    const double larger = std::max(compute, memory);
+    const CycleBounds b = cycle_bounds(s, config.bus_width());
     std::printf("cycles: %llu (compute bound %.0f, memory bound %.0f", static_cast<unsigned long long>(*s.cycle_count),
-                compute, memory);
-    if (larger > 0) std::printf(": %+.1f %% over the larger", 100.0 * (double(*s.cycle_count) - larger) / larger);
+                b.compute, b.memory);
+    if (b.larger() > 0) std::printf(": %+.1f %% over the larger", b.over_percent(*s.cycle_count));
     std::printf(")\n");
   }
 }

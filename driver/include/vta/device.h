@@ -40,6 +40,16 @@ struct Stats {
   std::string to_table() const;
 };
 
+/// A run's cycles next to what its statistics allow: compute = one GEMM or ALU micro-op per cycle,
+/// memory = every byte loaded or stored at one bus beat per cycle.
+struct CycleBounds {
+  double compute = 0, memory = 0;
+  double larger() const { return compute > memory ? compute : memory; }
+  /// How far `cycles` is above the larger bound, in percent.
+  double over_percent(uint64_t cycles) const { return 100.0 * (double(cycles) - larger()) / larger(); }
+};
+CycleBounds cycle_bounds(const Stats& stats, int bus_width_bits);
+
 /// The seven statistics, declared once: their names (JSON keys, table rows, the C struct's members)
 /// and order (the C struct, the hardware's counter registers at vcr::kStatsBase + 8 * index).
 struct StatField {

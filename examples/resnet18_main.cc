@@ -1,0 +1,167 @@
+// vta-resnet18: the quantized ResNet-18 end to end (docs/NETWORK.md). conv1, the max-pool, the average
+// pool and the classifier on the host; layers 1 to 4 (19 convolutions with their requantization, ReLU
+// and residual additions) compiled into VTA programs and run on the chosen backend, activations kept in
+// device memory between them. One line per step, the totals, and every step's output checked bit for
+// bit against the plain C++ reference of the whole network. Exit status: 0 verified, 1 a mismatch or a
+// run error, 2 a usage or schedule error.
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "vta/build_config.h"
+#include "vta/compiler/ir.h"
+#include "vta/main.h"
+#include "vta/network/executor.h"
+#include "vta/network/resnet18.h"
+#include "vta/tools/target_option.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+int run(int argc, char** argv) {
+  CLI::App app{"Quantized ResNet-18 on VTA: host conv1/pools/classifier, layers 1-4 on the accelerator, verified"};
+  std::string target, weights, save_weights, layers;
+  uint32_t seed = 1;
+  int64_t image = 224;
+  bool verify = true, shifts = false;
+  app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
+      ->check(vta::examples::target_validator());
+  app.add_option("--weights", weights, "a folder of .npy weights with manifest.json (default: generated, calibrated)")
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--save-weights", save_weights, "write the weights used (and their shifts) to this folder");
+  app.add_option("--layers", layers,
+                 "run a slice: FIRST:LAST step names (e.g. layer2.0.conv1.q:layer2.1), inputs from the reference");
+  app.add_option("--seed", seed, "seed of the generated weights and input image");
+  app.add_option("--image", image, "input height and width (a multiple of 32; ResNet-18: 224)")
+      ->check(CLI::Range(int64_t{32}, int64_t{1024}));
+  app.add_flag("!--no-verify", verify, "skip the reference and the per-step comparison");
+  app.add_flag("--shifts", shifts, "print each shift with the fraction of values it saturates and zeroes");
+  CLI11_PARSE(app, argc, argv);
+  if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
+  if (!layers.empty() && !verify) {
+    std::fprintf(stderr,
+                 "vta-resnet18: error: --layers takes the slice's inputs from the reference: drop --no-verify\n");
+    return 2;
+  }
+  std::string first, last;
+  if (!layers.empty()) {
+    const auto colon = layers.find(':');
+    first = layers.substr(0, colon);
+    last = colon == std::string::npos ? first : layers.substr(colon + 1);
+  }
+
+  vta::net::ResNet18Options o;
+  o.image = image, o.seed = seed;
+  vta::net::Graph g = vta::net::resnet18(o);
+  for (const std::string& name : {first, last}) {
+    if (!name.empty() && (!g.has_tensor(name) || name == g.input_name())) {
+      std::fprintf(
+          stderr,
+          "vta-resnet18: error: --layers: %s is not a tensor ResNet-18 computes (e.g. layer2.0.conv1.q, layer2.0)\n",
+          name.c_str());
+      return 2;
+    }
+  }
+  const std::vector<int8_t> input = vta::net::generated_input(g, seed);
+  auto t = Clock::now();
+  std::vector<vta::net::ShiftReport> reports;
+  if (weights.empty()) {
+    reports = vta::net::calibrate_shifts(g, input);
+    std::printf("weights: generated (seed %u), shifts calibrated in %.2f s\n", seed, since(t));
+  } else {
+    vta::net::load_weights(g, weights);
+    std::printf("weights: %s\n", weights.c_str());
+    if (shifts) reports = vta::net::shift_reports(g, input);
+  }
+  if (!save_weights.empty()) {
+    vta::net::save_weights(g, save_weights);
+    std::printf("weights saved to %s\n", save_weights.c_str());
+  }
+  if (shifts) {
+    for (const auto& r : reports) {
+      std::printf("  %-28s shift %2d  saturated %6.3f %%  zero %5.1f %%\n", r.op.c_str(), r.shift, 100 * r.clipped,
+                  100 * r.zero);
+    }
+  }
+  vta::net::Values reference;
+  if (verify) {
+    t = Clock::now();
+    reference = vta::net::run_reference(g, input);
+    std::printf("reference (plain C++): %.2f s\n", since(t));
+  }
+  t = Clock::now();
+  vta::net::Executor ex(g, vta::build_config());
+  std::printf("compiled %zu steps in %.2f s (backend %s)\n", ex.steps().size(), since(t),
+              vta::default_target().c_str());
+  vta::net::RunOptions ro;
+  ro.verify = verify;
+  ro.first = first, ro.last = last;
+  const vta::net::NetworkRun r = ex.run(input, ro, verify ? &reference : nullptr);
+
+  const int bus = vta::build_config().bus_width();
+  std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %s\n", "step", "operators", "where", "gemm_uops", "bytes",
+              "cycles", "bound", "over", verify ? "check" : "");
+  for (const auto& s : r.steps) {
+    const bool vta_step = s.step->placement == vta::net::Placement::kVta;
+    std::string cycles = "-", bound = "-", over = "-";
+    if (vta_step) {
+      const auto b = vta::cycle_bounds(s.stats, bus);
+      bound = std::to_string(std::llround(b.larger()));
+      if (s.stats.cycle_count) {
+        cycles = std::to_string(*s.stats.cycle_count);
+        over = std::to_string(std::lround(b.over_percent(*s.stats.cycle_count))) + "%";
+      }
+    }
+    const std::string check = s.mismatches < 0    ? ""
+                              : s.mismatches == 0 ? "ok"
+                                                  : std::to_string(s.mismatches) + " differ";
+    std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %s\n", s.step->name.c_str(), s.step->description.c_str(),
+                vta_step ? "vta" : "host", vta_step ? std::to_string(s.stats.gemm_counter).c_str() : "-",
+                vta_step ? std::to_string(s.stats.bytes_moved()).c_str() : "-", cycles.c_str(), bound.c_str(),
+                over.c_str(), check.c_str());
+  }
+  double vta_seconds = 0, host_seconds = 0;
+  for (const auto& s : r.steps)
+    (s.step->placement == vta::net::Placement::kVta ? vta_seconds : host_seconds) += s.seconds;
+  const auto b = vta::cycle_bounds(r.vta, bus);
+  std::printf("VTA: %llu GEMM micro-ops, %llu ALU micro-ops, %llu bytes moved",
+              static_cast<unsigned long long>(r.vta.gemm_counter), static_cast<unsigned long long>(r.vta.alu_counter),
+              static_cast<unsigned long long>(r.vta.bytes_moved()));
+  if (r.vta.cycle_count) {
+    std::printf(", %llu cycles (bound %.0f, %+.1f %%; GEMM utilisation %.1f %%)",
+                static_cast<unsigned long long>(*r.vta.cycle_count), b.larger(), b.over_percent(*r.vta.cycle_count),
+                100.0 * double(r.vta.gemm_counter) / double(*r.vta.cycle_count));
+  }
+  std::printf("\nwall time: %.3f s (VTA programs %.3f s, host operators %.3f s, copies and the rest %.3f s)\n",
+              r.seconds, vta_seconds, host_seconds, r.seconds - vta_seconds - host_seconds);
+  if (!verify) return 0;
+  if (!r.verified()) {
+    std::printf("FAILED: outputs differ from the reference\n");
+    return 1;
+  }
+  std::printf("verified: every step's output equals the reference bit for bit (%zu steps)", r.steps.size());
+  if (layers.empty()) {
+    int best = 0;
+    for (size_t i = 1; i < r.output.size(); ++i) best = r.output[i] > r.output[size_t(best)] ? int(i) : best;
+    std::printf("; the top class is %d", best);
+  }
+  std::printf("\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return vta::guarded_main("vta-resnet18", [&] {
+    try {
+      return run(argc, argv);
+    } catch (const vta::compiler::ScheduleError& e) {
+      std::fprintf(stderr, "vta-resnet18: schedule error: %s\n", e.what());
+      return 2;
+    }
+  });
+}

@@ -1,0 +1,98 @@
+#pragma once
+/// \file vta/network/executor.h
+/// Running a Graph: its VTA operators fused into VTA programs compiled with the schedule machinery
+/// (a convolution with the elementwise operators after it: shift, residual add, ReLU, clip, the int8
+/// store), its host operators with the reference. Activations between VTA programs stay in device
+/// memory in VTA's blocked layout (N/BATCH, C/BLOCK, H, W, BATCH, BLOCK): packed once where a host
+/// operator hands a tensor to VTA and unpacked once where VTA hands one back. Weights are packed and
+/// copied to the device once, when the executor is built. Every step can be verified bit for bit
+/// against the reference.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vta/compiler/build.h"
+#include "vta/config.h"
+#include "vta/device.h"
+#include "vta/network/graph.h"
+#include "vta/network/reference.h"
+
+namespace vta::net {
+
+/// How one convolution is blocked: output tiles of oc_block x BLOCK channels, h_block rows, w_block
+/// columns; input channels ic_block blocks at a time; the output channel tiles shared among
+/// virtual_threads virtual threads.
+struct ConvTiling {
+  int64_t oc_block = 1, h_block = 1, w_block = 1, ic_block = 1, virtual_threads = 2;
+  std::string to_string() const;
+};
+
+/// One step: a host operator, or a VTA program (a convolution and the elementwise operators fused
+/// after it).
+struct Step {
+  std::string name;  ///< the tensor it produces
+  Placement placement = Placement::kHost;
+  std::vector<const Op*> ops;                      ///< what it performs, in order
+  std::vector<std::string> inputs;                 ///< activations it reads (VTA: the data, then the residual if any)
+  std::string description;                         ///< "conv2d 3x3/1 + shr + add + clip + cast"
+  ConvTiling tiling;                               ///< VTA
+  std::shared_ptr<const compiler::Module> module;  ///< VTA
+};
+
+struct StepResult {
+  const Step* step = nullptr;
+  Stats stats;         ///< VTA: the counters of its run (cycles on clocked backends)
+  double seconds = 0;  ///< wall time of the step (VTA: the run, not the copies)
+  int64_t outputs = 0;
+  int64_t mismatches = -1;  ///< against the reference; -1: not verified
+};
+
+struct NetworkRun {
+  std::vector<StepResult> steps;
+  std::vector<int32_t> output;  ///< the graph's output (the last step's, for a slice)
+  Stats vta;                    ///< the VTA steps' counters summed
+  double seconds = 0;           ///< wall time of the run (copies included, the reference not)
+  bool verified() const;        ///< every step verified with no mismatch
+};
+
+struct RunOptions {
+  /// Compare every step's output with the reference (every VTA output is copied back to do so).
+  bool verify = true;
+  /// Run the steps from `first` to `last` (tensor names; empty = from the start / to the end): their
+  /// inputs come from the reference, so a slice needs `reference`.
+  std::string first, last;
+};
+
+class Executor {
+ public:
+  /// Fuses and compiles every VTA operator of `g` for `config` (the runtime's device must have it)
+  /// and copies the weights to the device. Throws GraphError naming an operator VTA cannot run and
+  /// compiler::ScheduleError when no tiling of a convolution fits the SRAMs.
+  explicit Executor(const Graph& g, const Config& config);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  const Graph& graph() const { return graph_; }
+  const std::vector<Step>& steps() const { return steps_; }
+  /// Runs the graph on `input` (NCHW int8). `reference` (run_reference's, all values kept) is needed
+  /// to verify and to run a slice; without it verification is skipped.
+  NetworkRun run(std::span<const int8_t> input, const RunOptions& options = {}, const Values* reference = nullptr);
+
+ private:
+  struct DeviceState;
+  const Graph& graph_;
+  Config config_;
+  std::vector<Step> steps_;
+  std::unique_ptr<DeviceState> device_;
+};
+
+/// The tiling a convolution gets by default on `config` (the ResNet-18 layers' own, else a search):
+/// the first candidate, in order, whose program fits the SRAMs.
+std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc& input, int64_t out_channels,
+                                          int kernel, int stride, bool residual);
+
+}  // namespace vta::net

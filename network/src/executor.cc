@@ -1,0 +1,436 @@
+#include "vta/network/executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "vta/compiler/te.h"
+#include "vta/tensor.h"
+
+namespace vta::net {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace c = vta::compiler;
+
+std::string join(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (const auto p : parts) s.append(p);
+  return s;
+}
+
+// ---- fusion ---------------------------------------------------------------------------------------
+
+// The operators fused after a VTA convolution: a chain of elementwise operators, each the only reader
+// of the one before, ending with the int8 cast (VTA stores int8).
+std::vector<const Op*> fuse_after(const Graph& g, const Op& conv) {
+  std::vector<const Op*> chain{&conv};
+  std::string current = conv.output;
+  for (;;) {
+    const auto readers = g.consumers(current);
+    if (readers.size() != 1) {
+      throw GraphError(join({g.name(), ": ", current, " (after VTA convolution ", conv.name, ") is read by ",
+                             std::to_string(readers.size()),
+                             " operators; VTA keeps int32 values on chip only for the one chain that ends in a cast"}));
+    }
+    const Op& op = *readers[0];
+    const bool elementwise = op.kind == OpKind::kShr || op.kind == OpKind::kAdd || op.kind == OpKind::kRelu ||
+                             op.kind == OpKind::kClip || op.kind == OpKind::kCast;
+    if (!elementwise || op.placement != Placement::kVta || op.inputs[0] != current) {
+      throw GraphError(join({g.name(), ": ", op.name, " (", to_string(op.kind), ", ", to_string(op.placement),
+                             ") reads the int32 result of VTA convolution ", conv.name,
+                             "; the chain after a VTA convolution must be VTA shr/add/relu/clip ending in a cast"}));
+    }
+    if (op.kind == OpKind::kAdd && g.tensor(op.inputs[1]).type != ElemType::kInt8) {
+      throw GraphError(join({g.name(), ": ", op.name, ": the residual ", op.inputs[1],
+                             " must be int8 (loaded into the accumulator sign-extended)"}));
+    }
+    chain.push_back(&op);
+    if (op.kind == OpKind::kCast) return chain;
+    current = op.output;
+  }
+}
+
+std::vector<Step> plan_steps(const Graph& g) {
+  std::vector<std::pair<size_t, Step>> keyed;  // position of the step's last operator
+  std::set<const Op*> taken;
+  std::map<const Op*, size_t> index;
+  for (size_t i = 0; i < g.ops().size(); ++i) index[&g.ops()[i]] = i;
+  for (const Op& op : g.ops()) {
+    if (taken.count(&op)) continue;
+    Step s;
+    s.placement = op.placement;
+    if (op.placement == Placement::kHost) {
+      s.ops = {&op};
+      s.inputs = op.inputs;
+      s.description = to_string(op.kind);
+    } else if (op.kind == OpKind::kConv2d) {
+      s.ops = fuse_after(g, op);
+      s.inputs = {op.inputs[0]};
+      s.description =
+          join({"conv2d ", std::to_string(op.kernel), "x", std::to_string(op.kernel), "/", std::to_string(op.stride)});
+      for (size_t i = 1; i < s.ops.size(); ++i) {
+        s.description.append(" + ").append(to_string(s.ops[i]->kind));
+        if (s.ops[i]->kind == OpKind::kAdd) s.inputs.push_back(s.ops[i]->inputs[1]);
+      }
+    } else {
+      throw GraphError(join({g.name(), ": ", op.name, " (", to_string(op.kind),
+                             ") is placed on VTA, which runs convolutions and the elementwise operators fused after",
+                             " them; place it on the host"}));
+    }
+    for (const Op* o : s.ops) taken.insert(o);
+    s.name = s.ops.back()->output;
+    keyed.emplace_back(index[s.ops.back()], std::move(s));
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Step> steps;
+  steps.reserve(keyed.size());
+  for (auto& [k, s] : keyed) steps.push_back(std::move(s));
+  return steps;
+}
+
+// ---- one VTA program: a convolution and its fused chain -------------------------------------------
+
+struct ConvProgram {
+  c::Schedule schedule;
+  std::vector<c::Tensor> args;  // data, kernel, [residual], res
+};
+
+ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, const ConvTiling& t) {
+  const Op& conv = *step.ops[0];
+  const TensorDesc& in = g.tensor(conv.inputs[0]);
+  const TensorDesc& out = g.tensor(conv.output);
+  const int64_t n = in.shape[0], ch = in.shape[1], h = in.shape[2], w = in.shape[3], o = out.shape[1];
+  const int64_t k = conv.kernel, p = conv.pad, stride = conv.stride, oh = out.shape[2], ow = out.shape[3];
+  using c::Indices;
+  c::Tensor data =
+      c::placeholder({n / env.BATCH, ch / env.BLOCK_IN, h, w, env.BATCH, env.BLOCK_IN}, "data", c::DType::kInt8);
+  c::Tensor kernel = c::placeholder({o / env.BLOCK_OUT, ch / env.BLOCK_IN, k, k, env.BLOCK_OUT, env.BLOCK_IN}, "kernel",
+                                    c::DType::kInt8);
+  c::Tensor data_buf = c::pad(data, {0, 0, p, p, 0, 0}, {0, 0, p, p, 0, 0}, "data_buf");
+  auto at = [](const c::Tensor& x, const Indices& i) { return c::read(x, {i[0], i[1], i[2], i[3], i[4], i[5]}); };
+  c::Tensor kernel_buf = c::compute(
+      kernel->shape, [&](const Indices& i) { return at(kernel, i); }, "kernel_buf");
+  c::IterVar dy = c::reduce_axis(k, "dy"), dx = c::reduce_axis(k, "dx"), ic = c::reduce_axis(ch / env.BLOCK_IN, "ic"),
+             ic_tns = c::reduce_axis(env.BLOCK_IN, "ic_tns");
+  const std::vector<int64_t> shape{n / env.BATCH, o / env.BLOCK_OUT, oh, ow, env.BATCH, env.BLOCK_OUT};
+  c::Tensor res_conv = c::compute(
+      shape, {"bo", "co", "i", "j", "bi", "ci"},
+      [&](const Indices& x) {
+        return c::sum(c::cast(env.acc_dtype, c::read(data_buf, {x[0], ic.var, c::Expr(x[2]) * stride + dy.var,
+                                                                c::Expr(x[3]) * stride + dx.var, x[4], ic_tns.var})) *
+                          c::cast(env.acc_dtype, c::read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
+                      {ic, dy, dx, ic_tns});
+      },
+      "res_conv");
+  // the fused chain: each operator one ALU stage (clip: MAX then MIN), the cast the store
+  std::vector<c::Tensor> alu;
+  c::Tensor cur = res_conv, residual, residual_buf, res;
+  auto stage = [&](const std::string& name, const std::function<c::Expr(const Indices&)>& body) {
+    cur = c::compute(shape, body, name + std::to_string(alu.size()));
+    alu.push_back(cur);
+  };
+  for (size_t i = 1; i < step.ops.size(); ++i) {
+    const Op& op = *step.ops[i];
+    const c::Tensor prev = cur;
+    switch (op.kind) {
+      case OpKind::kShr: stage("shr", [&](const Indices& x) { return at(prev, x) >> op.shift; }); break;
+      case OpKind::kAdd:
+        residual = c::placeholder(shape, "residual", c::DType::kInt8);
+        residual_buf = c::compute(
+            shape, [&](const Indices& x) { return c::cast(env.acc_dtype, at(residual, x)); }, "residual_buf");
+        stage("add", [&](const Indices& x) { return at(prev, x) + at(residual_buf, x); });
+        break;
+      case OpKind::kRelu: stage("relu", [&](const Indices& x) { return c::max(at(prev, x), 0); }); break;
+      case OpKind::kClip: {
+        if (op.lo != std::numeric_limits<int32_t>::min()) {
+          stage("clip_lo", [&](const Indices& x) { return c::max(at(prev, x), int64_t(op.lo)); });
+        }
+        const c::Tensor mid = cur;
+        if (op.hi != std::numeric_limits<int32_t>::max()) {
+          stage("clip_hi", [&](const Indices& x) { return c::min(at(mid, x), int64_t(op.hi)); });
+        }
+        break;
+      }
+      case OpKind::kCast:
+        res = c::compute(
+            shape, [&](const Indices& x) { return c::cast(env.inp_dtype, at(prev, x)); }, "res");
+        break;
+      default: throw GraphError(join({g.name(), ": ", op.name, ": not an operator VTA fuses after a convolution"}));
+    }
+  }
+  std::vector<c::Tensor> args{data, kernel};
+  if (residual) args.push_back(residual);
+  args.push_back(res);
+
+  c::Schedule s = c::create_schedule(res);
+  const auto& ax = res->op->axis;  // b, oc, y, x, b_tns, oc_tns
+  auto [b_out, b_inn] = s[res].split(ax[0], 1);
+  auto [oc_out, oc_inn] = s[res].split(ax[1], t.oc_block);
+  auto [y_out, y_inn] = s[res].split(ax[2], t.h_block);
+  auto [x_out, x_inn] = s[res].split(ax[3], t.w_block);
+  s[res].reorder({b_out, oc_out, y_out, x_out, b_inn, oc_inn, y_inn, x_inn, ax[4], ax[5]});
+  s[res_conv].compute_at(s[res], x_out);
+  for (const c::Tensor& a : alu) s[a].compute_at(s[res], x_out);
+  const auto& cx = res_conv->op->axis;
+  auto [ic_out, ic_inn] = s[res_conv].split(ic, t.ic_block);
+  s[res_conv].reorder({ic_out, cx[0], cx[1], cx[2], ic_inn, dy, dx, cx[3], cx[4], cx[5], ic_tns});
+  if (t.virtual_threads > 1) {
+    auto [oc_rest, tx] = s[res].split(oc_out, t.virtual_threads);
+    (void)oc_rest;
+    s[res].reorder({tx, b_out});
+    s[res].bind(tx, "cthread");
+  }
+  s[data_buf].set_scope(env.inp_scope);
+  s[kernel_buf].set_scope(env.wgt_scope);
+  s[res_conv].set_scope(env.acc_scope);
+  for (const c::Tensor& a : alu) s[a].set_scope(env.acc_scope);
+  s[data_buf].compute_at(s[res_conv], ic_out);
+  s[kernel_buf].compute_at(s[res_conv], ic_out);
+  s[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
+  s[kernel_buf].pragma(kernel_buf->op->axis[0], env.dma_copy);
+  if (residual_buf) {
+    s[residual_buf].set_scope(env.acc_scope);
+    s[residual_buf].compute_at(s[res], x_out);
+    s[residual_buf].pragma(residual_buf->op->axis[0], env.dma_copy);
+  }
+  s[res].pragma(y_inn, env.dma_copy);
+  s[res_conv].tensorize(cx[4], "gemm");
+  for (const c::Tensor& a : alu) s[a].pragma(a->op->axis[0], env.alu);
+  return {std::move(s), std::move(args)};
+}
+
+std::vector<int32_t> widen(std::span<const int8_t> v) { return {v.begin(), v.end()}; }
+std::vector<int8_t> narrow(const std::vector<int32_t>& v) {
+  std::vector<int8_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<int8_t>(v[i]);
+  return out;
+}
+
+}  // namespace
+
+std::string ConvTiling::to_string() const {
+  return join({"oc ", std::to_string(oc_block), " h ", std::to_string(h_block), " w ", std::to_string(w_block), " ic ",
+               std::to_string(ic_block), " vt ", std::to_string(virtual_threads)});
+}
+
+bool NetworkRun::verified() const {
+  return std::all_of(steps.begin(), steps.end(), [](const StepResult& r) { return r.mismatches == 0; });
+}
+
+std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc& input, int64_t out_channels,
+                                          int kernel, int stride, bool residual) {
+  const int64_t in_blocks = input.shape[1] / config.block_in(), oc_blocks = out_channels / config.block_out();
+  const int64_t batches = input.shape[0] / config.batch();
+  const int64_t pad = kernel / 2, k = kernel;
+  const int64_t oh = (input.shape[2] + 2 * pad - k) / stride + 1, ow = (input.shape[3] + 2 * pad - k) / stride + 1;
+  const int64_t acc = config.acc_depth(), inp = config.inp_depth(), wgt = config.wgt_depth();
+  const double beat = config.bus_width() / 8.0;
+  const double inp_elem = config.inp_elem_bytes(), wgt_elem = config.wgt_elem_bytes(),
+               acc_elem = config.acc_elem_bytes();
+  auto divisors = [](int64_t n) {
+    std::vector<int64_t> d;
+    for (int64_t i = 1; i <= n; ++i) {
+      if (n % i == 0) d.push_back(i);
+    }
+    return d;
+  };
+  // The cycles a tiling should take, from the traffic the schedule makes: weights once per spatial
+  // tile, the input tile (with its halo) once per output-channel tile, the output (and the residual)
+  // once; with two virtual threads loads overlap the GEMMs, with one they do not; and a fixed cost per
+  // inner iteration (tokens, micro-op kernel launch).
+  struct Scored {
+    double cycles;
+    ConvTiling t;
+  };
+  std::vector<Scored> scored;
+  const double gemm = double(batches * oh * ow * oc_blocks * in_blocks * k * k);
+  for (const int64_t vt : {int64_t{2}, int64_t{1}}) {
+    for (const int64_t oc : divisors(oc_blocks)) {
+      if ((oc_blocks / oc) % vt != 0) continue;
+      for (const int64_t hb : divisors(oh)) {
+        for (const int64_t wb : divisors(ow)) {
+          for (const int64_t ic : divisors(in_blocks)) {
+            const int64_t acc_need = oc * hb * wb * vt * (residual ? 2 : 1);
+            const int64_t inp_need = ic * ((hb - 1) * stride + k) * ((wb - 1) * stride + k) * vt;
+            const int64_t wgt_need = oc * ic * k * k * vt;
+            if (acc_need > acc || inp_need > inp || wgt_need > wgt) continue;
+            // (every tile size divides its extent)
+            const int64_t oc_tile_count = oc_blocks / oc, spatial_count = (oh / hb) * (ow / wb);
+            const int64_t ic_steps = in_blocks / ic;
+            const double oc_tiles = double(oc_tile_count), spatial = double(spatial_count);
+            const double bytes = spatial * double(oc_blocks * in_blocks * k * k) * wgt_elem +
+                                 oc_tiles * spatial *
+                                     double(batches * in_blocks * ((hb - 1) * stride + k) * ((wb - 1) * stride + k)) *
+                                     inp_elem +
+                                 double(batches * oc_blocks * oh * ow) * (inp_elem + (residual ? acc_elem : 0));
+            const double memory = bytes / beat;
+            const double iterations = double(batches) * oc_tiles * spatial * double(ic_steps);
+            const double cycles = (vt > 1 ? std::max(gemm, memory) : gemm + memory) + 60.0 * iterations;
+            scored.push_back({cycles, {oc, hb, wb, ic, vt}});
+          }
+        }
+      }
+    }
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) { return a.cycles < b.cycles; });
+  std::vector<ConvTiling> out;
+  for (size_t i = 0; i < scored.size() && i < 32; ++i) out.push_back(scored[i].t);
+  return out;
+}
+
+// ---- the device side -------------------------------------------------------------------------------
+
+struct Executor::DeviceState {
+  std::map<std::string, DeviceTensor> weights;  // packed OIHWoi
+};
+
+Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(config), device_(new DeviceState) {
+  const c::Env env(config_);
+  steps_ = plan_steps(g);
+  for (Step& s : steps_) {
+    if (s.placement != Placement::kVta) continue;
+    const Op& conv = *s.ops[0];
+    const TensorDesc& in = g.tensor(conv.inputs[0]);
+    const int64_t o = g.tensor(conv.output).shape[1];
+    if (in.shape[0] % env.BATCH != 0 || in.shape[1] % env.BLOCK_IN != 0 || o % env.BLOCK_OUT != 0) {
+      throw GraphError(
+          join({g.name(), ": ", conv.name, ": batch ", std::to_string(in.shape[0]), ", ", std::to_string(in.shape[1]),
+                " input and ", std::to_string(o), " output channels do not fill whole VTA tiles of BATCH ",
+                std::to_string(env.BATCH), " x BLOCK ", std::to_string(env.BLOCK_IN)}));
+    }
+    if (conv.pad != conv.kernel / 2) {
+      throw GraphError(join({g.name(), ": ", conv.name, ": VTA convolutions here pad by kernel/2"}));
+    }
+    const bool residual = s.inputs.size() > 1;
+    std::string failures;
+    for (const ConvTiling& t : tiling_candidates(config_, in, o, conv.kernel, conv.stride, residual)) {
+      try {
+        ConvProgram p = conv_program(g, s, env, t);
+        s.module = std::make_shared<const c::Module>(c::build(p.schedule, p.args, env));
+        s.tiling = t;
+        break;
+      } catch (const c::ScheduleError& e) {
+        failures.append("\n  ").append(t.to_string()).append(": ").append(e.what());
+      }
+    }
+    if (!s.module) {
+      throw c::ScheduleError(join({g.name(), ": ", conv.name, ": no tiling fits the SRAMs", failures}));
+    }
+    const TensorDesc& w = g.tensor(conv.weight);
+    if (!device_->weights.count(conv.weight)) {
+      DeviceTensor d(
+          {w.shape[0] / env.BLOCK_OUT, w.shape[1] / env.BLOCK_IN, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN},
+          vta::DType::kInt8, conv.weight);
+      d.copy_from(vta::pack_oihw(g.weight(conv.weight), int(w.shape[0]), int(w.shape[1]), int(w.shape[2]),
+                                 int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
+      device_->weights.emplace(conv.weight, std::move(d));
+    }
+  }
+}
+
+Executor::~Executor() = default;
+
+NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& options, const Values* reference) {
+  const Graph& g = graph_;
+  const c::Env env(config_);
+  const auto t0 = Clock::now();
+  NetworkRun result;
+  Values host;                                 // NCHW values on the host
+  std::map<std::string, DeviceTensor> device;  // blocked activations in device memory
+  auto blocked_shape = [&](const TensorDesc& d) {
+    return std::vector<int64_t>{d.shape[0] / env.BATCH, d.shape[1] / env.BLOCK_OUT, d.shape[2], d.shape[3], env.BATCH,
+                                env.BLOCK_OUT};
+  };
+  auto to_device = [&](const std::string& name) -> DeviceTensor& {
+    auto it = device.find(name);
+    if (it != device.end()) return it->second;
+    const TensorDesc& d = g.tensor(name);
+    DeviceTensor t(blocked_shape(d), vta::DType::kInt8, name);
+    t.copy_from(vta::pack_nchw(narrow(host.at(name)), int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
+                               int(d.shape[3]), env.BATCH, env.BLOCK_IN));
+    return device.emplace(name, std::move(t)).first->second;
+  };
+  auto to_host = [&](const std::string& name) -> const std::vector<int32_t>& {
+    auto it = host.find(name);
+    if (it != host.end()) return it->second;
+    const TensorDesc& d = g.tensor(name);
+    std::vector<int8_t> blocked(size_t(d.elements()));
+    device.at(name).copy_to(blocked);
+    return host
+        .emplace(name, widen(vta::unpack_nchw(blocked, int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
+                                              int(d.shape[3]), env.BATCH, env.BLOCK_OUT)))
+        .first->second;
+  };
+
+  // the slice: steps from `first` to `last`, inputs from the reference
+  size_t begin = 0, end = steps_.size();
+  auto find = [&](const std::string& name) {
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      if (steps_[i].name == name) return i;
+    }
+    throw GraphError(join({g.name(), ": no step produces ", name}));
+  };
+  if (!options.first.empty()) begin = find(options.first);
+  if (!options.last.empty()) end = find(options.last) + 1;
+  if (begin >= end)
+    throw GraphError(join({g.name(), ": the slice ", options.first, " .. ", options.last, " is empty"}));
+  if (begin > 0 && reference == nullptr) throw GraphError(g.name() + ": a slice takes its inputs from the reference");
+  host[g.input_name()] = widen(input);
+  if (begin > 0) {
+    for (size_t i = begin; i < end; ++i) {
+      for (const auto& in : steps_[i].inputs) {
+        if (!host.count(in) && reference->count(in)) host[in] = reference->at(in);
+      }
+    }
+  }
+
+  for (size_t i = begin; i < end; ++i) {
+    const Step& s = steps_[i];
+    StepResult r;
+    r.step = &s;
+    const auto start = Clock::now();
+    if (s.placement == Placement::kHost) {
+      Values in;
+      for (const auto& name : s.inputs) in[name] = to_host(name);
+      host[s.name] = reference_op(g, *s.ops[0], in);
+      r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    } else {
+      std::vector<const DeviceTensor*> args{&to_device(s.inputs[0]), &device_->weights.at(s.ops[0]->weight)};
+      if (s.inputs.size() > 1) args.push_back(&to_device(s.inputs[1]));
+      const TensorDesc& out = g.tensor(s.name);
+      auto [it, fresh] = device.try_emplace(s.name, blocked_shape(out), vta::DType::kInt8, s.name);
+      (void)fresh;
+      args.push_back(&it->second);
+      vta::clear_runtime_stats();
+      const auto run_start = Clock::now();
+      (*s.module)(args);
+      r.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
+      r.stats = vta::runtime_stats();
+      result.vta.inp_load_nbytes += r.stats.inp_load_nbytes;
+      result.vta.wgt_load_nbytes += r.stats.wgt_load_nbytes;
+      result.vta.acc_load_nbytes += r.stats.acc_load_nbytes;
+      result.vta.uop_load_nbytes += r.stats.uop_load_nbytes;
+      result.vta.out_store_nbytes += r.stats.out_store_nbytes;
+      result.vta.gemm_counter += r.stats.gemm_counter;
+      result.vta.alu_counter += r.stats.alu_counter;
+      if (r.stats.cycle_count) result.vta.cycle_count = result.vta.cycle_count.value_or(0) + *r.stats.cycle_count;
+    }
+    r.outputs = g.tensor(s.name).elements();
+    if (options.verify && reference != nullptr) {
+      const std::vector<int32_t>& got = to_host(s.name);
+      const std::vector<int32_t>& want = reference->at(s.name);
+      r.mismatches = 0;
+      for (size_t e = 0; e < got.size(); ++e) r.mismatches += got[e] != want[e];
+    }
+    result.steps.push_back(r);
+  }
+  result.output = to_host(steps_[end - 1].name);
+  result.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return result;
+}
+
+}  // namespace vta::net
