@@ -285,7 +285,8 @@ const CapturedRegion* Capture::region_at(PhysAddr phys, uint64_t bytes) const {
 
 std::vector<RawInsn> Capture::instructions() const {
   std::vector<RawInsn> insns;
-  const CapturedRegion* r = region_at(insn_addr, 0);
+  // (at least one instruction: a region that ends where the stream starts is not it)
+  const CapturedRegion* r = region_at(insn_addr, Config::kInsnElemBytes);
   if (r == nullptr) return insns;
   const uint64_t available = (r->before.size() - (insn_addr - r->phys)) / Config::kInsnElemBytes;
   const uint64_t n = std::min<uint64_t>(insn_count, available);

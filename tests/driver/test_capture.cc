@@ -229,3 +229,29 @@ TEST_F(CaptureTest, AnUnwritableDirectoryLeavesTheRunAlone) {
 
 }  // namespace
 }  // namespace vta::test
+
+namespace vta {
+namespace {
+
+// The instruction stream is found in its own region even when another allocation ends exactly where
+// it starts (found on a ResNet-18 capture: the micro-op buffer was right before the instructions).
+TEST(CaptureFile, TheStreamIsFoundBesideAnAdjacentRegion) {
+  Capture c;
+  c.insn_addr = 0x2000;
+  c.insn_count = 2;
+  CapturedRegion before;
+  before.phys = 0x1000;
+  before.before.assign(0x1000, 0);
+  CapturedRegion stream;
+  stream.phys = 0x2000;
+  stream.before.assign(2 * Config::kInsnElemBytes, 0);
+  stream.before[0] = 3;  // FINISH
+  stream.before[Config::kInsnElemBytes] = 3;
+  c.regions = {before, stream};
+  const auto insns = c.instructions();
+  ASSERT_EQ(insns.size(), 2u);
+  EXPECT_EQ(Isa::opcode_of(insns[0]), uint8_t(Opcode::kFinish));
+}
+
+}  // namespace
+}  // namespace vta
