@@ -8,7 +8,9 @@
 #include <set>
 
 #include "vta/compiler/te.h"
+#include "vta/runtime_context.h"
 #include "vta/tensor.h"
+#include "vta/timeline.h"
 
 namespace vta::net {
 namespace {
@@ -210,6 +212,66 @@ std::vector<int8_t> narrow(const std::vector<int32_t>& v) {
   return out;
 }
 
+// ---- choosing a tiling by the program it makes ----------------------------------------------------
+
+// A device that runs nothing: it keeps each instruction stream it is given (a module's program does
+// not depend on the data, so running it here costs only the runtime's work).
+class RecordingDevice final : public Device {
+ public:
+  RecordingDevice(const Config& config, const Dram& dram) : config_(config), dram_(dram) {}
+  RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t /*budget*/) override {
+    const uint8_t* p = dram_.translate(insn_addr, size_t(count) * Config::kInsnElemBytes);
+    if (p == nullptr) {
+      error_ = "the instruction stream is outside memory";
+      return RunStatus::kError;
+    }
+    std::vector<RawInsn>& run = streams.emplace_back();
+    run.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) run.push_back(load_insn(p + size_t(i) * Config::kInsnElemBytes));
+    return RunStatus::kOk;
+  }
+  const Stats& stats() const override { return stats_; }
+  void clear_stats() override {}
+  TokenCounts tokens() const override { return {}; }
+  const std::string& last_error() const override { return error_; }
+  ErrorKind last_error_kind() const override { return error_.empty() ? ErrorKind::kNone : ErrorKind::kInternal; }
+  std::string_view target() const override { return "estimate"; }
+  const Config& config() const override { return config_; }
+  std::vector<std::vector<RawInsn>> streams;
+
+ private:
+  Config config_;
+  const Dram& dram_;
+  Stats stats_;
+  std::string error_;
+};
+
+// The cycles a module should take: its instruction streams, recorded from a run on scratch memory,
+// through the timeline estimate (vta/timeline.h: the fsim's order, the token rules, bus and latency
+// costs per instruction).
+uint64_t estimated_cycles(const c::Module& module, const Config& config) {
+  Dram dram(30);
+  auto device = std::make_unique<RecordingDevice>(config, dram);
+  RecordingDevice& recorder = *device;
+  runtime::Context ctx(std::move(device), dram);
+  std::vector<void*> host, handles;
+  for (const c::Tensor& t : module.args()) {
+    const size_t bytes = size_t(t->elements()) * (t->dtype == c::DType::kInt32 ? 4 : 1);
+    host.push_back(dram.alloc(bytes));
+    handles.push_back(ctx.wrap_buffer(dram.phys_addr(host.back()), bytes, t->name));
+  }
+  {
+    runtime::Context::Scope use(ctx);
+    module.call(handles);
+  }
+  for (void* h : handles) ctx.release_buffer(h);
+  for (void* h : host) dram.free(h);
+  const Isa isa(config);
+  uint64_t cycles = 0;
+  for (const auto& stream : recorder.streams) cycles += estimate_timeline(isa, stream).cycles;
+  return cycles;
+}
+
 }  // namespace
 
 std::string ConvTiling::to_string() const {
@@ -284,6 +346,11 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc
 
 // ---- the device side -------------------------------------------------------------------------------
 
+namespace {
+// Programs built and estimated per convolution when the executor chooses its tiling.
+constexpr int kTilingsTried = 8;
+}  // namespace
+
 struct Executor::DeviceState {
   std::map<std::string, DeviceTensor> weights;  // packed OIHWoi
 };
@@ -306,16 +373,29 @@ Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(co
       throw GraphError(join({g.name(), ": ", conv.name, ": VTA convolutions here pad by kernel/2"}));
     }
     const bool residual = s.inputs.size() > 1;
+    // the candidates the traffic model ranks first, each built and its program estimated; the fastest
     std::string failures;
+    uint64_t best = UINT64_MAX;
+    int built = 0;
     for (const ConvTiling& t : tiling_candidates(config_, in, o, conv.kernel, conv.stride, residual)) {
       try {
         ConvProgram p = conv_program(g, s, env, t);
-        s.module = std::make_shared<const c::Module>(c::build(p.schedule, p.args, env));
-        s.tiling = t;
-        break;
+        c::Module m = c::build(p.schedule, p.args, env);
+        const uint64_t cycles = estimated_cycles(m, config_);
+        if (cycles < best) {
+          best = cycles;
+          s.tiling = t;
+          s.estimated_cycles = cycles;
+        }
+        if (++built == kTilingsTried) break;
       } catch (const c::ScheduleError& e) {
         failures.append("\n  ").append(t.to_string()).append(": ").append(e.what());
       }
+    }
+    if (built > 0) {
+      // a module of its own for the runs: the estimate's ran in a context that is gone
+      ConvProgram p = conv_program(g, s, env, s.tiling);
+      s.module = std::make_shared<const c::Module>(c::build(p.schedule, p.args, env));
     }
     if (!s.module) {
       throw c::ScheduleError(join({g.name(), ": ", conv.name, ": no tiling fits the SRAMs", failures}));

@@ -39,6 +39,7 @@ struct Step {
   std::vector<std::string> inputs;                 ///< activations it reads (VTA: the data, then the residual if any)
   std::string description;                         ///< "conv2d 3x3/1 + shr + add + clip + cast"
   ConvTiling tiling;                               ///< VTA
+  uint64_t estimated_cycles = 0;                   ///< VTA: the timeline estimate of its program (vta/timeline.h)
   std::shared_ptr<const compiler::Module> module;  ///< VTA
 };
 
@@ -90,8 +91,9 @@ class Executor {
   std::unique_ptr<DeviceState> device_;
 };
 
-/// The tiling a convolution gets by default on `config` (the ResNet-18 layers' own, else a search):
-/// the first candidate, in order, whose program fits the SRAMs.
+/// The tilings of a convolution whose buffers fit `config`'s SRAMs, best first by the traffic they
+/// make (at most 32). The executor builds the first few that compile and keeps the one whose program
+/// the timeline estimate finds fastest.
 std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc& input, int64_t out_channels,
                                           int kernel, int stride, bool residual);
 
