@@ -1,5 +1,5 @@
 #!/bin/sh
-# progress_interrupt.sh COMPILED: a long tsim run as a user sees it (a ResNet-18 layer with its
+# progress_interrupt.sh COMPILED [systemc]: a long tsim run as a user sees it (a ResNet-18 layer with its
 # waveform dumped: tens of seconds): on a terminal a progress line appears after 2 s, with VTA_QUIET=1
 # or stderr not a terminal there is none; SIGINT and SIGTERM stop the run at a cycle boundary with the
 # interrupted diagnostic (where each stage is), a complete waveform and exit status 1, not death by
@@ -27,7 +27,7 @@ find_program() {
   for d in /proc/[0-9]*; do
     cmd=$( (tr '\0' ' ' <"$d/cmdline") 2>/dev/null) || continue
     case $cmd in
-      "$compiled resnet18 --layer 1 --target tsim"*) echo "${d#/proc/}"; return ;;
+      "$compiled resnet18 --layer 1 --target "*) echo "${d#/proc/}"; return ;;
     esac
   done
 }
@@ -42,6 +42,7 @@ stop() {
     tty) VTA_WAVE="$dir/wave.fst" script -qec "$run" /dev/null >"$dir/out" 2>&1 & ;;
     quiet) VTA_QUIET=1 VTA_WAVE="$dir/wave.fst" script -qec "$run" /dev/null >"$dir/out" 2>&1 & ;;
     file) VTA_WAVE="$dir/wave.fst" $run >"$dir/out" 2>&1 & ;;
+    systemc) VTA_WAVE="$dir/wave.fst" $compiled resnet18 --layer 1 --target systemc >"$dir/out" 2>&1 & ;;
   esac
   # the run is under way once the waveform holds dumped cycles
   wait_for '[ "$(stat -c %s "$dir/wave.fst" 2>/dev/null || echo 0)" -gt 100000 ]' "$mode: no waveform within 60 s"
@@ -73,4 +74,6 @@ stop tty INT
 stop tty TERM
 stop quiet INT
 stop file INT
-echo "progress_interrupt.sh: progress on a terminal only, SIGINT and SIGTERM stop the run cleanly"
+# the virtual platform (when built): the same controller, its component's waveform closed
+if [ "${2:-}" = systemc ]; then stop systemc INT; echo "progress_interrupt.sh: systemc: interrupted cleanly, waveform complete"; fi
+echo "progress_interrupt.sh: progress on a terminal only, SIGINT and SIGTERM stop the run cleanly (tsim, systemc)"

@@ -124,8 +124,10 @@ Accelerator::~Accelerator() = default;
 
 uint64_t Accelerator::cycle() const { return impl_->core.cycle; }
 
-void Accelerator::close_wave() {
-  if (impl_->wave) impl_->wave->close();
+std::string Accelerator::close_wave() {
+  if (!impl_->wave) return {};
+  impl_->wave->close();
+  return impl_->wave->path();
 }
 
 rtl::AssertionLog& Accelerator::assertion_log() { return impl_->core.asserts; }

@@ -48,6 +48,8 @@ struct HostDevice::Impl final : tsim::RegisterBus {
     sc_core::wait(clock_period());
   }
   rtl::AssertionLog& assertions() override { return acc.assertion_log(); }
+  // an interrupted run leaves a complete waveform behind, as on the tsim
+  std::string close_waveform() override { return acc.close_wave(); }
 
   uint32_t access(tlm::tlm_command cmd, uint32_t offset, uint32_t value) {
     tlm::tlm_generic_payload t;

@@ -336,6 +336,7 @@ WaveTracer::~WaveTracer() {
 }
 
 void WaveTracer::dump(uint64_t cycle, int phase) {
+  if (closed_) return;  // closed early (an interrupted run): the file is complete up to there
   if (cycle >= options_.start && cycle < options_.stop) {
     const uint64_t time = cycle * period_ + uint64_t(phase) * (period_ / 2);
     fst_->dump(time);

@@ -58,8 +58,8 @@ class Accelerator : public sc_core::sc_module {
 
   /// Clock cycles so far.
   uint64_t cycle() const;
-  /// Ends the waveform (the file is complete; later cycles are not dumped).
-  void close_wave();
+  /// Finishes the waveform (later cycles are not dumped); returns its path, "" when there is none.
+  std::string close_wave();
   /// The RTL assertions that failed since the log was last cleared; empty in a healthy run.
   rtl::AssertionLog& assertion_log();
 
