@@ -27,6 +27,7 @@ int run(int argc, char** argv) {
   std::string target, weights, save_weights, layers;
   uint32_t seed = 1;
   int64_t image = 224;
+  int64_t batch = 0;
   bool verify = true, shifts = false;
   app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
       ->check(vta::examples::target_validator());
@@ -38,6 +39,8 @@ int run(int argc, char** argv) {
   app.add_option("--seed", seed, "seed of the generated weights and input image");
   app.add_option("--image", image, "input height and width (a multiple of 32; ResNet-18: 224)")
       ->check(CLI::Range(int64_t{32}, int64_t{1024}));
+  app.add_option("--batch", batch, "images per inference (default: the configuration's BATCH)")
+      ->check(CLI::Range(int64_t{1}, int64_t{64}));
   app.add_flag("!--no-verify", verify, "skip the reference and the per-step comparison");
   app.add_flag("--shifts", shifts, "print each shift with the fraction of values it saturates and zeroes");
   CLI11_PARSE(app, argc, argv);
@@ -56,6 +59,7 @@ int run(int argc, char** argv) {
 
   vta::net::ResNet18Options o;
   o.image = image, o.seed = seed;
+  o.batch = batch > 0 ? batch : vta::build_config().batch();
   vta::net::Graph g = vta::net::resnet18(o);
   for (const std::string& name : {first, last}) {
     if (!name.empty() && (!g.has_tensor(name) || name == g.input_name())) {

@@ -2,7 +2,9 @@
 // buffers (see inplace_alu):
 //   acc[i] = acc[i] op imm     -> micro-op (1, 0, dst, dst, 0, opcode, 1, imm)
 //   acc[i] = acc[i] op src[j]  -> micro-op (1, 0, dst, src, 0, opcode, 0, 0)
-// with op one of min, max, + (and - an immediate), >> (SHR; `>> -c` shifts left). The loops over the
+// with op one of min, max, + (and - an immediate), >> (SHR; `>> -c` shifts left), * (MUL, the low 32
+// bits). A copy `acc[i] = src[j]` from another buffer is two kernels, as the ISA has no MOV: MUL by the
+// immediate 0, then ADD src (the spec's semantics; TVM's `SHR by 0` copy only works in place). The loops over the
 // element's last two dimensions must be whole; the loops around them whose index steps chain
 // (outer step = inner step * inner extent on both sides) are fused, then the kernel folds two loops
 // and unrolls the rest (uop.h).
@@ -20,7 +22,7 @@
 namespace vta::compiler {
 namespace {
 
-enum AluOpcode : int { kMin = 0, kMax = 1, kAdd = 2, kShr = 3 };
+enum AluOpcode : int { kMin = 0, kMax = 1, kAdd = 2, kShr = 3, kMul = 4 };
 
 class InjectAlu final : public IRMutator {
  public:
@@ -44,15 +46,24 @@ class InjectAlu final : public IRMutator {
                           plan_.scope_of(dst));
     }
     const Expr& v = s->value;
-    int opcode = -1;
-    switch (v->kind) {
+    // a copy from another buffer: dst = dst * 0, then dst = dst + src
+    const bool copy = v->kind == ExprKind::kRead;
+    if (copy && v->tensor == dst) {
+      throw ScheduleError(where + ": a copy within " + dst->name + " (" + to_text(v) +
+                          ") is not an ALU operation; copy from another buffer");
+    }
+    int opcode = copy ? kAdd : -1;
+    switch (copy ? ExprKind::kRead : v->kind) {
+      case ExprKind::kRead: break;
       case ExprKind::kMin: opcode = kMin; break;
       case ExprKind::kMax: opcode = kMax; break;
       case ExprKind::kAdd:
       case ExprKind::kSub: opcode = kAdd; break;
       case ExprKind::kShr: opcode = kShr; break;
+      case ExprKind::kMul: opcode = kMul; break;
       default:
-        throw ScheduleError(where + ": " + to_text(v) + " is not an ALU operation (min, max, +, - immediate, >>)");
+        throw ScheduleError(where + ": " + to_text(v) +
+                            " is not an ALU operation (min, max, +, - immediate, >>, *, a copy)");
     }
     auto same_access = [&](const Expr& r) {
       if (r->kind != ExprKind::kRead || r->tensor != dst) return false;
@@ -61,7 +72,7 @@ class InjectAlu final : public IRMutator {
       }
       return true;
     };
-    Expr a = v->a, b = v->b;
+    Expr a = copy ? make_read(dst, s->indices) : v->a, b = copy ? v : v->b;
     if (!same_access(a) && v->kind != ExprKind::kSub && v->kind != ExprKind::kShr && same_access(b)) std::swap(a, b);
     if (!same_access(a)) {
       throw ScheduleError(where + ": the ALU computes in place (dst = dst op src), but " + to_text(v) +
@@ -145,7 +156,14 @@ class InjectAlu final : public IRMutator {
       push[kUopSrc] = simplify(substitute(push[kUopSrc], zero) + Expr(f) * it->src);
       fused.push_back({f, it->extent});
     }
-    return make_uop_kernel(fused, push, true, env_, where);
+    Stmt kernel = make_uop_kernel(fused, push, true, env_, where);
+    if (!copy) return kernel;
+    std::vector<Expr> zero = push;
+    zero[kUopOpcode] = make_int(kMul);
+    zero[kUopSrc] = zero[kUopDst];
+    zero[kUopUseImm] = make_int(1);
+    zero[kUopImm] = make_int(0);
+    return make_seq({make_uop_kernel(fused, zero, true, env_, where), kernel});
   }
 
   const Env& env_;

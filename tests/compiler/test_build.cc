@@ -211,6 +211,65 @@ TEST(CompiledAlu, Int8OperandIsLoadedSignExtended) {
   EXPECT_GT(negative, n / 4) << "the test must exercise the sign extension";
 }
 
+// MUL (opcode 4) by a tensor and by an immediate, and a copy (the ISA has no MOV: MUL by 0 then ADD):
+// c = a * b, d = copy of c scaled by -3, out = the copy with c added back (c is read twice, so the copy
+// cannot happen in place). Against a plain C++ computation with 32-bit wrap-around.
+TEST(CompiledAlu, MultiplyAndCopy) {
+  const Env env(vta::build_config());
+  const int64_t blocks = 8;
+  Tensor a = placeholder({blocks, 1, env.BATCH, env.BLOCK_OUT}, "a", DType::kInt32);
+  Tensor b = placeholder(a->shape, "b", DType::kInt32);
+  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
+  Tensor a_buf = compute(
+      a->shape, [&](const Indices& i) { return at(a, i); }, "a_buf");
+  Tensor b_buf = compute(
+      b->shape, [&](const Indices& i) { return at(b, i); }, "b_buf");
+  Tensor prod = compute(
+      a->shape, [&](const Indices& i) { return at(a_buf, i) * at(b_buf, i); }, "prod");
+  Tensor copy = compute(
+      a->shape, [&](const Indices& i) { return at(prod, i); }, "copy");
+  Tensor scaled = compute(
+      a->shape, [&](const Indices& i) { return at(copy, i) * -3; }, "scaled");
+  Tensor sum = compute(
+      a->shape, [&](const Indices& i) { return at(scaled, i) + at(prod, i); }, "sum");
+  Tensor res = compute(
+      a->shape, [&](const Indices& i) { return cast(DType::kInt8, at(sum, i)); }, "res");
+  Schedule s = create_schedule(res);
+  auto [outer, inner] = s[res].split(res->op->axis[0], 4);
+  for (const Tensor& t : {a_buf, b_buf, prod, copy, scaled, sum}) {
+    s[t].set_scope(env.acc_scope);
+    s[t].compute_at(s[res], outer);
+  }
+  s[a_buf].pragma(a_buf->op->axis[0], env.dma_copy);
+  s[b_buf].pragma(b_buf->op->axis[0], env.dma_copy);
+  for (const Tensor& t : {prod, copy, scaled, sum}) s[t].pragma(t->op->axis[0], env.alu);
+  s[res].pragma(inner, env.dma_copy);
+  const Module m = build(s, {a, b, res}, env);
+  const std::string text = to_text(m.program());
+  // MUL of two buffers, MUL by -3, the copy's MUL by 0 then ADD of another buffer
+  EXPECT_NE(text.find(", 4, 0, 0, dtype=int32)"), std::string::npos) << text;
+  EXPECT_NE(text.find(", 4, 1, -3, dtype=int32)"), std::string::npos) << text;
+  EXPECT_NE(text.find(", 4, 1, 0, dtype=int32)"), std::string::npos) << text;
+
+  std::mt19937 rng(6);
+  std::uniform_int_distribution<int32_t> d(-100000, 100000);
+  const size_t n = size_t(a->elements());
+  std::vector<int32_t> ha(n), hb(n);
+  for (auto& v : ha) v = d(rng);
+  for (auto& v : hb) v = d(rng);
+  DeviceTensor da(a->shape, vta::DType::kInt32, "a"), db(b->shape, vta::DType::kInt32, "b"),
+      dr(res->shape, vta::DType::kInt8, "res");
+  da.copy_from(ha);
+  db.copy_from(hb);
+  m({&da, &db, &dr});
+  std::vector<int8_t> got(n);
+  dr.copy_to(got);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t p = uint32_t(ha[i]) * uint32_t(hb[i]);  // wraps, as the ALU's low 32 bits
+    ASSERT_EQ(got[i], static_cast<int8_t>(p * uint32_t(-3) + p)) << "element " << i;
+  }
+}
+
 }  // namespace
 }  // namespace vta::compiler
 
