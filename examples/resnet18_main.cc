@@ -6,6 +6,7 @@
 // run error, 2 a usage or schedule error.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,7 +29,7 @@ int run(int argc, char** argv) {
   uint32_t seed = 1;
   int64_t image = 224;
   int64_t batch = 0;
-  bool verify = true, shifts = false;
+  bool verify = true, shifts = false, vta_pool = false;
   app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
       ->check(vta::examples::target_validator());
   app.add_option("--weights", weights, "a folder of .npy weights with manifest.json (default: generated, calibrated)")
@@ -42,6 +43,7 @@ int run(int argc, char** argv) {
   app.add_option("--batch", batch, "images per inference (default: the configuration's BATCH)")
       ->check(CLI::Range(int64_t{1}, int64_t{64}));
   app.add_flag("!--no-verify", verify, "skip the reference and the per-step comparison");
+  app.add_flag("--vta-max-pool", vta_pool, "run the max pool after conv1 on VTA's ALU (default: on the host)");
   app.add_flag("--shifts", shifts, "print each shift with the fraction of values it saturates and zeroes");
   CLI11_PARSE(app, argc, argv);
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
@@ -58,7 +60,7 @@ int run(int argc, char** argv) {
   }
 
   vta::net::ResNet18Options o;
-  o.image = image, o.seed = seed;
+  o.image = image, o.seed = seed, o.max_pool_on_vta = vta_pool;
   o.batch = batch > 0 ? batch : vta::build_config().batch();
   vta::net::Graph g = vta::net::resnet18(o);
   for (const std::string& name : {first, last}) {
@@ -149,9 +151,12 @@ int run(int argc, char** argv) {
   }
   std::printf("verified: every step's output equals the reference bit for bit (%zu steps)", r.steps.size());
   if (layers.empty()) {
-    int best = 0;
-    for (size_t i = 1; i < r.output.size(); ++i) best = r.output[i] > r.output[size_t(best)] ? int(i) : best;
-    std::printf("; the top class is %d", best);
+    const size_t classes = size_t(o.classes);
+    std::printf("; the top class is");
+    for (size_t n = 0; n * classes < r.output.size(); ++n) {
+      const auto row = r.output.begin() + std::ptrdiff_t(n * classes);
+      std::printf("%s %td", n > 0 ? "," : "", std::max_element(row, row + std::ptrdiff_t(classes)) - row);
+    }
   }
   std::printf("\n");
   return 0;

@@ -39,6 +39,15 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
     "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
     VTA_TARGET=tsim "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
   done
+  # the whole ResNet-18 on the fsim of the BATCH 2 (two images) and BLOCK 32 configurations, verified
+  echo "== ResNet-18, config batch2 (fsim) =="
+  "$root/scripts/build.sh" "${VTA_BUILD_DIR:-$root/build}-batch2" --target vta-resnet18 >/dev/null
+  "${VTA_BUILD_DIR:-$root/build}-batch2/examples/vta-resnet18" --target fsim | tail -3
+  echo "== ResNet-18, config block32 (fsim) =="
+  dir="${VTA_BUILD_DIR:-$root/build}-block32"
+  "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/block32.json" \
+    -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_BUILD_TSIM=OFF --target vta-resnet18 >/dev/null
+  "$dir/examples/vta-resnet18" --target fsim | tail -3
 fi
 
 if [ "$sanitizers" -eq 1 ]; then

@@ -78,10 +78,15 @@ std::vector<Step> plan_steps(const Graph& g) {
         s.description.append(" + ").append(to_string(s.ops[i]->kind));
         if (s.ops[i]->kind == OpKind::kAdd) s.inputs.push_back(s.ops[i]->inputs[1]);
       }
+    } else if (op.kind == OpKind::kMaxPool) {
+      s.ops = {&op};
+      s.inputs = op.inputs;
+      s.description = join(
+          {"max_pool ", std::to_string(op.kernel), "x", std::to_string(op.kernel), "/", std::to_string(op.stride)});
     } else {
       throw GraphError(join({g.name(), ": ", op.name, " (", to_string(op.kind),
-                             ") is placed on VTA, which runs convolutions and the elementwise operators fused after",
-                             " them; place it on the host"}));
+                             ") is placed on VTA, which runs convolutions with the elementwise operators fused after",
+                             " them, and max pools; place it on the host"}));
     }
     for (const Op* o : s.ops) taken.insert(o);
     s.name = s.ops.back()->output;
@@ -203,6 +208,115 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
   s[res_conv].tensorize(cx[4], "gemm");
   for (const c::Tensor& a : alu) s[a].pragma(a->op->axis[0], env.alu);
   return {std::move(s), std::move(args)};
+}
+
+// ---- one VTA program: a max pool on the ALU ---------------------------------------------------------
+
+// Whether every value of `tensor` is >= 0: it comes (through casts) from a ReLU or a clip at >= 0.
+bool non_negative(const Graph& g, std::string tensor) {
+  for (;;) {
+    if (tensor == g.input_name()) return false;
+    const Op& p = g.producer(tensor);
+    if (p.kind == OpKind::kRelu || (p.kind == OpKind::kClip && p.lo >= 0)) return true;
+    if (p.kind != OpKind::kCast && p.kind != OpKind::kMaxPool) return false;
+    tensor = p.inputs[0];
+  }
+}
+
+// The input tile (with its halo, zero-padded by the DMA, sign-extended into the accumulator with
+// ACC_8BIT) and the output tile, both in the accumulator: a copy of the window's first element, then
+// one MAX stage per other element (in place), the int8 store. Tiles: c_block channel blocks x h_block
+// output rows x the whole width, output-channel tiles shared among virtual threads.
+ConvProgram pool_program(const Graph& g, const Step& step, const c::Env& env, const ConvTiling& t) {
+  const Op& pool = *step.ops[0];
+  const TensorDesc& in = g.tensor(pool.inputs[0]);
+  const TensorDesc& out = g.tensor(pool.output);
+  const int64_t n = in.shape[0], ch = in.shape[1], h = in.shape[2], w = in.shape[3];
+  const int64_t k = pool.kernel, p = pool.pad, stride = pool.stride, oh = out.shape[2], ow = out.shape[3];
+  using c::Indices;
+  const std::vector<int64_t> in_shape{n / env.BATCH, ch / env.BLOCK_IN, h, w, env.BATCH, env.BLOCK_IN};
+  c::Tensor data = c::placeholder(in_shape, "data", c::DType::kInt8);
+  c::Tensor data_buf = c::compute(
+      {in_shape[0], in_shape[1], h + 2 * p, w + 2 * p, env.BATCH, env.BLOCK_IN},
+      [&](const Indices& i) {
+        const c::Expr value = c::read(data, {i[0], i[1], c::Expr(i[2]) - p, c::Expr(i[3]) - p, i[4], i[5]});
+        if (p == 0) return c::cast(env.acc_dtype, value);
+        const c::Expr inside =
+            c::logical_and(c::logical_and(c::Expr(i[2]) >= c::make_int(p), c::Expr(i[2]) < c::make_int(p + h)),
+                           c::logical_and(c::Expr(i[3]) >= c::make_int(p), c::Expr(i[3]) < c::make_int(p + w)));
+        return c::cast(env.acc_dtype, c::select(inside, value, c::make_int(0, c::DType::kInt8)));
+      },
+      "data_buf");
+  const std::vector<int64_t> shape{n / env.BATCH, ch / env.BLOCK_OUT, oh, ow, env.BATCH, env.BLOCK_OUT};
+  auto window = [&](const Indices& x, int64_t dy, int64_t dx) {
+    return c::read(data_buf, {x[0], x[1], c::Expr(x[2]) * stride + dy, c::Expr(x[3]) * stride + dx, x[4], x[5]});
+  };
+  std::vector<c::Tensor> alu;
+  alu.push_back(c::compute(
+      shape, [&](const Indices& x) { return window(x, 0, 0); }, "win0"));
+  for (int64_t e = 1; e < k * k; ++e) {
+    const c::Tensor prev = alu.back();
+    alu.push_back(c::compute(
+        shape,
+        [&](const Indices& x) {
+          return c::max(c::read(prev, {x[0], x[1], x[2], x[3], x[4], x[5]}), window(x, e / k, e % k));
+        },
+        "win" + std::to_string(e)));
+  }
+  const c::Tensor last = alu.back();
+  c::Tensor res = c::compute(
+      shape,
+      [&](const Indices& x) {
+        return c::cast(env.inp_dtype, c::read(last, {x[0], x[1], x[2], x[3], x[4], x[5]}));
+      },
+      "res");
+  c::Schedule s = c::create_schedule(res);
+  const auto& ax = res->op->axis;  // b, c, y, x, b_tns, c_tns
+  auto [b_out, b_inn] = s[res].split(ax[0], 1);
+  auto [c_out, c_inn] = s[res].split(ax[1], t.oc_block);
+  auto [y_out, y_inn] = s[res].split(ax[2], t.h_block);
+  s[res].reorder({b_out, c_out, y_out, b_inn, c_inn, y_inn, ax[3], ax[4], ax[5]});
+  if (t.virtual_threads > 1) {
+    auto [c_rest, tx] = s[res].split(c_out, t.virtual_threads);
+    (void)c_rest;
+    s[res].reorder({tx, b_out});
+    s[res].bind(tx, "cthread");
+  }
+  s[data_buf].set_scope(env.acc_scope);
+  s[data_buf].compute_at(s[res], y_out);
+  s[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
+  for (const c::Tensor& a : alu) {
+    s[a].set_scope(env.acc_scope);
+    s[a].compute_at(s[res], y_out);
+    s[a].pragma(a->op->axis[0], env.alu);
+  }
+  s[res].pragma(y_inn, env.dma_copy);
+  return {std::move(s), {data, res}};
+}
+
+/// The pool tilings whose input and output tiles fit the accumulator, largest tiles first.
+std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const Op& pool) {
+  const TensorDesc& in = g.tensor(pool.inputs[0]);
+  const TensorDesc& out = g.tensor(pool.output);
+  const int64_t blocks = in.shape[1] / config.block_in(), oh = out.shape[2], ow = out.shape[3];
+  const int64_t wp = in.shape[3] + 2 * pool.pad;
+  std::vector<std::pair<int64_t, ConvTiling>> scored;  // tiles (fewer first)
+  for (const int64_t vt : {int64_t{2}, int64_t{1}}) {
+    for (int64_t cb = 1; cb <= blocks; ++cb) {
+      if (blocks % cb != 0 || (blocks / cb) % vt != 0) continue;
+      for (int64_t hb = 1; hb <= oh; ++hb) {
+        if (oh % hb != 0) continue;
+        const int64_t need = cb * (((hb - 1) * pool.stride + pool.kernel) * wp + hb * ow) * vt;
+        if (need > int64_t(config.acc_depth())) continue;
+        scored.push_back({(blocks / cb) * (oh / hb), {cb, hb, ow, 1, vt}});
+      }
+    }
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<ConvTiling> out_tilings;
+  out_tilings.reserve(scored.size());
+  for (const auto& [tiles, t] : scored) out_tilings.push_back(t);
+  return out_tilings;
 }
 
 std::vector<int32_t> widen(std::span<const int8_t> v) { return {v.begin(), v.end()}; }
@@ -360,6 +474,10 @@ Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(co
   steps_ = plan_steps(g);
   for (Step& s : steps_) {
     if (s.placement != Placement::kVta) continue;
+    if (s.ops[0]->kind == OpKind::kMaxPool) {
+      plan_pool(s);
+      continue;
+    }
     const Op& conv = *s.ops[0];
     const TensorDesc& in = g.tensor(conv.inputs[0]);
     const int64_t o = g.tensor(conv.output).shape[1];
@@ -410,6 +528,43 @@ Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(co
       device_->weights.emplace(conv.weight, std::move(d));
     }
   }
+}
+
+void Executor::plan_pool(Step& s) {
+  const Graph& g = graph_;
+  const c::Env env(config_);
+  const Op& pool = *s.ops[0];
+  const TensorDesc& in = g.tensor(pool.inputs[0]);
+  if (in.shape[0] % env.BATCH != 0 || in.shape[1] % env.BLOCK_IN != 0) {
+    throw GraphError(join({g.name(), ": ", pool.name, ": batch ", std::to_string(in.shape[0]), " and ",
+                           std::to_string(in.shape[1]), " channels do not fill whole VTA tiles of BATCH ",
+                           std::to_string(env.BATCH), " x BLOCK ", std::to_string(env.BLOCK_IN)}));
+  }
+  if (pool.pad > 0 && !non_negative(g, pool.inputs[0])) {
+    throw GraphError(join({g.name(), ": ", pool.name, ": VTA's DMA pads with zeros, which would win over negative ",
+                           "values: a padded max_pool runs on VTA only after a relu or a clip at 0"}));
+  }
+  std::string failures;
+  uint64_t best = UINT64_MAX;
+  int built = 0;
+  for (const ConvTiling& t : pool_tilings(config_, g, pool)) {
+    try {
+      ConvProgram p = pool_program(g, s, env, t);
+      c::Module m = c::build(p.schedule, p.args, env);
+      const uint64_t cycles = estimated_cycles(m, config_);
+      if (cycles < best) {
+        best = cycles;
+        s.tiling = t;
+        s.estimated_cycles = cycles;
+      }
+      if (++built == kTilingsTried) break;
+    } catch (const c::ScheduleError& e) {
+      failures.append("\n  ").append(t.to_string()).append(": ").append(e.what());
+    }
+  }
+  if (built == 0) throw c::ScheduleError(join({g.name(), ": ", pool.name, ": no tiling fits the SRAMs", failures}));
+  ConvProgram p = pool_program(g, s, env, s.tiling);
+  s.module = std::make_shared<const c::Module>(c::build(p.schedule, p.args, env));
 }
 
 Executor::~Executor() = default;
@@ -479,7 +634,8 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
       host[s.name] = reference_op(g, *s.ops[0], in);
       r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     } else {
-      std::vector<const DeviceTensor*> args{&to_device(s.inputs[0]), &device_->weights.at(s.ops[0]->weight)};
+      std::vector<const DeviceTensor*> args{&to_device(s.inputs[0])};
+      if (s.ops[0]->kind == OpKind::kConv2d) args.push_back(&device_->weights.at(s.ops[0]->weight));
       if (s.inputs.size() > 1) args.push_back(&to_device(s.inputs[1]));
       const TensorDesc& out = g.tensor(s.name);
       auto [it, fresh] = device.try_emplace(s.name, blocked_shape(out), vta::DType::kInt8, s.name);

@@ -141,7 +141,10 @@ Graph resnet18(const ResNet18Options& o) {
   x = g.requantize("avgpool.q", x, 0, true);
   x = g.dense("fc", x, weight("fc.weight", {o.classes, in}));
   g.set_output(x);
-  for (Op& op : g.mutable_ops()) op.placement = op.name.starts_with("layer") ? Placement::kVta : Placement::kHost;
+  for (Op& op : g.mutable_ops()) {
+    const bool vta = op.name.starts_with("layer") || (o.max_pool_on_vta && op.name == "maxpool");
+    op.placement = vta ? Placement::kVta : Placement::kHost;
+  }
   return g;
 }
 

@@ -331,5 +331,58 @@ TEST(NetworkExecutor, SmallResNet18IsVerifiedStepByStep) {
   EXPECT_GT(run.vta.gemm_counter, 0u);
 }
 
+// Max pools on the ALU: 3x3 stride 2 padded (after a clip at 0, as ResNet-18's) and 2x2 stride 2
+// unpadded on signed values, each verified against the reference, with one whose output feeds a VTA
+// convolution directly (the activation stays on the device). A padded pool of values that can be
+// negative is refused by name: the DMA's zero padding would win over them.
+TEST(NetworkExecutor, MaxPoolsRunOnTheAlu) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = 2 * cfg.block_in();
+  Graph g("pools");
+  std::mt19937 rng(3);
+  auto weight = [&](const std::string& name, std::vector<int64_t> shape) {
+    int64_t n = 1;
+    for (const int64_t d : shape) n *= d;
+    return g.constant(name, std::move(shape), random_int8(size_t(n), rng()));
+  };
+  std::string x = g.input("data", {cfg.batch(), ch, 30, 30});
+  const std::string signed_pool = g.max_pool("signed_pool", x, 2, 2, 0);  // 15x15, values of both signs
+  std::string a = g.conv2d("conv", signed_pool, weight("conv.weight", {ch, ch, 3, 3}), 1, 1);
+  a = g.requantize("conv.q", a, 6, true);
+  a = g.max_pool("relu_pool", a, 3, 2, 1);  // 8x8, padded
+  a = g.conv2d("conv2", a, weight("conv2.weight", {ch, ch, 1, 1}), 1, 0);
+  a = g.requantize("conv2.q", a, 4, false);
+  g.set_output(a);
+  for (Op& op : g.mutable_ops())
+    op.placement = op.kind == OpKind::kMaxPool || op.name.starts_with("conv") ? Placement::kVta : Placement::kHost;
+  const auto input = random_int8(size_t(g.tensor("data").elements()), 9);
+  const Values ref = run_reference(g, input);
+  size_t negative = 0;
+  for (const int32_t v : ref.at(signed_pool)) negative += v < 0;
+  EXPECT_GT(negative, 0u) << "the unpadded pool must see negative maxima";
+  Executor ex(g, cfg);
+  std::vector<std::string> pools;
+  for (const Step& s : ex.steps()) {
+    if (s.placement == Placement::kVta && s.ops[0]->kind == OpKind::kMaxPool) pools.push_back(s.name);
+  }
+  EXPECT_EQ(pools, (std::vector<std::string>{"signed_pool", "relu_pool"}));
+  const NetworkRun run = ex.run(input, {}, &ref);
+  for (const StepResult& r : run.steps) {
+    EXPECT_EQ(r.mismatches, 0) << r.step->name << " (" << r.step->description << ")";
+    if (r.step->ops[0]->kind == OpKind::kMaxPool) {
+      EXPECT_GT(r.stats.alu_counter, 0u) << r.step->name;
+      EXPECT_EQ(r.stats.gemm_counter, 0u) << r.step->name;
+    }
+  }
+  EXPECT_EQ(run.output, ref.at(g.output_name()));
+
+  Graph bad("bad");
+  std::string y = bad.input("data", {cfg.batch(), ch, 8, 8});
+  y = bad.max_pool("pool", y, 3, 2, 1);
+  bad.set_output(y);
+  for (Op& op : bad.mutable_ops()) op.placement = Placement::kVta;
+  expect_error([&] { Executor e(bad, cfg); }, "pool: VTA's DMA pads with zeros");
+}
+
 }  // namespace
 }  // namespace vta::net

@@ -85,6 +85,7 @@ class Executor {
 
  private:
   struct DeviceState;
+  void plan_pool(Step& s);  ///< a VTA max_pool: its tiling and program
   const Graph& graph_;
   Config config_;
   std::vector<Step> steps_;

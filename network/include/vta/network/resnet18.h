@@ -22,6 +22,9 @@ struct ResNet18Options {
   int64_t batch = 1;
   int64_t width = 64;  ///< channels of conv1 and layer1 (128, 256, 512 after); 64 in ResNet-18
   uint32_t seed = 1;   ///< generated weights and input
+  /// The max pool after conv1 on VTA's ALU instead of the host (its input then goes to the device
+  /// 4x larger; docs/NETWORK.md has the cost).
+  bool max_pool_on_vta = false;
 };
 
 /// The graph with generated weights and every shift 0 (calibrate_shifts sets them).
