@@ -64,6 +64,8 @@ struct ConvShape {
   /// Store each output row of a tile with one 2D transfer (h_block rows of w_block elements). The
   /// tutorial (false) stores one element per instruction.
   bool store_rows = false;
+  /// Build with BuildOptions::overlap_tiles: the next tile's loads overlap this tile's epilogue.
+  bool overlap_tiles = false;
 };
 Result compiled_convolution(uint32_t seed, std::ostream* steps = nullptr, const ConvShape& shape = {},
                             ModuleRunner& runner = local_runner());

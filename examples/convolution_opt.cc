@@ -103,7 +103,9 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   // ---- Tensorization and the ALU
   s[res_conv].tensorize(cx[4], "gemm");
   for (const Tensor& t : {res_shr, res_min, res_max}) s[t].pragma(t->op->axis[0], env.alu);
-  const Module module = build(s, args, env);
+  BuildOptions build_options;
+  build_options.overlap_tiles = shape.overlap_tiles;
+  const Module module = build(s, args, env, build_options);
   step("final lowered program", module.program());
 
   // ---- Run and verify

@@ -223,6 +223,7 @@ Module build(const Schedule& s, const std::vector<Tensor>& args, const Env& env,
   o.env = &env;
   o.vta = true;
   o.log = options.log;
+  o.overlap_tiles = options.overlap_tiles;
   return Module(lower(s, args, o), args, options.target);
 }
 

@@ -40,7 +40,7 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOption
     log("tensorize_gemm", body);
     body = inject_alu(body, *env);
     log("inject_alu", body);
-    body = coproc_sync(body);
+    body = coproc_sync(body, options.overlap_tiles);
     log("coproc_sync", body);
     body = inject_virtual_threads(body);
     log("inject_virtual_threads", body);

@@ -154,8 +154,58 @@ bool take(Tokens& v, Token t) {
   return true;
 }
 
-/// Step 2: `pops` run at the start of `s`'s first block, `pushes` at the end of its last.
-Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes) {
+/// The token that frees the load stage's buffers (compute -> load), which overlap_tiles carries from
+/// one tile's reduction loop to the next tile's.
+constexpr Token kFreeLoadBuffers{kComputeStage, kLoadStage};
+
+bool holds_load(const Stmt& s) {
+  if (is_block(s)) return s->value->value == kLoadStage;
+  if (s->kind == StmtKind::kSeq) return std::any_of(s->seq.begin(), s->seq.end(), holds_load);
+  if (is_thread(s)) return holds_load(s->body->body);
+  return s->kind == StmtKind::kFor || s->kind == StmtKind::kAllocate ? holds_load(s->body) : false;
+}
+/// A loop whose body goes from the load stage to the compute stage (the reduction over input tiles).
+bool is_reduction_loop(const Stmt& s) {
+  return s->kind == StmtKind::kFor && first(s->body) == kLoadStage && last(s->body) == kComputeStage;
+}
+/// A statement as the list of statements it runs one after the other (nested sequences flattened).
+std::vector<Stmt> children(const Stmt& body) {
+  if (body->kind != StmtKind::kSeq) return {body};
+  std::vector<Stmt> out;
+  for (const Stmt& c : body->seq) {
+    const std::vector<Stmt> inner = children(c);
+    out.insert(out.end(), inner.begin(), inner.end());
+  }
+  return out;
+}
+/// Where the load stage is in a loop body: the index of the one child holding it (-1: none or more).
+int load_child(const std::vector<Stmt>& kids) {
+  int k = -1;
+  for (size_t i = 0; i < kids.size(); ++i) {
+    if (!holds_load(kids[i])) continue;
+    if (k >= 0) return -1;
+    k = int(i);
+  }
+  return k;
+}
+/// Whether the tiles loop `s` can carry kFreeLoadBuffers to a reduction loop inside it: the load stage
+/// appears in its body only in one loop, which is a reduction loop entered from the compute stage or
+/// again such a tiles loop.
+bool carries_to_reduction(const Stmt& s) {
+  if (s->kind != StmtKind::kFor || is_reduction_loop(s)) return false;
+  Stmt body = s->body;
+  while (body->kind == StmtKind::kAllocate) body = body->body;
+  const std::vector<Stmt> kids = children(body);
+  const int k = load_child(kids);
+  if (k < 0 || kids[size_t(k)]->kind != StmtKind::kFor) return false;
+  const Stmt& inner = kids[size_t(k)];
+  if (is_reduction_loop(inner)) return k > 0 && last(kids[size_t(k) - 1]) == kComputeStage;
+  return carries_to_reduction(inner);
+}
+
+/// Step 2: `pops` run at the start of `s`'s first block, `pushes` at the end of its last. `through`:
+/// an enclosing loop carries kFreeLoadBuffers into and out of the reduction loop inside `s`.
+Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes, bool overlap, bool through = false) {
   if (is_block(s)) {
     std::vector<Stmt> v;
     for (const auto& t : pops) v.push_back(pop(t));
@@ -164,11 +214,12 @@ Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes) {
     return make_attr(s->var, s->key, make_seq(std::move(v)), s->value);
   }
   if (is_thread(s)) {
-    return make_attr(s->var, s->key, make_for(s->body->var, s->body->extent, tokens(s->body->body, pops, pushes)),
+    return make_attr(s->var, s->key,
+                     make_for(s->body->var, s->body->extent, tokens(s->body->body, pops, pushes, overlap, through)),
                      s->value);
   }
   if (s->kind == StmtKind::kAllocate)
-    return make_allocate(s->tensor, s->scope, tokens(s->body, pops, pushes), s->shape);
+    return make_allocate(s->tensor, s->scope, tokens(s->body, pops, pushes, overlap, through), s->shape);
   if (s->kind == StmtKind::kSeq) {
     const size_t n = s->seq.size();
     std::vector<Tokens> p(n), q(n);
@@ -182,8 +233,11 @@ Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes) {
       q[i].push_back(t);
       p[i + 1].push_back(t);
     }
+    // the token into the reduction loop comes from the previous tile's instead
+    const int k = through ? load_child(s->seq) : -1;
+    if (k > 0 && take(q[size_t(k) - 1], kFreeLoadBuffers)) take(p[size_t(k)], kFreeLoadBuffers);
     std::vector<Stmt> v;
-    for (size_t i = 0; i < n; ++i) v.push_back(tokens(s->seq[i], p[i], q[i]));
+    for (size_t i = 0; i < n; ++i) v.push_back(tokens(s->seq[i], p[i], q[i], overlap, int(i) == k));
     return make_seq(std::move(v));
   }
   if (s->kind != StmtKind::kFor) throw InternalError("coproc_sync: unexpected statement");
@@ -191,15 +245,29 @@ Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes) {
   std::vector<Stmt> v;
   Stmt loop;
   Tokens epilogues;
+  // the reduction loop under a carrying loop: its first iteration's pop and last iteration's push
+  // pair with the neighbouring tiles' (no prologue, no epilogue)
+  const bool reduction_through = through && is_reduction_loop(s);
+  if (reduction_through) {
+    pops.push_back(kFreeLoadBuffers);
+    pushes.push_back(kFreeLoadBuffers);
+  }
+  // the outermost tiles loop that can carry the token: one push before it, one pop after it
+  const bool carry = overlap && !through && carries_to_reduction(s);
+  if (carry) {
+    if (!take(pops, kFreeLoadBuffers)) v.push_back(push(kFreeLoadBuffers));
+    if (!take(pushes, kFreeLoadBuffers)) epilogues.push_back(kFreeLoadBuffers);
+  }
+  const bool body_through = (through && !reduction_through) || carry;
   if (f == l) {
-    loop = make_for(s->var, s->extent, tokens(s->body, {}, {}));
+    loop = make_for(s->var, s->extent, tokens(s->body, {}, {}, overlap, body_through));
   } else {
     const Tokens carried = carried_tokens(l, f);
     for (const Token& c : carried) {
       if (!take(pops, c)) v.push_back(push(c));  // prologue
       if (!take(pushes, c)) epilogues.push_back(c);
     }
-    loop = make_for(s->var, s->extent, tokens(s->body, carried, carried));
+    loop = make_for(s->var, s->extent, tokens(s->body, carried, carried, overlap, body_through));
   }
   for (const auto& t : pops) v.push_back(pop(t));
   v.push_back(loop);
@@ -212,7 +280,7 @@ bool is_bare_pop(const Stmt& s) { return s->kind == StmtKind::kCall && s->name =
 
 }  // namespace
 
-Stmt coproc_sync(const Stmt& s) {
+Stmt coproc_sync(const Stmt& s, bool overlap_tiles) {
   // below the allocations: the program (maybe one virtual-thread loop)
   std::vector<Stmt> allocs;
   Stmt body = s;
@@ -222,7 +290,7 @@ Stmt coproc_sync(const Stmt& s) {
   }
   if (body->kind == StmtKind::kSeq && body->seq.size() == 1) body = body->seq[0];
   const Stmt sync = make_call(intrin::kSync, nullptr, nullptr, {});
-  Stmt out = tokens(group(body), {}, {});
+  Stmt out = tokens(group(body), {}, {}, overlap_tiles);
   if (is_thread(out)) {
     out = make_seq({out, sync});
   } else {

@@ -101,6 +101,14 @@ std::vector<Step> plan_steps(const Graph& g) {
 
 // ---- one VTA program: a convolution and its fused chain -------------------------------------------
 
+// How the executor builds its programs: the load stage runs a tile ahead (its buffers are free once
+// a tile's last GEMM is done; the ALU stages and accumulator loads that end the tile overlap it).
+c::BuildOptions build_options() {
+  c::BuildOptions o;
+  o.overlap_tiles = true;
+  return o;
+}
+
 struct ConvProgram {
   c::Schedule schedule;
   std::vector<c::Tensor> args;  // data, kernel, [residual], res
@@ -117,7 +125,17 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
       c::placeholder({n / env.BATCH, ch / env.BLOCK_IN, h, w, env.BATCH, env.BLOCK_IN}, "data", c::DType::kInt8);
   c::Tensor kernel = c::placeholder({o / env.BLOCK_OUT, ch / env.BLOCK_IN, k, k, env.BLOCK_OUT, env.BLOCK_IN}, "kernel",
                                     c::DType::kInt8);
-  c::Tensor data_buf = c::pad(data, {0, 0, p, p, 0, 0}, {0, 0, p, p, 0, 0}, "data_buf");
+  // A 1x1 convolution with a stride reads only every stride-th input row: the input buffer holds just
+  // those rows (one 2D transfer with a row stride of stride rows), the others are never loaded.
+  const bool skip_rows = k == 1 && p == 0 && stride > 1;
+  c::Tensor data_buf = skip_rows ? c::compute(
+                                       {n / env.BATCH, ch / env.BLOCK_IN, oh, w, env.BATCH, env.BLOCK_IN},
+                                       [&](const Indices& i) {
+                                         return c::read(data, {i[0], i[1], c::Expr(i[2]) * stride, i[3], i[4], i[5]});
+                                       },
+                                       "data_buf")
+                                 : c::pad(data, {0, 0, p, p, 0, 0}, {0, 0, p, p, 0, 0}, "data_buf");
+  const int64_t row_stride = skip_rows ? 1 : stride;
   auto at = [](const c::Tensor& x, const Indices& i) { return c::read(x, {i[0], i[1], i[2], i[3], i[4], i[5]}); };
   c::Tensor kernel_buf = c::compute(
       kernel->shape, [&](const Indices& i) { return at(kernel, i); }, "kernel_buf");
@@ -127,7 +145,7 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
   c::Tensor res_conv = c::compute(
       shape, {"bo", "co", "i", "j", "bi", "ci"},
       [&](const Indices& x) {
-        return c::sum(c::cast(env.acc_dtype, c::read(data_buf, {x[0], ic.var, c::Expr(x[2]) * stride + dy.var,
+        return c::sum(c::cast(env.acc_dtype, c::read(data_buf, {x[0], ic.var, c::Expr(x[2]) * row_stride + dy.var,
                                                                 c::Expr(x[3]) * stride + dx.var, x[4], ic_tns.var})) *
                           c::cast(env.acc_dtype, c::read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
                       {ic, dy, dx, ic_tns});
@@ -149,7 +167,10 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
         residual = c::placeholder(shape, "residual", c::DType::kInt8);
         residual_buf = c::compute(
             shape, [&](const Indices& x) { return c::cast(env.acc_dtype, at(residual, x)); }, "residual_buf");
-        stage("add", [&](const Indices& x) { return at(prev, x) + at(residual_buf, x); });
+        // (the residual read first: its stage comes first in the tile, so its accumulator load, on
+        // the compute stage, runs while the load stage fetches the tile's first inputs; 8k cycles
+        // less on layer1.0 than after the GEMMs)
+        stage("add", [&](const Indices& x) { return at(residual_buf, x) + at(prev, x); });
         break;
       case OpKind::kRelu: stage("relu", [&](const Indices& x) { return c::max(at(prev, x), 0); }); break;
       case OpKind::kClip: {
@@ -431,7 +452,9 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc
         for (const int64_t wb : divisors(ow)) {
           for (const int64_t ic : divisors(in_blocks)) {
             const int64_t acc_need = oc * hb * wb * vt * (residual ? 2 : 1);
-            const int64_t inp_need = ic * ((hb - 1) * stride + k) * ((wb - 1) * stride + k) * vt;
+            // (a 1x1 convolution with a stride loads only the rows it reads: conv_program)
+            const int64_t in_rows = k == 1 ? hb : (hb - 1) * stride + k, in_cols = (wb - 1) * stride + k;
+            const int64_t inp_need = ic * in_rows * in_cols * vt;
             const int64_t wgt_need = oc * ic * k * k * vt;
             if (acc_need > acc || inp_need > inp || wgt_need > wgt) continue;
             // (every tile size divides its extent)
@@ -439,9 +462,7 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc
             const int64_t ic_steps = in_blocks / ic;
             const double oc_tiles = double(oc_tile_count), spatial = double(spatial_count);
             const double bytes = spatial * double(oc_blocks * in_blocks * k * k) * wgt_elem +
-                                 oc_tiles * spatial *
-                                     double(batches * in_blocks * ((hb - 1) * stride + k) * ((wb - 1) * stride + k)) *
-                                     inp_elem +
+                                 oc_tiles * spatial * double(batches * in_blocks * in_rows * in_cols) * inp_elem +
                                  double(batches * oc_blocks * oh * ow) * (inp_elem + (residual ? acc_elem : 0));
             const double memory = bytes / beat;
             const double iterations = double(batches) * oc_tiles * spatial * double(ic_steps);
@@ -498,7 +519,7 @@ Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(co
     for (const ConvTiling& t : tiling_candidates(config_, in, o, conv.kernel, conv.stride, residual)) {
       try {
         ConvProgram p = conv_program(g, s, env, t);
-        c::Module m = c::build(p.schedule, p.args, env);
+        c::Module m = c::build(p.schedule, p.args, env, build_options());
         const uint64_t cycles = estimated_cycles(m, config_);
         if (cycles < best) {
           best = cycles;
@@ -513,7 +534,7 @@ Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(co
     if (built > 0) {
       // a module of its own for the runs: the estimate's ran in a context that is gone
       ConvProgram p = conv_program(g, s, env, s.tiling);
-      s.module = std::make_shared<const c::Module>(c::build(p.schedule, p.args, env));
+      s.module = std::make_shared<const c::Module>(c::build(p.schedule, p.args, env, build_options()));
     }
     if (!s.module) {
       throw c::ScheduleError(join({g.name(), ": ", conv.name, ": no tiling fits the SRAMs", failures}));
@@ -550,7 +571,7 @@ void Executor::plan_pool(Step& s) {
   for (const ConvTiling& t : pool_tilings(config_, g, pool)) {
     try {
       ConvProgram p = pool_program(g, s, env, t);
-      c::Module m = c::build(p.schedule, p.args, env);
+      c::Module m = c::build(p.schedule, p.args, env, build_options());
       const uint64_t cycles = estimated_cycles(m, config_);
       if (cycles < best) {
         best = cycles;
@@ -564,7 +585,7 @@ void Executor::plan_pool(Step& s) {
   }
   if (built == 0) throw c::ScheduleError(join({g.name(), ": ", pool.name, ": no tiling fits the SRAMs", failures}));
   ConvProgram p = pool_program(g, s, env, s.tiling);
-  s.module = std::make_shared<const c::Module>(c::build(p.schedule, p.args, env));
+  s.module = std::make_shared<const c::Module>(c::build(p.schedule, p.args, env, build_options()));
 }
 
 Executor::~Executor() = default;

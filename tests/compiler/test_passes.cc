@@ -77,6 +77,54 @@ TEST(PassCoprocSync, BlocksTokensAndTheLoopCarriedToken) {
             "@tir.vta.coproc_dep_pop(3, 2, dtype=int32)\n");
 }
 
+// overlap_tiles: the (2, 1) token pushed by the last GEMM of a tile frees the input buffer for the next
+// tile's first load; the tiles loop carries it (one push before it, one pop after it) instead of the
+// pop after the reduction loop and the push after the next tile's reset.
+TEST(PassCoprocSync, OverlappingTilesCarryTheLoadToken) {
+  Buffers b;
+  const Var i = make_var("i"), k = make_var("k");
+  const Stmt program =
+      make_for(i, 2, make_seq({kernel(0), make_for(k, 3, make_seq({b.load(), kernel(1)})), b.store()}));
+  EXPECT_EQ(to_text(coproc_sync(program, /*overlap_tiles=*/true)),
+            "@tir.vta.coproc_dep_push(2, 1, dtype=int32)\n"
+            "@tir.vta.coproc_dep_push(3, 2, dtype=int32)\n"
+            "for (i: int32, 0, 2) {\n"
+            "  attr [vta] \"coproc_scope\" = 2 {\n"
+            "    @tir.vta.coproc_dep_pop(3, 2, dtype=int32)\n"
+            "    attr [vta] \"coproc_uop_scope\" = \"VTAPushGEMMOp\" {\n"
+            "      @tir.vta.uop_push(0, 0, 0, 0, 0, 0, 0, 0, dtype=int32)\n"
+            "    }\n"
+            "  }\n"
+            "  for (k: int32, 0, 3) {\n"
+            "    attr [vta] \"coproc_scope\" = 1 {\n"
+            "      @tir.vta.coproc_dep_pop(2, 1, dtype=int32)\n"
+            "      @tir.call_extern(\"VTALoadBuffer2D\", x, 0, 1, 1, 1, 0, 0, 0, 0, 0, 2, dtype=int32)\n"
+            "      @tir.vta.coproc_dep_push(1, 2, dtype=int32)\n"
+            "    }\n"
+            "    attr [vta] \"coproc_scope\" = 2 {\n"
+            "      @tir.vta.coproc_dep_pop(1, 2, dtype=int32)\n"
+            "      attr [vta] \"coproc_uop_scope\" = \"VTAPushGEMMOp\" {\n"
+            "        @tir.vta.uop_push(0, 0, 1, 0, 0, 0, 0, 0, dtype=int32)\n"
+            "      }\n"
+            "      @tir.vta.coproc_dep_push(2, 1, dtype=int32)\n"
+            "    }\n"
+            "  }\n"
+            "  @tir.vta.coproc_dep_push(2, 3, dtype=int32)\n"
+            "  attr [vta] \"coproc_scope\" = 3 {\n"
+            "    @tir.vta.coproc_dep_pop(2, 3, dtype=int32)\n"
+            "    @tir.call_extern(\"VTAStoreBuffer2D\", 0, 4, y, 0, 1, 1, 1, dtype=int32)\n"
+            "    @tir.vta.coproc_dep_push(3, 2, dtype=int32)\n"
+            "  }\n"
+            "}\n"
+            "@tir.vta.coproc_sync(, dtype=int32)\n"
+            "@tir.vta.coproc_dep_pop(2, 1, dtype=int32)\n"
+            "@tir.vta.coproc_dep_pop(3, 2, dtype=int32)\n");
+  // a tiles loop whose body loads outside the reduction loop keeps the plain tokens
+  const Stmt two_loads =
+      make_for(i, 2, make_seq({b.load(), kernel(0), make_for(k, 3, make_seq({b.load(), kernel(1)})), b.store()}));
+  EXPECT_EQ(to_text(coproc_sync(two_loads, true)), to_text(coproc_sync(two_loads)));
+}
+
 TEST(PassCoprocSync, ALoopOnTheHostIsAUserError) {
   Buffers b;
   const Var i = make_var("i");

@@ -69,6 +69,7 @@ struct BuildOptions {
   /// (VTA_TARGET). Running on another backend is an error naming both.
   std::string target;
   std::ostream* log = nullptr;  ///< the IR after every pass
+  bool overlap_tiles = false;   ///< LowerOptions::overlap_tiles (the load stage runs a tile ahead)
 };
 
 Module build(const Schedule& s, const std::vector<Tensor>& args, const Env& env, const BuildOptions& options = {});

@@ -24,6 +24,10 @@ struct LowerOptions {
   bool vta = false;
   bool flatten = false;         ///< end with 1-D buffers (as the seeds' listings)
   std::ostream* log = nullptr;  ///< the IR after every pass, under "// after <pass>"
+  /// Let the load stage fill the next tile's input and weight buffers while the compute stage
+  /// finishes the current tile (its ALU stages, accumulator loads, the next reset): coproc_sync's
+  /// `overlap_tiles` (pass.h). Off by default: the tutorials' programs are the seeds'.
+  bool overlap_tiles = false;
 };
 /// The pass list: schedule_ops (loop nests, bound inference), rebase_regions, simplify; with an Env
 /// [replicate_thread_buffers, inplace_alu], inject_dma, [tensorize_gemm, inject_alu, coproc_sync,

@@ -56,8 +56,11 @@ Stmt tensorize_gemm(const Stmt& s, const Env& env);
 Stmt inject_alu(const Stmt& s, const Env& env);
 /// Groups the accelerator's statements into `coproc_scope` blocks of one stage each, inserts the
 /// dependency-token pushes and pops between stages (and around loops that carry them), and the final
-/// synchronisation (pass_coproc.cc).
-Stmt coproc_sync(const Stmt& s);
+/// synchronisation (pass_coproc.cc). With `overlap_tiles`, the token that frees the load stage's
+/// buffers after a reduction loop's last GEMM goes to the first load of the next tile (the loops
+/// around the reduction carry it) instead of being drained after the loop and pushed again by the
+/// next tile's first compute statement.
+Stmt coproc_sync(const Stmt& s, bool overlap_tiles = false);
 /// Replaces the virtual-thread loop by the threads' statements interleaved: loops are shared, each
 /// block runs once per thread, as a `cthread` loop or unrolled (pass_virtual_thread.cc).
 Stmt inject_virtual_threads(const Stmt& s);
