@@ -384,5 +384,33 @@ TEST(NetworkExecutor, MaxPoolsRunOnTheAlu) {
   expect_error([&] { Executor e(bad, cfg); }, "pool: VTA's DMA pads with zeros");
 }
 
+// A 1x1 convolution with stride 2 reads every other input row: its program loads only those (one 2D
+// transfer with a row stride of two rows), so each output-channel tile loads at most half the input.
+// (Loading the rows it skips would take (2 h_block - 1) rows per tile of h_block output rows.)
+TEST(NetworkExecutor, StridedOneByOneLoadsOnlyTheRowsItReads) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = 2 * cfg.block_in(), oc = 2 * cfg.block_out(), side = 16;
+  Graph g("downsample");
+  std::mt19937 rng(5);
+  std::string x = g.input("data", {cfg.batch(), ch, side, side});
+  x = g.conv2d("conv", x, g.constant("conv.weight", {oc, ch, 1, 1}, random_int8(size_t(oc * ch), rng())), 2, 0);
+  x = g.requantize("conv.q", x, 5, false);
+  g.set_output(x);
+  for (Op& op : g.mutable_ops()) op.placement = Placement::kVta;
+  const auto input = random_int8(size_t(g.tensor("data").elements()), 11);
+  const Values ref = run_reference(g, input);
+  Executor ex(g, cfg);
+  ASSERT_EQ(ex.steps().size(), 1u);
+  const Step& step = ex.steps()[0];
+  ASSERT_GT(step.tiling.h_block, 1) << "a tile of one output row reads one input row either way";
+  const NetworkRun run = ex.run(input, {}, &ref);
+  ASSERT_EQ(run.steps.size(), 1u);
+  EXPECT_EQ(run.steps[0].mismatches, 0);
+  const uint64_t oc_tiles = uint64_t(oc / cfg.block_out() / step.tiling.oc_block);
+  const uint64_t input_bytes = uint64_t(g.tensor("data").elements());
+  EXPECT_GT(run.steps[0].stats.inp_load_nbytes, 0u);
+  EXPECT_LE(run.steps[0].stats.inp_load_nbytes, input_bytes / 2 * oc_tiles);
+}
+
 }  // namespace
 }  // namespace vta::net
