@@ -109,6 +109,11 @@ c::BuildOptions build_options() {
   return o;
 }
 
+// A 1x1 convolution with a stride reads only every stride-th input row: its input buffer holds just
+// those rows (one 2D transfer with a row stride of stride rows). conv_program builds the buffer that
+// way and tiling_candidates sizes and counts it that way.
+bool loads_only_read_rows(int64_t kernel, int64_t pad, int64_t stride) { return kernel == 1 && pad == 0 && stride > 1; }
+
 struct ConvProgram {
   c::Schedule schedule;
   std::vector<c::Tensor> args;  // data, kernel, [residual], res
@@ -125,9 +130,7 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
       c::placeholder({n / env.BATCH, ch / env.BLOCK_IN, h, w, env.BATCH, env.BLOCK_IN}, "data", c::DType::kInt8);
   c::Tensor kernel = c::placeholder({o / env.BLOCK_OUT, ch / env.BLOCK_IN, k, k, env.BLOCK_OUT, env.BLOCK_IN}, "kernel",
                                     c::DType::kInt8);
-  // A 1x1 convolution with a stride reads only every stride-th input row: the input buffer holds just
-  // those rows (one 2D transfer with a row stride of stride rows), the others are never loaded.
-  const bool skip_rows = k == 1 && p == 0 && stride > 1;
+  const bool skip_rows = loads_only_read_rows(k, p, stride);
   c::Tensor data_buf = skip_rows ? c::compute(
                                        {n / env.BATCH, ch / env.BLOCK_IN, oh, w, env.BATCH, env.BLOCK_IN},
                                        [&](const Indices& i) {
@@ -452,8 +455,8 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc
         for (const int64_t wb : divisors(ow)) {
           for (const int64_t ic : divisors(in_blocks)) {
             const int64_t acc_need = oc * hb * wb * vt * (residual ? 2 : 1);
-            // (a 1x1 convolution with a stride loads only the rows it reads: conv_program)
-            const int64_t in_rows = k == 1 ? hb : (hb - 1) * stride + k, in_cols = (wb - 1) * stride + k;
+            const int64_t in_rows = loads_only_read_rows(k, pad, stride) ? hb : (hb - 1) * stride + k,
+                          in_cols = (wb - 1) * stride + k;
             const int64_t inp_need = ic * in_rows * in_cols * vt;
             const int64_t wgt_need = oc * ic * k * k * vt;
             if (acc_need > acc || inp_need > inp || wgt_need > wgt) continue;
