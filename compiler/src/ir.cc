@@ -2,6 +2,7 @@
 
 #include "vta/compiler/lower.h"
 #include "vta/compiler/te.h"
+#include "vta/compiler/visitor.h"
 
 namespace vta::compiler {
 
@@ -162,13 +163,23 @@ Stmt make_flat_store(Tensor t, Expr offset, Expr value) {
   return n;
 }
 
-Expr make_reduce(Expr body, const std::vector<IterVar>& axes) {
+Expr make_reduce(Expr body, const std::vector<IterVar>& axes, Expr init) {
   auto n = std::make_shared<ExprNode>();
-  n->kind = ExprKind::kReduce, n->dtype = body->dtype, n->a = std::move(body);
+  if (init && init->dtype != body->dtype) {
+    throw ScheduleError("sum: the initial value " + to_text(init) + " is " + to_string(init->dtype) +
+                        ", the summed body " + to_string(body->dtype) + " (cast one of them)");
+  }
+  n->kind = ExprKind::kReduce, n->dtype = body->dtype, n->a = std::move(body), n->b = std::move(init);
   for (const auto& iv : axes) {
     if (!iv.reduce) throw ScheduleError("sum over " + iv.var->name + ", which is not a reduce_axis");
     n->reduce_axes.push_back(iv.var);
     n->reduce_extents.push_back(iv.extent);
+  }
+  std::set<const ExprNode*> axis_nodes;
+  for (const auto& v : n->reduce_axes) axis_nodes.insert(v.get());
+  if (n->b && uses_any(n->b, axis_nodes)) {
+    throw ScheduleError("sum: the initial value " + to_text(n->b) +
+                        " uses a reduction axis (it is one value per output element)");
   }
   return n;
 }
@@ -333,6 +344,10 @@ Tensor compute(std::vector<int64_t> shape, const std::vector<std::string>& axis_
 Expr read(const Tensor& t, std::vector<Expr> indices) { return make_read(t, std::move(indices)); }
 
 Expr sum(Expr body, const std::vector<IterVar>& axes) { return make_reduce(std::move(body), axes); }
+Expr sum(Expr body, const std::vector<IterVar>& axes, Expr init) {
+  if (!init) throw ScheduleError("sum: the initial value is empty");
+  return make_reduce(std::move(body), axes, std::move(init));
+}
 
 }  // namespace vta::compiler
 

@@ -44,7 +44,12 @@ class Printer final : public IRVisitor {
     list(e->indices);
     o_ << "]";
   }
-  void visit_reduce(const Expr& e) override { call("sum", {e->a}); }
+  void visit_reduce(const Expr& e) override {
+    if (e->b)
+      call("sum", {e->a, e->b});
+    else
+      call("sum", {e->a});
+  }
 
   void visit_for(const Stmt& s) override {
     o_ << pad() << "for (" << s->var->name << ": int32, 0, " << s->extent << ") {\n";

@@ -177,7 +177,9 @@ struct Lowering {
     for (const auto& a : op.axis) idx.push_back(substitute(a.var, m));
     if (op.body->kind != ExprKind::kReduce) return nest(st.leaves(), make_store(out, idx, substitute(op.body, m)), &st);
 
-    const Stmt init = make_store(out, idx, make_int(0, out->dtype));
+    // the value the sum starts from: 0, or its `init` at this element
+    const Expr start = op.body->b ? substitute(op.body->b, m) : make_int(0, out->dtype);
+    const Stmt init = make_store(out, idx, start);
     const Stmt update = make_store(out, idx, make_read(out, idx) + substitute(op.body->a, m));
     // Init inside the data-parallel loops when every reduction loop is inside all of them (as TVM);
     // otherwise a separate initialisation nest first.
@@ -207,13 +209,15 @@ struct Lowering {
     std::vector<Expr> init_idx;
     init_idx.reserve(idx.size());
     for (const auto& i : idx) init_idx.push_back(substitute(i, fresh));
-    // the init nest carries the tensorize annotation of its loops (a GEMM reset)
-    Stmt init_nest = make_store(out, init_idx, make_int(0, out->dtype));
+    // the init nest carries the tensorize annotation of its loops (a GEMM reset); a sum starting from
+    // another tensor's value is a copy, which inplace_alu removes by accumulating in that tensor
+    Stmt init_nest = make_store(out, init_idx, substitute(start, fresh));
+    if (op.body->b) tensorized = false;
     for (auto it = parallel.rbegin(); it != parallel.rend(); ++it) {
       init_nest = make_for(it->var, extents.at(it->var.get()), init_nest);
       for (const auto& [v, key] : st.annotations()) {
         auto f = fresh.find(v.get());
-        if (key == attr::kTensorizeGemm && f != fresh.end() && f->second.get() == it->var.get()) {
+        if (tensorized && key == attr::kTensorizeGemm && f != fresh.end() && f->second.get() == it->var.get()) {
           init_nest = make_attr(it->var, key, init_nest);
         }
       }

@@ -11,7 +11,10 @@ void IRVisitor::visit_binary(const Expr& e) { visit(e->a), visit(e->b); }
 void IRVisitor::visit_select(const Expr& e) { visit(e->cond), visit(e->a), visit(e->b); }
 void IRVisitor::visit_cast(const Expr& e) { visit(e->a); }
 void IRVisitor::visit_read(const Expr& e) { visit_all(e->indices); }
-void IRVisitor::visit_reduce(const Expr& e) { visit(e->a); }
+void IRVisitor::visit_reduce(const Expr& e) {
+  visit(e->a);
+  if (e->b) visit(e->b);
+}
 void IRVisitor::visit_for(const Stmt& s) { visit(s->body); }
 void IRVisitor::visit_store(const Stmt& s) { visit_all(s->indices), visit(s->value); }
 void IRVisitor::visit_seq(const Stmt& s) {
@@ -39,7 +42,7 @@ Expr IRMutator::visit_read(const Expr& e) {
 Expr IRMutator::visit_reduce(const Expr& e) {
   std::vector<IterVar> axes;
   for (size_t i = 0; i < e->reduce_axes.size(); ++i) axes.push_back({e->reduce_axes[i], e->reduce_extents[i], true});
-  return make_reduce(mutate(e->a), axes);
+  return make_reduce(mutate(e->a), axes, e->b ? mutate(e->b) : nullptr);
 }
 
 Stmt IRMutator::visit_for(const Stmt& s) { return make_for(s->var, s->extent, mutate(s->body)); }

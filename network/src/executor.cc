@@ -114,6 +114,26 @@ c::BuildOptions build_options() {
 // way and tiling_candidates sizes and counts it that way.
 bool loads_only_read_rows(int64_t kernel, int64_t pad, int64_t stride) { return kernel == 1 && pad == 0 && stride > 1; }
 
+// How a convolution step adds its residual. `(conv >> s) + r` equals `(conv + (r << s)) >> s` for an
+// arithmetic shift (floor division by 2^s; r an integer), so when the shift comes right before the add
+// the residual, shifted left, is where the sum starts: no accumulator reset, no two-operand ADD (2
+// cycles per micro-op), no buffer of its own. Both sides are exact while the int32 sum cannot
+// overflow: |conv| <= C*K*K * 128 * 128 and |r << s| <= 128 << s.
+Residual residual_of(const Graph& g, const Step& step) {
+  if (step.inputs.size() < 2) return Residual::kNone;
+  const Op& conv = *step.ops[0];
+  if (step.ops.size() < 3 || step.ops[1]->kind != OpKind::kShr || step.ops[2]->kind != OpKind::kAdd) {
+    return Residual::kAluAdd;
+  }
+  const int shift = step.ops[1]->shift;
+  const int64_t channels = g.tensor(conv.inputs[0]).shape[1];
+  const int64_t conv_max = channels * conv.kernel * conv.kernel * 128 * 128;
+  if (shift < 0 || shift > 23 || conv_max + (int64_t{128} << shift) > std::numeric_limits<int32_t>::max()) {
+    return Residual::kAluAdd;
+  }
+  return Residual::kSumInit;
+}
+
 struct ConvProgram {
   c::Schedule schedule;
   std::vector<c::Tensor> args;  // data, kernel, [residual], res
@@ -145,18 +165,36 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
   c::IterVar dy = c::reduce_axis(k, "dy"), dx = c::reduce_axis(k, "dx"), ic = c::reduce_axis(ch / env.BLOCK_IN, "ic"),
              ic_tns = c::reduce_axis(env.BLOCK_IN, "ic_tns");
   const std::vector<int64_t> shape{n / env.BATCH, o / env.BLOCK_OUT, oh, ow, env.BATCH, env.BLOCK_OUT};
+  std::vector<c::Tensor> alu;  // the ALU stages, in order
+  c::Tensor residual, residual_buf;
+  auto load_residual = [&] {
+    residual = c::placeholder(shape, "residual", c::DType::kInt8);
+    residual_buf = c::compute(
+        shape, [&](const Indices& x) { return c::cast(env.acc_dtype, at(residual, x)); }, "residual_buf");
+  };
+  // the sum's initial value: the residual shifted left (Residual::kSumInit), else 0
+  const bool sum_init = step.residual == Residual::kSumInit;
+  c::Tensor start;
+  if (sum_init) {
+    load_residual();
+    const int shift = step.ops[1]->shift;
+    start = shift == 0 ? residual_buf
+                       : c::compute(
+                             shape, [&](const Indices& x) { return at(residual_buf, x) >> -shift; }, "residual_shl");
+    if (shift != 0) alu.push_back(start);
+  }
   c::Tensor res_conv = c::compute(
       shape, {"bo", "co", "i", "j", "bi", "ci"},
       [&](const Indices& x) {
-        return c::sum(c::cast(env.acc_dtype, c::read(data_buf, {x[0], ic.var, c::Expr(x[2]) * row_stride + dy.var,
-                                                                c::Expr(x[3]) * stride + dx.var, x[4], ic_tns.var})) *
-                          c::cast(env.acc_dtype, c::read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
-                      {ic, dy, dx, ic_tns});
+        c::Expr product =
+            c::cast(env.acc_dtype, c::read(data_buf, {x[0], ic.var, c::Expr(x[2]) * row_stride + dy.var,
+                                                      c::Expr(x[3]) * stride + dx.var, x[4], ic_tns.var})) *
+            c::cast(env.acc_dtype, c::read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var}));
+        return start ? c::sum(product, {ic, dy, dx, ic_tns}, at(start, x)) : c::sum(product, {ic, dy, dx, ic_tns});
       },
       "res_conv");
   // the fused chain: each operator one ALU stage (clip: MAX then MIN), the cast the store
-  std::vector<c::Tensor> alu;
-  c::Tensor cur = res_conv, residual, residual_buf, res;
+  c::Tensor cur = res_conv, res;
   auto stage = [&](const std::string& name, const std::function<c::Expr(const Indices&)>& body) {
     cur = c::compute(shape, body, name + std::to_string(alu.size()));
     alu.push_back(cur);
@@ -164,12 +202,11 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
   for (size_t i = 1; i < step.ops.size(); ++i) {
     const Op& op = *step.ops[i];
     const c::Tensor prev = cur;
+    if (sum_init && op.kind == OpKind::kAdd) continue;  // (the sum started from the residual)
     switch (op.kind) {
       case OpKind::kShr: stage("shr", [&](const Indices& x) { return at(prev, x) >> op.shift; }); break;
       case OpKind::kAdd:
-        residual = c::placeholder(shape, "residual", c::DType::kInt8);
-        residual_buf = c::compute(
-            shape, [&](const Indices& x) { return c::cast(env.acc_dtype, at(residual, x)); }, "residual_buf");
+        load_residual();
         // (the residual read first: its stage comes first in the tile, so its accumulator load, on
         // the compute stage, runs while the load stage fetches the tile's first inputs; 8k cycles
         // less on layer1.0 than after the GEMMs)
@@ -422,7 +459,7 @@ bool NetworkRun::verified() const {
 }
 
 std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc& input, int64_t out_channels,
-                                          int kernel, int stride, bool residual) {
+                                          int kernel, int stride, Residual residual) {
   const int64_t in_blocks = input.shape[1] / config.block_in(), oc_blocks = out_channels / config.block_out();
   const int64_t batches = input.shape[0] / config.batch();
   const int64_t pad = kernel / 2, k = kernel;
@@ -454,7 +491,7 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc
       for (const int64_t hb : divisors(oh)) {
         for (const int64_t wb : divisors(ow)) {
           for (const int64_t ic : divisors(in_blocks)) {
-            const int64_t acc_need = oc * hb * wb * vt * (residual ? 2 : 1);
+            const int64_t acc_need = oc * hb * wb * vt * (residual == Residual::kAluAdd ? 2 : 1);
             const int64_t in_rows = loads_only_read_rows(k, pad, stride) ? hb : (hb - 1) * stride + k,
                           in_cols = (wb - 1) * stride + k;
             const int64_t inp_need = ic * in_rows * in_cols * vt;
@@ -464,9 +501,10 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc
             const int64_t oc_tile_count = oc_blocks / oc, spatial_count = (oh / hb) * (ow / wb);
             const int64_t ic_steps = in_blocks / ic;
             const double oc_tiles = double(oc_tile_count), spatial = double(spatial_count);
-            const double bytes = spatial * double(oc_blocks * in_blocks * k * k) * wgt_elem +
-                                 oc_tiles * spatial * double(batches * in_blocks * in_rows * in_cols) * inp_elem +
-                                 double(batches * oc_blocks * oh * ow) * (inp_elem + (residual ? acc_elem : 0));
+            const double bytes =
+                spatial * double(oc_blocks * in_blocks * k * k) * wgt_elem +
+                oc_tiles * spatial * double(batches * in_blocks * in_rows * in_cols) * inp_elem +
+                double(batches * oc_blocks * oh * ow) * (inp_elem + (residual != Residual::kNone ? acc_elem : 0));
             const double memory = bytes / beat;
             const double iterations = double(batches) * oc_tiles * spatial * double(ic_steps);
             const double cycles = (vt > 1 ? std::max(gemm, memory) : gemm + memory) + 60.0 * iterations;
@@ -514,7 +552,7 @@ Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(co
     if (conv.pad != conv.kernel / 2) {
       throw GraphError(join({g.name(), ": ", conv.name, ": VTA convolutions here pad by kernel/2"}));
     }
-    const bool residual = s.inputs.size() > 1;
+    const Residual residual = s.residual = residual_of(g, s);
     // the candidates the traffic model ranks first, each built and its program estimated; the fastest
     std::string failures;
     uint64_t best = UINT64_MAX;

@@ -295,6 +295,98 @@ TEST(CompiledAlu, MultiplyAndCopy) {
   }
 }
 
+// A sum that starts from another tensor (te.sum's init): res = (r << 4 + data . weight) >> 4, with r an
+// int8 tensor loaded sign-extended into the accumulator and shifted left by the ALU. The GEMM
+// accumulates onto r's buffer: no reset micro-op, no copy, no buffer of the sum's own. Against a plain
+// C++ computation, with 2 output tiles and a reduction split in 2.
+TEST(CompiledGemm, SumStartsFromAnotherAccumulatorTensor) {
+  const Env env(vta::build_config());
+  const int64_t ib = 4, ob = 4, shift = 4;
+  Tensor data = placeholder({1, ib, env.BATCH, env.BLOCK_IN}, "data", DType::kInt8);
+  Tensor weight = placeholder({ob, ib, env.BLOCK_OUT, env.BLOCK_IN}, "weight", DType::kInt8);
+  Tensor r = placeholder({1, ob, env.BATCH, env.BLOCK_OUT}, "r", DType::kInt8);
+  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
+  Tensor data_buf = compute(
+      data->shape, [&](const Indices& i) { return at(data, i); }, "data_buf");
+  Tensor weight_buf = compute(
+      weight->shape, [&](const Indices& i) { return at(weight, i); }, "weight_buf");
+  Tensor r_buf = compute(
+      r->shape, [&](const Indices& i) { return cast(DType::kInt32, at(r, i)); }, "r_buf");
+  Tensor r_shl = compute(
+      r->shape, [&](const Indices& i) { return at(r_buf, i) >> -shift; }, "r_shl");
+  IterVar ic = reduce_axis(ib, "ic"), ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
+  Tensor res_gem = compute(
+      r->shape, {"bo", "co", "bi", "ci"},
+      [&](const Indices& i) {
+        return sum(cast(DType::kInt32, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
+                       cast(DType::kInt32, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
+                   {ic, ic_tns}, at(r_shl, i));
+      },
+      "res_gem");
+  Tensor res_shr = compute(
+      r->shape, [&](const Indices& i) { return at(res_gem, i) >> shift; }, "res_shr");
+  Tensor res = compute(
+      r->shape, [&](const Indices& i) { return cast(DType::kInt8, at(res_shr, i)); }, "res");
+  Schedule s = create_schedule(res);
+  const auto& ax = res->op->axis;
+  auto [o_out, o_inn] = s[res].split(ax[1], 2);
+  s[res].reorder({ax[0], o_out, o_inn, ax[2], ax[3]});
+  for (const Tensor& t : {r_buf, r_shl, res_gem, res_shr}) {
+    s[t].compute_at(s[res], o_out);
+    s[t].set_scope(env.acc_scope);
+  }
+  const auto& gx = res_gem->op->axis;
+  auto [i_out, i_inn] = s[res_gem].split(ic, 2);
+  s[res_gem].reorder({i_out, gx[0], gx[1], i_inn, gx[2], gx[3], ic_tns});
+  s[data_buf].set_scope(env.inp_scope);
+  s[weight_buf].set_scope(env.wgt_scope);
+  s[data_buf].compute_at(s[res_gem], i_out);
+  s[weight_buf].compute_at(s[res_gem], i_out);
+  for (const Tensor& t : {data_buf, weight_buf, r_buf}) s[t].pragma(t->op->axis[0], env.dma_copy);
+  for (const Tensor& t : {r_shl, res_shr}) s[t].pragma(t->op->axis[0], env.alu);
+  s[res_gem].tensorize(gx[2], "gemm");
+  s[res].pragma(o_inn, env.dma_copy);
+  const Module m = build(s, {data, weight, r, res}, env);
+  const std::string text = to_text(m.program());
+  for (const char* gone : {"allocate(res_gem", "allocate(r_shl", "allocate(res_shr"}) {
+    EXPECT_EQ(text.find(gone), std::string::npos) << gone << "\n" << text;
+  }
+  EXPECT_EQ(text.find("uop_push(0, 1,"), std::string::npos) << "no reset micro-op\n" << text;
+  EXPECT_NE(text.find(", 3, 1, -4, dtype=int32)"), std::string::npos) << "SHR by -4 (shift left)\n" << text;
+  EXPECT_EQ(text.find(", 2, 0, 0, dtype=int32)"), std::string::npos) << "no ADD of two buffers\n" << text;
+
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> hd(size_t(data->elements())), hw(size_t(weight->elements())), hr(size_t(r->elements()));
+  for (auto* v : {&hd, &hw, &hr}) {
+    for (auto& x : *v) x = static_cast<int8_t>(d(rng));
+  }
+  DeviceTensor dd(data->shape, vta::DType::kInt8, "data"), dw(weight->shape, vta::DType::kInt8, "weight"),
+      dr(r->shape, vta::DType::kInt8, "r"), dres(res->shape, vta::DType::kInt8, "res");
+  dd.copy_from(hd);
+  dw.copy_from(hw);
+  dr.copy_from(hr);
+  m({&dd, &dw, &dr, &dres});
+  std::vector<int8_t> got(size_t(res->elements()));
+  dres.copy_to(got);
+  const int64_t bi_n = env.BATCH, bo_n = env.BLOCK_OUT, bk = env.BLOCK_IN;
+  for (int64_t co = 0; co < ob; ++co) {
+    for (int64_t b = 0; b < bi_n; ++b) {
+      for (int64_t c = 0; c < bo_n; ++c) {
+        const size_t at_out = size_t((co * bi_n + b) * bo_n + c);
+        int32_t acc = int32_t(hr[at_out]) * (1 << shift);
+        for (int64_t k = 0; k < ib; ++k) {
+          for (int64_t t = 0; t < bk; ++t) {
+            acc +=
+                int32_t(hd[size_t((k * bi_n + b) * bk + t)]) * int32_t(hw[size_t(((co * ib + k) * bo_n + c) * bk + t)]);
+          }
+        }
+        ASSERT_EQ(got[at_out], static_cast<int8_t>(acc >> shift)) << "element " << at_out;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vta::compiler
 

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "vta/build_config.h"
+#include "vta/compiler/lower.h"
 #include "vta/network/executor.h"
 #include "vta/network/graph.h"
 #include "vta/network/npy.h"
@@ -410,6 +411,47 @@ TEST(NetworkExecutor, StridedOneByOneLoadsOnlyTheRowsItReads) {
   const uint64_t input_bytes = uint64_t(g.tensor("data").elements());
   EXPECT_GT(run.steps[0].stats.inp_load_nbytes, 0u);
   EXPECT_LE(run.steps[0].stats.inp_load_nbytes, input_bytes / 2 * oc_tiles);
+}
+
+// A residual block's convolution, (conv >> s) + x, clipped: with a shift the int32 sum cannot overflow
+// from, the residual shifted left is where the GEMMs' sum starts (no reset micro-op, no two-buffer
+// ADD); with a shift that could (s = 24) it is added by the ALU after the shift. Both verified.
+TEST(NetworkExecutor, TheResidualIsWhereTheSumStarts) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = 2 * cfg.block_in();
+  for (const int shift : {9, 24}) {
+    Graph g("residual");
+    std::mt19937 rng(13);
+    const std::string x = g.input("data", {cfg.batch(), ch, 8, 8});
+    std::string a =
+        g.conv2d("conv", x, g.constant("conv.weight", {ch, ch, 3, 3}, random_int8(size_t(ch * ch * 9), rng())), 1, 1);
+    a = g.shr("conv.shr", a, shift);
+    a = g.add("add", a, x);
+    a = g.clip("clip", a, 0, 127);
+    g.set_output(g.cast("out", a));
+    for (Op& op : g.mutable_ops()) op.placement = Placement::kVta;
+    const auto input = random_int8(size_t(g.tensor("data").elements()), 17);
+    const Values ref = run_reference(g, input);
+    Executor ex(g, cfg);
+    ASSERT_EQ(ex.steps().size(), 1u);
+    const Step& step = ex.steps()[0];
+    const std::string program = compiler::to_text(step.module->program());
+    if (shift == 9) {
+      EXPECT_EQ(step.residual, Residual::kSumInit);
+      EXPECT_EQ(program.find("uop_push(0, 1,"), std::string::npos) << "no reset micro-op\n" << program;
+      EXPECT_NE(program.find(", 3, 1, -9, dtype=int32)"), std::string::npos) << "the residual << 9\n" << program;
+      EXPECT_EQ(program.find(", 2, 0, 0, dtype=int32)"), std::string::npos) << "no ADD of two buffers\n" << program;
+    } else {
+      EXPECT_EQ(step.residual, Residual::kAluAdd);
+      EXPECT_NE(program.find(", 2, 0, 0, dtype=int32)"), std::string::npos) << "the ALU adds\n" << program;
+    }
+    const NetworkRun run = ex.run(input, {}, &ref);
+    ASSERT_EQ(run.steps.size(), 1u);
+    EXPECT_EQ(run.steps[0].mismatches, 0) << "shift " << shift;
+    size_t inside = 0;  // outputs neither clipped nor zero: the test sees the sum itself
+    for (const int32_t v : ref.at(g.output_name())) inside += v > 0 && v < 127;
+    EXPECT_GT(inside, ref.at(g.output_name()).size() / 8) << "shift " << shift;
+  }
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ using Operation = std::shared_ptr<const OperationNode>;
 ///   Select   `cond` ? `a` : `b` (only the chosen side is evaluated)
 ///   Cast     `a` converted to `dtype` (wraps to its width)
 ///   Read     `tensor`[`indices`] (`flat`: one row-major offset)
-///   Reduce   sum of `a` over `reduce_axes` (only at the top of a compute body)
+///   Reduce   sum of `a` over `reduce_axes`, starting from `b` (0 when null; only at the top of a compute body)
 // clang-format off
 #define VTA_IR_BINARY_KINDS(X) \
   X(Add, binary) X(Sub, binary) X(Mul, binary) X(FloorDiv, binary) X(FloorMod, binary) X(Min, binary) \
@@ -79,7 +79,7 @@ struct ExprNode {
   DType dtype;
   int64_t value = 0;                    ///< Int
   std::string name;                     ///< Var
-  Expr a, b;                            ///< operands (Cast, Reduce: a only)
+  Expr a, b;                            ///< operands (Cast: a only; Reduce: b the initial value or null)
   Expr cond;                            ///< Select
   Tensor tensor;                        ///< Read
   std::vector<Expr> indices;            ///< Read
@@ -105,7 +105,8 @@ Expr make_read(Tensor t, std::vector<Expr> indices);
 /// A read / store at a row-major offset (after flattening).
 Expr make_flat_read(Tensor t, Expr offset);
 struct IterVar;
-Expr make_reduce(Expr body, const std::vector<IterVar>& axes);
+/// A sum over `axes` starting from `init` (nullptr: from 0); ScheduleError when init's type is not the body's.
+Expr make_reduce(Expr body, const std::vector<IterVar>& axes, Expr init = nullptr);
 
 // DSL operators (the tutorials' lambda bodies): integer constants promote to the other side's type.
 Expr operator+(Expr a, Expr b);

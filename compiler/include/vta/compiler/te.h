@@ -27,6 +27,11 @@ Tensor compute(std::vector<int64_t> shape, const std::vector<std::string>& axis_
 Expr read(const Tensor& t, std::vector<Expr> indices);
 /// Sum over reduction axes (te.sum); the result has the body's type.
 Expr sum(Expr body, const std::vector<IterVar>& axes);
+/// Sum over reduction axes starting from `init` instead of 0 (te.sum's `init`): `init` is evaluated at
+/// the output element (it may read other tensors, not the reduction axes) and has the body's type. On
+/// VTA a tensorized sum whose `init` reads an accumulator tensor at the same element accumulates onto
+/// that tensor's buffer (no reset, no copy).
+Expr sum(Expr body, const std::vector<IterVar>& axes, Expr init);
 /// Zero padding (topi.nn.pad): `before[d]` and `after[d]` elements around each dimension.
 Tensor pad(const Tensor& t, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
            const std::string& name);

@@ -30,6 +30,13 @@ struct ConvTiling {
   std::string to_string() const;
 };
 
+/// How a convolution step adds its residual (an int8 tensor, loaded into the accumulator).
+enum class Residual : uint8_t {
+  kNone,
+  kAluAdd,   ///< in its own accumulator buffer, added by the ALU after the shift
+  kSumInit,  ///< shifted left by the step's shift, the sum's initial value: no buffer of its own, no add
+};
+
 /// One step: a host operator, or a VTA program (a convolution and the elementwise operators fused
 /// after it).
 struct Step {
@@ -39,6 +46,7 @@ struct Step {
   std::vector<std::string> inputs;                 ///< activations it reads (VTA: the data, then the residual if any)
   std::string description;                         ///< "conv2d 3x3/1 + shr + add + clip + cast"
   ConvTiling tiling;                               ///< VTA
+  Residual residual = Residual::kNone;             ///< VTA convolution
   uint64_t estimated_cycles = 0;                   ///< VTA: the timeline estimate of its program (vta/timeline.h)
   std::shared_ptr<const compiler::Module> module;  ///< VTA
 };
@@ -96,6 +104,6 @@ class Executor {
 /// make (at most 32). The executor builds the first few that compile and keeps the one whose program
 /// the timeline estimate finds fastest.
 std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc& input, int64_t out_channels,
-                                          int kernel, int stride, bool residual);
+                                          int kernel, int stride, Residual residual);
 
 }  // namespace vta::net
