@@ -94,14 +94,21 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
   auto lane_of = [](Stage s) { return s == Stage::kLoad ? 0 : s == Stage::kCompute ? 1 : 2; };
   std::array<std::deque<size_t>, Timeline::kLanes> queue;
   for (size_t i = 0; i < insns.size(); ++i) queue[size_t(lane_of(stage_of(insns[i])))].push_back(i);
+  // the bus beats of a load or store (0: none)
+  auto beats = [&](const RawInsn& raw) -> uint64_t {
+    const uint8_t op = Isa::opcode_of(raw);
+    if (op != uint8_t(Opcode::kLoad) && op != uint8_t(Opcode::kStore)) return 0;
+    const MemInsn m = isa.decode_mem(raw);
+    if (m.x_size == 0 || !is_valid_mem_id(m.memory_type)) return 0;
+    const uint64_t bytes = uint64_t(m.y_size) * m.x_size * dram_unit(c, MemId(m.memory_type));
+    const uint64_t bus = uint64_t(c.bus_width()) / 8;
+    return (bytes + bus - 1) / bus;
+  };
   auto cost = [&](const RawInsn& raw) -> uint64_t {
     const uint8_t op = Isa::opcode_of(raw);
     if (op == uint8_t(Opcode::kLoad) || op == uint8_t(Opcode::kStore)) {
-      const MemInsn m = isa.decode_mem(raw);
-      if (m.x_size == 0 || !is_valid_mem_id(m.memory_type)) return 1;
-      const uint64_t bytes = uint64_t(m.y_size) * m.x_size * dram_unit(c, MemId(m.memory_type));
-      const uint64_t bus = uint64_t(c.bus_width()) / 8;
-      return (bytes + bus - 1) / bus + (op == uint8_t(Opcode::kLoad) ? 32 : 16);
+      const uint64_t n = beats(raw);
+      return n == 0 ? 1 : n + (op == uint8_t(Opcode::kLoad) ? 32 : 16);
     }
     if (op == uint8_t(Opcode::kGemm)) {
       const GemmInsn g = isa.decode_gemm(raw);
@@ -109,7 +116,9 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     }
     if (op == uint8_t(Opcode::kAlu)) {
       const AluInsn a = isa.decode_alu(raw);
-      return std::max<uint64_t>(1, uint64_t(a.uop_end - std::min(a.uop_bgn, a.uop_end)) * a.iter_out * a.iter_in);
+      // (a vector operand: two cycles per micro-op, spec 5.2)
+      return std::max<uint64_t>(
+          1, uint64_t(a.uop_end - std::min(a.uop_bgn, a.uop_end)) * a.iter_out * a.iter_in * (a.use_imm ? 1 : 2));
     }
     return 1;
   };
@@ -120,6 +129,9 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     pushes[size_t(q)].assign(tokens[q], 0);  // there from the start
   }
   std::array<uint64_t, Timeline::kLanes> free_at{};
+  // loads of both stages share the memory's read channel: a load's beats start when the previous
+  // load's have passed (the memory engine serves one load at a time)
+  uint64_t read_free_at = 0;
   for (;;) {
     int best = -1;
     uint64_t best_start = UINT64_MAX;
@@ -154,6 +166,13 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     }
     if (best_start > free_at[size_t(best)]) {
       t.intervals.push_back({best, Activity::kToken, free_at[size_t(best)], best_start, long(idx)});
+    }
+    if (Isa::opcode_of(raw) == uint8_t(Opcode::kLoad) && beats(raw) > 0) {
+      if (read_free_at > best_start) {
+        t.intervals.push_back({best, Activity::kMemory, best_start, read_free_at, long(idx)});
+        best_start = read_free_at;
+      }
+      read_free_at = best_start + beats(raw);
     }
     const uint64_t end = best_start + cost(raw);
     t.intervals.push_back({best, Activity::kBusy, best_start, end, long(idx)});

@@ -523,8 +523,10 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc
 // ---- the device side -------------------------------------------------------------------------------
 
 namespace {
-// Programs built and estimated per convolution when the executor chooses its tiling.
-constexpr int kTilingsTried = 8;
+// Programs built and estimated per convolution when the executor chooses its tiling. (ResNet-18 on
+// the tsim: 8 -> 7,310,075 cycles, compiled in 0.29 s; 16 -> 7,270,100 in 0.50 s; 32 -> 7,257,626 in
+// 0.95 s.)
+constexpr int kTilingsTried = 16;
 }  // namespace
 
 struct Executor::DeviceState {

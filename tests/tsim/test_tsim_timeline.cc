@@ -93,6 +93,31 @@ TEST(Timeline, EstimateFollowsTheTokenRulesAndTheCosts) {
   EXPECT_EQ(estimate_timeline(isa, finish_only.insns(), left).cycles, 1u);
 }
 
+// Loads of both stages share the read channel: an accumulator load on the compute stage issued with an
+// input load waits for the input load's beats (waiting for memory). An ALU instruction costs one
+// cycle per micro-op with an immediate, two with a vector operand.
+TEST(Timeline, EstimateSharesTheReadChannelAndChargesVectorAluTwice) {
+  const Config& cfg = build_config();
+  Program p(cfg);
+  p.load(MemId::kInp, 0, 0, 1, 4, 4);  // load stage
+  p.load(MemId::kAcc, 0, 0, 1, 2, 2);  // compute stage, at the same time
+  AluInsn a;
+  a.uop_bgn = 0, a.uop_end = 1, a.iter_out = 3, a.iter_in = 1, a.use_imm = false;
+  p.alu(a);
+  a.use_imm = true;
+  p.alu(a);
+  p.finish();
+  const Timeline t = estimate_timeline(Isa(cfg), p.insns());
+  expect_well_formed(t);
+  const uint64_t bus = uint64_t(cfg.bus_width()) / 8;
+  const uint64_t inp_beats = (4 * uint64_t(cfg.inp_elem_bytes()) + bus - 1) / bus;
+  const uint64_t acc_beats = (2 * uint64_t(cfg.acc_elem_bytes()) + bus - 1) / bus;
+  EXPECT_EQ(t.total(0, Activity::kBusy), inp_beats + 32);
+  EXPECT_EQ(t.total(1, Activity::kMemory), inp_beats) << "the accumulator load waits for the input load's beats";
+  EXPECT_EQ(t.total(1, Activity::kBusy), acc_beats + 32 + 3 * 2 + 3 + 1);  // load, vector ALU, immediate ALU, FINISH
+  EXPECT_EQ(t.cycles, inp_beats + acc_beats + 32 + 6 + 3 + 1);
+}
+
 TEST(Timeline, TraceJsonAndSvg) {
   Program p(build_config());
   p.load(MemId::kInp, 0, 0, 1, 4, 4).finish();
