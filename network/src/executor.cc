@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "vta/compiler/te.h"
@@ -56,6 +57,65 @@ std::vector<const Op*> fuse_after(const Graph& g, const Op& conv) {
   }
 }
 
+// How a convolution step adds its residual. `(conv >> s) + r` equals `(conv + (r << s)) >> s` for an
+// arithmetic shift (floor division by 2^s; r an integer), so when the shift comes right before the add
+// the residual, shifted left, is where the sum starts: no accumulator reset, no two-operand ADD (2
+// cycles per micro-op), no buffer of its own. Both sides are exact while the int32 sum cannot
+// overflow: |conv| <= C*K*K * 128 * 128 and |r << s| <= 128 << s.
+bool residual_starts_sum(const Graph& g, const Step& step) {
+  const Op& conv = *step.ops[0];
+  if (step.ops.size() < 3 || step.ops[1]->kind != OpKind::kShr || step.ops[2]->kind != OpKind::kAdd) return false;
+  const int shift = step.ops[1]->shift;
+  const int64_t channels = g.tensor(conv.inputs[0]).shape[1];
+  const int64_t conv_max = channels * conv.kernel * conv.kernel * 128 * 128;
+  return shift >= 0 && shift <= 23 && conv_max + (int64_t{128} << shift) <= std::numeric_limits<int32_t>::max();
+}
+
+Residual residual_of(const Graph& g, const Step& step) {
+  if (step.inputs.size() < 2) return Residual::kNone;
+  if (!step.shortcut.empty()) return Residual::kShortcut;
+  return residual_starts_sum(g, step) ? Residual::kSumInit : Residual::kAluAdd;
+}
+
+// A VTA step that is a 1x1 convolution chain whose int8 result is within int8 before its cast (the
+// chain ends with a clip inside [-128, 127]): its value can stay in the accumulator.
+bool is_shortcut_chain(const Step& s) {
+  if (s.placement != Placement::kVta || s.ops.size() < 3 || s.ops[0]->kind != OpKind::kConv2d) return false;
+  const Op& conv = *s.ops[0];
+  if (conv.kernel != 1 || conv.pad != 0 || s.inputs.size() != 1) return false;
+  const Op& before_cast = *s.ops[s.ops.size() - 2];
+  if (before_cast.kind != OpKind::kClip || before_cast.lo < -128 || before_cast.hi > 127) return false;
+  for (size_t i = 1; i + 1 < s.ops.size(); ++i) {
+    const OpKind k = s.ops[i]->kind;
+    if (k != OpKind::kShr && k != OpKind::kRelu && k != OpKind::kClip) return false;
+  }
+  return true;
+}
+
+// A 1x1 convolution (ResNet's downsample) whose int8 result only the residual add of a later VTA
+// step reads, where that step starts its sum from the residual, is computed inside that step's
+// program: its own reduction into the accumulator, its shift and clip on the ALU, then shifted left
+// as the start of the step's sum (Residual::kShortcut). Its result is never stored, so its step is
+// gone (and is not verified on its own: the step that absorbs it is).
+void fuse_shortcuts(const Graph& g, std::vector<Step>& steps) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    Step& s = steps[i];
+    if (s.placement != Placement::kVta || s.inputs.size() != 2 || !residual_starts_sum(g, s)) continue;
+    const std::string& r = s.inputs[1];
+    if (g.consumers(r).size() != 1) continue;
+    auto producer =
+        std::find_if(steps.begin(), steps.begin() + std::ptrdiff_t(i), [&](const Step& p) { return p.name == r; });
+    if (producer == steps.begin() + std::ptrdiff_t(i) || !is_shortcut_chain(*producer)) continue;
+    s.shortcut = producer->ops;
+    s.inputs[1] = producer->inputs[0];
+    std::string inner = producer->description;
+    const size_t add = s.description.find(" + add");
+    if (add != std::string::npos) s.description.insert(add + 6, "(" + inner + ")");
+    steps.erase(producer);
+    --i;
+  }
+}
+
 std::vector<Step> plan_steps(const Graph& g) {
   std::vector<std::pair<size_t, Step>> keyed;  // position of the step's last operator
   std::set<const Op*> taken;
@@ -96,6 +156,7 @@ std::vector<Step> plan_steps(const Graph& g) {
   std::vector<Step> steps;
   steps.reserve(keyed.size());
   for (auto& [k, s] : keyed) steps.push_back(std::move(s));
+  fuse_shortcuts(g, steps);
   return steps;
 }
 
@@ -113,26 +174,6 @@ c::BuildOptions build_options() {
 // those rows (one 2D transfer with a row stride of stride rows). conv_program builds the buffer that
 // way and tiling_candidates sizes and counts it that way.
 bool loads_only_read_rows(int64_t kernel, int64_t pad, int64_t stride) { return kernel == 1 && pad == 0 && stride > 1; }
-
-// How a convolution step adds its residual. `(conv >> s) + r` equals `(conv + (r << s)) >> s` for an
-// arithmetic shift (floor division by 2^s; r an integer), so when the shift comes right before the add
-// the residual, shifted left, is where the sum starts: no accumulator reset, no two-operand ADD (2
-// cycles per micro-op), no buffer of its own. Both sides are exact while the int32 sum cannot
-// overflow: |conv| <= C*K*K * 128 * 128 and |r << s| <= 128 << s.
-Residual residual_of(const Graph& g, const Step& step) {
-  if (step.inputs.size() < 2) return Residual::kNone;
-  const Op& conv = *step.ops[0];
-  if (step.ops.size() < 3 || step.ops[1]->kind != OpKind::kShr || step.ops[2]->kind != OpKind::kAdd) {
-    return Residual::kAluAdd;
-  }
-  const int shift = step.ops[1]->shift;
-  const int64_t channels = g.tensor(conv.inputs[0]).shape[1];
-  const int64_t conv_max = channels * conv.kernel * conv.kernel * 128 * 128;
-  if (shift < 0 || shift > 23 || conv_max + (int64_t{128} << shift) > std::numeric_limits<int32_t>::max()) {
-    return Residual::kAluAdd;
-  }
-  return Residual::kSumInit;
-}
 
 struct ConvProgram {
   c::Schedule schedule;
@@ -166,21 +207,86 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
              ic_tns = c::reduce_axis(env.BLOCK_IN, "ic_tns");
   const std::vector<int64_t> shape{n / env.BATCH, o / env.BLOCK_OUT, oh, ow, env.BATCH, env.BLOCK_OUT};
   std::vector<c::Tensor> alu;  // the ALU stages, in order
+  // an elementwise operator after `prev` as ALU stages (clip: MAX then MIN); the last one's tensor
+  auto elementwise = [&](const Op& op, c::Tensor prev, const std::string& prefix) {
+    auto stage = [&](const std::string& name, const std::function<c::Expr(const Indices&)>& body) {
+      prev = c::compute(shape, body, prefix + name + std::to_string(alu.size()));
+      alu.push_back(prev);
+    };
+    switch (op.kind) {
+      case OpKind::kShr: stage("shr", [&](const Indices& x) { return at(prev, x) >> op.shift; }); break;
+      case OpKind::kRelu: stage("relu", [&](const Indices& x) { return c::max(at(prev, x), 0); }); break;
+      case OpKind::kClip: {
+        if (op.lo != std::numeric_limits<int32_t>::min()) {
+          stage("clip_lo", [&](const Indices& x) { return c::max(at(prev, x), int64_t(op.lo)); });
+        }
+        if (op.hi != std::numeric_limits<int32_t>::max()) {
+          stage("clip_hi", [&](const Indices& x) { return c::min(at(prev, x), int64_t(op.hi)); });
+        }
+        break;
+      }
+      default: throw GraphError(join({g.name(), ": ", op.name, ": not an operator VTA fuses after a convolution"}));
+    }
+    return prev;
+  };
   c::Tensor residual, residual_buf;
   auto load_residual = [&] {
     residual = c::placeholder(shape, "residual", c::DType::kInt8);
     residual_buf = c::compute(
         shape, [&](const Indices& x) { return c::cast(env.acc_dtype, at(residual, x)); }, "residual_buf");
   };
-  // the sum's initial value: the residual shifted left (Residual::kSumInit), else 0
-  const bool sum_init = step.residual == Residual::kSumInit;
+  // the shortcut (Residual::kShortcut): a 1x1 convolution of its own input into the accumulator, its
+  // chain on the ALU (the final cast is the identity: the chain ends clipped to int8)
+  const bool shortcut = step.residual == Residual::kShortcut;
+  c::Tensor sc_data, sc_kernel, sc_data_buf, sc_kernel_buf, sc_conv, shortcut_value;
+  c::IterVar sc_ic, sc_ic_tns;
+  if (shortcut) {
+    const Op& sc = *step.shortcut[0];
+    const TensorDesc& sin = g.tensor(sc.inputs[0]);
+    const int64_t sch = sin.shape[1], sh = sin.shape[2], sw = sin.shape[3], ss = sc.stride;
+    sc_data = c::placeholder({n / env.BATCH, sch / env.BLOCK_IN, sh, sw, env.BATCH, env.BLOCK_IN}, "shortcut_data",
+                             c::DType::kInt8);
+    sc_kernel = c::placeholder({o / env.BLOCK_OUT, sch / env.BLOCK_IN, 1, 1, env.BLOCK_OUT, env.BLOCK_IN},
+                               "shortcut_kernel", c::DType::kInt8);
+    const bool sc_skip = loads_only_read_rows(1, 0, ss);
+    const int64_t sc_rows = sc_skip ? oh : sh, sc_row_step = sc_skip ? ss : 1;
+    sc_data_buf = c::compute(
+        {n / env.BATCH, sch / env.BLOCK_IN, sc_rows, sw, env.BATCH, env.BLOCK_IN},
+        [&](const Indices& i) {
+          return c::read(sc_data, {i[0], i[1], c::Expr(i[2]) * sc_row_step, i[3], i[4], i[5]});
+        },
+        "shortcut_data_buf");
+    sc_kernel_buf = c::compute(
+        sc_kernel->shape, [&](const Indices& i) { return at(sc_kernel, i); }, "shortcut_kernel_buf");
+    sc_ic = c::reduce_axis(sch / env.BLOCK_IN, "sc_ic");
+    sc_ic_tns = c::reduce_axis(env.BLOCK_IN, "sc_ic_tns");
+    sc_conv = c::compute(
+        shape, {"sbo", "sco", "si", "sj", "sbi", "sci"},
+        [&](const Indices& x) {
+          return c::sum(
+              c::cast(env.acc_dtype, c::read(sc_data_buf, {x[0], sc_ic.var, c::Expr(x[2]) * (ss / sc_row_step),
+                                                           c::Expr(x[3]) * ss, x[4], sc_ic_tns.var})) *
+                  c::cast(env.acc_dtype, c::read(sc_kernel_buf, {x[1], sc_ic.var, c::Expr(c::make_int(0)),
+                                                                 c::Expr(c::make_int(0)), x[5], sc_ic_tns.var})),
+              {sc_ic, sc_ic_tns});
+        },
+        "shortcut_conv");
+    shortcut_value = sc_conv;
+    for (size_t i = 1; i + 1 < step.shortcut.size(); ++i) {
+      shortcut_value = elementwise(*step.shortcut[i], shortcut_value, "shortcut_");
+    }
+  }
+  // the sum's initial value: the residual (kSumInit) or the shortcut's value (kShortcut) shifted
+  // left, else 0
+  const bool sum_init = step.residual == Residual::kSumInit || shortcut;
   c::Tensor start;
   if (sum_init) {
-    load_residual();
+    if (!shortcut) load_residual();
+    const c::Tensor r = shortcut ? shortcut_value : residual_buf;
     const int shift = step.ops[1]->shift;
-    start = shift == 0 ? residual_buf
+    start = shift == 0 ? r
                        : c::compute(
-                             shape, [&](const Indices& x) { return at(residual_buf, x) >> -shift; }, "residual_shl");
+                             shape, [&](const Indices& x) { return at(r, x) >> -shift; }, "residual_shl");
     if (shift != 0) alu.push_back(start);
   }
   c::Tensor res_conv = c::compute(
@@ -195,43 +301,31 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
       "res_conv");
   // the fused chain: each operator one ALU stage (clip: MAX then MIN), the cast the store
   c::Tensor cur = res_conv, res;
-  auto stage = [&](const std::string& name, const std::function<c::Expr(const Indices&)>& body) {
-    cur = c::compute(shape, body, name + std::to_string(alu.size()));
-    alu.push_back(cur);
-  };
   for (size_t i = 1; i < step.ops.size(); ++i) {
     const Op& op = *step.ops[i];
     const c::Tensor prev = cur;
     if (sum_init && op.kind == OpKind::kAdd) continue;  // (the sum started from the residual)
     switch (op.kind) {
-      case OpKind::kShr: stage("shr", [&](const Indices& x) { return at(prev, x) >> op.shift; }); break;
       case OpKind::kAdd:
         load_residual();
         // (the residual read first: its stage comes first in the tile, so its accumulator load, on
         // the compute stage, runs while the load stage fetches the tile's first inputs; 8k cycles
         // less on layer1.0 than after the GEMMs)
-        stage("add", [&](const Indices& x) { return at(residual_buf, x) + at(prev, x); });
+        cur = c::compute(
+            shape, [&](const Indices& x) { return at(residual_buf, x) + at(prev, x); },
+            "add" + std::to_string(alu.size()));
+        alu.push_back(cur);
         break;
-      case OpKind::kRelu: stage("relu", [&](const Indices& x) { return c::max(at(prev, x), 0); }); break;
-      case OpKind::kClip: {
-        if (op.lo != std::numeric_limits<int32_t>::min()) {
-          stage("clip_lo", [&](const Indices& x) { return c::max(at(prev, x), int64_t(op.lo)); });
-        }
-        const c::Tensor mid = cur;
-        if (op.hi != std::numeric_limits<int32_t>::max()) {
-          stage("clip_hi", [&](const Indices& x) { return c::min(at(mid, x), int64_t(op.hi)); });
-        }
-        break;
-      }
       case OpKind::kCast:
         res = c::compute(
             shape, [&](const Indices& x) { return c::cast(env.inp_dtype, at(prev, x)); }, "res");
         break;
-      default: throw GraphError(join({g.name(), ": ", op.name, ": not an operator VTA fuses after a convolution"}));
+      default: cur = elementwise(op, prev, "");
     }
   }
   std::vector<c::Tensor> args{data, kernel};
   if (residual) args.push_back(residual);
+  if (shortcut) args.insert(args.end(), {sc_data, sc_kernel});
   args.push_back(res);
 
   c::Schedule s = c::create_schedule(res);
@@ -264,6 +358,20 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
     s[residual_buf].set_scope(env.acc_scope);
     s[residual_buf].compute_at(s[res], x_out);
     s[residual_buf].pragma(residual_buf->op->axis[0], env.dma_copy);
+  }
+  if (shortcut) {
+    s[sc_conv].compute_at(s[res], x_out);
+    s[sc_conv].set_scope(env.acc_scope);
+    const auto& sx = sc_conv->op->axis;
+    auto [sic_out, sic_inn] = s[sc_conv].split(sc_ic, shortcut_ic_block(t.ic_block, sc_ic.extent));
+    s[sc_conv].reorder({sic_out, sx[0], sx[1], sx[2], sic_inn, sx[3], sx[4], sx[5], sc_ic_tns});
+    s[sc_data_buf].set_scope(env.inp_scope);
+    s[sc_kernel_buf].set_scope(env.wgt_scope);
+    for (const c::Tensor& b : {sc_data_buf, sc_kernel_buf}) {
+      s[b].compute_at(s[sc_conv], sic_out);
+      s[b].pragma(b->op->axis[0], env.dma_copy);
+    }
+    s[sc_conv].tensorize(sx[4], "gemm");
   }
   s[res].pragma(y_inn, env.dma_copy);
   s[res_conv].tensorize(cx[4], "gemm");
@@ -458,8 +566,11 @@ bool NetworkRun::verified() const {
   return std::all_of(steps.begin(), steps.end(), [](const StepResult& r) { return r.mismatches == 0; });
 }
 
+int64_t shortcut_ic_block(int64_t ic_block, int64_t blocks) { return std::gcd(ic_block, blocks); }
+
 std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc& input, int64_t out_channels,
-                                          int kernel, int stride, Residual residual) {
+                                          int kernel, int stride, Residual residual, const TensorDesc* shortcut_input,
+                                          int shortcut_stride) {
   const int64_t in_blocks = input.shape[1] / config.block_in(), oc_blocks = out_channels / config.block_out();
   const int64_t batches = input.shape[0] / config.batch();
   const int64_t pad = kernel / 2, k = kernel;
@@ -484,7 +595,10 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc
     ConvTiling t;
   };
   std::vector<Scored> scored;
-  const double gemm = double(batches * oh * ow * oc_blocks * in_blocks * k * k);
+  // the shortcut's 1x1 convolution (Residual::kShortcut): its input blocks and stride
+  const int64_t sc_blocks = shortcut_input != nullptr ? shortcut_input->shape[1] / config.block_in() : 0;
+  const int64_t ss = shortcut_stride;
+  const double gemm = double(batches * oh * ow * oc_blocks * (in_blocks * k * k + sc_blocks));
   for (const int64_t vt : {int64_t{2}, int64_t{1}}) {
     for (const int64_t oc : divisors(oc_blocks)) {
       if ((oc_blocks / oc) % vt != 0) continue;
@@ -494,17 +608,22 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc
             const int64_t acc_need = oc * hb * wb * vt * (residual == Residual::kAluAdd ? 2 : 1);
             const int64_t in_rows = loads_only_read_rows(k, pad, stride) ? hb : (hb - 1) * stride + k,
                           in_cols = (wb - 1) * stride + k;
-            const int64_t inp_need = ic * in_rows * in_cols * vt;
-            const int64_t wgt_need = oc * ic * k * k * vt;
+            // (the shortcut's chunk: its rows read only, columns at its stride)
+            const int64_t sc_ic = sc_blocks > 0 ? shortcut_ic_block(ic, sc_blocks) : 0;
+            const int64_t sc_cols = (wb - 1) * ss + 1;
+            const int64_t inp_need = (ic * in_rows * in_cols + sc_ic * hb * sc_cols) * vt;
+            const int64_t wgt_need = (oc * ic * k * k + oc * sc_ic) * vt;
             if (acc_need > acc || inp_need > inp || wgt_need > wgt) continue;
             // (every tile size divides its extent)
             const int64_t oc_tile_count = oc_blocks / oc, spatial_count = (oh / hb) * (ow / wb);
-            const int64_t ic_steps = in_blocks / ic;
+            const int64_t ic_steps = in_blocks / ic + (sc_blocks > 0 ? sc_blocks / sc_ic : 0);
             const double oc_tiles = double(oc_tile_count), spatial = double(spatial_count);
-            const double bytes =
-                spatial * double(oc_blocks * in_blocks * k * k) * wgt_elem +
-                oc_tiles * spatial * double(batches * in_blocks * in_rows * in_cols) * inp_elem +
-                double(batches * oc_blocks * oh * ow) * (inp_elem + (residual != Residual::kNone ? acc_elem : 0));
+            const bool loads_residual = residual == Residual::kAluAdd || residual == Residual::kSumInit;
+            const double bytes = spatial * double(oc_blocks * (in_blocks * k * k + sc_blocks)) * wgt_elem +
+                                 oc_tiles * spatial *
+                                     double(batches * (in_blocks * in_rows * in_cols + sc_blocks * hb * sc_cols)) *
+                                     inp_elem +
+                                 double(batches * oc_blocks * oh * ow) * (inp_elem + (loads_residual ? acc_elem : 0));
             const double memory = bytes / beat;
             const double iterations = double(batches) * oc_tiles * spatial * double(ic_steps);
             const double cycles = (vt > 1 ? std::max(gemm, memory) : gemm + memory) + 60.0 * iterations;
@@ -545,11 +664,15 @@ Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(co
     const Op& conv = *s.ops[0];
     const TensorDesc& in = g.tensor(conv.inputs[0]);
     const int64_t o = g.tensor(conv.output).shape[1];
-    if (in.shape[0] % env.BATCH != 0 || in.shape[1] % env.BLOCK_IN != 0 || o % env.BLOCK_OUT != 0) {
-      throw GraphError(
-          join({g.name(), ": ", conv.name, ": batch ", std::to_string(in.shape[0]), ", ", std::to_string(in.shape[1]),
-                " input and ", std::to_string(o), " output channels do not fill whole VTA tiles of BATCH ",
-                std::to_string(env.BATCH), " x BLOCK ", std::to_string(env.BLOCK_IN)}));
+    for (const Op* c : {&conv, s.shortcut.empty() ? nullptr : s.shortcut[0]}) {
+      if (c == nullptr) continue;
+      const TensorDesc& ci = g.tensor(c->inputs[0]);
+      if (ci.shape[0] % env.BATCH != 0 || ci.shape[1] % env.BLOCK_IN != 0 || o % env.BLOCK_OUT != 0) {
+        throw GraphError(
+            join({g.name(), ": ", c->name, ": batch ", std::to_string(ci.shape[0]), ", ", std::to_string(ci.shape[1]),
+                  " input and ", std::to_string(o), " output channels do not fill whole VTA tiles of BATCH ",
+                  std::to_string(env.BATCH), " x BLOCK ", std::to_string(env.BLOCK_IN)}));
+      }
     }
     if (conv.pad != conv.kernel / 2) {
       throw GraphError(join({g.name(), ": ", conv.name, ": VTA convolutions here pad by kernel/2"}));
@@ -559,7 +682,10 @@ Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(co
     std::string failures;
     uint64_t best = UINT64_MAX;
     int built = 0;
-    for (const ConvTiling& t : tiling_candidates(config_, in, o, conv.kernel, conv.stride, residual)) {
+    const TensorDesc* sc_in = s.shortcut.empty() ? nullptr : &g.tensor(s.shortcut[0]->inputs[0]);
+    const int sc_stride = s.shortcut.empty() ? 1 : s.shortcut[0]->stride;
+    for (const ConvTiling& t :
+         tiling_candidates(config_, in, o, conv.kernel, conv.stride, residual, sc_in, sc_stride)) {
       try {
         ConvProgram p = conv_program(g, s, env, t);
         c::Module m = c::build(p.schedule, p.args, env, build_options());
@@ -582,14 +708,15 @@ Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(co
     if (!s.module) {
       throw c::ScheduleError(join({g.name(), ": ", conv.name, ": no tiling fits the SRAMs", failures}));
     }
-    const TensorDesc& w = g.tensor(conv.weight);
-    if (!device_->weights.count(conv.weight)) {
+    for (const Op* c : {&conv, s.shortcut.empty() ? nullptr : s.shortcut[0]}) {
+      if (c == nullptr || device_->weights.count(c->weight)) continue;
+      const TensorDesc& w = g.tensor(c->weight);
       DeviceTensor d(
           {w.shape[0] / env.BLOCK_OUT, w.shape[1] / env.BLOCK_IN, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN},
-          vta::DType::kInt8, conv.weight);
-      d.copy_from(vta::pack_oihw(g.weight(conv.weight), int(w.shape[0]), int(w.shape[1]), int(w.shape[2]),
+          vta::DType::kInt8, c->weight);
+      d.copy_from(vta::pack_oihw(g.weight(c->weight), int(w.shape[0]), int(w.shape[1]), int(w.shape[2]),
                                  int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
-      device_->weights.emplace(conv.weight, std::move(d));
+      device_->weights.emplace(c->weight, std::move(d));
     }
   }
 }
@@ -701,6 +828,7 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
       std::vector<const DeviceTensor*> args{&to_device(s.inputs[0])};
       if (s.ops[0]->kind == OpKind::kConv2d) args.push_back(&device_->weights.at(s.ops[0]->weight));
       if (s.inputs.size() > 1) args.push_back(&to_device(s.inputs[1]));
+      if (!s.shortcut.empty()) args.push_back(&device_->weights.at(s.shortcut[0]->weight));
       const TensorDesc& out = g.tensor(s.name);
       auto [it, fresh] = device.try_emplace(s.name, blocked_shape(out), vta::DType::kInt8, s.name);
       (void)fresh;

@@ -322,7 +322,7 @@ TEST(NetworkExecutor, SmallResNet18IsVerifiedStepByStep) {
   Executor ex(g, vta::build_config());
   int vta_steps = 0;
   for (const Step& s : ex.steps()) vta_steps += s.placement == Placement::kVta;
-  EXPECT_EQ(vta_steps, 19);
+  EXPECT_EQ(vta_steps, 16);  // 19 convolutions, the 3 downsamples inside their residual blocks' programs
   const NetworkRun run = ex.run(input, {}, &ref);
   for (const StepResult& r : run.steps) {
     EXPECT_EQ(r.mismatches, 0) << r.step->name << " (" << r.step->description << ")";
@@ -411,6 +411,74 @@ TEST(NetworkExecutor, StridedOneByOneLoadsOnlyTheRowsItReads) {
   const uint64_t input_bytes = uint64_t(g.tensor("data").elements());
   EXPECT_GT(run.steps[0].stats.inp_load_nbytes, 0u);
   EXPECT_LE(run.steps[0].stats.inp_load_nbytes, input_bytes / 2 * oc_tiles);
+}
+
+// A downsampling residual block: y = clip((conv2(relu(conv1(x))) >> 7) + requantize(conv1x1/2(x))). The
+// 1x1 convolution is computed inside conv2's program (its sum, shift and clip in the accumulator, then
+// shifted left as the start of conv2's sum): 2 VTA steps instead of 3, no accumulator load of a
+// residual, and the output verified on fsim (and tsim in ctest's Network.SmallResNet18OnTsim). When
+// the downsample's result is read twice it stays a step of its own.
+TEST(NetworkExecutor, ADownsampleIsComputedInsideItsResidualBlock) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = cfg.block_in(), oc = 2 * cfg.block_out();
+  for (const bool read_twice : {false, true}) {
+    Graph g("block");
+    std::mt19937 rng(21);
+    auto weight = [&](const std::string& name, std::vector<int64_t> shape) {
+      int64_t n = 1;
+      for (const int64_t d : shape) n *= d;
+      return g.constant(name, std::move(shape), random_int8(size_t(n), rng()));
+    };
+    const std::string x = g.input("data", {cfg.batch(), ch, 16, 16});
+    std::string shortcut = g.conv2d("down", x, weight("down.weight", {oc, ch, 1, 1}), 2, 0);
+    shortcut = g.requantize("down.q", shortcut, 6, false);
+    std::string a = g.conv2d("conv1", x, weight("conv1.weight", {oc, ch, 3, 3}), 2, 1);
+    a = g.requantize("conv1.q", a, 8, true);
+    a = g.conv2d("conv2", a, weight("conv2.weight", {oc, oc, 3, 3}), 1, 1);
+    a = g.shr("conv2.shr", a, 7);
+    a = g.add("add", a, shortcut);
+    a = g.clip("clip", a, 0, 127);
+    a = g.cast("out", a);
+    if (read_twice) {  // a host convolution reads the downsample too
+      const std::string other = g.conv2d("other", shortcut, weight("other.weight", {oc, oc, 1, 1}), 1, 0);
+      a = g.cast("out2", g.clip("clip2", g.add("add2", other, a), -128, 127));
+    }
+    g.set_output(a);
+    for (Op& op : g.mutable_ops()) op.placement = Placement::kVta;
+    if (read_twice) {
+      for (Op& op : g.mutable_ops()) {
+        if (op.name == "other" || op.name == "add2" || op.name == "clip2" || op.name == "out2") {
+          op.placement = Placement::kHost;
+        }
+      }
+    }
+    const auto input = random_int8(size_t(g.tensor("data").elements()), 23);
+    const Values ref = run_reference(g, input);
+    Executor ex(g, cfg);
+    std::vector<std::string> vta;
+    for (const Step& s : ex.steps()) {
+      if (s.placement == Placement::kVta) vta.push_back(s.name);
+    }
+    const NetworkRun run = ex.run(input, {}, &ref);
+    for (const StepResult& r : run.steps) EXPECT_EQ(r.mismatches, 0) << r.step->name << " read twice " << read_twice;
+    EXPECT_EQ(run.output, ref.at(g.output_name()));
+    if (read_twice) {
+      EXPECT_EQ(vta, (std::vector<std::string>{"down.q", "conv1.q", "out"}));
+      continue;
+    }
+    ASSERT_EQ(vta, (std::vector<std::string>{"conv1.q", "out"}));
+    const Step& block = ex.steps()[1];
+    EXPECT_EQ(block.residual, Residual::kShortcut);
+    ASSERT_EQ(block.shortcut.size(), 4u);  // conv2d, shr, clip, cast
+    EXPECT_EQ(block.shortcut[0]->name, "down");
+    EXPECT_EQ(block.inputs, (std::vector<std::string>{"conv1.q", "data"}));
+    const std::string program = compiler::to_text(block.module->program());
+    EXPECT_EQ(program.find(", 5, dtype=int32)"), std::string::npos) << "no ACC_8BIT load of a residual\n" << program;
+    EXPECT_NE(program.find(", 3, 1, -7, dtype=int32)"), std::string::npos) << "the shortcut << 7\n" << program;
+    // both convolutions' GEMMs: 8x8 outputs x output blocks x (3x3 x conv2's input blocks + 1 input block)
+    const uint64_t out_blocks = uint64_t(oc / cfg.block_out()), a_blocks = uint64_t(oc / cfg.block_in());
+    EXPECT_EQ(run.steps[1].stats.gemm_counter, 8 * 8 * out_blocks * (9 * a_blocks + 1));
+  }
 }
 
 // A residual block's convolution, (conv >> s) + x, clipped: with a shift the int32 sum cannot overflow

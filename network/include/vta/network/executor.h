@@ -35,6 +35,9 @@ enum class Residual : uint8_t {
   kNone,
   kAluAdd,   ///< in its own accumulator buffer, added by the ALU after the shift
   kSumInit,  ///< shifted left by the step's shift, the sum's initial value: no buffer of its own, no add
+  /// the result of `Step::shortcut`, a 1x1 convolution chain computed in the same program's accumulator,
+  /// shifted left as for kSumInit: its int8 output is never stored nor loaded back
+  kShortcut,
 };
 
 /// One step: a host operator, or a VTA program (a convolution and the elementwise operators fused
@@ -42,10 +45,11 @@ enum class Residual : uint8_t {
 struct Step {
   std::string name;  ///< the tensor it produces
   Placement placement = Placement::kHost;
-  std::vector<const Op*> ops;                      ///< what it performs, in order
-  std::vector<std::string> inputs;                 ///< activations it reads (VTA: the data, then the residual if any)
-  std::string description;                         ///< "conv2d 3x3/1 + shr + add + clip + cast"
-  ConvTiling tiling;                               ///< VTA
+  std::vector<const Op*> ops;       ///< what it performs, in order
+  std::vector<const Op*> shortcut;  ///< VTA: the residual's own 1x1 convolution chain (kShortcut)
+  std::vector<std::string> inputs;  ///< activations it reads (VTA: the data, then the residual or the shortcut's input)
+  std::string description;          ///< "conv2d 3x3/1 + shr + add + clip + cast"
+  ConvTiling tiling;                ///< VTA
   Residual residual = Residual::kNone;             ///< VTA convolution
   uint64_t estimated_cycles = 0;                   ///< VTA: the timeline estimate of its program (vta/timeline.h)
   std::shared_ptr<const compiler::Module> module;  ///< VTA
@@ -103,7 +107,14 @@ class Executor {
 /// The tilings of a convolution whose buffers fit `config`'s SRAMs, best first by the traffic they
 /// make (at most 32). The executor builds the first few that compile and keeps the one whose program
 /// the timeline estimate finds fastest.
+/// `shortcut_input` and `shortcut_stride`: the input and stride of the 1x1 convolution computed in the
+/// same program (Residual::kShortcut), whose input and weight chunks share the SRAMs.
 std::vector<ConvTiling> tiling_candidates(const Config& config, const TensorDesc& input, int64_t out_channels,
-                                          int kernel, int stride, Residual residual);
+                                          int kernel, int stride, Residual residual,
+                                          const TensorDesc* shortcut_input = nullptr, int shortcut_stride = 1);
+
+/// The input-channel blocks the shortcut's reduction loads at a time, for a tiling's `ic_block` and
+/// the shortcut's `blocks` input-channel blocks (their greatest common divisor).
+int64_t shortcut_ic_block(int64_t ic_block, int64_t blocks);
 
 }  // namespace vta::net
