@@ -108,9 +108,9 @@ void fuse_shortcuts(const Graph& g, std::vector<Step>& steps) {
     if (producer == steps.begin() + std::ptrdiff_t(i) || !is_shortcut_chain(*producer)) continue;
     s.shortcut = producer->ops;
     s.inputs[1] = producer->inputs[0];
-    std::string inner = producer->description;
-    const size_t add = s.description.find(" + add");
-    if (add != std::string::npos) s.description.insert(add + 6, "(" + inner + ")");
+    const std::string add = " + add";  // "... + add(conv2d 1x1/2 + shr + clip + cast) + ..."
+    const size_t at = s.description.find(add);
+    if (at != std::string::npos) s.description.insert(at + add.size(), "(" + producer->description + ")");
     steps.erase(producer);
     --i;
   }
@@ -266,8 +266,8 @@ ConvProgram conv_program(const Graph& g, const Step& step, const c::Env& env, co
           return c::sum(
               c::cast(env.acc_dtype, c::read(sc_data_buf, {x[0], sc_ic.var, c::Expr(x[2]) * (ss / sc_row_step),
                                                            c::Expr(x[3]) * ss, x[4], sc_ic_tns.var})) *
-                  c::cast(env.acc_dtype, c::read(sc_kernel_buf, {x[1], sc_ic.var, c::Expr(c::make_int(0)),
-                                                                 c::Expr(c::make_int(0)), x[5], sc_ic_tns.var})),
+                  c::cast(env.acc_dtype, c::read(sc_kernel_buf, {x[1], sc_ic.var, c::make_int(0), c::make_int(0), x[5],
+                                                                 sc_ic_tns.var})),
               {sc_ic, sc_ic_tns});
         },
         "shortcut_conv");
