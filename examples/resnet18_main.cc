@@ -1,9 +1,9 @@
 // vta-resnet18: the quantized ResNet-18 end to end (docs/NETWORK.md). conv1, the max-pool, the average
 // pool and the classifier on the host; layers 1 to 4 (19 convolutions with their requantization, ReLU
-// and residual additions) compiled into VTA programs and run on the chosen backend, activations kept in
-// device memory between them. One line per step, the totals, and every step's output checked bit for
-// bit against the plain C++ reference of the whole network. Exit status: 0 verified, 1 a mismatch or a
-// run error, 2 a usage or schedule error.
+// and residual additions) compiled into VTA programs and run on the chosen backend (or, with --remote,
+// uploaded once to a device server), activations kept in device memory between them. One line per step, the totals, and
+// every step's output checked bit for bit against the plain C++ reference of the whole network. Exit status: 0
+// verified, 1 a mismatch or a run error, 2 a usage or schedule error.
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -15,7 +15,9 @@
 #include "vta/compiler/ir.h"
 #include "vta/main.h"
 #include "vta/network/executor.h"
+#include "vta/network/remote.h"
 #include "vta/network/resnet18.h"
+#include "vta/rpc/remote_device.h"
 #include "vta/tools/target_option.h"
 
 namespace {
@@ -45,7 +47,18 @@ int run(int argc, char** argv) {
   app.add_flag("!--no-verify", verify, "skip the reference and the per-step comparison");
   app.add_flag("--vta-max-pool", vta_pool, "run the max pool after conv1 on VTA's ALU (default: on the host)");
   app.add_flag("--shifts", shifts, "print each shift with the fraction of values it saturates and zeroes");
+  std::string remote_address;
+  app.add_option("--remote", remote_address,
+                 "run on a device server through the module-level client (programs uploaded once, activations "
+                 "kept in the server's memory): HOST:PORT of a vta-device-server, or 'local' for a server in this "
+                 "process (serving --target)");
   CLI11_PARSE(app, argc, argv);
+  if (!remote_address.empty() && remote_address != "local" && !target.empty()) {
+    std::fprintf(stderr,
+                 "vta-resnet18: error: with --remote HOST:PORT the server's backend runs the programs "
+                 "(vta-device-server --target); --target applies to --remote local only\n");
+    return 2;
+  }
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   if (!layers.empty() && !verify) {
     std::fprintf(stderr,
@@ -99,10 +112,19 @@ int run(int argc, char** argv) {
     reference = vta::net::run_reference(g, input);
     std::printf("reference (plain C++): %.2f s\n", since(t));
   }
+  std::shared_ptr<vta::rpc::Remote> remote;
+  if (remote_address == "local") {
+    remote = std::make_shared<vta::rpc::Remote>(vta::rpc::local_session());
+  } else if (!remote_address.empty()) {
+    const auto [host, port] = vta::rpc::parse_address(remote_address);
+    remote = std::make_shared<vta::rpc::Remote>(vta::rpc::connect(host, port));
+  }
   t = Clock::now();
-  vta::net::Executor ex(g, vta::build_config());
-  std::printf("compiled %zu steps in %.2f s (backend %s)\n", ex.steps().size(), since(t),
-              vta::default_target().c_str());
+  vta::net::Executor ex(g, vta::build_config(), remote ? vta::net::remote_target(remote) : nullptr);
+  const std::string where =
+      remote ? remote->target() + " through the device server at " + remote->where() : vta::default_target();
+  std::printf("compiled %zu steps in %.2f s (backend %s)\n", ex.steps().size(), since(t), where.c_str());
+  const uint64_t trips_before = remote ? remote->round_trips() : 0;
   vta::net::RunOptions ro;
   ro.verify = verify;
   ro.first = first, ro.last = last;
@@ -144,6 +166,10 @@ int run(int argc, char** argv) {
   }
   std::printf("\nwall time: %.3f s (VTA programs %.3f s, host operators %.3f s, copies and the rest %.3f s)\n",
               r.seconds, vta_seconds, host_seconds, r.seconds - vta_seconds - host_seconds);
+  if (remote) {
+    std::printf("remote: the inference took %llu round trips\n",
+                static_cast<unsigned long long>(remote->round_trips() - trips_before));
+  }
   if (!verify) return 0;
   if (!r.verified()) {
     std::printf("FAILED: outputs differ from the reference\n");

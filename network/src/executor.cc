@@ -648,11 +648,59 @@ namespace {
 constexpr int kTilingsTried = 16;
 }  // namespace
 
-struct Executor::DeviceState {
-  std::map<std::string, DeviceTensor> weights;  // packed OIHWoi
+// ---- the local target: the runtime's device in this process ------------------------------------
+
+namespace {
+
+class LocalTensor final : public Target::Tensor {
+ public:
+  LocalTensor(const std::vector<int64_t>& shape, const std::string& name) : t_(shape, vta::DType::kInt8, name) {}
+  void copy_from(std::span<const int8_t> host) override { t_.copy_from(host); }
+  void copy_to(std::span<int8_t> host) const override { t_.copy_to(host); }
+  const DeviceTensor& tensor() const { return t_; }
+
+ private:
+  DeviceTensor t_;
 };
 
-Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(config), device_(new DeviceState) {
+class LocalProgram final : public Target::Program {
+ public:
+  explicit LocalProgram(const c::Module& m) : module_(m) {}
+  Stats run(const std::vector<const Target::Tensor*>& args) override {
+    std::vector<const DeviceTensor*> tensors;
+    tensors.reserve(args.size());
+    for (const Target::Tensor* a : args) tensors.push_back(&dynamic_cast<const LocalTensor&>(*a).tensor());
+    vta::clear_runtime_stats();
+    module_(tensors);
+    return vta::runtime_stats();
+  }
+
+ private:
+  c::Module module_;
+};
+
+class LocalTarget final : public Target {
+ public:
+  std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) override {
+    return std::make_unique<LocalTensor>(shape, name);
+  }
+  std::unique_ptr<Program> load(const c::Module& module, const std::string& /*name*/) override {
+    return std::make_unique<LocalProgram>(module);
+  }
+  std::string where() const override { return "this process"; }
+};
+
+}  // namespace
+
+std::shared_ptr<Target> local_target() { return std::make_shared<LocalTarget>(); }
+
+struct Executor::DeviceState {
+  std::map<std::string, std::unique_ptr<Target::Tensor>> weights;  // packed OIHWoi
+  std::vector<std::unique_ptr<Target::Program>> programs;          // per step (VTA steps only)
+};
+
+Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target> target)
+    : graph_(g), config_(config), target_(target ? std::move(target) : local_target()), device_(new DeviceState) {
   const c::Env env(config_);
   steps_ = plan_steps(g);
   for (Step& s : steps_) {
@@ -711,13 +759,18 @@ Executor::Executor(const Graph& g, const Config& config) : graph_(g), config_(co
     for (const Op* c : {&conv, s.shortcut.empty() ? nullptr : s.shortcut[0]}) {
       if (c == nullptr || device_->weights.count(c->weight)) continue;
       const TensorDesc& w = g.tensor(c->weight);
-      DeviceTensor d(
+      std::unique_ptr<Target::Tensor> d = target_->empty(
           {w.shape[0] / env.BLOCK_OUT, w.shape[1] / env.BLOCK_IN, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN},
-          vta::DType::kInt8, c->weight);
-      d.copy_from(vta::pack_oihw(g.weight(c->weight), int(w.shape[0]), int(w.shape[1]), int(w.shape[2]),
-                                 int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
+          c->weight);
+      d->copy_from(vta::pack_oihw(g.weight(c->weight), int(w.shape[0]), int(w.shape[1]), int(w.shape[2]),
+                                  int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
       device_->weights.emplace(c->weight, std::move(d));
     }
+  }
+  // every VTA program on the target, once
+  device_->programs.resize(steps_.size());
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    if (steps_[i].module) device_->programs[i] = target_->load(*steps_[i].module, steps_[i].name);
   }
 }
 
@@ -765,27 +818,27 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
   const c::Env env(config_);
   const auto t0 = Clock::now();
   NetworkRun result;
-  Values host;                                 // NCHW values on the host
-  std::map<std::string, DeviceTensor> device;  // blocked activations in device memory
+  Values host;                                                    // NCHW values on the host
+  std::map<std::string, std::unique_ptr<Target::Tensor>> device;  // blocked activations on the target
   auto blocked_shape = [&](const TensorDesc& d) {
     return std::vector<int64_t>{d.shape[0] / env.BATCH, d.shape[1] / env.BLOCK_OUT, d.shape[2], d.shape[3], env.BATCH,
                                 env.BLOCK_OUT};
   };
-  auto to_device = [&](const std::string& name) -> DeviceTensor& {
+  auto to_device = [&](const std::string& name) -> const Target::Tensor* {
     auto it = device.find(name);
-    if (it != device.end()) return it->second;
+    if (it != device.end()) return it->second.get();
     const TensorDesc& d = g.tensor(name);
-    DeviceTensor t(blocked_shape(d), vta::DType::kInt8, name);
-    t.copy_from(vta::pack_nchw(narrow(host.at(name)), int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
-                               int(d.shape[3]), env.BATCH, env.BLOCK_IN));
-    return device.emplace(name, std::move(t)).first->second;
+    std::unique_ptr<Target::Tensor> t = target_->empty(blocked_shape(d), name);
+    t->copy_from(vta::pack_nchw(narrow(host.at(name)), int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
+                                int(d.shape[3]), env.BATCH, env.BLOCK_IN));
+    return device.emplace(name, std::move(t)).first->second.get();
   };
   auto to_host = [&](const std::string& name) -> const std::vector<int32_t>& {
     auto it = host.find(name);
     if (it != host.end()) return it->second;
     const TensorDesc& d = g.tensor(name);
     std::vector<int8_t> blocked(size_t(d.elements()));
-    device.at(name).copy_to(blocked);
+    device.at(name)->copy_to(blocked);
     return host
         .emplace(name, widen(vta::unpack_nchw(blocked, int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
                                               int(d.shape[3]), env.BATCH, env.BLOCK_OUT)))
@@ -825,19 +878,16 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
       host[s.name] = reference_op(g, *s.ops[0], in);
       r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     } else {
-      std::vector<const DeviceTensor*> args{&to_device(s.inputs[0])};
-      if (s.ops[0]->kind == OpKind::kConv2d) args.push_back(&device_->weights.at(s.ops[0]->weight));
-      if (s.inputs.size() > 1) args.push_back(&to_device(s.inputs[1]));
-      if (!s.shortcut.empty()) args.push_back(&device_->weights.at(s.shortcut[0]->weight));
-      const TensorDesc& out = g.tensor(s.name);
-      auto [it, fresh] = device.try_emplace(s.name, blocked_shape(out), vta::DType::kInt8, s.name);
-      (void)fresh;
-      args.push_back(&it->second);
-      vta::clear_runtime_stats();
+      std::vector<const Target::Tensor*> args{to_device(s.inputs[0])};
+      if (s.ops[0]->kind == OpKind::kConv2d) args.push_back(device_->weights.at(s.ops[0]->weight).get());
+      if (s.inputs.size() > 1) args.push_back(to_device(s.inputs[1]));
+      if (!s.shortcut.empty()) args.push_back(device_->weights.at(s.shortcut[0]->weight).get());
+      auto& out = device[s.name];
+      if (!out) out = target_->empty(blocked_shape(g.tensor(s.name)), s.name);
+      args.push_back(out.get());
       const auto run_start = Clock::now();
-      (*s.module)(args);
+      r.stats = device_->programs.at(i)->run(args);
       r.seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
-      r.stats = vta::runtime_stats();
       result.vta.inp_load_nbytes += r.stats.inp_load_nbytes;
       result.vta.wgt_load_nbytes += r.stats.wgt_load_nbytes;
       result.vta.acc_load_nbytes += r.stats.acc_load_nbytes;

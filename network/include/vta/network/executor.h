@@ -79,12 +79,42 @@ struct RunOptions {
   std::string first, last;
 };
 
+/// Where an Executor's VTA programs run and its device tensors (the packed weights, the activations in
+/// the blocked layout) live between steps. local_target(): the runtime's device in this process
+/// (VTA_TARGET), the default. vta/network/remote.h: a session on a device server, whose memory then
+/// keeps the activations (the tutorials' RPC setup).
+class Target {
+ public:
+  class Tensor {
+   public:
+    virtual ~Tensor() = default;
+    virtual void copy_from(std::span<const int8_t> host) = 0;
+    virtual void copy_to(std::span<int8_t> host) const = 0;
+  };
+  class Program {
+   public:
+    virtual ~Program() = default;
+    /// Runs once on one tensor per argument (those of this target); the statistics of the run.
+    virtual Stats run(const std::vector<const Tensor*>& args) = 0;
+  };
+  virtual ~Target() = default;
+  /// A zero-filled int8 tensor.
+  virtual std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) = 0;
+  /// `module` ready to run there; `name` names it (the step) in uploads and diagnostics.
+  virtual std::unique_ptr<Program> load(const compiler::Module& module, const std::string& name) = 0;
+  /// Where it runs, for messages ("fsim", "rpc://127.0.0.1:9091 (tsim)").
+  virtual std::string where() const = 0;
+};
+/// The runtime's device in this process.
+std::shared_ptr<Target> local_target();
+
 class Executor {
  public:
-  /// Fuses and compiles every VTA operator of `g` for `config` (the runtime's device must have it)
-  /// and copies the weights to the device. Throws GraphError naming an operator VTA cannot run and
-  /// compiler::ScheduleError when no tiling of a convolution fits the SRAMs.
-  explicit Executor(const Graph& g, const Config& config);
+  /// Fuses and compiles every VTA operator of `g` for `config` (the target's device must have it)
+  /// and copies the weights to the target (nullptr: local_target()). Throws GraphError naming an
+  /// operator VTA cannot run and compiler::ScheduleError when no tiling of a convolution fits the
+  /// SRAMs; the target's errors (a server refusing the modules' configuration) as they come.
+  explicit Executor(const Graph& g, const Config& config, std::shared_ptr<Target> target = nullptr);
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -100,6 +130,7 @@ class Executor {
   void plan_pool(Step& s);  ///< a VTA max_pool: its tiling and program
   const Graph& graph_;
   Config config_;
+  std::shared_ptr<Target> target_;
   std::vector<Step> steps_;
   std::unique_ptr<DeviceState> device_;
 };
