@@ -674,3 +674,91 @@ TEST(ModuleFiles, BadFilesAreRefusedByName) {
 
 }  // namespace
 }  // namespace vta::compiler
+
+namespace vta::compiler {
+namespace {
+
+// A sum's initial value is checked where the sum is written: its type must be the body's, and it is
+// one value per output element (it cannot use a reduction axis). One the accelerator cannot start
+// from (a tensor in DRAM, not an accumulator tensor at the same element) is named when building.
+TEST(CompilerErrors, ASumsInitialValueIsChecked) {
+  const Env env(vta::build_config());
+  Tensor data = placeholder({1, 4, env.BATCH, env.BLOCK_IN}, "data", DType::kInt8);
+  Tensor weight = placeholder({4, 4, env.BLOCK_OUT, env.BLOCK_IN}, "weight", DType::kInt8);
+  Tensor start = placeholder({1, 4, env.BATCH, env.BLOCK_OUT}, "start", DType::kInt32);
+  IterVar ic = reduce_axis(4, "ic"), ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
+  auto product = [&](const Indices& i) {
+    return cast(DType::kInt32, read(data, {i[0], ic.var, i[2], ic_tns.var})) *
+           cast(DType::kInt32, read(weight, {i[1], ic.var, i[3], ic_tns.var}));
+  };
+  auto error = [&](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const ScheduleError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string wrong_type = error([&] {
+    compute(
+        start->shape,
+        [&](const Indices& i) {
+          return sum(product(i), {ic, ic_tns}, cast(DType::kInt8, read(start, {i[0], i[1], i[2], i[3]})));
+        },
+        "s");
+  });
+  EXPECT_NE(wrong_type.find("the initial value cast(int8, start["), std::string::npos) << wrong_type;
+  EXPECT_NE(wrong_type.find("int8"), std::string::npos) << wrong_type;
+  const std::string uses_axis = error([&] {
+    compute(
+        start->shape,
+        [&](const Indices& i) {
+          return sum(product(i), {ic, ic_tns}, read(start, {i[0], ic.var, i[2], i[3]}));
+        },
+        "s");
+  });
+  EXPECT_NE(uses_axis.find("uses a reduction axis"), std::string::npos) << uses_axis;
+  // from a DRAM tensor: the initialisation is a host copy nothing maps to the accelerator
+  Tensor data_buf = compute(
+      data->shape,
+      [&](const Indices& i) {
+        return read(data, {i[0], i[1], i[2], i[3]});
+      },
+      "data_buf");
+  Tensor weight_buf = compute(
+      weight->shape,
+      [&](const Indices& i) {
+        return read(weight, {i[0], i[1], i[2], i[3]});
+      },
+      "weight_buf");
+  Tensor gem = compute(
+      start->shape, {"bo", "co", "bi", "ci"},
+      [&](const Indices& i) {
+        return sum(cast(DType::kInt32, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
+                       cast(DType::kInt32, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
+                   {ic, ic_tns}, read(start, {i[0], i[1], i[2], i[3]}));
+      },
+      "gem");
+  Tensor res = compute(
+      gem->shape,
+      [&](const Indices& i) {
+        return cast(DType::kInt8, read(gem, {i[0], i[1], i[2], i[3]}));
+      },
+      "res");
+  Schedule s = create_schedule(res);
+  s[gem].set_scope(env.acc_scope);
+  s[gem].compute_at(s[res], res->op->axis[0]);
+  s[data_buf].set_scope(env.inp_scope);
+  s[weight_buf].set_scope(env.wgt_scope);
+  for (const Tensor& t : {data_buf, weight_buf}) s[t].pragma(t->op->axis[0], env.dma_copy);
+  const auto& gx = gem->op->axis;
+  s[gem].reorder({gx[0], gx[1], ic, gx[2], gx[3], ic_tns});
+  s[gem].tensorize(gx[2], "gemm");
+  s[res].pragma(res->op->axis[1], env.dma_copy);
+  const std::string dram = error([&] { build(s, {data, weight, start, res}, env); });
+  EXPECT_NE(dram.find("gem"), std::string::npos) << dram;
+  EXPECT_NE(dram.find("not mapped to the accelerator"), std::string::npos) << dram;
+}
+
+}  // namespace
+}  // namespace vta::compiler

@@ -173,6 +173,37 @@ TEST(CompilerLower, ElementwiseAddThenRelu) {
   for (size_t i = 0; i < 128; ++i) EXPECT_EQ(vr[i], std::max<int64_t>(va[i] + vb[i], 0)) << i;
 }
 
+// A sum with an initial value (te.sum's init), lowered for the host and interpreted, with the reduction
+// split and reordered outside a data axis (so the initialisation gets a nest of its own): init + the
+// sum, against plain C++.
+TEST(CompilerLower, SumStartsFromItsInitialValue) {
+  Tensor a = placeholder({4, 6}, "A", DType::kInt32);
+  Tensor c = placeholder({4}, "C", DType::kInt32);
+  IterVar k = reduce_axis(6, "k");
+  Tensor s_t = compute(
+      {4},
+      [&](const Indices& i) {
+        return sum(read(a, {i[0], k.var}), {k}, read(c, {i[0]}) * 3);
+      },
+      "S");
+  std::vector<int64_t> va(24), vc(4), vs(4);
+  for (int i = 0; i < 24; ++i) va[size_t(i)] = i * 5 - 40;
+  for (int i = 0; i < 4; ++i) vc[size_t(i)] = 100 * i - 7;
+  for (const bool reorder : {false, true}) {
+    Schedule s = create_schedule(s_t);
+    if (reorder) {
+      auto [ko, ki] = s[s_t].split(k, 2);
+      s[s_t].reorder({ko, s_t->op->axis[0], ki});
+    }
+    run(lower(s, {a, c, s_t}), {{a.get(), &va}, {c.get(), &vc}, {s_t.get(), &vs}});
+    for (size_t i = 0; i < 4; ++i) {
+      int64_t want = vc[i] * 3;
+      for (size_t j = 0; j < 6; ++j) want += va[i * 6 + j];
+      EXPECT_EQ(vs[i], want) << "element " << i << (reorder ? ", reordered" : "");
+    }
+  }
+}
+
 TEST(CompilerLower, ScheduleErrorsNameStageAxisAndReason) {
   Matmul m;
   Schedule s = create_schedule(m.res);
