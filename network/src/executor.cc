@@ -175,6 +175,13 @@ c::BuildOptions build_options() {
 // way and tiling_candidates sizes and counts it that way.
 bool loads_only_read_rows(int64_t kernel, int64_t pad, int64_t stride) { return kernel == 1 && pad == 0 && stride > 1; }
 
+// The convolutions a VTA convolution step runs: its own, then its shortcut's if it has one.
+std::vector<const Op*> convolutions(const Step& s) {
+  std::vector<const Op*> c{s.ops[0]};
+  if (!s.shortcut.empty()) c.push_back(s.shortcut[0]);
+  return c;
+}
+
 struct ConvProgram {
   c::Schedule schedule;
   std::vector<c::Tensor> args;  // data, kernel, [residual], res
@@ -687,7 +694,6 @@ class LocalTarget final : public Target {
   std::unique_ptr<Program> load(const c::Module& module, const std::string& /*name*/) override {
     return std::make_unique<LocalProgram>(module);
   }
-  std::string where() const override { return "this process"; }
 };
 
 }  // namespace
@@ -712,8 +718,7 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
     const Op& conv = *s.ops[0];
     const TensorDesc& in = g.tensor(conv.inputs[0]);
     const int64_t o = g.tensor(conv.output).shape[1];
-    for (const Op* c : {&conv, s.shortcut.empty() ? nullptr : s.shortcut[0]}) {
-      if (c == nullptr) continue;
+    for (const Op* c : convolutions(s)) {
       const TensorDesc& ci = g.tensor(c->inputs[0]);
       if (ci.shape[0] % env.BATCH != 0 || ci.shape[1] % env.BLOCK_IN != 0 || o % env.BLOCK_OUT != 0) {
         throw GraphError(
@@ -756,8 +761,8 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
     if (!s.module) {
       throw c::ScheduleError(join({g.name(), ": ", conv.name, ": no tiling fits the SRAMs", failures}));
     }
-    for (const Op* c : {&conv, s.shortcut.empty() ? nullptr : s.shortcut[0]}) {
-      if (c == nullptr || device_->weights.count(c->weight)) continue;
+    for (const Op* c : convolutions(s)) {
+      if (device_->weights.count(c->weight)) continue;
       const TensorDesc& w = g.tensor(c->weight);
       std::unique_ptr<Target::Tensor> d = target_->empty(
           {w.shape[0] / env.BLOCK_OUT, w.shape[1] / env.BLOCK_IN, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN},

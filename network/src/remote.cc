@@ -39,15 +39,11 @@ class RemoteProgram final : public Target::Program {
   rpc::RemoteModule module_;
 };
 
-// An upload name for the program of step `index` named `step` (valid_upload_name: letters, digits,
-// '.', '_', '-').
+// An upload name for the program of step `index` named `step` (rpc::valid_upload_name: the step's
+// characters no upload name may hold become '_').
 std::string upload_name(size_t index, const std::string& step) {
   std::string name = "step" + std::to_string(index) + "-";
-  for (const char c : step) {
-    const bool ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-    name += ok ? c : '_';
-  }
+  for (const char c : step) name += rpc::upload_name_char(c) ? c : '_';
   const std::string suffix = ".vtam";
   return name.substr(0, rpc::kMaxUploadName - suffix.size()) + suffix;
 }
@@ -64,7 +60,6 @@ class RemoteTarget final : public Target {
     remote_->upload(file, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
     return std::make_unique<RemoteProgram>(remote_, remote_->load_module(file));
   }
-  std::string where() const override { return "rpc://" + remote_->where() + " (" + remote_->target() + ")"; }
 
  private:
   std::shared_ptr<rpc::Remote> remote_;

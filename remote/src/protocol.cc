@@ -8,6 +8,7 @@
 #include <openssl/hmac.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -354,14 +355,13 @@ const char* to_string(ErrorCode code) {
   return "unknown";
 }
 
+bool upload_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
 bool valid_upload_name(std::string_view name) {
   if (name.empty() || name.size() > kMaxUploadName || name.front() == '.') return false;
-  for (const char c : name) {
-    const bool ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
+  return std::all_of(name.begin(), name.end(), upload_name_char);
 }
 
 const char* to_string(MsgType type) {

@@ -102,8 +102,6 @@ class Target {
   virtual std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) = 0;
   /// `module` ready to run there; `name` names it (the step) in uploads and diagnostics.
   virtual std::unique_ptr<Program> load(const compiler::Module& module, const std::string& name) = 0;
-  /// Where it runs, for messages ("fsim", "rpc://127.0.0.1:9091 (tsim)").
-  virtual std::string where() const = 0;
 };
 /// The runtime's device in this process.
 std::shared_ptr<Target> local_target();

@@ -93,6 +93,8 @@ inline constexpr size_t kMaxUploadName = 128;   ///< bytes of an upload's name
 /// Whether `name` may name an upload: 1 to kMaxUploadName bytes of letters, digits, '.', '_' and
 /// '-', not starting with '.'. Names are keys of the session's store, never paths on the server.
 bool valid_upload_name(std::string_view name);
+/// Whether `c` may appear in an upload name (a letter, a digit, '.', '_' or '-').
+bool upload_name_char(char c);
 
 struct FrameHeader {
   uint16_t version = kVersion;
