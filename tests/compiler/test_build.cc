@@ -682,14 +682,12 @@ namespace {
 // one value per output element (it cannot use a reduction axis). One the accelerator cannot start
 // from (a tensor in DRAM, not an accumulator tensor at the same element) is named when building.
 TEST(CompilerErrors, ASumsInitialValueIsChecked) {
-  const Env env(vta::build_config());
-  Tensor data = placeholder({1, 4, env.BATCH, env.BLOCK_IN}, "data", DType::kInt8);
-  Tensor weight = placeholder({4, 4, env.BLOCK_OUT, env.BLOCK_IN}, "weight", DType::kInt8);
-  Tensor start = placeholder({1, 4, env.BATCH, env.BLOCK_OUT}, "start", DType::kInt32);
-  IterVar ic = reduce_axis(4, "ic"), ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
+  SmallGemm g;  // its inputs, buffers and reduction axes; a sum of its own over them
+  const Env& env = g.env;
+  Tensor start = placeholder(g.res_gem->shape, "start", DType::kInt32);
   auto product = [&](const Indices& i) {
-    return cast(DType::kInt32, read(data, {i[0], ic.var, i[2], ic_tns.var})) *
-           cast(DType::kInt32, read(weight, {i[1], ic.var, i[3], ic_tns.var}));
+    return cast(DType::kInt32, read(g.data_buf, {i[0], g.ic.var, i[2], g.ic_tns.var})) *
+           cast(DType::kInt32, read(g.weight_buf, {i[1], g.ic.var, i[3], g.ic_tns.var}));
   };
   auto error = [&](const std::function<void()>& f) -> std::string {
     try {
@@ -703,7 +701,7 @@ TEST(CompilerErrors, ASumsInitialValueIsChecked) {
     compute(
         start->shape,
         [&](const Indices& i) {
-          return sum(product(i), {ic, ic_tns}, cast(DType::kInt8, read(start, {i[0], i[1], i[2], i[3]})));
+          return sum(product(i), {g.ic, g.ic_tns}, cast(DType::kInt8, read(start, {i[0], i[1], i[2], i[3]})));
         },
         "s");
   });
@@ -713,30 +711,16 @@ TEST(CompilerErrors, ASumsInitialValueIsChecked) {
     compute(
         start->shape,
         [&](const Indices& i) {
-          return sum(product(i), {ic, ic_tns}, read(start, {i[0], ic.var, i[2], i[3]}));
+          return sum(product(i), {g.ic, g.ic_tns}, read(start, {i[0], g.ic.var, i[2], i[3]}));
         },
         "s");
   });
   EXPECT_NE(uses_axis.find("uses a reduction axis"), std::string::npos) << uses_axis;
   // from a DRAM tensor: the initialisation is a host copy nothing maps to the accelerator
-  Tensor data_buf = compute(
-      data->shape,
-      [&](const Indices& i) {
-        return read(data, {i[0], i[1], i[2], i[3]});
-      },
-      "data_buf");
-  Tensor weight_buf = compute(
-      weight->shape,
-      [&](const Indices& i) {
-        return read(weight, {i[0], i[1], i[2], i[3]});
-      },
-      "weight_buf");
   Tensor gem = compute(
       start->shape, {"bo", "co", "bi", "ci"},
       [&](const Indices& i) {
-        return sum(cast(DType::kInt32, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
-                       cast(DType::kInt32, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
-                   {ic, ic_tns}, read(start, {i[0], i[1], i[2], i[3]}));
+        return sum(product(i), {g.ic, g.ic_tns}, read(start, {i[0], i[1], i[2], i[3]}));
       },
       "gem");
   Tensor res = compute(
@@ -748,14 +732,14 @@ TEST(CompilerErrors, ASumsInitialValueIsChecked) {
   Schedule s = create_schedule(res);
   s[gem].set_scope(env.acc_scope);
   s[gem].compute_at(s[res], res->op->axis[0]);
-  s[data_buf].set_scope(env.inp_scope);
-  s[weight_buf].set_scope(env.wgt_scope);
-  for (const Tensor& t : {data_buf, weight_buf}) s[t].pragma(t->op->axis[0], env.dma_copy);
+  s[g.data_buf].set_scope(env.inp_scope);
+  s[g.weight_buf].set_scope(env.wgt_scope);
+  for (const Tensor& t : {g.data_buf, g.weight_buf}) s[t].pragma(t->op->axis[0], env.dma_copy);
   const auto& gx = gem->op->axis;
-  s[gem].reorder({gx[0], gx[1], ic, gx[2], gx[3], ic_tns});
+  s[gem].reorder({gx[0], gx[1], g.ic, gx[2], gx[3], g.ic_tns});
   s[gem].tensorize(gx[2], "gemm");
   s[res].pragma(res->op->axis[1], env.dma_copy);
-  const std::string dram = error([&] { build(s, {data, weight, start, res}, env); });
+  const std::string dram = error([&] { build(s, {g.data, g.weight, start, res}, env); });
   EXPECT_NE(dram.find("gem"), std::string::npos) << dram;
   EXPECT_NE(dram.find("not mapped to the accelerator"), std::string::npos) << dram;
 }

@@ -337,11 +337,9 @@ TEST(NetworkExecutor, SmallResNet18IsVerifiedStepByStep) {
 // programs are uploaded when the executor is built, the weights and activations are tensors in the
 // server's memory. Verified step by step; without verification an inference takes two round trips
 // per VTA step (the call, its statistics) and a few for the tensors the host reads, and its output
-// equals the local executor's.
+// equals the reference.
 TEST(NetworkExecutor, OnADeviceServerActivationsStayThere) {
-  ResNet18Options o;
-  o.image = 64, o.width = 16, o.classes = 10;
-  Graph g = resnet18(o);
+  Graph g = resnet18(small());
   const auto input = generated_input(g, 3);
   calibrate_shifts(g, input);
   const Values ref = run_reference(g, input);
