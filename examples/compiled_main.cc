@@ -121,7 +121,7 @@ static int run(int argc, char** argv) {
   std::string save_dir;
   app.add_option("--save-modules", save_dir,
                  "save every built module in this directory (Module::save; run one again with `vta run FILE`)");
-  CLI11_PARSE(app, argc, argv);
+  VTA_CLI_PARSE(app, argc, argv);
   if (!remote_address.empty() && remote_address != "local" && !target.empty()) {
     std::fprintf(stderr,
                  "vta-compiled-tutorials: error: with --remote HOST:PORT the server's backend runs the modules "

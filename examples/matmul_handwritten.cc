@@ -43,7 +43,7 @@ int run(int argc, char** argv) {
   bool json = false;
   app.add_option("--seed", seed, "seed of the random int8 inputs and weights");
   app.add_flag("--json", json, "also print the statistics as JSON");
-  CLI11_PARSE(app, argc, argv);
+  VTA_CLI_PARSE(app, argc, argv);
 
   const Config& cfg = build_config();
   if (cfg.batch() != 1 || cfg.block_in() != 16 || cfg.block_out() != 16) {

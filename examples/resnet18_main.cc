@@ -52,7 +52,7 @@ int run(int argc, char** argv) {
                  "run on a device server through the module-level client (programs uploaded once, activations "
                  "kept in the server's memory): HOST:PORT of a vta-device-server, or 'local' for a server in this "
                  "process (serving --target)");
-  CLI11_PARSE(app, argc, argv);
+  VTA_CLI_PARSE(app, argc, argv);
   if (!remote_address.empty() && remote_address != "local" && !target.empty()) {
     std::fprintf(stderr,
                  "vta-resnet18: error: with --remote HOST:PORT the server's backend runs the programs "

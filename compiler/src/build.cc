@@ -30,9 +30,16 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
   explicit Executor(std::map<const StmtNode*, void*>& kernels) : Evaluator("build"), kernels_(kernels) {}
   void bind_tensor(const Tensor& t, void* handle) { handles_[t.get()] = handle; }
   /// Runs `program` on the command queue `cmd`.
-  void run(VTACommandHandle cmd, const Stmt& program) {
+  /// Stops at the next loop iteration once `*cancel` is set.
+  void run(VTACommandHandle cmd, const Stmt& program, const std::atomic<bool>* cancel) {
     cmd_ = cmd;
-    exec(program);
+    cancel_ = cancel;
+    try {
+      exec(program);
+    } catch (...) {
+      runtime::abandon_batch();  // nothing of a batch built halfway reaches the device or the next call
+      throw;
+    }
   }
 
  private:
@@ -40,13 +47,25 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
   uint32_t u32(const Expr& e) {
     const int64_t v = eval(e);
     if (v < 0 || v > int64_t(UINT32_MAX)) {
-      throw InternalError("build: the argument " + to_text(e) + " = " + std::to_string(v) +
-                          " is not an unsigned 32-bit value");
+      throw RuntimeError("build: the argument " + to_text(e) + " = " + std::to_string(v) +
+                         " is not an unsigned 32-bit value");
     }
     return uint32_t(v);
   }
+  int32_t i32(const Expr& e) {
+    const int64_t v = eval(e);
+    if (v < INT32_MIN || v > INT32_MAX) {
+      throw RuntimeError("build: the argument " + to_text(e) + " = " + std::to_string(v) +
+                         " is not a signed 32-bit value");
+    }
+    return int32_t(v);
+  }
   static void check(int rc, const std::string& what) {
     if (rc != 0) throw RuntimeError(what + " failed: " + VTARuntimeGetLastError());
+  }
+  // After a call that reports errors only by poisoning the batch: the first failure stops the program.
+  static void check_batch(const std::string& what) {
+    if (runtime::batch_failed()) throw RuntimeError(what + " failed: " + VTARuntimeGetLastError());
   }
   void* handle(const Tensor& t) const {
     auto it = handles_.find(t.get());
@@ -57,6 +76,9 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
   void visit_for(const Stmt& s) override {
     extents_[s->var.get()] = s->extent;
     for (int64_t i = 0; i < s->extent; ++i) {
+      if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
+        throw RuntimeError("build: the call was cancelled (the device server is stopping)");
+      }
       bind(s->var, i);
       exec(s->body);
     }
@@ -79,12 +101,14 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
     if (s->name == intrin::kLoadBuffer2D) {
       VTALoadBuffer2D(cmd_, handle(s->src), u32(a[0]), u32(a[1]), u32(a[2]), u32(a[3]), u32(a[4]), u32(a[5]), u32(a[6]),
                       u32(a[7]), u32(a[8]), u32(a[9]));
+      check_batch("VTALoadBuffer2D");
     } else if (s->name == intrin::kStoreBuffer2D) {
       VTAStoreBuffer2D(cmd_, u32(a[0]), u32(a[1]), handle(s->tensor), u32(a[2]), u32(a[3]), u32(a[4]), u32(a[5]));
+      check_batch("VTAStoreBuffer2D");
     } else if (s->name == intrin::kDepPush) {
-      check(VTADepPush(cmd_, int(eval(a[0])), int(eval(a[1]))), "VTADepPush");
+      check(VTADepPush(cmd_, i32(a[0]), i32(a[1])), "VTADepPush");
     } else if (s->name == intrin::kDepPop) {
-      check(VTADepPop(cmd_, int(eval(a[0])), int(eval(a[1]))), "VTADepPop");
+      check(VTADepPop(cmd_, i32(a[0]), i32(a[1])), "VTADepPop");
     } else if (s->name == intrin::kSync) {
       check(VTASynchronize(cmd_, kSyncWaitCycles), "VTASynchronize");
     } else {
@@ -101,7 +125,7 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
     } else if (s->name == intrin::kUopPush) {
       const auto& a = s->args;
       VTAUopPush(u32(a[kUopMode]), u32(a[kUopReset]), u32(a[kUopDst]), u32(a[kUopSrc]), u32(a[kUopWgt]),
-                 u32(a[kUopOpcode]), u32(a[kUopUseImm]), int32_t(eval(a[kUopImm])));
+                 u32(a[kUopOpcode]), u32(a[kUopUseImm]), i32(a[kUopImm]));
     } else {
       throw InternalError("build: " + s->name + " inside a micro-op kernel");
     }
@@ -133,8 +157,8 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
       auto e = extents_.find(v);
       if (e == extents_.end()) throw InternalError("build: kernel variable " + v->name + " has no loop");
       closure = closure * e->second + value_of(v);
+      if (closure > INT32_MAX) throw RuntimeError("build: a kernel's closure does not fit 32 bits");
     }
-    if (closure > INT32_MAX) throw InternalError("build: a kernel's closure does not fit 32 bits");
     int32_t sig = int32_t(closure);
     void** h = &kernels_[s.get()];
     current_executor = this;
@@ -154,7 +178,30 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
   std::map<const TensorNode*, void*> handles_;
   std::map<const ExprNode*, int64_t> extents_;
   bool in_kernel_ = false;
+  const std::atomic<bool>* cancel_ = nullptr;
 };
+
+// Statements a run of `s` executes on the host (Module::host_steps), saturating.
+uint64_t count_steps(const Stmt& s) {
+  auto add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
+  switch (s->kind) {
+    case StmtKind::kFor: {
+      const uint64_t body = add(count_steps(s->body), 1);
+      const auto n = uint64_t(s->extent);
+      return add(1, body > UINT64_MAX / n ? UINT64_MAX : body * n);
+    }
+    case StmtKind::kSeq: {
+      uint64_t n = 1;
+      for (const auto& c : s->seq) n = add(n, count_steps(c));
+      return n;
+    }
+    case StmtKind::kAllocate:
+    case StmtKind::kAttr: return add(1, count_steps(s->body));
+    case StmtKind::kCall:
+    case StmtKind::kStore: return 1;
+  }
+  return 1;
+}
 
 vta::DType device_type(DType t) {
   switch (t) {
@@ -170,9 +217,10 @@ Module::Module(Stmt program, std::vector<Tensor> args, std::string target)
     : program_(std::move(program)),
       args_(std::move(args)),
       target_(std::move(target)),
+      host_steps_(count_steps(program_)),
       kernels_(std::make_shared<std::map<const StmtNode*, void*>>()) {}
 
-void Module::operator()(const std::vector<const DeviceTensor*>& tensors) const {
+void Module::operator()(const std::vector<const DeviceTensor*>& tensors, const CallLimits& limits) const {
   if (tensors.size() != args_.size()) {
     throw std::invalid_argument("module: " + std::to_string(tensors.size()) + " tensors given for " +
                                 std::to_string(args_.size()) + " arguments");
@@ -188,13 +236,18 @@ void Module::operator()(const std::vector<const DeviceTensor*>& tensors) const {
     }
     buffers.push_back(d->handle());
   }
-  call(buffers);
+  call(buffers, limits);
 }
 
-void Module::call(const std::vector<void*>& buffers) const {
+void Module::call(const std::vector<void*>& buffers, const CallLimits& limits) const {
   if (buffers.size() != args_.size()) {
     throw std::invalid_argument("module: " + std::to_string(buffers.size()) + " buffers given for " +
                                 std::to_string(args_.size()) + " arguments");
+  }
+  if (host_steps_ > limits.max_host_steps) {
+    throw RuntimeError("module: a call would execute " + std::to_string(host_steps_) +
+                       " statements on the host; the limit is " + std::to_string(limits.max_host_steps) +
+                       " (CallLimits::max_host_steps)");
   }
   VTACommandHandle cmd = VTATLSCommandHandle();
   if (cmd == nullptr) throw RuntimeError(std::string("module: no runtime: ") + VTARuntimeGetLastError());
@@ -215,7 +268,7 @@ void Module::call(const std::vector<void*>& buffers) const {
     }
     ex.bind_tensor(t, buffers[i]);
   }
-  ex.run(cmd, program_);
+  ex.run(cmd, program_, limits.cancel);
 }
 
 Module build(const Schedule& s, const std::vector<Tensor>& args, const Env& env, const BuildOptions& options) {

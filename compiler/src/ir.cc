@@ -102,18 +102,24 @@ Expr make_binary(ExprKind k, Expr a, Expr b) {
 
 int64_t eval_binary(const Expr& e, int64_t a, int64_t b) {
   switch (e->kind) {
-    case ExprKind::kAdd: return a + b;
-    case ExprKind::kSub: return a - b;
-    case ExprKind::kMul: return a * b;
+    // 64-bit two's-complement arithmetic that wraps (as the casts to narrower types do), whatever the
+    // values: a module file's constants are anyone's
+    case ExprKind::kAdd: return int64_t(uint64_t(a) + uint64_t(b));
+    case ExprKind::kSub: return int64_t(uint64_t(a) - uint64_t(b));
+    case ExprKind::kMul: return int64_t(uint64_t(a) * uint64_t(b));
     case ExprKind::kMin: return std::min(a, b);
     case ExprKind::kMax: return std::max(a, b);
     case ExprKind::kLt: return a < b;
     case ExprKind::kGe: return a >= b;
     case ExprKind::kAnd: return a && b;
-    case ExprKind::kShr: return b >= 63 ? (a < 0 ? -1 : 0) : (b >= 0 ? a >> b : a << std::min<int64_t>(-b, 63));
+    case ExprKind::kShr:
+      if (b >= 63) return a < 0 ? -1 : 0;
+      if (b >= 0) return a >> b;
+      return int64_t(uint64_t(a) << std::min<uint64_t>(0 - uint64_t(b), 63));
     case ExprKind::kFloorDiv:
     case ExprKind::kFloorMod: {
       if (b == 0) throw InternalError("division by zero in " + to_text(e));
+      if (b == -1) return e->kind == ExprKind::kFloorDiv ? int64_t(0 - uint64_t(a)) : 0;  // INT64_MIN / -1 overflows
       int64_t q = a / b;
       if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
       return e->kind == ExprKind::kFloorDiv ? q : a - q * b;

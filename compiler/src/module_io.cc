@@ -2,6 +2,7 @@
 // tensors and its arguments as JSON. Reading checks every node, field and reference and names the
 // path of the first bad one; nothing in the file is executed but through the executor's runtime calls.
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -135,10 +136,15 @@ class Reader {
       if (!vs[i].is_string()) fail("vars[" + std::to_string(i) + "]", "a variable is its name, a string");
       vars_.push_back(make_var(vs[i].get<std::string>()));
     }
-    std::vector<Tensor> args;
     const json& as = array(j, "args", "");
-    for (size_t i = 0; i < as.size(); ++i) args.push_back(tensor_ref(as[i], "args[" + std::to_string(i) + "]", false));
-    return Module(stmt(field(j, "program", ""), "program"), std::move(args), target);
+    for (size_t i = 0; i < as.size(); ++i) {
+      const std::string at = "args[" + std::to_string(i) + "]";
+      Tensor t = tensor_ref(as[i], at, false);
+      if (std::find(args_.begin(), args_.end(), t) != args_.end()) fail(at, t->name + " is an argument twice");
+      args_.push_back(std::move(t));
+    }
+    Stmt program = stmt(field(j, "program", ""), "program");
+    return Module(std::move(program), args_, target);
   }
 
  private:
@@ -193,37 +199,48 @@ class Reader {
     return ref(vars_, "variable", j, at, optional);
   }
 
-  Expr expr(const json& j, const std::string& at, int depth = 0) const {
+  // `evaluated`: the executor computes it, so every variable in it must be bound by a loop around it.
+  Expr expr(const json& j, const std::string& at, int depth = 0, bool evaluated = true) const {
     if (depth > kMaxDepth) fail(at, "nested deeper than " + std::to_string(kMaxDepth));
     const std::string k = string(j, "k", at);
+    auto sub = [&](const char* key) { return expr(field(j, key, at), at + "." + key, depth + 1, evaluated); };
     if (k == "Int") {
       return make_int(integer(j, "v", at), dtype(string(j, "t", at), at + ".t"));
     }
-    if (k == "Var") return var_ref(field(j, "var", at), at + ".var", false);
-    if (k == "Select") {
-      return make_select(expr(field(j, "cond", at), at + ".cond", depth + 1),
-                         expr(field(j, "a", at), at + ".a", depth + 1), expr(field(j, "b", at), at + ".b", depth + 1));
+    if (k == "Var") {
+      Var v = var_ref(field(j, "var", at), at + ".var", false);
+      if (evaluated && std::find(bound_.begin(), bound_.end(), v.get()) == bound_.end()) {
+        fail(at + ".var", "the variable " + v->name + " is not bound by a loop around its use");
+      }
+      return v;
     }
-    if (k == "Cast")
-      return make_cast(dtype(string(j, "t", at), at + ".t"), expr(field(j, "a", at), at + ".a", depth + 1));
-#define VTA_MODULE_BINARY(kind, handler)                                                 \
-  if (k == #kind) {                                                                      \
-    return make_binary(ExprKind::k##kind, expr(field(j, "a", at), at + ".a", depth + 1), \
-                       expr(field(j, "b", at), at + ".b", depth + 1));                   \
-  }
+    if (k == "Select") return make_select(sub("cond"), sub("a"), sub("b"));
+    if (k == "Cast") return make_cast(dtype(string(j, "t", at), at + ".t"), sub("a"));
+#define VTA_MODULE_BINARY(kind, handler) \
+  if (k == #kind) return make_binary(ExprKind::k##kind, sub("a"), sub("b"));
     VTA_IR_BINARY_KINDS(VTA_MODULE_BINARY)
 #undef VTA_MODULE_BINARY
     fail(at + ".k", "unknown expression kind \"" + k + "\"");
   }
 
-  Stmt stmt(const json& j, const std::string& at, int depth = 0) const {
+  // Statements are read in their context: the loop variables bound around them and whether they stand
+  // inside a micro-op kernel. A program that reads is one the executor can run: every variable it
+  // evaluates bound by a loop around it, every call with its intrinsic's arguments in its place.
+  Stmt stmt(const json& j, const std::string& at, int depth = 0) {
     if (depth > kMaxDepth) fail(at, "nested deeper than " + std::to_string(kMaxDepth));
     const std::string k = string(j, "k", at);
     auto body = [&] { return stmt(field(j, "body", at), at + ".body", depth + 1); };
     if (k == "For") {
       const int64_t extent = integer(j, "extent", at);
       if (extent < 1 || extent > (int64_t{1} << 32)) fail(at + ".extent", "loop extents are from 1 to 2^32");
-      return make_for(var_ref(field(j, "var", at), at + ".var", false), extent, body());
+      Var v = var_ref(field(j, "var", at), at + ".var", false);
+      if (std::find(bound_.begin(), bound_.end(), v.get()) != bound_.end()) {
+        fail(at + ".var", "the variable " + v->name + " is bound by a loop around this one already");
+      }
+      bound_.push_back(v.get());
+      Stmt b = body();
+      bound_.pop_back();
+      return make_for(std::move(v), extent, std::move(b));
     }
     if (k == "Seq") {
       std::vector<Stmt> seq;
@@ -233,6 +250,7 @@ class Reader {
       }
       return make_seq(std::move(seq));
     }
+    if (in_kernel_ && k != "Call") fail(at + ".k", "a " + k + " inside a micro-op kernel (loops, sequences and calls)");
     if (k == "Allocate") {
       std::vector<int64_t> shape;
       for (const json& d : array(j, "shape", at)) {
@@ -244,32 +262,65 @@ class Reader {
     }
     if (k == "Attr") {
       const json& value = field(j, "value", at);
-      return make_attr(var_ref(field(j, "var", at), at + ".var", true), string(j, "key", at), body(),
-                       value.is_null() ? nullptr : expr(value, at + ".value", depth + 1));
-    }
-    if (k == "Call") {
-      const std::string name = string(j, "name", at);
-      bool known = false;
-      for (const char* n : {intrin::kLoadBuffer2D, intrin::kStoreBuffer2D, intrin::kDepPush, intrin::kDepPop,
-                            intrin::kSync, intrin::kUopLoopBegin, intrin::kUopLoopEnd, intrin::kUopPush}) {
-        known = known || name == n;
+      const std::string key = string(j, "key", at);
+      // an annotation's value is never evaluated but for a kernel's kind
+      Expr v = value.is_null() ? nullptr : expr(value, at + ".value", depth + 1, false);
+      if (key != attr::kCoprocUopScope)
+        return make_attr(var_ref(field(j, "var", at), at + ".var", true), key, body(), v);
+      if (v == nullptr || v->kind != ExprKind::kInt ||
+          (v->value != attr::kUopKernelGemm && v->value != attr::kUopKernelAlu)) {
+        fail(at + ".value", std::string("a micro-op kernel is of kind ") + std::to_string(attr::kUopKernelGemm) +
+                                " (GEMM) or " + std::to_string(attr::kUopKernelAlu) + " (ALU)");
       }
-      if (!known) fail(at + ".name", "unknown intrinsic \"" + name + "\"");
-      std::vector<Expr> args;
-      const json& as = array(j, "args", at);
-      for (size_t i = 0; i < as.size(); ++i) {
-        args.push_back(expr(as[i], at + ".args[" + std::to_string(i) + "]", depth + 1));
-      }
-      return make_call(name, tensor_ref(field(j, "tensor", at), at + ".tensor", true),
-                       tensor_ref(field(j, "src", at), at + ".src", true), std::move(args));
+      in_kernel_ = true;
+      Stmt b = body();
+      in_kernel_ = false;
+      return make_attr(var_ref(field(j, "var", at), at + ".var", true), key, std::move(b), std::move(v));
     }
+    if (k == "Call") return call(j, at, depth);
     fail(at + ".k", "unknown statement kind \"" + k + "\"");
+  }
+
+  Stmt call(const json& j, const std::string& at, int depth) {
+    const std::string name = string(j, "name", at);
+    const intrin::Signature* sig = intrin::signature(name);
+    if (sig == nullptr) fail(at + ".name", "unknown intrinsic \"" + name + "\"");
+    if (sig->in_kernel != in_kernel_) {
+      fail(at + ".name", name + (sig->in_kernel ? " outside a micro-op kernel" : " inside a micro-op kernel"));
+    }
+    const json& as = array(j, "args", at);
+    if (as.size() != size_t(sig->args)) {
+      fail(at + ".args", name + " takes " + std::to_string(sig->args) + " arguments, not " + std::to_string(as.size()));
+    }
+    std::vector<Expr> args;
+    for (size_t i = 0; i < as.size(); ++i) {
+      const std::string arg_at = at + ".args[" + std::to_string(i) + "]";
+      args.push_back(expr(as[i], arg_at, depth + 1));
+      if (args.back()->dtype == DType::kBool) fail(arg_at, "an argument is an integer, not a comparison");
+    }
+    Tensor dst = tensor_ref(field(j, "tensor", at), at + ".tensor", true);
+    Tensor src = tensor_ref(field(j, "src", at), at + ".src", true);
+    if (!sig->tensors && (dst != nullptr || src != nullptr)) fail(at, name + " names no tensor");
+    if (sig->tensors) {
+      if (dst == nullptr || src == nullptr) fail(at, name + " names the tensor it writes and the tensor it reads");
+      // the DRAM side of a transfer is one of the module's arguments: the buffer the caller gives
+      const bool load = name == intrin::kLoadBuffer2D;
+      const Tensor& dram = load ? src : dst;
+      if (std::find(args_.begin(), args_.end(), dram) == args_.end()) {
+        fail(at + (load ? ".src" : ".tensor"),
+             name + " " + (load ? "reads " : "writes ") + dram->name + ", which is not an argument of the module");
+      }
+    }
+    return make_call(name, std::move(dst), std::move(src), std::move(args));
   }
 
   static constexpr int kMaxDepth = 256;  // a bound on recursion for any input
   std::string origin_;
   std::vector<Tensor> tensors_;
   std::vector<Var> vars_;
+  std::vector<Tensor> args_;
+  std::vector<const ExprNode*> bound_;  // the loop variables around the statement being read
+  bool in_kernel_ = false;
 };
 
 }  // namespace

@@ -110,7 +110,7 @@ static int run(int argc, char** argv) {
   app.add_option("--c-header", c_out, "write the C header with the VTA_* macros here");
   app.add_option("--sv-package", sv_out, "write the SystemVerilog package vta_config_pkg here");
   app.add_flag("-p,--print", print, "print every derived quantity");
-  CLI11_PARSE(app, argc, argv);
+  VTA_CLI_PARSE(app, argc, argv);
   try {
     const auto config = vta::Config::from_file(config_path);
     if (!c_out.empty()) write_if_changed(c_out, c_header(config, config_path));

@@ -31,7 +31,7 @@ static int run(int argc, char** argv) {
   app.add_option("-u,--uops", uop_path, "binary micro-op file (4 bytes per micro-op)")->check(CLI::ExistingFile);
   app.add_option("-c,--config", config_path, "vta_config.json (default: the build configuration)")
       ->check(CLI::ExistingFile);
-  CLI11_PARSE(app, argc, argv);
+  VTA_CLI_PARSE(app, argc, argv);
   if (insn_path.empty() && uop_path.empty()) {
     std::cerr << "vta-disasm: error: nothing to disassemble: give an instruction file and/or --uops FILE "
                  "(see --help)\n";

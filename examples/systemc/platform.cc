@@ -96,7 +96,7 @@ int run(int argc, char** argv) {
   app.add_option("--read-latency", read_latency, "memory read latency, clock cycles")->check(CLI::Range(0, 65536));
   app.add_option("--write-latency", write_latency, "memory write latency, clock cycles")->check(CLI::Range(0, 65536));
   app.add_option("--seed", seed, "seed of the random inputs");
-  CLI11_PARSE(app, argc, argv);
+  VTA_CLI_PARSE(app, argc, argv);
 
   const vta::Config& cfg = vta::build_config();
   sc_core::sc_clock clock("clock", clock_period());

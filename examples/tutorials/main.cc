@@ -23,7 +23,7 @@ static int run(int argc, char** argv) {
   app.add_option("--seed", seed, "seed of the random int8 inputs");
   app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
       ->check(vta::examples::target_validator());
-  CLI11_PARSE(app, argc, argv);
+  VTA_CLI_PARSE(app, argc, argv);
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   bool ok = true;
   try {

@@ -35,6 +35,8 @@ void ServerOptions::validate() const {
   if (max_memory < Dram::kPageBytes)
     bad("max_memory must be at least one page (" + std::to_string(Dram::kPageBytes) + " bytes)");
   if (idle_timeout.count() <= 0) bad("idle_timeout must be positive");
+  if (handshake_timeout.count() <= 0) bad("handshake_timeout must be positive");
+  if (max_pending == 0) bad("max_pending must be at least 1");
   if (max_uploads == 0) bad("max_uploads must be at least 1 byte");
   if (threads == 0 || threads > 256) bad("threads must be in [1, 256]");
   if (limits.max_payload < 4096) bad("the payload limit must be at least 4096 bytes");
@@ -69,7 +71,9 @@ struct Server::Impl {
   std::optional<tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
   const Config& config;
-  std::atomic<unsigned> active{0};
+  std::atomic<unsigned> active{0};    // opened sessions (authenticated, when a token is asked)
+  std::atomic<unsigned> pending{0};   // connections in their handshake
+  std::atomic<bool> stopping{false};  // module calls in progress stop at their next loop iteration
   mutable std::mutex mu;
   ServerCounters counters;
   std::condition_variable stop_cv;
@@ -121,18 +125,23 @@ class Session : public std::enable_shared_from_this<Session> {
     boost::system::error_code ignored;
     sock_.set_option(tcp::no_delay(true), ignored);  // replies are small and awaited: no Nagle delay
     server_.count(&ServerCounters::sessions_opened);
-    ++server_.active;
+    started_ = true;
+    pending_ = true;
+    ++server_.pending;
+    // the handshake has a deadline of its own, which no byte received moves
+    handshake_timer_.expires_after(server_.options.handshake_timeout);
+    on_handshake_deadline();
     arm_timer();
     read();
   }
   /// Tells the client the server is full, then closes.
-  void refuse_busy() {
+  void refuse_busy(const std::string& why, uint32_t id = 0) {
     server_.count(&ServerCounters::sessions_refused);
-    counted_ = false;
-    send(Error{ErrorCode::kBusy, "the server serves " + std::to_string(server_.options.max_sessions) +
-                                     " sessions at most; try again later"},
-         0);
+    send(Error{ErrorCode::kBusy, why + "; try again later"}, id);
     closing_ = true;
+  }
+  std::string sessions_full() const {
+    return "the server serves " + std::to_string(server_.options.max_sessions) + " sessions at most";
   }
   ~Session() {
     // the modules, the device and its memory go with the session; the emptied memory is kept for
@@ -143,13 +152,25 @@ class Session : public std::enable_shared_from_this<Session> {
       for (const auto& [phys, b] : buffers_) dram_->free(b.host);
       server_.give_back(std::move(dram_));
     }
-    if (counted_) {
-      --server_.active;
-      server_.count(&ServerCounters::sessions_closed);
-    }
+    if (pending_) --server_.pending;
+    if (active_) --server_.active;
+    if (started_) server_.count(&ServerCounters::sessions_closed);
   }
 
  private:
+  void on_handshake_deadline() {
+    handshake_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+      if (ec || self->closed_ || !self->pending_) return;  // cancelled, closed, or the session is open
+      if (self->closing_) return self->close();            // the message below could not be delivered in a second
+      self->send(Error{ErrorCode::kTimeout, "the handshake did not complete within " +
+                                                std::to_string(self->server_.options.handshake_timeout.count()) +
+                                                " ms: the connection is closed"},
+                 0);
+      self->closing_ = true;
+      self->handshake_timer_.expires_after(std::chrono::seconds(1));
+      self->on_handshake_deadline();
+    });
+  }
   void arm_timer() {
     timer_.expires_after(server_.options.idle_timeout);
     timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
@@ -174,12 +195,13 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_read(const boost::system::error_code& ec, size_t n) {
     if (ec || closed_) return close();
     if (closing_) return;  // a final message is being sent; ignore the rest
-    arm_timer();
+    bool whole_request = false;
     try {
       decoder_.feed({rbuf_.data(), n});
       while (!closing_) {
         const auto raw = decoder_.next_raw();
         if (!raw) break;
+        whole_request = true;
         server_.count(&ServerCounters::requests);
         if (raw->header.type == MsgType::kWrite && runtime_) {
           // the bytes go from the receive buffer straight to device memory
@@ -193,7 +215,9 @@ class Session : public std::enable_shared_from_this<Session> {
       send(Error{e.code(), e.what()}, 0);
       closing_ = true;  // the stream cannot be cut into frames any more
     }
-    arm_timer();  // the idle time counts from the end of the last request (a run may be long)
+    // the idle time counts from the end of the last whole request (a run may be long); bytes of a frame
+    // trickling in do not keep a session alive
+    if (whole_request) arm_timer();
     if (!closing_) read();
   }
 
@@ -203,6 +227,12 @@ class Session : public std::enable_shared_from_this<Session> {
     auto fail = [&](ErrorCode code, const std::string& what) { send(Error{code, what}, id); };
     if (const auto* h = std::get_if<Hello>(&m)) {
       if (hello_done_) return fail(ErrorCode::kUnexpected, "Hello: the session is already open");
+      if (h->version != kVersion) {
+        fail(ErrorCode::kBadVersion, "Hello: the client speaks protocol version " + std::to_string(h->version) +
+                                         ", this server version " + std::to_string(kVersion));
+        closing_ = true;
+        return;
+      }
       const uint64_t mine = config_hash(server_.config);
       if (h->config_hash != mine) {
         fail(ErrorCode::kConfigMismatch, "the client was built for hardware configuration " + h->config_name + " (" +
@@ -248,6 +278,16 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // The session's device memory and device; false (and the session closing) when they cannot be had.
   bool open_device(uint32_t id) {
+    // the session counts against max_sessions from here (a handshake in progress does not)
+    if (++server_.active > server_.options.max_sessions) {
+      --server_.active;
+      refuse_busy(sessions_full(), id);
+      return false;
+    }
+    active_ = true;
+    pending_ = false;
+    --server_.pending;
+    handshake_timer_.cancel();
     try {
       dram_ = server_.take_dram();
       DeviceOptions o;
@@ -428,7 +468,10 @@ class Session : public std::enable_shared_from_this<Session> {
     server_.count(&ServerCounters::calls);
     try {
       runtime::Context::Scope use(*runtime_);
-      module.call(wrapped.handles);
+      compiler::CallLimits limits;
+      if (server_.options.max_call_steps != 0) limits.max_host_steps = server_.options.max_call_steps;
+      limits.cancel = &server_.stopping;
+      module.call(wrapped.handles, limits);
     } catch (const std::exception& e) {
       runtime_->reset();  // nothing of the failed batch reaches the next call
       const std::string diagnostic = e.what();
@@ -479,6 +522,7 @@ class Session : public std::enable_shared_from_this<Session> {
     sock_.shutdown(tcp::socket::shutdown_both, ignored);
     sock_.close(ignored);
     timer_.cancel();
+    handshake_timer_.cancel();
   }
 
   struct Buffer {
@@ -488,11 +532,13 @@ class Session : public std::enable_shared_from_this<Session> {
   tcp::socket sock_;
   asio::strand<asio::io_context::executor_type> strand_;
   asio::steady_timer timer_;
+  asio::steady_timer handshake_timer_{strand_};
   Server::Impl& server_;
   FrameDecoder decoder_;
   std::array<uint8_t, 64 * 1024> rbuf_{};
   std::deque<std::vector<uint8_t>> wq_;
-  bool closing_ = false, closed_ = false, counted_ = true, writing_ = false, hello_done_ = false;
+  bool closing_ = false, closed_ = false, writing_ = false, hello_done_ = false;
+  bool started_ = false, pending_ = false, active_ = false;  // what the server's counters count this session in
   uint64_t client_nonce_ = 0, server_nonce_ = 0;
   Device& device() { return runtime_->device(); }
 
@@ -514,7 +560,10 @@ void Server::Impl::accept() {
     if (ec) return;  // the acceptor was closed
     auto session = std::make_shared<Session>(std::move(socket), *this);
     if (active.load() >= options.max_sessions) {
-      session->refuse_busy();
+      session->refuse_busy(session->sessions_full());
+    } else if (pending.load() >= options.max_pending) {
+      session->refuse_busy("the server has " + std::to_string(options.max_pending) +
+                           " connections in their handshake already");
     } else {
       session->start();
     }
@@ -561,6 +610,7 @@ void Server::stop() {
     if (impl_->stopped) return;
     impl_->stopped = true;
   }
+  impl_->stopping.store(true);  // module calls in progress end at their next loop iteration
   impl_->io.stop();
   impl_->stop_cv.notify_all();
 }

@@ -8,6 +8,7 @@
 #include "vta/build_config.h"
 #include "vta/device.h"
 #include "vta/main.h"
+#include "vta/memory.h"
 #include "vta/rpc/server.h"
 
 namespace {
@@ -20,19 +21,31 @@ int run(int argc, char** argv) {
   app.add_option("--host", o.host, "address to listen on (a non-loopback address needs --token-file or --insecure)");
   app.add_option("--port", o.port, "TCP port; 0 picks a free one (printed)");
   app.add_option("--max-sessions", o.max_sessions, "sessions served at once")->check(CLI::Range(1u, 4096u));
-  app.add_option("--max-memory", o.max_memory, "device memory per session, bytes");
+  app.add_option("--max-memory", o.max_memory, "device memory per session, bytes")
+      ->check(CLI::Range(uint64_t{vta::Dram::kPageBytes}, uint64_t{1} << 40));
   app.add_option("--max-uploads", o.max_uploads, "bytes of uploaded module files kept per session")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  app.add_option("--idle-timeout", idle_ms, "milliseconds a session may stay silent")->check(CLI::Range(1, 86'400'000));
+  app.add_option("--idle-timeout", idle_ms, "milliseconds a session may go without a whole request")
+      ->check(CLI::Range(1, 86'400'000));
+  uint64_t handshake_ms = uint64_t(o.handshake_timeout.count());
+  app.add_option("--handshake-timeout", handshake_ms,
+                 "milliseconds a connection has to complete Hello (and Auth), however many bytes it sends")
+      ->check(CLI::Range(1, 600'000));
+  app.add_option("--max-pending", o.max_pending, "connections in their handshake at once (not counted as sessions)")
+      ->check(CLI::Range(1u, 4096u));
+  app.add_option("--max-call-steps", o.max_call_steps,
+                 "statements the host may execute for one module Call (0: the compiler's default)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 48));
   app.add_option("--threads", o.threads, "threads serving the sessions (one per concurrent run)")
       ->check(CLI::Range(1u, 256u));
   std::string token_file;
   app.add_option("--token-file", token_file,
                  "file holding the shared secret clients must prove (chmod 600; clients: VTA_RPC_TOKEN_FILE)");
   app.add_flag("--insecure", o.insecure, "allow a non-loopback address without authentication");
-  CLI11_PARSE(app, argc, argv);
+  VTA_CLI_PARSE(app, argc, argv);
   if (!token_file.empty()) o.token = vta::rpc::read_token_file(token_file);
   o.idle_timeout = std::chrono::milliseconds(idle_ms);
+  o.handshake_timeout = std::chrono::milliseconds(handshake_ms);
 
   // SIGINT/SIGTERM stop the server: blocked here, waited for by a thread of their own.
   sigset_t signals;

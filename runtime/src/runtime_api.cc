@@ -522,6 +522,16 @@ void clear_runtime_stats() { queue()->device().clear_stats(); }
 
 namespace vta::runtime {
 
+bool batch_failed() { return rt().poisoned; }
+
+void abandon_batch() {
+  ContextState& state = rt();
+  if (state.queue) state.queue->discard_batch();
+  const std::string error = state.error;  // stays readable through VTARuntimeGetLastError
+  state.clear_errors();
+  state.error = error;
+}
+
 size_t buffer_bytes(const void* handle) {
   const DataBuffer* b = as_buffer(handle);
   return b == nullptr ? 0 : b->size;

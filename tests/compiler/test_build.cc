@@ -7,8 +7,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "compiled.h"
@@ -670,6 +674,195 @@ TEST(ModuleFiles, BadFilesAreRefusedByName) {
   r = refusal(std::string(100000, '[') + std::string(100000, ']'));  // before the JSON parser recurses
   EXPECT_TRUE(contains(r, "nested deeper than any module")) << r;
   EXPECT_THROW((void)Module::load("/nonexistent/m.vtam"), ModuleError);
+}
+
+// The first JSON node (depth first) for which `match` holds, nullptr when none.
+nlohmann::json* find_node(nlohmann::json& j, const std::function<bool(const nlohmann::json&)>& match) {
+  if (match(j)) return &j;
+  if (j.is_object() || j.is_array()) {
+    for (auto& child : j) {
+      if (nlohmann::json* hit = find_node(child, match)) return hit;
+    }
+  }
+  return nullptr;
+}
+auto call_named(const char* name) {
+  return [name](const nlohmann::json& n) { return n.is_object() && n.value("k", "") == "Call" && n["name"] == name; };
+}
+
+// A module the reader accepts is one the executor can run: every intrinsic with its arguments, in
+// its place (micro-op calls only inside a kernel), every variable bound by a loop around it, the DRAM
+// side of every transfer an argument. Each of these crashed `vta run` (SIGSEGV) before the reader
+// checked them.
+TEST(ModuleFiles, ProgramsTheExecutorCannotRunAreRefusedByName) {
+  SmallGemm g;
+  g.s[g.res_gem].tensorize(g.res_gem->op->axis[2], "gemm");
+  g.s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
+  const nlohmann::json good = nlohmann::json::parse(g.build_it().to_json());
+  auto refusal = [](const nlohmann::json& j) -> std::string {
+    try {
+      (void)Module::from_json(j.dump(), "m.vtam");
+    } catch (const ModuleError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  auto mutated = [&](const std::function<bool(const nlohmann::json&)>& match,
+                     const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json j = good;
+    nlohmann::json* node = find_node(j["program"], match);
+    EXPECT_NE(node, nullptr);
+    if (node != nullptr) change(*node);
+    return refusal(j);
+  };
+  std::string r = mutated(call_named("vta.uop_push"), [](auto& n) { n["args"].erase(n["args"].size() - 1); });
+  EXPECT_TRUE(contains(r, "m.vtam: program.") && contains(r, "vta.uop_push takes 8 arguments, not 7")) << r;
+  r = mutated(call_named("VTALoadBuffer2D"), [](auto& n) { n["src"] = -1; });
+  EXPECT_TRUE(contains(r, "names the tensor it writes and the tensor it reads")) << r;
+  r = mutated(call_named("VTALoadBuffer2D"), [](auto& n) { n["src"] = n["tensor"]; });
+  EXPECT_TRUE(contains(r, "which is not an argument of the module")) << r;
+  r = mutated(call_named("vta.coproc_sync"), [](auto& n) { n["tensor"] = 0; });
+  EXPECT_TRUE(contains(r, "vta.coproc_sync names no tensor")) << r;
+  r = mutated(call_named("vta.uop_push"), [](auto& n) {
+    n = {{"k", "Call"}, {"name", "vta.coproc_sync"}, {"tensor", -1}, {"src", -1}, {"args", nlohmann::json::array()}};
+  });
+  EXPECT_TRUE(contains(r, "vta.coproc_sync inside a micro-op kernel")) << r;
+  r = mutated(call_named("vta.coproc_sync"), [](auto& n) { n["name"] = "VTAUopLoopEnd"; });
+  EXPECT_TRUE(contains(r, "VTAUopLoopEnd outside a micro-op kernel")) << r;
+  r = mutated([](const nlohmann::json& n) { return n.is_object() && n.value("key", "") == "coproc_uop_scope"; },
+              [](auto& n) { n["value"]["v"] = 7; });
+  EXPECT_TRUE(contains(r, "a micro-op kernel is of kind 0 (GEMM) or 1 (ALU)")) << r;
+  // a loop variable used outside its loop; a loop binding the variable of a loop around it
+  const int64_t vars = int64_t(good["vars"].size());
+  ASSERT_GE(vars, 2);
+  r = mutated([](const nlohmann::json& n) { return n.is_object() && n.value("k", "") == "For"; },
+              [&](auto& n) { n["var"] = (n["var"].template get<int64_t>() + 1) % vars; });
+  EXPECT_TRUE(contains(r, "is not bound by a loop around its use") || contains(r, "is bound by a loop around this one"))
+      << r;
+  nlohmann::json twice = good;
+  twice["program"] = {{"k", "For"},
+                      {"var", 0},
+                      {"extent", 2},
+                      {"body", {{"k", "For"}, {"var", 0}, {"extent", 2}, {"body", good["program"]}}}};
+  r = refusal(twice);
+  EXPECT_TRUE(contains(r, "program.body.var: the variable") && contains(r, "is bound by a loop around this one")) << r;
+  nlohmann::json dup = good;
+  dup["args"].push_back(dup["args"][0]);
+  r = refusal(dup);
+  EXPECT_TRUE(contains(r, "args[3]: data is an argument twice")) << r;
+}
+
+// A call is bounded before it starts (Module::host_steps against CallLimits), can be cancelled from
+// another thread, and stops at the first refused runtime call; a call that stopped leaves nothing
+// behind (the next call runs from a clean batch).
+TEST(ModuleFiles, ACallIsBoundedCancellableAndStopsAtTheFirstFailure) {
+  SmallGemm g;
+  g.s[g.res_gem].tensorize(g.res_gem->op->axis[2], "gemm");
+  g.s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
+  const Module m = g.build_it();
+  DeviceTensor da(g.data->shape, vta::DType::kInt8), dw(g.weight->shape, vta::DType::kInt8),
+      dr(g.res->shape, vta::DType::kInt8);
+  const std::vector<const DeviceTensor*> args{&da, &dw, &dr};
+  auto message = [&](const Module& mod, const CallLimits& limits) -> std::string {
+    try {
+      mod(args, limits);
+    } catch (const RuntimeError& e) {
+      return e.what();
+    }
+    return "ran";
+  };
+  const uint64_t steps = m.host_steps();
+  EXPECT_GT(steps, 10u);
+  CallLimits tight;
+  tight.max_host_steps = steps - 1;
+  std::string e = message(m, tight);
+  EXPECT_TRUE(contains(e, "would execute " + std::to_string(steps) + " statements on the host; the limit is " +
+                              std::to_string(steps - 1)))
+      << e;
+  tight.max_host_steps = steps;
+  EXPECT_EQ(message(m, tight), "ran");
+  // the loop of 2^32 - 1 iterations a probe sent: refused at once
+  nlohmann::json huge = nlohmann::json::parse(m.to_json());
+  huge["vars"].push_back("n");
+  huge["program"] = {
+      {"k", "For"}, {"var", huge["vars"].size() - 1}, {"extent", (int64_t{1} << 32) - 1}, {"body", huge["program"]}};
+  const Module h = Module::from_json(huge.dump());
+  EXPECT_EQ(h.host_steps(), 1 + ((int64_t{1} << 32) - 1) * (steps + 1));
+  e = message(h, {});
+  EXPECT_TRUE(contains(e, "the limit is " + std::to_string(CallLimits::kDefaultMaxHostSteps))) << e;
+  // cancelled: stops at the first loop iteration
+  std::atomic<bool> cancel{true};
+  CallLimits cancelled;
+  cancelled.cancel = &cancel;
+  e = message(m, cancelled);
+  EXPECT_TRUE(contains(e, "cancelled")) << e;
+  // a transfer past its buffer stops the program there: nothing after it is built or run
+  nlohmann::json past = nlohmann::json::parse(m.to_json());
+  nlohmann::json* load = find_node(past["program"], call_named("VTALoadBuffer2D"));
+  ASSERT_NE(load, nullptr);
+  (*load)["args"][2] = {{"k", "Int"}, {"v", 1 << 20}, {"t", "int32"}};  // y_size
+  const Module p = Module::from_json(past.dump());
+  vta::clear_runtime_stats();
+  e = message(p, {});
+  EXPECT_TRUE(contains(e, "VTALoadBuffer2D failed: ") && contains(e, "the transfer reaches bytes")) << e;
+  EXPECT_EQ(vta::runtime_stats().gemm_counter + vta::runtime_stats().inp_load_nbytes, 0u) << "nothing ran";
+  EXPECT_EQ(message(m, {}), "ran") << "the next call starts from a clean batch";
+}
+
+// Every small mutation of a good module (an argument dropped, an integer replaced by an extreme value,
+// a reference moved) is either refused by the reader or runs to an exception or a result: never a
+// crash, never a hang (what the ASan/UBSan build of this test checks too).
+TEST(ModuleFiles, EveryMutationIsRefusedOrRunsSafely) {
+  SmallGemm g;
+  g.s[g.res_gem].tensorize(g.res_gem->op->axis[2], "gemm");
+  g.s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
+  const std::string text = g.build_it().to_json();
+  std::vector<nlohmann::json*> ints;
+  nlohmann::json good = nlohmann::json::parse(text);
+  std::function<void(nlohmann::json&)> collect = [&](nlohmann::json& j) {
+    if (j.is_number_integer()) ints.push_back(&j);
+    if (j.is_object() || j.is_array()) {
+      for (auto& c : j) collect(c);
+    }
+  };
+  collect(good["program"]);
+  const size_t n = ints.size();
+  ASSERT_GT(n, 50u);
+  DeviceTensor da(g.data->shape, vta::DType::kInt8), dw(g.weight->shape, vta::DType::kInt8),
+      dr(g.res->shape, vta::DType::kInt8);
+  int refused = 0, failed = 0, ran = 0;
+  const int64_t extremes[] = {-1, 0, 255, int64_t{1} << 31, (int64_t{1} << 32) - 1, INT64_MIN, INT64_MAX};
+  for (size_t i = 0; i < n; ++i) {
+    for (const int64_t v : extremes) {
+      nlohmann::json j = nlohmann::json::parse(text);
+      std::vector<nlohmann::json*> mine;
+      std::function<void(nlohmann::json&)> again = [&](nlohmann::json& x) {
+        if (x.is_number_integer()) mine.push_back(&x);
+        if (x.is_object() || x.is_array()) {
+          for (auto& c : x) again(c);
+        }
+      };
+      again(j["program"]);
+      *mine[i] = v;
+      std::optional<Module> m;
+      try {
+        m.emplace(Module::from_json(j.dump(), "mutant"));
+      } catch (const ModuleError&) {
+        ++refused;
+        continue;
+      }
+      try {
+        (*m)({&da, &dw, &dr});
+        ++ran;
+      } catch (const std::exception&) {
+        ++failed;
+      }
+    }
+  }
+  std::printf("%zu integers x %zu values: %d refused, %d failed with an exception, %d ran\n", n, std::size(extremes),
+              refused, failed, ran);
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(failed, 0);
 }
 
 }  // namespace

@@ -34,6 +34,13 @@ flags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs vta) || fail "pkg-confi
 timeout 300 c++ -std=c++20 "$here/consumer/main.cc" -o "$work/consumer-pc" $flags >"$work/log" 2>&1 ||
   fail "building with pkg-config's flags ($flags) failed: $(cat "$work/log")"
 
+# the reference's bare-metal entry point vta() (vta/reference_shim.h) is in libvta too
+# shellcheck disable=SC2086
+timeout 300 c++ -std=c++20 "$here/consumer/shim.cc" -o "$work/shim-pc" $flags >"$work/log" 2>&1 ||
+  fail "building the reference shim's consumer with pkg-config's flags failed: $(cat "$work/log")"
+VTA_TARGET=fsim timeout 60 "$work/shim-pc" >"$work/out" 2>&1 && grep -q "^shim: vta() ran" "$work/out" ||
+  fail "the reference shim's consumer: $(cat "$work/out")"
+
 for exe in "$work/cmake/consumer" "$work/consumer-pc"; do
   for backend in "$@"; do
     VTA_TARGET=$backend timeout 120 "$exe" "$@" >"$work/out" 2>&1 || fail "$exe on $backend: $(cat "$work/out")"

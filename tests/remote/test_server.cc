@@ -215,6 +215,65 @@ TEST(RpcServer, LimitsOnSessionsAndIdleTimeAreEnforced) {
   EXPECT_TRUE(eventually([&] { return server.active_sessions() == 0; }));
 }
 
+// Slowloris: bytes trickling in do not keep a connection in its handshake alive (the handshake has a
+// deadline of its own), and connections in their handshake do not count against max_sessions (they
+// have a small cap of their own), so they cannot lock real clients out.
+TEST(RpcServer, AHandshakeHasADeadlineAndDoesNotTakeASession) {
+  ServerOptions o = options();
+  o.max_sessions = 1;
+  o.max_pending = 2;
+  o.handshake_timeout = std::chrono::milliseconds(300);
+  o.idle_timeout = std::chrono::milliseconds(60'000);
+  o.token = std::string(32, 'k');
+  Server server(o);
+  const std::vector<uint8_t> hello = encode(Hello{kVersion, config_hash(build_config()), "x", 1}, 1);
+  // a Hello sent one byte at a time, slower than the deadline: closed with a message saying why
+  Client trickler(server.port());
+  for (size_t i = 0; i < 4; ++i) {
+    trickler.send_raw({hello[i]});
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  auto t = trickler.recv();
+  ASSERT_TRUE(t);
+  expect_error(t->message, ErrorCode::kTimeout, "the handshake did not complete within 300 ms");
+  EXPECT_FALSE(trickler.recv());
+  // two silent connections fill the handshake cap; a third is refused as busy, naming the cap
+  Client silent1(server.port()), silent2(server.port());
+  ASSERT_TRUE(eventually([&] { return server.counters().sessions_opened == 3; }));
+  Client third(server.port());
+  auto busy = third.recv();
+  ASSERT_TRUE(busy);
+  expect_error(busy->message, ErrorCode::kBusy, "2 connections in their handshake");
+  // once their deadline has passed, a real client gets the one session, though they were first
+  for (Client* c : {&silent1, &silent2}) {
+    auto m = c->recv();
+    ASSERT_TRUE(m);
+    expect_error(m->message, ErrorCode::kTimeout, "the handshake did not complete");
+    EXPECT_FALSE(c->recv());
+  }
+  ASSERT_TRUE(eventually([&] { return server.counters().sessions_closed == 3; }));
+  ConnectionOptions co;
+  co.token = o.token;
+  Connection real("127.0.0.1", server.port(), co);
+  EXPECT_EQ(server.active_sessions(), 1u);
+  // a second real client finds the one session taken: refused after its proof, by name
+  try {
+    Connection second("127.0.0.1", server.port(), co);
+    ADD_FAILURE() << "a second session on a one-session server";
+  } catch (const RemoteError& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kBusy) << e.what();
+    EXPECT_NE(std::string(e.what()).find("1 sessions at most"), std::string::npos) << e.what();
+  }
+}
+
+// A Hello of another protocol version is refused by name (it got a normal reply before).
+TEST(RpcServer, AHelloOfAnotherProtocolVersionIsRefused) {
+  Server server(options());
+  Client c(server.port());
+  const Message r = c.call(Hello{2, config_hash(build_config()), build_config().bitstream_name(), 1});
+  expect_error(r, ErrorCode::kBadVersion, "protocol version 2, this server version 1");
+}
+
 // Anonymous resident memory of this process (the server runs in it), bytes, after the allocator
 // has given back the free memory it caches. A figure only: the kernel keeps these counters per thread
 // and synchronises them in batches, so two readings of an idle process differ by megabytes.

@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 
 #include "compiled.h"
 #include "vta/build_config.h"
@@ -281,6 +284,83 @@ TEST(RemoteSession, AFailingCallBringsTheDiagnosticBackAndTheSessionGoesOn) {
   auto runner = tutorials::remote_runner(remote);
   const tutorials::Result m = tutorials::compiled_matrix_multiply(2, nullptr, small_matmul(), *runner);
   EXPECT_TRUE(m.ok()) << m.error;
+}
+
+// Modules that crashed the server (a probe's mutants) are refused by the reader, or fail as a call's
+// error; the server serves on, to this session and to another one.
+TEST(RemoteSession, ModulesThatCrashedTheServerAreRefusedAndItServesOn) {
+  using namespace compiler;  // NOLINT: the IR's vocabulary
+  ServerOptions o;
+  o.threads = 2;
+  Server server(o);
+  Remote remote = connect("127.0.0.1", server.port());
+  const Module gemm = matmul_module();
+  std::string text = gemm.to_json();
+  // the last argument of the first micro-op push removed (a SIGSEGV in the executor before)
+  nlohmann::json j = nlohmann::json::parse(text);
+  std::function<bool(nlohmann::json&)> drop = [&](nlohmann::json& x) {
+    if (x.is_object() && x.value("k", "") == "Call" && x["name"] == intrin::kUopPush) {
+      x["args"].erase(x["args"].size() - 1);
+      return true;
+    }
+    if (x.is_object() || x.is_array()) {
+      for (auto& c : x) {
+        if (drop(c)) return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(drop(j["program"]));
+  const std::string mutant = j.dump();
+  remote.upload("mutant.vtam", {reinterpret_cast<const uint8_t*>(mutant.data()), mutant.size()});
+  std::string e = thrown<RemoteError>([&] { (void)remote.load_module("mutant.vtam"); });
+  EXPECT_TRUE(contains(e, "LoadModule: mutant.vtam: program.") && contains(e, "vta.uop_push takes 8 arguments, not 7"))
+      << e;
+  // a loop of 2^32 - 1 iterations around the program: refused by the call's step bound, at once
+  const Var n = make_var("n");
+  const Module huge(make_for(n, (int64_t{1} << 32) - 1, gemm.program()), gemm.args(), "");
+  text = huge.to_json();
+  remote.upload("huge.vtam", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  RemoteModule h = remote.load_module("huge.vtam");
+  auto a = remote.empty(h.args()[0].shape, vta::DType::kInt8, "a");
+  auto w = remote.empty(h.args()[1].shape, vta::DType::kInt8, "w");
+  auto r = remote.empty(h.args()[2].shape, vta::DType::kInt8, "r");
+  e = thrown<CallError>([&] { h(a, w, r); });
+  EXPECT_TRUE(contains(e, "statements on the host; the limit is")) << e;
+  // this session and another go on
+  auto runner = tutorials::remote_runner(remote);
+  EXPECT_TRUE(tutorials::compiled_matrix_multiply(2, nullptr, small_matmul(), *runner).ok());
+  Remote other = connect("127.0.0.1", server.port());
+  auto other_runner = tutorials::remote_runner(other);
+  EXPECT_TRUE(tutorials::compiled_matrix_multiply(2, nullptr, small_matmul(), *other_runner).ok());
+}
+
+// A call that would run for ever within a generous step bound is cancelled when the server stops: the
+// server's destructor (what SIGTERM runs in vta-device-server) returns instead of waiting for it.
+TEST(RemoteSession, StoppingTheServerCancelsACallInProgress) {
+  using namespace compiler;  // NOLINT: the IR's vocabulary
+  ServerOptions o;
+  o.threads = 2;
+  o.max_call_steps = uint64_t{1} << 48;
+  auto server = std::make_unique<Server>(o);
+  const Var i = make_var("i"), j = make_var("j");
+  // 2^46 empty iterations: days of interpretation, within the bound
+  const Module spin(make_for(i, int64_t{1} << 32, make_for(j, int64_t{1} << 14, make_seq({}))), {}, "");
+  ASSERT_LT(spin.host_steps(), o.max_call_steps);
+  Remote remote = connect("127.0.0.1", server->port());
+  const std::string text = spin.to_json();
+  remote.upload("spin.vtam", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  RemoteModule f = remote.load_module("spin.vtam");
+  std::string outcome = "returned";
+  std::thread caller([&] { outcome = thrown<RemoteError>([&] { f.call({}); }); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (server->counters().calls == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(server->counters().calls, 1u);
+  server.reset();  // joins its threads: only possible when the call in progress has stopped
+  caller.join();
+  EXPECT_NE(outcome, "returned") << "the call cannot have completed";
 }
 
 TEST(RemoteSession, ALocalSessionServesABackendOfThisProcess) {

@@ -30,11 +30,7 @@ static int run(int argc, char** argv) {
   vta::cli::add_run_commands(app);
   vta::cli::add_inspect_commands(app);
   vta::cli::add_timeline_command(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;  // --help: 0; a usage error: its message and 2
-  }
+  VTA_CLI_PARSE(app, argc, argv);
   return vta::cli::exit_status();
 }
 

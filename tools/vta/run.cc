@@ -102,7 +102,10 @@ void print_outcome(const std::string& target, const CapturedResult& r, const Con
     std::printf("}\n");
     return;
   }
-  if (r.status != RunStatus::kOk) std::printf("%s", r.error.c_str());
+  if (r.status != RunStatus::kOk) {  // the failure on stderr (docs/CLI.md), the statistics on stdout
+    const bool newline = !r.error.empty() && r.error.back() == '\n';
+    std::fprintf(stderr, "vta: error: %s%s", r.error.c_str(), newline ? "" : "\n");
+  }
   std::printf("Execution statistics (%s):\n", target.c_str());
   print_stats(r.stats, config, false);
 }
@@ -181,7 +184,7 @@ void run_module(const RunOptions& o) {
   } catch (const std::exception& e) {
     r.status = RunStatus::kError;
     r.kind = ErrorKind::kInternal;
-    r.error = std::string(e.what()) + "\n";
+    r.error = e.what();
   }
   r.stats = runtime_stats();
   print_outcome(target, r, build_config(), o.json, nullptr);

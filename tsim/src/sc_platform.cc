@@ -10,6 +10,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "vta/build_config.h"
@@ -112,9 +113,11 @@ class Kernel {
   Platform& platform() { return *platform_; }
 
   /// Runs `job` on the platform's host thread; rethrows what it threw.
+  /// Throws std::runtime_error once the kernel has stopped (the process is exiting).
   void execute(const std::function<void()>& job, Dram& memory) {
     std::unique_lock lock(mu_);
-    turn_.wait(lock, [&] { return job_ == nullptr; });  // one run at a time
+    turn_.wait(lock, [&] { return job_ == nullptr || stopping_; });  // one run at a time
+    if (stopping_) throw std::runtime_error("systemc: the virtual platform has stopped (the process is exiting)");
     job_ = &job;
     memory_ = &memory;
     error_ = nullptr;
@@ -135,11 +138,14 @@ class Kernel {
     if (start_error_) std::rethrow_exception(start_error_);
     std::atexit([] { get().stop(); });
   }
+  // At exit (atexit, registered when the first device was made): devices destroyed later, by static
+  // destructors (a driver handle the program never freed), find the kernel stopped and do not wait.
   void stop() {
     {
       std::lock_guard lock(mu_);
       stopping_ = true;
       work_.notify_all();
+      turn_.notify_all();
     }
     if (thread_.joinable()) thread_.join();
   }
@@ -201,7 +207,9 @@ class SystemcDevice final : public Device {
     try {
       kernel_.execute([&] { device_.reset(); }, dram_);
     } catch (...) {
-      // nothing to report from a destructor; the device is gone either way
+      // the kernel has stopped (the process is exiting): the device's SystemC objects cannot be
+      // destroyed off the kernel thread, and the process ends anyway
+      (void)device_.release();  // NOLINT(bugprone-unused-return-value)
     }
   }
   RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {

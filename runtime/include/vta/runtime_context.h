@@ -29,6 +29,13 @@ struct ContextState;  // the per-runtime state of the C API (runtime_api.cc)
 /// Bytes of a live runtime buffer handle (VTABufferAlloc's or a context's), 0 for anything else.
 size_t buffer_bytes(const void* handle);
 
+/// The calling thread's runtime (its own, or the Context a Scope binds): true when a call of the current
+/// batch failed; the batch is poisoned and its further calls do nothing until it is discarded.
+bool batch_failed();
+/// Discards the current batch of the calling thread's runtime, failed or built halfway (a module call
+/// that stops early), so the next call starts clean; the last error stays readable.
+void abandon_batch();
+
 class Context {
  public:
   /// A queue over `device`, staging its instruction streams in `dram` (the device's memory, which

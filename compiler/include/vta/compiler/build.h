@@ -8,6 +8,8 @@
 ///   Module m = build(s, {data, weight, res}, env);
 ///   m({&data_dev, &weight_dev, &res_dev});   // throws RuntimeError with the runtime's message
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -33,6 +35,19 @@ class ModuleError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Bounds on one call of a module. The host's part, the loops and calls the executor interprets, is
+/// counted before anything runs (Module::host_steps(): a program has no branches, so the count is
+/// exact); the device's runs have their own cycle budgets.
+struct CallLimits {
+  /// The default bound of host steps: 256 times the largest program this project builds (a ResNet-18
+  /// step's 262,659; docs/COMPILER.md).
+  static constexpr uint64_t kDefaultMaxHostSteps = uint64_t{1} << 26;
+  uint64_t max_host_steps = kDefaultMaxHostSteps;
+  /// When set (by another thread: a server stopping), the call stops at its next loop iteration with a
+  /// RuntimeError, its batch discarded.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
 class Module {
  public:
   Module(Stmt program, std::vector<Tensor> args, std::string target);
@@ -50,16 +65,23 @@ class Module {
   const std::string& target() const { return target_; }
   /// Runs once with one device tensor per argument, in order; shapes and types must match the
   /// arguments'. Returns when the accelerator has finished (VTASynchronize).
-  void operator()(const std::vector<const DeviceTensor*>& tensors) const;
+  void operator()(const std::vector<const DeviceTensor*>& tensors, const CallLimits& limits = {}) const;
   /// The same with runtime buffer handles (VTABufferAlloc's, or vta::runtime::Context::wrap_buffer's
   /// on a server), one per argument, each at least as large as its argument (checked); the element
   /// layout is the caller's to get right. Runs on the calling thread's runtime.
-  void call(const std::vector<void*>& buffers) const;
+  /// Throws RuntimeError when the call would exceed `limits`, is cancelled, or a runtime call fails
+  /// (the first failed call stops the program; the batch is discarded).
+  void call(const std::vector<void*>& buffers, const CallLimits& limits = {}) const;
+  /// The statements one call executes on the host: every loop iteration, call and block, kernels'
+  /// bodies counted each time they are reached (an upper bound when the runtime caches them);
+  /// saturates at UINT64_MAX.
+  uint64_t host_steps() const { return host_steps_; }
 
  private:
   Stmt program_;
   std::vector<Tensor> args_;
   std::string target_;
+  uint64_t host_steps_ = 0;
   // one runtime kernel handle per micro-op kernel of the program (the runtime caches kernels by it)
   std::shared_ptr<std::map<const StmtNode*, void*>> kernels_;
 };

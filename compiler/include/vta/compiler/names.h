@@ -3,6 +3,8 @@
 /// The names the IR carries as strings: annotation keys (Attr nodes), intrinsic names (Call nodes) and
 /// storage scopes. Every pass, the printer, the interpreter and the executor spell them from here.
 
+#include <string_view>
+
 namespace vta::compiler {
 
 /// Attr keys. The schedule's annotations (Stage::pragma, tensorize, bind to cthread) come first; the
@@ -37,6 +39,27 @@ inline constexpr const char* kUopPush = "vta.uop_push";         ///< (mode, rese
 inline constexpr const char* kDepPush = "vta.coproc_dep_push";  ///< (from stage, to stage)
 inline constexpr const char* kDepPop = "vta.coproc_dep_pop";    ///< (from stage, to stage)
 inline constexpr const char* kSync = "vta.coproc_sync";
+
+/// What a call of the final program takes and where it may stand: the one description the module
+/// reader checks every call against and the executor relies on.
+struct Signature {
+  const char* name;
+  int args;        ///< the number of integer arguments
+  bool tensors;    ///< a DMA: names the tensor written (`tensor`) and the tensor read (`src`); else neither
+  bool in_kernel;  ///< only inside a micro-op kernel (Attr kCoprocUopScope); else only outside one
+};
+inline constexpr Signature kSignatures[] = {
+    {kLoadBuffer2D, 10, true, false}, {kStoreBuffer2D, 6, true, false}, {kDepPush, 2, false, false},
+    {kDepPop, 2, false, false},       {kSync, 0, false, false},         {kUopLoopBegin, 4, false, true},
+    {kUopLoopEnd, 0, false, true},    {kUopPush, 8, false, true},
+};
+/// The signature of intrinsic `name`, nullptr when there is none.
+inline const Signature* signature(std::string_view name) {
+  for (const Signature& s : kSignatures) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
 }  // namespace intrin
 
 /// The storage scope of DRAM tensors (on-chip scopes come from the Env).

@@ -2,8 +2,8 @@
 /// \file vta/rpc/server.h
 /// The VTA device server (docs/REMOTE.md): accepts clients over TCP (Boost.Asio), gives each session
 /// its own device memory and device of the configured backend, and serves the protocol's requests.
-/// Every wait has a bound (the idle timeout); when a session ends, by Goodbye, disconnect, timeout or
-/// a protocol error, everything it held is freed.
+/// Every wait has a bound (the handshake and idle timeouts, a module call's step limit); when a session ends, by
+/// Goodbye, disconnect, timeout or a protocol error, everything it held is freed.
 
 #include <chrono>
 #include <cstdint>
@@ -21,9 +21,18 @@ struct ServerOptions {
   unsigned max_sessions = 16;                      ///< further clients get Error{busy} and are closed
   uint64_t max_memory = uint64_t{1} << 30;         ///< device memory per session, bytes
   uint64_t max_uploads = uint64_t{64} << 20;       ///< bytes of uploaded module files per session
-  std::chrono::milliseconds idle_timeout{60'000};  ///< a session silent this long is closed
-  unsigned threads = 4;                            ///< threads serving the sessions (a run occupies one)
-  bool insecure = false;                           ///< allow a non-loopback bind without authentication
+  std::chrono::milliseconds idle_timeout{60'000};  ///< a session without a whole request this long is closed
+  /// A connection that has not completed Hello (and Auth, with a token) this long after it was accepted
+  /// is closed, however many bytes it sends meanwhile.
+  std::chrono::milliseconds handshake_timeout{10'000};
+  /// Connections still in their handshake at once; more are refused (busy). They do not count
+  /// against max_sessions, which counts opened (authenticated) sessions only.
+  unsigned max_pending = 16;
+  /// Bound of one module Call's host-side interpretation (compiler::CallLimits::max_host_steps); 0: the
+  /// compiler's default.
+  uint64_t max_call_steps = 0;
+  unsigned threads = 4;   ///< threads serving the sessions (a run occupies one)
+  bool insecure = false;  ///< allow a non-loopback bind without authentication
   /// The shared secret clients must prove in the handshake (read_token_file); empty: none asked.
   std::string token;
   Limits limits;
@@ -42,7 +51,7 @@ class Server {
   /// Binds and starts serving on background threads. Throws std::runtime_error naming host:port
   /// when the address cannot be bound, std::invalid_argument for bad options.
   explicit Server(ServerOptions options);
-  /// Stops accepting, closes every session, joins the threads.
+  /// Stops accepting, cancels the module calls in progress, closes every session, joins the threads.
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
