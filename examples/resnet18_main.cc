@@ -191,6 +191,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  vta::report_interrupts("vta-resnet18");  // the host phases take seconds: an interrupt says so
   return vta::guarded_main("vta-resnet18", [&] {
     try {
       return run(argc, argv);

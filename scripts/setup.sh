@@ -16,6 +16,7 @@ PACKAGES=(
   libssl-dev                           # its token handshake (HMAC-SHA256, OpenSSL)
   libsystemc-dev                       # the SystemC/TLM-2.0 component and VTA_TARGET=systemc
   dpkg-dev file                        # cpack -G DEB: the package's Depends (dpkg-shlibdeps)
+  clang libclang-rt-14-dev             # coverage-guided fuzzing: libFuzzer + sanitizer runtimes (scripts/fuzz.sh)
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: sets everything up, builds the Release tree and runs every ctest test, then
-# builds with AddressSanitizer + UndefinedBehaviorSanitizer and runs the software tests again (the
-# Verilated hardware models are large and already run in the first build).
+# The whole test suite: sets everything up, builds the Release tree and runs every ctest test, fuzzes
+# every reader of untrusted input for a short while (scripts/fuzz.sh), then builds with AddressSanitizer
+# + UndefinedBehaviorSanitizer and runs the software tests again (the Verilated hardware models are
+# large and already run in the first build).
 # Format and lint (scripts/lint.sh) run on the Release tree's compile commands.
 # Options: --no-sanitizers skips the second build; --no-lint skips format and lint; any other argument
 # is passed to ctest (e.g. -L driver).
@@ -49,6 +50,10 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
     -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_BUILD_TSIM=OFF --target vta-resnet18 >/dev/null
   "$dir/examples/vta-resnet18" --target fsim | tail -3
 fi
+
+# Coverage-guided fuzzing of every reader of untrusted input, 20 s per harness under ASan/UBSan
+# (scripts/fuzz.sh; docs/FUZZING.md)
+if [ "${#ctest_args[@]}" -eq 0 ] && [ "$sanitizers" -eq 1 ]; then "$root/scripts/fuzz.sh"; fi
 
 if [ "$sanitizers" -eq 1 ]; then
   asan="${VTA_ASAN_BUILD_DIR:-$root/build-asan}"

@@ -12,6 +12,7 @@
 #include "vta/compiler/build.h"
 #include "vta/compiler/names.h"
 #include "vta/compiler/te.h"
+#include "vta/file.h"
 
 namespace vta::compiler {
 namespace {
@@ -356,12 +357,17 @@ void Module::save(const std::string& path) const {
   if (!out) throw ModuleError(path + ": cannot be written");
 }
 
+// ResNet-18's largest module file is under 1 MiB
+constexpr uint64_t kMaxModuleFileBytes = uint64_t{256} << 20;
+
 Module Module::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ModuleError(path + ": cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return from_json(text.str(), path);
+  std::string text;
+  try {
+    text = read_file(path, kMaxModuleFileBytes);
+  } catch (const FileError& e) {
+    throw ModuleError(e.what());
+  }
+  return from_json(text, path);
 }
 
 }  // namespace vta::compiler

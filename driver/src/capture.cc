@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "vta/file.h"
+#include "vta/json_field.h"
 #include "vta/program.h"
 
 namespace vta {
@@ -74,16 +76,16 @@ json stats_json(const Stats& s) {
 
 Stats parse_stats(const json& j) {
   Stats s;
-  for (const auto& f : kStatFields) s.*f.member = j.at(std::string(f.name)).get<uint64_t>();
-  if (j.contains("cycle_count")) s.cycle_count = j.at("cycle_count").get<uint64_t>();
+  for (const auto& f : kStatFields) s.*f.member = json_field<uint64_t>(j, std::string(f.name).c_str());
+  if (j.contains("cycle_count")) s.cycle_count = json_field<uint64_t>(j, "cycle_count");
   return s;
 }
 
 json tokens_json(const TokenCounts& t) { return {{"l2g", t.l2g}, {"g2l", t.g2l}, {"g2s", t.g2s}, {"s2g", t.s2g}}; }
 
 TokenCounts parse_tokens(const json& j) {
-  return {j.at("l2g").get<uint64_t>(), j.at("g2l").get<uint64_t>(), j.at("g2s").get<uint64_t>(),
-          j.at("s2g").get<uint64_t>()};
+  return {json_field<uint64_t>(j, "l2g"), json_field<uint64_t>(j, "g2l"), json_field<uint64_t>(j, "g2s"),
+          json_field<uint64_t>(j, "s2g")};
 }
 
 Stats stats_delta(const Stats& after, const Stats& before) {
@@ -185,8 +187,8 @@ json blob_ref(std::string& blobs, const std::vector<uint8_t>& bytes) {
 }
 
 std::vector<uint8_t> read_blob(const json& ref, const std::string& bytes, size_t blobs_start, const std::string& what) {
-  const uint64_t offset = ref.at("offset").get<uint64_t>();
-  const uint64_t n = ref.at("bytes").get<uint64_t>();
+  const uint64_t offset = json_field<uint64_t>(ref, "offset");
+  const uint64_t n = json_field<uint64_t>(ref, "bytes");
   const uint64_t have = bytes.size() - blobs_start;
   if (offset > have || n > have - offset) {
     throw CaptureError(what + " lies past the end of the file (offset " + std::to_string(offset) + ", " +
@@ -195,9 +197,9 @@ std::vector<uint8_t> read_blob(const json& ref, const std::string& bytes, size_t
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data() + blobs_start + offset);
   std::vector<uint8_t> out(p, p + n);
   const std::string sum = hex64(fnv1a64(out.data(), out.size()));
-  if (sum != ref.at("fnv1a64").get<std::string>()) {
+  if (sum != json_field<std::string>(ref, "fnv1a64")) {
     throw CaptureError(what + " is corrupted (checksum " + sum + ", the header says " +
-                       ref.at("fnv1a64").get<std::string>() + ")");
+                       json_field<std::string>(ref, "fnv1a64") + ")");
   }
   return out;
 }
@@ -344,7 +346,7 @@ Capture Capture::from_bytes(const std::string& bytes, const std::string& origin)
   try {
     const json h = json::parse(bytes.begin() + long(kMagic.size()), bytes.begin() + long(eol));
     if (h.at("format") != "vta-capture") throw fail("format is not \"vta-capture\"");
-    if (h.at("version").get<int>() != kVersion) {
+    if (json_field<int>(h, "version") != kVersion) {
       throw fail("capture format version " + h.at("version").dump() + ", this build reads version " +
                  std::to_string(kVersion));
     }
@@ -354,22 +356,22 @@ Capture Capture::from_bytes(const std::string& bytes, const std::string& origin)
     } catch (const std::exception& e) {
       throw fail(std::string("its configuration is invalid: ") + e.what());
     }
-    if (c.config_hash() != h.at("config_hash").get<std::string>()) {
-      throw fail("the configuration does not match its hash " + h.at("config_hash").get<std::string>());
+    if (c.config_hash() != json_field<std::string>(h, "config_hash")) {
+      throw fail("the configuration does not match its hash " + json_field<std::string>(h, "config_hash"));
     }
-    c.target = h.at("target").get<std::string>();
-    c.program = h.at("program").get<std::string>();
-    c.sequence = h.at("sequence").get<uint64_t>();
-    c.device_run = h.at("device_run").get<uint64_t>();
-    c.insn_addr = h.at("insn_addr").get<uint64_t>();
-    c.insn_count = h.at("insn_count").get<uint32_t>();
-    c.budget = h.at("budget").get<uint64_t>();
+    c.target = json_field<std::string>(h, "target");
+    c.program = json_field<std::string>(h, "program");
+    c.sequence = json_field<uint64_t>(h, "sequence");
+    c.device_run = json_field<uint64_t>(h, "device_run");
+    c.insn_addr = json_field<uint64_t>(h, "insn_addr");
+    c.insn_count = json_field<uint32_t>(h, "insn_count");
+    c.budget = json_field<uint64_t>(h, "budget");
     c.tokens_before = parse_tokens(h.at("tokens_before"));
     const size_t blobs_start = eol + 1;
     for (const json& r : h.at("regions")) {
       CapturedRegion region;
-      region.phys = r.at("phys").get<uint64_t>();
-      const std::string uses = r.at("uses").get<std::string>();
+      region.phys = json_field<uint64_t>(r, "phys");
+      const std::string uses = json_field<std::string>(r, "uses");
       std::stringstream list(uses);
       for (std::string name; std::getline(list, name, ',');) {
         unsigned bit = 0;
@@ -379,7 +381,7 @@ Capture Capture::from_bytes(const std::string& bytes, const std::string& origin)
       }
       const std::string what = "region at 0x" + hex64(region.phys);
       region.before = read_blob(r.at("before"), bytes, blobs_start, what + " (before)");
-      if (region.before.size() != r.at("size").get<uint64_t>()) throw fail(what + ": size does not match its data");
+      if (region.before.size() != json_field<uint64_t>(r, "size")) throw fail(what + ": size does not match its data");
       if (r.contains("after")) {
         region.after = read_blob(r.at("after"), bytes, blobs_start, what + " (after)");
         if (region.after->size() != region.before.size()) throw fail(what + ": before and after differ in size");
@@ -387,9 +389,9 @@ Capture Capture::from_bytes(const std::string& bytes, const std::string& origin)
       c.regions.push_back(std::move(region));
     }
     const json& res = h.at("result");
-    c.result.status = parse_status(res.at("status").get<std::string>());
-    c.result.kind = parse_kind(res.at("error_kind").get<std::string>());
-    c.result.error = res.at("error").get<std::string>();
+    c.result.status = parse_status(json_field<std::string>(res, "status"));
+    c.result.kind = parse_kind(json_field<std::string>(res, "error_kind"));
+    c.result.error = json_field<std::string>(res, "error");
     c.result.stats = parse_stats(res.at("stats"));
     c.result.tokens_after = parse_tokens(res.at("tokens_after"));
   } catch (const CaptureError& e) {
@@ -397,6 +399,8 @@ Capture Capture::from_bytes(const std::string& bytes, const std::string& origin)
     throw fail(e.what());
   } catch (const json::exception& e) {
     throw fail(std::string("malformed header: ") + e.what());
+  } catch (const std::invalid_argument& e) {  // a field of the wrong type or range, by name
+    throw fail(std::string("header: ") + e.what());
   }
   return c;
 }
@@ -414,12 +418,17 @@ void Capture::save(const std::string& path) const {
   std::filesystem::rename(tmp, path);
 }
 
+// A capture holds the memory regions of its run: up to the 4 GiB of a 32-bit physical space.
+constexpr uint64_t kMaxCaptureFileBytes = uint64_t{1} << 32;
+
 Capture Capture::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CaptureError("cannot open " + path + ": " + std::strerror(errno));
-  std::stringstream s;
-  s << in.rdbuf();
-  return from_bytes(s.str(), path);
+  std::string bytes;
+  try {
+    bytes = read_file(path, kMaxCaptureFileBytes);
+  } catch (const FileError& e) {
+    throw CaptureError(e.what());
+  }
+  return from_bytes(bytes, path);
 }
 
 Capture capture_before(const Device& device, const Dram& dram, PhysAddr insn_addr, uint32_t count, uint64_t budget) {
@@ -472,8 +481,16 @@ ReplayResult replay(const Capture& capture, const ReplayOptions& options) {
   for (const auto& r : capture.regions) {
     void* host = dram.alloc_at(r.phys, r.before.size());
     if (host == nullptr) {
+      std::string why = "it lies outside the physical address space, or does not start on a page boundary";
+      for (const auto& other : capture.regions) {
+        if (&other == &r) break;
+        const uint64_t page = Dram::kPageBytes;
+        const uint64_t a0 = r.phys / page, a1 = (r.phys + r.before.size() + page - 1) / page;
+        const uint64_t b0 = other.phys / page, b1 = (other.phys + other.before.size() + page - 1) / page;
+        if (a0 < b1 && b0 < a1) why = "its pages overlap the region at 0x" + hex64(other.phys);
+      }
       throw CaptureError("cannot place the region at 0x" + hex64(r.phys) + " (" + std::to_string(r.before.size()) +
-                         " bytes) in a fresh memory");
+                         " bytes) in a fresh memory: " + why);
     }
     blocks.push_back(host);
     std::memcpy(host, r.before.data(), r.before.size());

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "vta/file.h"
 #include "vta/isa.h"
 
 namespace vta {
@@ -178,16 +179,13 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
 }
 
 Config Config::from_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError("cannot open VTA configuration file " + path.string());
-  // A configuration is a few hundred bytes: read at most kMaxFileBytes (+1 to notice more), so a
-  // device file or a wrong path cannot exhaust memory.
-  std::string text(kMaxFileBytes + 1, '\0');
-  in.read(text.data(), std::streamsize(text.size()));
-  text.resize(size_t(in.gcount()));
-  if (text.size() > kMaxFileBytes) {
-    throw ConfigError(path.string() + ": larger than " + std::to_string(kMaxFileBytes) +
-                      " bytes; not a VTA configuration file");
+  // A configuration is a few hundred bytes: read at most kMaxFileBytes, so a device file or a wrong
+  // path cannot exhaust memory (or block: only a regular file is read).
+  std::string text;
+  try {
+    text = read_file(path, kMaxFileBytes);
+  } catch (const FileError& e) {
+    throw ConfigError(std::string("VTA configuration file: ") + e.what());
   }
   return from_json_text(text, path.string());
 }

@@ -11,15 +11,15 @@
 #include <vector>
 
 #include "vta/build_config.h"
+#include "vta/file.h"
 #include "vta/isa.h"
 #include "vta/main.h"
 
 namespace {
 
 std::vector<char> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string bytes = vta::read_file(path, uint64_t{1} << 32);
+  return {bytes.begin(), bytes.end()};
 }
 
 }  // namespace

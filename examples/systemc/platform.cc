@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <systemc>
@@ -142,4 +143,11 @@ int run(int argc, char** argv) {
 
 int sc_main(int argc, char** argv) {
   return vta::guarded_main("vta-sc-platform", [&] { return run(argc, argv); });
+}
+
+// SystemC's own main prints its 4-line banner before sc_main unless told not to: this main tells it
+// (a user may still ask for it by setting SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=0), then hands over.
+int main(int argc, char** argv) {
+  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
 }

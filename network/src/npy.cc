@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "vta/file.h"
+
 namespace vta::net {
 namespace {
 
@@ -65,6 +67,11 @@ void write(const std::filesystem::path& path, const std::vector<int64_t>& shape,
 }  // namespace
 
 NpyArray read_npy(const std::filesystem::path& path) {
+  try {
+    require_regular_file(path);
+  } catch (const FileError& e) {
+    throw NpyError(e.what());
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw NpyError("cannot open " + path.string());
   char prefix[8];

@@ -7,6 +7,8 @@
 #include <set>
 #include <string_view>
 
+#include "vta/file.h"
+#include "vta/json_field.h"
 #include "vta/network/npy.h"
 #include "vta/network/reference.h"
 
@@ -216,13 +218,20 @@ void save_weights(const Graph& g, const std::filesystem::path& dir) {
   if (!out) throw GraphError("cannot write " + (dir / "manifest.json").string());
 }
 
+// a manifest lists names, files, shapes and shifts: a few kilobytes
+constexpr uint64_t kMaxManifestBytes = uint64_t{16} << 20;
+
 void load_weights(Graph& g, const std::filesystem::path& dir) {
   const auto path = dir / "manifest.json";
-  std::ifstream in(path);
-  if (!in) throw GraphError("cannot open " + path.string());
+  std::string text;
+  try {
+    text = read_file(path, kMaxManifestBytes);
+  } catch (const FileError& e) {
+    throw GraphError(e.what());
+  }
   nlohmann::json m;
   try {
-    m = nlohmann::json::parse(in);
+    m = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw GraphError(path.string() + ": not valid JSON: " + e.what());
   }
@@ -237,7 +246,7 @@ void load_weights(Graph& g, const std::filesystem::path& dir) {
     // every weight of the graph, with its shape, and nothing else
     std::set<std::string> seen;
     for (const auto& t : m.at("tensors")) {
-      const std::string name = t.at("name").get<std::string>(), file = t.at("file").get<std::string>();
+      const std::string name = json_field<std::string>(t, "name"), file = json_field<std::string>(t, "file");
       if (!g.has_tensor(name) ||
           std::find(g.weight_names().begin(), g.weight_names().end(), name) == g.weight_names().end()) {
         refuse({where, "tensor ", name, " is not a weight of ", g.name()});
@@ -265,14 +274,17 @@ void load_weights(Graph& g, const std::filesystem::path& dir) {
       if (op.kind != OpKind::kShr) continue;
       shift_ops.insert(op.name);
       if (!shifts.contains(op.name)) refuse({where, "shift ", op.name, " is missing"});
-      const int s = shifts.at(op.name).get<int>();
-      if (s < 0 || s > 31) refuse({where, "shift ", op.name, " = ", std::to_string(s), " is not 0 to 31"});
-      op.shift = s;
+      // an integer, checked before it is narrowed (1.5 or 2^63 is not a shift)
+      const int shift = json_field<int>(shifts, op.name.c_str());
+      if (shift < 0 || shift > 31) refuse({where, "shift ", op.name, " = ", std::to_string(shift), " is not 0 to 31"});
+      op.shift = shift;
     }
     for (const auto& [name, value] : shifts.items()) {
       if (!shift_ops.count(name)) refuse({where, "shift ", name, " is not an operator of ", g.name()});
     }
   } catch (const nlohmann::json::exception& e) {
+    throw GraphError(where + e.what());
+  } catch (const std::invalid_argument& e) {  // a field of the wrong type or range, by name
     throw GraphError(where + e.what());
   }
 }

@@ -17,6 +17,7 @@
 
 #include "vta/config.h"
 #include "vta/device.h"
+#include "vta/file.h"
 
 namespace vta::rpc {
 namespace {
@@ -570,11 +571,12 @@ std::string read_token_file(const std::string& path) {
                              std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
                              std::to_string(st.st_mode & 7) + "); make it private: chmod 600 " + path);
   }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw std::runtime_error("token file " + path + ": cannot be read");
-  std::string token = text.str();
+  std::string token;
+  try {
+    token = read_file(path, 4096);
+  } catch (const FileError& e) {
+    throw std::runtime_error(std::string("token file: ") + e.what());
+  }
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
   if (token.size() < kMinTokenBytes) {
     throw std::runtime_error("token file " + path + ": " + std::to_string(token.size()) + " bytes; a token needs " +

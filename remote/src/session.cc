@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "vta/file.h"
 #include "vta/rpc/server.h"
 
 namespace vta::rpc {
@@ -252,11 +253,7 @@ Remote::Remote(Remote&&) noexcept = default;
 Remote& Remote::operator=(Remote&&) noexcept = default;
 
 void Remote::upload(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("upload: cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  const std::string bytes = text.str();
+  const std::string bytes = read_file(path, uint64_t{1} << 32);
   const size_t slash = path.find_last_of('/');
   upload(slash == std::string::npos ? path : path.substr(slash + 1),
          {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});

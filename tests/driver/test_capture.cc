@@ -203,7 +203,7 @@ TEST_F(CaptureTest, DamagedFilesAreRefusedNamingTheDamage) {
   EXPECT_NE(refused(config).find("configuration"), std::string::npos) << refused(config);
   std::string header = bytes;
   header.replace(header.find("\"insn_count\""), 12, "\"insn_cou_t\"");
-  EXPECT_NE(refused(header).find("malformed header"), std::string::npos) << refused(header);
+  EXPECT_NE(refused(header).find("header: missing \"insn_count\""), std::string::npos) << refused(header);
 }
 
 TEST_F(CaptureTest, VtaCaptureMakesEveryDeviceCapture) {

@@ -3,13 +3,18 @@
 // structure, calibrated shifts, weights saved and loaded).
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "vta/build_config.h"
+#include "vta/capture.h"
+#include "vta/compiler/build.h"
 #include "vta/compiler/lower.h"
+#include "vta/config.h"
 #include "vta/network/executor.h"
 #include "vta/network/graph.h"
 #include "vta/network/npy.h"
@@ -301,8 +306,57 @@ TEST(NetworkResNet18, WeightsSavedAndLoaded) {
   reset();
   edit_manifest("\"network\": \"resnet18\"", "\"network\": \"resnet50\"");
   expect_error([&] { load_weights(h, dir); }, "weights of network \"resnet50\"");
+  // shifts are range-checked before they are narrowed (2^63 was read as 0, 1.5 as 1, and "verified")
+  reset();
+  edit_manifest("\"layer1.0.conv1.q.shr\": ", "\"layer1.0.conv1.q.shr\": 9223372036854775808, \"x\": ");
+  expect_error([&] { load_weights(h, dir); }, "\"layer1.0.conv1.q.shr\" = 9223372036854775808 is out of range");
+  reset();
+  edit_manifest("\"layer1.0.conv1.q.shr\": ", "\"layer1.0.conv1.q.shr\": 1.5, \"x\": ");
+  expect_error([&] { load_weights(h, dir); }, "\"layer1.0.conv1.q.shr\" must be an integer, not 1.5");
+  reset();
+  edit_manifest("\"file\": \"fc.weight.npy\"", "\"file\": 7");
+  expect_error([&] { load_weights(h, dir); }, "\"file\" must be a string, not 7");
+  // a FIFO named as a weights file is refused at once (it blocked the reader for ever)
+  reset();
+  fs::remove(dir / "fc.weight.npy");
+  ASSERT_EQ(::mkfifo((dir / "fc.weight.npy").c_str(), 0600), 0);
+  expect_error([&] { load_weights(h, dir); }, "fc.weight.npy: a FIFO, not a regular file");
   fs::remove_all(dir);
   fs::remove_all(good);
+}
+
+// Every reader of a user's file reads regular files only: a FIFO (or a directory) named by mistake is
+// refused by name at once, never waited on.
+TEST(Readers, RefuseWhatIsNotARegularFileByName) {
+  const fs::path fifo = fs::temp_directory_path() / ("vta_fifo_" + std::to_string(::getpid()));
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string expected = fifo.string() + ": a FIFO, not a regular file";
+  expect_error([&] { (void)read_npy(fifo); }, expected);
+  expect_error([&] { (void)Config::from_file(fifo); }, expected);
+  expect_error([&] { (void)Capture::load(fifo.string()); }, expected);
+  expect_error([&] { (void)compiler::Module::load(fifo.string()); }, expected);
+  fs::remove(fifo);
+  expect_error([&] { (void)Config::from_file(fs::temp_directory_path()); }, "a directory, not a regular file");
+}
+
+// A capture's header fields are named in every type or range error (the JSON library's message named
+// none), and counts are range-checked before they are narrowed.
+TEST(Readers, CaptureFieldErrorsNameTheField) {
+  const std::string path = std::string(VTA_SOURCE_DIR) + "/fuzz/corpus/capture/c_api_smoke.vtacap";
+  std::ifstream in(path, std::ios::binary);
+  const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_NO_THROW((void)Capture::from_bytes(good, "c.vtacap"));
+  auto with = [&](const std::string& value) {
+    std::string t = good;
+    const size_t at = t.find("\"insn_count\":");
+    const size_t end = t.find(',', at);
+    return t.replace(at, end - at, "\"insn_count\":" + value);
+  };
+  expect_error([&] { (void)Capture::from_bytes(with("\"two\""), "c.vtacap"); },
+               "c.vtacap: header: \"insn_count\" must be an integer, not \"two\"");
+  expect_error([&] { (void)Capture::from_bytes(with("8589934592"), "c.vtacap"); },
+               "\"insn_count\" = 8589934592 is out of range (0 to 4294967295)");
 }
 
 }  // namespace

@@ -10,15 +10,15 @@
 #include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/lower.h"
+#include "vta/file.h"
 #include "vta/program.h"
 
 namespace vta::cli {
 namespace {
 
 std::vector<uint8_t> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string bytes = read_file(path, uint64_t{1} << 32);
+  return {bytes.begin(), bytes.end()};
 }
 
 const char* stage_tag(RawInsn raw) {
@@ -42,17 +42,19 @@ class UopTracker {
     const MemInsn m = isa_.decode_mem(raw);
     if (m.memory_type != uint8_t(MemId::kUop) || m.x_size == 0 || m.y_size == 0) return "";
     size_t loaded = 0;
-    for (uint32_t y = 0; y < m.y_size; ++y) {
-      for (uint32_t x = 0; x < m.x_size; ++x) {
-        const uint64_t dram = (uint64_t(m.dram_base) + uint64_t(y) * m.x_stride + x) * Config::kUopElemBytes;
-        const uint64_t sram = uint64_t(m.sram_base) + uint64_t(y) * m.x_size + x;
-        const CapturedRegion* r = capture_.region_at(dram, Config::kUopElemBytes);
-        if (r == nullptr || sram >= sram_.size()) continue;
-        uint32_t word;
-        std::memcpy(&word, r->before.data() + (dram - r->phys), sizeof word);
-        sram_[sram] = word;
-        ++loaded;
-      }
+    // only the entries that land in the buffer (a garbled LOAD may name 2^32 of them: the work is
+    // bounded by the buffer's depth, not by the instruction's fields)
+    const uint64_t total = uint64_t(m.x_size) * m.y_size;
+    const uint64_t in_buffer = m.sram_base >= sram_.size() ? 0 : std::min<uint64_t>(total, sram_.size() - m.sram_base);
+    for (uint64_t i = 0; i < in_buffer; ++i) {
+      const uint64_t y = i / m.x_size, x = i % m.x_size;
+      const uint64_t dram = (uint64_t(m.dram_base) + y * m.x_stride + x) * Config::kUopElemBytes;
+      const CapturedRegion* r = capture_.region_at(dram, Config::kUopElemBytes);
+      if (r == nullptr) continue;
+      uint32_t word;
+      std::memcpy(&word, r->before.data() + (dram - r->phys), sizeof word);
+      sram_[m.sram_base + i] = word;
+      ++loaded;
     }
     return "loads " + std::to_string(loaded) + " micro-ops into uop[" + std::to_string(m.sram_base) + ", " +
            std::to_string(m.sram_base + loaded) + ")";

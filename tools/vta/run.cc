@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "vta/build_config.h"
 #include "vta/compiler/build.h"
+#include "vta/file.h"
 #include "vta/tensor.h"
 #include "vta/tools/target_option.h"
 
@@ -41,7 +42,8 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
                   "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
       ->check(vta::examples::target_validator());
   cmd->add_option("--budget", o.budget,
-                  "bound of the run in the backend's unit (cycles; fsim: work units); 0 = as captured");
+                  "bound of the run in the backend's unit (cycles; fsim: work units); 0 = as captured")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 62));
   cmd->add_flag("--json", o.json, "print the outcome and statistics as one JSON object");
   cmd->add_option("--wave", o.wave, "write a waveform of the run (.fst or .vcd; tsim and systemc)");
   cmd->add_option("--from", o.from, "first cycle in the waveform")->needs("--wave");
@@ -116,7 +118,12 @@ void run_capture(const RunOptions& o, bool compare) {
   ro.target = prepare_target(o);
   ro.budget = o.budget;
   ro.compare_cycles = !o.ignore_cycles;
-  const ReplayResult r = replay(capture, ro);
+  ReplayResult r;
+  try {
+    r = replay(capture, ro);
+  } catch (const CaptureError& e) {
+    throw CaptureError(o.file + ": " + e.what());  // which file a message is about
+  }
   for (const auto& w : r.warnings) std::fprintf(stderr, "vta: warning: %s\n", w.c_str());
   print_outcome(ro.target, r.result, capture.config(), o.json, compare ? &r : nullptr);
   if (compare) {
@@ -251,6 +258,7 @@ void capture_command(const CaptureOptions& o) {
 }  // namespace
 
 FileKind file_kind(const std::string& path) {
+  require_regular_file(path);  // a FIFO named by mistake is refused, not waited on
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path);
   char head[8] = {};

@@ -3,10 +3,37 @@
 // line on stderr ("NAME: error: WHAT") and exit status 1. A usage error is exit status 2
 // (VTA_CLI_PARSE).
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 namespace vta {
+
+namespace detail {
+inline const char* g_program_name = "vta";
+extern "C" inline void on_interrupt(int sig) {
+  // async-signal-safe: write and _exit only
+  const char* what = sig == SIGINT ? ": interrupted by SIGINT\n" : ": interrupted by SIGTERM\n";
+  (void)!::write(STDERR_FILENO, g_program_name, std::strlen(g_program_name));
+  (void)!::write(STDERR_FILENO, what, std::strlen(what));
+  ::_exit(128 + sig);
+}
+}  // namespace detail
+
+/// SIGINT and SIGTERM end the program with one line on stderr ("NAME: interrupted by SIGTERM") and
+/// status 128 + the signal, instead of silently. (The clocked backends stop a run in progress on these
+/// signals with a diagnostic of their own, and put this handler back after it.)
+inline void report_interrupts(const char* name) {
+  detail::g_program_name = name;
+  struct sigaction sa = {};
+  sa.sa_handler = detail::on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
 
 template <class Run>
 int guarded_main(const char* name, Run run) noexcept {

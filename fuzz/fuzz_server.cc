@@ -1,0 +1,61 @@
+// libFuzzer harness: the device server's request handling. One server runs in the process (fsim
+// sessions); each input is sent on a connection of its own, after a valid Hello when its first byte
+// is even (so the fuzzer reaches the requests behind the handshake), and the harness reads every
+// reply until the server closes. The server must answer or close, never crash; the connection's end
+// frees the session.
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "vta/build_config.h"
+#include "vta/rpc/detail/asio.h"
+#include "vta/rpc/protocol.h"
+#include "vta/rpc/server.h"
+
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+vta::rpc::Server& server() {
+  static vta::rpc::Server* s = [] {
+    vta::rpc::ServerOptions o;
+    o.threads = 2;
+    o.max_memory = 64u << 20;
+    o.max_uploads = 1u << 20;
+    o.idle_timeout = std::chrono::milliseconds(1000);
+    o.handshake_timeout = std::chrono::milliseconds(1000);
+    o.max_call_steps = 1 << 16;
+    return new vta::rpc::Server(o);  // lives as long as the process
+  }();
+  return *s;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace vta::rpc;  // NOLINT
+  asio::io_context io;
+  tcp::socket sock(io);
+  boost::system::error_code ec;
+  sock.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server().port()), ec);
+  if (ec) return 0;
+  timeval tv{5, 0};  // a server that neither answers nor closes in 5 s is a hang: the read fails below
+  setsockopt(sock.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  if (size > 0 && data[0] % 2 == 0) {
+    const auto hello =
+        encode(Hello{kVersion, config_hash(vta::build_config()), vta::build_config().bitstream_name(), 1}, 1);
+    asio::write(sock, asio::buffer(hello), ec);
+  }
+  if (size > 1) asio::write(sock, asio::buffer(data + 1, size - 1), ec);
+  sock.shutdown(tcp::socket::shutdown_send, ec);
+  uint8_t buf[65536];
+  for (;;) {
+    sock.read_some(asio::buffer(buf), ec);
+    if (ec == asio::error::eof || ec == asio::error::connection_reset) break;
+    if (ec) __builtin_trap();  // no answer and no close within 5 s
+  }
+  return 0;
+}
