@@ -112,8 +112,11 @@ NpyArray read_npy(const std::filesystem::path& path) {
     if (digits.size() > 12) refuse(path, "dimension " + digits + " is too large");
     const int64_t d = std::stoll(digits);
     a.shape.push_back(d);
+    // checked before multiplying: 2^28 elements times a 12-digit dimension overflows (found by fuzz_npy)
+    if (d != 0 && elements > kMaxNpyElements / d) {
+      refuse(path, "more than " + std::to_string(kMaxNpyElements) + " elements");
+    }
     elements *= d;
-    if (elements > kMaxNpyElements) refuse(path, "more than " + std::to_string(kMaxNpyElements) + " elements");
     digits.clear();
   };
   for (size_t i = 1; i + 1 < shape.size(); ++i) {

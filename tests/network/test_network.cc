@@ -190,6 +190,8 @@ TEST(NetworkNpy, RoundTripAndRefusals) {
   bad(file("{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }\n", "ab"),
       "needs 3 bytes of data, the file has 2");
   bad(file("{'descr': '|i1', 'fortran_order': False, 'shape': (99999999, 99999999), }\n", ""), "more than");
+  // a bound checked after multiplying overflowed first (found by the fuzzer: docs/FUZZING.md)
+  bad(file("{'descr': '|i1', 'fortran_order': False, 'shape': (2, 77777777 777777777777 3), }\n", ""), "more than");
   bad(file("{'descr': '|i1', 'fortran_order': False, 'shape': (1,), }\n", "a", 9), "format version 9");
   bad(file("{'descr': '|i1', 'fortran_order': False}\n", ""), "no 'shape'");
   expect_error([&] { read_npy(dir / "missing.npy"); }, "cannot open");
