@@ -3,9 +3,6 @@
 // is even (so the fuzzer reaches the requests behind the handshake), and the harness reads every
 // reply until the server closes. The server must answer or close, never crash; the connection's end
 // frees the session.
-#include <sys/socket.h>
-#include <sys/time.h>
-
 #include <cstdint>
 #include <vector>
 
@@ -42,10 +39,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   boost::system::error_code ec;
   sock.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server().port()), ec);
   if (ec) return 0;
-  // a server that neither answers nor closes in 20 s is a hang (its idle timeout here is 1 s; the bound
-  // is wide so that a loaded machine is not taken for one): the read fails below
-  timeval tv{20, 0};
-  setsockopt(sock.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   if (size > 0 && data[0] % 2 == 0) {
     const auto hello =
         encode(Hello{kVersion, config_hash(vta::build_config()), vta::build_config().bitstream_name(), 1}, 1);
@@ -54,10 +47,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 1) asio::write(sock, asio::buffer(data + 1, size - 1), ec);
   sock.shutdown(tcp::socket::shutdown_send, ec);
   uint8_t buf[65536];
+  // until the server closes; a server that never does is a hang, which libFuzzer's -timeout reports.
+  // libFuzzer's timer signal interrupts a blocking read now and then (EINTR): that is no answer yet.
   for (;;) {
     sock.read_some(asio::buffer(buf), ec);
-    if (ec == asio::error::eof || ec == asio::error::connection_reset) break;
-    if (ec) __builtin_trap();  // no answer and no close within 20 s
+    if (ec == asio::error::interrupted) continue;
+    if (ec) break;
   }
   return 0;
 }
