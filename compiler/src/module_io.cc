@@ -6,7 +6,6 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "vta/build_config.h"
 #include "vta/compiler/build.h"
@@ -266,17 +265,17 @@ class Reader {
       const std::string key = string(j, "key", at);
       // an annotation's value is never evaluated but for a kernel's kind
       Expr v = value.is_null() ? nullptr : expr(value, at + ".value", depth + 1, false);
-      if (key != attr::kCoprocUopScope)
-        return make_attr(var_ref(field(j, "var", at), at + ".var", true), key, body(), v);
-      if (v == nullptr || v->kind != ExprKind::kInt ||
-          (v->value != attr::kUopKernelGemm && v->value != attr::kUopKernelAlu)) {
+      Var var = var_ref(field(j, "var", at), at + ".var", true);
+      const bool kernel = key == attr::kCoprocUopScope;
+      if (kernel && (v == nullptr || v->kind != ExprKind::kInt ||
+                     (v->value != attr::kUopKernelGemm && v->value != attr::kUopKernelAlu))) {
         fail(at + ".value", std::string("a micro-op kernel is of kind ") + std::to_string(attr::kUopKernelGemm) +
                                 " (GEMM) or " + std::to_string(attr::kUopKernelAlu) + " (ALU)");
       }
-      in_kernel_ = true;
+      in_kernel_ = kernel;  // (a kernel holds no Attr: outside one, in_kernel_ was false)
       Stmt b = body();
       in_kernel_ = false;
-      return make_attr(var_ref(field(j, "var", at), at + ".var", true), key, std::move(b), std::move(v));
+      return make_attr(std::move(var), key, std::move(b), std::move(v));
     }
     if (k == "Call") return call(j, at, depth);
     fail(at + ".k", "unknown statement kind \"" + k + "\"");
@@ -361,13 +360,7 @@ void Module::save(const std::string& path) const {
 constexpr uint64_t kMaxModuleFileBytes = uint64_t{256} << 20;
 
 Module Module::load(const std::string& path) {
-  std::string text;
-  try {
-    text = read_file(path, kMaxModuleFileBytes);
-  } catch (const FileError& e) {
-    throw ModuleError(e.what());
-  }
-  return from_json(text, path);
+  return from_json(read_file_as<ModuleError>(path, kMaxModuleFileBytes), path);
 }
 
 }  // namespace vta::compiler

@@ -197,9 +197,8 @@ std::vector<uint8_t> read_blob(const json& ref, const std::string& bytes, size_t
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data() + blobs_start + offset);
   std::vector<uint8_t> out(p, p + n);
   const std::string sum = hex64(fnv1a64(out.data(), out.size()));
-  if (sum != json_field<std::string>(ref, "fnv1a64")) {
-    throw CaptureError(what + " is corrupted (checksum " + sum + ", the header says " +
-                       json_field<std::string>(ref, "fnv1a64") + ")");
+  if (const std::string said = json_field<std::string>(ref, "fnv1a64"); sum != said) {
+    throw CaptureError(what + " is corrupted (checksum " + sum + ", the header says " + said + ")");
   }
   return out;
 }
@@ -356,8 +355,8 @@ Capture Capture::from_bytes(const std::string& bytes, const std::string& origin)
     } catch (const std::exception& e) {
       throw fail(std::string("its configuration is invalid: ") + e.what());
     }
-    if (c.config_hash() != json_field<std::string>(h, "config_hash")) {
-      throw fail("the configuration does not match its hash " + json_field<std::string>(h, "config_hash"));
+    if (const std::string hash = json_field<std::string>(h, "config_hash"); c.config_hash() != hash) {
+      throw fail("the configuration does not match its hash " + hash);
     }
     c.target = json_field<std::string>(h, "target");
     c.program = json_field<std::string>(h, "program");
@@ -422,13 +421,7 @@ void Capture::save(const std::string& path) const {
 constexpr uint64_t kMaxCaptureFileBytes = uint64_t{1} << 32;
 
 Capture Capture::load(const std::string& path) {
-  std::string bytes;
-  try {
-    bytes = read_file(path, kMaxCaptureFileBytes);
-  } catch (const FileError& e) {
-    throw CaptureError(e.what());
-  }
-  return from_bytes(bytes, path);
+  return from_bytes(read_file_as<CaptureError>(path, kMaxCaptureFileBytes), path);
 }
 
 Capture capture_before(const Device& device, const Dram& dram, PhysAddr insn_addr, uint32_t count, uint64_t budget) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -181,13 +180,7 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
 Config Config::from_file(const std::filesystem::path& path) {
   // A configuration is a few hundred bytes: read at most kMaxFileBytes, so a device file or a wrong
   // path cannot exhaust memory (or block: only a regular file is read).
-  std::string text;
-  try {
-    text = read_file(path, kMaxFileBytes);
-  } catch (const FileError& e) {
-    throw ConfigError(std::string("VTA configuration file: ") + e.what());
-  }
-  return from_json_text(text, path.string());
+  return from_json_text(read_file_as<ConfigError>(path, kMaxFileBytes, "VTA configuration file: "), path.string());
 }
 
 std::string Config::bitstream_name() const {

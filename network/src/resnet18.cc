@@ -223,12 +223,7 @@ constexpr uint64_t kMaxManifestBytes = uint64_t{16} << 20;
 
 void load_weights(Graph& g, const std::filesystem::path& dir) {
   const auto path = dir / "manifest.json";
-  std::string text;
-  try {
-    text = read_file(path, kMaxManifestBytes);
-  } catch (const FileError& e) {
-    throw GraphError(e.what());
-  }
+  const std::string text = read_file_as<GraphError>(path, kMaxManifestBytes);
   nlohmann::json m;
   try {
     m = nlohmann::json::parse(text);

@@ -71,13 +71,14 @@ struct Server::Impl {
   std::optional<tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
   const Config& config;
-  std::atomic<unsigned> active{0};    // opened sessions (authenticated, when a token is asked)
-  std::atomic<unsigned> pending{0};   // connections in their handshake
-  std::atomic<bool> stopping{false};  // module calls in progress stop at their next loop iteration
+  std::atomic<unsigned> active{0};   // opened sessions (authenticated, when a token is asked)
+  std::atomic<unsigned> pending{0};  // connections in their handshake
+  // set once, under `mu`, by stop(); read without the lock by module calls in progress, which stop at
+  // their next loop iteration
+  std::atomic<bool> stopping{false};
   mutable std::mutex mu;
   ServerCounters counters;
   std::condition_variable stop_cv;
-  bool stopped = false;
 
   void count(uint64_t ServerCounters::*field) {
     std::lock_guard<std::mutex> lock(mu);
@@ -607,17 +608,16 @@ ServerCounters Server::counters() const {
 void Server::stop() {
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    if (impl_->stopped) return;
-    impl_->stopped = true;
+    if (impl_->stopping.load()) return;
+    impl_->stopping.store(true);
   }
-  impl_->stopping.store(true);  // module calls in progress end at their next loop iteration
   impl_->io.stop();
   impl_->stop_cv.notify_all();
 }
 
 void Server::wait() {
   std::unique_lock<std::mutex> lock(impl_->mu);
-  impl_->stop_cv.wait(lock, [this] { return impl_->stopped; });
+  impl_->stop_cv.wait(lock, [this] { return impl_->stopping.load(); });
 }
 
 }  // namespace vta::rpc

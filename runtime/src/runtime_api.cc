@@ -96,11 +96,15 @@ struct ContextState {
   UopKernel* recording = nullptr;  // the kernel finit is recording
   std::string recording_error;
 
-  void clear_errors() {
-    error.clear();
+  // The state of the current batch (the last error stays readable).
+  void clear_batch_state() {
     poisoned = false;
     recording = nullptr;
     recording_error.clear();
+  }
+  void clear_errors() {
+    error.clear();
+    clear_batch_state();
   }
   void close() {
     if (queue) {
@@ -527,9 +531,7 @@ bool batch_failed() { return rt().poisoned; }
 void abandon_batch() {
   ContextState& state = rt();
   if (state.queue) state.queue->discard_batch();
-  const std::string error = state.error;  // stays readable through VTARuntimeGetLastError
-  state.clear_errors();
-  state.error = error;
+  state.clear_batch_state();  // the error stays readable through VTARuntimeGetLastError
 }
 
 size_t buffer_bytes(const void* handle) {

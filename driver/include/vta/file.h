@@ -22,6 +22,17 @@ class FileError : public std::runtime_error {
 /// larger than `max_bytes`, or cannot be read.
 std::string read_file(const std::filesystem::path& path, uint64_t max_bytes);
 
+/// read_file for a reader with an error class of its own: a FileError becomes an `Error` with the same
+/// message after `prefix`.
+template <class Error>
+std::string read_file_as(const std::filesystem::path& path, uint64_t max_bytes, const std::string& prefix = "") {
+  try {
+    return read_file(path, max_bytes);
+  } catch (const FileError& e) {
+    throw Error(prefix + e.what());
+  }
+}
+
 /// Throws FileError unless `path` names a regular file (what read_file checks first), for readers
 /// that stream a file themselves.
 void require_regular_file(const std::filesystem::path& path);
