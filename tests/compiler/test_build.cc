@@ -16,6 +16,7 @@
 #include <random>
 
 #include "compiled.h"
+#include "test_paths.h"
 #include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"
@@ -605,7 +606,7 @@ TEST(ModuleFiles, AModuleReadBackRunsTheSame) {
   const Module back = Module::from_json(text);
   EXPECT_EQ(to_text(back.program()), to_text(m.program()));
   EXPECT_EQ(back.to_json(), text) << "writing what was read gives the same file";
-  const auto path = std::filesystem::temp_directory_path() / ("vta_module_" + std::to_string(getpid()) + ".vtam");
+  const auto path = vta::test::scratch_path("vta_module.vtam");
   m.save(path.string());
   const Module loaded = Module::load(path.string());
   std::filesystem::remove(path);

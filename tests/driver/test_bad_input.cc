@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "test_paths.h"
 #include "test_util.h"
 #include "vta/build_config.h"
 #include "vta/command_queue.h"
@@ -283,7 +284,7 @@ bool run_add_program(int seed) {
 }
 
 TEST(BadInputThreads, ThreadsSharingKernelHandlesAndTracingGetTheirOwnFiles) {
-  const std::string trace = testing::TempDir() + "vta_threads_trace.txt";
+  const std::string trace = vta::test::scratch_path("vta_threads_trace.txt");
   ScopedEnv env("VTA_TRACE_CALLS", trace.c_str());
   std::atomic<int> failures{0}, ready{0};
   std::vector<std::thread> threads;
@@ -355,7 +356,7 @@ TEST(BadInputThreads, ADeviceHandleSharedByThreadsIsSerialised) {
 // ---- 8. configurations ------------------------------------------------------------------------------
 
 std::string config_text(const std::string& key, const std::string& value) {
-  std::ifstream in(VTA_SOURCE_DIR "/config/vta_config.json");
+  std::ifstream in(vta::test::source_path("config/vta_config.json"));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t at = text.find("\"" + key + "\": ");
   const size_t start = at + key.size() + 4, end = text.find_first_of(",\n}", start);
@@ -402,18 +403,18 @@ TEST(BadInputConfig, FilesAreReadWithABoundAndErrorsNameThem) {
         << e.what();
   }
   // a regular file past the bound is refused by its size, unread
-  const std::string big = testing::TempDir() + "vta_config_big.json";
+  const std::string big = vta::test::scratch_path("vta_config_big.json");
   std::ofstream(big) << std::string(Config::kMaxFileBytes + 1, ' ');
   try {
     (void)Config::from_file(big);
     ADD_FAILURE() << big << " accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("vta_config_big.json: 65537 bytes, more than the 65536 this reader accepts"),
+    EXPECT_NE(std::string(e.what()).find(big + ": 65537 bytes, more than the 65536 this reader accepts"),
               std::string::npos)
         << e.what();
   }
   std::remove(big.c_str());
-  const std::string path = testing::TempDir() + "vta_config_1e400.json";
+  const std::string path = vta::test::scratch_path("vta_config_1e400.json");
   std::ofstream(path) << config_text("LOG_BLOCK", "1e400");
   try {
     (void)Config::from_file(path);

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "test_paths.h"
 #include "test_util.h"
 #include "vta/build_config.h"
 #include "vta/config.h"
@@ -41,15 +42,15 @@ TEST(Config, BusWidthFollowsTargetUnlessSet) {
 }
 
 TEST(Config, ShippedFilesLoad) {
-  const Config d = Config::from_file(VTA_SOURCE_DIR "/config/vta_config.json");
+  const Config d = Config::from_file(test::source_path("config/vta_config.json"));
   EXPECT_EQ(d.bitstream_name(), Config::default_config().bitstream_name());
   for (const auto& path : test::sample_config_paths()) {
     SCOPED_TRACE(path);
     EXPECT_NO_THROW(Config::from_file(path));
   }
-  EXPECT_EQ(Config::from_file(VTA_SAMPLES_DIR "/batch2.json").batch(), 2);
-  EXPECT_EQ(Config::from_file(VTA_SAMPLES_DIR "/block8.json").block_in(), 8);
-  EXPECT_EQ(Config::from_file(VTA_SAMPLES_DIR "/block32.json").block_out(), 32);
+  EXPECT_EQ(Config::from_file(test::source_path("config/samples/batch2.json")).batch(), 2);
+  EXPECT_EQ(Config::from_file(test::source_path("config/samples/block8.json")).block_in(), 8);
+  EXPECT_EQ(Config::from_file(test::source_path("config/samples/block32.json")).block_out(), 32);
 }
 
 TEST(Config, JsonRoundTrip) {
@@ -188,8 +189,8 @@ TEST(Config, GeneratedHeaderMatchesBuildConfig) {
 }
 
 TEST(Config, GeneratedSvPackageHasEveryConstant) {
-  std::ifstream in(VTA_GENERATED_SV_PACKAGE);
-  ASSERT_TRUE(in) << VTA_GENERATED_SV_PACKAGE;
+  std::ifstream in(test::generated_sv_package());
+  ASSERT_TRUE(in) << test::generated_sv_package();
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("package vta_config_pkg;"), std::string::npos);
   EXPECT_NE(

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "test_paths.h"
 #include "vta/device.h"
 #include "vta/fsim.h"
 #include "vta/isa.h"
@@ -153,10 +154,12 @@ inline AluInsn alu_insn(AluOp op, uint32_t bgn, uint32_t end, bool use_imm, int3
   return a;
 }
 
-/// Sample configurations shipped in config/samples (path injected by CMake).
+/// Sample configurations shipped in config/samples.
 inline std::vector<std::string> sample_config_paths() {
-  return {VTA_SAMPLES_DIR "/default_1x16.json", VTA_SAMPLES_DIR "/batch2.json", VTA_SAMPLES_DIR "/block8.json",
-          VTA_SAMPLES_DIR "/block32.json"};
+  std::vector<std::string> paths;
+  for (const char* name : {"default_1x16", "batch2", "block8", "block32"})
+    paths.push_back(source_path("config/samples") / (std::string(name) + ".json"));
+  return paths;
 }
 
 }  // namespace vta::test

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "test_paths.h"
 #include "tutorials.h"
 #include "vta/runtime.h"
 
@@ -26,14 +27,14 @@ inline std::string read_text(const std::filesystem::path& p) {
 
 /// Runs `run` with the call trace on and expects the trace to equal tests/golden/`golden`.
 inline void expect_trace(const std::function<Result()>& run, const char* golden) {
-  const auto path = std::filesystem::temp_directory_path() / ("vta_trace_" + std::to_string(::getpid()) + ".txt");
+  const auto path = vta::test::scratch_path("vta_trace.txt");
   ASSERT_EQ(setenv("VTA_TRACE_CALLS", path.c_str(), 1), 0);
   VTARuntimeShutdown();  // the next queue opens the trace file
   const Result r = run();
   VTARuntimeShutdown();  // closes it
   unsetenv("VTA_TRACE_CALLS");
   ASSERT_TRUE(r.ok()) << r.error << " (" << r.mismatches << " mismatches)";
-  const std::string got = read_text(path), want = read_text(std::filesystem::path(VTA_GOLDEN_DIR) / golden);
+  const std::string got = read_text(path), want = read_text(vta::test::source_path("tests/golden") / golden);
   std::filesystem::remove(path);
   ASSERT_FALSE(want.empty()) << golden;
   EXPECT_EQ(got, want) << "the runtime call trace differs from the golden " << golden;

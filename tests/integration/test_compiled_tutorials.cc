@@ -12,6 +12,7 @@
 
 #include "compiled.h"
 #include "golden_trace.h"
+#include "test_paths.h"
 
 namespace vta::tutorials {
 namespace {
@@ -41,7 +42,7 @@ void expect_listing(const std::string& steps, const char* golden) {
   const size_t at = steps.find(marker);
   ASSERT_NE(at, std::string::npos);
   const std::string got = steps.substr(at + marker.size());
-  const auto path = std::filesystem::path(VTA_GOLDEN_DIR) / golden;
+  const auto path = vta::test::source_path("tests/golden") / golden;
   if (std::getenv("VTA_UPDATE_GOLDEN") != nullptr) std::ofstream(path) << got;
   EXPECT_EQ(got, read_text(path)) << "the final lowered program differs from " << golden;
 }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 
+#include "test_paths.h"
 #include "vta/build_config.h"
 #include "vta/capture.h"
 #include "vta/compiler/build.h"
@@ -143,7 +144,7 @@ TEST(NetworkReference, ElementwisePoolingAndDense) {
 }
 
 TEST(NetworkNpy, RoundTripAndRefusals) {
-  const fs::path dir = fs::temp_directory_path() / "vta_network_npy";
+  const fs::path dir = vta::test::scratch_path("vta_network_npy");
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::vector<int8_t> v8 = random_int8(2 * 3 * 4, 3);
@@ -264,7 +265,7 @@ TEST(NetworkResNet18, CalibratedShiftsNeitherVanishNorSaturate) {
 }
 
 TEST(NetworkResNet18, WeightsSavedAndLoaded) {
-  const fs::path dir = fs::temp_directory_path() / "vta_network_weights";
+  const fs::path dir = vta::test::scratch_path("vta_network_weights");
   fs::remove_all(dir);
   Graph g = resnet18(small());
   const auto input = generated_input(g, 1);
@@ -330,7 +331,7 @@ TEST(NetworkResNet18, WeightsSavedAndLoaded) {
 // Every reader of a user's file reads regular files only: a FIFO (or a directory) named by mistake is
 // refused by name at once, never waited on.
 TEST(Readers, RefuseWhatIsNotARegularFileByName) {
-  const fs::path fifo = fs::temp_directory_path() / ("vta_fifo_" + std::to_string(::getpid()));
+  const fs::path fifo = vta::test::scratch_path("vta_fifo");
   fs::remove(fifo);
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::string expected = fifo.string() + ": a FIFO, not a regular file";
@@ -345,7 +346,7 @@ TEST(Readers, RefuseWhatIsNotARegularFileByName) {
 // A capture's header fields are named in every type or range error (the JSON library's message named
 // none), and counts are range-checked before they are narrowed.
 TEST(Readers, CaptureFieldErrorsNameTheField) {
-  const std::string path = std::string(VTA_SOURCE_DIR) + "/fuzz/corpus/capture/c_api_smoke.vtacap";
+  const std::string path = vta::test::source_path("fuzz/corpus/capture/c_api_smoke.vtacap").string();
   std::ifstream in(path, std::ios::binary);
   const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_NO_THROW((void)Capture::from_bytes(good, "c.vtacap"));

@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 
+#include "test_paths.h"
 #include "vta/build_config.h"
 #include "vta/config.h"
 #include "vta/rpc/protocol.h"
@@ -218,9 +219,11 @@ TEST(RpcProtocol, TheSenderRefusesWhatTheReceiverWould) {
 
 TEST(RpcProtocol, ConfigHashSeparatesConfigurations) {
   const uint64_t here = config_hash(build_config());
-  EXPECT_EQ(here, config_hash(Config::from_file(VTA_SOURCE_DIR "/config/vta_config.json")));
+  EXPECT_EQ(here, config_hash(Config::from_file(vta::test::source_path("config/vta_config.json"))));
   for (const char* sample : {"block8", "batch2", "bus256"}) {
-    EXPECT_NE(here, config_hash(Config::from_file(std::string(VTA_SAMPLES_DIR) + "/" + sample + ".json"))) << sample;
+    EXPECT_NE(here, config_hash(
+                        Config::from_file(vta::test::source_path("config/samples") / (sample + std::string(".json")))))
+        << sample;
   }
 }
 

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "../driver/program_suite.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "vta/build_config.h"
 #include "vta/driver.h"
@@ -148,7 +149,7 @@ TEST(RemoteDevice, AServerThatGoesAwayFailsTheRunByName) {
 
 TEST(RemoteDevice, AnotherConfigurationIsRefusedNamingBoth) {
   OwnServer s;
-  const Config other = Config::from_file(std::string(VTA_SAMPLES_DIR) + "/batch2.json");
+  const Config other = Config::from_file(vta::test::source_path("config/samples/batch2.json"));
   try {
     (void)rpc::make_remote_device(s.address(), other);
     FAIL() << "a device of another configuration was opened";
@@ -167,7 +168,7 @@ TEST(RemoteDevice, TheTokenComesFromVtaRpcTokenFile) {
   rpc::Server server(o);
   const std::string target = "rpc://127.0.0.1:" + std::to_string(server.port());
   EXPECT_THROW((void)make_device(target, build_config()), rpc::RemoteError) << "no token";
-  const auto path = std::filesystem::temp_directory_path() / ("vta_token_dev_" + std::to_string(getpid()));
+  const auto path = vta::test::scratch_path("vta_token_dev");
   std::ofstream(path) << o.token << "\n";
   std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   ASSERT_EQ(setenv("VTA_RPC_TOKEN_FILE", path.c_str(), 1), 0);

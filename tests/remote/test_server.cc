@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "test_paths.h"
 #include "test_util.h"
 #include "vta/build_config.h"
 #include "vta/rpc/client.h"
@@ -460,7 +461,7 @@ TEST(RpcServer, ATokenIsProvenNotSentAndEveryWrongProofIsRefused) {
 }
 
 TEST(RpcServer, TokenFilesMustBePrivateAndLongEnough) {
-  const auto path = std::filesystem::temp_directory_path() / ("vta_token_" + std::to_string(getpid()));
+  const auto path = vta::test::scratch_path("vta_token");
   auto write = [&](const std::string& text, std::filesystem::perms perms) {
     std::ofstream(path) << text;
     std::filesystem::permissions(path, perms);

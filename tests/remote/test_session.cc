@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "compiled.h"
+#include "test_paths.h"
 #include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/names.h"
@@ -116,7 +117,7 @@ TEST(RemoteSession, AnUploadedFileComputesWhatTheLocalModuleDoes) {
   const auto shape = small_matmul();
   const tutorials::Result local = tutorials::compiled_matrix_multiply(7, nullptr, shape, keep);
   ASSERT_TRUE(local.ok()) << local.error;
-  const auto path = std::filesystem::temp_directory_path() / ("gemm_" + std::to_string(getpid()) + ".vtam");
+  const auto path = vta::test::scratch_path("gemm.vtam");
   keep.module->save(path.string());
 
   Remote remote = local_session("fsim");

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_paths.h"
 #include "vcd.h"
 
 namespace vta::test {
@@ -17,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(SystemcWave, AProgramOnTheVirtualPlatformDumpsItsWindow) {
-  const fs::path dir = fs::temp_directory_path() / ("vta_systemc_wave_" + std::to_string(::getpid()));
+  const fs::path dir = vta::test::scratch_path("vta_systemc_wave");
   fs::create_directories(dir);
   const std::string cmd = "VTA_TARGET=systemc VTA_WAVE='" + (dir / "run.vcd").string() +
                           "' VTA_WAVE_START=100 VTA_WAVE_STOP=300 '" + VTA_MATMUL_PROGRAM + "' > '" +

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "../driver/workloads.h"
+#include "test_paths.h"
 #include "vcd.h"
 #include "vta/build_config.h"
 #include "vta/tsim.h"
@@ -44,7 +45,7 @@ std::string hex128(const std::string& bits) {
 }
 
 TEST(TsimWave, VcdWindowAndSaveFileSignalsExist) {
-  const fs::path dir = fs::temp_directory_path() / "vta_tsim_wave_test";
+  const fs::path dir = vta::test::scratch_path("vta_tsim_wave_test");
   fs::create_directories(dir);
   tsim::Simulator::Options o;
   o.wave = tsim::WaveOptions{(dir / "run.vcd").string(), 20, 60, 0};
@@ -72,7 +73,7 @@ TEST(TsimWave, VcdWindowAndSaveFileSignalsExist) {
 // named in the instruction filter with its disassembly; FSM states, compute units and read clients
 // have their tables.
 TEST(TsimWave, SaveFileNamesInstructionsStatesUnitsAndClients) {
-  const fs::path dir = fs::temp_directory_path() / "vta_tsim_wave_filters";
+  const fs::path dir = vta::test::scratch_path("vta_tsim_wave_filters");
   fs::remove_all(dir);
   fs::create_directories(dir);
   tsim::Simulator::Options o;
@@ -118,7 +119,7 @@ TEST(TsimWave, SaveFileNamesInstructionsStatesUnitsAndClients) {
 }
 
 TEST(TsimWave, Fst) {
-  const fs::path dir = fs::temp_directory_path() / "vta_tsim_wave_fst";
+  const fs::path dir = vta::test::scratch_path("vta_tsim_wave_fst");
   fs::create_directories(dir);
   tsim::Simulator::Options o;
   o.wave = tsim::WaveOptions{(dir / "run.fst").string(), 0, UINT64_MAX, 0};
@@ -141,7 +142,7 @@ TEST(TsimWave, BadWaveOptionsAreNamed) {
 
 // No file name ever reaches a shell: a name with quotes and a command in it is just a file name.
 TEST(TsimWave, FileNamesNeverReachAShell) {
-  const fs::path dir = fs::temp_directory_path() / "vta_tsim_wave_shell";
+  const fs::path dir = vta::test::scratch_path("vta_tsim_wave_shell");
   fs::remove_all(dir);
   fs::create_directories(dir);
   // a shell would run "touch vta_wave_INJECTED" in the working directory
@@ -163,7 +164,7 @@ TEST(TsimWave, FileNamesNeverReachAShell) {
 // Simulators that ask for the same file at the same time write beside each other (run.1.fst, ...),
 // never over each other; a later simulator reuses the name once the first has closed it.
 TEST(TsimWave, ConcurrentSimulatorsGetTheirOwnFiles) {
-  const fs::path dir = fs::temp_directory_path() / "vta_tsim_wave_threads";
+  const fs::path dir = vta::test::scratch_path("vta_tsim_wave_threads");
   fs::remove_all(dir);
   fs::create_directories(dir);
   tsim::Simulator::Options o;

@@ -7,6 +7,13 @@ namespace {
 
 thread_local AssertionLog* t_active = nullptr;
 
+// The RTL is Verilated with paths relative to the directory that builds the model
+// (cmake/VtaVerilate.cmake): "../hw/rtl/vta_fetch.sv" is named as the repository's hw/rtl/vta_fetch.sv.
+const char* source_name(const char* file) {
+  while (file[0] == '.' && file[1] == '.' && file[2] == '/') file += 3;
+  return file;
+}
+
 }  // namespace
 
 std::string AssertionFailure::to_string() const { return path + " (" + file + ":" + std::to_string(line) + ")"; }
@@ -21,7 +28,7 @@ void AssertionLog::record(const char* name, const char* path, const char* file, 
       return;
     }
   }
-  if (failures_.size() < kMaxDistinct) failures_.push_back({name, path, file, line, 1});
+  if (failures_.size() < kMaxDistinct) failures_.push_back({name, path, source_name(file), line, 1});
 }
 
 }  // namespace vta::rtl
@@ -31,5 +38,5 @@ extern "C" void vta_assert_failed(const char* name, const char* path, const char
     vta::rtl::t_active->record(name, path, file, line);
     return;
   }
-  std::fprintf(stderr, "vta: RTL assertion %s failed: %s (%s:%d)\n", name, path, file, line);
+  std::fprintf(stderr, "vta: RTL assertion %s failed: %s (%s:%d)\n", name, path, vta::rtl::source_name(file), line);
 }
