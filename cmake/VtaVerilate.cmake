@@ -21,3 +21,21 @@ function(vta_verilate)
   endforeach()
   verilate(${args})
 endfunction()
+
+# vta_verilated_unity(TARGET): compiles the Verilated models of TARGET as a few translation units each
+# (Verilator's own __ALL.cpp grouping, with its construction-time __Slow files apart from the
+# evaluation code), instead of file by file: each of the many small generated files re-reads
+# Verilator's headers, which costs more than compiling them (docs/PERFORMANCE.md, "Test suite").
+function(vta_verilated_unity target)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+  get_target_property(sources ${target} SOURCES)
+  foreach(src IN LISTS sources)
+    if(src MATCHES "/(V[A-Za-z0-9_]+)\\.dir/[^/]+\\.cpp$")
+      set(group ${CMAKE_MATCH_1})
+      if(src MATCHES "__Slow\\.cpp$")
+        string(APPEND group _slow)
+      endif()
+      set_source_files_properties("${src}" PROPERTIES UNITY_GROUP ${group})
+    endif()
+  endforeach()
+endfunction()

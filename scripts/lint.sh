@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Format and lint check: fails on any C++ file that clang-format (.clang-format) would change and on
 # any clang-tidy finding of the agreed check set (.clang-tidy). clang-tidy needs a configured build
-# tree for the compile commands; it checks every translation unit of that build that is in git.
+# tree for the compile commands; it checks every translation unit of that build that is in git, except
+# those its cache (below) proves clean.
 # Usage: scripts/lint.sh [BUILD_DIR]   (default: build; scripts/test.sh runs it after its build)
 #        scripts/lint.sh --fix-format   (rewrite the files in place instead of checking)
 set -euo pipefail
@@ -29,9 +30,55 @@ fi
 # the translation units of the build that are ours (generated and third-party files are not checked)
 mapfile -t units < <(grep -o '"file": *"[^"]*"' "$db" | sed 's/.*"\([^"]*\)"$/\1/' | sort -u |
                      grep -Fx -f <(git ls-files '*.cc' | sed "s|^|$root/|"))
-echo "== clang-tidy: ${#units[@]} translation units (checks in .clang-tidy) =="
-if ! printf '%s\n' "${units[@]}" |
-     xargs -P "$(nproc)" -n 2 clang-tidy -p "$build" --quiet 2> >(grep -v "warnings\? generated\|^Suppressed\|^Use -header-filter\|NOLINT" >&2); then
+
+# A translation unit clang-tidy found clean is not checked again while everything it reads is the same:
+# the key is clang-tidy's version, .clang-tidy, and the unit's compile commands and preprocessed text
+# (comments kept: NOLINT), with this checkout's path taken out so that clones share the results.
+# VTA_LINT_CACHE=off checks every unit.
+cache="${VTA_LINT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vta/clang-tidy}"
+if [ "$cache" != off ]; then mkdir -p "$cache"; fi
+commands="$(mktemp)"
+trap 'rm -f "$commands"' EXIT
+# file TAB directory TAB command, JSON-unescaped (CMake writes one field per line)
+awk -F'"' '
+  function unescape(s) { gsub(/\\\\/, "\001", s); gsub(/\\"/, "\"", s); gsub(/\001/, "\\", s); return s }
+  /^ *"directory": / { dir = $4 }
+  /^ *"command": / { sub(/^ *"command": "/, ""); sub(/",? *$/, ""); cmd = unescape($0) }
+  /^ *"file": / { print $4 "\t" dir "\t" cmd }' "$db" >"$commands"
+salt="$(clang-tidy --version; cat .clang-tidy)"
+export root build cache commands salt
+
+check_unit() {  # FILE: 0 when clean (from the cache or checked now)
+  local file=$1 key="" line dir cmd args pre
+  if [ "$cache" != off ]; then
+    key=$( {
+      printf '%s\n' "$salt"
+      while IFS=$'\t' read -r _ dir cmd; do
+        eval "args=($cmd)"
+        pre=(clang++ -E -C -Wno-unknown-warning-option)
+        local i=1
+        while [ $i -lt ${#args[@]} ]; do
+          case "${args[$i]}" in
+            -o) i=$((i + 2)); continue ;;
+            -c) ;;
+            *) pre+=("${args[$i]}") ;;
+          esac
+          i=$((i + 1))
+        done
+        printf '%s\n' "$cmd" | sed "s|$root||g"
+        (cd "$dir" && "${pre[@]}" 2>/dev/null) | sed "s|$root||g" || echo "unpreprocessed $RANDOM$RANDOM"
+      done < <(awk -F'\t' -v f="$file" '$1 == f' "$commands")
+    } | sha256sum | cut -c1-64)
+    [ -e "$cache/$key" ] && return 0
+  fi
+  clang-tidy -p "$build" --quiet "$file" 2> >(grep -v "warnings\? generated\|^Suppressed\|^Use -header-filter\|NOLINT" >&2) ||
+    return 1
+  if [ -n "$key" ]; then : >"$cache/$key"; fi
+}
+export -f check_unit
+
+echo "== clang-tidy: ${#units[@]} translation units (checks in .clang-tidy; cache: $cache) =="
+if ! printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -n 1 bash -c 'check_unit "$0"'; then
   echo "lint: clang-tidy reported the findings above" >&2
   exit 1
 fi

@@ -17,6 +17,7 @@ PACKAGES=(
   libsystemc-dev                       # the SystemC/TLM-2.0 component and VTA_TARGET=systemc
   dpkg-dev file                        # cpack -G DEB: the package's Depends (dpkg-shlibdeps)
   clang libclang-rt-14-dev             # coverage-guided fuzzing: libFuzzer + sanitizer runtimes (scripts/fuzz.sh)
+  ccache                               # the compiler cache: build trees and clones share objects (CMakeLists.txt)
 )
 
 missing=()
