@@ -7,4 +7,8 @@ if(VTA_SANITIZERS)
     target_link_options(vta_options INTERFACE -fsanitize=${_san})
   endforeach()
   target_compile_options(vta_options INTERFACE -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  if(VTA_SANITIZERS MATCHES "fuzzer-no-link")
+    target_compile_options(vta_options INTERFACE
+                           -fsanitize-coverage-ignorelist=${PROJECT_SOURCE_DIR}/fuzz/coverage_ignorelist.txt)
+  endif()
 endif()
