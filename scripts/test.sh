@@ -20,19 +20,29 @@ for arg in "$@"; do
     *) ctest_args+=("$arg") ;;
   esac
 done
+# each phase says what it does when it starts and how long it took when it ends (docs/PERFORMANCE.md)
+source "$root/scripts/phase.sh"
+phase "setup (Debian packages)"
 "$root/scripts/setup.sh"
 jobs="$(nproc)"
 
 build="${VTA_BUILD_DIR:-$root/build}"
+phase "Release build"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
+phase "Release tests (ctest)"
 (cd "$build" && ctest --output-on-failure --timeout 600 -j "$jobs" "${ctest_args[@]}")
-if [ "$lint" -eq 1 ]; then "$root/scripts/lint.sh" "$build"; fi
+if [ "$lint" -eq 1 ]; then
+  phase "format and lint"
+  "$root/scripts/lint.sh" "$build"
+fi
 
 # The RTL is configurable for real: a tsim per other configuration (BLOCK 8 with smaller buffers,
-# BATCH 2, a 256-bit bus) must agree with the fsim on the random differential programs.
+# BATCH 2, a 256-bit bus) must agree with the fsim on the random differential programs. Only the
+# configuration-dependent objects are compiled again (the rest comes from the compiler cache).
 if [ "${#ctest_args[@]}" -eq 0 ]; then
+  phase "three other configurations (tsim differential, compiled schedules) and ResNet-18 on two"
   for cfg in block8 batch2 bus256; do
-    dir="${VTA_BUILD_DIR:-$root/build}-$cfg"
+    dir="$build-$cfg"
     "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
       -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF --target vta_tsim_diff_tests --target vta_compiled_tests >/dev/null
     echo "== tsim differential, config $cfg =="
@@ -44,10 +54,10 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
   done
   # the whole ResNet-18 on the fsim of the BATCH 2 (two images) and BLOCK 32 configurations, verified
   echo "== ResNet-18, config batch2 (fsim) =="
-  "$root/scripts/build.sh" "${VTA_BUILD_DIR:-$root/build}-batch2" --target vta-resnet18 >/dev/null
-  "${VTA_BUILD_DIR:-$root/build}-batch2/examples/vta-resnet18" --target fsim | tail -3
+  "$root/scripts/build.sh" "$build-batch2" --target vta-resnet18 >/dev/null
+  "$build-batch2/examples/vta-resnet18" --target fsim | tail -3
   echo "== ResNet-18, config block32 (fsim) =="
-  dir="${VTA_BUILD_DIR:-$root/build}-block32"
+  dir="$build-block32"
   "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/block32.json" \
     -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_BUILD_TSIM=OFF --target vta-resnet18 >/dev/null
   "$dir/examples/vta-resnet18" --target fsim | tail -3
@@ -59,9 +69,13 @@ if [ "$sanitizers" -eq 1 ]; then
     echo "test.sh: $asan was configured before the sanitizer tree was a clang tree; configuring it again"
     rm -rf "$asan"
   fi
+  phase "sanitizer build (clang: ASan, UBSan, libFuzzer)"
   CC=clang CXX=clang++ "$root/scripts/build.sh" "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DVTA_SANITIZERS=address,undefined,fuzzer-no-link -DVTA_BUILD_FUZZERS=ON \
     -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_BUILD_TSIM=OFF
+  phase "sanitizer tests and 20 s of fuzzing per reader (ctest)"
   (cd "$asan" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure --timeout 900 -j "$jobs" -LE '^fuzz-long$' "${ctest_args[@]}")
 fi
+phase ""
+echo "test.sh: passed in $((SECONDS - t0)) s"
