@@ -35,11 +35,24 @@ check_view() { # FORMAT: fst or vcd
   period=$(sed -n 's/^\[\*\] clock .* one cycle is \([0-9]*\) ps$/\1/p' "$dir/conv.gtkw")
   [ -n "$period" ] || fail "$fmt: the save file does not state the clock period"
 
-  # The probe runs from GTKWave's main loop every 500 ms; the second time, the window is drawn.
+  # The probe runs from GTKWave's main loop every 500 ms, and GTKWave's VCD loader runs that loop too
+  # (for its progress display): a probe that reads the view while a slow machine is still loading the
+  # dump reads half-built state (GTKWave crashed so under load). So it reads nothing until the save
+  # file's traces are in the signal pane and have stayed the same for two ticks, then probes once;
+  # after 240 ticks (2 minutes) it gives up and says so.
   cat >"$dir/probe.tcl" <<EOF
-if {![info exists ::ticks]} { set ::ticks 0 }
+if {![info exists ::ticks]} { set ::ticks 0; set ::stable 0; set ::last -1 }
 incr ::ticks
-if {\$::ticks == 2} {
+set traces [gtkwave::getTotalNumTraces]
+if {\$traces > 0 && \$traces == \$::last} { incr ::stable } else { set ::stable 0 }
+set ::last \$traces
+if {\$::ticks >= 240 && \$::stable < 2} {
+  set out [open "$dir/probe.$fmt.txt" w]
+  puts \$out "not ready after \$::ticks ticks: \$traces traces"
+  close \$out
+  gtkwave::/File/Quit
+}
+if {\$::stable == 2} {
   set out [open "$dir/probe.$fmt.txt" w]
   set start [gtkwave::getWindowStartTime]
   set end [gtkwave::getWindowEndTime]
@@ -55,10 +68,11 @@ if {\$::ticks == 2} {
   gtkwave::/File/Quit
 }
 EOF
-  timeout 120 xvfb-run -a -s "-screen 0 1600x900x24" gtkwave -R "$dir/probe.tcl" -P 500 "$dir/conv.gtkw" \
+  timeout 180 xvfb-run -a -s "-screen 0 1600x900x24" gtkwave -R "$dir/probe.tcl" -P 500 "$dir/conv.gtkw" \
     >"$dir/gtkwave.$fmt.txt" 2>&1 || { tail -20 "$dir/gtkwave.$fmt.txt" >&2; fail "$fmt: GTKWave did not run the probe"; }
   out="$dir/probe.$fmt.txt"
   [ -s "$out" ] || fail "$fmt: GTKWave wrote nothing (log: $(tail -3 "$dir/gtkwave.$fmt.txt"))"
+  ! grep -q "^not ready" "$out" || fail "$fmt: GTKWave did not finish loading the view: $(cat "$out")"
 
   # the view opens on the dumped window, on the configuration's clock
   set -- $(sed -n 's/^window //p' "$out")
