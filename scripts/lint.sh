@@ -35,7 +35,7 @@ mapfile -t units < <(grep -o '"file": *"[^"]*"' "$db" | sed 's/.*"\([^"]*\)"$/\1
 # the key is clang-tidy's version, .clang-tidy, and the unit's compile commands and preprocessed text
 # (comments kept: NOLINT), with this checkout's path taken out so that clones share the results.
 # VTA_LINT_CACHE=off checks every unit.
-cache="${VTA_LINT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vta/clang-tidy}"
+cache="${VTA_LINT_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/vta/clang-tidy}"
 if [ "$cache" != off ]; then mkdir -p "$cache"; fi
 commands="$(mktemp)"
 trap 'rm -f "$commands"' EXIT
@@ -49,8 +49,9 @@ salt="$(clang-tidy --version; cat .clang-tidy)"
 export root build cache commands salt
 
 check_unit() {  # FILE: 0 when clean (from the cache or checked now)
-  local file=$1 key="" line dir cmd args pre
+  local file=$1 key="" dir cmd args pre tmp
   if [ "$cache" != off ]; then
+    tmp=$(mktemp)
     key=$( {
       printf '%s\n' "$salt"
       while IFS=$'\t' read -r _ dir cmd; do
@@ -66,9 +67,12 @@ check_unit() {  # FILE: 0 when clean (from the cache or checked now)
           i=$((i + 1))
         done
         printf '%s\n' "$cmd" | sed "s|$root||g"
-        (cd "$dir" && "${pre[@]}" 2>/dev/null) | sed "s|$root||g" || echo "unpreprocessed $RANDOM$RANDOM"
+        # a unit clang cannot preprocess gets a key of its own each time: checked, never skipped
+        (cd "$dir" && "${pre[@]}" 2>/dev/null) >"$tmp" || echo "unpreprocessed $RANDOM$RANDOM" >"$tmp"
+        sed "s|$root||g" "$tmp"
       done < <(awk -F'\t' -v f="$file" '$1 == f' "$commands")
     } | sha256sum | cut -c1-64)
+    rm -f "$tmp"
     [ -e "$cache/$key" ] && return 0
   fi
   clang-tidy -p "$build" --quiet "$file" 2> >(grep -v "warnings\? generated\|^Suppressed\|^Use -header-filter\|NOLINT" >&2) ||
