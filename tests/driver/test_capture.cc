@@ -3,11 +3,11 @@
 // difference, and that damaged files are refused with a message naming the damage.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "test_paths.h"
 #include "vta/build_config.h"
 #include "vta/capture.h"
 #include "workloads.h"
@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 class CaptureTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("vta-capture-test-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = scratch_path(std::string("vta-capture-test-") +
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
