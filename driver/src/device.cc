@@ -35,6 +35,12 @@ bool Stats::counters_equal(const Stats& o) const {
   return true;
 }
 
+Stats& Stats::operator+=(const Stats& o) {
+  for (const auto& f : kStatFields) this->*f.member += o.*f.member;
+  if (o.cycle_count) cycle_count = cycle_count.value_or(0) + *o.cycle_count;
+  return *this;
+}
+
 uint64_t Stats::bytes_moved() const {
   uint64_t total = 0;
   for (const auto& f : kStatFields) total += f.bytes ? this->*f.member : 0;

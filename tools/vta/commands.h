@@ -24,5 +24,6 @@ void print_stats(const Stats& stats, const Config& config, bool as_json);
 void add_run_commands(CLI::App& app);      // run, replay, capture
 void add_inspect_commands(CLI::App& app);  // disasm, stats, config
 void add_timeline_command(CLI::App& app);  // timeline
+void add_estimate_command(CLI::App& app);  // estimate
 
 }  // namespace vta::cli

@@ -26,10 +26,12 @@ static int run(int argc, char** argv) {
       "  vta disasm caps/my_program-*-000000.vtacap\n"
       "  vta replay caps/my_program-*-000000.vtacap --target tsim\n"
       "  vta run module.vtam --target tsim --json\n"
+      "  vta estimate module.vtam --measure tsim\n"
       "  vta config check my_config.json");
   vta::cli::add_run_commands(app);
   vta::cli::add_inspect_commands(app);
   vta::cli::add_timeline_command(app);
+  vta::cli::add_estimate_command(app);
   VTA_CLI_PARSE(app, argc, argv);
   return vta::cli::exit_status();
 }

@@ -33,6 +33,9 @@ struct Stats {
   bool counters_equal(const Stats& o) const;
   /// Every byte the loads and stores moved.
   uint64_t bytes_moved() const;
+  /// Adds another run's statistics: every counter, and the cycles when `o` has them (a sum of runs
+  /// has cycles when any of them had).
+  Stats& operator+=(const Stats& o);
 
   /// `{"inp_load_nbytes": 4096, ...}` with the keys in the order above.
   std::string to_json() const;

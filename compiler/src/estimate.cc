@@ -1,0 +1,66 @@
+#include "vta/compiler/estimate.h"
+
+#include "vta/runtime_context.h"
+
+namespace vta::compiler {
+
+RecordingDevice::RecordingDevice(const Config& config, const Dram& dram, std::unique_ptr<Device> inner)
+    : config_(config), dram_(dram), inner_(std::move(inner)) {}
+
+RunStatus RecordingDevice::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
+  error_.clear();
+  const uint8_t* p = dram_.translate(insn_addr, size_t(count) * Config::kInsnElemBytes);
+  if (p == nullptr) {
+    error_ = "the instruction stream is outside memory";
+    return RunStatus::kError;
+  }
+  std::vector<RawInsn>& stream = streams_.emplace_back();
+  stream.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) stream.push_back(load_insn(p + size_t(i) * Config::kInsnElemBytes));
+  return inner_ ? inner_->run(insn_addr, count, budget) : RunStatus::kOk;
+}
+
+void RecordingDevice::clear_stats() {
+  if (inner_) inner_->clear_stats();
+}
+
+ErrorKind RecordingDevice::last_error_kind() const {
+  if (!error_.empty()) return ErrorKind::kInternal;
+  return inner_ ? inner_->last_error_kind() : ErrorKind::kNone;
+}
+
+RecordedCall record_call(const Module& module, const Config& config, const InnerDeviceFactory& inner) {
+  Dram dram(30);
+  auto device = std::make_unique<RecordingDevice>(config, dram, inner ? inner(config, dram) : nullptr);
+  RecordingDevice& recorder = *device;
+  runtime::Context ctx(std::move(device), dram);
+  std::vector<void*> host, handles;
+  for (const Tensor& t : module.args()) {
+    const size_t bytes = size_t(t->elements()) * (t->dtype == DType::kInt32 ? 4 : 1);
+    host.push_back(dram.alloc(bytes));
+    if (host.back() == nullptr) throw RuntimeError("no scratch memory for argument " + t->name);
+    handles.push_back(ctx.wrap_buffer(dram.phys_addr(host.back()), bytes, t->name));
+  }
+  {
+    runtime::Context::Scope use(ctx);
+    module.call(handles);
+  }
+  for (void* h : handles) ctx.release_buffer(h);
+  for (void* h : host) dram.free(h);
+  return {recorder.streams(), recorder.stats()};
+}
+
+std::vector<Timeline> estimate_timelines(const Module& module, const Config& config) {
+  const Isa isa(config);
+  std::vector<Timeline> runs;
+  for (const auto& stream : record_call(module, config).streams) runs.push_back(estimate_timeline(isa, stream));
+  return runs;
+}
+
+uint64_t estimate_cycles(const Module& module, const Config& config) {
+  uint64_t cycles = 0;
+  for (const Timeline& t : estimate_timelines(module, config)) cycles += t.cycles;
+  return cycles;
+}
+
+}  // namespace vta::compiler

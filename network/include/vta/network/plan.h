@@ -1,0 +1,67 @@
+#pragma once
+/// \file vta/network/plan.h
+/// How a Graph becomes steps: each host operator a step of its own; each VTA convolution fused with
+/// the chain of elementwise operators after it (shift, residual add, ReLU, clip, the int8 cast) into
+/// one VTA program; a residual added right after the shift becomes the start of the convolution's
+/// sum; a 1x1 convolution (ResNet's downsample) read only by such a residual is computed inside the
+/// program that reads it; VTA max pools are programs of their own.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vta/compiler/build.h"
+#include "vta/network/graph.h"
+
+namespace vta::net {
+
+/// How one convolution is blocked: output tiles of oc_block x BLOCK channels, h_block rows, w_block
+/// columns; input channels ic_block blocks at a time; the output channel tiles shared among
+/// virtual_threads virtual threads.
+struct ConvTiling {
+  int64_t oc_block = 1, h_block = 1, w_block = 1, ic_block = 1, virtual_threads = 2;
+  std::string to_string() const;
+};
+
+/// How a convolution step adds its residual (an int8 tensor, loaded into the accumulator).
+enum class Residual : uint8_t {
+  kNone,
+  kAluAdd,   ///< in its own accumulator buffer, added by the ALU after the shift
+  kSumInit,  ///< shifted left by the step's shift, the sum's initial value: no buffer of its own, no add
+  /// the result of `Step::shortcut`, a 1x1 convolution chain computed in the same program's accumulator,
+  /// shifted left as for kSumInit: its int8 output is never stored nor loaded back
+  kShortcut,
+};
+
+/// One step: a host operator, or a VTA program (a convolution and the elementwise operators fused
+/// after it, or a max pool).
+struct Step {
+  std::string name;  ///< the tensor it produces
+  Placement placement = Placement::kHost;
+  std::vector<const Op*> ops;       ///< what it performs, in order
+  std::vector<const Op*> shortcut;  ///< VTA: the residual's own 1x1 convolution chain (kShortcut)
+  std::vector<std::string> inputs;  ///< activations it reads (VTA: the data, then the residual or the shortcut's input)
+  std::string description;          ///< "conv2d 3x3/1 + shr + add + clip + cast"
+  ConvTiling tiling;                ///< VTA
+  Residual residual = Residual::kNone;             ///< VTA convolution
+  uint64_t estimated_cycles = 0;                   ///< VTA: compiler::estimate_cycles of its program
+  std::shared_ptr<const compiler::Module> module;  ///< VTA
+};
+
+/// The steps of `g` in execution order (each at the position of its last operator), without tilings
+/// or programs; residuals other than kShortcut are decided by residual_of. Throws GraphError naming an
+/// operator VTA cannot run where it is placed.
+std::vector<Step> plan_steps(const Graph& g);
+
+/// How a VTA convolution step adds its residual (kShortcut is set by plan_steps).
+Residual residual_of(const Graph& g, const Step& step);
+
+/// The convolutions a VTA convolution step runs: its own, then its shortcut's if it has one.
+std::vector<const Op*> convolutions(const Step& step);
+
+/// Whether every value of `tensor` is >= 0: it comes (through casts and max pools) from a ReLU or a
+/// clip at >= 0.
+bool non_negative(const Graph& g, std::string tensor);
+
+}  // namespace vta::net

@@ -1,0 +1,288 @@
+// One VTA program: a convolution and its fused chain. The builder declares the tensors in the order
+// the program reads them (inputs, the shortcut, the sum's start, the convolution, the chain), then
+// schedules them: output tiles, the reduction's chunks, buffers in the SRAMs, DMA, GEMM and ALU.
+
+#include <functional>
+#include <limits>
+
+#include "join.h"
+#include "programs.h"
+#include "vta/compiler/te.h"
+
+namespace vta::net {
+namespace c = vta::compiler;
+using c::Indices;
+
+namespace {
+
+c::Expr at(const c::Tensor& x, const Indices& i) { return c::read(x, {i[0], i[1], i[2], i[3], i[4], i[5]}); }
+
+class ConvProgramBuilder {
+ public:
+  ConvProgramBuilder(const Graph& g, const Step& step, const c::Env& env, const ConvTiling& t)
+      : g_(g), step_(step), env_(env), t_(t), geo_(conv_geometry(env.config, g, step)) {
+    const TensorDesc& out = g.tensor(step.ops[0]->output);
+    shape_ = {
+        out.shape[0] / env.BATCH, out.shape[1] / env.BLOCK_OUT, out.shape[2], out.shape[3], env.BATCH, env.BLOCK_OUT};
+  }
+
+  Program build() {
+    declare_inputs();
+    if (shortcut()) declare_shortcut();
+    declare_sum_start();
+    declare_convolution();
+    declare_chain();
+    std::vector<c::Tensor> args{data_, kernel_};
+    if (residual_) args.push_back(residual_);
+    if (shortcut()) args.insert(args.end(), {sc_data_, sc_kernel_});
+    args.push_back(res_);
+    c::Schedule s = c::create_schedule(res_);
+    const OutputLoops loops = schedule_output(s);
+    schedule_convolution(s, loops);
+    if (shortcut()) schedule_shortcut(s, loops.x_out);
+    s[res_].pragma(loops.y_inn, env_.dma_copy);
+    s[res_conv_].tensorize(res_conv_->op->axis[4], "gemm");
+    for (const c::Tensor& a : alu_) s[a].pragma(a->op->axis[0], env_.alu);
+    return {std::move(s), std::move(args)};
+  }
+
+ private:
+  bool shortcut() const { return step_.residual == Residual::kShortcut; }
+  // the sum's initial value: the residual (kSumInit) or the shortcut's value (kShortcut) shifted left
+  bool sum_init() const { return step_.residual == Residual::kSumInit || shortcut(); }
+
+  void declare_inputs();
+  void declare_shortcut();
+  void declare_sum_start();
+  void declare_convolution();
+  void declare_chain();
+  void load_residual();
+  c::Tensor elementwise(const Op& op, c::Tensor prev, const std::string& prefix);
+  struct OutputLoops {
+    c::IterVar b_out, oc_out, x_out, y_inn;
+  };
+  OutputLoops schedule_output(c::Schedule& s);
+  void schedule_convolution(c::Schedule& s, const OutputLoops& loops);
+  void schedule_shortcut(c::Schedule& s, const c::IterVar& x_out);
+
+  const Graph& g_;
+  const Step& step_;
+  const c::Env& env_;
+  const ConvTiling& t_;
+  const ConvGeometry geo_;
+  std::vector<int64_t> shape_;  // the output, blocked
+  c::Tensor data_, kernel_, data_buf_, kernel_buf_;
+  c::IterVar dy_, dx_, ic_, ic_tns_;
+  c::Tensor sc_data_, sc_kernel_, sc_data_buf_, sc_kernel_buf_, sc_conv_, shortcut_value_;
+  c::IterVar sc_ic_, sc_ic_tns_;
+  c::Tensor residual_, residual_buf_, start_, res_conv_, res_;
+  std::vector<c::Tensor> alu_;  // the ALU stages, in order
+};
+
+void ConvProgramBuilder::declare_inputs() {
+  const TensorDesc& in = g_.tensor(step_.ops[0]->inputs[0]);
+  const int64_t n = in.shape[0], ch = in.shape[1], h = in.shape[2], w = in.shape[3], o = shape_[1] * env_.BLOCK_OUT;
+  const int64_t k = geo_.kernel, p = geo_.pad, stride = geo_.stride, oh = geo_.out_height;
+  data_ =
+      c::placeholder({n / env_.BATCH, ch / env_.BLOCK_IN, h, w, env_.BATCH, env_.BLOCK_IN}, "data", c::DType::kInt8);
+  kernel_ = c::placeholder({o / env_.BLOCK_OUT, ch / env_.BLOCK_IN, k, k, env_.BLOCK_OUT, env_.BLOCK_IN}, "kernel",
+                           c::DType::kInt8);
+  data_buf_ = geo_.loads_only_read_rows()
+                  ? c::compute(
+                        {n / env_.BATCH, ch / env_.BLOCK_IN, oh, w, env_.BATCH, env_.BLOCK_IN},
+                        [&](const Indices& i) {
+                          return c::read(data_, {i[0], i[1], c::Expr(i[2]) * stride, i[3], i[4], i[5]});
+                        },
+                        "data_buf")
+                  : c::pad(data_, {0, 0, p, p, 0, 0}, {0, 0, p, p, 0, 0}, "data_buf");
+  kernel_buf_ = c::compute(
+      kernel_->shape, [&](const Indices& i) { return at(kernel_, i); }, "kernel_buf");
+  dy_ = c::reduce_axis(k, "dy");
+  dx_ = c::reduce_axis(k, "dx");
+  ic_ = c::reduce_axis(ch / env_.BLOCK_IN, "ic");
+  ic_tns_ = c::reduce_axis(env_.BLOCK_IN, "ic_tns");
+}
+
+// An elementwise operator after `prev` as ALU stages (clip: MAX then MIN); the last one's tensor.
+c::Tensor ConvProgramBuilder::elementwise(const Op& op, c::Tensor prev, const std::string& prefix) {
+  auto stage = [&](const std::string& name, const std::function<c::Expr(const Indices&)>& body) {
+    prev = c::compute(shape_, body, prefix + name + std::to_string(alu_.size()));
+    alu_.push_back(prev);
+  };
+  switch (op.kind) {
+    case OpKind::kShr: stage("shr", [&](const Indices& x) { return at(prev, x) >> op.shift; }); break;
+    case OpKind::kRelu: stage("relu", [&](const Indices& x) { return c::max(at(prev, x), 0); }); break;
+    case OpKind::kClip: {
+      if (op.lo != std::numeric_limits<int32_t>::min()) {
+        stage("clip_lo", [&](const Indices& x) { return c::max(at(prev, x), int64_t(op.lo)); });
+      }
+      if (op.hi != std::numeric_limits<int32_t>::max()) {
+        stage("clip_hi", [&](const Indices& x) { return c::min(at(prev, x), int64_t(op.hi)); });
+      }
+      break;
+    }
+    default: throw GraphError(join({g_.name(), ": ", op.name, ": not an operator VTA fuses after a convolution"}));
+  }
+  return prev;
+}
+
+void ConvProgramBuilder::load_residual() {
+  residual_ = c::placeholder(shape_, "residual", c::DType::kInt8);
+  residual_buf_ = c::compute(
+      shape_, [&](const Indices& x) { return c::cast(env_.acc_dtype, at(residual_, x)); }, "residual_buf");
+}
+
+// The shortcut (Residual::kShortcut): a 1x1 convolution of its own input into the accumulator, its
+// chain on the ALU (the final cast is the identity: the chain ends clipped to int8).
+void ConvProgramBuilder::declare_shortcut() {
+  const Op& sc = *step_.shortcut[0];
+  const TensorDesc& sin = g_.tensor(sc.inputs[0]);
+  const int64_t n = sin.shape[0], sch = sin.shape[1], sh = sin.shape[2], sw = sin.shape[3], ss = sc.stride;
+  const int64_t o = shape_[1] * env_.BLOCK_OUT;
+  sc_data_ = c::placeholder({n / env_.BATCH, sch / env_.BLOCK_IN, sh, sw, env_.BATCH, env_.BLOCK_IN}, "shortcut_data",
+                            c::DType::kInt8);
+  sc_kernel_ = c::placeholder({o / env_.BLOCK_OUT, sch / env_.BLOCK_IN, 1, 1, env_.BLOCK_OUT, env_.BLOCK_IN},
+                              "shortcut_kernel", c::DType::kInt8);
+  const bool sc_skip = ConvGeometry{.kernel = 1, .pad = 0, .stride = ss}.loads_only_read_rows();
+  const int64_t sc_rows = sc_skip ? geo_.out_height : sh, sc_row_step = sc_skip ? ss : 1;
+  sc_data_buf_ = c::compute(
+      {n / env_.BATCH, sch / env_.BLOCK_IN, sc_rows, sw, env_.BATCH, env_.BLOCK_IN},
+      [&](const Indices& i) {
+        return c::read(sc_data_, {i[0], i[1], c::Expr(i[2]) * sc_row_step, i[3], i[4], i[5]});
+      },
+      "shortcut_data_buf");
+  sc_kernel_buf_ = c::compute(
+      sc_kernel_->shape, [&](const Indices& i) { return at(sc_kernel_, i); }, "shortcut_kernel_buf");
+  sc_ic_ = c::reduce_axis(sch / env_.BLOCK_IN, "sc_ic");
+  sc_ic_tns_ = c::reduce_axis(env_.BLOCK_IN, "sc_ic_tns");
+  sc_conv_ = c::compute(
+      shape_, {"sbo", "sco", "si", "sj", "sbi", "sci"},
+      [&](const Indices& x) {
+        const c::Expr d = c::read(sc_data_buf_, {x[0], sc_ic_.var, c::Expr(x[2]) * (ss / sc_row_step),
+                                                 c::Expr(x[3]) * ss, x[4], sc_ic_tns_.var});
+        const c::Expr w =
+            c::read(sc_kernel_buf_, {x[1], sc_ic_.var, c::make_int(0), c::make_int(0), x[5], sc_ic_tns_.var});
+        return c::sum(c::cast(env_.acc_dtype, d) * c::cast(env_.acc_dtype, w), {sc_ic_, sc_ic_tns_});
+      },
+      "shortcut_conv");
+  shortcut_value_ = sc_conv_;
+  for (size_t i = 1; i + 1 < step_.shortcut.size(); ++i) {
+    shortcut_value_ = elementwise(*step_.shortcut[i], shortcut_value_, "shortcut_");
+  }
+}
+
+void ConvProgramBuilder::declare_sum_start() {
+  if (!sum_init()) return;
+  if (!shortcut()) load_residual();
+  const c::Tensor r = shortcut() ? shortcut_value_ : residual_buf_;
+  const int shift = step_.ops[1]->shift;
+  start_ = shift == 0 ? r
+                      : c::compute(
+                            shape_, [&](const Indices& x) { return at(r, x) >> -shift; }, "residual_shl");
+  if (shift != 0) alu_.push_back(start_);
+}
+
+void ConvProgramBuilder::declare_convolution() {
+  const int64_t row_stride = geo_.loads_only_read_rows() ? 1 : geo_.stride, stride = geo_.stride;
+  res_conv_ = c::compute(
+      shape_, {"bo", "co", "i", "j", "bi", "ci"},
+      [&](const Indices& x) {
+        c::Expr product =
+            c::cast(env_.acc_dtype, c::read(data_buf_, {x[0], ic_.var, c::Expr(x[2]) * row_stride + dy_.var,
+                                                        c::Expr(x[3]) * stride + dx_.var, x[4], ic_tns_.var})) *
+            c::cast(env_.acc_dtype, c::read(kernel_buf_, {x[1], ic_.var, dy_.var, dx_.var, x[5], ic_tns_.var}));
+        return start_ ? c::sum(product, {ic_, dy_, dx_, ic_tns_}, at(start_, x))
+                      : c::sum(product, {ic_, dy_, dx_, ic_tns_});
+      },
+      "res_conv");
+}
+
+// The fused chain: each operator one ALU stage (clip: MAX then MIN), the cast the store.
+void ConvProgramBuilder::declare_chain() {
+  c::Tensor cur = res_conv_;
+  for (size_t i = 1; i < step_.ops.size(); ++i) {
+    const Op& op = *step_.ops[i];
+    const c::Tensor prev = cur;
+    if (sum_init() && op.kind == OpKind::kAdd) continue;  // (the sum started from the residual)
+    switch (op.kind) {
+      case OpKind::kAdd:
+        load_residual();
+        // (the residual read first: its stage comes first in the tile, so its accumulator load, on
+        // the compute stage, runs while the load stage fetches the tile's first inputs)
+        cur = c::compute(
+            shape_, [&](const Indices& x) { return at(residual_buf_, x) + at(prev, x); },
+            "add" + std::to_string(alu_.size()));
+        alu_.push_back(cur);
+        break;
+      case OpKind::kCast:
+        res_ = c::compute(
+            shape_, [&](const Indices& x) { return c::cast(env_.inp_dtype, at(prev, x)); }, "res");
+        break;
+      default: cur = elementwise(op, prev, "");
+    }
+  }
+}
+
+// Output tiles (batch, output channels shared among virtual threads, rows, columns), every stage of
+// the chain computed per tile.
+ConvProgramBuilder::OutputLoops ConvProgramBuilder::schedule_output(c::Schedule& s) {
+  const auto& ax = res_->op->axis;  // b, oc, y, x, b_tns, oc_tns
+  auto [b_out, b_inn] = s[res_].split(ax[0], 1);
+  auto [oc_out, oc_inn] = s[res_].split(ax[1], t_.oc_block);
+  auto [y_out, y_inn] = s[res_].split(ax[2], t_.h_block);
+  auto [x_out, x_inn] = s[res_].split(ax[3], t_.w_block);
+  s[res_].reorder({b_out, oc_out, y_out, x_out, b_inn, oc_inn, y_inn, x_inn, ax[4], ax[5]});
+  s[res_conv_].compute_at(s[res_], x_out);
+  for (const c::Tensor& a : alu_) s[a].compute_at(s[res_], x_out);
+  return {b_out, oc_out, x_out, y_inn};
+}
+
+// The reduction in chunks of ic_block input blocks, each chunk's inputs loaded into the SRAMs; the
+// output-channel tiles shared among the virtual threads.
+void ConvProgramBuilder::schedule_convolution(c::Schedule& s, const OutputLoops& loops) {
+  const auto& cx = res_conv_->op->axis;
+  auto [ic_out, ic_inn] = s[res_conv_].split(ic_, t_.ic_block);
+  s[res_conv_].reorder({ic_out, cx[0], cx[1], cx[2], ic_inn, dy_, dx_, cx[3], cx[4], cx[5], ic_tns_});
+  if (t_.virtual_threads > 1) {
+    auto [oc_rest, tx] = s[res_].split(loops.oc_out, t_.virtual_threads);
+    (void)oc_rest;
+    s[res_].reorder({tx, loops.b_out});
+    s[res_].bind(tx, "cthread");
+  }
+  s[data_buf_].set_scope(env_.inp_scope);
+  s[kernel_buf_].set_scope(env_.wgt_scope);
+  s[res_conv_].set_scope(env_.acc_scope);
+  for (const c::Tensor& a : alu_) s[a].set_scope(env_.acc_scope);
+  s[data_buf_].compute_at(s[res_conv_], ic_out);
+  s[kernel_buf_].compute_at(s[res_conv_], ic_out);
+  s[data_buf_].pragma(data_buf_->op->axis[0], env_.dma_copy);
+  s[kernel_buf_].pragma(kernel_buf_->op->axis[0], env_.dma_copy);
+  if (residual_buf_) {
+    s[residual_buf_].set_scope(env_.acc_scope);
+    s[residual_buf_].compute_at(s[res_], loops.x_out);
+    s[residual_buf_].pragma(residual_buf_->op->axis[0], env_.dma_copy);
+  }
+}
+
+void ConvProgramBuilder::schedule_shortcut(c::Schedule& s, const c::IterVar& x_out) {
+  s[sc_conv_].compute_at(s[res_], x_out);
+  s[sc_conv_].set_scope(env_.acc_scope);
+  const auto& sx = sc_conv_->op->axis;
+  auto [sic_out, sic_inn] = s[sc_conv_].split(sc_ic_, shortcut_ic_block(t_.ic_block, sc_ic_.extent));
+  s[sc_conv_].reorder({sic_out, sx[0], sx[1], sx[2], sic_inn, sx[3], sx[4], sx[5], sc_ic_tns_});
+  s[sc_data_buf_].set_scope(env_.inp_scope);
+  s[sc_kernel_buf_].set_scope(env_.wgt_scope);
+  for (const c::Tensor& b : {sc_data_buf_, sc_kernel_buf_}) {
+    s[b].compute_at(s[sc_conv_], sic_out);
+    s[b].pragma(b->op->axis[0], env_.dma_copy);
+  }
+  s[sc_conv_].tensorize(sx[4], "gemm");
+}
+
+}  // namespace
+
+Program conv_program(const Graph& g, const Step& step, const c::Env& env, const ConvTiling& tiling) {
+  return ConvProgramBuilder(g, step, env, tiling).build();
+}
+
+}  // namespace vta::net

@@ -1,0 +1,166 @@
+// The plan: which operators each step runs (docs/NETWORK.md, "Fusion").
+
+#include "vta/network/plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "join.h"
+
+namespace vta::net {
+namespace {
+
+// The operators fused after a VTA convolution: a chain of elementwise operators, each the only reader
+// of the one before, ending with the int8 cast (VTA stores int8).
+std::vector<const Op*> fuse_after(const Graph& g, const Op& conv) {
+  std::vector<const Op*> chain{&conv};
+  std::string current = conv.output;
+  for (;;) {
+    const auto readers = g.consumers(current);
+    if (readers.size() != 1) {
+      throw GraphError(join({g.name(), ": ", current, " (after VTA convolution ", conv.name, ") is read by ",
+                             std::to_string(readers.size()),
+                             " operators; VTA keeps int32 values on chip only for the one chain that ends in a cast"}));
+    }
+    const Op& op = *readers[0];
+    const bool elementwise = op.kind == OpKind::kShr || op.kind == OpKind::kAdd || op.kind == OpKind::kRelu ||
+                             op.kind == OpKind::kClip || op.kind == OpKind::kCast;
+    if (!elementwise || op.placement != Placement::kVta || op.inputs[0] != current) {
+      throw GraphError(join({g.name(), ": ", op.name, " (", to_string(op.kind), ", ", to_string(op.placement),
+                             ") reads the int32 result of VTA convolution ", conv.name,
+                             "; the chain after a VTA convolution must be VTA shr/add/relu/clip ending in a cast"}));
+    }
+    if (op.kind == OpKind::kAdd && g.tensor(op.inputs[1]).type != ElemType::kInt8) {
+      throw GraphError(join({g.name(), ": ", op.name, ": the residual ", op.inputs[1],
+                             " must be int8 (loaded into the accumulator sign-extended)"}));
+    }
+    chain.push_back(&op);
+    if (op.kind == OpKind::kCast) return chain;
+    current = op.output;
+  }
+}
+
+// How a convolution step adds its residual. `(conv >> s) + r` equals `(conv + (r << s)) >> s` for an
+// arithmetic shift (floor division by 2^s; r an integer), so when the shift comes right before the add
+// the residual, shifted left, is where the sum starts: no accumulator reset, no two-operand ADD (2
+// cycles per micro-op), no buffer of its own. Both sides are exact while the int32 sum cannot
+// overflow: |conv| <= C*K*K * 128 * 128 and |r << s| <= 128 << s.
+bool residual_starts_sum(const Graph& g, const Step& step) {
+  const Op& conv = *step.ops[0];
+  if (step.ops.size() < 3 || step.ops[1]->kind != OpKind::kShr || step.ops[2]->kind != OpKind::kAdd) return false;
+  const int shift = step.ops[1]->shift;
+  const int64_t channels = g.tensor(conv.inputs[0]).shape[1];
+  const int64_t conv_max = channels * conv.kernel * conv.kernel * 128 * 128;
+  return shift >= 0 && shift <= 23 && conv_max + (int64_t{128} << shift) <= std::numeric_limits<int32_t>::max();
+}
+
+// A VTA step that is a 1x1 convolution chain whose int8 result is within int8 before its cast (the
+// chain ends with a clip inside [-128, 127]): its value can stay in the accumulator.
+bool is_shortcut_chain(const Step& s) {
+  if (s.placement != Placement::kVta || s.ops.size() < 3 || s.ops[0]->kind != OpKind::kConv2d) return false;
+  const Op& conv = *s.ops[0];
+  if (conv.kernel != 1 || conv.pad != 0 || s.inputs.size() != 1) return false;
+  const Op& before_cast = *s.ops[s.ops.size() - 2];
+  if (before_cast.kind != OpKind::kClip || before_cast.lo < -128 || before_cast.hi > 127) return false;
+  for (size_t i = 1; i + 1 < s.ops.size(); ++i) {
+    const OpKind k = s.ops[i]->kind;
+    if (k != OpKind::kShr && k != OpKind::kRelu && k != OpKind::kClip) return false;
+  }
+  return true;
+}
+
+// A 1x1 convolution (ResNet's downsample) whose int8 result only the residual add of a later VTA
+// step reads, where that step starts its sum from the residual, is computed inside that step's
+// program: its own reduction into the accumulator, its shift and clip on the ALU, then shifted left
+// as the start of the step's sum (Residual::kShortcut). Its result is never stored, so its step is
+// gone (and is not verified on its own: the step that absorbs it is).
+void fuse_shortcuts(const Graph& g, std::vector<Step>& steps) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    Step& s = steps[i];
+    if (s.placement != Placement::kVta || s.inputs.size() != 2 || !residual_starts_sum(g, s)) continue;
+    const std::string& r = s.inputs[1];
+    if (g.consumers(r).size() != 1) continue;
+    auto producer =
+        std::find_if(steps.begin(), steps.begin() + std::ptrdiff_t(i), [&](const Step& p) { return p.name == r; });
+    if (producer == steps.begin() + std::ptrdiff_t(i) || !is_shortcut_chain(*producer)) continue;
+    s.shortcut = producer->ops;
+    s.inputs[1] = producer->inputs[0];
+    const std::string add = " + add";  // "... + add(conv2d 1x1/2 + shr + clip + cast) + ..."
+    const size_t at = s.description.find(add);
+    if (at != std::string::npos) s.description.insert(at + add.size(), "(" + producer->description + ")");
+    steps.erase(producer);
+    --i;
+  }
+}
+
+}  // namespace
+
+Residual residual_of(const Graph& g, const Step& step) {
+  if (step.inputs.size() < 2) return Residual::kNone;
+  if (!step.shortcut.empty()) return Residual::kShortcut;
+  return residual_starts_sum(g, step) ? Residual::kSumInit : Residual::kAluAdd;
+}
+
+std::vector<Step> plan_steps(const Graph& g) {
+  std::vector<std::pair<size_t, Step>> keyed;  // position of the step's last operator
+  std::set<const Op*> taken;
+  std::map<const Op*, size_t> index;
+  for (size_t i = 0; i < g.ops().size(); ++i) index[&g.ops()[i]] = i;
+  for (const Op& op : g.ops()) {
+    if (taken.count(&op)) continue;
+    Step s;
+    s.placement = op.placement;
+    if (op.placement == Placement::kHost) {
+      s.ops = {&op};
+      s.inputs = op.inputs;
+      s.description = to_string(op.kind);
+    } else if (op.kind == OpKind::kConv2d) {
+      s.ops = fuse_after(g, op);
+      s.inputs = {op.inputs[0]};
+      s.description =
+          join({"conv2d ", std::to_string(op.kernel), "x", std::to_string(op.kernel), "/", std::to_string(op.stride)});
+      for (size_t i = 1; i < s.ops.size(); ++i) {
+        s.description.append(" + ").append(to_string(s.ops[i]->kind));
+        if (s.ops[i]->kind == OpKind::kAdd) s.inputs.push_back(s.ops[i]->inputs[1]);
+      }
+    } else if (op.kind == OpKind::kMaxPool) {
+      s.ops = {&op};
+      s.inputs = op.inputs;
+      s.description = join(
+          {"max_pool ", std::to_string(op.kernel), "x", std::to_string(op.kernel), "/", std::to_string(op.stride)});
+    } else {
+      throw GraphError(join({g.name(), ": ", op.name, " (", to_string(op.kind),
+                             ") is placed on VTA, which runs convolutions with the elementwise operators fused after",
+                             " them, and max pools; place it on the host"}));
+    }
+    for (const Op* o : s.ops) taken.insert(o);
+    s.name = s.ops.back()->output;
+    keyed.emplace_back(index[s.ops.back()], std::move(s));
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Step> steps;
+  steps.reserve(keyed.size());
+  for (auto& [k, s] : keyed) steps.push_back(std::move(s));
+  fuse_shortcuts(g, steps);
+  return steps;
+}
+
+std::vector<const Op*> convolutions(const Step& s) {
+  std::vector<const Op*> c{s.ops[0]};
+  if (!s.shortcut.empty()) c.push_back(s.shortcut[0]);
+  return c;
+}
+
+bool non_negative(const Graph& g, std::string tensor) {
+  for (;;) {
+    if (tensor == g.input_name()) return false;
+    const Op& p = g.producer(tensor);
+    if (p.kind == OpKind::kRelu || (p.kind == OpKind::kClip && p.lo >= 0)) return true;
+    if (p.kind != OpKind::kCast && p.kind != OpKind::kMaxPool) return false;
+    tensor = p.inputs[0];
+  }
+}
+
+}  // namespace vta::net
