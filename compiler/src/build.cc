@@ -10,7 +10,6 @@
 #include "vta/command_queue.h"
 #include "vta/compiler/names.h"
 #include "vta/device.h"
-#include "vta/runtime.h"
 #include "vta/runtime_context.h"
 
 namespace vta::compiler {
@@ -19,25 +18,19 @@ namespace {
 /// Wait bound of the final VTASynchronize (cycles of the device), as the tutorials' programs use.
 constexpr uint32_t kSyncWaitCycles = 1u << 31;
 
-class Executor;
-/// The kernel being built: micro-op kernels are C callbacks, so they find their context here.
-thread_local Executor* current_executor = nullptr;
-thread_local const StmtNode* current_kernel = nullptr;
-
 /// Runs the final program on the host: loops and sequences here, every call into the runtime.
 class Executor final : public Evaluator, private StmtFunctor<void> {
  public:
-  explicit Executor(std::map<const StmtNode*, void*>& kernels) : Evaluator("build"), kernels_(kernels) {}
+  Executor(runtime::Context& ctx, std::map<const StmtNode*, void*>& kernels)
+      : Evaluator("build"), ctx_(ctx), kernels_(kernels) {}
   void bind_tensor(const Tensor& t, void* handle) { handles_[t.get()] = handle; }
-  /// Runs `program` on the command queue `cmd`.
-  /// Stops at the next loop iteration once `*cancel` is set.
-  void run(VTACommandHandle cmd, const Stmt& program, const std::atomic<bool>* cancel) {
-    cmd_ = cmd;
+  /// Runs `program` on the context. Stops at the next loop iteration once `*cancel` is set.
+  void run(const Stmt& program, const std::atomic<bool>* cancel) {
     cancel_ = cancel;
     try {
       exec(program);
     } catch (...) {
-      runtime::abandon_batch();  // nothing of a batch built halfway reaches the device or the next call
+      ctx_.abandon_batch();  // nothing of a batch built halfway reaches the device or the next call
       throw;
     }
   }
@@ -60,12 +53,9 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
     }
     return int32_t(v);
   }
-  static void check(int rc, const std::string& what) {
-    if (rc != 0) throw RuntimeError(what + " failed: " + VTARuntimeGetLastError());
-  }
-  // After a call that reports errors only by poisoning the batch: the first failure stops the program.
-  static void check_batch(const std::string& what) {
-    if (runtime::batch_failed()) throw RuntimeError(what + " failed: " + VTARuntimeGetLastError());
+  // The first failed runtime call stops the program.
+  void check(int rc, const std::string& what) const {
+    if (rc != 0) throw RuntimeError(what + " failed: " + ctx_.last_error());
   }
   void* handle(const Tensor& t) const {
     auto it = handles_.find(t.get());
@@ -99,40 +89,36 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
     if (in_kernel_) return uop_call(s);
     const auto& a = s->args;
     if (s->name == intrin::kLoadBuffer2D) {
-      VTALoadBuffer2D(cmd_, handle(s->src), u32(a[0]), u32(a[1]), u32(a[2]), u32(a[3]), u32(a[4]), u32(a[5]), u32(a[6]),
-                      u32(a[7]), u32(a[8]), u32(a[9]));
-      check_batch("VTALoadBuffer2D");
+      check(ctx_.load_buffer_2d(handle(s->src), u32(a[0]), u32(a[1]), u32(a[2]), u32(a[3]), u32(a[4]), u32(a[5]),
+                                u32(a[6]), u32(a[7]), u32(a[8]), u32(a[9])),
+            "VTALoadBuffer2D");
     } else if (s->name == intrin::kStoreBuffer2D) {
-      VTAStoreBuffer2D(cmd_, u32(a[0]), u32(a[1]), handle(s->tensor), u32(a[2]), u32(a[3]), u32(a[4]), u32(a[5]));
-      check_batch("VTAStoreBuffer2D");
+      check(ctx_.store_buffer_2d(u32(a[0]), u32(a[1]), handle(s->tensor), u32(a[2]), u32(a[3]), u32(a[4]), u32(a[5])),
+            "VTAStoreBuffer2D");
     } else if (s->name == intrin::kDepPush) {
-      check(VTADepPush(cmd_, i32(a[0]), i32(a[1])), "VTADepPush");
+      check(ctx_.dep_push(i32(a[0]), i32(a[1])), "VTADepPush");
     } else if (s->name == intrin::kDepPop) {
-      check(VTADepPop(cmd_, i32(a[0]), i32(a[1])), "VTADepPop");
+      check(ctx_.dep_pop(i32(a[0]), i32(a[1])), "VTADepPop");
     } else if (s->name == intrin::kSync) {
-      check(VTASynchronize(cmd_, kSyncWaitCycles), "VTASynchronize");
+      check(ctx_.synchronize(kSyncWaitCycles), "VTASynchronize");
     } else {
       throw InternalError("build: unknown call " + s->name);
     }
   }
 
-  /// Inside a kernel callback: the micro-op loops and pushes (loops and sequences as outside).
+  /// Inside a kernel being recorded: the micro-op loops and pushes (loops and sequences as outside).
   void uop_call(const Stmt& s) {
     if (s->name == intrin::kUopLoopBegin) {
-      VTAUopLoopBegin(u32(s->args[0]), u32(s->args[1]), u32(s->args[2]), u32(s->args[3]));
+      recording_->loop_begin(u32(s->args[0]), u32(s->args[1]), u32(s->args[2]), u32(s->args[3]));
     } else if (s->name == intrin::kUopLoopEnd) {
-      VTAUopLoopEnd();
+      recording_->loop_end();
     } else if (s->name == intrin::kUopPush) {
       const auto& a = s->args;
-      VTAUopPush(u32(a[kUopMode]), u32(a[kUopReset]), u32(a[kUopDst]), u32(a[kUopSrc]), u32(a[kUopWgt]),
-                 u32(a[kUopOpcode]), u32(a[kUopUseImm]), i32(a[kUopImm]));
+      recording_->push(u32(a[kUopMode]), u32(a[kUopReset]), u32(a[kUopDst]), u32(a[kUopSrc]), u32(a[kUopWgt]),
+                       u32(a[kUopOpcode]), u32(a[kUopUseImm]), i32(a[kUopImm]));
     } else {
       throw InternalError("build: " + s->name + " inside a micro-op kernel");
     }
-  }
-  static int kernel_init(void*) {
-    current_executor->exec(current_kernel->body);
-    return 0;
   }
 
   void kernel(const Stmt& s) {
@@ -159,21 +145,23 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
       closure = closure * e->second + value_of(v);
       if (closure > INT32_MAX) throw RuntimeError("build: a kernel's closure does not fit 32 bits");
     }
-    int32_t sig = int32_t(closure);
-    void** h = &kernels_[s.get()];
-    current_executor = this;
-    current_kernel = s.get();
-    in_kernel_ = true;  // (the runtime's C entry points return an error code; they never throw)
+    // (the closure as the C API's 4-byte one: the value + 1, 0 for none)
+    const int64_t key = free.empty() ? 0 : int64_t{int32_t(closure)} + 1;
     const bool alu = s->value && s->value->value == attr::kUopKernelAlu;
-    const int rc = alu ? VTAPushALUOp(h, &Executor::kernel_init, free.empty() ? nullptr : &sig, free.empty() ? 0 : 4)
-                       : VTAPushGEMMOp(h, &Executor::kernel_init, free.empty() ? nullptr : &sig, free.empty() ? 0 : 4);
-    current_executor = nullptr;
-    current_kernel = nullptr;
-    in_kernel_ = false;
+    const int rc = ctx_.push_kernel(!alu, &kernels_[s.get()], key, [&](runtime::UopKernel& k) {
+      recording_ = &k;
+      in_kernel_ = true;
+      struct Stop {
+        Executor& ex;
+        ~Stop() { ex.recording_ = nullptr, ex.in_kernel_ = false; }
+      } stop{*this};
+      exec(s->body);
+    });
     check(rc, alu ? "VTAPushALUOp" : "VTAPushGEMMOp");
   }
 
-  VTACommandHandle cmd_ = nullptr;
+  runtime::Context& ctx_;
+  runtime::UopKernel* recording_ = nullptr;
   std::map<const StmtNode*, void*>& kernels_;
   std::map<const TensorNode*, void*> handles_;
   std::map<const ExprNode*, int64_t> extents_;
@@ -236,10 +224,10 @@ void Module::operator()(const std::vector<const DeviceTensor*>& tensors, const C
     }
     buffers.push_back(d->handle());
   }
-  call(buffers, limits);
+  call(runtime::Context::current(), buffers, limits);
 }
 
-void Module::call(const std::vector<void*>& buffers, const CallLimits& limits) const {
+void Module::call(runtime::Context& ctx, const std::vector<void*>& buffers, const CallLimits& limits) const {
   if (buffers.size() != args_.size()) {
     throw std::invalid_argument("module: " + std::to_string(buffers.size()) + " buffers given for " +
                                 std::to_string(args_.size()) + " arguments");
@@ -249,14 +237,12 @@ void Module::call(const std::vector<void*>& buffers, const CallLimits& limits) c
                        " statements on the host; the limit is " + std::to_string(limits.max_host_steps) +
                        " (CallLimits::max_host_steps)");
   }
-  VTACommandHandle cmd = VTATLSCommandHandle();
-  if (cmd == nullptr) throw RuntimeError(std::string("module: no runtime: ") + VTARuntimeGetLastError());
-  // the runtime's device: the thread's own (VTA_TARGET) or a context's (a server's session)
-  const std::string device_target(static_cast<runtime::CommandQueue*>(cmd)->device().target());
+  if (ctx.open() != 0) throw RuntimeError("module: no runtime: " + ctx.last_error());
+  const std::string device_target(ctx.device().target());
   if (!target_.empty() && device_target != target_) {
     throw std::invalid_argument("module: built for target " + target_ + " but the runtime runs on " + device_target);
   }
-  Executor ex(*kernels_);
+  Executor ex(ctx, *kernels_);
   for (size_t i = 0; i < args_.size(); ++i) {
     const Tensor& t = args_[i];
     if (buffers[i] == nullptr) throw std::invalid_argument("module: argument " + t->name + " is null");
@@ -268,7 +254,7 @@ void Module::call(const std::vector<void*>& buffers, const CallLimits& limits) c
     }
     ex.bind_tensor(t, buffers[i]);
   }
-  ex.run(cmd, program_, limits.cancel);
+  ex.run(program_, limits.cancel);
 }
 
 Module build(const Schedule& s, const std::vector<Tensor>& args, const Env& env, const BuildOptions& options) {

@@ -41,10 +41,7 @@ RecordedCall record_call(const Module& module, const Config& config, const Inner
     if (host.back() == nullptr) throw RuntimeError("no scratch memory for argument " + t->name);
     handles.push_back(ctx.wrap_buffer(dram.phys_addr(host.back()), bytes, t->name));
   }
-  {
-    runtime::Context::Scope use(ctx);
-    module.call(handles);
-  }
+  module.call(ctx, handles);
   for (void* h : handles) ctx.release_buffer(h);
   for (void* h : host) dram.free(h);
   return {recorder.streams(), recorder.stats()};

@@ -468,11 +468,10 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     server_.count(&ServerCounters::calls);
     try {
-      runtime::Context::Scope use(*runtime_);
       compiler::CallLimits limits;
       if (server_.options.max_call_steps != 0) limits.max_host_steps = server_.options.max_call_steps;
       limits.cancel = &server_.stopping;
-      module.call(wrapped.handles, limits);
+      module.call(*runtime_, wrapped.handles, limits);
     } catch (const std::exception& e) {
       runtime_->reset();  // nothing of the failed batch reaches the next call
       const std::string diagnostic = e.what();

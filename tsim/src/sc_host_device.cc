@@ -5,7 +5,6 @@
 
 #include "run_control.h"
 #include "vta/build_config.h"
-#include "vta/runtime_context.h"
 #include "vta/sc/host_device.h"
 
 namespace vta::sc {
@@ -31,17 +30,13 @@ struct HostDevice::Impl final : tsim::RegisterBus {
       if (acc.cycle() - start >= cycles) return false;
       // in slices, so that an assertion ends the wait soon after it fails
       const uint64_t slice = std::min<uint64_t>(cycles - (acc.cycle() - start), 4096);
-      {
-        const runtime::Context::Keep keep;
-        sc_core::wait(clock_period() * double(slice), irq.posedge_event());
-      }
+      sc_core::wait(clock_period() * double(slice), irq.posedge_event());
       if (!acc.assertion_log().empty()) return false;
     }
     return true;
   }
   uint64_t cycles() const override { return acc.cycle(); }
   void reset_design() override {
-    const runtime::Context::Keep keep;
     rst_n.write(false);
     sc_core::wait(clock_period() * 2.0);
     rst_n.write(true);
@@ -60,11 +55,8 @@ struct HostDevice::Impl final : tsim::RegisterBus {
     t.set_streaming_width(4);
     t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_time delay = sc_core::SC_ZERO_TIME;
-    {
-      const runtime::Context::Keep keep;
-      bus.b_transport(t, delay);
-      if (delay != sc_core::SC_ZERO_TIME) sc_core::wait(delay);
-    }
+    bus.b_transport(t, delay);
+    if (delay != sc_core::SC_ZERO_TIME) sc_core::wait(delay);
     if (!t.is_response_ok()) {
       throw std::runtime_error("vta systemc: the control register at " + std::to_string(base + offset) + " answered " +
                                t.get_response_string());

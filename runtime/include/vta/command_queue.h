@@ -28,6 +28,13 @@ class RuntimeError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An error in recording a micro-op kernel (UopKernel::loop_begin, loop_end, push): the call that
+/// pushes the kernel reports it under its own name.
+class KernelError : public RuntimeError {
+ public:
+  using RuntimeError::RuntimeError;
+};
+
 /// A device data buffer (what VTABufferAlloc's handle points to).
 struct DataBuffer {
   uint8_t* data = nullptr;
@@ -62,6 +69,14 @@ struct UopKernel {
   // Residency in the micro-op SRAM for the current batch.
   bool resident = false;
   uint32_t sram_begin = 0;
+
+  // Recording (what VTAUopLoopBegin, VTAUopLoopEnd and VTAUopPush do inside a kernel's finit): each
+  // checks the call against the kernel recorded so far and throws KernelError naming the problem,
+  // leaving the kernel unchanged.
+  void loop_begin(uint32_t extent, uint32_t dst_factor, uint32_t src_factor, uint32_t wgt_factor);
+  void loop_end();
+  void push(uint32_t mode, uint32_t reset_out, uint32_t dst_index, uint32_t src_index, uint32_t wgt_index,
+            uint32_t opcode, uint32_t use_imm, int32_t imm_val);
 };
 
 /// Options of a command queue.

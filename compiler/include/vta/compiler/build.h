@@ -3,10 +3,12 @@
 /// Building a schedule into a module that runs on the VTA runtime: the full VTA pass list (lower.h with
 /// options.vta), then an executor that walks the final program and makes the runtime calls it names
 /// (VTALoadBuffer2D, VTAStoreBuffer2D, VTAPushGEMMOp / VTAPushALUOp with micro-op kernels,
-/// VTADepPush / VTADepPop, VTASynchronize) on the runtime's device (VTA_TARGET: fsim or tsim).
+/// VTADepPush / VTADepPop, VTASynchronize) on a runtime context (vta/runtime_context.h): the one given,
+/// or the calling thread's (its own over VTA_TARGET: fsim, tsim, ...).
 ///
 ///   Module m = build(s, {data, weight, res}, env);
 ///   m({&data_dev, &weight_dev, &res_dev});   // throws RuntimeError with the runtime's message
+///   m.call(ctx, {data_buf, weight_buf, res_buf});  // on a context of its own
 
 #include <atomic>
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include <string_view>
 
 #include "vta/compiler/lower.h"
+#include "vta/runtime_context.h"
 #include "vta/tensor.h"
 
 namespace vta::compiler {
@@ -63,15 +66,15 @@ class Module {
   const std::vector<Tensor>& args() const { return args_; }
   /// The backend the module was built for ("" when any).
   const std::string& target() const { return target_; }
-  /// Runs once with one device tensor per argument, in order; shapes and types must match the
-  /// arguments'. Returns when the accelerator has finished (VTASynchronize).
+  /// Runs once with one device tensor per argument, in order, on the calling thread's runtime
+  /// (runtime::Context::current()); shapes and types must match the arguments'. Returns when the
+  /// accelerator has finished (VTASynchronize).
   void operator()(const std::vector<const DeviceTensor*>& tensors, const CallLimits& limits = {}) const;
-  /// The same with runtime buffer handles (VTABufferAlloc's, or vta::runtime::Context::wrap_buffer's
-  /// on a server), one per argument, each at least as large as its argument (checked); the element
-  /// layout is the caller's to get right. Runs on the calling thread's runtime.
-  /// Throws RuntimeError when the call would exceed `limits`, is cancelled, or a runtime call fails
-  /// (the first failed call stops the program; the batch is discarded).
-  void call(const std::vector<void*>& buffers, const CallLimits& limits = {}) const;
+  /// Runs once on `ctx` with runtime buffer handles (VTABufferAlloc's, or `ctx.wrap_buffer`'s), one per
+  /// argument, each at least as large as its argument (checked); the element layout is the caller's
+  /// to get right. Throws RuntimeError when the call would exceed `limits`, is cancelled, or a runtime
+  /// call fails (the first failed call stops the program; the batch is discarded).
+  void call(runtime::Context& ctx, const std::vector<void*>& buffers, const CallLimits& limits = {}) const;
   /// The statements one call executes on the host: every loop iteration, call and block, kernels'
   /// bodies counted each time they are reached (an upper bound when the runtime caches them);
   /// saturates at UINT64_MAX.

@@ -12,8 +12,9 @@
 ///   vta::runtime::Context::Scope use(ctx);
 ///   vta::tutorials::matrix_multiply(0);
 ///
-/// Its waits keep the calling SC_THREAD's runtime binding (vta::runtime::Context::Keep), so several
-/// host threads, each with its own runtime, can share the simulation.
+/// Several host threads, each with its own runtime, can share the simulation: a runtime context keeps
+/// the calling SC_THREAD's Scope binding across every call of its device (vta/runtime_context.h), so
+/// this device, which only needs the device layer, knows nothing of the runtime.
 
 #include <cstdint>
 #include <memory>
