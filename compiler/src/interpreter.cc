@@ -12,19 +12,19 @@ namespace {
 
 class Interpreter final : public Evaluator, private StmtFunctor<void> {
  public:
-  explicit Interpreter(const Stmt& program) : Evaluator("run"), sram(std::make_unique<SramPlan>(program)) {}
+  explicit Interpreter(const Stmt& program) : Evaluator("run"), sram_(std::make_unique<SramPlan>(program)) {}
   void exec(const Stmt& s) { StmtFunctor<void>::dispatch(s); }
 
   std::map<const TensorNode*, std::vector<int64_t>*> buffers;
 
  private:
-  std::map<const TensorNode*, std::vector<int64_t>> shapes;  // buffer extents (a region for some)
-  std::vector<std::unique_ptr<std::vector<int64_t>>> owned;
-  std::unique_ptr<SramPlan> sram;  // where each on-chip buffer starts (DMA calls index from there)
+  std::map<const TensorNode*, std::vector<int64_t>> shapes_;  // buffer extents (a region for some)
+  std::vector<std::unique_ptr<std::vector<int64_t>>> owned_;
+  std::unique_ptr<SramPlan> sram_;  // where each on-chip buffer starts (DMA calls index from there)
 
   size_t offset(const Tensor& t, const std::vector<Expr>& idx) {
-    auto sh = shapes.find(t.get());
-    const std::vector<int64_t>& shape = sh == shapes.end() ? t->shape : sh->second;
+    auto sh = shapes_.find(t.get());
+    const std::vector<int64_t>& shape = sh == shapes_.end() ? t->shape : sh->second;
     size_t off = 0;
     for (size_t d = 0; d < idx.size(); ++d) {
       const int64_t i = eval(idx[d]);
@@ -73,12 +73,12 @@ class Interpreter final : public Evaluator, private StmtFunctor<void> {
   void visit_allocate(const Stmt& s) override {
     int64_t n = 1;
     for (int64_t d : s->shape) n *= d;
-    owned.push_back(std::make_unique<std::vector<int64_t>>(size_t(n), 0));
-    buffers[s->tensor.get()] = owned.back().get();
-    shapes[s->tensor.get()] = s->shape;
+    owned_.push_back(std::make_unique<std::vector<int64_t>>(size_t(n), 0));
+    buffers[s->tensor.get()] = owned_.back().get();
+    shapes_[s->tensor.get()] = s->shape;
     exec(s->body);
     buffers.erase(s->tensor.get());
-    shapes.erase(s->tensor.get());
+    shapes_.erase(s->tensor.get());
   }
   /// The DMA intrinsics, element by element (an element = the product of the last two dimensions).
   void visit_call(const Stmt& call) override {
@@ -93,7 +93,7 @@ class Interpreter final : public Evaluator, private StmtFunctor<void> {
     const bool load = s.name == intrin::kLoadBuffer2D;
     // SRAM indices count from the start of the scope's SRAM: subtract where the buffer starts
     auto base = [&](const Tensor& t) {
-      const SramBuffer* b = sram->find(t);
+      const SramBuffer* b = sram_->find(t);
       return b == nullptr ? 0 : b->base;
     };
     if (load) {

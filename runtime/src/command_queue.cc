@@ -231,25 +231,26 @@ void UopKernel::loop_end() {
   ops.push_back({KernelOp::kLoopEnd, {}});
 }
 
-void UopKernel::push(uint32_t mode_, uint32_t reset_out, uint32_t dst_index, uint32_t src_index, uint32_t wgt_index,
-                     uint32_t opcode_, uint32_t use_imm_, int32_t imm_val) {
-  if (mode_ > 1) throw KernelError("VTAUopPush mode " + std::to_string(mode_) + " (0 = GEMM, 1 = ALU)");
-  if (!uops.empty() && (mode != int(mode_) || reset != (reset_out != 0) ||
-                        (mode_ == 1 && (opcode != opcode_ || use_imm != use_imm_ || imm != imm_val)))) {
+void UopKernel::push(uint32_t uop_mode, uint32_t reset_out, uint32_t dst_index, uint32_t src_index, uint32_t wgt_index,
+                     uint32_t uop_opcode, uint32_t uop_use_imm, int32_t imm_val) {
+  if (uop_mode > 1) throw KernelError("VTAUopPush mode " + std::to_string(uop_mode) + " (0 = GEMM, 1 = ALU)");
+  if (!uops.empty() && (mode != int(uop_mode) || reset != (reset_out != 0) ||
+                        (uop_mode == 1 && (opcode != uop_opcode || use_imm != uop_use_imm || imm != imm_val)))) {
     throw KernelError("micro-op " + std::to_string(uops.size()) +
                       " differs from the first in mode, reset or ALU operation; one kernel is one instruction");
   }
-  if (mode_ == 1 && opcode_ > 4) {
-    throw KernelError("ALU opcode " + std::to_string(opcode_) + " (MIN 0, MAX 1, ADD 2, SHR 3, MUL 4)");
+  if (uop_mode == 1 && uop_opcode > 4) {
+    throw KernelError("ALU opcode " + std::to_string(uop_opcode) + " (MIN 0, MAX 1, ADD 2, SHR 3, MUL 4)");
   }
-  if (mode_ == 1 && use_imm_ && (imm_val < -32768 || imm_val > 32767)) {
+  if (uop_mode == 1 && uop_use_imm && (imm_val < -32768 || imm_val > 32767)) {
     throw KernelError("ALU immediate " + std::to_string(imm_val) + " does not fit in 16 signed bits");
   }
-  if (uops.empty()) mode = int(mode_), reset = reset_out != 0, opcode = opcode_, use_imm = use_imm_, imm = imm_val;
+  if (uops.empty())
+    mode = int(uop_mode), reset = reset_out != 0, opcode = uop_opcode, use_imm = uop_use_imm, imm = imm_val;
   uops.push_back({dst_index, src_index, wgt_index});
-  ops.push_back(
-      {KernelOp::kPush,
-       {mode_, reset_out, dst_index, src_index, wgt_index, opcode_, use_imm_, static_cast<uint32_t>(imm_val)}});
+  ops.push_back({KernelOp::kPush,
+                 {uop_mode, reset_out, dst_index, src_index, wgt_index, uop_opcode, uop_use_imm,
+                  static_cast<uint32_t>(imm_val)}});
 }
 
 void CommandQueue::push_kernel(bool gemm, uint64_t site, int64_t key, const std::function<void(UopKernel&)>& record) {

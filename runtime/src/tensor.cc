@@ -100,8 +100,8 @@ std::vector<int8_t> unpack_matrix(std::span<const int8_t> tiles, int rows, int c
 }
 
 namespace {
-size_t nchwnc_index(int n, int c, int y, int x, int C, int H, int W, int nb, int cb) {
-  return (((((size_t(n / nb) * (C / cb) + c / cb) * H + y) * W + x) * nb + n % nb) * cb) + c % cb;
+size_t nchwnc_index(int n, int c, int y, int x, int c_total, int h_total, int w_total, int nb, int cb) {
+  return (((((size_t(n / nb) * (c_total / cb) + c / cb) * h_total + y) * w_total + x) * nb + n % nb) * cb) + c % cb;
 }
 }  // namespace
 

@@ -365,22 +365,22 @@ namespace {
 // reduction over input-channel blocks split, and the padded input computed inside it (a halo of
 // padded rows around each block: bound inference through the stride).
 TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
-  constexpr int64_t H = 8, K = 3, P = 1, S = 2, OH = (H + 2 * P - K) / S + 1, CI = 2, CO = 2;
-  Tensor data = placeholder({1, CI, H, H, 1, kBlock}, "data", DType::kInt8);
-  Tensor kernel = placeholder({CO, CI, K, K, kBlock, kBlock}, "kernel", DType::kInt8);
-  Tensor data_buf = pad(data, {0, 0, P, P, 0, 0}, {0, 0, P, P, 0, 0}, "data_buf");
+  constexpr int64_t kH = 8, kK = 3, kP = 1, kS = 2, kOh = (kH + 2 * kP - kK) / kS + 1, kCi = 2, kCo = 2;
+  Tensor data = placeholder({1, kCi, kH, kH, 1, kBlock}, "data", DType::kInt8);
+  Tensor kernel = placeholder({kCo, kCi, kK, kK, kBlock, kBlock}, "kernel", DType::kInt8);
+  Tensor data_buf = pad(data, {0, 0, kP, kP, 0, 0}, {0, 0, kP, kP, 0, 0}, "data_buf");
   Tensor kernel_buf = compute(
       kernel->shape,
       [&](const Indices& i) {
         return read(kernel, {i[0], i[1], i[2], i[3], i[4], i[5]});
       },
       "kernel_buf");
-  IterVar ic = reduce_axis(CI, "ic"), dy = reduce_axis(K, "dy"), dx = reduce_axis(K, "dx"),
+  IterVar ic = reduce_axis(kCi, "ic"), dy = reduce_axis(kK, "dy"), dx = reduce_axis(kK, "dx"),
           ic_tns = reduce_axis(kBlock, "ic_tns");
   Tensor res_conv = compute(
-      {1, CO, OH, OH, 1, kBlock}, {"bo", "co", "i", "j", "bi", "ci"},
+      {1, kCo, kOh, kOh, 1, kBlock}, {"bo", "co", "i", "j", "bi", "ci"},
       [&](const Indices& x) {
-        return sum(cast(DType::kInt32, read(data_buf, {x[0], ic.var, Expr(x[2]) * S + dy.var, Expr(x[3]) * S + dx.var,
+        return sum(cast(DType::kInt32, read(data_buf, {x[0], ic.var, Expr(x[2]) * kS + dy.var, Expr(x[3]) * kS + dx.var,
                                                        x[4], ic_tns.var})) *
                        cast(DType::kInt32, read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
                    {ic, dy, dx, ic_tns});
@@ -403,21 +403,22 @@ TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
   for (auto& x : w) x = d(rng);
   // plain loops
   std::vector<int64_t> want(size_t(res->elements()));
-  for (int64_t co = 0; co < CO; ++co)
-    for (int64_t y = 0; y < OH; ++y)
-      for (int64_t x = 0; x < OH; ++x)
+  for (int64_t co = 0; co < kCo; ++co)
+    for (int64_t y = 0; y < kOh; ++y)
+      for (int64_t x = 0; x < kOh; ++x)
         for (int64_t ci = 0; ci < kBlock; ++ci) {
           int64_t acc = 0;
-          for (int64_t c = 0; c < CI; ++c)
-            for (int64_t ky = 0; ky < K; ++ky)
-              for (int64_t kx = 0; kx < K; ++kx)
+          for (int64_t c = 0; c < kCi; ++c)
+            for (int64_t ky = 0; ky < kK; ++ky)
+              for (int64_t kx = 0; kx < kK; ++kx)
                 for (int64_t t = 0; t < kBlock; ++t) {
-                  const int64_t iy = y * S + ky - P, ix = x * S + kx - P;
-                  if (iy < 0 || iy >= H || ix < 0 || ix >= H) continue;
-                  acc += a[size_t(((c * H + iy) * H + ix) * kBlock + t)] *
-                         w[size_t(((((co * CI + c) * K + ky) * K + kx) * kBlock + ci) * kBlock + t)];
+                  const int64_t iy = y * kS + ky - kP, ix = x * kS + kx - kP;
+                  if (iy < 0 || iy >= kH || ix < 0 || ix >= kH) continue;
+                  acc += a[size_t(((c * kH + iy) * kH + ix) * kBlock + t)] *
+                         w[size_t(((((co * kCi + c) * kK + ky) * kK + kx) * kBlock + ci) * kBlock + t)];
                 }
-          want[size_t(((co * OH + y) * OH + x) * kBlock + ci)] = std::min<int64_t>(std::max<int64_t>(acc >> 8, 0), 127);
+          want[size_t(((co * kOh + y) * kOh + x) * kBlock + ci)] =
+              std::min<int64_t>(std::max<int64_t>(acc >> 8, 0), 127);
         }
   auto run_it = [&](const Schedule& s) {
     std::vector<int64_t> out(want.size(), -1), flat_out(want.size(), -2);

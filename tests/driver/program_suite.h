@@ -43,9 +43,9 @@ inline void blocked_gemm_suite(Device& dev, const Config& cfg) {
   struct Shape {
     int batch, channels, block;
   };
-  const int BI = cfg.block_in();
-  for (Shape s : {Shape{cfg.batch(), 4 * BI, BI}, Shape{8 * cfg.batch(), 8 * BI, 2 * BI},
-                  Shape{16 * cfg.batch(), 16 * BI, 4 * BI}, Shape{64 * cfg.batch(), 16 * BI, 8 * BI}}) {
+  const int blk_in = cfg.block_in();
+  for (Shape s : {Shape{cfg.batch(), 4 * blk_in, blk_in}, Shape{8 * cfg.batch(), 8 * blk_in, 2 * blk_in},
+                  Shape{16 * cfg.batch(), 16 * blk_in, 4 * blk_in}, Shape{64 * cfg.batch(), 16 * blk_in, 8 * blk_in}}) {
     for (bool compression : {false, true}) {
       for (int vt : {1, 2}) {
         SCOPED_TRACE("batch " + std::to_string(s.batch) + " channels " + std::to_string(s.channels) + " block " +

@@ -139,11 +139,11 @@ class RuntimeBadInput : public ::testing::Test {
  protected:
   void SetUp() override { VTARuntimeShutdown(); }
   void TearDown() override { VTARuntimeShutdown(); }
-  const Config& cfg = build_config();
+  const Config& cfg_ = build_config();
 };
 
 TEST_F(RuntimeBadInput, StoreBeyondItsBufferIsRefusedAndTheNeighbourIsUntouched) {
-  const size_t elem = cfg.out_elem_bytes();
+  const size_t elem = cfg_.out_elem_bytes();
   void* out = VTABufferAlloc(256 * elem);
   void* next = VTABufferAlloc(256 * elem);
   VTACommandHandle cmd = VTATLSCommandHandle();
@@ -167,7 +167,7 @@ TEST_F(RuntimeBadInput, StoreBeyondItsBufferIsRefusedAndTheNeighbourIsUntouched)
 }
 
 TEST_F(RuntimeBadInput, FreeingABufferBeforeSynchronizeDefersItsMemory) {
-  const size_t bytes = 16 * cfg.out_elem_bytes();
+  const size_t bytes = 16 * cfg_.out_elem_bytes();
   void* out = VTABufferAlloc(bytes);
   VTACommandHandle cmd = VTATLSCommandHandle();
   VTAStoreBuffer2D(cmd, 0, 4, out, 0, 16, 1, 16);

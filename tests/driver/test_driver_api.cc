@@ -112,17 +112,17 @@ TEST(DriverApi, PhysicalAddressesAre32Bit) {
   VTAMemFree(a);
 }
 
-// A hand-written program through the C API only: ADD an immediate to an accumulator tile and store.
+// acc_bytes hand-written program through the C API only: ADD an immediate to an accumulator tile and store.
 TEST(DriverApi, RunStatsAndJson) {
   VTADeviceHandle dev = VTADeviceAlloc();
   ASSERT_NE(dev, nullptr);
   EXPECT_STREQ(VTADeviceTarget(dev), "fsim");
-  const int L = VTA_BATCH * VTA_BLOCK_OUT;
+  const int lanes = VTA_BATCH * VTA_BLOCK_OUT;
   auto* insns = static_cast<VTAInsn*>(VTAMemAlloc(4 * sizeof(VTAInsn), VTA_CACHED));
   auto* uops = static_cast<VTAUop*>(VTAMemAlloc(sizeof(VTAUop), VTA_CACHED));
   auto* acc = static_cast<int32_t*>(VTAMemAlloc(VTA_ACC_ELEM_BYTES, VTA_CACHED));
   auto* out = static_cast<int8_t*>(VTAMemAlloc(VTA_OUT_ELEM_BYTES, VTA_CACHED));
-  for (int i = 0; i < L; ++i) acc[i] = i * 3;
+  for (int i = 0; i < lanes; ++i) acc[i] = i * 3;
   std::memset(insns, 0, 4 * sizeof(VTAInsn));
   std::memset(uops, 0, sizeof(VTAUop));
   insns[0].mem.opcode = VTA_OPCODE_LOAD;
@@ -153,7 +153,7 @@ TEST(DriverApi, RunStatsAndJson) {
 
   EXPECT_EQ(VTADeviceRun(dev, VTAMemGetPhyAddr(prog), 5, 1000), VTA_RUN_OK);
   EXPECT_STREQ(VTADeviceGetLastError(dev), "");
-  for (int i = 0; i < L; ++i) EXPECT_EQ(out[i], static_cast<int8_t>(i * 3 - 5));
+  for (int i = 0; i < lanes; ++i) EXPECT_EQ(out[i], static_cast<int8_t>(i * 3 - 5));
   VTAStats s;
   ASSERT_EQ(VTADeviceGetStats(dev, &s), 0);
   EXPECT_EQ(s.acc_load_nbytes, uint64_t(VTA_ACC_ELEM_BYTES));
@@ -221,7 +221,7 @@ TEST(DriverApi, BackendSelection) {
   EXPECT_NE(err.find("unknown VTA target \"pynq-board\" (known: fsim"), std::string::npos) << err;
   unsetenv("VTA_TARGET");
   EXPECT_THROW(make_device("nope", build_config()), std::invalid_argument);
-  // A backend registered at run time is found by name.
+  // acc_bytes backend registered at run time is found by name.
   register_backend("fsim-twin", [](const Config& c, const DeviceOptions& o) { return make_fsim(c, o); });
   EXPECT_NE(make_device("fsim-twin", build_config()), nullptr);
   const auto names = backend_names();

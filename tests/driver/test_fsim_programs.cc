@@ -13,15 +13,17 @@ std::string config_name(const std::string& path) { return std::filesystem::path(
 
 class Programs : public ::testing::TestWithParam<std::string> {
  protected:
-  Config cfg = Config::from_file(GetParam());
-  std::unique_ptr<FsimDevice> dev = test::make_test_fsim(cfg);
+  Config cfg_ = Config::from_file(GetParam());
+  std::unique_ptr<FsimDevice> dev_ = test::make_test_fsim(cfg_);
 };
 
-TEST_P(Programs, AluEveryOpcodeImmediateAndVectorWithAndWithoutCompression) { test::alu_every_opcode_suite(*dev, cfg); }
+TEST_P(Programs, AluEveryOpcodeImmediateAndVectorWithAndWithoutCompression) {
+  test::alu_every_opcode_suite(*dev_, cfg_);
+}
 
-TEST_P(Programs, GemmSingleBlock) { test::gemm_single_block_suite(*dev, cfg); }
+TEST_P(Programs, GemmSingleBlock) { test::gemm_single_block_suite(*dev_, cfg_); }
 
-TEST_P(Programs, BlockedGemmOneAndTwoVirtualThreads) { test::blocked_gemm_suite(*dev, cfg); }
+TEST_P(Programs, BlockedGemmOneAndTwoVirtualThreads) { test::blocked_gemm_suite(*dev_, cfg_); }
 
 INSTANTIATE_TEST_SUITE_P(Configs, Programs, ::testing::ValuesIn(test::sample_config_paths()),
                          [](const auto& param_info) { return config_name(param_info.param); });

@@ -17,142 +17,142 @@ using test::Program;
 
 class FsimSemantics : public ::testing::Test {
  protected:
-  Config cfg = Config::default_config();
-  std::unique_ptr<FsimDevice> dev = test::make_test_fsim(cfg);
-  std::mt19937 rng{1234};
+  Config cfg_ = Config::default_config();
+  std::unique_ptr<FsimDevice> dev_ = test::make_test_fsim(cfg_);
+  std::mt19937 rng_{1234};
 
-  void run_ok(const Program& p) { ASSERT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error(); }
+  void run_ok(const Program& p) { ASSERT_EQ(p.run(*dev_), RunStatus::kOk) << dev_->last_error(); }
 };
 
 // LOAD INP: y_pad_0 zero rows, rows of x_pad_0 zeros + data + x_pad_1 zeros, y_pad_1 zero rows,
 // written densely from sram_base; DRAM rows x_stride apart (spec 3.2). Pads are not counted.
 TEST_F(FsimSemantics, Load2DStridedWithAllFourPads) {
-  const int E = cfg.inp_elem_bytes();
-  DevBuf src(64 * E);
-  test::fill_random({src.as<int8_t>(), src.size()}, rng);
+  const int elem = cfg_.inp_elem_bytes();
+  DevBuf src(64 * elem);
+  test::fill_random({src.as<int8_t>(), src.size()}, rng_);
   const uint32_t y = 3, x = 4, stride = 7, yp0 = 1, yp1 = 2, xp0 = 2, xp1 = 1, base = 5, off = 3;
-  Program p(cfg);
-  p.load(MemId::kInp, base, src.base(E) + off, y, x, stride, {}, yp0, yp1, xp0, xp1).finish();
+  Program p(cfg_);
+  p.load(MemId::kInp, base, src.base(elem) + off, y, x, stride, {}, yp0, yp1, xp0, xp1).finish();
   run_ok(p);
   const uint32_t cols = xp0 + x + xp1, rows = yp0 + y + yp1;
-  auto sram = dev->inp_sram();
+  auto sram = dev_->inp_sram();
   for (uint32_t r = 0; r < rows; ++r) {
     for (uint32_t c = 0; c < cols; ++c) {
       const bool data = r >= yp0 && r < yp0 + y && c >= xp0 && c < xp0 + x;
-      for (int l = 0; l < E; ++l) {
-        const int8_t want = data ? src.as<int8_t>()[((off + (r - yp0) * stride) + (c - xp0)) * E + l] : int8_t{0};
-        ASSERT_EQ(sram[(base + r * cols + c) * E + l], want) << "row " << r << " col " << c << " lane " << l;
+      for (int l = 0; l < elem; ++l) {
+        const int8_t want = data ? src.as<int8_t>()[((off + (r - yp0) * stride) + (c - xp0)) * elem + l] : int8_t{0};
+        ASSERT_EQ(sram[(base + r * cols + c) * elem + l], want) << "row " << r << " col " << c << " lane " << l;
       }
     }
   }
-  EXPECT_EQ(dev->stats().inp_load_nbytes, uint64_t(y * x * E));
+  EXPECT_EQ(dev_->stats().inp_load_nbytes, uint64_t(y * x * elem));
 }
 
 TEST_F(FsimSemantics, LoadsIntoWeightAccAndUopBuffersWithPadding) {
-  const int W = cfg.wgt_elem_bytes(), A = cfg.acc_elem_bytes();
-  DevBuf wsrc(8 * W), asrc(8 * A), usrc(64);
-  test::fill_random({wsrc.as<int8_t>(), wsrc.size()}, rng);
-  for (int i = 0; i < 8 * A / 4; ++i) asrc.as<int32_t>()[i] = static_cast<int32_t>(rng());
+  const int wgt_bytes = cfg_.wgt_elem_bytes(), acc_bytes = cfg_.acc_elem_bytes();
+  DevBuf wsrc(8 * wgt_bytes), asrc(8 * acc_bytes), usrc(64);
+  test::fill_random({wsrc.as<int8_t>(), wsrc.size()}, rng_);
+  for (int i = 0; i < 8 * acc_bytes / 4; ++i) asrc.as<int32_t>()[i] = static_cast<int32_t>(rng_());
   for (int i = 0; i < 16; ++i) usrc.as<uint32_t>()[i] = 0x1000u + i;
   // Fill the destinations first so that padding visibly writes zeros.
-  DevBuf ones(16 * A);
+  DevBuf ones(16 * acc_bytes);
   std::memset(ones.data(), 0x11, ones.size());
-  Program pre(cfg);
-  pre.load(MemId::kWgt, 0, ones.base(W), 1, 4, 4).load(MemId::kAcc, 0, ones.base(A), 1, 8, 8).finish();
+  Program pre(cfg_);
+  pre.load(MemId::kWgt, 0, ones.base(wgt_bytes), 1, 4, 4).load(MemId::kAcc, 0, ones.base(acc_bytes), 1, 8, 8).finish();
   run_ok(pre);
-  Program p(cfg);
-  p.load(MemId::kWgt, 0, wsrc.base(W), 1, 2, 2, {}, 0, 0, 1, 1)           // [0, w0, w1, 0]
-      .load(MemId::kAcc, 2, asrc.base(A), 2, 2, 3, {}, 1, 0, 0, 0)        // zero row of 2, then rows 0 and 1
-      .load(MemId::kUop, 100, usrc.base(4) + 1, 1, 3, 3, {}, 0, 1, 0, 0)  // 3 uops then a zero row of 3
+  Program p(cfg_);
+  p.load(MemId::kWgt, 0, wsrc.base(wgt_bytes), 1, 2, 2, {}, 0, 0, 1, 1)     // [0, w0, w1, 0]
+      .load(MemId::kAcc, 2, asrc.base(acc_bytes), 2, 2, 3, {}, 1, 0, 0, 0)  // zero row of 2, then rows 0 and 1
+      .load(MemId::kUop, 100, usrc.base(4) + 1, 1, 3, 3, {}, 0, 1, 0, 0)    // 3 uops then a zero row of 3
       .finish();
   run_ok(p);
-  auto w = dev->wgt_sram();
-  for (int l = 0; l < W; ++l) {
-    ASSERT_EQ(w[0 * W + l], 0);
-    ASSERT_EQ(w[1 * W + l], wsrc.as<int8_t>()[0 * W + l]);
-    ASSERT_EQ(w[2 * W + l], wsrc.as<int8_t>()[1 * W + l]);
-    ASSERT_EQ(w[3 * W + l], 0);
+  auto w = dev_->wgt_sram();
+  for (int l = 0; l < wgt_bytes; ++l) {
+    ASSERT_EQ(w[0 * wgt_bytes + l], 0);
+    ASSERT_EQ(w[1 * wgt_bytes + l], wsrc.as<int8_t>()[0 * wgt_bytes + l]);
+    ASSERT_EQ(w[2 * wgt_bytes + l], wsrc.as<int8_t>()[1 * wgt_bytes + l]);
+    ASSERT_EQ(w[3 * wgt_bytes + l], 0);
   }
-  auto acc = dev->acc_sram();
-  const int L = A / 4;
-  for (int l = 0; l < L; ++l) {
-    ASSERT_EQ(acc[2 * L + l], 0);
-    ASSERT_EQ(acc[3 * L + l], 0);
-    ASSERT_EQ(acc[4 * L + l], asrc.as<int32_t>()[0 * L + l]);
-    ASSERT_EQ(acc[5 * L + l], asrc.as<int32_t>()[1 * L + l]);
-    ASSERT_EQ(acc[6 * L + l], asrc.as<int32_t>()[3 * L + l]);  // second row starts x_stride = 3 later
-    ASSERT_EQ(acc[7 * L + l], asrc.as<int32_t>()[4 * L + l]);
-    ASSERT_EQ(acc[0 * L + l], 0x11111111);  // untouched below sram_base
+  auto acc = dev_->acc_sram();
+  const int lanes = acc_bytes / 4;
+  for (int l = 0; l < lanes; ++l) {
+    ASSERT_EQ(acc[2 * lanes + l], 0);
+    ASSERT_EQ(acc[3 * lanes + l], 0);
+    ASSERT_EQ(acc[4 * lanes + l], asrc.as<int32_t>()[0 * lanes + l]);
+    ASSERT_EQ(acc[5 * lanes + l], asrc.as<int32_t>()[1 * lanes + l]);
+    ASSERT_EQ(acc[6 * lanes + l], asrc.as<int32_t>()[3 * lanes + l]);  // second row starts x_stride = 3 later
+    ASSERT_EQ(acc[7 * lanes + l], asrc.as<int32_t>()[4 * lanes + l]);
+    ASSERT_EQ(acc[0 * lanes + l], 0x11111111);  // untouched below sram_base
   }
-  auto u = dev->uop_sram();
+  auto u = dev_->uop_sram();
   EXPECT_EQ(u[100], 0x1001u);
   EXPECT_EQ(u[101], 0x1002u);
   EXPECT_EQ(u[102], 0x1003u);
   EXPECT_EQ(u[103], 0u);
   EXPECT_EQ(u[105], 0u);
-  EXPECT_EQ(dev->stats().wgt_load_nbytes, uint64_t(4 * W + 2 * W));
-  EXPECT_EQ(dev->stats().acc_load_nbytes, uint64_t(8 * A + 4 * A));
-  EXPECT_EQ(dev->stats().uop_load_nbytes, 12u);
+  EXPECT_EQ(dev_->stats().wgt_load_nbytes, uint64_t(4 * wgt_bytes + 2 * wgt_bytes));
+  EXPECT_EQ(dev_->stats().acc_load_nbytes, uint64_t(8 * acc_bytes + 4 * acc_bytes));
+  EXPECT_EQ(dev_->stats().uop_load_nbytes, 12u);
 }
 
 // ACC_8BIT: DRAM elements of BATCH*BLOCK_OUT int8, each lane sign-extended; counted as acc bytes.
 TEST_F(FsimSemantics, Acc8BitLoadSignExtends) {
-  const int L = cfg.batch() * cfg.block_out();
-  DevBuf src(4 * L);
+  const int lanes = cfg_.batch() * cfg_.block_out();
+  DevBuf src(4 * lanes);
   const int8_t pattern[] = {-128, -1, 0, 1, 127, -77, 55, -2};
-  for (int i = 0; i < 4 * L; ++i) src.as<int8_t>()[i] = pattern[i % 8];
-  Program p(cfg);
-  p.load(MemId::kAcc8Bit, 10, src.base(L), 2, 2, 2).finish();
+  for (int i = 0; i < 4 * lanes; ++i) src.as<int8_t>()[i] = pattern[i % 8];
+  Program p(cfg_);
+  p.load(MemId::kAcc8Bit, 10, src.base(lanes), 2, 2, 2).finish();
   run_ok(p);
-  auto acc = dev->acc_sram();
-  for (int i = 0; i < 4 * L; ++i) ASSERT_EQ(acc[10 * L + i], int32_t(pattern[i % 8])) << i;
-  EXPECT_EQ(dev->stats().acc_load_nbytes, uint64_t(4 * cfg.acc_elem_bytes()));
+  auto acc = dev_->acc_sram();
+  for (int i = 0; i < 4 * lanes; ++i) ASSERT_EQ(acc[10 * lanes + i], int32_t(pattern[i % 8])) << i;
+  EXPECT_EQ(dev_->stats().acc_load_nbytes, uint64_t(4 * cfg_.acc_elem_bytes()));
 }
 
 // STORE reads SRAM contiguously (pitch x_size), writes DRAM rows x_stride apart, and truncates each
 // int32 lane to its low 8 bits (no saturation). Bytes between rows stay untouched.
 TEST_F(FsimSemantics, StoreTruncatesAndHonoursStride) {
-  const int A = cfg.acc_elem_bytes(), O = cfg.out_elem_bytes(), L = A / 4;
-  DevBuf acc(6 * A), out(32 * O);
+  const int acc_bytes = cfg_.acc_elem_bytes(), out_bytes = cfg_.out_elem_bytes(), lanes = acc_bytes / 4;
+  DevBuf acc(6 * acc_bytes), out(32 * out_bytes);
   const int32_t values[] = {0x12345680, -129, 255, 300, -1, 128, 0x7fffffff, std::numeric_limits<int32_t>::min()};
-  for (int i = 0; i < 6 * L; ++i) {
+  for (int i = 0; i < 6 * lanes; ++i) {
     acc.as<int32_t>()[i] = static_cast<int32_t>(static_cast<uint32_t>(values[i % 8]) + static_cast<uint32_t>(i));
   }
   std::memset(out.data(), 0x5a, out.size());
   const uint32_t y = 2, x = 3, stride = 5, off = 1;
-  Program p(cfg);
-  p.load(MemId::kAcc, 0, acc.base(A), 1, 6, 6).store(0, out.base(O) + off, y, x, stride).finish();
+  Program p(cfg_);
+  p.load(MemId::kAcc, 0, acc.base(acc_bytes), 1, 6, 6).store(0, out.base(out_bytes) + off, y, x, stride).finish();
   run_ok(p);
   for (uint32_t e = 0; e < 32; ++e) {
     const bool written = e >= off && (e - off) % stride < x && (e - off) / stride < y;
-    for (int l = 0; l < L; ++l) {
-      const uint8_t got = out.data()[e * O + l];
+    for (int l = 0; l < lanes; ++l) {
+      const uint8_t got = out.data()[e * out_bytes + l];
       if (!written) {
         ASSERT_EQ(got, 0x5a) << "element " << e << " must be untouched";
       } else {
         const uint32_t row = (e - off) / stride, col = (e - off) % stride;
-        const int32_t v = acc.as<int32_t>()[(row * x + col) * L + l];
+        const int32_t v = acc.as<int32_t>()[(row * x + col) * lanes + l];
         ASSERT_EQ(got, static_cast<uint8_t>(v & 0xff)) << "element " << e << " lane " << l;
       }
     }
   }
-  EXPECT_EQ(dev->stats().out_store_nbytes, uint64_t(y * x * O));
+  EXPECT_EQ(dev_->stats().out_store_nbytes, uint64_t(y * x * out_bytes));
 }
 
 // x_size = 0 is a no-op for every load type and for STORE: no data, no statistics, not even an
 // address check; only the dependency flags act.
 TEST_F(FsimSemantics, ZeroXSizeIsANoOp) {
-  Program p(cfg);
+  Program p(cfg_);
   p.load(MemId::kInp, 0, 0xdeadbeef, 7, 0, 0, test::push_next())
       .load(MemId::kAcc, 0, 0xdeadbeef, 7, 0, 0, test::pop_prev())
       .load(MemId::kUop, 0, 0, 0, 0, 0)
       .raw(p.isa().encode(MemInsn{static_cast<uint8_t>(Opcode::kStore), {}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
       .finish();
-  const auto before = std::vector<int32_t>(dev->acc_sram().begin(), dev->acc_sram().end());
+  const auto before = std::vector<int32_t>(dev_->acc_sram().begin(), dev_->acc_sram().end());
   run_ok(p);
-  EXPECT_EQ(dev->stats(), Stats{});
-  EXPECT_EQ(dev->tokens(), TokenCounts{});
-  EXPECT_TRUE(std::equal(before.begin(), before.end(), dev->acc_sram().begin()));
+  EXPECT_EQ(dev_->stats(), Stats{});
+  EXPECT_EQ(dev_->tokens(), TokenCounts{});
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), dev_->acc_sram().begin()));
 }
 
 // --- GEMM ---------------------------------------------------------------------------------------
@@ -170,13 +170,14 @@ TEST_P(FsimGemm, LoopsAndFactorsMatchSpecFormula) {
   const Config cfg = Config::from_file(GetParam().config);
   auto dev = test::make_test_fsim(cfg, GetParam().portable);
   std::mt19937 rng(99);
-  const int B = cfg.batch(), BI = cfg.block_in(), BO = cfg.block_out();
-  const int IE = cfg.inp_elem_bytes(), WE = cfg.wgt_elem_bytes(), AE = cfg.acc_elem_bytes();
+  const int batch_tiles = cfg.batch(), blk_in = cfg.block_in(), blk_out = cfg.block_out();
+  const int inp_elem = cfg.inp_elem_bytes(), wgt_elem = cfg.wgt_elem_bytes(), acc_elem = cfg.acc_elem_bytes();
   const int n_inp = 40, n_wgt = 40, n_acc = 64;
-  DevBuf inp(n_inp * IE), wgt(n_wgt * WE), acc(n_acc * AE), out(n_acc * cfg.out_elem_bytes()), uops(64);
+  DevBuf inp(n_inp * inp_elem), wgt(n_wgt * wgt_elem), acc(n_acc * acc_elem), out(n_acc * cfg.out_elem_bytes()),
+      uops(64);
   test::fill_random({inp.as<int8_t>(), inp.size()}, rng);
   test::fill_random({wgt.as<int8_t>(), wgt.size()}, rng);
-  for (int i = 0; i < n_acc * AE / 4; ++i) acc.as<int32_t>()[i] = static_cast<int32_t>(rng() % 2001) - 1000;
+  for (int i = 0; i < n_acc * acc_elem / 4; ++i) acc.as<int32_t>()[i] = static_cast<int32_t>(rng() % 2001) - 1000;
   const std::vector<Uop> kernel = {{0, 0, 0}, {1, 3, 2}, {5, 1, 7}, {2, 2, 1}};
   test::put_uops(Program(cfg).isa(), uops, kernel);
   GemmInsn g = test::gemm_insn(0, 4, 3, 2);
@@ -184,27 +185,28 @@ TEST_P(FsimGemm, LoopsAndFactorsMatchSpecFormula) {
   g.wgt_factor_out = 9, g.wgt_factor_in = 4;
   Program p(cfg);
   p.load(MemId::kUop, 0, uops.base(4), 1, 4, 4)
-      .load(MemId::kInp, 0, inp.base(IE), 1, n_inp, n_inp)
-      .load(MemId::kWgt, 0, wgt.base(WE), 1, n_wgt, n_wgt)
-      .load(MemId::kAcc, 0, acc.base(AE), 1, n_acc, n_acc)
+      .load(MemId::kInp, 0, inp.base(inp_elem), 1, n_inp, n_inp)
+      .load(MemId::kWgt, 0, wgt.base(wgt_elem), 1, n_wgt, n_wgt)
+      .load(MemId::kAcc, 0, acc.base(acc_elem), 1, n_acc, n_acc)
       .gemm(g)
       .finish();
   ASSERT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error();
 
-  std::vector<int64_t> want(acc.as<int32_t>(), acc.as<int32_t>() + n_acc * B * BO);
+  std::vector<int64_t> want(acc.as<int32_t>(), acc.as<int32_t>() + n_acc * batch_tiles * blk_out);
   for (uint32_t i = 0; i < g.iter_out; ++i)
     for (uint32_t j = 0; j < g.iter_in; ++j)
       for (const Uop& u : kernel) {
         const uint32_t a = u.dst + i * g.dst_factor_out + j * g.dst_factor_in;
         const uint32_t x = u.src + i * g.src_factor_out + j * g.src_factor_in;
         const uint32_t w = u.wgt + i * g.wgt_factor_out + j * g.wgt_factor_in;
-        for (int b = 0; b < B; ++b)
-          for (int o = 0; o < BO; ++o) {
+        for (int b = 0; b < batch_tiles; ++b)
+          for (int o = 0; o < blk_out; ++o) {
             int64_t sum = 0;
-            for (int c = 0; c < BI; ++c) {
-              sum += int64_t(inp.as<int8_t>()[x * IE + b * BI + c]) * wgt.as<int8_t>()[w * WE + o * BI + c];
+            for (int c = 0; c < blk_in; ++c) {
+              sum += int64_t(inp.as<int8_t>()[x * inp_elem + b * blk_in + c]) *
+                     wgt.as<int8_t>()[w * wgt_elem + o * blk_in + c];
             }
-            want[a * B * BO + b * BO + o] += sum;
+            want[a * batch_tiles * blk_out + b * blk_out + o] += sum;
           }
       }
   auto got = dev->acc_sram();
@@ -216,22 +218,22 @@ TEST_P(FsimGemm, LoopsAndFactorsMatchSpecFormula) {
 TEST_P(FsimGemm, AccumulatorWrapsAround) {
   const Config cfg = Config::from_file(GetParam().config);
   auto dev = test::make_test_fsim(cfg, GetParam().portable);
-  const int IE = cfg.inp_elem_bytes(), WE = cfg.wgt_elem_bytes(), AE = cfg.acc_elem_bytes();
-  DevBuf inp(IE), wgt(WE), acc(AE), uops(4);
-  std::memset(inp.data(), 0x80, IE);  // -128
-  std::memset(wgt.data(), 0x80, WE);  // -128
-  for (int l = 0; l < AE / 4; ++l) acc.as<int32_t>()[l] = std::numeric_limits<int32_t>::max();
+  const int inp_elem = cfg.inp_elem_bytes(), wgt_elem = cfg.wgt_elem_bytes(), acc_elem = cfg.acc_elem_bytes();
+  DevBuf inp(inp_elem), wgt(wgt_elem), acc(acc_elem), uops(4);
+  std::memset(inp.data(), 0x80, inp_elem);  // -128
+  std::memset(wgt.data(), 0x80, wgt_elem);  // -128
+  for (int l = 0; l < acc_elem / 4; ++l) acc.as<int32_t>()[l] = std::numeric_limits<int32_t>::max();
   test::put_uops(Program(cfg).isa(), uops, {{0, 0, 0}});
   Program p(cfg);
   p.load(MemId::kUop, 0, uops.base(4), 1, 1, 1)
-      .load(MemId::kInp, 0, inp.base(IE), 1, 1, 1)
-      .load(MemId::kWgt, 0, wgt.base(WE), 1, 1, 1)
-      .load(MemId::kAcc, 0, acc.base(AE), 1, 1, 1)
+      .load(MemId::kInp, 0, inp.base(inp_elem), 1, 1, 1)
+      .load(MemId::kWgt, 0, wgt.base(wgt_elem), 1, 1, 1)
+      .load(MemId::kAcc, 0, acc.base(acc_elem), 1, 1, 1)
       .gemm(test::gemm_insn(0, 1))
       .finish();
   ASSERT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error();
   const uint32_t want = uint32_t(std::numeric_limits<int32_t>::max()) + uint32_t(cfg.block_in() * 16384);
-  for (int l = 0; l < AE / 4; ++l) ASSERT_EQ(dev->acc_sram()[l], static_cast<int32_t>(want));
+  for (int l = 0; l < acc_elem / 4; ++l) ASSERT_EQ(dev->acc_sram()[l], static_cast<int32_t>(want));
 }
 
 std::vector<GemmCase> gemm_cases() {
@@ -251,47 +253,47 @@ INSTANTIATE_TEST_SUITE_P(Configs, FsimGemm, ::testing::ValuesIn(gemm_cases()), [
 // reset_reg zeroes exactly the accumulator tiles the loop nest addresses, still iterating the loops,
 // and adds nothing to gemm_counter.
 TEST_F(FsimSemantics, GemmResetZeroesAddressedTilesOnly) {
-  const int AE = cfg.acc_elem_bytes(), L = AE / 4;
-  DevBuf acc(32 * AE), uops(8);
-  for (int i = 0; i < 32 * L; ++i) acc.as<int32_t>()[i] = i + 1;
-  test::put_uops(Program(cfg).isa(), uops, {{1, 5, 5}, {2, 0, 0}});
+  const int acc_elem = cfg_.acc_elem_bytes(), lanes = acc_elem / 4;
+  DevBuf acc(32 * acc_elem), uops(8);
+  for (int i = 0; i < 32 * lanes; ++i) acc.as<int32_t>()[i] = i + 1;
+  test::put_uops(Program(cfg_).isa(), uops, {{1, 5, 5}, {2, 0, 0}});
   GemmInsn g = test::gemm_insn(0, 2, 2, 3);
   g.reset = true;
   g.dst_factor_out = 10, g.dst_factor_in = 3;
-  Program p(cfg);
-  p.load(MemId::kUop, 0, uops.base(4), 1, 2, 2).load(MemId::kAcc, 0, acc.base(AE), 1, 32, 32).gemm(g).finish();
+  Program p(cfg_);
+  p.load(MemId::kUop, 0, uops.base(4), 1, 2, 2).load(MemId::kAcc, 0, acc.base(acc_elem), 1, 32, 32).gemm(g).finish();
   run_ok(p);
   std::set<uint32_t> zeroed;
   for (uint32_t i = 0; i < 2; ++i)
     for (uint32_t j = 0; j < 3; ++j)
       for (uint32_t d : {1u, 2u}) zeroed.insert(d + i * 10 + j * 3);
   for (uint32_t t = 0; t < 32; ++t) {
-    for (int l = 0; l < L; ++l) {
-      ASSERT_EQ(dev->acc_sram()[t * L + l], zeroed.count(t) ? 0 : int32_t(t * L + l + 1)) << "tile " << t;
+    for (int l = 0; l < lanes; ++l) {
+      ASSERT_EQ(dev_->acc_sram()[t * lanes + l], zeroed.count(t) ? 0 : int32_t(t * lanes + l + 1)) << "tile " << t;
     }
   }
-  EXPECT_EQ(dev->stats().gemm_counter, 0u);
+  EXPECT_EQ(dev_->stats().gemm_counter, 0u);
 }
 
 // --- ALU ----------------------------------------------------------------------------------------
 
 // The ALU ops of spec 2.8 written out with 64-bit arithmetic, independent of the simulator's code.
 int32_t alu_reference(AluOp op, int32_t a, int32_t b) {
-  const int64_t A = a, B = b;
+  const int64_t acc_bytes = a, batch_tiles = b;
   auto wrap = [](int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); };
   switch (op) {
-    case AluOp::kMin: return A < B ? a : b;
-    case AluOp::kMax: return A > B ? a : b;
-    case AluOp::kAdd: return wrap(A + B);
-    case AluOp::kMul: return wrap(A * B);
+    case AluOp::kMin: return acc_bytes < batch_tiles ? a : b;
+    case AluOp::kMax: return acc_bytes > batch_tiles ? a : b;
+    case AluOp::kAdd: return wrap(acc_bytes + batch_tiles);
+    case AluOp::kMul: return wrap(acc_bytes * batch_tiles);
     case AluOp::kShr: {
-      if (B >= 0) {  // floor(A / 2^B)
-        int64_t v = A;
-        for (int64_t k = 0; k < B && k < 40; ++k) v = (v - (v & 1)) / 2;
+      if (batch_tiles >= 0) {  // floor(acc_bytes / 2^batch_tiles)
+        int64_t v = acc_bytes;
+        for (int64_t k = 0; k < batch_tiles && k < 40; ++k) v = (v - (v & 1)) / 2;
         return static_cast<int32_t>(v);
       }
       uint64_t v = static_cast<uint32_t>(a);
-      for (int64_t k = 0; k < -B && k < 40; ++k) v = (v * 2) & 0xffffffffu;
+      for (int64_t k = 0; k < -batch_tiles && k < 40; ++k) v = (v * 2) & 0xffffffffu;
       return wrap(static_cast<int64_t>(v));
     }
   }
@@ -310,14 +312,14 @@ TEST_P(FsimAlu, MatchesReferenceWithLoopsAndFactors) {
   auto dev = test::make_test_fsim(cfg);
   std::mt19937 rng(7 + static_cast<int>(GetParam().op));
   const AluOp op = GetParam().op;
-  const int AE = cfg.acc_elem_bytes(), L = AE / 4, n = 64;
-  DevBuf acc(n * AE), uops(16), out(n * cfg.out_elem_bytes());
+  const int acc_elem = cfg.acc_elem_bytes(), lanes = acc_elem / 4, n = 64;
+  DevBuf acc(n * acc_elem), uops(16), out(n * cfg.out_elem_bytes());
   std::vector<int32_t> special = {
       0, 1, -1, 7, -8, 31, 32, -31, -32, 100, -100, 0x7fffffff, std::numeric_limits<int32_t>::min(), 0x12345678};
-  for (int i = 0; i < n * L; ++i) {
+  for (int i = 0; i < n * lanes; ++i) {
     int32_t v = (i % 3 == 0) ? special[rng() % special.size()] : static_cast<int32_t>(rng());
     // Shift amounts come from the source operand: keep a useful share of them small.
-    if (op == AluOp::kShr && i >= 32 * L && i % 2 == 0) v = static_cast<int32_t>(rng() % 80) - 40;
+    if (op == AluOp::kShr && i >= 32 * lanes && i % 2 == 0) v = static_cast<int32_t>(rng() % 80) - 40;
     acc.as<int32_t>()[i] = v;
   }
   // dst tiles 0..15 (via loops), src tiles 32.. (vector operand).
@@ -330,20 +332,20 @@ TEST_P(FsimAlu, MatchesReferenceWithLoopsAndFactors) {
     AluInsn a = test::alu_insn(op, 0, 2, GetParam().use_imm, imm, 2, 4);
     a.dst_factor_out = 8, a.dst_factor_in = 2, a.src_factor_out = 8, a.src_factor_in = 2;
     Program p(cfg);
-    p.load(MemId::kUop, 0, uops.base(4), 1, 2, 2).load(MemId::kAcc, 0, acc.base(AE), 1, n, n).alu(a).finish();
+    p.load(MemId::kUop, 0, uops.base(4), 1, 2, 2).load(MemId::kAcc, 0, acc.base(acc_elem), 1, n, n).alu(a).finish();
     ASSERT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error();
-    std::vector<int32_t> want(acc.as<int32_t>(), acc.as<int32_t>() + n * L);
+    std::vector<int32_t> want(acc.as<int32_t>(), acc.as<int32_t>() + n * lanes);
     for (uint32_t i = 0; i < a.iter_out; ++i)
       for (uint32_t j = 0; j < a.iter_in; ++j)
         for (const Uop& u : kernel) {
           const uint32_t d = u.dst + i * a.dst_factor_out + j * a.dst_factor_in;
           const uint32_t s = u.src + i * a.src_factor_out + j * a.src_factor_in;
-          for (int l = 0; l < L; ++l) {
-            const int32_t b = a.use_imm ? imm : want[s * L + l];
-            want[d * L + l] = alu_reference(op, want[d * L + l], b);
+          for (int l = 0; l < lanes; ++l) {
+            const int32_t b = a.use_imm ? imm : want[s * lanes + l];
+            want[d * lanes + l] = alu_reference(op, want[d * lanes + l], b);
           }
         }
-    for (int k = 0; k < n * L; ++k) ASSERT_EQ(dev->acc_sram()[k], want[k]) << "lane " << k;
+    for (int k = 0; k < n * lanes; ++k) ASSERT_EQ(dev->acc_sram()[k], want[k]) << "lane " << k;
     EXPECT_EQ(dev->stats().alu_counter, 2u * 4u * 2u);
   }
 }
@@ -359,20 +361,20 @@ INSTANTIATE_TEST_SUITE_P(Ops, FsimAlu,
                                   (param_info.param.use_imm ? "_imm" : "_vector");
                          });
 
-// A uop that reads the tile the previous uop wrote sees the new value (sequential semantics).
+// acc_bytes uop that reads the tile the previous uop wrote sees the new value (sequential semantics).
 TEST_F(FsimSemantics, AluReadAfterWriteBetweenConsecutiveUops) {
-  const int AE = cfg.acc_elem_bytes(), L = AE / 4;
-  DevBuf acc(4 * AE), uops(8);
-  for (int i = 0; i < 4 * L; ++i) acc.as<int32_t>()[i] = 1;
-  test::put_uops(Program(cfg).isa(), uops, {{1, 0, 0}, {2, 1, 0}});  // t1 += t0; t2 += t1
-  Program p(cfg);
+  const int acc_elem = cfg_.acc_elem_bytes(), lanes = acc_elem / 4;
+  DevBuf acc(4 * acc_elem), uops(8);
+  for (int i = 0; i < 4 * lanes; ++i) acc.as<int32_t>()[i] = 1;
+  test::put_uops(Program(cfg_).isa(), uops, {{1, 0, 0}, {2, 1, 0}});  // t1 += t0; t2 += t1
+  Program p(cfg_);
   p.load(MemId::kUop, 0, uops.base(4), 1, 2, 2)
-      .load(MemId::kAcc, 0, acc.base(AE), 1, 4, 4)
+      .load(MemId::kAcc, 0, acc.base(acc_elem), 1, 4, 4)
       .alu(test::alu_insn(AluOp::kAdd, 0, 2, false, 0))
       .finish();
   run_ok(p);
-  EXPECT_EQ(dev->acc_sram()[1 * L], 2);
-  EXPECT_EQ(dev->acc_sram()[2 * L], 3);
+  EXPECT_EQ(dev_->acc_sram()[1 * lanes], 2);
+  EXPECT_EQ(dev_->acc_sram()[2 * lanes], 3);
 }
 
 // --- dependency tokens ----------------------------------------------------------------------------
@@ -380,116 +382,116 @@ TEST_F(FsimSemantics, AluReadAfterWriteBetweenConsecutiveUops) {
 // load -> compute (l2g) and compute -> load (g2l): a GEMM must see the data a LOAD pushed, and a LOAD
 // that pops g2l must not overwrite the input before the GEMM that pushed it has run.
 TEST_F(FsimSemantics, TokensOrderLoadAndCompute) {
-  const int IE = cfg.inp_elem_bytes(), WE = cfg.wgt_elem_bytes(), L = cfg.acc_elem_bytes() / 4;
-  DevBuf inp1(IE), inp2(IE), wgt(WE), uops(8);
-  for (int i = 0; i < IE; ++i) inp1.as<int8_t>()[i] = 1, inp2.as<int8_t>()[i] = 2;
-  for (int o = 0; o < cfg.block_out(); ++o) wgt.as<int8_t>()[o * cfg.block_in()] = 1;  // picks channel 0
-  test::put_uops(Program(cfg).isa(), uops, {{0, 0, 0}, {1, 0, 0}});
+  const int inp_elem = cfg_.inp_elem_bytes(), wgt_elem = cfg_.wgt_elem_bytes(), lanes = cfg_.acc_elem_bytes() / 4;
+  DevBuf inp1(inp_elem), inp2(inp_elem), wgt(wgt_elem), uops(8);
+  for (int i = 0; i < inp_elem; ++i) inp1.as<int8_t>()[i] = 1, inp2.as<int8_t>()[i] = 2;
+  for (int o = 0; o < cfg_.block_out(); ++o) wgt.as<int8_t>()[o * cfg_.block_in()] = 1;  // picks channel 0
+  test::put_uops(Program(cfg_).isa(), uops, {{0, 0, 0}, {1, 0, 0}});
   GemmInsn reset = test::gemm_insn(0, 2);
   reset.reset = true;
   GemmInsn g0 = test::gemm_insn(0, 1), g1 = test::gemm_insn(1, 2);
   g0.deps = test::pop_prev() | test::push_prev();
   g1.deps = test::pop_prev();
-  Program p(cfg);
+  Program p(cfg_);
   // The compute stream is listed first: without tokens it would run before the loads.
   p.load(MemId::kUop, 0, uops.base(4), 1, 2, 2)
       .gemm(reset)
       .gemm(g0)
       .gemm(g1)
-      .load(MemId::kWgt, 0, wgt.base(WE), 1, 1, 1)
-      .load(MemId::kInp, 0, inp1.base(IE), 1, 1, 1, test::push_next())
-      .load(MemId::kInp, 0, inp2.base(IE), 1, 1, 1, test::pop_next() | test::push_next())
+      .load(MemId::kWgt, 0, wgt.base(wgt_elem), 1, 1, 1)
+      .load(MemId::kInp, 0, inp1.base(inp_elem), 1, 1, 1, test::push_next())
+      .load(MemId::kInp, 0, inp2.base(inp_elem), 1, 1, 1, test::pop_next() | test::push_next())
       .finish();
   run_ok(p);
-  EXPECT_EQ(dev->acc_sram()[0 * L], 1);  // g0 saw inp1
-  EXPECT_EQ(dev->acc_sram()[1 * L], 2);  // g1 saw inp2
-  EXPECT_EQ(dev->tokens(), TokenCounts{});
+  EXPECT_EQ(dev_->acc_sram()[0 * lanes], 1);  // g0 saw inp1
+  EXPECT_EQ(dev_->acc_sram()[1 * lanes], 2);  // g1 saw inp2
+  EXPECT_EQ(dev_->tokens(), TokenCounts{});
 }
 
 // compute -> store (g2s) and store -> compute (s2g): a STORE sees the ALU result it waited for, and
 // an ALU that waits for the store does not change what was stored.
 TEST_F(FsimSemantics, TokensOrderComputeAndStore) {
-  const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes();
-  DevBuf acc(AE), out(2 * OE), uops(4);
-  test::put_uops(Program(cfg).isa(), uops, {{0, 0, 0}});
+  const int acc_elem = cfg_.acc_elem_bytes(), out_elem = cfg_.out_elem_bytes();
+  DevBuf acc(acc_elem), out(2 * out_elem), uops(4);
+  test::put_uops(Program(cfg_).isa(), uops, {{0, 0, 0}});
   AluInsn add5 = test::alu_insn(AluOp::kAdd, 0, 1, true, 5);
   add5.deps = test::push_next();
   AluInsn add7 = test::alu_insn(AluOp::kAdd, 0, 1, true, 7);
   add7.deps = test::pop_next() | test::push_next();
-  Program p(cfg);
-  p.store(0, out.base(OE), 1, 1, 1, test::pop_prev() | test::push_prev())
-      .store(0, out.base(OE) + 1, 1, 1, 1, test::pop_prev())
+  Program p(cfg_);
+  p.store(0, out.base(out_elem), 1, 1, 1, test::pop_prev() | test::push_prev())
+      .store(0, out.base(out_elem) + 1, 1, 1, 1, test::pop_prev())
       .load(MemId::kUop, 0, uops.base(4), 1, 1, 1)
-      .load(MemId::kAcc, 0, acc.base(AE), 1, 1, 1)
+      .load(MemId::kAcc, 0, acc.base(acc_elem), 1, 1, 1)
       .alu(add5)
       .alu(add7)
       .finish();
   run_ok(p);
   EXPECT_EQ(out.as<int8_t>()[0], 5);
-  EXPECT_EQ(out.as<int8_t>()[OE], 12);
-  EXPECT_EQ(dev->tokens(), TokenCounts{});
+  EXPECT_EQ(out.as<int8_t>()[out_elem], 12);
+  EXPECT_EQ(dev_->tokens(), TokenCounts{});
 }
 
 // FINISH does not wait for other modules unless it pops; with pop_next it waits for the store.
 TEST_F(FsimSemantics, FinishWaitsOnlyForTokensItPops) {
-  const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes();
-  DevBuf acc(AE), out(OE), uops(4);
+  const int acc_elem = cfg_.acc_elem_bytes(), out_elem = cfg_.out_elem_bytes();
+  DevBuf acc(acc_elem), out(out_elem), uops(4);
   acc.as<int32_t>()[0] = 42;
-  Program p(cfg);
-  p.load(MemId::kAcc, 0, acc.base(AE), 1, 1, 1);
+  Program p(cfg_);
+  p.load(MemId::kAcc, 0, acc.base(acc_elem), 1, 1, 1);
   // An ALU shift-by-0 marks the OUT data ready for the store.
   test::put_uops(p.isa(), uops, {{0, 0, 0}});
   AluInsn copy = test::alu_insn(AluOp::kShr, 0, 1, true, 0);
   copy.deps = test::push_next();
   p.load(MemId::kUop, 0, uops.base(4), 1, 1, 1)
       .alu(copy)
-      .store(0, out.base(OE), 1, 1, 1, test::pop_prev() | test::push_prev())
+      .store(0, out.base(out_elem), 1, 1, 1, test::pop_prev() | test::push_prev())
       .finish(test::pop_next());
   run_ok(p);
   EXPECT_EQ(out.as<int8_t>()[0], 42);
-  EXPECT_EQ(dev->tokens(), TokenCounts{});
+  EXPECT_EQ(dev_->tokens(), TokenCounts{});
 }
 
 // Tokens are counters that persist across runs (as in hardware); an unbalanced stream leaks them.
 TEST_F(FsimSemantics, TokensPersistAcrossRuns) {
-  Program push(cfg);
+  Program push(cfg_);
   push.load(MemId::kInp, 0, 0, 0, 0, 0, test::push_next())
       .load(MemId::kInp, 0, 0, 0, 0, 0, test::push_next())
       .raw(push.isa().encode(
           MemInsn{static_cast<uint8_t>(Opcode::kStore), test::push_prev(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
       .finish();
   run_ok(push);
-  EXPECT_EQ(dev->tokens(), (TokenCounts{2, 0, 0, 1}));
-  Program pop(cfg);
+  EXPECT_EQ(dev_->tokens(), (TokenCounts{2, 0, 0, 1}));
+  Program pop(cfg_);
   pop.finish(test::pop_prev() | test::pop_next());
   run_ok(pop);
-  EXPECT_EQ(dev->tokens(), (TokenCounts{1, 0, 0, 0}));
+  EXPECT_EQ(dev_->tokens(), (TokenCounts{1, 0, 0, 0}));
 }
 
 // The statistics only count; skip-execution mode leaves data untouched but counts the same.
 TEST_F(FsimSemantics, SkipExecutionCountsWithoutExecuting) {
-  const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes();
-  DevBuf acc(AE), out(OE), uops(4);
+  const int acc_elem = cfg_.acc_elem_bytes(), out_elem = cfg_.out_elem_bytes();
+  DevBuf acc(acc_elem), out(out_elem), uops(4);
   acc.as<int32_t>()[0] = 9;
-  test::put_uops(Program(cfg).isa(), uops, {{0, 0, 0}});
-  Program p(cfg);
+  test::put_uops(Program(cfg_).isa(), uops, {{0, 0, 0}});
+  Program p(cfg_);
   p.load(MemId::kUop, 0, uops.base(4), 1, 1, 1)
-      .load(MemId::kAcc, 0, acc.base(AE), 1, 1, 1)
+      .load(MemId::kAcc, 0, acc.base(acc_elem), 1, 1, 1)
       .alu(test::alu_insn(AluOp::kAdd, 0, 1, true, 1))
-      .store(0, out.base(OE), 1, 1, 1)
+      .store(0, out.base(out_elem), 1, 1, 1)
       .finish();
-  dev->set_skip_execution(true);
+  dev_->set_skip_execution(true);
   run_ok(p);
   EXPECT_EQ(out.as<int8_t>()[0], 0);
-  EXPECT_EQ(dev->uop_sram()[0], Program(cfg).isa().encode(Uop{0, 0, 0}));
-  const Stats skipped = dev->stats();
-  dev->clear_stats();
-  dev->set_skip_execution(false);
+  EXPECT_EQ(dev_->uop_sram()[0], Program(cfg_).isa().encode(Uop{0, 0, 0}));
+  const Stats skipped = dev_->stats();
+  dev_->clear_stats();
+  dev_->set_skip_execution(false);
   run_ok(p);
   EXPECT_EQ(out.as<int8_t>()[0], 10);
-  EXPECT_EQ(dev->stats(), skipped);
+  EXPECT_EQ(dev_->stats(), skipped);
   EXPECT_EQ(skipped.alu_counter, 1u);
-  EXPECT_EQ(skipped.acc_load_nbytes, uint64_t(AE));
+  EXPECT_EQ(skipped.acc_load_nbytes, uint64_t(acc_elem));
 }
 
 TEST(Stats, JsonAndTable) {

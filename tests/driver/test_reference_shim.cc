@@ -30,37 +30,40 @@ VTAGenericInsn mem_insn(int opcode, int type, int sram, int dram, int y, int x, 
 
 // gemm_test(batch, in_feat, out_feat, uop_compression = false) in the reference's style.
 TEST(ReferenceShim, GemmTestStyleProgram) {
-  const int B = 4 / VTA_BATCH > 0 ? 4 / VTA_BATCH : 1, I = 4, O = 4;  // tiles
-  const int BA = VTA_BATCH, BI = VTA_BLOCK_IN, BO = VTA_BLOCK_OUT;
+  const int batch_tiles = 4 / VTA_BATCH > 0 ? 4 / VTA_BATCH : 1, in_tiles = 4, out_tiles = 4;  // tiles
+  const int blk_batch = VTA_BATCH, blk_in = VTA_BLOCK_IN, blk_out = VTA_BLOCK_OUT;
   std::mt19937 rng(3);
-  auto* inputs = dev_alloc<int8_t>(size_t(B) * I * BA * BI);
-  auto* weights = dev_alloc<int8_t>(size_t(O) * I * BO * BI);
-  auto* biases = dev_alloc<int32_t>(size_t(B) * O * BA * BO);
-  auto* outputs = dev_alloc<int8_t>(size_t(B) * O * BA * BO);
-  for (int i = 0; i < B * I * BA * BI; ++i) inputs[i] = int8_t(rng());
-  for (int i = 0; i < O * I * BO * BI; ++i) weights[i] = int8_t(rng());
-  for (int i = 0; i < B * O * BA * BO; ++i) biases[i] = int32_t(rng() % 2000) - 1000;
+  auto* inputs = dev_alloc<int8_t>(size_t(batch_tiles) * in_tiles * blk_batch * blk_in);
+  auto* weights = dev_alloc<int8_t>(size_t(out_tiles) * in_tiles * blk_out * blk_in);
+  auto* biases = dev_alloc<int32_t>(size_t(batch_tiles) * out_tiles * blk_batch * blk_out);
+  auto* outputs = dev_alloc<int8_t>(size_t(batch_tiles) * out_tiles * blk_batch * blk_out);
+  for (int i = 0; i < batch_tiles * in_tiles * blk_batch * blk_in; ++i) inputs[i] = int8_t(rng());
+  for (int i = 0; i < out_tiles * in_tiles * blk_out * blk_in; ++i) weights[i] = int8_t(rng());
+  for (int i = 0; i < batch_tiles * out_tiles * blk_batch * blk_out; ++i) biases[i] = int32_t(rng() % 2000) - 1000;
 
-  const int n_uops = B * I * O;
+  const int n_uops = batch_tiles * in_tiles * out_tiles;
   auto* uops = dev_alloc<VTAUop>(size_t(n_uops));
   int u = 0;
-  for (int i = 0; i < B; ++i)
-    for (int j = 0; j < I; ++j)
-      for (int k = 0; k < O; ++k) {
-        uops[u].dst_idx = i * O + k, uops[u].src_idx = i * I + j, uops[u].wgt_idx = k * I + j;
+  for (int i = 0; i < batch_tiles; ++i)
+    for (int j = 0; j < in_tiles; ++j)
+      for (int k = 0; k < out_tiles; ++k) {
+        uops[u].dst_idx = i * out_tiles + k, uops[u].src_idx = i * in_tiles + j, uops[u].wgt_idx = k * in_tiles + j;
         ++u;
       }
   auto* insns = dev_alloc<VTAGenericInsn>(7);
   insns[0] = mem_insn(VTA_OPCODE_LOAD, VTA_MEM_ID_UOP, 0, 0, 1, n_uops, n_uops, 0, 0, 0, 0);
-  insns[1] = mem_insn(VTA_OPCODE_LOAD, VTA_MEM_ID_ACC, 0, 0, 1, B * O, B * O, 0, 0, 1, 0);
-  insns[2] = mem_insn(VTA_OPCODE_LOAD, VTA_MEM_ID_WGT, 0, 0, 1, O * I, O * I, 0, 1, 0, 0);
-  insns[3] = mem_insn(VTA_OPCODE_LOAD, VTA_MEM_ID_INP, 0, 0, 1, B * I, B * I, 0, 0, 0, 1);
+  insns[1] =
+      mem_insn(VTA_OPCODE_LOAD, VTA_MEM_ID_ACC, 0, 0, 1, batch_tiles * out_tiles, batch_tiles * out_tiles, 0, 0, 1, 0);
+  insns[2] = mem_insn(VTA_OPCODE_LOAD, VTA_MEM_ID_WGT, 0, 0, 1, out_tiles * in_tiles, out_tiles * in_tiles, 0, 1, 0, 0);
+  insns[3] =
+      mem_insn(VTA_OPCODE_LOAD, VTA_MEM_ID_INP, 0, 0, 1, batch_tiles * in_tiles, batch_tiles * in_tiles, 0, 0, 0, 1);
   union VTAInsn g;
   std::memset(&g, 0, sizeof g);
   g.gemm.opcode = VTA_OPCODE_GEMM, g.gemm.pop_prev_dep = 1, g.gemm.push_next_dep = 1;
   g.gemm.uop_bgn = 0, g.gemm.uop_end = n_uops, g.gemm.iter_out = 1, g.gemm.iter_in = 1;
   insns[4] = g.generic;
-  insns[5] = mem_insn(VTA_OPCODE_STORE, VTA_MEM_ID_OUT, 0, 0, 1, B * O, B * O, 1, 0, 1, 0);
+  insns[5] =
+      mem_insn(VTA_OPCODE_STORE, VTA_MEM_ID_OUT, 0, 0, 1, batch_tiles * out_tiles, batch_tiles * out_tiles, 1, 0, 1, 0);
   union VTAInsn f;
   std::memset(&f, 0, sizeof f);
   f.gemm.opcode = VTA_OPCODE_FINISH, f.gemm.pop_next_dep = 1;
@@ -75,20 +78,20 @@ TEST(ReferenceShim, GemmTestStyleProgram) {
   EXPECT_EQ(first.mem.dram_base, 0u);
 
   int wrong = 0;
-  for (int b = 0; b < B * BA; ++b)
-    for (int o = 0; o < O * BO; ++o) {
-      const int bt = b / BA, bb = b % BA, ot = o / BO, oo = o % BO;
-      int32_t acc = biases[((bt * O + ot) * BA + bb) * BO + oo];
-      for (int c = 0; c < I * BI; ++c) {
-        const int ct = c / BI, cc = c % BI;
-        acc += int32_t(inputs[((bt * I + ct) * BA + bb) * BI + cc]) *
-               int32_t(weights[((ot * I + ct) * BO + oo) * BI + cc]);
+  for (int b = 0; b < batch_tiles * blk_batch; ++b)
+    for (int o = 0; o < out_tiles * blk_out; ++o) {
+      const int bt = b / blk_batch, bb = b % blk_batch, ot = o / blk_out, oo = o % blk_out;
+      int32_t acc = biases[((bt * out_tiles + ot) * blk_batch + bb) * blk_out + oo];
+      for (int c = 0; c < in_tiles * blk_in; ++c) {
+        const int ct = c / blk_in, cc = c % blk_in;
+        acc += int32_t(inputs[((bt * in_tiles + ct) * blk_batch + bb) * blk_in + cc]) *
+               int32_t(weights[((ot * in_tiles + ct) * blk_out + oo) * blk_in + cc]);
       }
-      wrong += outputs[((bt * O + ot) * BA + bb) * BO + oo] != int8_t(acc & 0xff);
+      wrong += outputs[((bt * out_tiles + ot) * blk_batch + bb) * blk_out + oo] != int8_t(acc & 0xff);
     }
   EXPECT_EQ(wrong, 0);
 
-  // A buffer the stream needs but that is not device memory is refused with a message.
+  // acc_bytes buffer the stream needs but that is not device memory is refused with a message.
   int8_t host_outputs[16];
   testing::internal::CaptureStderr();
   EXPECT_EQ(vta(7, insns, uops, reinterpret_cast<uint32_t*>(inputs), reinterpret_cast<uint32_t*>(weights),

@@ -18,18 +18,18 @@ namespace {
 
 class RuntimeTest : public ::testing::Test {
  protected:
-  Config cfg = Config::default_config();
-  std::unique_ptr<CommandQueue> q = make_queue();
-  test::DevBuf mem{1 << 20};
-  DataBuffer buf{mem.data(), mem.phys(), mem.size(), "buf", nullptr};
+  Config cfg_ = Config::default_config();
+  std::unique_ptr<CommandQueue> q_ = make_queue();
+  test::DevBuf mem_{1 << 20};
+  DataBuffer buf_{mem_.data(), mem_.phys(), mem_.size(), "buf", nullptr};
 
   std::unique_ptr<CommandQueue> make_queue(QueueOptions o = {}) {
-    return std::make_unique<CommandQueue>(make_fsim(cfg, {}), o);
+    return std::make_unique<CommandQueue>(make_fsim(cfg_, {}), o);
   }
-  const std::vector<RawInsn>& insns() const { return q->pending_insns(); }
+  const std::vector<RawInsn>& insns() const { return q_->pending_insns(); }
   DepFlags deps(size_t i) const { return Isa::deps_of(insns().at(i)); }
-  std::string dis(size_t i) const { return q->isa().disassemble(insns().at(i)); }
-  void load_inp() { q->load_buffer_2d(buf, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kInp)); }
+  std::string dis(size_t i) const { return q_->isa().disassemble(insns().at(i)); }
+  void load_inp() { q_->load_buffer_2d(buf_, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kInp)); }
 };
 
 DepFlags flags(bool pop_prev, bool pop_next, bool push_prev, bool push_next) {
@@ -37,7 +37,7 @@ DepFlags flags(bool pop_prev, bool pop_next, bool push_prev, bool push_next) {
 }
 
 TEST_F(RuntimeTest, PopIsAbsorbedByTheNextInstructionOfTheStage) {
-  q->dep_pop(2, 1);
+  q_->dep_pop(2, 1);
   EXPECT_TRUE(insns().empty()) << "a pop is lazy";
   load_inp();
   ASSERT_EQ(insns().size(), 1u);
@@ -45,8 +45,8 @@ TEST_F(RuntimeTest, PopIsAbsorbedByTheNextInstructionOfTheStage) {
 }
 
 TEST_F(RuntimeTest, SecondPendingPopOfTheSameKindForcesANop) {
-  q->dep_pop(2, 1);
-  q->dep_pop(2, 1);
+  q_->dep_pop(2, 1);
+  q_->dep_pop(2, 1);
   load_inp();
   ASSERT_EQ(insns().size(), 2u);
   EXPECT_EQ(dis(0).rfind("LOAD INP", 0), 0u);
@@ -57,57 +57,57 @@ TEST_F(RuntimeTest, SecondPendingPopOfTheSameKindForcesANop) {
 
 TEST_F(RuntimeTest, PushMergesIntoTheLastInstructionOfThePushingStage) {
   load_inp();
-  q->dep_push(1, 2);
+  q_->dep_push(1, 2);
   ASSERT_EQ(insns().size(), 1u);
   EXPECT_EQ(deps(0), flags(false, false, false, true));
-  q->dep_push(1, 2);  // already has push_next: a NOP carries the second push
+  q_->dep_push(1, 2);  // already has push_next: a NOP carries the second push
   ASSERT_EQ(insns().size(), 2u);
   EXPECT_EQ(deps(1), flags(false, false, false, true));
   EXPECT_NE(dis(1).find("(nop)"), std::string::npos);
 }
 
 TEST_F(RuntimeTest, PushAfterAnotherStageAppendsANop) {
-  q->store_buffer_2d(0, 4, buf, 0, 1, 1, 1);
-  q->dep_push(2, 3);
+  q_->store_buffer_2d(0, 4, buf_, 0, 1, 1, 1);
+  q_->dep_push(2, 3);
   ASSERT_EQ(insns().size(), 2u);
   EXPECT_EQ(dis(1).rfind("LOAD UOP", 0), 0u) << "the compute-stage NOP is a LOAD UOP with x_size 0";
   EXPECT_EQ(deps(1), flags(false, false, false, true));
 }
 
 TEST_F(RuntimeTest, LoadNopsAbsorbNoPushButStoreNopsDo) {
-  q->dep_pop(2, 1);
-  q->dep_push(1, 2);  // commits the pop as a load NOP, which cannot take the push
+  q_->dep_pop(2, 1);
+  q_->dep_push(1, 2);  // commits the pop as a load NOP, which cannot take the push
   ASSERT_EQ(insns().size(), 2u);
   EXPECT_EQ(deps(0), flags(false, true, false, false));
   EXPECT_EQ(deps(1), flags(false, false, false, true));
-  q->dep_pop(2, 3);
-  q->dep_push(3, 2);  // commits the pop as a store NOP, which takes the push
+  q_->dep_pop(2, 3);
+  q_->dep_push(3, 2);  // commits the pop as a store NOP, which takes the push
   ASSERT_EQ(insns().size(), 3u);
   EXPECT_EQ(dis(2).rfind("STORE", 0), 0u);
   EXPECT_EQ(deps(2), flags(true, false, true, false));
 }
 
 TEST_F(RuntimeTest, SynchronizeClosesTheBatchWithTokensAndFinish) {
-  q->synchronize(0);
-  const auto& s = q->last_stream();
+  q_->synchronize(0);
+  const auto& s = q_->last_stream();
   ASSERT_EQ(s.size(), 4u) << "an empty batch still runs four instructions";
-  EXPECT_EQ(q->isa().disassemble(s[0]).rfind("STORE", 0), 0u);
+  EXPECT_EQ(q_->isa().disassemble(s[0]).rfind("STORE", 0), 0u);
   EXPECT_EQ(Isa::deps_of(s[0]), flags(false, false, true, false));
-  EXPECT_EQ(q->isa().disassemble(s[1]).rfind("LOAD INP", 0), 0u);
+  EXPECT_EQ(q_->isa().disassemble(s[1]).rfind("LOAD INP", 0), 0u);
   EXPECT_EQ(Isa::deps_of(s[1]), flags(false, false, false, true));
-  EXPECT_EQ(q->isa().disassemble(s[2]).rfind("LOAD UOP", 0), 0u);
+  EXPECT_EQ(q_->isa().disassemble(s[2]).rfind("LOAD UOP", 0), 0u);
   EXPECT_EQ(Isa::deps_of(s[2]), flags(true, true, false, false));
-  EXPECT_EQ(q->isa().disassemble(s[3]), "FINISH deps=[]");
-  EXPECT_EQ(q->ledger(), TokenCounts{});
+  EXPECT_EQ(q_->isa().disassemble(s[3]), "FINISH deps=[]");
+  EXPECT_EQ(q_->ledger(), TokenCounts{});
   EXPECT_TRUE(insns().empty());
 }
 
 TEST_F(RuntimeTest, InvalidStagePairsAreRefused) {
-  EXPECT_THROW(q->dep_push(1, 3), RuntimeError);
-  EXPECT_THROW(q->dep_pop(3, 1), RuntimeError);
-  EXPECT_THROW(q->dep_push(2, 4), RuntimeError);
+  EXPECT_THROW(q_->dep_push(1, 3), RuntimeError);
+  EXPECT_THROW(q_->dep_pop(3, 1), RuntimeError);
+  EXPECT_THROW(q_->dep_push(2, 4), RuntimeError);
   try {
-    q->dep_pop(0, 1);
+    q_->dep_pop(0, 1);
     FAIL();
   } catch (const RuntimeError& e) {
     EXPECT_NE(std::string(e.what()).find("VTADepPop(0, 1)"), std::string::npos) << e.what();
@@ -115,12 +115,12 @@ TEST_F(RuntimeTest, InvalidStagePairsAreRefused) {
 }
 
 TEST_F(RuntimeTest, UnbalancedTokensAtSynchronizeAreAnError) {
-  q->dep_pop(1, 2);  // compute waits for a load that never signals
-  q->push_kernel(true, CommandQueue::new_site_id(), 0, [](UopKernel& k) {
+  q_->dep_pop(1, 2);  // compute waits for a load that never signals
+  q_->push_kernel(true, CommandQueue::new_site_id(), 0, [](UopKernel& k) {
     k.mode = 0, k.reset = true, k.uops = {{0, 0, 0}};
   });
   try {
-    q->synchronize(0);
+    q_->synchronize(0);
     FAIL();
   } catch (const RuntimeError& e) {
     EXPECT_NE(std::string(e.what()).find("l2g (load -> compute) is popped 1 more time(s) than it is pushed"),
@@ -128,10 +128,10 @@ TEST_F(RuntimeTest, UnbalancedTokensAtSynchronizeAreAnError) {
         << e.what();
   }
   EXPECT_TRUE(insns().empty()) << "the batch is discarded";
-  q->synchronize(0);  // the queue is usable again
+  q_->synchronize(0);  // the queue is usable again
 }
 
-// A kernel recorded by hand (as the C layer's finit would).
+// acc_bytes kernel recorded by hand (as the C layer's finit would).
 void one_reset_uop(UopKernel& k, int* calls) {
   ++*calls;
   k.mode = 0, k.reset = true;
@@ -151,18 +151,18 @@ TEST_F(RuntimeTest, KernelCacheLoadsOncePerBatchAndPerClosure) {
   const uint64_t site = CommandQueue::new_site_id();
   int calls = 0;
   auto rec = [&](UopKernel& k) { one_reset_uop(k, &calls); };
-  q->push_kernel(true, site, 0, rec);
-  q->push_kernel(true, site, 0, rec);  // resident: no second load
-  q->push_kernel(true, site, 2, rec);  // another closure value: its own kernel
+  q_->push_kernel(true, site, 0, rec);
+  q_->push_kernel(true, site, 0, rec);  // resident: no second load
+  q_->push_kernel(true, site, 2, rec);  // another closure value: its own kernel
   EXPECT_EQ(calls, 2);
-  EXPECT_EQ(count_uop_loads(q->isa(), insns()), 2u);
-  q->synchronize(0);
-  EXPECT_EQ(q->device().stats().uop_load_nbytes, 2u * 2 * 4);
-  q->push_kernel(true, site, 0, rec);  // a new batch forgets residency, but finit is not run again
+  EXPECT_EQ(count_uop_loads(q_->isa(), insns()), 2u);
+  q_->synchronize(0);
+  EXPECT_EQ(q_->device().stats().uop_load_nbytes, 2u * 2 * 4);
+  q_->push_kernel(true, site, 0, rec);  // a new batch forgets residency, but finit is not run again
   EXPECT_EQ(calls, 2);
-  EXPECT_EQ(count_uop_loads(q->isa(), insns()), 1u);
-  q->synchronize(0);
-  EXPECT_EQ(q->device().stats().uop_load_nbytes, 3u * 2 * 4);
+  EXPECT_EQ(count_uop_loads(q_->isa(), insns()), 1u);
+  q_->synchronize(0);
+  EXPECT_EQ(q_->device().stats().uop_load_nbytes, 3u * 2 * 4);
 }
 
 TEST_F(RuntimeTest, KernelsEvictedFromTheRingAreReloaded) {
@@ -171,18 +171,18 @@ TEST_F(RuntimeTest, KernelsEvictedFromTheRingAreReloaded) {
     k.mode = 0, k.reset = true;
     for (uint32_t i = 0; i < 5000; ++i) k.uops.push_back({i % 2048, 0, 0});
   };
-  q->push_kernel(true, a, 0, big);
-  q->push_kernel(true, b, 0, big);  // does not fit after a: wraps to 0 and evicts a
-  q->push_kernel(true, b, 0, big);  // still resident
-  q->push_kernel(true, a, 0, big);  // reloaded
-  EXPECT_EQ(count_uop_loads(q->isa(), insns()), 3u);
-  q->synchronize(0);
-  EXPECT_EQ(q->device().stats().uop_load_nbytes, 3u * 5000 * 4);
+  q_->push_kernel(true, a, 0, big);
+  q_->push_kernel(true, b, 0, big);  // does not fit after a: wraps to 0 and evicts a
+  q_->push_kernel(true, b, 0, big);  // still resident
+  q_->push_kernel(true, a, 0, big);  // reloaded
+  EXPECT_EQ(count_uop_loads(q_->isa(), insns()), 3u);
+  q_->synchronize(0);
+  EXPECT_EQ(q_->device().stats().uop_load_nbytes, 3u * 5000 * 4);
 }
 
 TEST_F(RuntimeTest, KernelLargerThanTheMicroOpBufferIsRefused) {
   try {
-    q->push_kernel(true, CommandQueue::new_site_id(), 0, [](UopKernel& k) {
+    q_->push_kernel(true, CommandQueue::new_site_id(), 0, [](UopKernel& k) {
       k.mode = 0;
       k.uops.resize(8193);
     });
@@ -193,12 +193,12 @@ TEST_F(RuntimeTest, KernelLargerThanTheMicroOpBufferIsRefused) {
 }
 
 TEST_F(RuntimeTest, FieldOverflowIsAnErrorNotATruncation) {
-  EXPECT_THROW(q->load_buffer_2d(buf, 0, 1, 1, 1, 16, 0, 0, 0, 0, uint32_t(MemId::kInp)), RuntimeError);
-  EXPECT_THROW(q->load_buffer_2d(buf, 0, 70000, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kInp)), RuntimeError);
-  EXPECT_THROW(q->load_buffer_2d(buf, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kOut)), RuntimeError);
-  EXPECT_THROW(q->store_buffer_2d(0, 3, buf, 0, 1, 1, 1), RuntimeError);
+  EXPECT_THROW(q_->load_buffer_2d(buf_, 0, 1, 1, 1, 16, 0, 0, 0, 0, uint32_t(MemId::kInp)), RuntimeError);
+  EXPECT_THROW(q_->load_buffer_2d(buf_, 0, 70000, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kInp)), RuntimeError);
+  EXPECT_THROW(q_->load_buffer_2d(buf_, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kOut)), RuntimeError);
+  EXPECT_THROW(q_->store_buffer_2d(0, 3, buf_, 0, 1, 1, 1), RuntimeError);
   try {
-    q->push_kernel(true, CommandQueue::new_site_id(), 0, [](UopKernel& k) {
+    q_->push_kernel(true, CommandQueue::new_site_id(), 0, [](UopKernel& k) {
       k.mode = 0;
       k.loops = {{20000, 1, 0, 0}};
       k.uops = {{0, 0, 0}};
@@ -214,64 +214,64 @@ TEST_F(RuntimeTest, FieldOverflowIsAnErrorNotATruncation) {
 TEST_F(RuntimeTest, AutomaticSynchronizeWhenTheBatchIsFull) {
   QueueOptions o;
   o.max_insns = 24;
-  q = make_queue(o);
-  const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes(), L = AE / 4, blocks = 20;
-  test::DevBuf acc(blocks * AE), out(blocks * OE);
-  for (int i = 0; i < blocks * L; ++i) acc.as<int32_t>()[i] = i % 100;
+  q_ = make_queue(o);
+  const int acc_elem = cfg_.acc_elem_bytes(), out_elem = cfg_.out_elem_bytes(), lanes = acc_elem / 4, blocks = 20;
+  test::DevBuf acc(blocks * acc_elem), out(blocks * out_elem);
+  for (int i = 0; i < blocks * lanes; ++i) acc.as<int32_t>()[i] = i % 100;
   DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc", nullptr},
       outb{out.data(), out.phys(), out.size(), "out", nullptr};
   const uint64_t add = CommandQueue::new_site_id();
   for (int b = 0; b < blocks; ++b) {
-    if (b > 0) q->dep_pop(3, 2);
-    q->load_buffer_2d(accb, uint32_t(b), 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
-    q->push_kernel(false, add, 0, [](UopKernel& k) {
+    if (b > 0) q_->dep_pop(3, 2);
+    q_->load_buffer_2d(accb, uint32_t(b), 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
+    q_->push_kernel(false, add, 0, [](UopKernel& k) {
       k.mode = 1, k.opcode = uint32_t(AluOp::kAdd), k.use_imm = 1, k.imm = 1;
       k.uops = {{0, 0, 0}};
     });
-    q->dep_push(2, 3);
-    q->dep_pop(2, 3);
-    q->store_buffer_2d(0, 4, outb, uint32_t(b), 1, 1, 1);
-    q->dep_push(3, 2);
+    q_->dep_push(2, 3);
+    q_->dep_pop(2, 3);
+    q_->store_buffer_2d(0, 4, outb, uint32_t(b), 1, 1, 1);
+    q_->dep_push(3, 2);
   }
-  q->dep_pop(3, 2);
-  q->synchronize(0);
-  EXPECT_GT(q->synchronize_count(), 3u);
-  for (int i = 0; i < blocks * L; ++i) ASSERT_EQ(out.as<int8_t>()[i], int8_t(i % 100 + 1)) << i;
-  EXPECT_EQ(q->device().stats().alu_counter, uint64_t(blocks));
-  EXPECT_EQ(q->device().tokens(), TokenCounts{});
+  q_->dep_pop(3, 2);
+  q_->synchronize(0);
+  EXPECT_GT(q_->synchronize_count(), 3u);
+  for (int i = 0; i < blocks * lanes; ++i) ASSERT_EQ(out.as<int8_t>()[i], int8_t(i % 100 + 1)) << i;
+  EXPECT_EQ(q_->device().stats().alu_counter, uint64_t(blocks));
+  EXPECT_EQ(q_->device().tokens(), TokenCounts{});
 }
 
 // FORCE_SERIAL rewrites the tokens so that every instruction waits for the previous one; the
 // results are unchanged, and load -> store neighbours get a compute relay.
 TEST_F(RuntimeTest, ForceSerialKeepsResults) {
-  q->set_debug(VTA_DEBUG_FORCE_SERIAL);
-  const int AE = cfg.acc_elem_bytes(), OE = cfg.out_elem_bytes();
-  test::DevBuf acc(AE), out(OE);
+  q_->set_debug(VTA_DEBUG_FORCE_SERIAL);
+  const int acc_elem = cfg_.acc_elem_bytes(), out_elem = cfg_.out_elem_bytes();
+  test::DevBuf acc(acc_elem), out(out_elem);
   acc.as<int32_t>()[0] = 41;
   DataBuffer accb{acc.data(), acc.phys(), acc.size(), "acc", nullptr},
       outb{out.data(), out.phys(), out.size(), "out", nullptr};
   const uint64_t add = CommandQueue::new_site_id();
   load_inp();
-  q->load_buffer_2d(accb, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
-  q->push_kernel(false, add, 0, [](UopKernel& k) {
+  q_->load_buffer_2d(accb, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc));
+  q_->push_kernel(false, add, 0, [](UopKernel& k) {
     k.mode = 1, k.opcode = uint32_t(AluOp::kAdd), k.use_imm = 1, k.imm = 1;
     k.uops = {{0, 0, 0}};
   });
   load_inp();  // a load right before a store: needs the relay
-  q->store_buffer_2d(0, 4, outb, 0, 1, 1, 1);
-  q->synchronize(0);
+  q_->store_buffer_2d(0, 4, outb, 0, 1, 1, 1);
+  q_->synchronize(0);
   EXPECT_EQ(out.as<int8_t>()[0], 42);
-  EXPECT_EQ(q->device().tokens(), TokenCounts{});
+  EXPECT_EQ(q_->device().tokens(), TokenCounts{});
 }
 
 TEST_F(RuntimeTest, DumpFlagsPrintTheStreamAndTheKernels) {
-  q->set_debug(VTA_DEBUG_DUMP_INSN | VTA_DEBUG_DUMP_UOP);
+  q_->set_debug(VTA_DEBUG_DUMP_INSN | VTA_DEBUG_DUMP_UOP);
   testing::internal::CaptureStderr();
-  q->push_kernel(true, CommandQueue::new_site_id(), 5, [](UopKernel& k) {
+  q_->push_kernel(true, CommandQueue::new_site_id(), 5, [](UopKernel& k) {
     k.mode = 0, k.reset = true;
     k.uops = {{3, 0, 0}};
   });
-  q->synchronize(0);
+  q_->synchronize(0);
   const std::string out = testing::internal::GetCapturedStderr();
   EXPECT_NE(out.find("VTAPushGEMMOp kernel (key 5), 1 micro-ops:"), std::string::npos) << out;
   EXPECT_NE(out.find("0: UOP dst_idx=3 src_idx=0 wgt_idx=0"), std::string::npos) << out;
@@ -316,7 +316,7 @@ int record_reset(void*) {
   VTAUopPush(0, 1, 0, 0, 0, 0, 0, 0);
   return 0;
 }
-// A finit of C++ code that throws after recording (the compiler's executor is one).
+// acc_bytes finit of C++ code that throws after recording (the compiler's executor is one).
 int record_then_throw(void*) {
   VTAUopPush(0, 1, 0, 0, 0, 0, 0, 0);
   throw std::runtime_error("finit gave up");
@@ -405,7 +405,7 @@ TEST(RuntimeCApi, MisuseIsReportedAndPoisonsOnlyTheBatch) {
   VTARuntimeShutdown();
 }
 
-// A pop left pending in a poisoned batch must not reach the next one.
+// acc_bytes pop left pending in a poisoned batch must not reach the next one.
 TEST(RuntimeCApi, DiscardedBatchTakesItsPendingPopsWithIt) {
   VTARuntimeShutdown();
   testing::internal::CaptureStderr();

@@ -40,22 +40,26 @@ inline int8_t trunc8(int64_t v) { return static_cast<int8_t>(static_cast<uint8_t
 inline WorkloadResult blocked_gemm(Device& dev, int batch, int channels, int block, bool compression,
                                    int virtual_threads, uint32_t seed) {
   const Config& c = dev.config();
-  const int BA = c.batch(), BI = c.block_in(), BO = c.block_out();
-  const int IE = c.inp_elem_bytes(), WE = c.wgt_elem_bytes(), OE = c.out_elem_bytes();
-  const int B = batch / BA, CT = channels / BI, OT = channels / BO, I = block / BI, O = block / BO;
-  const int nib = CT / I, nob = OT / O, vt = virtual_threads;
+  const int blk_batch = c.batch(), blk_in = c.block_in(), blk_out = c.block_out();
+  const int inp_elem = c.inp_elem_bytes(), wgt_elem = c.wgt_elem_bytes(), out_elem = c.out_elem_bytes();
+  const int batch_tiles = batch / blk_batch, in_blocks = channels / blk_in, out_blocks = channels / blk_out,
+            in_per_tile = block / blk_in, out_per_tile = block / blk_out;
+  const int nib = in_blocks / in_per_tile, nob = out_blocks / out_per_tile, vt = virtual_threads;
   std::mt19937 rng(seed);
   std::vector<int8_t> in(size_t(batch) * channels), w(size_t(channels) * channels);
   fill_random(in, rng);
   fill_random(w, rng);
 
-  DevBuf inp(size_t(B) * CT * IE), wgt(size_t(OT) * CT * WE), out(size_t(B) * OT * OE);
+  DevBuf inp(size_t(batch_tiles) * in_blocks * inp_elem), wgt(size_t(out_blocks) * in_blocks * wgt_elem),
+      out(size_t(batch_tiles) * out_blocks * out_elem);
   for (int b = 0; b < batch; ++b)
     for (int ch = 0; ch < channels; ++ch)
-      inp.as<int8_t>()[((b / BA) * CT + ch / BI) * IE + (b % BA) * BI + ch % BI] = in[size_t(b) * channels + ch];
+      inp.as<int8_t>()[((b / blk_batch) * in_blocks + ch / blk_in) * inp_elem + (b % blk_batch) * blk_in +
+                       ch % blk_in] = in[size_t(b) * channels + ch];
   for (int o = 0; o < channels; ++o)
     for (int ch = 0; ch < channels; ++ch)
-      wgt.as<int8_t>()[(size_t(o / BO) * CT + ch / BI) * WE + (o % BO) * BI + ch % BI] = w[size_t(o) * channels + ch];
+      wgt.as<int8_t>()[(size_t(o / blk_out) * in_blocks + ch / blk_in) * wgt_elem + (o % blk_out) * blk_in +
+                       ch % blk_in] = w[size_t(o) * channels + ch];
 
   Program p(c);
   const Isa& isa = p.isa();
@@ -65,14 +69,16 @@ inline WorkloadResult blocked_gemm(Device& dev, int batch, int channels, int blo
   std::vector<uint32_t> kbgn, kend;
   for (int s = 0; s < vt; ++s) {
     kbgn.push_back(uint32_t(uops.size()));
-    const uint32_t ib0 = uint32_t(s * B * I), wb0 = uint32_t(s * O * I);
+    const uint32_t ib0 = uint32_t(s * batch_tiles * in_per_tile), wb0 = uint32_t(s * out_per_tile * in_per_tile);
     if (compression) {
-      for (int b = 0; b < B; ++b) uops.push_back({uint32_t(b * O), ib0 + uint32_t(b * I), wb0});
+      for (int b = 0; b < batch_tiles; ++b)
+        uops.push_back({uint32_t(b * out_per_tile), ib0 + uint32_t(b * in_per_tile), wb0});
     } else {
-      for (int b = 0; b < B; ++b)
-        for (int o = 0; o < O; ++o)
-          for (int i = 0; i < I; ++i)
-            uops.push_back({uint32_t(b * O + o), ib0 + uint32_t(b * I + i), wb0 + uint32_t(o * I + i)});
+      for (int b = 0; b < batch_tiles; ++b)
+        for (int o = 0; o < out_per_tile; ++o)
+          for (int i = 0; i < in_per_tile; ++i)
+            uops.push_back({uint32_t(b * out_per_tile + o), ib0 + uint32_t(b * in_per_tile + i),
+                            wb0 + uint32_t(o * in_per_tile + i)});
     }
     kend.push_back(uint32_t(uops.size()));
   }
@@ -83,8 +89,8 @@ inline WorkloadResult blocked_gemm(Device& dev, int batch, int channels, int blo
     GemmInsn g = gemm_insn(bgn, end);
     g.reset = reset;
     if (compression) {
-      g.iter_out = uint32_t(O), g.dst_factor_out = 1, g.wgt_factor_out = uint32_t(I);
-      g.iter_in = uint32_t(I), g.src_factor_in = 1, g.wgt_factor_in = 1;
+      g.iter_out = uint32_t(out_per_tile), g.dst_factor_out = 1, g.wgt_factor_out = uint32_t(in_per_tile);
+      g.iter_in = uint32_t(in_per_tile), g.src_factor_in = 1, g.wgt_factor_in = 1;
     }
     return g;
   };
@@ -97,15 +103,17 @@ inline WorkloadResult blocked_gemm(Device& dev, int batch, int channels, int blo
     p.gemm(reset);
     for (int ib = 0; ib < nib; ++ib) {
       const int n = ob * nib + ib, s = n % vt;
-      p.load(MemId::kInp, uint32_t(s * B * I), inp.base(IE) + uint32_t(ib * I), uint32_t(B), uint32_t(I), uint32_t(CT),
-             DepFlags{false, n >= vt, false, false});
-      p.load(MemId::kWgt, uint32_t(s * O * I), wgt.base(WE) + uint32_t(ob * O * CT + ib * I), uint32_t(O), uint32_t(I),
-             uint32_t(CT), push_next());
+      p.load(MemId::kInp, uint32_t(s * batch_tiles * in_per_tile), inp.base(inp_elem) + uint32_t(ib * in_per_tile),
+             uint32_t(batch_tiles), uint32_t(in_per_tile), uint32_t(in_blocks), DepFlags{false, n >= vt, false, false});
+      p.load(MemId::kWgt, uint32_t(s * out_per_tile * in_per_tile),
+             wgt.base(wgt_elem) + uint32_t(ob * out_per_tile * in_blocks + ib * in_per_tile), uint32_t(out_per_tile),
+             uint32_t(in_per_tile), uint32_t(in_blocks), push_next());
       GemmInsn g = kernel(kbgn[s], kend[s], false);
       g.deps = {true, false, n + vt < total, ib == nib - 1};
       p.gemm(g);
     }
-    p.store(0, out.base(OE) + uint32_t(ob * O), uint32_t(B), uint32_t(O), uint32_t(OT), pop_prev() | push_prev());
+    p.store(0, out.base(out_elem) + uint32_t(ob * out_per_tile), uint32_t(batch_tiles), uint32_t(out_per_tile),
+            uint32_t(out_blocks), pop_prev() | push_prev());
   }
   p.finish(pop_next());
 
@@ -115,13 +123,14 @@ inline WorkloadResult blocked_gemm(Device& dev, int batch, int channels, int blo
       int64_t sum = 0;
       for (int ch = 0; ch < channels; ++ch)
         sum += int64_t(in[size_t(b) * channels + ch]) * w[size_t(o) * channels + ch];
-      const int8_t got = out.as<int8_t>()[((b / BA) * OT + o / BO) * OE + (b % BA) * BO + o % BO];
+      const int8_t got = out.as<int8_t>()[((b / blk_batch) * out_blocks + o / blk_out) * out_elem +
+                                          (b % blk_batch) * blk_out + o % blk_out];
       r.mismatches += got != trunc8(static_cast<int32_t>(sum));
     }
-  r.expected.inp_load_nbytes = uint64_t(total) * B * I * IE;
-  r.expected.wgt_load_nbytes = uint64_t(total) * O * I * WE;
-  r.expected.gemm_counter = uint64_t(total) * B * O * I;
-  r.expected.out_store_nbytes = uint64_t(nob) * B * O * OE;
+  r.expected.inp_load_nbytes = uint64_t(total) * batch_tiles * in_per_tile * inp_elem;
+  r.expected.wgt_load_nbytes = uint64_t(total) * out_per_tile * in_per_tile * wgt_elem;
+  r.expected.gemm_counter = uint64_t(total) * batch_tiles * out_per_tile * in_per_tile;
+  r.expected.out_store_nbytes = uint64_t(nob) * batch_tiles * out_per_tile * out_elem;
   r.expected.uop_load_nbytes = uint64_t(uops.size()) * 4;
   return r;
 }
@@ -145,52 +154,57 @@ inline int32_t alu_op_reference(AluOp op, int32_t a, int32_t b) {
 inline WorkloadResult alu_workload(Device& dev, AluOp op, bool use_imm, int batch, int vector_size, bool compression,
                                    uint32_t seed) {
   const Config& c = dev.config();
-  const int BA = c.batch(), BO = c.block_out(), AE = c.acc_elem_bytes(), OE = c.out_elem_bytes(), L = BA * BO;
-  const int B = batch / BA, V = vector_size / BO, tiles = use_imm ? V : 2 * V;
+  const int blk_batch = c.batch(), blk_out = c.block_out(), acc_elem = c.acc_elem_bytes(),
+            out_elem = c.out_elem_bytes(), lane_count = blk_batch * blk_out;
+  const int batch_tiles = batch / blk_batch, vec_tiles = vector_size / blk_out,
+            tiles = use_imm ? vec_tiles : 2 * vec_tiles;
   std::mt19937 rng(seed);
   // Operand ranges in the spirit of the reference tests: shifts by small amounts, int8-ish values.
   auto value = [&](bool operand_b) -> int32_t {
     if (op == AluOp::kShr && operand_b) return static_cast<int32_t>(rng() % 16) - 8;
     return static_cast<int32_t>(rng() % 65536) - 32768;
   };
-  DevBuf acc(size_t(B) * tiles * AE), out(size_t(B) * V * OE);
-  for (int b = 0; b < B; ++b)
+  DevBuf acc(size_t(batch_tiles) * tiles * acc_elem), out(size_t(batch_tiles) * vec_tiles * out_elem);
+  for (int b = 0; b < batch_tiles; ++b)
     for (int t = 0; t < tiles; ++t)
-      for (int l = 0; l < L; ++l) acc.as<int32_t>()[(size_t(b) * tiles + t) * L + l] = value(t >= V);
+      for (int l = 0; l < lane_count; ++l)
+        acc.as<int32_t>()[(size_t(b) * tiles + t) * lane_count + l] = value(t >= vec_tiles);
   const int32_t imm = use_imm ? value(true) : 0;
 
   Program p(c);
   std::vector<Uop> uops;
   if (compression) {
-    uops.push_back({0, uint32_t(V), 0});
+    uops.push_back({0, uint32_t(vec_tiles), 0});
   } else {
-    for (int t = 0; t < V; ++t) uops.push_back({uint32_t(t), uint32_t(V + t), 0});
+    for (int t = 0; t < vec_tiles; ++t) uops.push_back({uint32_t(t), uint32_t(vec_tiles + t), 0});
   }
   DevBuf ubuf(uops.size() * 4);
   put_uops(p.isa(), ubuf, uops);
   p.load(MemId::kUop, 0, ubuf.base(4), 1, uint32_t(uops.size()), uint32_t(uops.size()));
-  for (int b = 0; b < B; ++b) {
-    p.load(MemId::kAcc, 0, acc.base(AE) + uint32_t(b * tiles), 1, uint32_t(tiles), uint32_t(tiles),
+  for (int b = 0; b < batch_tiles; ++b) {
+    p.load(MemId::kAcc, 0, acc.base(acc_elem) + uint32_t(b * tiles), 1, uint32_t(tiles), uint32_t(tiles),
            DepFlags{false, b > 0, false, false});
     AluInsn a = alu_insn(op, 0, uint32_t(uops.size()), use_imm, imm);
-    if (compression) a.iter_in = uint32_t(V), a.dst_factor_in = 1, a.src_factor_in = 1;
+    if (compression) a.iter_in = uint32_t(vec_tiles), a.dst_factor_in = 1, a.src_factor_in = 1;
     a.deps = push_next();
     p.alu(a);
-    p.store(0, out.base(OE) + uint32_t(b * V), 1, uint32_t(V), uint32_t(V), pop_prev() | push_prev());
+    p.store(0, out.base(out_elem) + uint32_t(b * vec_tiles), 1, uint32_t(vec_tiles), uint32_t(vec_tiles),
+            pop_prev() | push_prev());
   }
   p.finish(pop_next());
 
   WorkloadResult r = run_workload(dev, p);
-  for (int b = 0; b < B; ++b)
-    for (int t = 0; t < V; ++t)
-      for (int l = 0; l < L; ++l) {
-        const int32_t A = acc.as<int32_t>()[(size_t(b) * tiles + t) * L + l];
-        const int32_t Bv = use_imm ? imm : acc.as<int32_t>()[(size_t(b) * tiles + V + t) * L + l];
-        r.mismatches += out.as<int8_t>()[(size_t(b) * V + t) * OE + l] != trunc8(alu_op_reference(op, A, Bv));
+  for (int b = 0; b < batch_tiles; ++b)
+    for (int t = 0; t < vec_tiles; ++t)
+      for (int l = 0; l < lane_count; ++l) {
+        const int32_t lhs = acc.as<int32_t>()[(size_t(b) * tiles + t) * lane_count + l];
+        const int32_t rhs = use_imm ? imm : acc.as<int32_t>()[(size_t(b) * tiles + vec_tiles + t) * lane_count + l];
+        r.mismatches +=
+            out.as<int8_t>()[(size_t(b) * vec_tiles + t) * out_elem + l] != trunc8(alu_op_reference(op, lhs, rhs));
       }
-  r.expected.acc_load_nbytes = uint64_t(B) * tiles * AE;
-  r.expected.alu_counter = uint64_t(B) * V;
-  r.expected.out_store_nbytes = uint64_t(B) * V * OE;
+  r.expected.acc_load_nbytes = uint64_t(batch_tiles) * tiles * acc_elem;
+  r.expected.alu_counter = uint64_t(batch_tiles) * vec_tiles;
+  r.expected.out_store_nbytes = uint64_t(batch_tiles) * vec_tiles * out_elem;
   r.expected.uop_load_nbytes = uint64_t(uops.size()) * 4;
   return r;
 }

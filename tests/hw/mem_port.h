@@ -57,13 +57,13 @@ struct WrReq {
   uint64_t strb = 0, data = 0;
   template <class Port>
   static WrReq of(const Port& p) {
-    constexpr int s = kBusBits / 8, d = kBusBits;
-    return {get_bits(p, d + s + 2 + 32 + kMemAddrBits, 1) != 0,
-            get_cmd(p, d + s + 2),
-            get_bits(p, d + s + 1, 1) != 0,
-            get_bits(p, d + s, 1) != 0,
-            get_bits(p, d, s),
-            get_bits(p, 0, d < 64 ? d : 64)};
+    constexpr int kStrb = kBusBits / 8, kData = kBusBits;
+    return {get_bits(p, kData + kStrb + 2 + 32 + kMemAddrBits, 1) != 0,
+            get_cmd(p, kData + kStrb + 2),
+            get_bits(p, kData + kStrb + 1, 1) != 0,
+            get_bits(p, kData + kStrb, 1) != 0,
+            get_bits(p, kData, kStrb),
+            get_bits(p, 0, kData < 64 ? kData : 64)};
   }
 };
 

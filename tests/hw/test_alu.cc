@@ -17,40 +17,42 @@ namespace {
 
 class HwAlu : public ::testing::Test {
  protected:
-  const Config& cfg = build_config();
-  Isa isa{cfg};
-  Harness<Vvta_alu_harness> h;
-  std::unique_ptr<FsimDevice> fsim = make_test_fsim(cfg);
-  std::mt19937 rng{31};
-  std::vector<Uop> uops;
+  const Config& cfg_ = build_config();
+  Isa isa_{cfg_};
+  Harness<Vvta_alu_harness> h_;
+  std::unique_ptr<FsimDevice> fsim_ = make_test_fsim(cfg_);
+  std::mt19937 rng_{31};
+  std::vector<Uop> uops_;
 
   void SetUp() override {
-    h->start_i = 0, h->uop_we_i = 0, h->acc_we_i = 0, h->tb_re_i = 0;
-    h.reset();
+    h_->start_i = 0, h_->uop_we_i = 0, h_->acc_we_i = 0, h_->tb_re_i = 0;
+    h_.reset();
   }
 
   void fill(int n_uops, int n_acc, int index_range) {
-    const int AE = cfg.acc_elem_bytes();
-    DevBuf ub(n_uops * 4), ab(n_acc * AE);
+    const int acc_elem = cfg_.acc_elem_bytes();
+    DevBuf ub(n_uops * 4), ab(n_acc * acc_elem);
     const int32_t special[] = {
         0, 1, -1, 5, -7, 31, 32, -32, 40, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min()};
-    uops.clear();
+    uops_.clear();
     for (int i = 0; i < n_uops; ++i) {
-      uops.push_back({uint32_t(rng() % index_range), uint32_t(rng() % index_range), 0});
-      ub.as<uint32_t>()[i] = isa.encode(uops.back());
+      uops_.push_back({uint32_t(rng_() % index_range), uint32_t(rng_() % index_range), 0});
+      ub.as<uint32_t>()[i] = isa_.encode(uops_.back());
     }
-    for (int i = 0; i < n_acc * AE / 4; ++i) {
-      ab.as<int32_t>()[i] = rng() % 3 == 0 ? special[rng() % 11] : int32_t(rng() % 401) - 200;
+    for (int i = 0; i < n_acc * acc_elem / 4; ++i) {
+      ab.as<int32_t>()[i] = rng_() % 3 == 0 ? special[rng_() % 11] : int32_t(rng_() % 401) - 200;
     }
-    write_uops(h, ub.as<uint32_t>(), n_uops);
-    write_acc(h, ab.data(), n_acc, AE);
-    Program p(cfg);
-    p.load(MemId::kUop, 0, ub.base(4), 1, n_uops, n_uops).load(MemId::kAcc, 0, ab.base(AE), 1, n_acc, n_acc).finish();
-    ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
+    write_uops(h_, ub.as<uint32_t>(), n_uops);
+    write_acc(h_, ab.data(), n_acc, acc_elem);
+    Program p(cfg_);
+    p.load(MemId::kUop, 0, ub.base(4), 1, n_uops, n_uops)
+        .load(MemId::kAcc, 0, ab.base(acc_elem), 1, n_acc, n_acc)
+        .finish();
+    ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
   }
 
   std::pair<int, int> run_rtl(const AluInsn& a) {
-    return run_loop_insn(h, cfg,
+    return run_loop_insn(h_, cfg_,
                          {0, a.uop_bgn, a.uop_end, a.iter_out, a.iter_in, a.dst_factor_out, a.dst_factor_in,
                           a.src_factor_out, a.src_factor_in, 0, 0, a.alu_opcode, a.use_imm, uint16_t(a.imm)});
   }
@@ -62,27 +64,27 @@ TEST_F(HwAlu, RandomInstructionsMatchTheFsim) {
   const int32_t imms[] = {-32768, -40, -33, -32, -31, -9, -1, 0, 1, 3, 8, 30, 31, 32, 33, 127, 32767};
   for (int n = 0; n < 150; ++n) {
     AluInsn a;
-    a.alu_opcode = uint8_t(rng() % 5);
-    a.use_imm = rng() % 2;
-    a.imm = imms[rng() % 17];
-    a.uop_bgn = rng() % 240;
-    a.uop_end = a.uop_bgn + 1 + rng() % 8;
-    a.iter_out = 1 + rng() % 3, a.iter_in = 1 + rng() % 5;
-    a.dst_factor_out = rng() % 5, a.dst_factor_in = rng() % 3, a.src_factor_out = rng() % 5;
-    a.src_factor_in = rng() % 3;
-    const uint64_t before = fsim->stats().alu_counter;
-    Program p(cfg);
+    a.alu_opcode = uint8_t(rng_() % 5);
+    a.use_imm = rng_() % 2;
+    a.imm = imms[rng_() % 17];
+    a.uop_bgn = rng_() % 240;
+    a.uop_end = a.uop_bgn + 1 + rng_() % 8;
+    a.iter_out = 1 + rng_() % 3, a.iter_in = 1 + rng_() % 5;
+    a.dst_factor_out = rng_() % 5, a.dst_factor_in = rng_() % 3, a.src_factor_out = rng_() % 5;
+    a.src_factor_in = rng_() % 3;
+    const uint64_t before = fsim_->stats().alu_counter;
+    Program p(cfg_);
     p.alu(a).finish();
-    ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
+    ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
     const auto [cycles, done] = run_rtl(a);
-    ASSERT_FALSE(h->error_o) << "instruction " << n;
-    ASSERT_EQ(uint64_t(done), fsim->stats().alu_counter - before) << "instruction " << n;
+    ASSERT_FALSE(h_->error_o) << "instruction " << n;
+    ASSERT_EQ(uint64_t(done), fsim_->stats().alu_counter - before) << "instruction " << n;
     for (uint32_t i = 0; i < a.iter_out; ++i)
       for (uint32_t j = 0; j < a.iter_in; ++j)
         for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k) {
-          written.insert(uops[k].dst + i * a.dst_factor_out + j * a.dst_factor_in);
+          written.insert(uops_[k].dst + i * a.dst_factor_out + j * a.dst_factor_in);
         }
-    if (n % 30 == 29) expect_acc_and_out_match(h, cfg, *fsim, written);
+    if (n % 30 == 29) expect_acc_and_out_match(h_, cfg_, *fsim_, written);
   }
 }
 
@@ -106,7 +108,7 @@ TEST_F(HwAlu, IndexPastTheBufferStopsWithAnError) {
   a.alu_opcode = uint8_t(AluOp::kMax), a.use_imm = false;
   a.uop_bgn = 0, a.uop_end = 2, a.iter_out = 1, a.iter_in = 3, a.src_factor_in = 2040;
   const auto [cycles, done] = run_rtl(a);
-  EXPECT_TRUE(h->error_o);
+  EXPECT_TRUE(h_->error_o);
   EXPECT_LT(cycles, 30);
   (void)done;
 }

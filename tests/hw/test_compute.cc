@@ -18,8 +18,8 @@ namespace {
 TEST(HwCompute, ProgramMatchesTheFsim) {
   const Config& cfg = build_config();
   const Isa isa(cfg);
-  const int IE = cfg.inp_elem_bytes(), WE = cfg.wgt_elem_bytes(), AE = cfg.acc_elem_bytes(),
-            L = cfg.batch() * cfg.block_out();
+  const int inp_elem = cfg.inp_elem_bytes(), wgt_elem = cfg.wgt_elem_bytes(), acc_elem = cfg.acc_elem_bytes(),
+            lanes = cfg.batch() * cfg.block_out();
   std::mt19937 rng(41);
   // One device buffer holds everything the loads read: uops, acc tiles, int8 acc tiles, inp, wgt.
   DevBuf data(1 << 18);
@@ -43,8 +43,8 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
     compute.push_back(isa.encode(m));
   };
   load(MemId::kUop, 0, uop_off, 4, n_uops, 0);
-  load(MemId::kAcc, 0, acc_off, uint32_t(AE), 60, 1);  // 61 x 2 block with pads
-  load(MemId::kAcc8Bit, 200, acc8_off, uint32_t(L), 16, 0);
+  load(MemId::kAcc, 0, acc_off, uint32_t(acc_elem), 60, 1);  // 61 x 2 block with pads
+  load(MemId::kAcc8Bit, 200, acc8_off, uint32_t(lanes), 16, 0);
   for (int n = 0; n < 60; ++n) {
     const uint32_t bgn = rng() % 240, end = bgn + 1 + rng() % 8, io = 1 + rng() % 3, ii = 1 + rng() % 4;
     if (rng() % 2) {
@@ -67,8 +67,8 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
   // The fsim also needs the input and weight SRAMs, which the RTL test supplies through its ports.
   auto fsim = make_test_fsim(cfg);
   Program p(cfg);
-  p.load(MemId::kInp, 0, uint32_t((data.phys() + inp_off) / IE), 1, 128, 128)
-      .load(MemId::kWgt, 0, uint32_t((data.phys() + wgt_off) / WE), 1, 64, 64);
+  p.load(MemId::kInp, 0, uint32_t((data.phys() + inp_off) / inp_elem), 1, 128, 128)
+      .load(MemId::kWgt, 0, uint32_t((data.phys() + wgt_off) / wgt_elem), 1, 64, 64);
   for (const RawInsn& r : compute) p.raw(r);
   ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
 
@@ -89,12 +89,12 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
       put_insn(h->insn_i, compute[next]);
     }
     if (inp_pending) {
-      for (int w = 0; w < IE / 4; ++w)
-        std::memcpy(&h->inp_rdata_i[w], &mirror[inp_off + size_t(inp_addr) * IE + 4 * w], 4);
+      for (int w = 0; w < inp_elem / 4; ++w)
+        std::memcpy(&h->inp_rdata_i[w], &mirror[inp_off + size_t(inp_addr) * inp_elem + 4 * w], 4);
     }
     if (wgt_pending) {
-      for (int w = 0; w < WE / 4; ++w)
-        std::memcpy(&h->wgt_rdata_i[w], &mirror[wgt_off + size_t(wgt_addr) * WE + 4 * w], 4);
+      for (int w = 0; w < wgt_elem / 4; ++w)
+        std::memcpy(&h->wgt_rdata_i[w], &mirror[wgt_off + size_t(wgt_addr) * wgt_elem + 4 * w], 4);
     }
     uop_mem.drive(h->uop_rsp_i, stalls);
     acc_mem.drive(h->acc_rsp_i, stalls);
@@ -120,8 +120,8 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
     set_sram_rd(h->out_rd_i, kAccAddrBits, true, e);
     h.tick();
     h.eval();
-    for (int l = 0; l < L; ++l) {
-      ASSERT_EQ(get_bits(h->out_rdata_o, 8 * l, 8), uint8_t(fsim->acc_sram()[size_t(e) * L + l]))
+    for (int l = 0; l < lanes; ++l) {
+      ASSERT_EQ(get_bits(h->out_rdata_o, 8 * l, 8), uint8_t(fsim->acc_sram()[size_t(e) * lanes + l]))
           << "out element " << e << " lane " << l;
     }
   }

@@ -17,73 +17,73 @@ namespace {
 
 class HwGemm : public ::testing::Test {
  protected:
-  const Config& cfg = build_config();
-  Isa isa{cfg};
-  Harness<Vvta_gemm_harness> h;
-  std::unique_ptr<FsimDevice> fsim = make_test_fsim(cfg);
-  std::mt19937 rng{21};
-  std::vector<Uop> uops;
+  const Config& cfg_ = build_config();
+  Isa isa_{cfg_};
+  Harness<Vvta_gemm_harness> h_;
+  std::unique_ptr<FsimDevice> fsim_ = make_test_fsim(cfg_);
+  std::mt19937 rng_{21};
+  std::vector<Uop> uops_;
 
   void SetUp() override {
-    h->start_i = 0, h->uop_we_i = 0, h->inp_we_i = 0, h->wgt_we_i = 0, h->acc_we_i = 0, h->tb_re_i = 0;
-    h.reset();
+    h_->start_i = 0, h_->uop_we_i = 0, h_->inp_we_i = 0, h_->wgt_we_i = 0, h_->acc_we_i = 0, h_->tb_re_i = 0;
+    h_.reset();
   }
 
   // Fills the first n elements of each SRAM with random data, in the harness and in the fsim.
   void fill(int n_uops, int n_inp, int n_wgt, int n_acc) {
-    const int IE = cfg.inp_elem_bytes(), WE = cfg.wgt_elem_bytes(), AE = cfg.acc_elem_bytes();
-    DevBuf ub(n_uops * 4), ib(n_inp * IE), wb(n_wgt * WE), ab(n_acc * AE);
-    uops.clear();
+    const int inp_elem = cfg_.inp_elem_bytes(), wgt_elem = cfg_.wgt_elem_bytes(), acc_elem = cfg_.acc_elem_bytes();
+    DevBuf ub(n_uops * 4), ib(n_inp * inp_elem), wb(n_wgt * wgt_elem), ab(n_acc * acc_elem);
+    uops_.clear();
     for (int i = 0; i < n_uops; ++i) {
       // Small index ranges make repeated tiles (forwarding) common.
-      uops.push_back({uint32_t(rng() % 64), uint32_t(rng() % 200), uint32_t(rng() % 100)});
-      ub.as<uint32_t>()[i] = isa.encode(uops.back());
+      uops_.push_back({uint32_t(rng_() % 64), uint32_t(rng_() % 200), uint32_t(rng_() % 100)});
+      ub.as<uint32_t>()[i] = isa_.encode(uops_.back());
     }
-    fill_random({ib.as<int8_t>(), ib.size()}, rng);
-    fill_random({wb.as<int8_t>(), wb.size()}, rng);
-    for (int i = 0; i < n_acc * AE / 4; ++i) ab.as<int32_t>()[i] = int32_t(rng() % 20001) - 10000;
-    write_uops(h, ub.as<uint32_t>(), n_uops);
+    fill_random({ib.as<int8_t>(), ib.size()}, rng_);
+    fill_random({wb.as<int8_t>(), wb.size()}, rng_);
+    for (int i = 0; i < n_acc * acc_elem / 4; ++i) ab.as<int32_t>()[i] = int32_t(rng_() % 20001) - 10000;
+    write_uops(h_, ub.as<uint32_t>(), n_uops);
     for (int i = 0; i < n_inp; ++i) {
-      h->inp_we_i = 1, h->inp_waddr_i = i;
-      put_bytes(h->inp_wdata_i, ib.data() + i * IE, IE);
-      h.tick();
+      h_->inp_we_i = 1, h_->inp_waddr_i = i;
+      put_bytes(h_->inp_wdata_i, ib.data() + i * inp_elem, inp_elem);
+      h_.tick();
     }
-    h->inp_we_i = 0;
+    h_->inp_we_i = 0;
     for (int i = 0; i < n_wgt; ++i) {
-      h->wgt_we_i = 1, h->wgt_waddr_i = i;
-      put_bytes(h->wgt_wdata_i, wb.data() + i * WE, WE);
-      h.tick();
+      h_->wgt_we_i = 1, h_->wgt_waddr_i = i;
+      put_bytes(h_->wgt_wdata_i, wb.data() + i * wgt_elem, wgt_elem);
+      h_.tick();
     }
-    h->wgt_we_i = 0;
-    write_acc(h, ab.data(), n_acc, AE);
-    Program p(cfg);
+    h_->wgt_we_i = 0;
+    write_acc(h_, ab.data(), n_acc, acc_elem);
+    Program p(cfg_);
     p.load(MemId::kUop, 0, ub.base(4), 1, n_uops, n_uops)
-        .load(MemId::kInp, 0, ib.base(IE), 1, n_inp, n_inp)
-        .load(MemId::kWgt, 0, wb.base(WE), 1, n_wgt, n_wgt)
-        .load(MemId::kAcc, 0, ab.base(AE), 1, n_acc, n_acc)
+        .load(MemId::kInp, 0, ib.base(inp_elem), 1, n_inp, n_inp)
+        .load(MemId::kWgt, 0, wb.base(wgt_elem), 1, n_wgt, n_wgt)
+        .load(MemId::kAcc, 0, ab.base(acc_elem), 1, n_acc, n_acc)
         .finish();
-    ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
+    ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
   }
 
   std::pair<int, int> run_rtl(const GemmInsn& g) {
-    return run_loop_insn(h, cfg,
+    return run_loop_insn(h_, cfg_,
                          {g.reset, g.uop_bgn, g.uop_end, g.iter_out, g.iter_in, g.dst_factor_out, g.dst_factor_in,
                           g.src_factor_out, g.src_factor_in, g.wgt_factor_out, g.wgt_factor_in, 0, 0, 0});
   }
 
   GemmInsn random_insn() {
     GemmInsn g;
-    g.uop_bgn = rng() % (uops.size() - 8);
-    g.uop_end = g.uop_bgn + 1 + rng() % 8;
-    g.iter_out = 1 + rng() % 4, g.iter_in = 1 + rng() % 6;
-    g.dst_factor_out = rng() % 9, g.dst_factor_in = rng() % 3 == 0 ? 0 : rng() % 5;  // 0: accumulation chain
-    g.src_factor_out = rng() % 9, g.src_factor_in = rng() % 9;
-    g.wgt_factor_out = rng() % 9, g.wgt_factor_in = rng() % 9;
-    g.reset = rng() % 6 == 0;
+    g.uop_bgn = rng_() % (uops_.size() - 8);
+    g.uop_end = g.uop_bgn + 1 + rng_() % 8;
+    g.iter_out = 1 + rng_() % 4, g.iter_in = 1 + rng_() % 6;
+    g.dst_factor_out = rng_() % 9, g.dst_factor_in = rng_() % 3 == 0 ? 0 : rng_() % 5;  // 0: accumulation chain
+    g.src_factor_out = rng_() % 9, g.src_factor_in = rng_() % 9;
+    g.wgt_factor_out = rng_() % 9, g.wgt_factor_in = rng_() % 9;
+    g.reset = rng_() % 6 == 0;
     return g;
   }
 
-  void compare_buffers(const std::set<uint32_t>& written) { expect_acc_and_out_match(h, cfg, *fsim, written); }
+  void compare_buffers(const std::set<uint32_t>& written) { expect_acc_and_out_match(h_, cfg_, *fsim_, written); }
 };
 
 TEST_F(HwGemm, RandomInstructionsMatchTheFsim) {
@@ -91,17 +91,17 @@ TEST_F(HwGemm, RandomInstructionsMatchTheFsim) {
   std::set<uint32_t> written;
   for (int n = 0; n < 80; ++n) {
     const GemmInsn g = random_insn();
-    const uint64_t before = fsim->stats().gemm_counter;
-    Program p(cfg);
+    const uint64_t before = fsim_->stats().gemm_counter;
+    Program p(cfg_);
     p.gemm(g).finish();
-    ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
+    ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
     const auto [cycles, done] = run_rtl(g);
-    ASSERT_FALSE(h->error_o) << "instruction " << n;
-    ASSERT_EQ(uint64_t(done), fsim->stats().gemm_counter - before) << "instruction " << n;
+    ASSERT_FALSE(h_->error_o) << "instruction " << n;
+    ASSERT_EQ(uint64_t(done), fsim_->stats().gemm_counter - before) << "instruction " << n;
     for (uint32_t i = 0; i < g.iter_out; ++i)
       for (uint32_t j = 0; j < g.iter_in; ++j)
         for (uint32_t k = g.uop_bgn; k < g.uop_end; ++k) {
-          written.insert(uops[k].dst + i * g.dst_factor_out + j * g.dst_factor_in);
+          written.insert(uops_[k].dst + i * g.dst_factor_out + j * g.dst_factor_in);
         }
   }
   compare_buffers(written);
@@ -114,11 +114,11 @@ TEST_F(HwGemm, OneMicroOpPerCycle) {
   const auto [cycles, done] = run_rtl(g);
   EXPECT_EQ(done, 50 * 8 * 10);
   EXPECT_LE(cycles, 50 * 8 * 10 + 5) << "steady state must be one micro-op per cycle";
-  Program p(cfg);
+  Program p(cfg_);
   p.gemm(g).finish();
-  ASSERT_EQ(p.run(*fsim), RunStatus::kOk);
+  ASSERT_EQ(p.run(*fsim_), RunStatus::kOk);
   std::set<uint32_t> written;
-  for (uint32_t k = 0; k < 50; ++k) written.insert(uops[k].dst);
+  for (uint32_t k = 0; k < 50; ++k) written.insert(uops_[k].dst);
   compare_buffers(written);
 }
 
@@ -127,13 +127,13 @@ TEST_F(HwGemm, IndexPastTheBufferStopsWithAnError) {
   GemmInsn bad;
   bad.uop_bgn = 0, bad.uop_end = 4, bad.iter_out = 2, bad.iter_in = 1, bad.dst_factor_out = 2047;
   const auto [cycles, done] = run_rtl(bad);
-  EXPECT_TRUE(h->error_o);
+  EXPECT_TRUE(h_->error_o);
   EXPECT_LT(cycles, 20) << "the instruction stops instead of running on";
   EXPECT_LE(done, 4);
   GemmInsn good;
   good.uop_bgn = 0, good.uop_end = 4, good.iter_out = 1, good.iter_in = 1;
   run_rtl(good);
-  EXPECT_FALSE(h->error_o) << "the next start clears the error";
+  EXPECT_FALSE(h_->error_o) << "the next start clears the error";
 }
 
 }  // namespace

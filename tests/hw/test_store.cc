@@ -21,51 +21,51 @@ constexpr uint64_t kBase = 0x200000;
 
 class HwStore : public ::testing::Test {
  protected:
-  const Config& cfg = build_config();
-  Isa isa{cfg};
-  Harness<Vvta_store> h;
-  std::mt19937 rng{29};
-  std::vector<uint8_t> out_sram;
+  const Config& cfg_ = build_config();
+  Isa isa_{cfg_};
+  Harness<Vvta_store> h_;
+  std::mt19937 rng_{29};
+  std::vector<uint8_t> out_sram_;
 
   void SetUp() override {
-    out_sram.resize(size_t(cfg.out_depth()) * cfg.out_elem_bytes());
-    for (auto& b : out_sram) b = uint8_t(rng());
-    h->insn_valid_i = 0, h->g2s_ready_i = 0;
-    set_wr_rsp(h->mem_rsp_i, false, false, false);
-    h.reset();
+    out_sram_.resize(size_t(cfg_.out_depth()) * cfg_.out_elem_bytes());
+    for (auto& b : out_sram_) b = uint8_t(rng_());
+    h_->insn_valid_i = 0, h_->g2s_ready_i = 0;
+    set_wr_rsp(h_->mem_rsp_i, false, false, false);
+    h_.reset();
   }
-  void set_insn(RawInsn r) { put_insn(h->insn_i, r); }
+  void set_insn(RawInsn r) { put_insn(h_->insn_i, r); }
   void set_out(uint32_t addr) {
-    const int E = cfg.out_elem_bytes();
-    for (int w = 0; w < E / 4; ++w) {
-      const uint8_t* p = out_sram.data() + size_t(addr) * E + 4 * w;
-      h->out_rdata_i[w] = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+    const int elem = cfg_.out_elem_bytes();
+    for (int w = 0; w < elem / 4; ++w) {
+      const uint8_t* p = out_sram_.data() + size_t(addr) * elem + 4 * w;
+      h_->out_rdata_i[w] = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
     }
   }
 };
 
 TEST_F(HwStore, RandomProgramWithTokensAndAcknowledgements) {
-  const int E = cfg.out_elem_bytes(), bus = 8;
+  const int elem = cfg_.out_elem_bytes(), bus = 8;
   std::vector<uint8_t> dram(1 << 16, 0xee), want = dram;
   std::vector<RawInsn> prog;
   uint64_t want_pops = 0, want_pushes = 0, want_bytes = 0;
   for (int n = 0; n < 40; ++n) {
     MemInsn m;
     m.opcode = uint8_t(Opcode::kStore), m.memory_type = uint8_t(MemId::kOut);
-    m.deps.pop_prev = rng() % 2, m.deps.push_prev = rng() % 2;
-    m.x_size = rng() % 6 == 0 ? 0 : 1 + rng() % 5;
-    m.y_size = 1 + rng() % 3, m.x_stride = m.x_size + rng() % 3;
-    m.sram_base = rng() % 200;
-    m.dram_base = uint32_t(kBase / uint64_t(E)) + rng() % 200;
+    m.deps.pop_prev = rng_() % 2, m.deps.push_prev = rng_() % 2;
+    m.x_size = rng_() % 6 == 0 ? 0 : 1 + rng_() % 5;
+    m.y_size = 1 + rng_() % 3, m.x_stride = m.x_size + rng_() % 3;
+    m.sram_base = rng_() % 200;
+    m.dram_base = uint32_t(kBase / uint64_t(elem)) + rng_() % 200;
     if (m.x_size == 0) m.memory_type = 0;  // the runtime's store no-op
-    prog.push_back(isa.encode(m));
+    prog.push_back(isa_.encode(m));
     want_pops += m.deps.pop_prev, want_pushes += m.deps.push_prev;
-    want_bytes += uint64_t(m.x_size) * m.y_size * uint64_t(E);
+    want_bytes += uint64_t(m.x_size) * m.y_size * uint64_t(elem);
     for (uint32_t r = 0; r < (m.x_size ? m.y_size : 0); ++r)
       for (uint32_t c = 0; c < m.x_size; ++c)
-        for (int b = 0; b < E; ++b) {
-          want[(uint64_t(m.dram_base) + uint64_t(r) * m.x_stride + c) * E + b - kBase] =
-              out_sram[(size_t(m.sram_base) + r * m.x_size + c) * E + b];
+        for (int b = 0; b < elem; ++b) {
+          want[(uint64_t(m.dram_base) + uint64_t(r) * m.x_stride + c) * elem + b - kBase] =
+              out_sram_[(size_t(m.sram_base) + r * m.x_size + c) * elem + b];
         }
   }
   struct Cmd {
@@ -78,23 +78,23 @@ TEST_F(HwStore, RandomProgramWithTokensAndAcknowledgements) {
   uint32_t read_addr = 0;
   size_t next = 0;
   int cycles = 0;
-  for (; (next < prog.size() || h->busy_o) && cycles < 200000; ++cycles) {
+  for (; (next < prog.size() || h_->busy_o) && cycles < 200000; ++cycles) {
     const bool stalls = (cycles / 300) % 2 == 1;
-    if (rng() % 40 == 0) ++tokens;
-    h->g2s_ready_i = tokens > 0;
-    h->insn_valid_i = next < prog.size() && rng() % 4 != 0;
+    if (rng_() % 40 == 0) ++tokens;
+    h_->g2s_ready_i = tokens > 0;
+    h_->insn_valid_i = next < prog.size() && rng_() % 4 != 0;
     if (next < prog.size()) set_insn(prog[next]);
     if (read_pending) set_out(read_addr);
-    const bool cmd_ready = !stalls || rng() % 3 != 0;
-    const bool data_ready = !stalls || rng() % 3 != 0;
+    const bool cmd_ready = !stalls || rng_() % 3 != 0;
+    const bool data_ready = !stalls || rng_() % 3 != 0;
     const bool ack = !acks.empty() && acks.front() <= 0;
-    set_wr_rsp(h->mem_rsp_i, cmd_ready, data_ready, ack);
-    h.eval();
-    ASSERT_FALSE(h->error_o) << "instruction " << next;
-    const WrReq req = WrReq::of(h->mem_req_o);
+    set_wr_rsp(h_->mem_rsp_i, cmd_ready, data_ready, ack);
+    h_.eval();
+    ASSERT_FALSE(h_->error_o) << "instruction " << next;
+    const WrReq req = WrReq::of(h_->mem_req_o);
     if (ack) acks.pop_front();
     for (auto& a : acks) --a;
-    const SramRead out_rd = SramRead::of(h->out_rd_o, kAccAddrBits);
+    const SramRead out_rd = SramRead::of(h_->out_rd_o, kAccAddrBits);
     read_pending = out_rd.re, read_addr = out_rd.addr;
     if (req.cmd_valid && cmd_ready) {
       const uint64_t a = req.cmd.addr, n = req.cmd.bytes;
@@ -107,23 +107,23 @@ TEST_F(HwStore, RandomProgramWithTokensAndAcknowledgements) {
         if ((req.strb >> b) & 1) dram[c.next + uint64_t(b) - kBase] = uint8_t(req.data >> (8 * b));
       }
       c.next += uint64_t(bus);
-      if (c.next == c.end) cmds.pop_front(), acks.push_back(stalls ? int(rng() % 6) : 0);
+      if (c.next == c.end) cmds.pop_front(), acks.push_back(stalls ? int(rng_() % 6) : 0);
     }
-    if (h->g2s_pop_o) {
+    if (h_->g2s_pop_o) {
       ASSERT_GT(tokens, 0u) << "popped a token that was not there";
       --tokens, ++pops;
     }
-    if (h->s2g_push_o) {
+    if (h_->s2g_push_o) {
       ++pushes;
       ASSERT_TRUE(cmds.empty() && acks.empty()) << "pushed before all writes were acknowledged";
     }
-    if (h->stat_valid_o) bytes += h->stat_out_bytes_o;
-    waited += h->insn_valid_i && !h->insn_ready_o && tokens == 0;
-    if (h->insn_valid_i && h->insn_ready_o) ++next;
-    h.tick();
+    if (h_->stat_valid_o) bytes += h_->stat_out_bytes_o;
+    waited += h_->insn_valid_i && !h_->insn_ready_o && tokens == 0;
+    if (h_->insn_valid_i && h_->insn_ready_o) ++next;
+    h_.tick();
   }
   ASSERT_EQ(next, prog.size());
-  EXPECT_FALSE(h->busy_o);
+  EXPECT_FALSE(h_->busy_o);
   EXPECT_GT(waited, 20u);
   EXPECT_EQ(pops, want_pops);
   EXPECT_EQ(pushes, want_pushes);
@@ -135,21 +135,21 @@ TEST_F(HwStore, IllegalStoresAreErrors) {
   MemInsn m;
   m.opcode = uint8_t(Opcode::kStore), m.memory_type = uint8_t(MemId::kAcc);
   m.x_size = 1, m.y_size = 1, m.x_stride = 1;
-  set_insn(isa.encode(m));
-  h->insn_valid_i = 1;
-  h.eval();
-  h.tick();
-  h->insn_valid_i = 0;
-  h.eval();
-  EXPECT_TRUE(h->error_o) << "memory type ACC cannot be stored";
-  h.reset();
-  m.memory_type = uint8_t(MemId::kOut), m.sram_base = uint32_t(cfg.out_depth() - 1), m.x_size = 2;
-  set_insn(isa.encode(m));
-  h->insn_valid_i = 1;
-  h.eval();
-  h.tick();
-  h.eval();
-  EXPECT_TRUE(h->error_o) << "rows past the output buffer";
+  set_insn(isa_.encode(m));
+  h_->insn_valid_i = 1;
+  h_.eval();
+  h_.tick();
+  h_->insn_valid_i = 0;
+  h_.eval();
+  EXPECT_TRUE(h_->error_o) << "memory type ACC cannot be stored";
+  h_.reset();
+  m.memory_type = uint8_t(MemId::kOut), m.sram_base = uint32_t(cfg_.out_depth() - 1), m.x_size = 2;
+  set_insn(isa_.encode(m));
+  h_->insn_valid_i = 1;
+  h_.eval();
+  h_.tick();
+  h_.eval();
+  EXPECT_TRUE(h_->error_o) << "rows past the output buffer";
 }
 
 }  // namespace

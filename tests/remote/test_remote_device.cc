@@ -35,16 +35,16 @@ std::vector<std::string> remote_backends() {
 
 class RemoteSuite : public ::testing::TestWithParam<std::string> {
  protected:
-  const Config& cfg = build_config();
-  std::unique_ptr<Device> dev = make_device(GetParam(), cfg);
+  const Config& cfg_ = build_config();
+  std::unique_ptr<Device> dev_ = make_device(GetParam(), cfg_);
 };
 
-TEST_P(RemoteSuite, AluEveryOpcode) { alu_every_opcode_suite(*dev, cfg); }
-TEST_P(RemoteSuite, GemmSingleBlock) { gemm_single_block_suite(*dev, cfg); }
-TEST_P(RemoteSuite, BlockedGemmOneAndTwoVirtualThreads) { blocked_gemm_suite(*dev, cfg); }
+TEST_P(RemoteSuite, AluEveryOpcode) { alu_every_opcode_suite(*dev_, cfg_); }
+TEST_P(RemoteSuite, GemmSingleBlock) { gemm_single_block_suite(*dev_, cfg_); }
+TEST_P(RemoteSuite, BlockedGemmOneAndTwoVirtualThreads) { blocked_gemm_suite(*dev_, cfg_); }
 TEST_P(RemoteSuite, ReferenceSizes) {
-  if (cfg.batch() != 1 || cfg.block_in() != 16) GTEST_SKIP() << "the reference sizes assume 1x16";
-  reference_sizes_suite(*dev);
+  if (cfg_.batch() != 1 || cfg_.block_in() != 16) GTEST_SKIP() << "the reference sizes assume 1x16";
+  reference_sizes_suite(*dev_);
 }
 
 INSTANTIATE_TEST_SUITE_P(Loopback, RemoteSuite, ::testing::ValuesIn(remote_backends()),

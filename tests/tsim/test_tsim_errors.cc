@@ -19,46 +19,46 @@ using test::Program;
 // the diagnostic, and that the device is usable again afterwards.
 class TsimErrorsBase : public ::testing::Test {
  protected:
-  explicit TsimErrorsBase(std::unique_ptr<Device> d) : dev(std::move(d)) {}
-  const Config& cfg = build_config();
-  std::unique_ptr<Device> dev;
-  DevBuf data{64 * 1024};
-  DevBuf uops{4 * 64};
+  explicit TsimErrorsBase(std::unique_ptr<Device> d) : dev_(std::move(d)) {}
+  const Config& cfg_ = build_config();
+  std::unique_ptr<Device> dev_;
+  DevBuf data_{64 * 1024};
+  DevBuf uops_{4 * 64};
 
   void expect_failure(const Program& p, RunStatus status, ErrorKind kind, std::initializer_list<std::string> needles,
                       uint64_t budget = 0) {
-    const Stats before = dev->stats();
-    EXPECT_EQ(p.run(*dev, budget), status);
-    EXPECT_EQ(dev->last_error_kind(), kind) << dev->last_error();
-    const std::string& err = dev->last_error();
+    const Stats before = dev_->stats();
+    EXPECT_EQ(p.run(*dev_, budget), status);
+    EXPECT_EQ(dev_->last_error_kind(), kind) << dev_->last_error();
+    const std::string& err = dev_->last_error();
     for (const auto& n : needles) EXPECT_NE(err.find(n), std::string::npos) << "missing '" << n << "' in:\n" << err;
     EXPECT_NE(err.find("tokens: l2g="), std::string::npos) << err;
     ASSERT_FALSE(err.empty());
     EXPECT_EQ(err.back(), '\n') << "a diagnostic ends its last line";
-    EXPECT_EQ(dev->tokens(), TokenCounts{}) << "a failed run resets the design";
-    EXPECT_TRUE(dev->stats().counters_equal(before)) << "a failed run counts nothing";
+    EXPECT_EQ(dev_->tokens(), TokenCounts{}) << "a failed run resets the design";
+    EXPECT_TRUE(dev_->stats().counters_equal(before)) << "a failed run counts nothing";
     // and the device still works
-    Program ok(cfg);
-    ok.load(MemId::kInp, 0, data.base(16), 1, 1, 1).finish();
-    EXPECT_EQ(ok.run(*dev), RunStatus::kOk) << dev->last_error();
-    EXPECT_EQ(dev->last_error_kind(), ErrorKind::kNone);
+    Program ok(cfg_);
+    ok.load(MemId::kInp, 0, data_.base(16), 1, 1, 1).finish();
+    EXPECT_EQ(ok.run(*dev_), RunStatus::kOk) << dev_->last_error();
+    EXPECT_EQ(dev_->last_error_kind(), ErrorKind::kNone);
   }
-  uint32_t base(int unit) const { return data.base(unit); }
+  uint32_t base(int unit) const { return data_.base(unit); }
 
   // The invalid programs both fixtures run (with host validation, and with the RTL's own checks).
-  Program illegal_opcode() const { return std::move(Program(cfg).raw(RawInsn{5, 0}).finish()); }
-  Program load_out() const { return std::move(Program(cfg).load(MemId::kOut, 0, base(16), 1, 1, 1).finish()); }
+  Program illegal_opcode() const { return std::move(Program(cfg_).raw(RawInsn{5, 0}).finish()); }
+  Program load_out() const { return std::move(Program(cfg_).load(MemId::kOut, 0, base(16), 1, 1, 1).finish()); }
   Program store_acc() const {
-    Program p(cfg);
+    Program p(cfg_);
     return std::move(p.raw(p.isa().encode(MemInsn{1, {}, 3, 0, base(16), 1, 1, 1, 0, 0, 0, 0})).finish());
   }
   Program inp_past_depth() const {
-    return std::move(Program(cfg).load(MemId::kInp, 2040, base(16), 2, 4, 4, {}, 0, 0, 0, 1).finish());
+    return std::move(Program(cfg_).load(MemId::kInp, 2040, base(16), 2, 4, 4, {}, 0, 0, 0, 1).finish());
   }
-  Program store_past_depth() const { return std::move(Program(cfg).store(2047, base(16), 1, 2, 2).finish()); }
-  Program zero_iterations() const { return std::move(Program(cfg).gemm(test::gemm_insn(0, 1, 0, 1)).finish()); }
+  Program store_past_depth() const { return std::move(Program(cfg_).store(2047, base(16), 1, 2, 2).finish()); }
+  Program zero_iterations() const { return std::move(Program(cfg_).gemm(test::gemm_insn(0, 1, 0, 1)).finish()); }
   Program unmapped_load() const {  // page 0: never mapped
-    return std::move(Program(cfg).load(MemId::kInp, 0, 0x10, 1, 1, 1, test::push_next()).finish(test::pop_prev()));
+    return std::move(Program(cfg_).load(MemId::kInp, 0, 0x10, 1, 1, 1, test::push_next()).finish(test::pop_prev()));
   }
 };
 
@@ -72,32 +72,32 @@ class TsimErrors : public TsimErrorsBase {
 
 TEST_F(TsimErrors, GemmIndexBeyondDepthIsFoundByTheHardware) {
   // Micro-op indices are known only when the micro-ops are loaded: the RTL checks them as it runs.
-  test::put_uops(Program(cfg).isa(), uops, {{2000, 10, 1000}});
-  Program p(cfg);
+  test::put_uops(Program(cfg_).isa(), uops_, {{2000, 10, 1000}});
+  Program p(cfg_);
   GemmInsn g = test::gemm_insn(0, 1, 1, 3);
   g.dst_factor_in = 30;  // 2000 + 2*30 = 2060 >= 2048
-  p.load(MemId::kUop, 0, uops.base(4), 1, 1, 1).gemm(g).finish();
+  p.load(MemId::kUop, 0, uops_.base(4), 1, 1, 1).gemm(g).finish();
   expect_failure(p, RunStatus::kError, ErrorKind::kSramRange, {"[sram_range]", "compute stage refused", "(GEMM"});
 }
 
 TEST_F(TsimErrors, StreamProblems) {
   DevBuf insns{64};
-  Program p(cfg);
+  Program p(cfg_);
   p.finish();
   store_insn(insns.data(), p.insns()[0]);
-  EXPECT_EQ(dev->run(insns.phys(), 5, 0), RunStatus::kError) << "80 bytes from a 64-byte buffer";
-  EXPECT_EQ(dev->last_error_kind(), ErrorKind::kInvalidStream);
-  EXPECT_EQ(dev->run(insns.phys() + 8, 1, 0), RunStatus::kError);
-  EXPECT_NE(dev->last_error().find("not 16-byte aligned"), std::string::npos) << dev->last_error();
-  Program after(cfg);
+  EXPECT_EQ(dev_->run(insns.phys(), 5, 0), RunStatus::kError) << "80 bytes from a 64-byte buffer";
+  EXPECT_EQ(dev_->last_error_kind(), ErrorKind::kInvalidStream);
+  EXPECT_EQ(dev_->run(insns.phys() + 8, 1, 0), RunStatus::kError);
+  EXPECT_NE(dev_->last_error().find("not 16-byte aligned"), std::string::npos) << dev_->last_error();
+  Program after(cfg_);
   after.finish().load(MemId::kInp, 0, base(16), 1, 1, 1);
   expect_failure(after, RunStatus::kError, ErrorKind::kInvalidStream, {"instruction follows FINISH"});
 }
 
 TEST_F(TsimErrors, DeadlockIsReportedByTheWatchdog) {
-  EXPECT_EQ(test::deadlocking_program(cfg, base(16)).run(*dev), RunStatus::kError);
-  EXPECT_EQ(dev->last_error_kind(), ErrorKind::kDeadlock);
-  const std::string& err = dev->last_error();
+  EXPECT_EQ(test::deadlocking_program(cfg_, base(16)).run(*dev_), RunStatus::kError);
+  EXPECT_EQ(dev_->last_error_kind(), ErrorKind::kDeadlock);
+  const std::string& err = dev_->last_error();
   for (const char* n : {"[deadlock]", "token deadlock", "compute: waiting for a token with instruction 1 (GEMM",
                         "store: waiting for a token with instruction 2 (STORE", "load: idle after 1 instructions"}) {
     EXPECT_NE(err.find(n), std::string::npos) << "missing '" << n << "' in:\n" << err;
@@ -107,16 +107,16 @@ TEST_F(TsimErrors, DeadlockIsReportedByTheWatchdog) {
 }
 
 TEST_F(TsimErrors, FinishWithInstructionsWaiting) {
-  Program p(cfg);
+  Program p(cfg_);
   p.store(0, base(16), 1, 1, 1, test::pop_prev()).finish();  // the store waits for a token nobody pushes
   expect_failure(p, RunStatus::kError, ErrorKind::kUnfinished,
                  {"FINISH completed while 1 instruction(s)", "store: waiting for a token with instruction 0"});
 }
 
 TEST_F(TsimErrors, BudgetOverrunIsATimeout) {
-  test::put_uops(Program(cfg).isa(), uops, {{0, 0, 0}});
-  Program p(cfg);
-  p.load(MemId::kUop, 0, uops.base(4), 1, 1, 1).gemm(test::gemm_insn(0, 1, 1000, 100)).finish();
+  test::put_uops(Program(cfg_).isa(), uops_, {{0, 0, 0}});
+  Program p(cfg_);
+  p.load(MemId::kUop, 0, uops_.base(4), 1, 1, 1).gemm(test::gemm_insn(0, 1, 1000, 100)).finish();
   expect_failure(p, RunStatus::kTimeout, ErrorKind::kTimeout,
                  {"exceeded its cycle budget of 5000 cycles", "compute: executing instruction 1"}, 5000);
 }
@@ -147,7 +147,7 @@ TEST_F(TsimHardwareChecks, IllegalMemoryTypes) {
 TEST_F(TsimHardwareChecks, SramRangesBeyondDepth) {
   expect_failure(inp_past_depth(), RunStatus::kError, ErrorKind::kSramRange,
                  {"load stage refused", "load: refused instruction 0 (LOAD INP"});
-  Program uop(cfg);
+  Program uop(cfg_);
   uop.load(MemId::kUop, 8190, base(4), 1, 4, 4).finish();
   expect_failure(uop, RunStatus::kError, ErrorKind::kSramRange, {"compute stage refused", "LOAD UOP"});
   expect_failure(store_past_depth(), RunStatus::kError, ErrorKind::kSramRange, {"store stage refused"});
@@ -162,13 +162,13 @@ TEST_F(TsimHardwareChecks, MemoryModelChecksEachBurstAgainstItsAllocation) {
                  {"memory answered a read with an error response", "memory client: inp load"});
   // FINISH not ordered after the failing load: done waits for the memory traffic, so the run still
   // reports the error.
-  Program racing(cfg);
+  Program racing(cfg_);
   racing.load(MemId::kInp, 0, 0x10, 1, 1, 1).finish();
   expect_failure(racing, RunStatus::kError, ErrorKind::kDramRange,
                  {"memory answered a read with an error response", "memory client: inp load"});
   // a row past the end of a 100-byte allocation (inside its page): SLVERR, not a silent write
   DevBuf small{100};
-  Program store(cfg);
+  Program store(cfg_);
   store.store(0, small.base(16), 2, 4, 4, test::push_prev()).finish(test::pop_next());
   expect_failure(store, RunStatus::kError, ErrorKind::kDramRange,
                  {"memory answered a write with an error response", "memory client: store"});
