@@ -66,7 +66,7 @@ void estimate_module(const EstimateOptions& o) {
 
 }  // namespace
 
-void add_estimate_command(CLI::App& app) {
+void add_estimate_command(CLI::App& app, Commands& commands) {
   static EstimateOptions o;
   CLI::App* e = app.add_subcommand(
       "estimate", "estimate the cycles of a built module from its instruction streams, beside its bounds");
@@ -78,10 +78,11 @@ void add_estimate_command(CLI::App& app) {
       "The estimate is compiler::estimate_cycles (the fsim's order, the token rules, bus and latency costs); the\n"
       "bounds come from the statistics of a run on the fsim (zero-filled inputs).\n"
       "Example:\n  vta estimate conv.vtam --measure tsim");
-  e->callback([] {
+  commands.add(e, [] {
     if (file_kind(o.file) != FileKind::kModule)
       throw std::invalid_argument(o.file + " is not a module (vta-module JSON)");
     estimate_module(o);
+    return 0;
   });
 }
 

@@ -118,6 +118,18 @@ void disasm_capture(const std::string& path, size_t max_uops) {
   }
 }
 
+// A binary micro-op file: 4 bytes per micro-op, little-endian.
+void disasm_uops(const std::string& path, const Config& config) {
+  const auto bytes = read_all(path);
+  if (bytes.size() % 4 != 0) throw std::runtime_error(path + ": size is not a multiple of 4 bytes (not micro-ops)");
+  const Isa isa(config);
+  for (size_t i = 0; i < bytes.size() / 4; ++i) {
+    uint32_t word;
+    std::memcpy(&word, bytes.data() + i * 4, 4);
+    std::printf("%6zu  uop      %s\n", i, isa.disassemble(isa.decode_uop(word)).c_str());
+  }
+}
+
 void disasm_raw(const std::string& path, const Config& config) {
   const auto bytes = read_all(path);
   if (bytes.size() % Config::kInsnElemBytes != 0) {
@@ -147,21 +159,30 @@ void print_stats(const Stats& s, const Config& config, bool as_json) {
   }
 }
 
-void add_inspect_commands(CLI::App& app) {
-  static std::string file, config_path;
+void add_inspect_commands(CLI::App& app, Commands& commands) {
+  static std::string file, config_path, uops_path;
   static size_t max_uops = 8;
   CLI::App* d = app.add_subcommand(
       "disasm",
       "print a captured program (instructions with dependency flags, micro-op kernels), a module or a raw "
       "instruction stream");
   d->add_option("file", file, "a capture (.vtacap), a module (vta-module JSON) or a binary instruction stream")
-      ->required()
       ->check(CLI::ExistingFile);
+  d->add_option("-u,--uops", uops_path, "a binary micro-op file (4 bytes per micro-op)")->check(CLI::ExistingFile);
   d->add_option("--max-uops", max_uops, "micro-ops shown per GEMM/ALU kernel");
   d->add_option("-c,--config", config_path, "configuration of a raw stream (default: this build's)")
       ->check(CLI::ExistingFile);
-  d->footer("Example:\n  vta disasm caps/vta-tutorials-1234-000000.vtacap --max-uops 4");
-  d->callback([] {
+  d->footer(
+      "Examples:\n  vta disasm caps/vta-tutorials-1234-000000.vtacap --max-uops 4\n  vta disasm insns.bin -u uops.bin");
+  d->callback([] {  // (a usage error: checked while the command line is parsed)
+    if (file.empty() && uops_path.empty()) {
+      throw CLI::ValidationError("nothing to disassemble: give a file and/or --uops FILE (see --help)");
+    }
+  });
+  commands.add(d, [] {
+    const Config config = config_path.empty() ? build_config() : Config::from_file(config_path);
+    if (!uops_path.empty()) disasm_uops(uops_path, config);
+    if (file.empty()) return 0;
     switch (file_kind(file)) {
       case FileKind::kCapture: disasm_capture(file, max_uops); break;
       case FileKind::kModule: {
@@ -169,10 +190,9 @@ void add_inspect_commands(CLI::App& app) {
         std::printf("%s", compiler::to_text(m.program()).c_str());
         break;
       }
-      case FileKind::kRaw:
-        disasm_raw(file, config_path.empty() ? build_config() : Config::from_file(config_path));
-        break;
+      case FileKind::kRaw: disasm_raw(file, config); break;
     }
+    return 0;
   });
 
   static std::string stats_file;
@@ -181,13 +201,14 @@ void add_inspect_commands(CLI::App& app) {
       app.add_subcommand("stats", "print the statistics of a captured run (and its cycles against the bounds)");
   s->add_option("file", stats_file, "a capture (.vtacap)")->required()->check(CLI::ExistingFile);
   s->add_flag("--json", stats_json, "as JSON");
-  s->callback([] {
+  commands.add(s, [] {
     const Capture c = Capture::load(stats_file);
     if (!stats_json) {
       std::printf("%s: %s on %s, %s\n", stats_file.c_str(), c.program.c_str(), c.target.c_str(),
                   c.result.status == RunStatus::kOk ? "ok" : to_string(c.result.kind));
     }
     print_stats(c.result.stats, c.config(), stats_json);
+    return 0;
   });
 
   CLI::App* cfg = app.add_subcommand("config", "show or check a hardware configuration (vta_config.json)");
@@ -196,7 +217,7 @@ void add_inspect_commands(CLI::App& app) {
   CLI::App* show = cfg->add_subcommand("show", "print a configuration and every quantity derived from it");
   show->add_option("file", show_path, "vta_config.json (default: the one this build was made for)")
       ->check(CLI::ExistingFile);
-  show->callback([] {
+  commands.add(show, [] {
     const Config c = show_path.empty() ? build_config() : Config::from_file(show_path);
     std::printf("# %s (%s)\n%s\n", show_path.empty() ? "this build's configuration" : show_path.c_str(),
                 c.bitstream_name().c_str(), c.to_json_text().c_str());
@@ -207,17 +228,19 @@ void add_inspect_commands(CLI::App& app) {
     for (const auto& k : c.constants()) {
       std::printf("%-24s %12lld  %s\n", k.name.c_str(), static_cast<long long>(k.value), k.doc.c_str());
     }
+    return 0;
   });
   CLI::App* check = cfg->add_subcommand("check", "validate a configuration: exit status 0 when it is valid");
   check->add_option("file", check_path, "vta_config.json")->required()->check(CLI::ExistingFile);
-  check->callback([] {
+  commands.add(check, [] {
     try {
       const Config c = Config::from_file(check_path);
       std::printf("%s: valid (%s)%s\n", check_path.c_str(), c.bitstream_name().c_str(),
                   c.bitstream_name() == build_config().bitstream_name() ? ", the configuration of this build" : "");
+      return 0;
     } catch (const ConfigError& e) {
       std::fprintf(stderr, "vta config check: %s\n", e.what());
-      exit_status() = 1;
+      return 1;
     }
   });
 }

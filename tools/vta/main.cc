@@ -8,15 +8,6 @@
 
 #include "commands.h"
 
-namespace vta::cli {
-
-int& exit_status() {
-  static int status = 0;
-  return status;
-}
-
-}  // namespace vta::cli
-
 static int run(int argc, char** argv) {
   CLI::App app{"vta: the Versatile Tensor Accelerator's command (docs/CLI.md)", "vta"};
   app.require_subcommand(1);
@@ -28,12 +19,13 @@ static int run(int argc, char** argv) {
       "  vta run module.vtam --target tsim --json\n"
       "  vta estimate module.vtam --measure tsim\n"
       "  vta config check my_config.json");
-  vta::cli::add_run_commands(app);
-  vta::cli::add_inspect_commands(app);
-  vta::cli::add_timeline_command(app);
-  vta::cli::add_estimate_command(app);
+  vta::cli::Commands commands;
+  vta::cli::add_run_commands(app, commands);
+  vta::cli::add_inspect_commands(app, commands);
+  vta::cli::add_timeline_command(app, commands);
+  vta::cli::add_estimate_command(app, commands);
   VTA_CLI_PARSE(app, argc, argv);
-  return vta::cli::exit_status();
+  return commands.run_parsed();
 }
 
 int main(int argc, char** argv) {

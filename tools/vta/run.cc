@@ -112,7 +112,7 @@ void print_outcome(const std::string& target, const CapturedResult& r, const Con
   print_stats(r.stats, config, false);
 }
 
-void run_capture(const RunOptions& o, bool compare) {
+int run_capture(const RunOptions& o, bool compare) {
   const Capture capture = Capture::load(o.file);
   ReplayOptions ro;
   ro.target = prepare_target(o);
@@ -141,10 +141,9 @@ void run_capture(const RunOptions& o, bool compare) {
         for (const auto& d : r.differences) std::printf("  %s\n", d.c_str());
       }
     }
-    exit_status() = r.matches() ? 0 : 1;
-  } else {
-    exit_status() = r.result.status == RunStatus::kOk ? 0 : 1;
+    return r.matches() ? 0 : 1;
   }
+  return r.result.status == RunStatus::kOk ? 0 : 1;
 }
 
 uint64_t fnv1a64(const void* data, size_t n) {
@@ -156,7 +155,7 @@ uint64_t fnv1a64(const void* data, size_t n) {
 
 // A built module: every argument but the last filled with seeded random values, one call on the
 // runtime's device, the statistics and a checksum of the output (the last argument).
-void run_module(const RunOptions& o) {
+int run_module(const RunOptions& o) {
   if (o.budget != 0) throw std::invalid_argument("--budget applies to captured runs; a module runs with the runtime's");
   const std::string target = prepare_target(o);
   ::setenv("VTA_TARGET", target.c_str(), 1);  // the runtime opens its device on first use
@@ -206,7 +205,7 @@ void run_module(const RunOptions& o) {
     std::printf("output %s: %zu elements, fnv1a64 %016llx (inputs from --seed %u)\n", out.name().c_str(),
                 out.elements(), static_cast<unsigned long long>(fnv1a64(bytes.data(), bytes.size())), o.seed);
   }
-  exit_status() = r.status == RunStatus::kOk ? 0 : 1;
+  return r.status == RunStatus::kOk ? 0 : 1;
 }
 
 struct CaptureOptions {
@@ -215,7 +214,7 @@ struct CaptureOptions {
 };
 
 // Runs a program with VTA_CAPTURE set and lists the runs it captured.
-void capture_command(const CaptureOptions& o) {
+int capture_command(const CaptureOptions& o) {
   namespace fs = std::filesystem;
   std::set<std::string> before;
   if (fs::is_directory(o.dir)) {
@@ -247,12 +246,9 @@ void capture_command(const CaptureOptions& o) {
     std::fprintf(stderr, "  %s: %u instructions on %s, %s, %zu regions\n", path.c_str(), c.insn_count, c.target.c_str(),
                  c.result.status == RunStatus::kOk ? "ok" : to_string(c.result.kind), c.regions.size());
   }
-  if (WIFEXITED(status)) {
-    exit_status() = WEXITSTATUS(status);
-  } else {
-    std::fprintf(stderr, "vta capture: %s ended by signal %d\n", o.command[0].c_str(), WTERMSIG(status));
-    exit_status() = 128 + WTERMSIG(status);
-  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  std::fprintf(stderr, "vta capture: %s ended by signal %d\n", o.command[0].c_str(), WTERMSIG(status));
+  return 128 + WTERMSIG(status);
 }
 
 }  // namespace
@@ -270,7 +266,7 @@ FileKind file_kind(const std::string& path) {
   return FileKind::kRaw;
 }
 
-void add_run_commands(CLI::App& app) {
+void add_run_commands(CLI::App& app, Commands& commands) {
   static RunOptions run, replay_opts;
   CLI::App* r = app.add_subcommand("run", "run a captured program or a built module and print its statistics");
   add_run_options(r, run);
@@ -278,13 +274,13 @@ void add_run_commands(CLI::App& app) {
   r->footer(
       "Examples:\n  vta run caps/conv-1234-000000.vtacap --target tsim --wave conv.fst --from 1000 --to 5000\n"
       "  vta run matmul.vtam --target systemc --json");
-  r->callback([] {
+  commands.add(r, [] {
     switch (file_kind(run.file)) {
-      case FileKind::kCapture: run_capture(run, false); break;
-      case FileKind::kModule: run_module(run); break;
-      case FileKind::kRaw:
-        throw std::invalid_argument(run.file + " is neither a capture (VTACAP1) nor a module (vta-module JSON)");
+      case FileKind::kCapture: return run_capture(run, false);
+      case FileKind::kModule: return run_module(run);
+      case FileKind::kRaw: break;
     }
+    throw std::invalid_argument(run.file + " is neither a capture (VTACAP1) nor a module (vta-module JSON)");
   });
 
   CLI::App* p = app.add_subcommand(
@@ -294,11 +290,11 @@ void add_run_commands(CLI::App& app) {
   p->footer(
       "Exit status 0 when the replay matches, 1 when it differs (each difference printed).\n"
       "Example:\n  vta replay caps/conv-1234-000001.vtacap --target tsim");
-  p->callback([] {
+  commands.add(p, [] {
     if (file_kind(replay_opts.file) != FileKind::kCapture) {
       throw std::invalid_argument(replay_opts.file + " is not a capture file (VTACAP1)");
     }
-    run_capture(replay_opts, true);
+    return run_capture(replay_opts, true);
   });
 
   static CaptureOptions cap;
@@ -306,7 +302,7 @@ void add_run_commands(CLI::App& app) {
   c->add_option("-o,--dir", cap.dir, "where the .vtacap files go (created when missing)");
   c->add_option("command", cap.command, "the program and its arguments (after --)")->required();
   c->footer("Example:\n  vta capture -o caps -- ./build/examples/vta-tutorials conv --target tsim");
-  c->callback([] { capture_command(cap); });
+  commands.add(c, [] { return capture_command(cap); });
 }
 
 }  // namespace vta::cli

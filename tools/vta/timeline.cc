@@ -61,7 +61,7 @@ Timeline timeline_of(const std::string& path, const TimelineOptions& o) {
 
 }  // namespace
 
-void add_timeline_command(CLI::App& app) {
+void add_timeline_command(CLI::App& app, Commands& commands) {
   static TimelineOptions o;
   CLI::App* t = app.add_subcommand(
       "timeline", "what load, compute and store do over a captured run, as Perfetto JSON or an SVG picture");
@@ -75,7 +75,7 @@ void add_timeline_command(CLI::App& app) {
   t->footer(
       "Examples:\n  vta timeline caps/conv.vtacap -o conv.json      # open in ui.perfetto.dev or chrome://tracing\n"
       "  vta timeline vt1.vtacap vt2.vtacap -o overlap.svg");
-  t->callback([] {
+  commands.add(t, [] {
     const bool json = o.output.ends_with(".json");
     if (!json && !o.output.ends_with(".svg")) throw std::invalid_argument("--output must end in .json or .svg");
     if (json && o.files.size() != 1) throw std::invalid_argument("a .json trace holds one run: give one capture");
@@ -98,6 +98,7 @@ void add_timeline_command(CLI::App& app) {
       }
     }
     std::printf("wrote %s\n", o.output.c_str());
+    return 0;
   });
 }
 
