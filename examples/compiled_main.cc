@@ -24,7 +24,7 @@
 #include "vta/compiler/build.h"
 #include "vta/compiler/ir.h"
 #include "vta/device.h"
-#include "vta/main.h"
+#include "vta/guarded_main.h"
 #include "vta/rpc/remote_device.h"
 #include "vta/rpc/session.h"
 #include "vta/tools/target_option.h"
@@ -105,7 +105,7 @@ static int run(int argc, char** argv) {
       ->check(CLI::IsMember({"matmul", "conv", "all", "resnet18"}));
   app.add_option("--seed", seed, "seed of the random int8 inputs");
   app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
-      ->check(vta::examples::target_validator());
+      ->check(vta::tools::target_validator());
   app.add_option("--layer", layer, "resnet18: run only this layer (1 to 10)")->check(CLI::Range(1, 10));
   app.add_flag("--print", print, "print the lowered program after each schedule step");
   std::string remote_address;

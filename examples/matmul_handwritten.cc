@@ -16,8 +16,8 @@
 #include "vta/build_config.h"
 #include "vta/driver.h"
 #include "vta/driver_ext.h"
+#include "vta/guarded_main.h"
 #include "vta/isa.h"
-#include "vta/main.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "vta/build_config.h"
 #include "vta/compiler/ir.h"
-#include "vta/main.h"
+#include "vta/guarded_main.h"
 #include "vta/network/executor.h"
 #include "vta/network/remote.h"
 #include "vta/network/resnet18.h"
@@ -33,7 +33,7 @@ int run(int argc, char** argv) {
   int64_t batch = 0;
   bool verify = true, shifts = false, vta_pool = false;
   app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
-      ->check(vta::examples::target_validator());
+      ->check(vta::tools::target_validator());
   app.add_option("--weights", weights, "a folder of .npy weights with manifest.json (default: generated, calibrated)")
       ->check(CLI::ExistingDirectory);
   app.add_option("--save-weights", save_weights, "write the weights used (and their shifts) to this folder");

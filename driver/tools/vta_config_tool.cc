@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "vta/config.h"
+#include "vta/guarded_main.h"
 #include "vta/isa.h"
-#include "vta/main.h"
 #include "vta/vcr_map.h"
 
 namespace {

@@ -20,7 +20,7 @@
 #include "router.h"
 #include "tutorials.h"
 #include "vta/build_config.h"
-#include "vta/main.h"
+#include "vta/guarded_main.h"
 #include "vta/runtime_context.h"
 #include "vta/sc/accelerator.h"
 #include "vta/sc/host_device.h"

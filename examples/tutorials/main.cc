@@ -2,8 +2,6 @@
 // verifies every output and prints the statistics in the seeds' format next to the seeds' numbers.
 // Exit status 0 only when every output is right and every statistic equals the seed's.
 
-#include "vta/main.h"
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +10,7 @@
 #include "tutorials.h"
 #include "vta/build_config.h"
 #include "vta/device.h"
+#include "vta/guarded_main.h"
 #include "vta/tools/target_option.h"
 
 static int run(int argc, char** argv) {
@@ -22,7 +21,7 @@ static int run(int argc, char** argv) {
   app.add_option("workload", which, "matmul, conv or all")->check(CLI::IsMember({"matmul", "conv", "all"}));
   app.add_option("--seed", seed, "seed of the random int8 inputs");
   app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
-      ->check(vta::examples::target_validator());
+      ->check(vta::tools::target_validator());
   VTA_CLI_PARSE(app, argc, argv);
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   bool ok = true;

@@ -7,7 +7,7 @@
 
 #include "vta/build_config.h"
 #include "vta/device.h"
-#include "vta/main.h"
+#include "vta/guarded_main.h"
 #include "vta/memory.h"
 #include "vta/rpc/server.h"
 

@@ -2,11 +2,10 @@
 // any backend, capture and replay runs, disassemble, show statistics and timelines, check
 // configurations.
 
-#include "vta/main.h"
-
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "vta/guarded_main.h"
 
 static int run(int argc, char** argv) {
   CLI::App app{"vta: the Versatile Tensor Accelerator's command (docs/CLI.md)", "vta"};

@@ -1,5 +1,5 @@
 #pragma once
-/// \file target_option.h
+/// \file vta/tools/target_option.h
 /// The --target option of the example programs: any registered backend ("fsim", "tsim") or a scheme
 /// address ("rpc://127.0.0.1:9091"), checked when the command line is parsed.
 
@@ -8,7 +8,7 @@
 
 #include "vta/device.h"
 
-namespace vta::examples {
+namespace vta::tools {
 
 inline CLI::Validator target_validator() {
   return CLI::Validator(
@@ -22,4 +22,4 @@ inline CLI::Validator target_validator() {
       "TARGET");
 }
 
-}  // namespace vta::examples
+}  // namespace vta::tools
