@@ -490,6 +490,7 @@ ReplayResult replay(const Capture& capture, const ReplayOptions& options) {
   }
   DeviceOptions o;
   o.dram = &dram;
+  o.clocked = options.clocked;
   auto device = options.make_device ? options.make_device(capture.config(), dram)
                                     : make_device(options.target, capture.config(), o);
   if (capture.tokens_before != TokenCounts{}) seed_tokens(*device, dram, capture.tokens_before);

@@ -1,5 +1,6 @@
 #include "vta/device.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -152,6 +153,52 @@ std::vector<std::string> backend_schemes() {
 }
 
 bool is_known_target(std::string_view target) { return find_factory(target, nullptr) != nullptr; }
+
+namespace {
+
+uint64_t env_u64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long x = std::strtoull(v, &end, 0);
+  if (errno != 0 || end == v || *end != '\0' || v[0] == '-') {
+    throw std::invalid_argument(std::string(name) + "=\"" + v + "\" is not a non-negative integer");
+  }
+  return x;
+}
+
+std::optional<uint64_t> env_u64(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  return env_u64(name, 0);
+}
+
+std::optional<uint32_t> env_u32(const char* name) {
+  const std::optional<uint64_t> x = env_u64(name);
+  if (x && *x > UINT32_MAX) throw std::invalid_argument(std::string(name) + " is larger than 2^32-1");
+  return x ? std::optional<uint32_t>(uint32_t(*x)) : std::nullopt;
+}
+
+}  // namespace
+
+DeviceOptions DeviceOptions::from_env() {
+  ClockedOptions c;
+  c.read_latency = env_u32("VTA_TSIM_READ_LATENCY");
+  c.write_latency = env_u32("VTA_TSIM_WRITE_LATENCY");
+  c.cycle_budget = env_u64("VTA_TSIM_CYCLE_BUDGET");
+  c.watchdog = env_u32("VTA_TSIM_WATCHDOG");
+  c.profile = env_u32("VTA_TSIM_PROFILE").value_or(0) != 0;
+  if (const char* w = std::getenv("VTA_WAVE"); w != nullptr && *w != '\0') {
+    c.wave = w;
+    c.wave_start = env_u64("VTA_WAVE_START", 0);
+    c.wave_stop = env_u64("VTA_WAVE_STOP", UINT64_MAX);
+    c.wave_depth = int(env_u32("VTA_WAVE_DEPTH").value_or(0));
+  }
+  DeviceOptions o;
+  o.clocked = std::move(c);
+  return o;
+}
 
 std::unique_ptr<Device> make_device(std::string_view target, const Config& config, const DeviceOptions& options) {
   DeviceOptions o = options;

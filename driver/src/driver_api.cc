@@ -79,7 +79,7 @@ VTADeviceHandle VTADeviceAlloc(void) {
   try {
     const std::string target = vta::default_target();
     auto h = std::make_shared<Handle>();
-    h->device = vta::make_device(target, vta::build_config());
+    h->device = vta::make_device(target, vta::build_config(), vta::DeviceOptions::from_env());
     h->target = std::string(h->device->target());
     std::lock_guard lock(g_handles_mu);
     g_handles[h.get()] = h;

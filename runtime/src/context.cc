@@ -142,7 +142,7 @@ CommandQueue& ContextState::get_queue() {
   if (queue) return *queue;
   if (!thread_own) throw RuntimeError("runtime context: its queue is closed");
   try {
-    auto device = make_device(default_target(), build_config());
+    auto device = make_device(default_target(), build_config(), DeviceOptions::from_env());
     QueueOptions options;
     Trace t = open_trace();
     options.trace = t.file.get();

@@ -60,6 +60,14 @@ if "$vta" config check "$dir/bad.json" 2>"$dir/err"; then fail "a bad configurat
 grep -q "LOG_BLOCK" "$dir/err" || fail "the bad key is not named: $(cat "$dir/err")"
 "$vta" config show | grep -q "LOG_BLOCK" || fail "config show"
 
+# a waveform asked for on the command line (a device option, not an environment variable)
+"$vta" run "$dir/mods/matmul.vtam" --target tsim --wave "$dir/m.vcd" --from 100 --to 600 >/dev/null ||
+  fail "vta run --wave"
+[ -s "$dir/m.vcd" ] || fail "no waveform written by vta run --wave"
+# (times in ps at HW_FREQ 100 MHz: cycle 100 is #1000000)
+[ "$(grep -m1 '^#[0-9]' "$dir/m.vcd")" = "#1000000" ] && ! grep -q '^#6000000$' "$dir/m.vcd" ||
+  fail "the waveform is not the window asked for: $(grep -m1 '^#[0-9]' "$dir/m.vcd")"
+
 # misuse
 if "$vta" run "$conv" --target fsim --wave "$dir/w.fst" 2>"$dir/err"; then fail "--wave on the fsim"; fi
 grep -q "needs a clocked backend" "$dir/err" || fail "--wave misuse not explained"

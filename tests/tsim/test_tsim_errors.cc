@@ -208,6 +208,30 @@ TEST(TsimOptions, MalformedEnvironmentIsNamed) {
   unsetenv("VTA_WAVE");
 }
 
+// Options given as a value are the device's, whatever the environment says; unset, the environment's.
+TEST(TsimOptions, GivenOptionsAreUsedAndTheEnvironmentIsNotRead) {
+  setenv("VTA_TSIM_WATCHDOG", "0", 1);  // out of range: a device reading the environment is refused
+  EXPECT_THROW((void)make_device("tsim", build_config()), std::invalid_argument);
+  EXPECT_THROW((void)make_device("tsim", build_config(), DeviceOptions::from_env()), std::invalid_argument);
+  DeviceOptions given;
+  given.clocked = ClockedOptions{};
+  given.clocked->watchdog = 64;
+  auto dev = make_device("tsim", build_config(), given);
+  unsetenv("VTA_TSIM_WATCHDOG");
+  DevBuf data(4096);
+  Program p(build_config());
+  p.load(MemId::kInp, 0, data.base(16), 4, 4, 4, test::push_next()).finish(test::pop_prev());
+  EXPECT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error();
+  // and a value out of range is named as its variable names it
+  given.clocked->read_latency = 100000;
+  try {
+    (void)make_device("tsim", build_config(), given);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("VTA_TSIM_READ_LATENCY = 100000 is outside"), std::string::npos) << e.what();
+  }
+}
+
 // Every wait is bounded: values that would make a run spin for hours, or call valid programs
 // deadlocked, are refused by name.
 TEST(TsimOptions, OutOfRangeValuesAreRefusedByName) {

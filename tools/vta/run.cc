@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/file.h"
+#include "vta/runtime_context.h"
 #include "vta/tensor.h"
 #include "vta/tools/target_option.h"
 
@@ -50,19 +52,22 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--to", o.to, "cycle the waveform stops before")->needs("--wave");
 }
 
-// The target asked for, and the waveform options as the clocked backends read them.
-std::string prepare_target(const RunOptions& o) {
-  std::string target = o.target.empty() ? default_target() : o.target;
+// The target asked for.
+std::string target_of(const RunOptions& o) { return o.target.empty() ? default_target() : o.target; }
+
+// The device options of a run: the environment's, with the waveform the command line asks for.
+DeviceOptions device_options(const RunOptions& o, const std::string& target) {
+  DeviceOptions d = DeviceOptions::from_env();
   if (!o.wave.empty()) {
     if (target != "tsim" && target != "systemc") {
       throw std::invalid_argument("--wave needs a clocked backend (tsim or systemc), not " + target);
     }
     if (o.to <= o.from) throw std::invalid_argument("--to must be larger than --from");
-    ::setenv("VTA_WAVE", o.wave.c_str(), 1);
-    ::setenv("VTA_WAVE_START", std::to_string(o.from).c_str(), 1);
-    if (o.to != UINT64_MAX) ::setenv("VTA_WAVE_STOP", std::to_string(o.to).c_str(), 1);
+    d.clocked->wave = o.wave;
+    d.clocked->wave_start = o.from;
+    d.clocked->wave_stop = o.to;
   }
-  return target;
+  return d;
 }
 
 const char* status_text(RunStatus s) {
@@ -115,7 +120,8 @@ void print_outcome(const std::string& target, const CapturedResult& r, const Con
 int run_capture(const RunOptions& o, bool compare) {
   const Capture capture = Capture::load(o.file);
   ReplayOptions ro;
-  ro.target = prepare_target(o);
+  ro.target = target_of(o);
+  ro.clocked = device_options(o, ro.target).clocked;
   ro.budget = o.budget;
   ro.compare_cycles = !o.ignore_cycles;
   ReplayResult r;
@@ -157,13 +163,14 @@ uint64_t fnv1a64(const void* data, size_t n) {
 // runtime's device, the statistics and a checksum of the output (the last argument).
 int run_module(const RunOptions& o) {
   if (o.budget != 0) throw std::invalid_argument("--budget applies to captured runs; a module runs with the runtime's");
-  const std::string target = prepare_target(o);
-  ::setenv("VTA_TARGET", target.c_str(), 1);  // the runtime opens its device on first use
+  const std::string target = target_of(o);
   const compiler::Module module = compiler::Module::load(o.file);
+  // a runtime of its own on the chosen backend, over the memory the tensors live in
+  runtime::Context ctx(make_device(target, build_config(), device_options(o, target)), Dram::global());
   if (module.args().empty()) throw std::invalid_argument(o.file + ": the module has no arguments");
   std::mt19937 rng(o.seed);
   std::vector<DeviceTensor> tensors;
-  std::vector<const DeviceTensor*> args;
+  std::vector<void*> args;
   tensors.reserve(module.args().size());
   for (size_t i = 0; i < module.args().size(); ++i) {
     const compiler::Tensor& t = module.args()[i];
@@ -182,17 +189,16 @@ int run_module(const RunOptions& o) {
     }
   }
   args.reserve(tensors.size());
-  for (const auto& t : tensors) args.push_back(&t);
-  clear_runtime_stats();
+  for (const auto& t : tensors) args.push_back(t.handle());
   CapturedResult r;
   try {
-    module(args);
+    module.call(ctx, args);
   } catch (const std::exception& e) {
     r.status = RunStatus::kError;
     r.kind = ErrorKind::kInternal;
     r.error = e.what();
   }
-  r.stats = runtime_stats();
+  r.stats = ctx.device().stats();
   print_outcome(target, r, build_config(), o.json, nullptr);
   if (r.status == RunStatus::kOk && !o.json) {
     const DeviceTensor& out = tensors.back();
@@ -220,12 +226,19 @@ int capture_command(const CaptureOptions& o) {
   if (fs::is_directory(o.dir)) {
     for (const auto& e : fs::directory_iterator(o.dir)) before.insert(e.path().string());
   }
-  ::setenv("VTA_CAPTURE", o.dir.c_str(), 1);
+  // the program's environment: ours with VTA_CAPTURE naming the directory
+  const std::string capture_var = "VTA_CAPTURE=" + o.dir;
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "VTA_CAPTURE=", 12) != 0) envp.push_back(*e);
+  }
+  envp.push_back(const_cast<char*>(capture_var.c_str()));
+  envp.push_back(nullptr);
   std::vector<char*> argv;
   for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
-  if (const int err = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); err != 0) {
+  if (const int err = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data()); err != 0) {
     throw std::runtime_error("cannot start " + o.command[0] + ": " + std::strerror(err));
   }
   int status = 0;

@@ -48,9 +48,7 @@ std::unique_ptr<Device> make_tsim_device(const Config& config, const DeviceOptio
         "tsim: the RTL was built for the configuration of this build (VTA_CONFIG); a different configuration needs "
         "its own build (cmake -DVTA_CONFIG=<file>)");
   }
-  Simulator::Options o = Simulator::Options::from_env();
-  o.dram_memory = options.dram;
-  return std::make_unique<TsimDevice>(o);
+  return std::make_unique<TsimDevice>(Simulator::Options::from(options));
 }
 
 std::unique_ptr<Device> make_tsim_device(const Simulator::Options& options) {

@@ -1,35 +1,11 @@
-// The tsim's options: their limits, and the VTA_* environment variables that override the defaults.
+// The tsim's options: their limits, and the backend-independent ClockedOptions (DeviceOptions) they come from.
 
-#include <cerrno>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 #include "vta/tsim.h"
 
 namespace vta::tsim {
-namespace {
-
-uint64_t env_u64(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long x = std::strtoull(v, &end, 0);
-  if (errno != 0 || end == v || *end != '\0' || v[0] == '-') {
-    throw std::invalid_argument(std::string(name) + "=\"" + v + "\" is not a non-negative integer");
-  }
-  return x;
-}
-
-uint32_t env_u32(const char* name, uint32_t fallback) {
-  const uint64_t x = env_u64(name, fallback);
-  if (x > UINT32_MAX) throw std::invalid_argument(std::string(name) + " is larger than 2^32-1");
-  return uint32_t(x);
-}
-
-}  // namespace
-
 void Simulator::Options::validate() const {
   auto range = [](const char* what, uint64_t v, uint64_t lo, uint64_t hi, const char* why) {
     if (v < lo || v > hi) {
@@ -49,22 +25,30 @@ void Simulator::Options::validate() const {
   }
 }
 
-Simulator::Options Simulator::Options::from_env() {
+Simulator::Options Simulator::Options::from(const ClockedOptions& c) {
   Options o;
-  o.dram.read_latency = env_u32("VTA_TSIM_READ_LATENCY", o.dram.read_latency);
-  o.dram.write_latency = env_u32("VTA_TSIM_WRITE_LATENCY", o.dram.write_latency);
-  o.default_budget = env_u64("VTA_TSIM_CYCLE_BUDGET", o.default_budget);
-  o.watchdog = env_u32("VTA_TSIM_WATCHDOG", o.watchdog);
-  o.profile = env_u32("VTA_TSIM_PROFILE", 0) != 0;
-  if (const char* w = std::getenv("VTA_WAVE"); w != nullptr && *w != '\0') {
+  o.dram.read_latency = c.read_latency.value_or(o.dram.read_latency);
+  o.dram.write_latency = c.write_latency.value_or(o.dram.write_latency);
+  o.default_budget = c.cycle_budget.value_or(o.default_budget);
+  o.watchdog = c.watchdog.value_or(o.watchdog);
+  o.profile = c.profile;
+  if (!c.wave.empty()) {
     WaveOptions wave;
-    wave.path = w;
-    wave.start = env_u64("VTA_WAVE_START", 0);
-    wave.stop = env_u64("VTA_WAVE_STOP", UINT64_MAX);
-    wave.depth = int(env_u32("VTA_WAVE_DEPTH", 0));  // refused unless 0: see WaveOptions::depth
+    wave.path = c.wave;
+    wave.start = c.wave_start;
+    wave.stop = c.wave_stop;
+    wave.depth = c.wave_depth;  // refused unless 0: see WaveOptions::depth
     o.wave = wave;
   }
   o.validate();
+  return o;
+}
+
+Simulator::Options Simulator::Options::from_env() { return from(*DeviceOptions::from_env().clocked); }
+
+Simulator::Options Simulator::Options::from(const DeviceOptions& d) {
+  Options o = d.clocked ? from(*d.clocked) : from_env();
+  o.dram_memory = d.dram;
   return o;
 }
 

@@ -105,8 +105,10 @@ class Platform final : public sc_core::sc_module {
 // The kernel thread and the one platform of the process.
 class Kernel {
  public:
-  static Kernel& get() {
-    static Kernel* k = new Kernel();  // never destroyed: SystemC's own globals go at exit (see stop())
+  /// The kernel, started with the options of the process's first systemc device (SystemC elaborates
+  /// one platform per process: later devices share it as it is).
+  static Kernel& get(const tsim::Simulator::Options& first = {}) {
+    static Kernel* k = new Kernel(first);  // never destroyed: SystemC's own globals go at exit (see stop())
     return *k;
   }
 
@@ -131,8 +133,8 @@ class Kernel {
   }
 
  private:
-  Kernel() {
-    thread_ = std::thread([this] { loop(); });
+  explicit Kernel(const tsim::Simulator::Options& options) {
+    thread_ = std::thread([this, options] { loop(options); });
     std::unique_lock lock(mu_);
     finished_.wait(lock, [&] { return ready_; });
     if (start_error_) std::rethrow_exception(start_error_);
@@ -149,10 +151,9 @@ class Kernel {
     }
     if (thread_.joinable()) thread_.join();
   }
-  void loop() {
+  void loop(const tsim::Simulator::Options& o) {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
     try {
-      const tsim::Simulator::Options o = tsim::Simulator::Options::from_env();
       // elaboration; kept for the process's lifetime (SystemC cannot elaborate a second one)
       platform_ = new Platform("vta_platform", o.dram, o.wave);
     } catch (...) {
@@ -200,7 +201,7 @@ class Kernel {
 // A device of the backend: a HostDevice on the platform, each call made by the platform's host thread.
 class SystemcDevice final : public Device {
  public:
-  explicit SystemcDevice(Dram& dram) : dram_(dram), kernel_(Kernel::get()) {
+  SystemcDevice(Dram& dram, const tsim::Simulator::Options& options) : dram_(dram), kernel_(Kernel::get(options)) {
     kernel_.execute([&] { device_ = kernel_.platform().make_device(dram_); }, dram_);
   }
   ~SystemcDevice() override {
@@ -244,8 +245,9 @@ const bool kRegistered = [] {
       throw std::invalid_argument("systemc: the RTL was built for the configuration of this build (" +
                                   built.bitstream_name() + "), not " + c.bitstream_name());
     }
-    (void)tsim::Simulator::Options::from_env();  // a bad VTA_TSIM_* or VTA_WAVE value fails here, by name
-    return std::make_unique<SystemcDevice>(o.dram != nullptr ? *o.dram : Dram::global());
+    // (a bad VTA_TSIM_* or VTA_WAVE value fails here, by name)
+    return std::make_unique<SystemcDevice>(o.dram != nullptr ? *o.dram : Dram::global(),
+                                           tsim::Simulator::Options::from(o));
   });
   return true;
 }();

@@ -107,6 +107,8 @@ struct ReplayOptions {
   std::string target = "fsim";
   uint64_t budget = 0;         ///< 0 = the captured run's
   bool compare_cycles = true;  ///< cycle counts compared when both runs have one
+  /// The clocked backends' settings (waveform, latencies); unset: the VTA_* variables'.
+  std::optional<ClockedOptions> clocked;
   /// Makes the device instead of make_device(target) (e.g. a tsim recording a timeline); it must
   /// use `dram`, the replay's memory.
   std::function<std::unique_ptr<Device>(const Config&, Dram& dram)> make_device;

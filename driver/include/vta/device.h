@@ -123,13 +123,36 @@ class Device {
   virtual const Config& config() const = 0;
 };
 
-/// Options common to every backend.
+/// What the clocked backends (tsim, systemc) take beyond the configuration; an unset field is the
+/// backend's default. The backend checks the ranges (naming the VTA_* variable of the setting).
+struct ClockedOptions {
+  std::optional<uint32_t> read_latency, write_latency;  ///< the DRAM model's latencies, cycles
+  std::optional<uint64_t> cycle_budget;                 ///< a run's bound when it is given 0
+  std::optional<uint32_t> watchdog;                     ///< idle cycles before a deadlock is reported
+  bool profile = false;                                 ///< per-stage busy/stall counters after each run
+  std::string wave;                                     ///< a waveform of the runs (.fst or .vcd); "" = none
+  uint64_t wave_start = 0;                              ///< first cycle in the waveform
+  uint64_t wave_stop = UINT64_MAX;                      ///< cycle the waveform stops before
+  int wave_depth = 0;                                   ///< (VTA_WAVE_DEPTH; refused unless 0)
+};
+
+/// Options of a backend, given as a value (nothing reads the environment behind the caller's back
+/// when `clocked` is set).
 struct DeviceOptions {
   Dram* dram = nullptr;  ///< nullptr = Dram::global()
   /// fsim: use the portable GEMM kernel even when the CPU has AVX-512 VNNI.
   bool force_portable = false;
   /// A backend registered as a scheme ("rpc://") gets what follows the scheme ("HOST:PORT").
   std::string address;
+  /// The clocked backends' settings; unset: the backend takes them from the VTA_* variables, read
+  /// when the device is made (DeviceOptions::from_env()'s).
+  std::optional<ClockedOptions> clocked;
+
+  /// The options the environment gives: VTA_TSIM_READ_LATENCY, VTA_TSIM_WRITE_LATENCY,
+  /// VTA_TSIM_CYCLE_BUDGET, VTA_TSIM_WATCHDOG, VTA_TSIM_PROFILE, VTA_WAVE, VTA_WAVE_START,
+  /// VTA_WAVE_STOP, VTA_WAVE_DEPTH, read once (`clocked` is always set). What the C API's devices and
+  /// the runtime's own are made with. Throws std::invalid_argument naming a malformed variable.
+  static DeviceOptions from_env();
 };
 
 using DeviceFactory = std::function<std::unique_ptr<Device>(const Config&, const DeviceOptions&)>;

@@ -73,9 +73,13 @@ class Simulator {
     /// When set, each run is recorded cycle by cycle (what each stage does: vta/timeline.h) and the
     /// timeline given to this function when the run ends, whatever its outcome.
     std::function<void(const Timeline&)> on_timeline;
-    /// Defaults overridden by the VTA_* environment variables listed in this header; throws
-    /// std::invalid_argument naming a variable with a malformed or out-of-range value.
+    /// Defaults overridden by the set fields of `c` (validated); throws std::invalid_argument naming
+    /// the setting (by its VTA_* variable) whose value is out of range.
+    static Options from(const ClockedOptions& c);
+    /// from(DeviceOptions::from_env().clocked): the VTA_* environment variables listed in this header.
     static Options from_env();
+    /// A device's options: `d.clocked` (else the environment's) and its memory.
+    static Options from(const DeviceOptions& d);
     /// Throws std::invalid_argument naming the first value outside its range (the limits below).
     void validate() const;
   };
