@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "tutorials.h"
+#include "vta/compiler/build.h"
+#include "vta/compiler/env.h"
+#include "vta/compiler/te.h"
 
-namespace vta::compiler {
-class Module;
-}
 namespace vta::rpc {
 class Remote;
 }
@@ -50,8 +50,22 @@ struct MatmulShape {
   int64_t b_block = 1, o_block = 16, i_block = 16;  ///< tile sizes in VTA blocks
   int64_t virtual_threads = 1;
   bool epilogue = true;  ///< >> shift, clip to [0, 127] on the ALU (else: truncate the sums to int8)
+  bool clip = true;      ///< with the epilogue: the clip too (else the shifted sums are truncated)
   int shift = 8;
 };
+
+/// The matrix multiply tutorial's computation, in VTA's tiled layout (its "computation declaration"):
+/// res = clip((data x weight^T) >> shift, 0, 127) as int8, with the copies into the on-chip buffers.
+/// Declared once, here: the compiled tutorial schedules it, the compiler's tests break its schedule.
+struct MatmulDeclaration {
+  compiler::Tensor data, weight;          ///< the arguments (and res)
+  compiler::Tensor data_buf, weight_buf;  ///< their copies (dma_copy)
+  compiler::IterVar ic, ic_tns;           ///< the reduction over input blocks and within a block
+  compiler::Tensor res_gem, res_shr, res_max, res_min, res;
+  std::vector<compiler::Tensor> acc_stages;  ///< what the schedule puts in the accumulator, in order
+  std::vector<compiler::Tensor> alu_stages;  ///< the epilogue's ALU stages
+};
+MatmulDeclaration declare_matrix_multiply(const compiler::Env& env, const MatmulShape& shape = {});
 Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps = nullptr, const MatmulShape& shape = {},
                                 ModuleRunner& runner = local_runner());
 

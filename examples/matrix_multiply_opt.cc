@@ -16,6 +16,50 @@ namespace vta::tutorials {
 
 using namespace vta::compiler;  // NOLINT: the tutorial's vocabulary
 
+MatmulDeclaration declare_matrix_multiply(const Env& env, const MatmulShape& shape) {
+  MatmulDeclaration m;
+  const int64_t bb = shape.batch / env.BATCH, ib = shape.in_channels / env.BLOCK_IN,
+                ob = shape.out_channels / env.BLOCK_OUT;
+  m.data = placeholder({bb, ib, env.BATCH, env.BLOCK_IN}, "data", env.inp_dtype);
+  m.weight = placeholder({ob, ib, env.BLOCK_OUT, env.BLOCK_IN}, "weight", env.wgt_dtype);
+  // copies into the on-chip buffers
+  m.data_buf = compute(
+      m.data->shape, [&](const Indices& i) { return m.data(i); }, "data_buf");
+  m.weight_buf = compute(
+      m.weight->shape, [&](const Indices& i) { return m.weight(i); }, "weight_buf");
+  // the matrix product over the outer and the tensor-level input channels
+  m.ic = reduce_axis(ib, "ic");
+  m.ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
+  m.res_gem = compute(
+      {bb, ob, env.BATCH, env.BLOCK_OUT}, {"bo", "co", "bi", "ci"},
+      [&](const Indices& i) {
+        return sum(cast(env.acc_dtype, m.data_buf(i[0], m.ic.var, i[2], m.ic_tns.var)) *
+                       cast(env.acc_dtype, m.weight_buf(i[1], m.ic.var, i[3], m.ic_tns.var)),
+                   {m.ic, m.ic_tns});
+      },
+      "res_gem");
+  // fixed-point normalisation and clipping; the cast to int8 comes last
+  const std::vector<int64_t>& out = m.res_gem->shape;
+  m.res_shr = compute(
+      out, [&](const Indices& i) { return m.res_gem(i) >> shape.shift; }, "res_shr");
+  if (shape.clip) {
+    m.res_max = compute(
+        out, [&](const Indices& i) { return max(m.res_shr(i), 0); }, "res_max");
+    m.res_min = compute(
+        out, [&](const Indices& i) { return min(m.res_max(i), 127); }, "res_min");
+  }
+  m.acc_stages = {m.res_gem};
+  if (shape.epilogue) {
+    m.alu_stages = shape.clip ? std::vector<Tensor>{m.res_shr, m.res_max, m.res_min} : std::vector<Tensor>{m.res_shr};
+    m.acc_stages.insert(m.acc_stages.end(), m.alu_stages.begin(), m.alu_stages.end());
+  }
+  // (without the epilogue, the int32 sums are truncated to int8 as they are stored)
+  const Tensor last = m.acc_stages.back();
+  m.res = compute(
+      out, [&](const Indices& i) { return cast(env.inp_dtype, last(i)); }, "res");
+  return m;
+}
+
 Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const MatmulShape& shape, ModuleRunner& runner) {
   Result r;
   const Env env(vta::build_config());
@@ -24,47 +68,11 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   };
 
   // ---- Computation declaration: out = clip((data x weight^T) >> 8, 0, 127), in VTA's tiled layout
+  const MatmulDeclaration m = declare_matrix_multiply(env, shape);
+  const Tensor &data = m.data, &weight = m.weight, &data_buf = m.data_buf, &weight_buf = m.weight_buf;
+  const Tensor &res_gem = m.res_gem, &res = m.res;
+  const IterVar &ic = m.ic, &ic_tns = m.ic_tns;
   const int64_t batch = shape.batch, in_channels = shape.in_channels, out_channels = shape.out_channels;
-  const int64_t bb = batch / env.BATCH, ib = in_channels / env.BLOCK_IN, ob = out_channels / env.BLOCK_OUT;
-  Tensor data = placeholder({bb, ib, env.BATCH, env.BLOCK_IN}, "data", env.inp_dtype);
-  Tensor weight = placeholder({ob, ib, env.BLOCK_OUT, env.BLOCK_IN}, "weight", env.wgt_dtype);
-  // copies into the on-chip buffers
-  Tensor data_buf = compute(
-      data->shape,
-      [&](const Indices& i) {
-        return read(data, {i[0], i[1], i[2], i[3]});
-      },
-      "data_buf");
-  Tensor weight_buf = compute(
-      weight->shape,
-      [&](const Indices& i) {
-        return read(weight, {i[0], i[1], i[2], i[3]});
-      },
-      "weight_buf");
-  // the matrix product over the outer and the tensor-level input channels
-  IterVar ic = reduce_axis(ib, "ic"), ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
-  Tensor res_gem = compute(
-      {bb, ob, env.BATCH, env.BLOCK_OUT}, {"bo", "co", "bi", "ci"},
-      [&](const Indices& i) {
-        return sum(cast(env.acc_dtype, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
-                       cast(env.acc_dtype, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
-                   {ic, ic_tns});
-      },
-      "res_gem");
-  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
-  // fixed-point normalisation and clipping; the cast to int8 comes last
-  Tensor res_shr = compute(
-      res_gem->shape, [&](const Indices& i) { return at(res_gem, i) >> shape.shift; }, "res_shr");
-  Tensor res_max = compute(
-      res_gem->shape, [&](const Indices& i) { return max(at(res_shr, i), 0); }, "res_max");
-  Tensor res_min = compute(
-      res_gem->shape, [&](const Indices& i) { return min(at(res_max, i), 127); }, "res_min");
-  // (without the epilogue, the int32 sums are truncated to int8 as they are stored)
-  const Tensor& last = shape.epilogue ? res_min : res_gem;
-  Tensor res = compute(
-      res_gem->shape, [&](const Indices& i) { return cast(env.inp_dtype, at(last, i)); }, "res");
-  std::vector<Tensor> acc_stages{res_gem};
-  if (shape.epilogue) acc_stages = {res_gem, res_shr, res_max, res_min};
   const std::vector<Tensor> args{data, weight, res};
 
   // ---- Default schedule
@@ -84,7 +92,7 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
     s[res].bind(tx, "cthread");
     tile = oc_rest;
   }
-  for (const Tensor& t : acc_stages) s[t].compute_at(s[res], tile);
+  for (const Tensor& t : m.acc_stages) s[t].compute_at(s[res], tile);
   const auto& gx = res_gem->op->axis;  // b_inn, oc_inn, b_tns, oc_tns
   auto [ic_out, ic_inn] = s[res_gem].split(ic, shape.i_block);
   s[res_gem].reorder({ic_out, gx[0], gx[1], ic_inn, gx[2], gx[3], ic_tns});
@@ -93,7 +101,7 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   // ---- Lowering copies to DMA transfers: buffers in the SRAM scopes, copies as dma_copy
   s[data_buf].set_scope(env.inp_scope);
   s[weight_buf].set_scope(env.wgt_scope);
-  for (const Tensor& t : acc_stages) s[t].set_scope(env.acc_scope);
+  for (const Tensor& t : m.acc_stages) s[t].set_scope(env.acc_scope);
   s[data_buf].compute_at(s[res_gem], ic_out);
   s[weight_buf].compute_at(s[res_gem], ic_out);
   s[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
@@ -105,9 +113,7 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
 
   // ---- Tensorization and the ALU
   s[res_gem].tensorize(gx[2], "gemm");
-  if (shape.epilogue) {
-    for (const Tensor& t : {res_shr, res_max, res_min}) s[t].pragma(t->op->axis[0], env.alu);
-  }
+  for (const Tensor& t : m.alu_stages) s[t].pragma(t->op->axis[0], env.alu);
   const Module module = build(s, args, env);
   step("final lowered program", module.program());
 
@@ -133,7 +139,9 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   const auto got_flat = vta::unpack_matrix(got, int(batch), int(out_channels), env.BATCH, env.BLOCK_OUT);
   r.outputs = got_flat.size();
   for (size_t i = 0; i < got_flat.size(); ++i) {
-    const int8_t v = shape.epilogue ? clipped[i] : static_cast<int8_t>(wide[i]);
+    const int8_t v = !shape.epilogue ? static_cast<int8_t>(wide[i])
+                     : shape.clip    ? clipped[i]
+                                     : static_cast<int8_t>(wide[i] >> shape.shift);
     r.mismatches += got_flat[i] != v;
   }
   return r;

@@ -27,10 +27,13 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
   /// Runs `program` on the context. Stops at the next loop iteration once `*cancel` is set.
   void run(const Stmt& program, const std::atomic<bool>* cancel) {
     cancel_ = cancel;
+    const runtime::CommandQueue::Checkpoint start = ctx_.checkpoint();
     try {
       exec(program);
     } catch (...) {
-      ctx_.abandon_batch();  // nothing of a batch built halfway reaches the device or the next call
+      // nothing of a batch built halfway reaches the device or the next call, and a pop the previous
+      // call left pending (its program's last) still meets its token
+      ctx_.abandon_batch(start);
       throw;
     }
   }

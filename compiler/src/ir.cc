@@ -349,6 +349,14 @@ Tensor compute(std::vector<int64_t> shape, const std::vector<std::string>& axis_
 
 Expr read(const Tensor& t, std::vector<Expr> indices) { return make_read(t, std::move(indices)); }
 
+Expr Tensor::operator()(std::vector<Expr> indices) const { return make_read(*this, std::move(indices)); }
+
+Expr Tensor::operator()(const std::vector<Var>& indices) const {
+  return make_read(*this, {indices.begin(), indices.end()});
+}
+
+Expr Tensor::index_expr(int64_t v) { return make_int(v); }
+
 Expr sum(Expr body, const std::vector<IterVar>& axes) { return make_reduce(std::move(body), axes); }
 Expr sum(Expr body, const std::vector<IterVar>& axes, Expr init) {
   if (!init) throw ScheduleError("sum: the initial value is empty");

@@ -473,7 +473,9 @@ class Session : public std::enable_shared_from_this<Session> {
       limits.cancel = &server_.stopping;
       module.call(*runtime_, wrapped.handles, limits);
     } catch (const std::exception& e) {
-      runtime_->reset();  // nothing of the failed batch reaches the next call
+      // (the call went back to where the batch stood when it started: a pop the previous call left
+      // pending still meets its token)
+      runtime_->clear_error();
       const std::string diagnostic = e.what();
       return send(state(RunStatus::kError, &diagnostic), id);
     }

@@ -480,6 +480,28 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
   std::copy(l, l + 4, ledger_);
 }
 
+CommandQueue::Checkpoint CommandQueue::checkpoint() const {
+  Checkpoint c;
+  c.valid = insns_.empty() && uop_image_.empty();
+  c.batch = syncs_;
+  std::copy(std::begin(pending_prev_), std::end(pending_prev_), c.pending_prev);
+  std::copy(std::begin(pending_next_), std::end(pending_next_), c.pending_next);
+  return c;
+}
+
+void CommandQueue::discard_batch(const Checkpoint& back_to) {
+  discard_batch();
+  if (!back_to.valid || back_to.batch != syncs_) return;
+  for (const Stage s : {Stage::kLoad, Stage::kCompute, Stage::kStore}) {
+    auto keep = [&](bool was, DepFlag flag) {
+      const std::optional<TokenQueue> q = token_queue(s, flag);
+      return was && q && ledger_[size_t(*q)] > 0;
+    };
+    pending_prev_[idx(s)] = keep(back_to.pending_prev[idx(s)], DepFlag::kPopPrev);
+    pending_next_[idx(s)] = keep(back_to.pending_next[idx(s)], DepFlag::kPopNext);
+  }
+}
+
 void CommandQueue::discard_batch() {
   insns_.clear();
   pinned_.clear();  // buffers freed meanwhile release their memory now

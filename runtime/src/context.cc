@@ -355,6 +355,17 @@ void Context::abandon_batch() {
   state_->clear_batch_state();  // the error stays readable through VTARuntimeGetLastError
 }
 
+CommandQueue::Checkpoint Context::checkpoint() {
+  return state_->queue ? state_->queue->checkpoint() : CommandQueue::Checkpoint{};
+}
+
+void Context::abandon_batch(const CommandQueue::Checkpoint& back_to) {
+  if (state_->queue) state_->queue->discard_batch(back_to);
+  state_->clear_batch_state();
+}
+
+void Context::clear_error() { state_->clear_errors(); }
+
 void Context::reset() {
   if (state_->queue) state_->queue->discard_batch();
   state_->clear_errors();

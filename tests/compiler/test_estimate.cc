@@ -53,7 +53,7 @@ compiler::InnerDeviceFactory backend(const std::string& name) {
 
 TEST(Estimate, TheRecordingDeviceSeesWhatTheDeviceRuns) {
   for (const Tutorial& t : {matmul(), conv()}) {
-    ASSERT_TRUE(t.result.ok()) << t.result.error;
+    ASSERT_TRUE(t.result.ok()) << t.result.error << " ran " << t.result.ran << " mismatches " << t.result.mismatches;
     const compiler::RecordedCall with_fsim = compiler::record_call(t.module, build_config(), backend("fsim"));
     // the statistics of the recorded call are the run's (zero-filled inputs: counters do not depend on data)
     EXPECT_TRUE(with_fsim.stats.counters_equal(t.result.stats))

@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "compiled.h"
 #include "vta/compiler/lower.h"
 #include "vta/compiler/te.h"
 
@@ -243,52 +244,15 @@ namespace {
 // blocks, the intermediate stages computed inside oc_out, the reduction blocked, and the copies of
 // data and weight computed inside ic_out.
 TEST(CompilerLower, TutorialBlockingWithComputeAt) {
-  Matmul m;
-  Tensor data_buf = compute(
-      m.data->shape,
-      [&](const Indices& i) {
-        return read(m.data, {i[0], i[1], i[2], i[3]});
-      },
-      "data_buf");
-  Tensor weight_buf = compute(
-      m.weight->shape,
-      [&](const Indices& i) {
-        return read(m.weight, {i[0], i[1], i[2], i[3]});
-      },
-      "weight_buf");
-  IterVar ic = reduce_axis(m.in_blocks, "ic"), ic_tns = reduce_axis(kBlock, "ic_tns");
-  Tensor res_gem = compute(
-      {1, m.out_blocks, 1, kBlock}, {"bo", "co", "bi", "ci"},
-      [&](const Indices& i) {
-        return sum(cast(DType::kInt32, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
-                       cast(DType::kInt32, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
-                   {ic, ic_tns});
-      },
-      "res_gem");
-  Tensor shr = compute(
-      res_gem->shape,
-      [&](const Indices& i) {
-        return read(res_gem, {i[0], i[1], i[2], i[3]}) >> 8;
-      },
-      "res_shr");
-  Tensor mx = compute(
-      res_gem->shape,
-      [&](const Indices& i) {
-        return max(read(shr, {i[0], i[1], i[2], i[3]}), 0);
-      },
-      "res_max");
-  Tensor mn = compute(
-      res_gem->shape,
-      [&](const Indices& i) {
-        return min(read(mx, {i[0], i[1], i[2], i[3]}), 127);
-      },
-      "res_min");
-  Tensor res = compute(
-      res_gem->shape,
-      [&](const Indices& i) {
-        return cast(DType::kInt8, read(mn, {i[0], i[1], i[2], i[3]}));
-      },
-      "res");
+  Matmul m;  // (its inputs and reference; the computation is the tutorial's own declaration)
+  const Env env(Config::default_config());
+  tutorials::MatmulShape shape;
+  shape.in_channels = m.in_blocks * kBlock;
+  shape.out_channels = m.out_blocks * kBlock;
+  const tutorials::MatmulDeclaration d = tutorials::declare_matrix_multiply(env, shape);
+  const Tensor &data_buf = d.data_buf, &weight_buf = d.weight_buf, &res_gem = d.res_gem, &res = d.res;
+  const Tensor &shr = d.res_shr, &mx = d.res_max, &mn = d.res_min;
+  const IterVar &ic = d.ic, &ic_tns = d.ic_tns;
 
   Schedule s = create_schedule(res);
   ASSERT_EQ(s.stages().size(), 7u);
@@ -304,10 +268,10 @@ TEST(CompilerLower, TutorialBlockingWithComputeAt) {
   s[weight_buf].compute_at(s[res_gem], ic_out);
   for (const Tensor& t : {data_buf, weight_buf, res_gem, shr, mx, mn}) s[t].set_scope("local.sram");
 
-  const Stmt body = lower(s, {m.data, m.weight, res});
+  const Stmt body = lower(s, {d.data, d.weight, res});
   const std::string text = to_text(body);
   std::vector<int64_t> out(size_t(res->elements()), -1);
-  run(body, {{m.data.get(), &m.a}, {m.weight.get(), &m.w}, {res.get(), &out}});
+  run(body, {{d.data.get(), &m.a}, {d.weight.get(), &m.w}, {res.get(), &out}});
   EXPECT_EQ(out, m.reference()) << text;
   // the structure the tutorial prints: per output block, init, then per reduction block the copies of
   // exactly the needed region (2 of 4 input blocks, 2x2 weight blocks), the GEMM, then the epilogue

@@ -120,6 +120,20 @@ class CommandQueue {
   void synchronize(uint32_t wait_cycles);
   /// Drops the current batch, including its pending pops (after an error).
   void discard_batch();
+  /// Where a batch stood before a caller added to it: taken when the batch has no instruction yet, it
+  /// holds the pops still pending from before (a program that ends with a pop after its synchronize,
+  /// as the tutorials' do, leaves one for the next program: the device holds its token).
+  struct Checkpoint {
+    bool valid = false;  ///< the batch was empty: discard_batch(checkpoint) can go back to it
+    size_t batch = 0;    ///< synchronize_count() then: a later batch cannot go back to it
+    bool pending_prev[3] = {false, false, false}, pending_next[3] = {false, false, false};
+  };
+  Checkpoint checkpoint() const;
+  /// Drops the current batch and goes back to `back_to` when it was taken in this batch, keeping the
+  /// pops it holds whose tokens the device still has (none after a failed run, which empties the
+  /// queues); else as discard_batch(). What a caller that stops halfway (a module call) leaves, so the
+  /// pops it found pending still meet their tokens.
+  void discard_batch(const Checkpoint& back_to);
 
   /// For tests: the instructions of the current (unsynchronized) batch, and the token ledger: tokens
   /// each queue holds once everything emitted so far has run (l2g, g2l, g2s, s2g).

@@ -88,9 +88,15 @@ class Context {
 
   /// True when a call of the current batch failed (the batch is poisoned).
   bool batch_failed() const;
-  /// Discards the current batch, failed or built halfway (a module call that stops early), so the next
-  /// call starts clean; the last error stays readable.
+  /// Discards the current batch, failed or built halfway, so the next call starts clean; the last
+  /// error stays readable.
   void abandon_batch();
+  /// Where the batch stands (CommandQueue::checkpoint), and the same discard back to it: what a caller
+  /// that stops halfway (a module call) does, keeping the pops it found pending.
+  CommandQueue::Checkpoint checkpoint();
+  void abandon_batch(const CommandQueue::Checkpoint& back_to);
+  /// Clears the error state of the current batch (the batch itself stays as it is).
+  void clear_error();
   /// After a failure in the middle of a batch: drops the batch and clears the error state.
   void reset();
   /// The error of the last failed call made in this context (VTARuntimeGetLastError's text).

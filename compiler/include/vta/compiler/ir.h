@@ -38,7 +38,7 @@ struct TensorNode;
 struct OperationNode;
 using Expr = std::shared_ptr<const ExprNode>;
 using Stmt = std::shared_ptr<const StmtNode>;
-using Tensor = std::shared_ptr<const TensorNode>;
+class Tensor;
 using Operation = std::shared_ptr<const OperationNode>;
 
 // ---- expressions ----------------------------------------------------------------------------------
@@ -73,6 +73,26 @@ bool is_binary(ExprKind k);
 
 struct VarNode;
 using Var = std::shared_ptr<const VarNode>;
+
+/// A tensor: shared, immutable (a shared_ptr to its node), and callable as the tutorials write reads:
+/// `data(i, ic, j)` or `data(indices)` is `read(data, {...})` (te.h), the number of indices checked.
+class Tensor : public std::shared_ptr<const TensorNode> {
+ public:
+  using std::shared_ptr<const TensorNode>::shared_ptr;
+  Tensor() = default;
+  Tensor(std::shared_ptr<const TensorNode> node) : std::shared_ptr<const TensorNode>(std::move(node)) {}
+  Expr operator()(std::vector<Expr> indices) const;
+  Expr operator()(const std::vector<Var>& indices) const;
+  /// Indices as expressions, variables or integer constants.
+  template <class... I>
+  Expr operator()(const I&... indices) const {
+    return (*this)(std::vector<Expr>{index_expr(indices)...});
+  }
+
+ private:
+  static Expr index_expr(const Expr& e) { return e; }
+  static Expr index_expr(int64_t v);
+};
 
 struct ExprNode {
   ExprKind kind;
