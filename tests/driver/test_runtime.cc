@@ -452,19 +452,30 @@ int add_one_through_the_c_api(void* acc, void* out) {
   return VTASynchronize(nullptr, 0);
 }
 
-TEST(RuntimeContext, CallsInAScopeRunOnTheContextsDeviceAndMemoryFromAnyThread) {
-  const Config cfg = Config::default_config();
-  Dram mem;  // not Dram::global(): a stream staged in the global memory would not be found here
-  auto* acc = static_cast<int32_t*>(mem.alloc(size_t(cfg.acc_elem_bytes())));
-  auto* out = static_cast<int8_t*>(mem.alloc(size_t(cfg.out_elem_bytes())));
-  ASSERT_NE(acc, nullptr);
-  ASSERT_NE(out, nullptr);
-  DeviceOptions fo;
-  fo.dram = &mem;
-  Context ctx(make_fsim(cfg, fo), mem);
+// A context over a memory of its own (not Dram::global(): a stream staged in the global memory would
+// not be found there), with one accumulator element and one output element wrapped as buffers.
+struct ContextWithBuffers {
+  Config cfg = Config::default_config();
+  Dram mem;
+  int32_t* acc = static_cast<int32_t*>(mem.alloc(size_t(cfg.acc_elem_bytes())));
+  int8_t* out = static_cast<int8_t*>(mem.alloc(size_t(cfg.out_elem_bytes())));
+  Context ctx{make_fsim(cfg, options()), mem};
   void* accb = ctx.wrap_buffer(mem.phys_addr(acc), size_t(cfg.acc_elem_bytes()), "acc");
   void* outb = ctx.wrap_buffer(mem.phys_addr(out), size_t(cfg.out_elem_bytes()), "out");
-  EXPECT_EQ(buffer_bytes(outb), size_t(cfg.out_elem_bytes()));
+  DeviceOptions options() {
+    DeviceOptions fo;
+    fo.dram = &mem;
+    return fo;
+  }
+};
+
+TEST(RuntimeContext, CallsInAScopeRunOnTheContextsDeviceAndMemoryFromAnyThread) {
+  ContextWithBuffers c;
+  Context& ctx = c.ctx;
+  int32_t* acc = c.acc;
+  int8_t* out = c.out;
+  void *accb = c.accb, *outb = c.outb;
+  EXPECT_EQ(buffer_bytes(outb), size_t(c.cfg.out_elem_bytes()));
   vta::clear_runtime_stats();  // the thread's own runtime, which must see nothing of this
   const size_t global_blocks = Dram::global().live_blocks();
 
@@ -526,48 +537,38 @@ TEST(RuntimeContext, HandlesAndErrorsStayWithTheirRuntime) {
 
 // The same program through the context's methods: no Scope, nothing of the calling thread's runtime.
 TEST(RuntimeContext, ItsMethodsAreTheRuntimeCallsWithoutAnyBinding) {
-  const Config cfg = Config::default_config();
-  Dram mem;
-  auto* acc = static_cast<int32_t*>(mem.alloc(size_t(cfg.acc_elem_bytes())));
-  auto* out = static_cast<int8_t*>(mem.alloc(size_t(cfg.out_elem_bytes())));
-  ASSERT_NE(acc, nullptr);
-  ASSERT_NE(out, nullptr);
-  DeviceOptions fo;
-  fo.dram = &mem;
-  Context ctx(make_fsim(cfg, fo), mem);
-  void* accb = ctx.wrap_buffer(mem.phys_addr(acc), size_t(cfg.acc_elem_bytes()), "acc");
-  void* outb = ctx.wrap_buffer(mem.phys_addr(out), size_t(cfg.out_elem_bytes()), "out");
+  ContextWithBuffers c;
   vta::clear_runtime_stats();
   void* site = nullptr;
   auto add_one = [&](int32_t value) {
-    acc[0] = value;
-    EXPECT_EQ(ctx.load_buffer_2d(accb, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc)), 0) << ctx.last_error();
-    EXPECT_EQ(ctx.push_kernel(false, &site, 0, [](UopKernel& k) { k.push(1, 0, 0, 0, 0, 2, 1, 1); }), 0)
-        << ctx.last_error();  // ADD imm 1, recorded once for the site
-    EXPECT_EQ(ctx.dep_push(2, 3), 0);
-    EXPECT_EQ(ctx.dep_pop(2, 3), 0);
-    EXPECT_EQ(ctx.store_buffer_2d(0, 4, outb, 0, 1, 1, 1), 0);
-    EXPECT_EQ(ctx.synchronize(0), 0) << ctx.last_error();
-    return out[0];
+    c.acc[0] = value;
+    EXPECT_EQ(c.ctx.load_buffer_2d(c.accb, 0, 1, 1, 1, 0, 0, 0, 0, 0, uint32_t(MemId::kAcc)), 0) << c.ctx.last_error();
+    EXPECT_EQ(c.ctx.push_kernel(false, &site, 0, [](UopKernel& k) { k.push(1, 0, 0, 0, 0, 2, 1, 1); }), 0)
+        << c.ctx.last_error();  // ADD imm 1, recorded once for the site
+    EXPECT_EQ(c.ctx.dep_push(2, 3), 0);
+    EXPECT_EQ(c.ctx.dep_pop(2, 3), 0);
+    EXPECT_EQ(c.ctx.store_buffer_2d(0, 4, c.outb, 0, 1, 1, 1), 0);
+    EXPECT_EQ(c.ctx.synchronize(0), 0) << c.ctx.last_error();
+    return c.out[0];
   };
   std::thread([&] { EXPECT_EQ(add_one(41), 42); }).join();
   EXPECT_EQ(add_one(9), 10);
   EXPECT_NE(site, nullptr) << "the site's id was stored in its slot";
-  EXPECT_EQ(ctx.device().stats().alu_counter, 2u);
+  EXPECT_EQ(c.ctx.device().stats().alu_counter, 2u);
   EXPECT_EQ(vta::runtime_stats().alu_counter, 0u) << "the thread's own runtime ran nothing";
   // a kernel's recording error is the push's, named as the C API names it, and poisons the batch
   testing::internal::CaptureStderr();
   void* other = nullptr;
-  EXPECT_NE(ctx.push_kernel(true, &other, 0, [](UopKernel& k) { k.loop_end(); }), 0);
-  EXPECT_EQ(ctx.last_error(), "VTAPushGEMMOp: VTAUopLoopEnd without a matching VTAUopLoopBegin");
-  EXPECT_TRUE(ctx.batch_failed());
-  EXPECT_NE(ctx.dep_push(2, 3), 0) << "a poisoned batch does nothing";
-  EXPECT_NE(ctx.synchronize(0), 0);
-  EXPECT_FALSE(ctx.batch_failed()) << "synchronize discarded it";
+  EXPECT_NE(c.ctx.push_kernel(true, &other, 0, [](UopKernel& k) { k.loop_end(); }), 0);
+  EXPECT_EQ(c.ctx.last_error(), "VTAPushGEMMOp: VTAUopLoopEnd without a matching VTAUopLoopBegin");
+  EXPECT_TRUE(c.ctx.batch_failed());
+  EXPECT_NE(c.ctx.dep_push(2, 3), 0) << "a poisoned batch does nothing";
+  EXPECT_NE(c.ctx.synchronize(0), 0);
+  EXPECT_FALSE(c.ctx.batch_failed()) << "synchronize discarded it";
   EXPECT_NE(testing::internal::GetCapturedStderr().find("vta runtime: error: VTAPushGEMMOp"), std::string::npos);
   EXPECT_EQ(add_one(1), 2) << "the next batch runs";
-  ctx.release_buffer(accb);
-  ctx.release_buffer(outb);
+  c.ctx.release_buffer(c.accb);
+  c.ctx.release_buffer(c.outb);
   VTARuntimeShutdown();
 }
 
