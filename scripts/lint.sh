@@ -45,7 +45,7 @@ awk -F'"' '
   /^ *"directory": / { dir = $4 }
   /^ *"command": / { sub(/^ *"command": "/, ""); sub(/",? *$/, ""); cmd = unescape($0) }
   /^ *"file": / { print $4 "\t" dir "\t" cmd }' "$db" >"$commands"
-salt="$(clang-tidy --version; cat .clang-tidy)"
+salt="$(clang-tidy --version; git ls-files -z '*.clang-tidy' | xargs -0 cat)"
 export root build cache commands salt
 
 check_unit() {  # FILE: 0 when clean (from the cache or checked now)

@@ -33,7 +33,6 @@ class InjectAlu final : public IRMutator {
 
   Stmt region(const Stmt& attr) {
     const LoopNest nest = perfect_nest(attr->body);
-    const std::vector<Loop>& loops = nest.loops;
     const Stmt& s = nest.body;
     std::string where = "alu pragma at axis " + attr->var->name;
     if (s->kind != StmtKind::kStore || s->flat) {
@@ -52,19 +51,42 @@ class InjectAlu final : public IRMutator {
       throw ScheduleError(where + ": a copy within " + dst->name + " (" + to_text(v) +
                           ") is not an ALU operation; copy from another buffer");
     }
-    int opcode = copy ? kAdd : -1;
+    const int opcode = alu_opcode(v, copy, where);
+    const Expr b = second_operand(s, copy, where);
+    const std::vector<const ExprNode*> element = element_vars(nest.loops, s, where);
+    std::vector<Expr> push = uop_args(s, b, opcode, where);
+    const std::vector<Loop> fused = fuse_loops(nest.loops, element, push);
+    Stmt kernel = make_uop_kernel(fused, push, true, env_, where);
+    if (!copy) return kernel;
+    std::vector<Expr> zero = push;
+    zero[kUopOpcode] = make_int(kMul);
+    zero[kUopSrc] = zero[kUopDst];
+    zero[kUopUseImm] = make_int(1);
+    zero[kUopImm] = make_int(0);
+    return make_seq({make_uop_kernel(fused, zero, true, env_, where), kernel});
+  }
+
+  // The ALU opcode of the statement's value (a copy is an ADD after a MUL by 0).
+  static int alu_opcode(const Expr& v, bool copy, const std::string& where) {
     switch (copy ? ExprKind::kRead : v->kind) {
-      case ExprKind::kRead: break;
-      case ExprKind::kMin: opcode = kMin; break;
-      case ExprKind::kMax: opcode = kMax; break;
+      case ExprKind::kRead: return kAdd;
+      case ExprKind::kMin: return kMin;
+      case ExprKind::kMax: return kMax;
       case ExprKind::kAdd:
-      case ExprKind::kSub: opcode = kAdd; break;
-      case ExprKind::kShr: opcode = kShr; break;
-      case ExprKind::kMul: opcode = kMul; break;
+      case ExprKind::kSub: return kAdd;
+      case ExprKind::kShr: return kShr;
+      case ExprKind::kMul: return kMul;
       default:
         throw ScheduleError(where + ": " + to_text(v) +
                             " is not an ALU operation (min, max, +, - immediate, >>, *, a copy)");
     }
+  }
+
+  // The operand the ALU reads besides the destination (dst = dst op src: the destination must be one of
+  // the operands, at the same element).
+  static Expr second_operand(const Stmt& s, bool copy, const std::string& where) {
+    const Tensor& dst = s->tensor;
+    const Expr& v = s->value;
     auto same_access = [&](const Expr& r) {
       if (r->kind != ExprKind::kRead || r->tensor != dst) return false;
       for (size_t d = 0; d < r->indices.size(); ++d) {
@@ -80,7 +102,12 @@ class InjectAlu final : public IRMutator {
                           " at the same element (is its operand read by "
                           "another stage too?)");
     }
-    // element loops: the last two dimensions of the destination
+    return b;
+  }
+
+  // The element loops: the last two dimensions of the destination, each covered whole by a loop.
+  std::vector<const ExprNode*> element_vars(const std::vector<Loop>& loops, const Stmt& s,
+                                            const std::string& where) const {
     const size_t r = s->indices.size();
     std::vector<const ExprNode*> element;
     const int64_t extents[2] = {env_.BATCH, env_.BLOCK_OUT};
@@ -91,15 +118,22 @@ class InjectAlu final : public IRMutator {
       bool ok = false;
       for (const auto& l : loops) ok = ok || (l.var.get() == i.get() && l.extent == ext);
       if (!ok) {
-        throw ScheduleError(where + ": dimension " + std::to_string(d) + " of " + dst->name +
+        throw ScheduleError(where + ": dimension " + std::to_string(d) + " of " + s->tensor->name +
                             " is not covered whole by a loop under the pragma (the ALU takes whole elements)");
       }
       element.push_back(i.get());
     }
+    return element;
+  }
+
+  // The micro-op's fields: the destination, and the source buffer or the immediate.
+  std::vector<Expr> uop_args(const Stmt& s, const Expr& b, int opcode, const std::string& where) const {
+    const Expr& v = s->value;
+    const size_t r = s->indices.size();
     std::vector<Expr> push(8, make_int(0));
     push[kUopMode] = make_int(1);
     push[kUopOpcode] = make_int(opcode);
-    push[kUopDst] = plan_.sram_index(dst, s->indices);
+    push[kUopDst] = plan_.sram_index(s->tensor, s->indices);
     if (b->kind == ExprKind::kInt) {
       int64_t imm = v->kind == ExprKind::kSub ? -b->value : b->value;
       if (imm < -32768 || imm > 32767) {
@@ -123,7 +157,13 @@ class InjectAlu final : public IRMutator {
     } else {
       throw ScheduleError(where + ": the second operand of " + to_text(v) + " is neither an immediate nor a buffer");
     }
-    // the loops over elements, innermost first, fused where their steps chain
+    return push;
+  }
+
+  // The loops over elements, innermost first, fused where their steps chain; `push`'s indices rewritten
+  // for the fused loops.
+  static std::vector<Loop> fuse_loops(const std::vector<Loop>& loops, const std::vector<const ExprNode*>& element,
+                                      std::vector<Expr>& push) {
     struct Group {
       std::vector<Loop> loops;  // outermost first
       int64_t extent, dst, src;
@@ -156,14 +196,7 @@ class InjectAlu final : public IRMutator {
       push[kUopSrc] = simplify(substitute(push[kUopSrc], zero) + Expr(f) * it->src);
       fused.push_back({f, it->extent});
     }
-    Stmt kernel = make_uop_kernel(fused, push, true, env_, where);
-    if (!copy) return kernel;
-    std::vector<Expr> zero = push;
-    zero[kUopOpcode] = make_int(kMul);
-    zero[kUopSrc] = zero[kUopDst];
-    zero[kUopUseImm] = make_int(1);
-    zero[kUopImm] = make_int(0);
-    return make_seq({make_uop_kernel(fused, zero, true, env_, where), kernel});
+    return fused;
   }
 
   const Env& env_;

@@ -60,73 +60,141 @@ class InjectDma final : public IRMutator {
     return b == nullptr || b->base == 0 ? index : simplify(make_int(b->base) + index);
   }
 
-  Stmt copy(const Stmt& body, const std::string& axis) {
+  // One copy under a dma_copy pragma, as this pass reads it.
+  struct Transfer {
+    std::string where;
+    std::vector<Loop> loops;  // the nest under the pragma
+    Stmt store;               // dst[...] = value
+    Expr value;               // the read of src (any cast or padding select taken off)
+    Expr inside;              // the padding condition, or null
+    Tensor dst, src;
+    bool load = false;                    // DRAM -> SRAM (else SRAM -> DRAM)
+    std::set<const ExprNode*> loop_vars;  // the loops the offsets are affine in
+  };
+
+  Transfer read_copy(const Stmt& body, const std::string& axis) const {
     const LoopNest nest = perfect_nest(body);
-    const std::vector<Loop>& loops = nest.loops;
-    const Stmt& s = nest.body;
-    const std::string where = "dma_copy at loop " + axis;
+    Transfer t;
+    t.where = "dma_copy at loop " + axis;
+    t.loops = nest.loops;
+    t.store = nest.body;
+    const Stmt& s = t.store;
     // the copied value: a read, or (the tutorials' output) a narrowing cast of one, which the
     // store's int32 -> int8 truncation performs
     Expr value = s->kind == StmtKind::kStore ? s->value : nullptr;
     if (value && value->kind == ExprKind::kCast) value = value->a;
     // zero padding (the tutorials' pad stage): select(inside, src[...], 0)
-    Expr inside;
     if (value && value->kind == ExprKind::kSelect && value->b->kind == ExprKind::kInt && value->b->value == 0) {
-      inside = value->cond;
+      t.inside = value->cond;
       value = value->a;
     }
     if (s->kind != StmtKind::kStore || s->flat || !value || value->kind != ExprKind::kRead) {
-      throw ScheduleError(where + ": the loops under the pragma must copy one tensor into another");
+      throw ScheduleError(t.where + ": the loops under the pragma must copy one tensor into another");
     }
-    const Tensor& dst = s->tensor;
-    const Tensor& src = value->tensor;
-    const bool load = memory_type(scope_of(dst)).has_value() && scope_of(src) == kGlobalScope;
-    const bool store = memory_type(scope_of(src)) == MemId::kAcc && scope_of(dst) == kGlobalScope;
-    if (!load && !store) {
-      throw ScheduleError(where + ": copies " + src->name + " (" + scope_of(src) + ") to " + dst->name + " (" +
-                          scope_of(dst) + "): a DMA moves between DRAM and an SRAM scope");
+    t.value = value;
+    t.dst = s->tensor;
+    t.src = value->tensor;
+    t.load = memory_type(scope_of(t.dst)).has_value() && scope_of(t.src) == kGlobalScope;
+    const bool store = memory_type(scope_of(t.src)) == MemId::kAcc && scope_of(t.dst) == kGlobalScope;
+    if (!t.load && !store) {
+      throw ScheduleError(t.where + ": copies " + t.src->name + " (" + scope_of(t.src) + ") to " + t.dst->name + " (" +
+                          scope_of(t.dst) + "): a DMA moves between DRAM and an SRAM scope");
     }
     // (ranks may differ: a buffer replicated per virtual thread has one more leading dimension)
-    if (dst->shape.size() < 2 || src->shape.size() < 2) {
-      throw ScheduleError(where + ": a DMA copies tensors of at least two dimensions (BATCH x BLOCK elements)");
+    if (t.dst->shape.size() < 2 || t.src->shape.size() < 2) {
+      throw ScheduleError(t.where + ": a DMA copies tensors of at least two dimensions (BATCH x BLOCK elements)");
     }
-    std::set<const ExprNode*> loop_vars;
-    for (const auto& l : loops) loop_vars.insert(l.var.get());
-    // The element: the last two dimensions, indexed by whole-range loops (or 0 for extent 1).
+    for (const auto& l : t.loops) t.loop_vars.insert(l.var.get());
+    return t;
+  }
+
+  // The loops around the element (the last two dimensions, indexed by whole-range loops, or 0 for
+  // extent 1), outermost first.
+  static std::vector<Loop> outer_loops(const Transfer& t) {
     std::set<const ExprNode*> element_vars;
-    auto check_element = [&](const std::vector<Expr>& idx, const Tensor& t) {
-      const size_t rank = t->shape.size();
+    auto check_element = [&](const std::vector<Expr>& idx, const Tensor& x) {
+      const size_t rank = x->shape.size();
       for (size_t d = rank - 2; d < rank; ++d) {
         const Expr& i = idx[d];
-        if (i->kind == ExprKind::kInt && i->value == 0 && t->shape[d] == 1) continue;
+        if (i->kind == ExprKind::kInt && i->value == 0 && x->shape[d] == 1) continue;
         bool ok = false;
-        for (const auto& l : loops) ok = ok || (i.get() == l.var.get() && l.extent == t->shape[d]);
+        for (const auto& l : t.loops) ok = ok || (i.get() == l.var.get() && l.extent == x->shape[d]);
         if (!ok) {
-          throw ScheduleError(where + ": dimension " + std::to_string(d) + " of " + t->name +
+          throw ScheduleError(t.where + ": dimension " + std::to_string(d) + " of " + x->name +
                               " is not copied whole (a DMA moves whole BATCH x BLOCK elements)");
         }
         element_vars.insert(i.get());
       }
     };
-    check_element(s->indices, dst);
-    check_element(value->indices, src);
+    check_element(t.store->indices, t.dst);
+    check_element(t.value->indices, t.src);
     std::vector<Loop> outer;
-    for (const auto& l : loops) {
+    for (const auto& l : t.loops) {
       if (!element_vars.count(l.var.get())) outer.push_back(l);
     }
-    // element offsets of both sides: sum over the leading dimensions of index * stride
-    auto element_offset = [&](const Tensor& t, const std::vector<Expr>& idx) {
-      const std::vector<int64_t>& shape = shape_of(t);
-      const std::vector<int64_t> stride = row_major_strides({shape.begin(), shape.end() - 2});
-      Expr off = make_int(0);
-      for (size_t d = 0; d + 2 < shape.size(); ++d) off = off + idx[d] * stride[d];  // outermost first, as the seeds
-      return affine(simplify(off), loop_vars);
-    };
-    Affine sa = element_offset(src, value->indices), da = element_offset(dst, s->indices);
+    return outer;
+  }
+
+  // The element offset of one side: the sum over the leading dimensions of index * stride.
+  Affine element_offset(const Transfer& t, const Tensor& x, const std::vector<Expr>& idx) const {
+    const std::vector<int64_t>& shape = shape_of(x);
+    const std::vector<int64_t> stride = row_major_strides({shape.begin(), shape.end() - 2});
+    Expr off = make_int(0);
+    for (size_t d = 0; d + 2 < shape.size(); ++d) off = off + idx[d] * stride[d];  // outermost first, as the seeds
+    return affine(simplify(off), t.loop_vars);
+  }
+
+  // Padding: per loop, the condition's bounds lo <= a + v < hi give the pads of the loop's range
+  // [0, extent): before = clamp(lo - a, 0, extent), after = clamp(a + extent - hi, 0, extent).
+  // pad[x|y][before|after].
+  static void padding(const Transfer& t, const Loop* x, const Loop* y, Expr (&pad)[2][2]) {
+    if (!t.load) throw ScheduleError(t.where + ": a store cannot pad");
+    // the conjuncts, left to right
+    std::vector<Expr> terms, todo{t.inside};
+    while (!todo.empty()) {
+      const Expr c = todo.back();
+      todo.pop_back();
+      if (c->kind == ExprKind::kAnd) {
+        todo.push_back(c->b);
+        todo.push_back(c->a);
+      } else {
+        terms.push_back(c);
+      }
+    }
+    for (const Expr& c : terms) {
+      if ((c->kind != ExprKind::kGe && c->kind != ExprKind::kLt) || c->b->kind != ExprKind::kInt) {
+        throw ScheduleError(t.where + ": the padding condition " + to_text(c) + " is not a range bound");
+      }
+      const Affine a = affine(c->a, t.loop_vars);
+      int which = -1;
+      for (int k = 0; k < 2; ++k) {
+        const Loop* l = k == 0 ? x : y;
+        if (l && a.form.terms.size() == 1 && a.coef(l->var) == 1) which = k;
+      }
+      if (which < 0) {
+        throw ScheduleError(t.where + ": the padding condition " + to_text(c) + " is not on a copied row or column");
+      }
+      const Loop* l = which == 0 ? x : y;
+      const Expr start = a.rest();
+      const Expr ext = make_int(l->extent);
+      if (c->kind == ExprKind::kGe) {
+        pad[which][0] = simplify(max(min(make_int(c->b->value) - start, ext), 0));
+      } else {
+        pad[which][1] = simplify(max(min(start + l->extent - make_int(c->b->value), ext), 0));
+      }
+    }
+  }
+
+  Stmt copy(const Stmt& body, const std::string& axis) {
+    Transfer t = read_copy(body, axis);
+    const std::string& where = t.where;
+    std::vector<Loop> outer = outer_loops(t);
+    const std::vector<Expr>&src_idx = t.value->indices, &dst_idx = t.store->indices;
+    Affine sa = element_offset(t, t.src, src_idx), da = element_offset(t, t.dst, dst_idx);
     // Loops that walk both sides contiguously one after the other fuse into one (e.g. a 3x3 kernel
     // window as 9 elements): outer step = inner step * inner extent on both sides. Loops the padding
     // condition tests stay apart.
-    auto padded = [&](const Loop& l) { return inside && uses_any(inside, {l.var.get()}); };
+    auto padded = [&](const Loop& l) { return t.inside && uses_any(t.inside, {l.var.get()}); };
     for (size_t i = outer.size(); i-- > 1;) {
       Loop& in = outer[i];
       const Loop& out = outer[i - 1];
@@ -143,9 +211,9 @@ class InjectDma final : public IRMutator {
       outer.erase(outer.begin(), outer.end() - 2);
       for (const auto& l : peeled) {
         if (padded(l)) throw ScheduleError(where + ": padding along loop " + l.var->name + ", outside the 2D transfer");
-        loop_vars.erase(l.var.get());
+        t.loop_vars.erase(l.var.get());
       }
-      sa = element_offset(src, value->indices), da = element_offset(dst, s->indices);
+      sa = element_offset(t, t.src, src_idx), da = element_offset(t, t.dst, dst_idx);
     }
     auto wrap = [&](Stmt call) {
       for (auto it = peeled.rbegin(); it != peeled.rend(); ++it) call = make_for(it->var, it->extent, call);
@@ -153,70 +221,33 @@ class InjectDma final : public IRMutator {
     };
     const Loop* x = outer.empty() ? nullptr : &outer.back();
     const Loop* y = outer.size() == 2 ? &outer.front() : nullptr;
-    if (outer.size() == 1 && (load ? sa : da).coef(x->var) != 1) std::swap(x, y);  // rows of one element
+    if (outer.size() == 1 && (t.load ? sa : da).coef(x->var) != 1) std::swap(x, y);  // rows of one element
     auto coef = [](const Affine& a, const Loop* l) -> int64_t { return l == nullptr ? 0 : a.coef(l->var); };
     const int64_t x_extent = x ? x->extent : 1, y_extent = y ? y->extent : 1;
-    const Affine& dram = load ? sa : da;
-    const Affine& sram = load ? da : sa;
+    const Affine& dram = t.load ? sa : da;
+    const Affine& sram = t.load ? da : sa;
     if (x && coef(dram, x) != 1) throw ScheduleError(where + ": the inner loop is not contiguous in DRAM");
     if (x && coef(sram, x) != 1) throw ScheduleError(where + ": the inner loop is not contiguous in SRAM");
     if (y && coef(sram, y) != x_extent) throw ScheduleError(where + ": the SRAM side is not one contiguous block");
     const int64_t x_stride = y ? coef(dram, y) : x_extent;
     auto base = [](const Affine& a) { return simplify(a.rest()); };
-    // Padding: per loop, the condition's bounds lo <= a + v < hi give the pads of the loop's range
-    // [0, extent): before = clamp(lo - a, 0, extent), after = clamp(a + extent - hi, 0, extent).
     Expr pad[2][2] = {{make_int(0), make_int(0)}, {make_int(0), make_int(0)}};  // [x|y][before|after]
-    if (inside) {
-      if (!load) throw ScheduleError(where + ": a store cannot pad");
-      // the conjuncts, left to right
-      std::vector<Expr> terms, todo{inside};
-      while (!todo.empty()) {
-        const Expr c = todo.back();
-        todo.pop_back();
-        if (c->kind == ExprKind::kAnd) {
-          todo.push_back(c->b);
-          todo.push_back(c->a);
-        } else {
-          terms.push_back(c);
-        }
-      }
-      for (const Expr& t : terms) {
-        if ((t->kind != ExprKind::kGe && t->kind != ExprKind::kLt) || t->b->kind != ExprKind::kInt) {
-          throw ScheduleError(where + ": the padding condition " + to_text(t) + " is not a range bound");
-        }
-        const Affine a = affine(t->a, loop_vars);
-        int which = -1;
-        for (int k = 0; k < 2; ++k) {
-          const Loop* l = k == 0 ? x : y;
-          if (l && a.form.terms.size() == 1 && a.coef(l->var) == 1) which = k;
-        }
-        if (which < 0)
-          throw ScheduleError(where + ": the padding condition " + to_text(t) + " is not on a copied row or column");
-        const Loop* l = which == 0 ? x : y;
-        const Expr start = a.rest();
-        const Expr ext = make_int(l->extent);
-        if (t->kind == ExprKind::kGe) {
-          pad[which][0] = simplify(max(min(make_int(t->b->value) - start, ext), 0));
-        } else {
-          pad[which][1] = simplify(max(min(start + l->extent - make_int(t->b->value), ext), 0));
-        }
-      }
-    }
+    if (t.inside) padding(t, x, y, pad);
     const Expr x_size = simplify(make_int(x_extent) - pad[0][0] - pad[0][1]);
     const Expr y_size = simplify(make_int(y_extent) - pad[1][0] - pad[1][1]);
-    if (load) {
+    if (t.load) {
       // DRAM starts at the first unpadded element
       const Expr src_off = simplify(base(sa) + pad[1][0] * x_stride + pad[0][0]);
       // an int8 tensor loaded into the accumulator (a residual) is sign-extended by ACC_8BIT
-      MemId type = *memory_type(scope_of(dst));
-      if (type == MemId::kAcc && src->dtype == DType::kInt8) type = MemId::kAcc8Bit;
-      return wrap(make_call(intrin::kLoadBuffer2D, dst, src,
+      MemId type = *memory_type(scope_of(t.dst));
+      if (type == MemId::kAcc && t.src->dtype == DType::kInt8) type = MemId::kAcc8Bit;
+      return wrap(make_call(intrin::kLoadBuffer2D, t.dst, t.src,
                             {src_off, x_size, y_size, make_int(x_stride), pad[0][0], pad[1][0], pad[0][1], pad[1][1],
-                             sram_base(dst, base(da)), make_int(int(type))}));
+                             sram_base(t.dst, base(da)), make_int(int(type))}));
     }
     return wrap(make_call(
-        intrin::kStoreBuffer2D, dst, src,
-        {sram_base(src, base(sa)), make_int(int(MemId::kOut)), base(da), x_size, y_size, make_int(x_stride)}));
+        intrin::kStoreBuffer2D, t.dst, t.src,
+        {sram_base(t.src, base(sa)), make_int(int(MemId::kOut)), base(da), x_size, y_size, make_int(x_stride)}));
   }
 
   SramPlan plan_;

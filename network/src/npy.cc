@@ -64,16 +64,8 @@ void write(const std::filesystem::path& path, const std::vector<int64_t>& shape,
   if (!out) throw NpyError("cannot write " + path.string());
 }
 
-}  // namespace
-
-NpyArray read_npy(const std::filesystem::path& path) {
-  try {
-    require_regular_file(path);
-  } catch (const FileError& e) {
-    throw NpyError(e.what());
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw NpyError("cannot open " + path.string());
+// The header dictionary after the magic and the header length (versions 1 to 3).
+std::string read_header(std::ifstream& in, const std::filesystem::path& path) {
   char prefix[8];
   if (!in.read(prefix, 8) || std::memcmp(prefix, kMagic, 6) != 0) refuse(path, "no NUMPY magic");
   const int major = prefix[6];
@@ -92,18 +84,11 @@ NpyArray read_npy(const std::filesystem::path& path) {
   if (header_len == 0 || header_len > kMaxHeader) refuse(path, "header of " + std::to_string(header_len) + " bytes");
   std::string header(header_len, '\0');
   if (!in.read(header.data(), header_len)) refuse(path, "truncated header");
+  return header;
+}
 
-  NpyArray a;
-  const std::string descr = dict_value(header, "descr", path);
-  if (descr == "'|i1'" || descr == "'i1'" || descr == "'<i1'") {
-    a.int32 = false;
-  } else if (descr == "'<i4'") {
-    a.int32 = true;
-  } else {
-    refuse(path, "element type " + descr + " (int8 '|i1' or little-endian int32 '<i4' are read)");
-  }
-  if (dict_value(header, "fortran_order", path) != "False") refuse(path, "Fortran order (C order is read)");
-  const std::string shape = dict_value(header, "shape", path);
+// The shape tuple "(d0, d1, ...)" into a.shape; the number of elements, bounded before each product.
+int64_t parse_shape(const std::string& shape, const std::filesystem::path& path, NpyArray& a) {
   if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') refuse(path, "shape " + shape);
   int64_t elements = 1;
   std::string digits;
@@ -130,7 +115,12 @@ NpyArray read_npy(const std::filesystem::path& path) {
     }
   }
   take();
-  // the data must be exactly what the shape says
+  return elements;
+}
+
+// The data after the header: exactly `elements` values of a's type, little-endian.
+void read_values(std::ifstream& in, const std::filesystem::path& path, const std::string& shape, int64_t elements,
+                 NpyArray& a) {
   const auto data_at = in.tellg();
   in.seekg(0, std::ios::end);
   const int64_t available = int64_t(in.tellg() - data_at);
@@ -154,6 +144,32 @@ NpyArray read_npy(const std::filesystem::path& path) {
     for (size_t i = 0; i < a.values.size(); ++i) a.values[i] = raw[i];
   }
   if (!in) refuse(path, "read error");
+}
+
+}  // namespace
+
+NpyArray read_npy(const std::filesystem::path& path) {
+  try {
+    require_regular_file(path);
+  } catch (const FileError& e) {
+    throw NpyError(e.what());
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw NpyError("cannot open " + path.string());
+  const std::string header = read_header(in, path);
+  NpyArray a;
+  const std::string descr = dict_value(header, "descr", path);
+  if (descr == "'|i1'" || descr == "'i1'" || descr == "'<i1'") {
+    a.int32 = false;
+  } else if (descr == "'<i4'") {
+    a.int32 = true;
+  } else {
+    refuse(path, "element type " + descr + " (int8 '|i1' or little-endian int32 '<i4' are read)");
+  }
+  if (dict_value(header, "fortran_order", path) != "False") refuse(path, "Fortran order (C order is read)");
+  const std::string shape = dict_value(header, "shape", path);
+  const int64_t elements = parse_shape(shape, path, a);
+  read_values(in, path, shape, elements, a);
   return a;
 }
 
