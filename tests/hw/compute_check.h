@@ -4,13 +4,31 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <random>
 #include <set>
 #include <utility>
+#include <vector>
 
+#include "../driver/test_util.h"
 #include "sim_harness.h"
+#include "vta/build_config.h"
 #include "vta/fsim.h"
 
 namespace vta::test {
+
+/// What the GEMM and ALU harness tests hold: the build's configuration and ISA, the Verilated
+/// harness `Model`, an fsim to compare with, a generator seeded with `kSeed`, the test's micro-ops.
+template <class Model, uint32_t kSeed>
+class ComputeUnitTest : public ::testing::Test {
+ protected:
+  const Config& cfg_ = build_config();
+  Isa isa_{cfg_};
+  Harness<Model> h_;
+  std::unique_ptr<FsimDevice> fsim_ = make_test_fsim(cfg_);
+  std::mt19937 rng_{kSeed};
+  std::vector<Uop> uops_;
+};
 
 /// Copies bytes (little-endian lanes) into a Verilator wide input.
 template <class Wide>

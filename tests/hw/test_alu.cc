@@ -15,15 +15,8 @@
 namespace vta::test {
 namespace {
 
-class HwAlu : public ::testing::Test {
+class HwAlu : public ComputeUnitTest<Vvta_alu_harness, 31> {
  protected:
-  const Config& cfg_ = build_config();
-  Isa isa_{cfg_};
-  Harness<Vvta_alu_harness> h_;
-  std::unique_ptr<FsimDevice> fsim_ = make_test_fsim(cfg_);
-  std::mt19937 rng_{31};
-  std::vector<Uop> uops_;
-
   void SetUp() override {
     h_->start_i = 0, h_->uop_we_i = 0, h_->acc_we_i = 0, h_->tb_re_i = 0;
     h_.reset();

@@ -15,15 +15,8 @@
 namespace vta::test {
 namespace {
 
-class HwGemm : public ::testing::Test {
+class HwGemm : public ComputeUnitTest<Vvta_gemm_harness, 21> {
  protected:
-  const Config& cfg_ = build_config();
-  Isa isa_{cfg_};
-  Harness<Vvta_gemm_harness> h_;
-  std::unique_ptr<FsimDevice> fsim_ = make_test_fsim(cfg_);
-  std::mt19937 rng_{21};
-  std::vector<Uop> uops_;
-
   void SetUp() override {
     h_->start_i = 0, h_->uop_we_i = 0, h_->inp_we_i = 0, h_->wgt_we_i = 0, h_->acc_we_i = 0, h_->tb_re_i = 0;
     h_.reset();
