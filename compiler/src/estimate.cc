@@ -47,11 +47,23 @@ RecordedCall record_call(const Module& module, const Config& config, const Inner
   return {recorder.streams(), recorder.stats()};
 }
 
-std::vector<Timeline> estimate_timelines(const Module& module, const Config& config) {
+InnerDeviceFactory backend_device(std::string target) {
+  return [target = std::move(target)](const Config& config, Dram& dram) {
+    DeviceOptions options;
+    options.dram = &dram;
+    return make_device(target, config, options);
+  };
+}
+
+std::vector<Timeline> estimate_timelines(const RecordedCall& call, const Config& config) {
   const Isa isa(config);
   std::vector<Timeline> runs;
-  for (const auto& stream : record_call(module, config).streams) runs.push_back(estimate_timeline(isa, stream));
+  for (const auto& stream : call.streams) runs.push_back(estimate_timeline(isa, stream));
   return runs;
+}
+
+std::vector<Timeline> estimate_timelines(const Module& module, const Config& config) {
+  return estimate_timelines(record_call(module, config), config);
 }
 
 uint64_t estimate_cycles(const Module& module, const Config& config) {

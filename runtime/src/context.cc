@@ -250,10 +250,6 @@ ContextState& own_state() {
   return t_own;
 }
 
-bool batch_failed() { return current_state().poisoned; }
-
-void abandon_batch() { Context::current().abandon_batch(); }
-
 // ---- Context -------------------------------------------------------------------------------------
 
 Context::Context(std::unique_ptr<Device> device, Dram& dram)

@@ -46,6 +46,12 @@ CommandQueue* resolve(VTACommandHandle cmd, const char* call) {
                              : ": the command handle belongs to a runtime context that is not in use on this thread"));
 }
 
+// Whether `cmd` names the calling thread's current runtime; otherwise the call's error is reported
+// (the batch poisoned) and false.
+bool resolved(VTACommandHandle cmd, const char* call) {
+  return rt().guarded([&] { resolve(cmd, call); }) == 0;
+}
+
 int push_op(bool gemm, void** uop_handle, int (*finit)(void*), void* signature, int nbytes) {
   ContextState& state = rt();
   return state.guarded([&] {
@@ -213,14 +219,14 @@ void VTAReadBarrier(VTACommandHandle, void*, uint32_t, uint32_t, uint32_t) {}
 void VTALoadBuffer2D(VTACommandHandle cmd, void* src_dram_addr, uint32_t src_elem_offset, uint32_t x_size,
                      uint32_t y_size, uint32_t x_stride, uint32_t x_pad_before, uint32_t y_pad_before,
                      uint32_t x_pad_after, uint32_t y_pad_after, uint32_t dst_sram_index, uint32_t dst_memory_type) {
-  if (rt().guarded([&] { resolve(cmd, "VTALoadBuffer2D"); }) != 0) return;
+  if (!resolved(cmd, "VTALoadBuffer2D")) return;
   Context::current().load_buffer_2d(src_dram_addr, src_elem_offset, x_size, y_size, x_stride, x_pad_before,
                                     y_pad_before, x_pad_after, y_pad_after, dst_sram_index, dst_memory_type);
 }
 
 void VTAStoreBuffer2D(VTACommandHandle cmd, uint32_t src_sram_index, uint32_t src_memory_type, void* dst_dram_addr,
                       uint32_t dst_elem_offset, uint32_t x_size, uint32_t y_size, uint32_t x_stride) {
-  if (rt().guarded([&] { resolve(cmd, "VTAStoreBuffer2D"); }) != 0) return;
+  if (!resolved(cmd, "VTAStoreBuffer2D")) return;
   Context::current().store_buffer_2d(src_sram_index, src_memory_type, dst_dram_addr, dst_elem_offset, x_size, y_size,
                                      x_stride);
 }
@@ -248,12 +254,12 @@ int VTAPushALUOp(void** uop_handle, int (*finit)(void*), void* signature, int nb
 }
 
 int VTADepPush(VTACommandHandle cmd, int from_qid, int to_qid) {
-  if (rt().guarded([&] { resolve(cmd, "VTADepPush"); }) != 0) return -1;
+  if (!resolved(cmd, "VTADepPush")) return -1;
   return Context::current().dep_push(from_qid, to_qid);
 }
 
 int VTADepPop(VTACommandHandle cmd, int from_qid, int to_qid) {
-  if (rt().guarded([&] { resolve(cmd, "VTADepPop"); }) != 0) return -1;
+  if (!resolved(cmd, "VTADepPop")) return -1;
   return Context::current().dep_pop(from_qid, to_qid);
 }
 

@@ -43,18 +43,11 @@ Tutorial conv() {
   return {*runner.kept, r};
 }
 
-compiler::InnerDeviceFactory backend(const std::string& name) {
-  return [name](const Config& config, Dram& dram) {
-    DeviceOptions o;
-    o.dram = &dram;
-    return make_device(name, config, o);
-  };
-}
-
 TEST(Estimate, TheRecordingDeviceSeesWhatTheDeviceRuns) {
   for (const Tutorial& t : {matmul(), conv()}) {
     ASSERT_TRUE(t.result.ok()) << t.result.error << " ran " << t.result.ran << " mismatches " << t.result.mismatches;
-    const compiler::RecordedCall with_fsim = compiler::record_call(t.module, build_config(), backend("fsim"));
+    const compiler::RecordedCall with_fsim =
+        compiler::record_call(t.module, build_config(), compiler::backend_device("fsim"));
     // the statistics of the recorded call are the run's (zero-filled inputs: counters do not depend on data)
     EXPECT_TRUE(with_fsim.stats.counters_equal(t.result.stats))
         << with_fsim.stats.to_json() << " vs " << t.result.stats.to_json();
@@ -83,7 +76,8 @@ TEST(Estimate, IsNearTheTsimsCycles) {
     double bound_percent;
   } cases[] = {{matmul(), 1.0}, {conv(), 10.0}};
   for (const auto& [t, bound] : cases) {
-    const compiler::RecordedCall measured = compiler::record_call(t.module, build_config(), backend("tsim"));
+    const compiler::RecordedCall measured =
+        compiler::record_call(t.module, build_config(), compiler::backend_device("tsim"));
     ASSERT_TRUE(measured.stats.cycle_count.has_value());
     const double cycles = double(*measured.stats.cycle_count);
     const double estimate = double(compiler::estimate_cycles(t.module, build_config()));

@@ -24,16 +24,13 @@ void estimate_module(const EstimateOptions& o) {
   const Config& config = build_config();  // Module::load refuses a module built for another one
   // the statistics (for the bounds) from the fsim, or from the backend that measures
   const std::string target = o.measure.empty() ? "fsim" : o.measure;
-  const compiler::RecordedCall call = compiler::record_call(module, config, [&](const Config& c, Dram& dram) {
-    DeviceOptions options;
-    options.dram = &dram;
-    return make_device(target, c, options);
-  });
-  const Isa isa(config);
+  const compiler::RecordedCall call = compiler::record_call(module, config, compiler::backend_device(target));
   uint64_t estimate = 0;
   std::vector<uint64_t> runs;
-  for (const auto& stream : call.streams) runs.push_back(estimate_timeline(isa, stream).cycles);
-  for (const uint64_t r : runs) estimate += r;
+  for (const Timeline& t : compiler::estimate_timelines(call, config)) {
+    runs.push_back(t.cycles);
+    estimate += t.cycles;
+  }
   const CycleBounds bounds = cycle_bounds(call.stats, config.bus_width());
   const double error =
       call.stats.cycle_count && *call.stats.cycle_count > 0

@@ -39,10 +39,6 @@ ContextState& own_state();  // the calling thread's own runtime (context.cc)
 /// Bytes of a live runtime buffer handle (VTABufferAlloc's or a context's), 0 for anything else.
 size_t buffer_bytes(const void* handle);
 
-/// Context::current().batch_failed() and .abandon_batch().
-bool batch_failed();
-void abandon_batch();
-
 class Context {
  public:
   /// A queue over `device`, staging its instruction streams in `dram` (the device's memory, which

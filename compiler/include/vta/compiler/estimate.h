@@ -57,13 +57,17 @@ struct RecordedCall {
 
 /// Makes the device a recorded call passes its runs on to, over the call's scratch memory.
 using InnerDeviceFactory = std::function<std::unique_ptr<Device>(const Config&, Dram&)>;
+/// The registered backend `target` (make_device) over the call's scratch memory.
+InnerDeviceFactory backend_device(std::string target);
 
 /// Calls `module` once on scratch memory (every argument zero-filled) with a runtime of its own over a
 /// RecordingDevice (passing the runs on to `inner`'s device when given). Throws RuntimeError as
 /// Module::call does.
 RecordedCall record_call(const Module& module, const Config& config, const InnerDeviceFactory& inner = nullptr);
 
-/// The timeline estimate of each run of one call of `module` (Timeline::estimated set).
+/// The timeline estimate of each run of a recorded call (Timeline::estimated set).
+std::vector<Timeline> estimate_timelines(const RecordedCall& call, const Config& config);
+/// The same for one call of `module`, recorded on a device that runs nothing.
 std::vector<Timeline> estimate_timelines(const Module& module, const Config& config);
 
 /// The cycles one call of `module` should take: the sum of its runs' estimates.
