@@ -10,11 +10,11 @@
 #include <random>
 #include <vector>
 
-#include "vta/device.h"
 #include "vta/driver.h"
-#include "vta/fsim.h"
-#include "vta/isa.h"
-#include "vta/memory.h"
+#include "vta/driver/device.h"
+#include "vta/driver/fsim.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/memory.h"
 
 namespace {
 

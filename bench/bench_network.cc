@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 #include "vta/network/executor.h"
 #include "vta/network/resnet18.h"
 

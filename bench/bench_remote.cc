@@ -20,9 +20,9 @@
 
 #include "compiled.h"
 #include "tutorials.h"
-#include "vta/build_config.h"
-#include "vta/device.h"
-#include "vta/isa.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/device.h"
+#include "vta/driver/isa.h"
 #include "vta/rpc/client.h"
 #include "vta/rpc/server.h"
 #include "vta/rpc/session.h"

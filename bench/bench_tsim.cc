@@ -9,9 +9,9 @@
 #include <cstdlib>
 
 #include "tutorials.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 #include "vta/runtime.h"
-#include "vta/tsim.h"
+#include "vta/tsim/simulator.h"
 
 namespace {
 

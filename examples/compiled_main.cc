@@ -20,11 +20,11 @@
 #include <string>
 
 #include "compiled.h"
-#include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/ir.h"
-#include "vta/device.h"
-#include "vta/guarded_main.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/device.h"
+#include "vta/driver/guarded_main.h"
 #include "vta/rpc/remote_device.h"
 #include "vta/rpc/session.h"
 #include "vta/tools/target_option.h"

@@ -8,10 +8,10 @@
 #include <random>
 
 #include "compiled.h"
-#include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"
-#include "vta/tensor.h"
+#include "vta/driver/build_config.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::tutorials {
 
@@ -117,18 +117,19 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   std::vector<int8_t> got;
   try {
     got = runner.run(module,
-                     {vta::pack_nchw(x, int(n), int(c), int(h), int(w), env.BATCH, env.BLOCK_IN),
-                      vta::pack_oihw(wt, int(o), int(c), int(k), int(k), env.BLOCK_OUT, env.BLOCK_IN)},
+                     {vta::runtime::pack_nchw(x, int(n), int(c), int(h), int(w), env.BATCH, env.BLOCK_IN),
+                      vta::runtime::pack_oihw(wt, int(o), int(c), int(k), int(k), env.BLOCK_OUT, env.BLOCK_IN)},
                      r.stats);
   } catch (const RunError& e) {
     r.error = e.what();
     return r;
   }
   r.ran = true;
-  const auto want = vta::shift_clip(
-      vta::conv2d_reference(x, wt, int(n), int(c), int(h), int(w), int(o), int(k), int(k), int(p), int(stride)),
-      shape.shift, 0, 127);
-  const auto got_nchw = vta::unpack_nchw(got, int(n), int(o), int(oh), int(ow), env.BATCH, env.BLOCK_OUT);
+  const auto want =
+      vta::runtime::shift_clip(vta::runtime::conv2d_reference(x, wt, int(n), int(c), int(h), int(w), int(o), int(k),
+                                                              int(k), int(p), int(stride)),
+                               shape.shift, 0, 127);
+  const auto got_nchw = vta::runtime::unpack_nchw(got, int(n), int(o), int(oh), int(ow), env.BATCH, env.BLOCK_OUT);
   r.outputs = want.size();
   for (size_t i = 0; i < want.size(); ++i) r.mismatches += got_nchw[i] != want[i];
   return r;

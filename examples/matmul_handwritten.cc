@@ -13,11 +13,11 @@
 #include <random>
 #include <vector>
 
-#include "vta/build_config.h"
 #include "vta/driver.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/guarded_main.h"
+#include "vta/driver/isa.h"
 #include "vta/driver_ext.h"
-#include "vta/guarded_main.h"
-#include "vta/isa.h"
 
 namespace {
 

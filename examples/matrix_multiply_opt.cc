@@ -7,10 +7,10 @@
 #include <random>
 
 #include "compiled.h"
-#include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"
-#include "vta/tensor.h"
+#include "vta/driver/build_config.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::tutorials {
 
@@ -126,17 +126,17 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   std::vector<int8_t> got;
   try {
     got = runner.run(module,
-                     {vta::pack_matrix(a, int(batch), int(in_channels), env.BATCH, env.BLOCK_IN),
-                      vta::pack_matrix(w, int(out_channels), int(in_channels), env.BLOCK_OUT, env.BLOCK_IN)},
+                     {vta::runtime::pack_matrix(a, int(batch), int(in_channels), env.BATCH, env.BLOCK_IN),
+                      vta::runtime::pack_matrix(w, int(out_channels), int(in_channels), env.BLOCK_OUT, env.BLOCK_IN)},
                      r.stats);
   } catch (const RunError& e) {
     r.error = e.what();
     return r;
   }
   r.ran = true;
-  const auto wide = vta::gemm_reference(a, w, int(batch), int(in_channels), int(out_channels));
-  const auto clipped = vta::shift_clip(wide, shape.shift, 0, 127);
-  const auto got_flat = vta::unpack_matrix(got, int(batch), int(out_channels), env.BATCH, env.BLOCK_OUT);
+  const auto wide = vta::runtime::gemm_reference(a, w, int(batch), int(in_channels), int(out_channels));
+  const auto clipped = vta::runtime::shift_clip(wide, shape.shift, 0, 127);
+  const auto got_flat = vta::runtime::unpack_matrix(got, int(batch), int(out_channels), env.BATCH, env.BLOCK_OUT);
   r.outputs = got_flat.size();
   for (size_t i = 0; i < got_flat.size(); ++i) {
     const int8_t v = !shape.epilogue ? static_cast<int8_t>(wide[i])

@@ -7,14 +7,14 @@
 #include "compiled.h"
 #include "vta/compiler/build.h"
 #include "vta/rpc/session.h"
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::tutorials {
 namespace {
 
 // The arguments' device types; the last argument is the output.
-vta::DType device_type(const compiler::Tensor& t) {
-  return t->dtype == compiler::DType::kInt32 ? vta::DType::kInt32 : vta::DType::kInt8;
+vta::runtime::DType device_type(const compiler::Tensor& t) {
+  return t->dtype == compiler::DType::kInt32 ? vta::runtime::DType::kInt32 : vta::runtime::DType::kInt8;
 }
 
 void check_arity(const compiler::Module& module, size_t inputs) {
@@ -29,20 +29,20 @@ class LocalRunner final : public ModuleRunner {
   std::vector<int8_t> run(const compiler::Module& module, const std::vector<std::vector<int8_t>>& inputs,
                           Stats& stats) override {
     check_arity(module, inputs.size());
-    std::vector<vta::DeviceTensor> tensors;
+    std::vector<vta::runtime::DeviceTensor> tensors;
     tensors.reserve(module.args().size());
     for (const compiler::Tensor& t : module.args()) tensors.emplace_back(t->shape, device_type(t), t->name);
     for (size_t i = 0; i < inputs.size(); ++i) tensors[i].copy_from(inputs[i]);
-    std::vector<const vta::DeviceTensor*> args;
+    std::vector<const vta::runtime::DeviceTensor*> args;
     args.reserve(tensors.size());
     for (const auto& t : tensors) args.push_back(&t);
-    vta::clear_runtime_stats();
+    vta::runtime::clear_runtime_stats();
     try {
       module(args);
     } catch (const compiler::RuntimeError& e) {
       throw RunError(e.what());
     }
-    stats = vta::runtime_stats();
+    stats = vta::runtime::runtime_stats();
     std::vector<int8_t> out(tensors.back().elements());
     tensors.back().copy_to(out);
     return out;

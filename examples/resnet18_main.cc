@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "vta/build_config.h"
 #include "vta/compiler/ir.h"
-#include "vta/guarded_main.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/guarded_main.h"
 #include "vta/network/executor.h"
 #include "vta/network/remote.h"
 #include "vta/network/resnet18.h"

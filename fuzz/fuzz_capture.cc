@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vta/capture.h"
+#include "vta/driver/capture.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vta::Capture c;

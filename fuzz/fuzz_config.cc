@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "vta/config.h"
+#include "vta/driver/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

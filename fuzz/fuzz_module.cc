@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "vta/compiler/build.h"
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vta::compiler;  // NOLINT
@@ -25,11 +25,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     elements += n;
   }
   if (elements > (int64_t{1} << 20)) return 0;
-  std::vector<vta::DeviceTensor> tensors;
-  std::vector<const vta::DeviceTensor*> args;
+  std::vector<vta::runtime::DeviceTensor> tensors;
+  std::vector<const vta::runtime::DeviceTensor*> args;
   tensors.reserve(m->args().size());
   for (const Tensor& t : m->args()) {
-    tensors.emplace_back(t->shape, t->dtype == DType::kInt32 ? vta::DType::kInt32 : vta::DType::kInt8, t->name);
+    tensors.emplace_back(t->shape, t->dtype == DType::kInt32 ? vta::runtime::DType::kInt32 : vta::runtime::DType::kInt8,
+                         t->name);
   }
   for (const auto& t : tensors) args.push_back(&t);
   CallLimits limits;

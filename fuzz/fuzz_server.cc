@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 #include "vta/rpc/detail/asio.h"
 #include "vta/rpc/protocol.h"
 #include "vta/rpc/server.h"

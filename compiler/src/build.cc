@@ -7,10 +7,10 @@
 
 #include "evaluator.h"
 #include "uop.h"
-#include "vta/command_queue.h"
 #include "vta/compiler/names.h"
-#include "vta/device.h"
-#include "vta/runtime_context.h"
+#include "vta/driver/device.h"
+#include "vta/runtime/command_queue.h"
+#include "vta/runtime/context.h"
 
 namespace vta::compiler {
 namespace {
@@ -194,10 +194,10 @@ uint64_t count_steps(const Stmt& s) {
   return 1;
 }
 
-vta::DType device_type(DType t) {
+vta::runtime::DType device_type(DType t) {
   switch (t) {
-    case DType::kInt8: return vta::DType::kInt8;
-    case DType::kInt32: return vta::DType::kInt32;
+    case DType::kInt8: return vta::runtime::DType::kInt8;
+    case DType::kInt32: return vta::runtime::DType::kInt32;
     default: throw ScheduleError("build: arguments of type bool cannot live on the device");
   }
 }
@@ -211,7 +211,7 @@ Module::Module(Stmt program, std::vector<Tensor> args, std::string target)
       host_steps_(count_steps(program_)),
       kernels_(std::make_shared<std::map<const StmtNode*, void*>>()) {}
 
-void Module::operator()(const std::vector<const DeviceTensor*>& tensors, const CallLimits& limits) const {
+void Module::operator()(const std::vector<const runtime::DeviceTensor*>& tensors, const CallLimits& limits) const {
   if (tensors.size() != args_.size()) {
     throw std::invalid_argument("module: " + std::to_string(tensors.size()) + " tensors given for " +
                                 std::to_string(args_.size()) + " arguments");
@@ -219,7 +219,7 @@ void Module::operator()(const std::vector<const DeviceTensor*>& tensors, const C
   std::vector<void*> buffers;
   for (size_t i = 0; i < args_.size(); ++i) {
     const Tensor& t = args_[i];
-    const DeviceTensor* d = tensors[i];
+    const runtime::DeviceTensor* d = tensors[i];
     if (d == nullptr) throw std::invalid_argument("module: argument " + t->name + " is null");
     if (d->shape() != t->shape || d->dtype() != device_type(t->dtype)) {
       throw std::invalid_argument("module: the device tensor for argument " + t->name +

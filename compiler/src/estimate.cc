@@ -1,6 +1,6 @@
 #include "vta/compiler/estimate.h"
 
-#include "vta/runtime_context.h"
+#include "vta/runtime/context.h"
 
 namespace vta::compiler {
 

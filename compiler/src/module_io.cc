@@ -7,11 +7,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/names.h"
 #include "vta/compiler/te.h"
-#include "vta/file.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/file.h"
 
 namespace vta::compiler {
 namespace {

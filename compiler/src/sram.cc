@@ -3,7 +3,7 @@
 #include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
 #include "vta/compiler/visitor.h"
-#include "vta/program.h"
+#include "vta/driver/program.h"
 
 namespace vta::compiler {
 

@@ -11,7 +11,7 @@
 
 #include "vta/compiler/env.h"
 #include "vta/compiler/ir.h"
-#include "vta/isa.h"
+#include "vta/driver/isa.h"
 
 namespace vta::compiler {
 

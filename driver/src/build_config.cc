@@ -1,4 +1,4 @@
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 
 #include "vta/hw_config.h"
 

@@ -1,4 +1,4 @@
-#include "vta/capture.h"
+#include "vta/driver/capture.h"
 
 #include <unistd.h>
 
@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "vta/file.h"
-#include "vta/json_field.h"
-#include "vta/program.h"
+#include "vta/driver/file.h"
+#include "vta/driver/json_field.h"
+#include "vta/driver/program.h"
 
 namespace vta {
 namespace {

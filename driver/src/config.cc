@@ -1,12 +1,12 @@
-#include "vta/config.h"
+#include "vta/driver/config.h"
 
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "vta/file.h"
-#include "vta/isa.h"
+#include "vta/driver/file.h"
+#include "vta/driver/isa.h"
 
 namespace vta {
 namespace {

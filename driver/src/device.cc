@@ -1,4 +1,4 @@
-#include "vta/device.h"
+#include "vta/driver/device.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -8,8 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "vta/capture.h"
-#include "vta/fsim.h"
+#include "vta/driver/capture.h"
+#include "vta/driver/fsim.h"
 
 namespace vta {
 namespace {
@@ -210,7 +210,7 @@ std::unique_ptr<Device> make_device(std::string_view target, const Config& confi
     throw std::invalid_argument("unknown VTA target \"" + std::string(target) + "\" (known: " + known + ")");
   }
   auto device = factory(config, o);
-  // VTA_CAPTURE=DIR: every run of the device is written to DIR (vta/capture.h)
+  // VTA_CAPTURE=DIR: every run of the device is written to DIR (vta/driver/capture.h)
   if (const char* dir = std::getenv("VTA_CAPTURE"); dir != nullptr && *dir != '\0') {
     device = make_capturing_device(std::move(device), o.dram != nullptr ? *o.dram : Dram::global(), dir);
   }

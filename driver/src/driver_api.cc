@@ -9,10 +9,10 @@
 #include <mutex>
 #include <string>
 
-#include "vta/build_config.h"
-#include "vta/c_stats.h"
-#include "vta/device.h"
 #include "vta/driver.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/c_stats.h"
+#include "vta/driver/device.h"
 #include "vta/driver_ext.h"
 
 // The C header's memory constants are the memory model's.

@@ -1,4 +1,4 @@
-#include "vta/file.h"
+#include "vta/driver/file.h"
 
 #include <sys/stat.h>
 

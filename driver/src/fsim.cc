@@ -1,4 +1,4 @@
-#include "vta/fsim.h"
+#include "vta/driver/fsim.h"
 
 #include <sys/mman.h>
 
@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "fsim_kernels.h"
-#include "vta/program.h"
+#include "vta/driver/program.h"
 
 namespace vta {
 namespace {

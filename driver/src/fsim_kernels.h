@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "vta/isa.h"
+#include "vta/driver/isa.h"
 
 namespace vta::fsim_detail {
 

@@ -1,4 +1,4 @@
-#include "vta/isa.h"
+#include "vta/driver/isa.h"
 
 #include <algorithm>
 #include <sstream>

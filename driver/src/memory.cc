@@ -1,4 +1,4 @@
-#include "vta/memory.h"
+#include "vta/driver/memory.h"
 
 #include <sys/mman.h>
 

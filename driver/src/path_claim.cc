@@ -1,4 +1,4 @@
-#include "vta/path_claim.h"
+#include "vta/driver/path_claim.h"
 
 #include <filesystem>
 #include <mutex>

@@ -1,4 +1,4 @@
-#include "vta/program.h"
+#include "vta/driver/program.h"
 
 #include <sstream>
 

@@ -1,4 +1,4 @@
-#include "vta/timeline.h"
+#include "vta/driver/timeline.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "vta/program.h"
+#include "vta/driver/program.h"
 
 namespace vta {
 

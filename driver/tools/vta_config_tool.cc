@@ -9,10 +9,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "vta/config.h"
-#include "vta/guarded_main.h"
-#include "vta/isa.h"
-#include "vta/vcr_map.h"
+#include "vta/driver/config.h"
+#include "vta/driver/guarded_main.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/vcr_map.h"
 
 namespace {
 
@@ -70,7 +70,7 @@ std::string sv_package(const vta::Config& c, const std::string& source) {
         << "  localparam int unsigned " << name << "Width = " << f.width << ";\n";
     }
   }
-  // The control register map (vta/vcr_map.h), for vta_vcr.
+  // The control register map (vta/driver/vcr_map.h), for vta_vcr.
   s << "  // Control registers (AXI4-Lite byte offsets) and their flag bits\n";
   for (const auto& r : vta::vcr::kRegisters) {
     s << "  localparam logic [11:0] Vcr" << camel(std::string(r.name)) << " = 12'h" << std::hex << r.offset << std::dec

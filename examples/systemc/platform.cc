@@ -19,9 +19,9 @@
 
 #include "router.h"
 #include "tutorials.h"
-#include "vta/build_config.h"
-#include "vta/guarded_main.h"
-#include "vta/runtime_context.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/guarded_main.h"
+#include "vta/runtime/context.h"
 #include "vta/sc/accelerator.h"
 #include "vta/sc/host_device.h"
 #include "vta/sc/memory.h"

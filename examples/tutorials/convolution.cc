@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "tutorials.h"
-#include "vta/build_config.h"
-#include "vta/device.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/device.h"
 #include "vta/runtime.h"
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::tutorials {
 namespace {
@@ -134,13 +134,13 @@ Result convolution(uint32_t seed) {
   for (auto& v : x) v = static_cast<int8_t>(dist(rng));
   for (auto& v : w) v = static_cast<int8_t>(dist(rng));
 
-  vta::DeviceTensor data({1, 16, 14, 14, 1, 16}, vta::DType::kInt8, "data");
-  vta::DeviceTensor kernel({16, 16, 3, 3, 16, 16}, vta::DType::kInt8, "kernel");
-  vta::DeviceTensor res({1, 16, 14, 14, 1, 16}, vta::DType::kInt8, "res");
-  data.copy_from(vta::pack_nchw(x, 1, kC, kH, kW, 1, 16));
-  kernel.copy_from(vta::pack_oihw(w, kO, kC, kK, kK, 16, 16));
+  vta::runtime::DeviceTensor data({1, 16, 14, 14, 1, 16}, vta::runtime::DType::kInt8, "data");
+  vta::runtime::DeviceTensor kernel({16, 16, 3, 3, 16, 16}, vta::runtime::DType::kInt8, "kernel");
+  vta::runtime::DeviceTensor res({1, 16, 14, 14, 1, 16}, vta::runtime::DType::kInt8, "res");
+  data.copy_from(vta::runtime::pack_nchw(x, 1, kC, kH, kW, 1, 16));
+  kernel.copy_from(vta::runtime::pack_oihw(w, kO, kC, kK, kK, 16, 16));
 
-  vta::clear_runtime_stats();
+  vta::runtime::clear_runtime_stats();
   if (run_my_conv(data.handle(), kernel.handle(), res.handle()) != 0) {
     r.error = VTARuntimeGetLastError();
     return r;
@@ -148,12 +148,13 @@ Result convolution(uint32_t seed) {
   r.ran = true;
   std::vector<int8_t> got(res.elements());
   res.copy_to(got);
-  const auto want = vta::shift_clip(vta::conv2d_reference(x, w, 1, kC, kH, kW, kO, kK, kK, kPad, kStride), 8, 0, 127);
-  const auto got_nchw = vta::unpack_nchw(got, 1, kO, kH, kW, 1, 16);
+  const auto want = vta::runtime::shift_clip(
+      vta::runtime::conv2d_reference(x, w, 1, kC, kH, kW, kO, kK, kK, kPad, kStride), 8, 0, 127);
+  const auto got_nchw = vta::runtime::unpack_nchw(got, 1, kO, kH, kW, 1, 16);
   r.outputs = want.size();
   for (size_t i = 0; i < want.size(); ++i) r.mismatches += got_nchw[i] != want[i];
 
-  r.stats = vta::runtime_stats();
+  r.stats = vta::runtime::runtime_stats();
   return r;
 }
 

@@ -8,9 +8,9 @@
 #include <exception>
 
 #include "tutorials.h"
-#include "vta/build_config.h"
-#include "vta/device.h"
-#include "vta/guarded_main.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/device.h"
+#include "vta/driver/guarded_main.h"
 #include "vta/tools/target_option.h"
 
 static int run(int argc, char** argv) {

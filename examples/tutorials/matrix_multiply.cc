@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "tutorials.h"
-#include "vta/build_config.h"
-#include "vta/device.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/device.h"
 #include "vta/runtime.h"
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::tutorials {
 namespace {
@@ -102,13 +102,13 @@ Result matrix_multiply(uint32_t seed) {
   for (auto& v : a) v = static_cast<int8_t>(dist(rng));
   for (auto& v : w) v = static_cast<int8_t>(dist(rng));
 
-  vta::DeviceTensor data({1, 64, 1, 16}, vta::DType::kInt8, "data");
-  vta::DeviceTensor weight({64, 64, 16, 16}, vta::DType::kInt8, "weight");
-  vta::DeviceTensor res({1, 64, 1, 16}, vta::DType::kInt8, "res");
-  data.copy_from(vta::pack_matrix(a, kBatch, kIn, 1, 16));
-  weight.copy_from(vta::pack_matrix(w, kOut, kIn, 16, 16));
+  vta::runtime::DeviceTensor data({1, 64, 1, 16}, vta::runtime::DType::kInt8, "data");
+  vta::runtime::DeviceTensor weight({64, 64, 16, 16}, vta::runtime::DType::kInt8, "weight");
+  vta::runtime::DeviceTensor res({1, 64, 1, 16}, vta::runtime::DType::kInt8, "res");
+  data.copy_from(vta::runtime::pack_matrix(a, kBatch, kIn, 1, 16));
+  weight.copy_from(vta::runtime::pack_matrix(w, kOut, kIn, 16, 16));
 
-  vta::clear_runtime_stats();
+  vta::runtime::clear_runtime_stats();
   if (run_my_gemm(data.handle(), weight.handle(), res.handle()) != 0) {
     r.error = VTARuntimeGetLastError();
     return r;
@@ -116,12 +116,12 @@ Result matrix_multiply(uint32_t seed) {
   r.ran = true;
   std::vector<int8_t> got(kBatch * kOut);
   res.copy_to(got);
-  const auto want = vta::shift_clip(vta::gemm_reference(a, w, kBatch, kIn, kOut), 8, 0, 127);
-  const auto got_flat = vta::unpack_matrix(got, kBatch, kOut, 1, 16);
+  const auto want = vta::runtime::shift_clip(vta::runtime::gemm_reference(a, w, kBatch, kIn, kOut), 8, 0, 127);
+  const auto got_flat = vta::runtime::unpack_matrix(got, kBatch, kOut, 1, 16);
   r.outputs = want.size();
   for (size_t i = 0; i < want.size(); ++i) r.mismatches += got_flat[i] != want[i];
 
-  r.stats = vta::runtime_stats();
+  r.stats = vta::runtime::runtime_stats();
   return r;
 }
 

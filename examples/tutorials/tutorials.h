@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <string>
 
-#include "vta/device.h"
+#include "vta/driver/device.h"
 #ifdef VTA_HAVE_TSIM
 #include <cstdio>
 
-#include "vta/tsim.h"
+#include "vta/tsim/simulator.h"
 #endif
 
 namespace vta::tutorials {
@@ -29,7 +29,7 @@ Result matrix_multiply(uint32_t seed);
 /// 2D convolution: ResNet-18 layer 1x256x14x14, 256 filters 3x3, pad 1, stride 1, 2 virtual threads.
 Result convolution(uint32_t seed);
 
-using vta::cycle_bounds;  // vta/device.h
+using vta::cycle_bounds;  // vta/driver/device.h
 using vta::CycleBounds;
 
 /// Prints a run's outcome (statistics table, cycle bounds, verdict against `seed`'s statistics and the

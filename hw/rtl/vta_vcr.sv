@@ -1,4 +1,4 @@
-// The control registers: an AXI4-Lite slave (32-bit data) holding the register map of vta/vcr_map.h,
+// The control registers: an AXI4-Lite slave (32-bit data) holding the register map of vta/driver/vcr_map.h,
 // emitted into vta_config_pkg as Vcr* constants. The first four registers keep the reference offsets
 // (spec 5.3): CTRL (launch/done), CYCLES, INSN_COUNT, INSN_ADDR. The rest: error status and the
 // memory client of a memory error, the seven statistics (64 bits each, kept in the core), per-stage

@@ -10,7 +10,7 @@
 #include "join.h"
 #include "programs.h"
 #include "vta/compiler/env.h"
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::net {
 namespace {
@@ -89,8 +89,8 @@ void Executor::plan_conv(Step& s) {
     std::unique_ptr<Target::Tensor> d = target_->empty(
         {w.shape[0] / env.BLOCK_OUT, w.shape[1] / env.BLOCK_IN, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN},
         op->weight);
-    d->copy_from(vta::pack_oihw(g.weight(op->weight), int(w.shape[0]), int(w.shape[1]), int(w.shape[2]),
-                                int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
+    d->copy_from(vta::runtime::pack_oihw(g.weight(op->weight), int(w.shape[0]), int(w.shape[1]), int(w.shape[2]),
+                                         int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
     device_->weights.emplace(op->weight, std::move(d));
   }
 }
@@ -133,8 +133,8 @@ class Executor::Activations {
     if (it != device_.end()) return it->second.get();
     const TensorDesc& d = g_.tensor(name);
     std::unique_ptr<Target::Tensor> t = target_.empty(blocked_shape(d), name);
-    t->copy_from(vta::pack_nchw(narrow(host_.at(name)), int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
-                                int(d.shape[3]), env_.BATCH, env_.BLOCK_IN));
+    t->copy_from(vta::runtime::pack_nchw(narrow(host_.at(name)), int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
+                                         int(d.shape[3]), env_.BATCH, env_.BLOCK_IN));
     return device_.emplace(name, std::move(t)).first->second.get();
   }
 
@@ -145,8 +145,8 @@ class Executor::Activations {
     std::vector<int8_t> blocked(size_t(d.elements()));
     device_.at(name)->copy_to(blocked);
     return host_
-        .emplace(name, widen(vta::unpack_nchw(blocked, int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
-                                              int(d.shape[3]), env_.BATCH, env_.BLOCK_OUT)))
+        .emplace(name, widen(vta::runtime::unpack_nchw(blocked, int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
+                                                       int(d.shape[3]), env_.BATCH, env_.BLOCK_OUT)))
         .first->second;
   }
 

@@ -1,7 +1,7 @@
 // The executor's target in this process: the runtime's device and its tensors.
 
 #include "vta/network/target.h"
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::net {
 namespace c = vta::compiler;
@@ -9,25 +9,26 @@ namespace {
 
 class LocalTensor final : public Target::Tensor {
  public:
-  LocalTensor(const std::vector<int64_t>& shape, const std::string& name) : t_(shape, vta::DType::kInt8, name) {}
+  LocalTensor(const std::vector<int64_t>& shape, const std::string& name)
+      : t_(shape, vta::runtime::DType::kInt8, name) {}
   void copy_from(std::span<const int8_t> host) override { t_.copy_from(host); }
   void copy_to(std::span<int8_t> host) const override { t_.copy_to(host); }
-  const DeviceTensor& tensor() const { return t_; }
+  const runtime::DeviceTensor& tensor() const { return t_; }
 
  private:
-  DeviceTensor t_;
+  runtime::DeviceTensor t_;
 };
 
 class LocalProgram final : public Target::Program {
  public:
   explicit LocalProgram(const c::Module& m) : module_(m) {}
   Stats run(const std::vector<const Target::Tensor*>& args) override {
-    std::vector<const DeviceTensor*> tensors;
+    std::vector<const runtime::DeviceTensor*> tensors;
     tensors.reserve(args.size());
     for (const Target::Tensor* a : args) tensors.push_back(&dynamic_cast<const LocalTensor&>(*a).tensor());
-    vta::clear_runtime_stats();
+    vta::runtime::clear_runtime_stats();
     module_(tensors);
-    return vta::runtime_stats();
+    return vta::runtime::runtime_stats();
   }
 
  private:

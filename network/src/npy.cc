@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "vta/file.h"
+#include "vta/driver/file.h"
 
 namespace vta::net {
 namespace {

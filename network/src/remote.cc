@@ -52,7 +52,7 @@ class RemoteTarget final : public Target {
  public:
   explicit RemoteTarget(std::shared_ptr<rpc::Remote> remote) : remote_(std::move(remote)) {}
   std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) override {
-    return std::make_unique<RemoteTensor>(remote_->empty(shape, DType::kInt8, name));
+    return std::make_unique<RemoteTensor>(remote_->empty(shape, runtime::DType::kInt8, name));
   }
   std::unique_ptr<Program> load(const compiler::Module& module, const std::string& name) override {
     const std::string file = upload_name(uploads_++, name);

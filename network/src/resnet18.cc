@@ -7,8 +7,8 @@
 #include <set>
 #include <string_view>
 
-#include "vta/file.h"
-#include "vta/json_field.h"
+#include "vta/driver/file.h"
+#include "vta/driver/json_field.h"
 #include "vta/network/npy.h"
 #include "vta/network/reference.h"
 

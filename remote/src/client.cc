@@ -10,8 +10,8 @@
 #include <random>
 #include <utility>
 
-#include "vta/build_config.h"
-#include "vta/config.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/config.h"
 #include "vta/rpc/detail/asio.h"
 
 namespace vta::rpc {

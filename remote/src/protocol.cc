@@ -15,9 +15,9 @@
 #include <sstream>
 #include <string_view>
 
-#include "vta/config.h"
-#include "vta/device.h"
-#include "vta/file.h"
+#include "vta/driver/config.h"
+#include "vta/driver/device.h"
+#include "vta/driver/file.h"
 
 namespace vta::rpc {
 namespace {

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "vta/isa.h"
-#include "vta/program.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/program.h"
 
 namespace vta::rpc {
 namespace {

@@ -18,12 +18,12 @@
 #include <stdexcept>
 #include <thread>
 
-#include "vta/build_config.h"
 #include "vta/compiler/build.h"
-#include "vta/device.h"
-#include "vta/memory.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/device.h"
+#include "vta/driver/memory.h"
 #include "vta/rpc/detail/asio.h"
-#include "vta/runtime_context.h"
+#include "vta/runtime/context.h"
 
 namespace vta::rpc {
 namespace asio = boost::asio;

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "vta/file.h"
+#include "vta/driver/file.h"
 #include "vta/rpc/server.h"
 
 namespace vta::rpc {
@@ -109,7 +109,7 @@ struct RemoteState {
 
 namespace {
 
-uint8_t wire_dtype(DType t) { return t == DType::kInt32 ? 1 : 0; }
+uint8_t wire_dtype(runtime::DType t) { return t == runtime::DType::kInt32 ? 1 : 0; }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "(";
@@ -137,7 +137,7 @@ size_t element_count(const std::vector<int64_t>& shape, const std::string& name)
 
 // ---- RemoteTensor ---------------------------------------------------------------------------------
 
-RemoteTensor::RemoteTensor(std::shared_ptr<detail::RemoteState> state, std::vector<int64_t> shape, DType dtype,
+RemoteTensor::RemoteTensor(std::shared_ptr<detail::RemoteState> state, std::vector<int64_t> shape, runtime::DType dtype,
                            std::string name, uint64_t phys)
     : state_(std::move(state)), shape_(std::move(shape)), dtype_(dtype), name_(std::move(name)), phys_(phys) {}
 
@@ -175,11 +175,11 @@ size_t RemoteTensor::elements() const {
   return n;
 }
 
-void RemoteTensor::check(size_t count, DType t, const char* what) const {
+void RemoteTensor::check(size_t count, runtime::DType t, const char* what) const {
   if (!state_) throw std::invalid_argument(std::string(what) + ": the remote tensor was moved from");
   if (t != dtype_) {
     throw std::invalid_argument(std::string(what) + ": tensor " + name_ + " holds " +
-                                (dtype_ == DType::kInt8 ? "int8" : "int32") + " elements");
+                                (dtype_ == runtime::DType::kInt8 ? "int8" : "int32") + " elements");
   }
   if (count != elements()) {
     throw std::invalid_argument(std::string(what) + ": " + std::to_string(count) + " elements for tensor " + name_ +
@@ -191,21 +191,21 @@ void RemoteTensor::send(const uint8_t* bytes, size_t n) {
   state_->queue_copy(phys_, bytes, n, "copy to tensor " + name_);
 }
 void RemoteTensor::copy_from(std::span<const int8_t> host) {
-  check(host.size(), DType::kInt8, "copy_from");
+  check(host.size(), runtime::DType::kInt8, "copy_from");
   send(reinterpret_cast<const uint8_t*>(host.data()), host.size_bytes());
 }
 void RemoteTensor::copy_from(std::span<const int32_t> host) {
-  check(host.size(), DType::kInt32, "copy_from");
+  check(host.size(), runtime::DType::kInt32, "copy_from");
   send(reinterpret_cast<const uint8_t*>(host.data()), host.size_bytes());
 }
 
 void RemoteTensor::copy_to(std::span<int8_t> host) const {
-  check(host.size(), DType::kInt8, "copy_to");
+  check(host.size(), runtime::DType::kInt8, "copy_to");
   state_->exchange({});
   state_->conn->read(phys_, {reinterpret_cast<uint8_t*>(host.data()), host.size_bytes()});
 }
 void RemoteTensor::copy_to(std::span<int32_t> host) const {
-  check(host.size(), DType::kInt32, "copy_to");
+  check(host.size(), runtime::DType::kInt32, "copy_to");
   state_->exchange({});
   state_->conn->read(phys_, {reinterpret_cast<uint8_t*>(host.data()), host.size_bytes()});
 }
@@ -232,7 +232,7 @@ void RemoteModule::call(const std::vector<const RemoteTensor*>& tensors) const {
     }
     if (t->shape() != a.shape || wire_dtype(t->dtype()) != a.dtype) {
       throw std::invalid_argument(what + ": tensor " + t->name() + " is " +
-                                  (t->dtype() == DType::kInt8 ? "int8" : "int32") + shape_text(t->shape()) +
+                                  (t->dtype() == runtime::DType::kInt8 ? "int8" : "int32") + shape_text(t->shape()) +
                                   "; argument " + a.name + " is " + (a.dtype == 0 ? "int8" : "int32") +
                                   shape_text(a.shape));
     }
@@ -279,8 +279,8 @@ RemoteModule Remote::load_module(const std::string& name) {
   return RemoteModule(state_, name, r.handle, std::move(r.args));
 }
 
-RemoteTensor Remote::empty(std::vector<int64_t> shape, DType dtype, std::string name) {
-  const size_t bytes = element_count(shape, name) * dtype_bytes(dtype);
+RemoteTensor Remote::empty(std::vector<int64_t> shape, runtime::DType dtype, std::string name) {
+  const size_t bytes = element_count(shape, name) * runtime::dtype_bytes(dtype);
   const AllocReply r = state_->ask<AllocReply>(Alloc{bytes, 0}, "allocation of tensor " + name);
   return RemoteTensor(state_, std::move(shape), dtype, std::move(name), r.phys);
 }

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <thread>
 
-#include "vta/build_config.h"
-#include "vta/device.h"
-#include "vta/guarded_main.h"
-#include "vta/memory.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/device.h"
+#include "vta/driver/guarded_main.h"
+#include "vta/driver/memory.h"
 #include "vta/rpc/server.h"
 
 namespace {

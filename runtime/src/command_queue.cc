@@ -1,10 +1,10 @@
-#include "vta/command_queue.h"
+#include "vta/runtime/command_queue.h"
 
 #include <algorithm>
 #include <cstring>
 #include <sstream>
 
-#include "vta/program.h"
+#include "vta/driver/program.h"
 
 namespace vta::runtime {
 namespace {

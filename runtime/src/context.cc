@@ -8,7 +8,7 @@
 #include <map>
 
 #include "context_state.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 
 namespace vta::runtime {
 namespace {

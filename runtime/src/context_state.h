@@ -12,9 +12,9 @@
 #include <string>
 #include <thread>
 
-#include "vta/command_queue.h"
-#include "vta/path_claim.h"
-#include "vta/runtime_context.h"
+#include "vta/driver/path_claim.h"
+#include "vta/runtime/command_queue.h"
+#include "vta/runtime/context.h"
 
 namespace vta::runtime {
 

@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "context_state.h"
-#include "vta/c_stats.h"
 #include "vta/driver.h"
+#include "vta/driver/c_stats.h"
 #include "vta/runtime.h"
 
 namespace {
@@ -287,9 +287,9 @@ const char* VTARuntimeGetLastError(void) { return rt().error.c_str(); }
 
 }  // extern "C"
 
-namespace vta {
+namespace vta::runtime {
 
 Stats runtime_stats() { return rt().get_queue().device().stats(); }
 void clear_runtime_stats() { rt().get_queue().device().clear_stats(); }
 
-}  // namespace vta
+}  // namespace vta::runtime

@@ -1,4 +1,4 @@
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
 #include <algorithm>
 #include <cstring>
@@ -8,7 +8,7 @@
 
 #include "vta/runtime.h"
 
-namespace vta {
+namespace vta::runtime {
 namespace {
 
 void require_divides(int size, int block, const char* what) {
@@ -173,4 +173,4 @@ std::vector<int8_t> shift_clip(std::span<const int32_t> v, int shift, int lo, in
   return out;
 }
 
-}  // namespace vta
+}  // namespace vta::runtime

@@ -17,10 +17,10 @@
 
 #include "compiled.h"
 #include "test_paths.h"
-#include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"
-#include "vta/tensor.h"
+#include "vta/driver/build_config.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::tutorials {
 namespace {
@@ -168,8 +168,8 @@ TEST(CompiledAlu, ElementwiseAddThenRelu) {
   std::vector<int32_t> ha(n), hb(n);
   for (auto& v : ha) v = d(rng);
   for (auto& v : hb) v = d(rng);
-  DeviceTensor da(a->shape, vta::DType::kInt32, "a"), db(b->shape, vta::DType::kInt32, "b"),
-      dr(res->shape, vta::DType::kInt8, "res");
+  runtime::DeviceTensor da(a->shape, vta::runtime::DType::kInt32, "a"), db(b->shape, vta::runtime::DType::kInt32, "b"),
+      dr(res->shape, vta::runtime::DType::kInt8, "res");
   da.copy_from(ha);
   db.copy_from(hb);
   m({&da, &db, &dr});
@@ -226,8 +226,8 @@ TEST(CompiledAlu, Int8OperandIsLoadedSignExtended) {
   std::vector<int8_t> hb(n);
   for (auto& v : ha) v = d(rng);
   for (auto& v : hb) v = static_cast<int8_t>(d(rng) % 128);
-  DeviceTensor da(a->shape, vta::DType::kInt32, "a"), db(b->shape, vta::DType::kInt8, "b"),
-      dr(res->shape, vta::DType::kInt8, "res");
+  runtime::DeviceTensor da(a->shape, vta::runtime::DType::kInt32, "a"), db(b->shape, vta::runtime::DType::kInt8, "b"),
+      dr(res->shape, vta::runtime::DType::kInt8, "res");
   da.copy_from(ha);
   db.copy_from(hb);
   m({&da, &db, &dr});
@@ -287,8 +287,8 @@ TEST(CompiledAlu, MultiplyAndCopy) {
   std::vector<int32_t> ha(n), hb(n);
   for (auto& v : ha) v = d(rng);
   for (auto& v : hb) v = d(rng);
-  DeviceTensor da(a->shape, vta::DType::kInt32, "a"), db(b->shape, vta::DType::kInt32, "b"),
-      dr(res->shape, vta::DType::kInt8, "res");
+  runtime::DeviceTensor da(a->shape, vta::runtime::DType::kInt32, "a"), db(b->shape, vta::runtime::DType::kInt32, "b"),
+      dr(res->shape, vta::runtime::DType::kInt8, "res");
   da.copy_from(ha);
   db.copy_from(hb);
   m({&da, &db, &dr});
@@ -366,8 +366,9 @@ TEST(CompiledGemm, SumStartsFromAnotherAccumulatorTensor) {
   for (auto* v : {&hd, &hw, &hr}) {
     for (auto& x : *v) x = static_cast<int8_t>(d(rng));
   }
-  DeviceTensor dd(data->shape, vta::DType::kInt8, "data"), dw(weight->shape, vta::DType::kInt8, "weight"),
-      dr(r->shape, vta::DType::kInt8, "r"), dres(res->shape, vta::DType::kInt8, "res");
+  runtime::DeviceTensor dd(data->shape, vta::runtime::DType::kInt8, "data"),
+      dw(weight->shape, vta::runtime::DType::kInt8, "weight"), dr(r->shape, vta::runtime::DType::kInt8, "r"),
+      dres(res->shape, vta::runtime::DType::kInt8, "res");
   dd.copy_from(hd);
   dw.copy_from(hw);
   dr.copy_from(hr);
@@ -552,16 +553,16 @@ TEST(CompiledGemm, LoadsAtTheTileLoop) {
   std::vector<int8_t> a(size_t(g.data->elements())), w(size_t(g.weight->elements()));
   for (auto& x : a) x = static_cast<int8_t>(d(rng));
   for (auto& x : w) x = static_cast<int8_t>(d(rng));
-  DeviceTensor da(g.data->shape, vta::DType::kInt8), dw(g.weight->shape, vta::DType::kInt8),
-      dr(g.res->shape, vta::DType::kInt8);
+  runtime::DeviceTensor da(g.data->shape, vta::runtime::DType::kInt8), dw(g.weight->shape, vta::runtime::DType::kInt8),
+      dr(g.res->shape, vta::runtime::DType::kInt8);
   const int in = int(g.ib * g.env.BLOCK_IN), out = int(g.ob * g.env.BLOCK_OUT), batch = g.env.BATCH;
-  da.copy_from(vta::pack_matrix(a, batch, in, g.env.BATCH, g.env.BLOCK_IN));
-  dw.copy_from(vta::pack_matrix(w, out, in, g.env.BLOCK_OUT, g.env.BLOCK_IN));
+  da.copy_from(vta::runtime::pack_matrix(a, batch, in, g.env.BATCH, g.env.BLOCK_IN));
+  dw.copy_from(vta::runtime::pack_matrix(w, out, in, g.env.BLOCK_OUT, g.env.BLOCK_IN));
   m({&da, &dw, &dr});
   std::vector<int8_t> got(dr.elements());
   dr.copy_to(got);
-  const auto ref = vta::gemm_reference(a, w, batch, in, out);
-  const auto flat = vta::unpack_matrix(got, batch, out, g.env.BATCH, g.env.BLOCK_OUT);
+  const auto ref = vta::runtime::gemm_reference(a, w, batch, in, out);
+  const auto flat = vta::runtime::unpack_matrix(got, batch, out, g.env.BATCH, g.env.BLOCK_OUT);
   for (size_t i = 0; i < flat.size(); ++i) ASSERT_EQ(flat[i], static_cast<int8_t>(ref[i] >> 8)) << i;
 }
 
@@ -595,8 +596,8 @@ TEST(ModuleFiles, AModuleReadBackRunsTheSame) {
   for (auto& x : a) x = static_cast<int8_t>(d(rng));
   for (auto& x : w) x = static_cast<int8_t>(d(rng));
   auto run = [&](const Module& mod) {
-    DeviceTensor da(g.data->shape, vta::DType::kInt8), dw(g.weight->shape, vta::DType::kInt8),
-        dr(g.res->shape, vta::DType::kInt8);
+    runtime::DeviceTensor da(g.data->shape, vta::runtime::DType::kInt8),
+        dw(g.weight->shape, vta::runtime::DType::kInt8), dr(g.res->shape, vta::runtime::DType::kInt8);
     da.copy_from(a);
     dw.copy_from(w);
     mod({&da, &dw, &dr});
@@ -740,9 +741,9 @@ TEST(ModuleFiles, ACallIsBoundedCancellableAndStopsAtTheFirstFailure) {
   g.s[g.res_gem].tensorize(g.res_gem->op->axis[2], "gemm");
   g.s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
   const Module m = g.build_it();
-  DeviceTensor da(g.data->shape, vta::DType::kInt8), dw(g.weight->shape, vta::DType::kInt8),
-      dr(g.res->shape, vta::DType::kInt8);
-  const std::vector<const DeviceTensor*> args{&da, &dw, &dr};
+  runtime::DeviceTensor da(g.data->shape, vta::runtime::DType::kInt8), dw(g.weight->shape, vta::runtime::DType::kInt8),
+      dr(g.res->shape, vta::runtime::DType::kInt8);
+  const std::vector<const runtime::DeviceTensor*> args{&da, &dw, &dr};
   auto message = [&](const Module& mod, const CallLimits& limits) -> std::string {
     try {
       mod(args, limits);
@@ -784,10 +785,11 @@ TEST(ModuleFiles, ACallIsBoundedCancellableAndStopsAtTheFirstFailure) {
   ASSERT_NE(load, nullptr);
   (*load)["args"][2] = {{"k", "Int"}, {"v", 1 << 20}, {"t", "int32"}};  // y_size
   const Module p = Module::from_json(past.dump());
-  vta::clear_runtime_stats();
+  vta::runtime::clear_runtime_stats();
   e = message(p, {});
   EXPECT_TRUE(contains(e, "VTALoadBuffer2D failed: ") && contains(e, "the transfer reaches bytes")) << e;
-  EXPECT_EQ(vta::runtime_stats().gemm_counter + vta::runtime_stats().inp_load_nbytes, 0u) << "nothing ran";
+  EXPECT_EQ(vta::runtime::runtime_stats().gemm_counter + vta::runtime::runtime_stats().inp_load_nbytes, 0u)
+      << "nothing ran";
   EXPECT_EQ(message(m, {}), "ran") << "the next call starts from a clean batch";
 }
 
@@ -808,8 +810,8 @@ TEST(ModuleFiles, AStoppedCallLeavesTheNextCallsResultsAsTheyWere) {
   ASSERT_NE(load, nullptr);
   (*load)["args"][2] = {{"k", "Int"}, {"v", 1 << 20}, {"t", "int32"}};  // y_size past the buffer
   const Module refused = Module::from_json(past.dump());
-  DeviceTensor da(g.data->shape, vta::DType::kInt8), dw(g.weight->shape, vta::DType::kInt8),
-      dr(g.res->shape, vta::DType::kInt8);
+  runtime::DeviceTensor da(g.data->shape, vta::runtime::DType::kInt8), dw(g.weight->shape, vta::runtime::DType::kInt8),
+      dr(g.res->shape, vta::runtime::DType::kInt8);
   std::mt19937 rng(9);
   std::vector<int8_t> a(da.elements()), w(dw.elements());
   for (auto& x : a) x = static_cast<int8_t>(rng());
@@ -853,8 +855,8 @@ TEST(ModuleFiles, EveryMutationIsRefusedOrRunsSafely) {
   collect(j["program"]);
   const size_t n = ints.size();
   ASSERT_GT(n, 50u);
-  DeviceTensor da(g.data->shape, vta::DType::kInt8), dw(g.weight->shape, vta::DType::kInt8),
-      dr(g.res->shape, vta::DType::kInt8);
+  runtime::DeviceTensor da(g.data->shape, vta::runtime::DType::kInt8), dw(g.weight->shape, vta::runtime::DType::kInt8),
+      dr(g.res->shape, vta::runtime::DType::kInt8);
   // a runtime of its own: a mutant that runs may leave tokens behind on its device, as any program may
   runtime::Context ctx(make_device("fsim", vta::build_config()), Dram::global());
   int refused = 0, failed = 0, ran = 0;

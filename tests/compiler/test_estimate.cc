@@ -8,9 +8,9 @@
 #include <optional>
 
 #include "compiled.h"
-#include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/estimate.h"
+#include "vta/driver/build_config.h"
 
 namespace vta::tutorials {
 namespace {

@@ -9,7 +9,7 @@
 #include <cctype>
 
 #include "test_util.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 
 namespace vta {
 namespace {

@@ -17,12 +17,12 @@
 
 #include "test_paths.h"
 #include "test_util.h"
-#include "vta/build_config.h"
-#include "vta/command_queue.h"
 #include "vta/driver.h"
+#include "vta/driver/build_config.h"
 #include "vta/driver_ext.h"
 #include "vta/runtime.h"
-#include "vta/tensor.h"
+#include "vta/runtime/command_queue.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta {
 namespace {
@@ -207,7 +207,7 @@ TEST_F(RuntimeBadInput, UnknownTargetIsAnErrorNotAnAbort) {
   });
   EXPECT_NE(err.find("unknown VTA target \"bogus\""), std::string::npos) << err;
   EXPECT_NE(std::string(VTARuntimeGetLastError()).find("bogus"), std::string::npos);
-  EXPECT_THROW((void)runtime_stats(), std::exception) << "the C++ API throws, with the message";
+  EXPECT_THROW((void)runtime::runtime_stats(), std::exception) << "the C++ API throws, with the message";
 }
 
 TEST_F(RuntimeBadInput, UnwritableTraceFileIsAnError) {

@@ -1,4 +1,4 @@
-// Captured runs (vta/capture.h): what a capture holds, that a replay reproduces the run on a fresh
+// Captured runs (vta/driver/capture.h): what a capture holds, that a replay reproduces the run on a fresh
 // memory (outcome, statistics, memory, the tokens earlier runs left), that it notices every kind of
 // difference, and that damaged files are refused with a message naming the damage.
 
@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "test_paths.h"
-#include "vta/build_config.h"
-#include "vta/capture.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/capture.h"
 #include "workloads.h"
 
 namespace vta::test {

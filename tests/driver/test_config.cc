@@ -4,11 +4,11 @@
 
 #include "test_paths.h"
 #include "test_util.h"
-#include "vta/build_config.h"
-#include "vta/config.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/config.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/vcr_map.h"
 #include "vta/hw_config.h"
-#include "vta/isa.h"
-#include "vta/vcr_map.h"
 
 namespace vta {
 namespace {
@@ -206,7 +206,7 @@ TEST(Config, GeneratedSvPackageHasEveryConstant) {
   const size_t vcr =
       std::size(vcr::kRegisters) + std::size(vcr::kBits) + 2 * std::size(vcr::kFields) + 1;  // + VcrDefaultWatchdog
   EXPECT_EQ(params, build_config().constants().size() + 2 * fields + vcr);
-  // The register map comes from vta/vcr_map.h.
+  // The register map comes from vta/driver/vcr_map.h.
   EXPECT_NE(text.find("localparam logic [11:0] VcrInsnAddr = 12'hc;"), std::string::npos);
   EXPECT_NE(text.find("localparam int unsigned VcrErrDeadlockBit = 8;"), std::string::npos);
   EXPECT_NE(text.find("localparam int unsigned VcrQueueFillComputeLsb = 10;"), std::string::npos);

@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "test_util.h"
-#include "vta/build_config.h"
 #include "vta/driver.h"
+#include "vta/driver/build_config.h"
 #include "vta/driver_ext.h"
 #include "vta/hw_spec.h"
 

@@ -6,9 +6,9 @@
 #include <random>
 
 #include "test_util.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/isa.h"
 #include "vta/hw_spec.h"
-#include "vta/isa.h"
 
 namespace vta {
 namespace {

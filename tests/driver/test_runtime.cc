@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "test_util.h"
-#include "vta/command_queue.h"
 #include "vta/runtime.h"
-#include "vta/runtime_context.h"
-#include "vta/tensor.h"
+#include "vta/runtime/command_queue.h"
+#include "vta/runtime/context.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::runtime {
 namespace {
@@ -476,7 +476,7 @@ TEST(RuntimeContext, CallsInAScopeRunOnTheContextsDeviceAndMemoryFromAnyThread) 
   int8_t* out = c.out;
   void *accb = c.accb, *outb = c.outb;
   EXPECT_EQ(buffer_bytes(outb), size_t(c.cfg.out_elem_bytes()));
-  vta::clear_runtime_stats();  // the thread's own runtime, which must see nothing of this
+  vta::runtime::clear_runtime_stats();  // the thread's own runtime, which must see nothing of this
   const size_t global_blocks = Dram::global().live_blocks();
 
   acc[0] = 41;
@@ -494,7 +494,7 @@ TEST(RuntimeContext, CallsInAScopeRunOnTheContextsDeviceAndMemoryFromAnyThread) 
   EXPECT_EQ(out[0], 10);
   EXPECT_EQ(ctx.device().stats().alu_counter, 2u);
   EXPECT_EQ(ctx.queue().synchronize_count(), 2u);
-  EXPECT_EQ(vta::runtime_stats().alu_counter, 0u) << "the thread's own runtime ran nothing";
+  EXPECT_EQ(vta::runtime::runtime_stats().alu_counter, 0u) << "the thread's own runtime ran nothing";
   EXPECT_EQ(Dram::global().live_blocks(), global_blocks);
   EXPECT_NE(VTATLSCommandHandle(), static_cast<void*>(&ctx.queue())) << "outside the scope: the thread's own";
   ctx.release_buffer(accb);
@@ -538,7 +538,7 @@ TEST(RuntimeContext, HandlesAndErrorsStayWithTheirRuntime) {
 // The same program through the context's methods: no Scope, nothing of the calling thread's runtime.
 TEST(RuntimeContext, ItsMethodsAreTheRuntimeCallsWithoutAnyBinding) {
   ContextWithBuffers c;
-  vta::clear_runtime_stats();
+  vta::runtime::clear_runtime_stats();
   void* site = nullptr;
   auto add_one = [&](int32_t value) {
     c.acc[0] = value;
@@ -555,7 +555,7 @@ TEST(RuntimeContext, ItsMethodsAreTheRuntimeCallsWithoutAnyBinding) {
   EXPECT_EQ(add_one(9), 10);
   EXPECT_NE(site, nullptr) << "the site's id was stored in its slot";
   EXPECT_EQ(c.ctx.device().stats().alu_counter, 2u);
-  EXPECT_EQ(vta::runtime_stats().alu_counter, 0u) << "the thread's own runtime ran nothing";
+  EXPECT_EQ(vta::runtime::runtime_stats().alu_counter, 0u) << "the thread's own runtime ran nothing";
   // a kernel's recording error is the push's, named as the C API names it, and poisons the batch
   testing::internal::CaptureStderr();
   void* other = nullptr;

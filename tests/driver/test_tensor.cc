@@ -5,9 +5,9 @@
 #include <numeric>
 
 #include "vta/runtime.h"
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
-namespace vta {
+namespace vta::runtime {
 namespace {
 
 TEST(Tensor, CopiesAndChecks) {
@@ -73,4 +73,4 @@ TEST(Tensor, ReferenceOperators) {
 }
 
 }  // namespace
-}  // namespace vta
+}  // namespace vta::runtime

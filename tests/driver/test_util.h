@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "test_paths.h"
-#include "vta/device.h"
-#include "vta/fsim.h"
-#include "vta/isa.h"
-#include "vta/memory.h"
+#include "vta/driver/device.h"
+#include "vta/driver/fsim.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/memory.h"
 
 namespace vta::test {
 

@@ -12,8 +12,8 @@
 
 #include "../driver/test_util.h"
 #include "sim_harness.h"
-#include "vta/build_config.h"
-#include "vta/fsim.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/fsim.h"
 
 namespace vta::test {
 

@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "vta/isa.h"
-#include "vta/rtl_assert.h"
+#include "vta/driver/isa.h"
+#include "vta/tsim/rtl_assert.h"
 
 namespace vta::test {
 
@@ -32,7 +32,7 @@ class Harness {
       ADD_FAILURE() << "RTL assertion " << f.name << " failed: " << f.to_string();
   }
   /// The assertions that failed so far (and forgets them).
-  std::vector<rtl::AssertionFailure> take_assertion_failures() {
+  std::vector<tsim::AssertionFailure> take_assertion_failures() {
     auto f = asserts_.failures();
     asserts_.clear();
     return f;
@@ -65,8 +65,8 @@ class Harness {
  private:
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<Model> m_;
-  rtl::AssertionLog asserts_;
-  rtl::AssertionLog::Scope scope_{asserts_};
+  tsim::AssertionLog asserts_;
+  tsim::AssertionLog::Scope scope_{asserts_};
 };
 
 /// A 128-bit instruction to / from a Verilator wide port (four 32-bit words, low word first).

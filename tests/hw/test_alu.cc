@@ -10,7 +10,7 @@
 #include "../driver/test_util.h"
 #include "Vvta_alu_harness.h"
 #include "compute_check.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 
 namespace vta::test {
 namespace {

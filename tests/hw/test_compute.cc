@@ -10,7 +10,7 @@
 #include "Vvta_compute.h"
 #include "mem_model.h"
 #include "sim_harness.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 
 namespace vta::test {
 namespace {

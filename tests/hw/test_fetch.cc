@@ -10,7 +10,7 @@
 #include "Vvta_fetch.h"
 #include "mem_port.h"
 #include "sim_harness.h"
-#include "vta/isa.h"
+#include "vta/driver/isa.h"
 
 namespace vta::test {
 namespace {

@@ -9,8 +9,8 @@
 #include "Vvta_load.h"
 #include "mem_model.h"
 #include "sim_harness.h"
-#include "vta/build_config.h"
-#include "vta/isa.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/isa.h"
 
 namespace vta::test {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "Vvta_pkg_harness.h"
 #include "sim_harness.h"
-#include "vta/build_config.h"
-#include "vta/isa.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/isa.h"
 
 namespace vta::test {
 namespace {

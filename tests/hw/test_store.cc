@@ -11,8 +11,8 @@
 #include "Vvta_store.h"
 #include "mem_port.h"
 #include "sim_harness.h"
-#include "vta/build_config.h"
-#include "vta/isa.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/isa.h"
 
 namespace vta::test {
 namespace {

@@ -15,7 +15,7 @@
 #include "Vvta_tl_wgt.h"
 #include "mem_port.h"
 #include "sim_harness.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 
 namespace vta::test {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "Vvta_uop_loop.h"
 #include "sim_harness.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 
 namespace vta::test {
 namespace {

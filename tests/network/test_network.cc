@@ -1,5 +1,5 @@
 // The network layer: graph construction and its refusals, the reference operators against the
-// runtime's independent references (vta/tensor.h) and brute force, .npy files, and ResNet-18 (its
+// runtime's independent references (vta/runtime/tensor.h) and brute force, .npy files, and ResNet-18 (its
 // structure, calibrated shifts, weights saved and loaded).
 
 #include <gtest/gtest.h>
@@ -11,18 +11,18 @@
 #include <random>
 
 #include "test_paths.h"
-#include "vta/build_config.h"
-#include "vta/capture.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/lower.h"
-#include "vta/config.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/capture.h"
+#include "vta/driver/config.h"
 #include "vta/network/executor.h"
 #include "vta/network/graph.h"
 #include "vta/network/npy.h"
 #include "vta/network/reference.h"
 #include "vta/network/remote.h"
 #include "vta/network/resnet18.h"
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::net {
 namespace {
@@ -81,7 +81,7 @@ TEST(NetworkGraph, RefusalsNameTheOperatorAndTensor) {
   expect_error([&] { run_reference(g, std::vector<int8_t>(3)); }, "the input x needs 1024 values, not 3");
 }
 
-// The reference convolution against the runtime's independent one (vta::conv2d_reference), over
+// The reference convolution against the runtime's independent one (vta::runtime::conv2d_reference), over
 // kernels, strides and pads including the kernel wider than the padded edge.
 TEST(NetworkReference, ConvolutionMatchesTheRuntimeReference) {
   struct Case {
@@ -97,7 +97,7 @@ TEST(NetworkReference, ConvolutionMatchesTheRuntimeReference) {
     const auto w = random_int8(static_cast<size_t>(t.o * t.c * t.k * t.k), seed++);
     const std::vector<int32_t> x32(x.begin(), x.end());
     EXPECT_EQ(conv2d(x32, w, t.n, t.c, t.h, t.w, t.o, t.k, t.stride, t.pad),
-              vta::conv2d_reference(x, w, t.n, t.c, t.h, t.w, t.o, t.k, t.k, t.pad, t.stride));
+              vta::runtime::conv2d_reference(x, w, t.n, t.c, t.h, t.w, t.o, t.k, t.k, t.pad, t.stride));
   }
 }
 

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "vta/device.h"
+#include "vta/driver/device.h"
 #include "vta/rpc/remote_device.h"
 #include "vta/rpc/server.h"
 

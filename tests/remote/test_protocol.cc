@@ -9,8 +9,8 @@
 #include <random>
 
 #include "test_paths.h"
-#include "vta/build_config.h"
-#include "vta/config.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/config.h"
 #include "vta/rpc/protocol.h"
 
 namespace vta::rpc {

@@ -20,7 +20,7 @@
 
 #include "test_paths.h"
 #include "test_util.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 #include "vta/rpc/client.h"
 #include "vta/rpc/detail/asio.h"
 #include "vta/rpc/server.h"

@@ -14,13 +14,13 @@
 
 #include "compiled.h"
 #include "test_paths.h"
-#include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/names.h"
 #include "vta/compiler/te.h"
+#include "vta/driver/build_config.h"
 #include "vta/rpc/server.h"
 #include "vta/rpc/session.h"
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::rpc {
 namespace {
@@ -141,9 +141,9 @@ TEST(RemoteSession, AnUploadedFileComputesWhatTheLocalModuleDoes) {
   Stats local_stats;
   const std::vector<int8_t> want = tutorials::local_runner().run(*keep.module, inputs, local_stats);
 
-  auto a = remote.empty(f.args()[0].shape, DType::kInt8, "data");
-  auto b = remote.empty(f.args()[1].shape, DType::kInt8, "weight");
-  auto c = remote.empty(f.args()[2].shape, DType::kInt8, "res");
+  auto a = remote.empty(f.args()[0].shape, runtime::DType::kInt8, "data");
+  auto b = remote.empty(f.args()[1].shape, runtime::DType::kInt8, "weight");
+  auto c = remote.empty(f.args()[2].shape, runtime::DType::kInt8, "res");
   a.copy_from(inputs[0]);
   b.copy_from(inputs[1]);
   for (int run = 0; run < 2; ++run) {  // statistics of each call alone
@@ -193,22 +193,22 @@ TEST(RemoteSession, RefusalsNameTheProblemAndTheSessionGoesOn) {
   text = gemm.to_json();
   remote.upload("gemm.vtam", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   RemoteModule f = remote.load_module("gemm.vtam");
-  auto a = remote.empty(f.args()[0].shape, DType::kInt8, "a");
-  auto w = remote.empty(f.args()[1].shape, DType::kInt8, "w");
-  auto wrong = remote.empty({1, 16}, DType::kInt8, "wrong");
+  auto a = remote.empty(f.args()[0].shape, runtime::DType::kInt8, "a");
+  auto w = remote.empty(f.args()[1].shape, runtime::DType::kInt8, "w");
+  auto wrong = remote.empty({1, 16}, runtime::DType::kInt8, "wrong");
   e = thrown<std::invalid_argument>([&] { f(a, w, wrong); });
   EXPECT_TRUE(contains(e, "tensor wrong is int8(1, 16); argument res is int8(")) << e;
   e = thrown<std::invalid_argument>([&] { f.call({&a, &w}); });
   EXPECT_TRUE(contains(e, "2 tensors for 3 arguments")) << e;
   Remote other = local_session("fsim");
-  auto foreign = other.empty(f.args()[2].shape, DType::kInt8, "foreign");
+  auto foreign = other.empty(f.args()[2].shape, runtime::DType::kInt8, "foreign");
   e = thrown<std::invalid_argument>([&] { f(a, w, foreign); });
   EXPECT_TRUE(contains(e, "not a live tensor of this remote session")) << e;
   // tensors are freed on the server when they go: 100 of 128 KiB under a 256 KiB cap
   for (int i = 0; i < 100; ++i) {
-    auto t = remote.empty({128 * 1024}, DType::kInt8, "scratch");
+    auto t = remote.empty({128 * 1024}, runtime::DType::kInt8, "scratch");
   }
-  auto res = remote.empty(f.args()[2].shape, DType::kInt8, "res");
+  auto res = remote.empty(f.args()[2].shape, runtime::DType::kInt8, "res");
   f(a, w, res);  // the session is still usable
   EXPECT_GT(remote.stats().gemm_counter, 0u);
   // the session's upload store is capped (what is kept: junk, tsim and gemm)
@@ -323,9 +323,9 @@ TEST(RemoteSession, ModulesThatCrashedTheServerAreRefusedAndItServesOn) {
   text = huge.to_json();
   remote.upload("huge.vtam", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   RemoteModule h = remote.load_module("huge.vtam");
-  auto a = remote.empty(h.args()[0].shape, vta::DType::kInt8, "a");
-  auto w = remote.empty(h.args()[1].shape, vta::DType::kInt8, "w");
-  auto r = remote.empty(h.args()[2].shape, vta::DType::kInt8, "r");
+  auto a = remote.empty(h.args()[0].shape, vta::runtime::DType::kInt8, "a");
+  auto w = remote.empty(h.args()[1].shape, vta::runtime::DType::kInt8, "w");
+  auto r = remote.empty(h.args()[2].shape, vta::runtime::DType::kInt8, "r");
   e = thrown<CallError>([&] { h(a, w, r); });
   EXPECT_TRUE(contains(e, "statements on the host; the limit is")) << e;
   // this session and another go on

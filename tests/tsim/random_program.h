@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "../driver/test_util.h"
-#include "vta/program.h"
+#include "vta/driver/program.h"
 
 namespace vta::test {
 

@@ -9,10 +9,10 @@
 #include <functional>
 
 #include "../driver/test_util.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/vcr_map.h"
 #include "vta/sc/accelerator.h"
 #include "vta/sc/memory.h"
-#include "vta/vcr_map.h"
 
 // SystemC's library refers to sc_main; this program's main is GoogleTest's.
 int sc_main(int, char*[]) { return 1; }

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "random_program.h"
-#include "vta/build_config.h"
-#include "vta/tsim.h"
+#include "vta/driver/build_config.h"
+#include "vta/tsim/simulator.h"
 
 namespace vta::test {
 namespace {

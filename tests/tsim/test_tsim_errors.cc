@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "../driver/test_util.h"
-#include "vta/build_config.h"
-#include "vta/tsim.h"
+#include "vta/driver/build_config.h"
+#include "vta/tsim/simulator.h"
 
 namespace vta {
 namespace {

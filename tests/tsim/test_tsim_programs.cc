@@ -9,10 +9,10 @@
 
 #include "../driver/program_suite.h"
 #include "tutorials.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/vcr_map.h"
 #include "vta/runtime.h"
-#include "vta/tsim.h"
-#include "vta/vcr_map.h"
+#include "vta/tsim/simulator.h"
 
 namespace vta::test {
 namespace {

@@ -1,4 +1,4 @@
-// Timelines (vta/timeline.h): recorded by the tsim cycle by cycle, estimated from a program, written
+// Timelines (vta/driver/timeline.h): recorded by the tsim cycle by cycle, estimated from a program, written
 // as trace-event JSON and SVG. Checked against what the run must have done: the compute stage is
 // busy for at least one cycle per GEMM micro-op, the load stage for at least the bus cycles of the
 // bytes it loads, intervals of a stage never overlap and lie inside the run; the estimate against
@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "vta/build_config.h"
-#include "vta/timeline.h"
-#include "vta/tsim.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/timeline.h"
+#include "vta/tsim/simulator.h"
 #include "workloads.h"
 
 namespace vta::test {

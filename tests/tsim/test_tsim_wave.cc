@@ -12,8 +12,8 @@
 #include "../driver/workloads.h"
 #include "test_paths.h"
 #include "vcd.h"
-#include "vta/build_config.h"
-#include "vta/tsim.h"
+#include "vta/driver/build_config.h"
+#include "vta/tsim/simulator.h"
 
 namespace vta::test {
 namespace {

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "vta/capture.h"
-#include "vta/device.h"
+#include "vta/driver/capture.h"
+#include "vta/driver/device.h"
 
 namespace vta::cli {
 
@@ -30,7 +30,7 @@ class Commands {
   std::vector<std::pair<CLI::App*, std::function<int()>>> list_;
 };
 
-/// A file a subcommand reads: a capture (vta/capture.h), a built module (vta-module JSON) or, for
+/// A file a subcommand reads: a capture (vta/driver/capture.h), a built module (vta-module JSON) or, for
 /// disasm, a raw instruction stream.
 enum class FileKind { kCapture, kModule, kRaw };
 FileKind file_kind(const std::string& path);

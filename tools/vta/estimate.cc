@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 #include "vta/tools/target_option.h"
 
 namespace vta::cli {

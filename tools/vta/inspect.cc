@@ -7,11 +7,11 @@
 #include <optional>
 
 #include "commands.h"
-#include "vta/build_config.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/lower.h"
-#include "vta/file.h"
-#include "vta/program.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/file.h"
+#include "vta/driver/program.h"
 
 namespace vta::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
-#include "vta/guarded_main.h"
+#include "vta/driver/guarded_main.h"
 
 static int run(int argc, char** argv) {
   CLI::App app{"vta: the Versatile Tensor Accelerator's command (docs/CLI.md)", "vta"};

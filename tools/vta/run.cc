@@ -14,11 +14,11 @@
 #include <set>
 
 #include "commands.h"
-#include "vta/build_config.h"
 #include "vta/compiler/build.h"
-#include "vta/file.h"
-#include "vta/runtime_context.h"
-#include "vta/tensor.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/file.h"
+#include "vta/runtime/context.h"
+#include "vta/runtime/tensor.h"
 #include "vta/tools/target_option.h"
 
 namespace vta::cli {
@@ -169,13 +169,13 @@ int run_module(const RunOptions& o) {
   runtime::Context ctx(make_device(target, build_config(), device_options(o, target)), Dram::global());
   if (module.args().empty()) throw std::invalid_argument(o.file + ": the module has no arguments");
   std::mt19937 rng(o.seed);
-  std::vector<DeviceTensor> tensors;
+  std::vector<runtime::DeviceTensor> tensors;
   std::vector<void*> args;
   tensors.reserve(module.args().size());
   for (size_t i = 0; i < module.args().size(); ++i) {
     const compiler::Tensor& t = module.args()[i];
     const bool wide = t->dtype == compiler::DType::kInt32;
-    tensors.emplace_back(t->shape, wide ? DType::kInt32 : DType::kInt8, t->name);
+    tensors.emplace_back(t->shape, wide ? runtime::DType::kInt32 : runtime::DType::kInt8, t->name);
     if (i + 1 == module.args().size()) break;
     std::uniform_int_distribution<int> dist(-128, 127);
     if (wide) {
@@ -201,9 +201,9 @@ int run_module(const RunOptions& o) {
   r.stats = ctx.device().stats();
   print_outcome(target, r, build_config(), o.json, nullptr);
   if (r.status == RunStatus::kOk && !o.json) {
-    const DeviceTensor& out = tensors.back();
+    const runtime::DeviceTensor& out = tensors.back();
     std::vector<uint8_t> bytes(out.bytes());
-    if (out.dtype() == DType::kInt32) {
+    if (out.dtype() == runtime::DType::kInt32) {
       out.copy_to(std::span<int32_t>(reinterpret_cast<int32_t*>(bytes.data()), out.elements()));
     } else {
       out.copy_to(std::span<int8_t>(reinterpret_cast<int8_t*>(bytes.data()), out.elements()));

@@ -1,7 +1,7 @@
 // vta timeline: what each stage does over a captured run, recorded by the tsim or estimated from the
 // program (fsim), as Chrome/Perfetto trace-event JSON or an SVG (docs/TIMELINE.md).
 
-#include "vta/timeline.h"
+#include "vta/driver/timeline.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "commands.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 #ifdef VTA_HAVE_TSIM
-#include "vta/tsim.h"
+#include "vta/tsim/simulator.h"
 #endif
 
 namespace vta::cli {

@@ -18,8 +18,8 @@
 #include "Vvta_top.h"
 #include "bus.h"
 #include "extension.h"
-#include "vta/memory.h"
-#include "vta/tsim.h"
+#include "vta/driver/memory.h"
+#include "vta/tsim/simulator.h"
 
 namespace vta::tsim {
 

@@ -1,8 +1,8 @@
 // The tsim as a vta::Device: VTA_TARGET=tsim. Registered with the driver's backend factory when a
 // program links vta::tsim (the library is linked whole, so this registration is never dropped).
 
-#include "vta/build_config.h"
-#include "vta/tsim.h"
+#include "vta/driver/build_config.h"
+#include "vta/tsim/simulator.h"
 
 namespace vta::tsim {
 namespace {

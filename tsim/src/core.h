@@ -10,7 +10,7 @@
 
 #include "Vvta_top.h"
 #include "extension.h"
-#include "vta/rtl_assert.h"
+#include "vta/tsim/rtl_assert.h"
 
 namespace vta::tsim {
 
@@ -39,12 +39,12 @@ class Core {
   /// The per-cycle parts, in the order they see each cycle.
   std::vector<Extension*> extensions;
   uint64_t cycle = 0;
-  rtl::AssertionLog asserts;  ///< the RTL's assertions that failed since the last check
+  tsim::AssertionLog asserts;  ///< the RTL's assertions that failed since the last check
 
   /// One clock cycle: settle the inputs set after the previous edge, let the extensions see this
   /// cycle's handshakes, then the rising edge, then the extensions drive the next cycle's inputs.
   void step() {
-    const rtl::AssertionLog::Scope scope(asserts);
+    const tsim::AssertionLog::Scope scope(asserts);
     top_->clk_i = 0;
     top_->eval();
     for (Extension* e : extensions) e->before_edge(*top_, cycle);

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "vta/tsim.h"
+#include "vta/tsim/simulator.h"
 
 namespace vta::tsim {
 void Simulator::Options::validate() const {

@@ -1,8 +1,8 @@
-#include "vta/rtl_assert.h"
+#include "vta/tsim/rtl_assert.h"
 
 #include <cstdio>
 
-namespace vta::rtl {
+namespace vta::tsim {
 namespace {
 
 thread_local AssertionLog* t_active = nullptr;
@@ -31,12 +31,12 @@ void AssertionLog::record(const char* name, const char* path, const char* file, 
   if (failures_.size() < kMaxDistinct) failures_.push_back({name, path, source_name(file), line, 1});
 }
 
-}  // namespace vta::rtl
+}  // namespace vta::tsim
 
 extern "C" void vta_assert_failed(const char* name, const char* path, const char* file, int line) {
-  if (vta::rtl::t_active != nullptr) {
-    vta::rtl::t_active->record(name, path, file, line);
+  if (vta::tsim::t_active != nullptr) {
+    vta::tsim::t_active->record(name, path, file, line);
     return;
   }
-  std::fprintf(stderr, "vta: RTL assertion %s failed: %s (%s:%d)\n", name, path, vta::rtl::source_name(file), line);
+  std::fprintf(stderr, "vta: RTL assertion %s failed: %s (%s:%d)\n", name, path, vta::tsim::source_name(file), line);
 }

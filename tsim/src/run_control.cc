@@ -12,15 +12,15 @@
 #include <mutex>
 #include <sstream>
 
-#include "vta/program.h"
-#include "vta/tsim.h"
-#include "vta/vcr_map.h"
+#include "vta/driver/program.h"
+#include "vta/driver/vcr_map.h"
+#include "vta/tsim/simulator.h"
 #include "wave.h"
 
 namespace vta::tsim {
 
 namespace {
-// The speed totals of vta/tsim.h: every run of every controller of the process.
+// The speed totals of vta/tsim/simulator.h: every run of every controller of the process.
 std::mutex g_speed_mu;
 SpeedTotals g_speed;
 

@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <string>
 
-#include "vta/device.h"
-#include "vta/isa.h"
-#include "vta/memory.h"
-#include "vta/rtl_assert.h"
+#include "vta/driver/device.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/memory.h"
+#include "vta/tsim/rtl_assert.h"
 
 namespace vta::tsim {
 
@@ -30,7 +30,7 @@ class RegisterBus {
   /// Resets the design (SRAM contents stay, tokens and counters are cleared).
   virtual void reset_design() = 0;
   /// The RTL's assertions that failed since they were last cleared.
-  virtual rtl::AssertionLog& assertions() = 0;
+  virtual tsim::AssertionLog& assertions() = 0;
   /// Finishes the waveform being written, if any, and returns its path ("" when none): an interrupted
   /// run leaves a complete file behind.
   virtual std::string close_waveform() { return {}; }

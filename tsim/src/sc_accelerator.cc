@@ -13,7 +13,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 #include "vta/sc/accelerator.h"
 
 namespace vta::sc {
@@ -130,7 +130,7 @@ std::string Accelerator::close_wave() {
   return impl_->wave->path();
 }
 
-rtl::AssertionLog& Accelerator::assertion_log() { return impl_->core.asserts; }
+tsim::AssertionLog& Accelerator::assertion_log() { return impl_->core.asserts; }
 
 void Accelerator::clock_thread() {
   Impl& m = *impl_;

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "run_control.h"
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
 #include "vta/sc/host_device.h"
 
 namespace vta::sc {
@@ -42,7 +42,7 @@ struct HostDevice::Impl final : tsim::RegisterBus {
     rst_n.write(true);
     sc_core::wait(clock_period());
   }
-  rtl::AssertionLog& assertions() override { return acc.assertion_log(); }
+  tsim::AssertionLog& assertions() override { return acc.assertion_log(); }
   // an interrupted run leaves a complete waveform behind, as on the tsim
   std::string close_waveform() override { return acc.close_wave(); }
 

@@ -13,12 +13,12 @@
 #include <stdexcept>
 #include <thread>
 
-#include "vta/build_config.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/vcr_map.h"
 #include "vta/sc/accelerator.h"
 #include "vta/sc/host_device.h"
 #include "vta/sc/memory.h"
-#include "vta/tsim.h"
-#include "vta/vcr_map.h"
+#include "vta/tsim/simulator.h"
 
 // A program that links this backend has its own main; SystemC's library calls sc_main only from its
 // own main, which is never used.

@@ -24,12 +24,12 @@
 #include "core.h"
 #include "host_port.h"
 #include "run_control.h"
-#include "vta/build_config.h"
-#include "vta/isa.h"
-#include "vta/program.h"
-#include "vta/rtl_assert.h"
-#include "vta/tsim.h"
-#include "vta/vcr_map.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/program.h"
+#include "vta/driver/vcr_map.h"
+#include "vta/tsim/rtl_assert.h"
+#include "vta/tsim/simulator.h"
 #include "wave.h"
 
 namespace vta::tsim {
@@ -165,7 +165,7 @@ struct Simulator::Impl final : RegisterBus {
   }
   uint64_t cycles() const override { return core.cycle; }
   void reset_design() override { core.reset(); }
-  rtl::AssertionLog& assertions() override { return core.asserts; }
+  tsim::AssertionLog& assertions() override { return core.asserts; }
   std::string close_waveform() override {
     if (!wave) return {};
     std::string path = wave->path();

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "extension.h"
-#include "vta/config.h"
-#include "vta/isa.h"
-#include "vta/path_claim.h"
-#include "vta/tsim.h"
+#include "vta/driver/config.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/path_claim.h"
+#include "vta/tsim/simulator.h"
 
 class VerilatedFstC;
 

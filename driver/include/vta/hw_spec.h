@@ -2,7 +2,7 @@
 #define VTA_HW_SPEC_H_
 /* vta/hw_spec.h: the VTA instruction and micro-op types as C bit-fields, source compatible with the
  * reference header. Every width comes from the generated vta/hw_config.h (built from
- * config/vta_config.json); the C++ encoder in vta/isa.h computes the same layout at run time. */
+ * config/vta_config.json); the C++ encoder in vta/driver/isa.h computes the same layout at run time. */
 
 #include <stdint.h>
 

@@ -9,10 +9,10 @@
 #include <random>
 #include <string>
 
-#include "vta/build_config.h"
-#include "vta/device.h"
-#include "vta/isa.h"
-#include "vta/memory.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/device.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/memory.h"
 #include "vta/version.h"
 
 namespace {

@@ -3,7 +3,7 @@
 /// Building a schedule into a module that runs on the VTA runtime: the full VTA pass list (lower.h with
 /// options.vta), then an executor that walks the final program and makes the runtime calls it names
 /// (VTALoadBuffer2D, VTAStoreBuffer2D, VTAPushGEMMOp / VTAPushALUOp with micro-op kernels,
-/// VTADepPush / VTADepPop, VTASynchronize) on a runtime context (vta/runtime_context.h): the one given,
+/// VTADepPush / VTADepPop, VTASynchronize) on a runtime context (vta/runtime/context.h): the one given,
 /// or the calling thread's (its own over VTA_TARGET: fsim, tsim, ...).
 ///
 ///   Module m = build(s, {data, weight, res}, env);
@@ -20,8 +20,8 @@
 #include <string_view>
 
 #include "vta/compiler/lower.h"
-#include "vta/runtime_context.h"
-#include "vta/tensor.h"
+#include "vta/runtime/context.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::compiler {
 
@@ -69,7 +69,7 @@ class Module {
   /// Runs once with one device tensor per argument, in order, on the calling thread's runtime
   /// (runtime::Context::current()); shapes and types must match the arguments'. Returns when the
   /// accelerator has finished (VTASynchronize).
-  void operator()(const std::vector<const DeviceTensor*>& tensors, const CallLimits& limits = {}) const;
+  void operator()(const std::vector<const runtime::DeviceTensor*>& tensors, const CallLimits& limits = {}) const;
   /// Runs once on `ctx` with runtime buffer handles (VTABufferAlloc's, or `ctx.wrap_buffer`'s), one per
   /// argument, each at least as large as its argument (checked); the element layout is the caller's
   /// to get right. Throws RuntimeError when the call would exceed `limits`, is cancelled, or a runtime

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "vta/compiler/ir.h"
-#include "vta/config.h"
+#include "vta/driver/config.h"
 
 namespace vta::compiler {
 

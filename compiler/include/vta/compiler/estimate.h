@@ -2,7 +2,7 @@
 /// \file vta/compiler/estimate.h
 /// What a built module should cost on the accelerator, without a clocked simulation: one call of the
 /// module is made on a device that keeps the instruction streams it is given (a module's instructions
-/// do not depend on its data), and each stream goes through the timeline estimate of vta/timeline.h
+/// do not depend on its data), and each stream goes through the timeline estimate of vta/driver/timeline.h
 /// (the fsim's order, the token rules, bus and latency costs per instruction). The network executor
 /// picks its tilings with it, `vta estimate` prints it beside the bounds, and a tuner can rank
 /// candidate schedules by it. Its measured error against the tsim is in docs/COMPILER.md.
@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "vta/compiler/build.h"
-#include "vta/config.h"
-#include "vta/device.h"
-#include "vta/memory.h"
-#include "vta/timeline.h"
+#include "vta/driver/config.h"
+#include "vta/driver/device.h"
+#include "vta/driver/memory.h"
+#include "vta/driver/timeline.h"
 
 namespace vta::compiler {
 

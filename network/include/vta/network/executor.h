@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "vta/config.h"
-#include "vta/device.h"
+#include "vta/driver/config.h"
+#include "vta/driver/device.h"
 #include "vta/network/graph.h"
 #include "vta/network/plan.h"
 #include "vta/network/reference.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "vta/compiler/build.h"
-#include "vta/device.h"
+#include "vta/driver/device.h"
 
 namespace vta::net {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "vta/compiler/build.h"
-#include "vta/config.h"
+#include "vta/driver/config.h"
 #include "vta/network/graph.h"
 #include "vta/network/plan.h"
 

@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include "vta/config.h"
+#include "vta/driver/config.h"
 #include "vta/rpc/protocol.h"
 
 namespace vta::rpc {

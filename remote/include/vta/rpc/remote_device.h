@@ -12,7 +12,7 @@
 #include <string_view>
 #include <utility>
 
-#include "vta/device.h"
+#include "vta/driver/device.h"
 #include "vta/rpc/client.h"
 
 namespace vta::rpc {

@@ -7,7 +7,7 @@
 ///   vta::rpc::Remote remote = vta::rpc::connect("127.0.0.1", 9091);   // or vta::rpc::local_session()
 ///   remote.upload("gemm.vtam");
 ///   vta::rpc::RemoteModule f = remote.load_module("gemm.vtam");
-///   auto a = remote.empty({1, 64, 1, 16}, vta::DType::kInt8, "data");  // ... b, c
+///   auto a = remote.empty({1, 64, 1, 16}, vta::runtime::DType::kInt8, "data");  // ... b, c
 ///   a.copy_from(a_host);
 ///   remote.clear_stats();
 ///   f(a, b, c);
@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "vta/device.h"
+#include "vta/driver/device.h"
 #include "vta/rpc/client.h"
-#include "vta/tensor.h"
+#include "vta/runtime/tensor.h"
 
 namespace vta::rpc {
 
@@ -59,10 +59,10 @@ class RemoteTensor {
   RemoteTensor& operator=(const RemoteTensor&) = delete;
 
   const std::vector<int64_t>& shape() const { return shape_; }
-  DType dtype() const { return dtype_; }
+  runtime::DType dtype() const { return dtype_; }
   const std::string& name() const { return name_; }
   size_t elements() const;
-  size_t bytes() const { return elements() * dtype_bytes(dtype_); }
+  size_t bytes() const { return elements() * runtime::dtype_bytes(dtype_); }
   /// The tensor's physical address on the server.
   uint64_t phys() const { return phys_; }
 
@@ -77,13 +77,13 @@ class RemoteTensor {
  private:
   friend class Remote;
   friend class RemoteModule;
-  RemoteTensor(std::shared_ptr<detail::RemoteState> state, std::vector<int64_t> shape, DType dtype, std::string name,
-               uint64_t phys);
-  void check(size_t count, DType t, const char* what) const;
+  RemoteTensor(std::shared_ptr<detail::RemoteState> state, std::vector<int64_t> shape, runtime::DType dtype,
+               std::string name, uint64_t phys);
+  void check(size_t count, runtime::DType t, const char* what) const;
   void send(const uint8_t* bytes, size_t n);  // queued Writes of at most a chunk each
   std::shared_ptr<detail::RemoteState> state_;
   std::vector<int64_t> shape_;
-  DType dtype_;
+  runtime::DType dtype_;
   std::string name_;
   uint64_t phys_ = 0;
 };
@@ -128,7 +128,7 @@ class Remote {
   /// uploaded under that name, not a module, another configuration or target).
   RemoteModule load_module(const std::string& name);
   /// A zero-filled tensor in the remote device's memory.
-  RemoteTensor empty(std::vector<int64_t> shape, DType dtype, std::string name = "");
+  RemoteTensor empty(std::vector<int64_t> shape, runtime::DType dtype, std::string name = "");
 
   /// The device's statistics after the last call (sends what is queued first).
   Stats stats();

@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "vta/device.h"
+#include "vta/driver/device.h"
 
 namespace vta::tools {
 

@@ -26,8 +26,8 @@
 #include <tlm>
 #include <vector>
 
-#include "vta/rtl_assert.h"
-#include "vta/tsim.h"
+#include "vta/tsim/rtl_assert.h"
+#include "vta/tsim/simulator.h"
 
 namespace vta::sc {
 
@@ -61,7 +61,7 @@ class Accelerator : public sc_core::sc_module {
   /// Finishes the waveform (later cycles are not dumped); returns its path, "" when there is none.
   std::string close_wave();
   /// The RTL assertions that failed since the log was last cleared; empty in a healthy run.
-  rtl::AssertionLog& assertion_log();
+  tsim::AssertionLog& assertion_log();
 
  private:
   void clock_thread();

@@ -13,7 +13,7 @@
 ///   vta::tutorials::matrix_multiply(0);
 ///
 /// Several host threads, each with its own runtime, can share the simulation: a runtime context keeps
-/// the calling SC_THREAD's Scope binding across every call of its device (vta/runtime_context.h), so
+/// the calling SC_THREAD's Scope binding across every call of its device (vta/runtime/context.h), so
 /// this device, which only needs the device layer, knows nothing of the runtime.
 
 #include <cstdint>
@@ -21,8 +21,8 @@
 #include <systemc>
 #include <tlm>
 
-#include "vta/device.h"
-#include "vta/memory.h"
+#include "vta/driver/device.h"
+#include "vta/driver/memory.h"
 #include "vta/sc/accelerator.h"
 
 namespace vta::sc {

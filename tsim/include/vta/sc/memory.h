@@ -12,7 +12,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "vta/memory.h"
+#include "vta/driver/memory.h"
 #include "vta/sc/accelerator.h"
 
 namespace vta::sc {

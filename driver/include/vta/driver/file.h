@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/file.h
+/// \file vta/driver/file.h
 /// Reading a user's file whole: the one place every reader (configurations, captures, modules, .npy,
 /// manifests, token files, raw streams) opens what it is given. Only a regular file is read (a FIFO, a
 /// device or a directory named by mistake is refused at once instead of blocking or reading forever),

@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/capture.h
+/// \file vta/driver/capture.h
 /// Captured runs: one device run as a self-contained file (the instructions, every DRAM allocation
 /// the program reads or writes with its contents before the run and, for the written ones, after
 /// it, the configuration, the budget, the outcome and the statistics), so that a run of any program
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "vta/config.h"
-#include "vta/device.h"
-#include "vta/memory.h"
+#include "vta/driver/config.h"
+#include "vta/driver/device.h"
+#include "vta/driver/memory.h"
 
 namespace vta {
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/tensor.h
+/// \file vta/runtime/tensor.h
 /// The C++ user API over the runtime: RAII device tensors (shape, dtype, name, host<->device copies),
 /// the tiled layouts of the tutorials, and plain C++ reference implementations of the tutorial
 /// operators used to verify every output.
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "vta/device.h"
+#include "vta/driver/device.h"
 
-namespace vta {
+namespace vta::runtime {
 
 /// The statistics of the calling thread's runtime device, and clearing them.
 Stats runtime_stats();
@@ -73,4 +73,4 @@ std::vector<int32_t> conv2d_reference(std::span<const int8_t> x, std::span<const
 /// The tutorials' epilogue: arithmetic shift right, clip to [lo, hi], cast to int8.
 std::vector<int8_t> shift_clip(std::span<const int32_t> v, int shift, int lo, int hi);
 
-}  // namespace vta
+}  // namespace vta::runtime

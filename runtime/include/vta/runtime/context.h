@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/runtime_context.h
+/// \file vta/runtime/context.h
 /// A runtime: a command queue over a device and its memory, with the batch's error state. Every
 /// thread has one of its own, created on first use over `VTA_TARGET` and `Dram::global()`
 /// (Context::current() outside any Scope); a program that drives several devices makes more (the
@@ -28,8 +28,8 @@
 #include <memory>
 #include <string>
 
-#include "vta/command_queue.h"
-#include "vta/device.h"
+#include "vta/driver/device.h"
+#include "vta/runtime/command_queue.h"
 
 namespace vta::runtime {
 

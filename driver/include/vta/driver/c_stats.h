@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "vta/device.h"
+#include "vta/driver/device.h"
 #include "vta/driver_ext.h"
 
 namespace vta {

@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/config.h
+/// \file vta/driver/config.h
 /// The VTA hardware configuration: the keys of `vta_config.json`, their validation against what the
 /// 128-bit instruction format can encode, and every quantity derived from them (spec section 1).
 /// This is the only place in C++ where widths and depths are computed; the generated C header and

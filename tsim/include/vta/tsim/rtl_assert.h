@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/rtl_assert.h
+/// \file vta/tsim/rtl_assert.h
 /// Failures of the RTL's assertions (hw/prim/vta_assert.svh), as reported through the DPI function
 /// vta_assert_failed by a model built with assertions. A log collects the failures of the models
 /// evaluated on its thread while it is active; the tsim fails the run naming the first one, the
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace vta::rtl {
+namespace vta::tsim {
 
 struct AssertionFailure {
   std::string name;  ///< the assertion's label, e.g. "WriteHeldUntilReady"
@@ -47,7 +47,7 @@ class AssertionLog {
   std::vector<AssertionFailure> failures_;
 };
 
-}  // namespace vta::rtl
+}  // namespace vta::tsim
 
 /// The DPI function of vta_assert_pkg.
 extern "C" void vta_assert_failed(const char* name, const char* path, const char* file, int line);

@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/tsim.h
+/// \file vta/tsim/simulator.h
 /// The cycle-accurate simulator: hw/rtl/vta_top Verilated, clocked by a controller with extensions
 /// (an AXI4 DRAM model on the memory port, the AXI4-Lite host port, counters, waveform tracing). As a
 /// driver backend it is `VTA_TARGET=tsim` (registered when a program links vta::tsim).
@@ -21,8 +21,8 @@
 #include <optional>
 #include <string>
 
-#include "vta/device.h"
-#include "vta/timeline.h"
+#include "vta/driver/device.h"
+#include "vta/driver/timeline.h"
 
 namespace vta::tsim {
 
@@ -70,7 +70,7 @@ class Simulator {
     bool host_validation = true;
     DramFault dram_fault = DramFault::kNone;  ///< for tests of the checks: a fault the DRAM model commits
     uint64_t dram_fault_cycle = 0;
-    /// When set, each run is recorded cycle by cycle (what each stage does: vta/timeline.h) and the
+    /// When set, each run is recorded cycle by cycle (what each stage does: vta/driver/timeline.h) and the
     /// timeline given to this function when the run ends, whatever its outcome.
     std::function<void(const Timeline&)> on_timeline;
     /// Defaults overridden by the set fields of `c` (validated); throws std::invalid_argument naming

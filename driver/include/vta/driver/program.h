@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/program.h
+/// \file vta/driver/program.h
 /// Fetching and validating an instruction stream, shared by every backend so that one program gets
 /// one verdict: a stream the fsim refuses before running is refused, with the same message, by the
 /// tsim (and by any later backend) before it starts. Also the one format of a failed run's
@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "vta/device.h"
-#include "vta/isa.h"
-#include "vta/memory.h"
+#include "vta/driver/device.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/memory.h"
 
 namespace vta {
 

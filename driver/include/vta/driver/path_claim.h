@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/path_claim.h
+/// \file vta/driver/path_claim.h
 /// A file name reserved for one writer of the process (a thread's call trace, a simulator's
 /// waveform): while another live writer holds the wanted name, a claim gets the first free variant
 /// (`trace.txt.1`, or `run.1.fst` when the extension must stay last), so concurrent writers never

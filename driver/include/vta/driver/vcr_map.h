@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/vcr_map.h
+/// \file vta/driver/vcr_map.h
 /// The control registers of the VTA hardware (AXI4-Lite, 32-bit registers, byte offsets): the one
 /// description both sides are built from. `vta-config --sv-package` emits it into vta_config_pkg
 /// (`Vcr<Name>` offsets, `Vcr<Name>Bit` flags) for hw/rtl/vta_vcr.sv; the tsim controller and any

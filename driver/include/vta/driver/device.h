@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/device.h
+/// \file vta/driver/device.h
 /// The one Device interface every backend implements (fsim now; tsim and remote devices later), the
 /// VTA statistics, and the factory that picks a backend by name or from VTA_TARGET.
 
@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "vta/config.h"
-#include "vta/isa.h"
-#include "vta/memory.h"
+#include "vta/driver/config.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/memory.h"
 
 namespace vta {
 

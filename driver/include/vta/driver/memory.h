@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/memory.h
+/// \file vta/driver/memory.h
 /// Simulated physical memory: the DRAM every backend (fsim, tsim, remote server) reads and writes.
 /// The whole physical space is one reservation of host address space; an allocation is a run of
 /// 4 KiB pages in it, so physical page n (0-based) has address (n + 1) << 12 (address 0 is never

@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/fsim.h
+/// \file vta/driver/fsim.h
 /// The functional simulator: the golden model every other backend is compared with. It executes an
 /// instruction stream with exactly the semantics of spec sections 2-4 and counts the statistics of 7.3.
 /// A run first validates every instruction (nothing executes if one is malformed), then schedules the
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "vta/device.h"
-#include "vta/isa.h"
+#include "vta/driver/device.h"
+#include "vta/driver/isa.h"
 
 namespace vta {
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/command_queue.h
+/// \file vta/runtime/command_queue.h
 /// The runtime's command queue (spec section 6): builds the instruction stream of one synchronize
 /// batch from runtime calls (lazy token pops, push merging, NOP encodings), manages micro-op kernels
 /// and their residency in the micro-op SRAM, closes the batch with the token protocol and FINISH, and
@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "vta/device.h"
-#include "vta/isa.h"
+#include "vta/driver/device.h"
+#include "vta/driver/isa.h"
 
 namespace vta::runtime {
 

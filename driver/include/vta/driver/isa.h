@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/isa.h
+/// \file vta/driver/isa.h
 /// The VTA instruction set: the fixed ISA constants (the single source for the generated `VTA_*`
 /// macros and the SystemVerilog package), typed instructions, and an encoder/decoder whose bit layout
 /// is computed from a Config, so it is correct for every configuration the format can encode.
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "vta/config.h"
+#include "vta/driver/config.h"
 
 namespace vta {
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/guarded_main.h
+/// \file vta/driver/guarded_main.h
 /// The `main` of every shipped program: runs `run` and turns any exception that escapes it into one
 /// line on stderr ("NAME: error: WHAT") and exit status 1. A usage error is exit status 2
 /// (VTA_CLI_PARSE).

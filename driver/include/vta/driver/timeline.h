@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/timeline.h
+/// \file vta/driver/timeline.h
 /// What each stage of the accelerator does over a run, as intervals: executing an instruction,
 /// waiting for a dependency token, waiting for memory, idle. Recorded cycle by cycle by the tsim
 /// (tsim::Simulator::Options::on_timeline), or estimated from a program alone (estimate_timeline: the
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "vta/config.h"
-#include "vta/device.h"
-#include "vta/isa.h"
+#include "vta/driver/config.h"
+#include "vta/driver/device.h"
+#include "vta/driver/isa.h"
 
 namespace vta {
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file vta/json_field.h
+/// \file vta/driver/json_field.h
 /// A typed field of a JSON object read by a file reader (captures, weights manifests), for any
 /// nlohmann-style JSON type: the error names the key and what was found, and integers are
 /// range-checked before they are narrowed (2^63 or 1.5 is not a 32-bit count).
