@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <set>
 
@@ -160,6 +162,11 @@ TEST_F(FsimSemantics, ZeroXSizeIsANoOp) {
 struct GemmCase {
   std::string config;
   bool portable;
+  // what ctest shows after the test's name: without it GoogleTest prints the object's bytes, a heap
+  // address among them, so the registered names changed from one build to the next
+  friend void PrintTo(const GemmCase& c, std::ostream* os) {
+    *os << std::filesystem::path(c.config).filename().string() << (c.portable ? ", portable" : ", native");
+  }
 };
 
 class FsimGemm : public ::testing::TestWithParam<GemmCase> {};

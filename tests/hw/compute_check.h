@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "../driver/test_util.h"
 #include "sim_harness.h"
+#include "test_util.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/fsim.h"
 

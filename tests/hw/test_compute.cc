@@ -6,10 +6,10 @@
 
 #include <random>
 
-#include "../driver/test_util.h"
 #include "Vvta_compute.h"
 #include "mem_model.h"
 #include "sim_harness.h"
+#include "test_util.h"
 #include "vta/driver/build_config.h"
 
 namespace vta::test {

@@ -7,9 +7,9 @@
 #include <random>
 #include <set>
 
-#include "../driver/test_util.h"
 #include "Vvta_gemm_harness.h"
 #include "compute_check.h"
+#include "test_util.h"
 #include "vta/driver/build_config.h"
 
 namespace vta::test {

@@ -3,7 +3,7 @@
 // against closed forms), and what only a remote device has: its traffic (one round trip per run,
 // only the bytes a run reads and stores), buffers freed locally being freed on the server, a server
 // that goes away, a configuration the server does not run, and diagnostics coming back through the
-// C API. Servers: remote/loopback_backends.cc (rpc-fsim, rpc-tsim) and ones started here.
+// C API. Servers: common/loopback_backends.cc (rpc-fsim, rpc-tsim) and ones started here.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../driver/program_suite.h"
+#include "program_suite.h"
 #include "test_paths.h"
 #include "test_util.h"
 #include "vta/driver.h"

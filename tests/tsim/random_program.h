@@ -22,7 +22,7 @@
 #include <random>
 #include <vector>
 
-#include "../driver/test_util.h"
+#include "test_util.h"
 #include "vta/driver/program.h"
 
 namespace vta::test {

@@ -8,7 +8,7 @@
 
 #include <functional>
 
-#include "../driver/test_util.h"
+#include "test_util.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/vcr_map.h"
 #include "vta/sc/accelerator.h"

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../driver/test_util.h"
+#include "test_util.h"
 #include "vta/driver/build_config.h"
 #include "vta/tsim/simulator.h"
 

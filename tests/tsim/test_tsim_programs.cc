@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "../driver/program_suite.h"
+#include "program_suite.h"
 #include "tutorials.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/vcr_map.h"
@@ -24,7 +24,7 @@ TEST(Tsim, IsARegisteredBackend) {
   EXPECT_EQ(dev->target(), "tsim");
 }
 
-// The fsim's program suite (tests/driver/program_suite.h), unchanged, on the tsim.
+// The fsim's program suite (tests/common/program_suite.h), unchanged, on the tsim.
 TEST(Tsim, AluEveryOpcodeImmediateAndVectorWithAndWithoutCompression) {
   auto dev = make_device("tsim", build_config());
   alu_every_opcode_suite(*dev, build_config());

@@ -9,11 +9,11 @@
 #include <set>
 #include <sstream>
 
-#include "../driver/workloads.h"
 #include "test_paths.h"
 #include "vcd.h"
 #include "vta/driver/build_config.h"
 #include "vta/tsim/simulator.h"
+#include "workloads.h"
 
 namespace vta::test {
 namespace {
