@@ -14,7 +14,7 @@
 
 namespace {
 
-using namespace vta::net;  // NOLINT
+using namespace vta::network;  // NOLINT
 
 struct Network {
   Graph graph = resnet18();

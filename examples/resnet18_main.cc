@@ -72,10 +72,10 @@ int run(int argc, char** argv) {
     last = colon == std::string::npos ? first : layers.substr(colon + 1);
   }
 
-  vta::net::ResNet18Options o;
+  vta::network::ResNet18Options o;
   o.image = image, o.seed = seed, o.max_pool_on_vta = vta_pool;
   o.batch = batch > 0 ? batch : vta::build_config().batch();
-  vta::net::Graph g = vta::net::resnet18(o);
+  vta::network::Graph g = vta::network::resnet18(o);
   for (const std::string& name : {first, last}) {
     if (!name.empty() && (!g.has_tensor(name) || name == g.input_name())) {
       std::fprintf(
@@ -85,19 +85,19 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
-  const std::vector<int8_t> input = vta::net::generated_input(g, seed);
+  const std::vector<int8_t> input = vta::network::generated_input(g, seed);
   auto t = Clock::now();
-  std::vector<vta::net::ShiftReport> reports;
+  std::vector<vta::network::ShiftReport> reports;
   if (weights.empty()) {
-    reports = vta::net::calibrate_shifts(g, input);
+    reports = vta::network::calibrate_shifts(g, input);
     std::printf("weights: generated (seed %u), shifts calibrated in %.2f s\n", seed, since(t));
   } else {
-    vta::net::load_weights(g, weights);
+    vta::network::load_weights(g, weights);
     std::printf("weights: %s\n", weights.c_str());
-    if (shifts) reports = vta::net::shift_reports(g, input);
+    if (shifts) reports = vta::network::shift_reports(g, input);
   }
   if (!save_weights.empty()) {
-    vta::net::save_weights(g, save_weights);
+    vta::network::save_weights(g, save_weights);
     std::printf("weights saved to %s\n", save_weights.c_str());
   }
   if (shifts) {
@@ -106,10 +106,10 @@ int run(int argc, char** argv) {
                   100 * r.zero);
     }
   }
-  vta::net::Values reference;
+  vta::network::Values reference;
   if (verify) {
     t = Clock::now();
-    reference = vta::net::run_reference(g, input);
+    reference = vta::network::run_reference(g, input);
     std::printf("reference (plain C++): %.2f s\n", since(t));
   }
   std::shared_ptr<vta::rpc::Remote> remote;
@@ -120,21 +120,21 @@ int run(int argc, char** argv) {
     remote = std::make_shared<vta::rpc::Remote>(vta::rpc::connect(host, port));
   }
   t = Clock::now();
-  vta::net::Executor ex(g, vta::build_config(), remote ? vta::net::remote_target(remote) : nullptr);
+  vta::network::Executor ex(g, vta::build_config(), remote ? vta::network::remote_target(remote) : nullptr);
   const std::string where =
       remote ? remote->target() + " through the device server at " + remote->where() : vta::default_target();
   std::printf("compiled %zu steps in %.2f s (backend %s)\n", ex.steps().size(), since(t), where.c_str());
   const uint64_t trips_before = remote ? remote->round_trips() : 0;
-  vta::net::RunOptions ro;
+  vta::network::RunOptions ro;
   ro.verify = verify;
   ro.first = first, ro.last = last;
-  const vta::net::NetworkRun r = ex.run(input, ro, verify ? &reference : nullptr);
+  const vta::network::NetworkRun r = ex.run(input, ro, verify ? &reference : nullptr);
 
   const int bus = vta::build_config().bus_width();
   std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %s\n", "step", "operators", "where", "gemm_uops", "bytes",
               "cycles", "bound", "over", verify ? "check" : "");
   for (const auto& s : r.steps) {
-    const bool vta_step = s.step->placement == vta::net::Placement::kVta;
+    const bool vta_step = s.step->placement == vta::network::Placement::kVta;
     std::string cycles = "-", bound = "-", over = "-";
     if (vta_step) {
       const auto b = vta::cycle_bounds(s.stats, bus);
@@ -154,7 +154,7 @@ int run(int argc, char** argv) {
   }
   double vta_seconds = 0, host_seconds = 0;
   for (const auto& s : r.steps)
-    (s.step->placement == vta::net::Placement::kVta ? vta_seconds : host_seconds) += s.seconds;
+    (s.step->placement == vta::network::Placement::kVta ? vta_seconds : host_seconds) += s.seconds;
   const auto b = vta::cycle_bounds(r.vta, bus);
   std::printf("VTA: %llu GEMM micro-ops, %llu ALU micro-ops, %llu bytes moved",
               static_cast<unsigned long long>(r.vta.gemm_counter), static_cast<unsigned long long>(r.vta.alu_counter),

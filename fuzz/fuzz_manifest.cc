@@ -11,7 +11,7 @@
 #include "vta/network/resnet18.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace vta::net;  // NOLINT
+  using namespace vta::network;  // NOLINT
   static const std::filesystem::path dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("vta_fuzz_manifest_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);

@@ -17,8 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     out.write(reinterpret_cast<const char*>(data), std::streamsize(size));
   }
   try {
-    (void)vta::net::read_npy(path);
-  } catch (const vta::net::NpyError&) {
+    (void)vta::network::read_npy(path);
+  } catch (const vta::network::NpyError&) {
   }
   return 0;
 }

@@ -88,7 +88,7 @@ module vta_top
   logic [31:0] insn_addr, insn_count;
   logic [3:0]  core_error, mem_error, mem_error_client;
   logic [3:0]  busy /*verilator public_flat_rd*/;        // read by the tsim's timeline too
-  logic [2:0]  insn_start /*verilator public_flat_rd*/;  // (tsim/src/timeline.cc)
+  logic [2:0]  insn_start /*verilator public_flat_rd*/;  // (TimelineRecorder, tsim/src/simulator.cc)
   logic [2:0]  stall /*verilator public_flat_rd*/;
   logic [3:0][7:0] tokens;
   logic [2:0][FillWidth-1:0] queue_fill;
@@ -119,7 +119,7 @@ module vta_top
     .busy_o(mem_busy), .error_o(mem_error), .error_client_o(mem_error_client));
 
 `ifndef SYNTHESIS
-  // For the tsim's timeline (tsim/src/timeline.cc), no function: per read client (0 fetch, 1 uop,
+  // For the tsim's timeline (TimelineRecorder in tsim/src/simulator.cc), no function: per read client (0 fetch, 1 uop,
   // 2 inp, 3 wgt, 4 acc) a data beat taken this cycle; bit 5: the store's write client held up by
   // the memory engine.
   logic [5:0] mem_activity /*verilator public_flat_rd*/;

@@ -9,7 +9,7 @@
 #include "programs.h"
 #include "vta/compiler/te.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace c = vta::compiler;
 using c::Indices;
 
@@ -285,4 +285,4 @@ Program conv_program(const Graph& g, const Step& step, const c::Env& env, const 
   return ConvProgramBuilder(g, step, env, tiling).build();
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -12,7 +12,7 @@
 #include "vta/compiler/env.h"
 #include "vta/runtime/tensor.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -242,4 +242,4 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
   return result;
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

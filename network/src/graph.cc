@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace vta::net {
+namespace vta::network {
 namespace {
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -218,4 +218,4 @@ const Op& Graph::producer(const std::string& t) const {
   throw GraphError(name_ + ": no operator produces " + t);
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

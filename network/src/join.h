@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace vta::net {
+namespace vta::network {
 
 inline std::string join(std::initializer_list<std::string_view> parts) {
   std::string s;
@@ -13,4 +13,4 @@ inline std::string join(std::initializer_list<std::string_view> parts) {
   return s;
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -3,7 +3,7 @@
 #include "vta/network/target.h"
 #include "vta/runtime/tensor.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace c = vta::compiler;
 namespace {
 
@@ -49,4 +49,4 @@ class LocalTarget final : public Target {
 
 std::shared_ptr<Target> local_target() { return std::make_shared<LocalTarget>(); }
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -7,7 +7,7 @@
 
 #include "vta/driver/file.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
@@ -202,4 +202,4 @@ void write_npy(const std::filesystem::path& path, const std::vector<int64_t>& sh
   write(path, shape, "<i4", reinterpret_cast<const char*>(raw.data()), raw.size());
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

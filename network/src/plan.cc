@@ -9,7 +9,7 @@
 
 #include "join.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace {
 
 // The operators fused after a VTA convolution: a chain of elementwise operators, each the only reader
@@ -163,4 +163,4 @@ bool non_negative(const Graph& g, std::string tensor) {
   }
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -3,7 +3,7 @@
 #include "programs.h"
 #include "vta/compiler/te.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace c = vta::compiler;
 
 // The input tile (with its halo, zero-padded by the DMA, sign-extended into the accumulator with
@@ -77,4 +77,4 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
   return {std::move(s), {data, res}};
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

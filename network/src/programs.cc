@@ -2,7 +2,7 @@
 
 #include "programs.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace c = vta::compiler;
 
 c::BuildOptions build_options() {
@@ -15,4 +15,4 @@ c::Module build_program(const Program& program, const c::Env& env) {
   return c::build(program.schedule, program.args, env, build_options());
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

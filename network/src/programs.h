@@ -11,7 +11,7 @@
 #include "vta/network/plan.h"
 #include "vta/network/tiling.h"
 
-namespace vta::net {
+namespace vta::network {
 
 struct Program {
   compiler::Schedule schedule;
@@ -33,4 +33,4 @@ Program pool_program(const Graph& g, const Step& step, const compiler::Env& env,
 /// `program` built with build_options().
 compiler::Module build_program(const Program& program, const compiler::Env& env);
 
-}  // namespace vta::net
+}  // namespace vta::network

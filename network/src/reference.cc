@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-namespace vta::net {
+namespace vta::network {
 namespace {
 
 const std::vector<int32_t>& value_of(const Graph& g, const Op& op, const Values& values, const std::string& name) {
@@ -156,4 +156,4 @@ Values run_reference(const Graph& g, std::span<const int8_t> input, bool keep_al
   return v;
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -7,7 +7,7 @@
 
 #include "vta/rpc/protocol.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace {
 
 class RemoteTensor final : public Target::Tensor {
@@ -73,4 +73,4 @@ std::shared_ptr<Target> remote_target(std::shared_ptr<rpc::Remote> remote) {
   return std::make_shared<RemoteTarget>(std::move(remote));
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -12,7 +12,7 @@
 #include "vta/network/npy.h"
 #include "vta/network/reference.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace {
 
 // int8 weights, roughly normal (sigma ~37): the sum of the four 7-bit fields of one draw, so that the
@@ -284,4 +284,4 @@ void load_weights(Graph& g, const std::filesystem::path& dir) {
   }
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -8,7 +8,7 @@
 #include "join.h"
 #include "vta/compiler/estimate.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace {
 
 std::vector<int64_t> divisors(int64_t n) {
@@ -174,4 +174,4 @@ ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
   return best;
 }
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -24,7 +24,7 @@
 #include "vta/network/resnet18.h"
 #include "vta/runtime/tensor.h"
 
-namespace vta::net {
+namespace vta::network {
 namespace {
 
 namespace fs = std::filesystem;
@@ -363,9 +363,9 @@ TEST(Readers, CaptureFieldErrorsNameTheField) {
 }
 
 }  // namespace
-}  // namespace vta::net
+}  // namespace vta::network
 
-namespace vta::net {
+namespace vta::network {
 namespace {
 
 // The small ResNet-18 (64x64, width 16) through the executor on the runtime's device: every step's
@@ -607,4 +607,4 @@ TEST(NetworkExecutor, TheResidualIsWhereTheSumStarts) {
 }
 
 }  // namespace
-}  // namespace vta::net
+}  // namespace vta::network

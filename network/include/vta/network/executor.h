@@ -22,7 +22,7 @@
 #include "vta/network/target.h"
 #include "vta/network/tiling.h"
 
-namespace vta::net {
+namespace vta::network {
 
 struct StepResult {
   const Step* step = nullptr;
@@ -80,4 +80,4 @@ class Executor {
   std::unique_ptr<DeviceState> device_;
 };
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace vta::net {
+namespace vta::network {
 
 /// A graph that cannot be built or run (an unknown tensor, a shape that does not fit, a value out of
 /// range); the message names the operator and the tensor.
@@ -110,4 +110,4 @@ class Graph {
   std::string input_, output_;
 };
 
-}  // namespace vta::net
+}  // namespace vta::network

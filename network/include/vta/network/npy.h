@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace vta::net {
+namespace vta::network {
 
 class NpyError : public std::runtime_error {
  public:
@@ -31,4 +31,4 @@ void write_npy(const std::filesystem::path& path, const std::vector<int64_t>& sh
 void write_npy(const std::filesystem::path& path, const std::vector<int64_t>& shape,
                const std::vector<int32_t>& values);
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -14,7 +14,7 @@
 #include "vta/compiler/build.h"
 #include "vta/network/graph.h"
 
-namespace vta::net {
+namespace vta::network {
 
 /// How one convolution is blocked: output tiles of oc_block x BLOCK channels, h_block rows, w_block
 /// columns; input channels ic_block blocks at a time; the output channel tiles shared among
@@ -64,4 +64,4 @@ std::vector<const Op*> convolutions(const Step& step);
 /// clip at >= 0.
 bool non_negative(const Graph& g, std::string tensor);
 
-}  // namespace vta::net
+}  // namespace vta::network

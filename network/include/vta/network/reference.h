@@ -12,7 +12,7 @@
 
 #include "vta/network/graph.h"
 
-namespace vta::net {
+namespace vta::network {
 
 /// Tensor values by name; int8 tensors hold values in [-128, 127]. Layout: the TensorDesc's, row-major.
 using Values = std::map<std::string, std::vector<int32_t>>;
@@ -29,4 +29,4 @@ Values run_reference(const Graph& g, std::span<const int8_t> input, bool keep_al
 std::vector<int32_t> conv2d(std::span<const int32_t> x, std::span<const int8_t> w, int64_t n, int64_t c, int64_t h,
                             int64_t width, int64_t o, int64_t k, int64_t stride, int64_t pad);
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -7,8 +7,8 @@
 /// verification compares comes back.
 ///
 ///   auto remote = std::make_shared<vta::rpc::Remote>(vta::rpc::connect("127.0.0.1", 9091));
-///   vta::net::Executor ex(graph, config, vta::net::remote_target(remote));
-///   vta::net::NetworkRun run = ex.run(input, {}, &reference);
+///   vta::network::Executor ex(graph, config, vta::network::remote_target(remote));
+///   vta::network::NetworkRun run = ex.run(input, {}, &reference);
 ///
 /// The server's configuration must be the executor's (loading a program built for another one is
 /// refused by the server, naming both). Errors are the session's (vta::rpc::RemoteError,
@@ -19,9 +19,9 @@
 #include "vta/network/executor.h"
 #include "vta/rpc/session.h"
 
-namespace vta::net {
+namespace vta::network {
 
 /// The executor's tensors and programs in `remote`'s session (kept alive by the target).
 std::shared_ptr<Target> remote_target(std::shared_ptr<rpc::Remote> remote);
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -14,7 +14,7 @@
 
 #include "vta/network/graph.h"
 
-namespace vta::net {
+namespace vta::network {
 
 struct ResNet18Options {
   int64_t image = 224;  ///< input height and width (a multiple of 32)
@@ -55,4 +55,4 @@ void save_weights(const Graph& g, const std::filesystem::path& dir);
 /// else. Throws GraphError / NpyError naming the file and the problem.
 void load_weights(Graph& g, const std::filesystem::path& dir);
 
-}  // namespace vta::net
+}  // namespace vta::network

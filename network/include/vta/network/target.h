@@ -14,7 +14,7 @@
 #include "vta/compiler/build.h"
 #include "vta/driver/device.h"
 
-namespace vta::net {
+namespace vta::network {
 
 class Target {
  public:
@@ -40,4 +40,4 @@ class Target {
 /// The runtime's device in this process.
 std::shared_ptr<Target> local_target();
 
-}  // namespace vta::net
+}  // namespace vta::network

@@ -15,7 +15,7 @@
 #include "vta/network/graph.h"
 #include "vta/network/plan.h"
 
-namespace vta::net {
+namespace vta::network {
 
 /// A VTA convolution step's extents in VTA's blocks, as the tiling search sizes its buffers and the
 /// program builder lays them out.
@@ -77,4 +77,4 @@ ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
                             const std::function<compiler::Module(const ConvTiling&)>& build, const Config& config,
                             const std::string& what);
 
-}  // namespace vta::net
+}  // namespace vta::network
