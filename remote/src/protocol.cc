@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -528,6 +529,12 @@ WriteRef decode_write(const FrameHeader& header, std::span<const uint8_t> payloa
   r.finish();
   if (w.data.empty()) throw ProtocolError(ErrorCode::kBadValue, "Write.data: empty: nothing to write");
   return w;
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 uint64_t config_hash(const Config& config) {

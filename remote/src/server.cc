@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "vta/compiler/build.h"
+#include "module_service.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/device.h"
 #include "vta/driver/memory.h"
@@ -147,7 +147,7 @@ class Session : public std::enable_shared_from_this<Session> {
   ~Session() {
     // the modules, the device and its memory go with the session; the emptied memory is kept for
     // the next session
-    modules_.clear();
+    modules_.reset();
     runtime_.reset();
     if (dram_) {
       for (const auto& [phys, b] : buffers_) dram_->free(b.host);
@@ -295,6 +295,8 @@ class Session : public std::enable_shared_from_this<Session> {
       o.dram = dram_.get();
       // the device is run directly (Run) and through the runtime (Call, for modules)
       runtime_ = std::make_unique<runtime::Context>(make_device(server_.options.target, server_.config, o), *dram_);
+      modules_ = std::make_unique<ModuleService>(ModuleService::Options{
+          server_.options.target, server_.options.max_uploads, server_.options.max_call_steps, &server_.stopping});
       return true;
     } catch (const std::exception& e) {
       send(Error{ErrorCode::kInternal, std::string("cannot open a device: ") + e.what()}, id);
@@ -373,113 +375,19 @@ class Session : public std::enable_shared_from_this<Session> {
     send(Ok{}, id);
     closing_ = true;
   }
-  // ---- modules: uploaded as data, read and checked by the compiler, run by the runtime here ----
-  void serve(const Upload& u, uint32_t id) {
-    auto old = uploads_.find(u.name);
-    const uint64_t kept = upload_bytes_ - (old == uploads_.end() ? 0 : old->second.size());
-    if (u.data.size() > server_.options.max_uploads - kept) {
-      return send(
-          Error{ErrorCode::kOutOfMemory, "Upload of " + u.name + " (" + std::to_string(u.data.size()) +
-                                             " bytes): the session keeps " + std::to_string(kept) +
-                                             " bytes of uploads of its " + std::to_string(server_.options.max_uploads)},
-          id);
-    }
-    uploads_[u.name] = u.data;
-    upload_bytes_ = kept + u.data.size();
-    send(Ok{}, id);
-  }
-  void serve(const LoadModule& l, uint32_t id) {
-    const auto it = uploads_.find(l.name);
-    if (it == uploads_.end()) {
-      std::string names;
-      for (const auto& [name, bytes] : uploads_) names += (names.empty() ? "" : ", ") + name;
-      return send(Error{ErrorCode::kBadValue, "LoadModule: nothing named " + l.name + " was uploaded in this session" +
-                                                  (names.empty() ? "" : " (uploaded: " + names + ")")},
-                  id);
-    }
-    if (modules_.size() >= kMaxModules) {
-      return send(Error{ErrorCode::kOutOfMemory,
-                        "LoadModule: the session holds " + std::to_string(kMaxModules) + " modules already"},
-                  id);
-    }
-    std::unique_ptr<compiler::Module> module;
-    try {
-      const std::string_view text(reinterpret_cast<const char*>(it->second.data()), it->second.size());
-      module = std::make_unique<compiler::Module>(compiler::Module::from_json(text, l.name));
-    } catch (const compiler::ModuleError& e) {
-      return send(Error{ErrorCode::kBadValue, std::string("LoadModule: ") + e.what()}, id);
-    }
-    if (!module->target().empty() && module->target() != server_.options.target) {
-      return send(Error{ErrorCode::kBadValue, "LoadModule: " + l.name + " was built for target " + module->target() +
-                                                  "; this server runs " + server_.options.target},
-                  id);
-    }
-    ModuleReply reply;
-    for (const compiler::Tensor& t : module->args()) {
-      if (t->dtype == compiler::DType::kBool) {
-        return send(Error{ErrorCode::kBadValue, "LoadModule: argument " + t->name + " of " + l.name +
-                                                    " is of type bool, which cannot live in device memory"},
-                    id);
-      }
-      reply.args.push_back(ModuleArg{t->name, uint8_t(t->dtype == compiler::DType::kInt32 ? 1 : 0), t->shape});
-    }
-    reply.handle = next_module_++;
-    modules_[reply.handle] = std::move(module);
-    send(reply, id);
-  }
+  // ---- modules: the session's module service (module_service.h) ----
+  void serve(const Upload& u, uint32_t id) { send(modules_->upload(u), id); }
+  void serve(const LoadModule& l, uint32_t id) { send(modules_->load(l), id); }
   void serve(const Call& c, uint32_t id) {
-    const auto it = modules_.find(c.handle);
-    if (it == modules_.end()) {
-      return send(Error{ErrorCode::kBadValue,
-                        "Call: no module with handle " + std::to_string(c.handle) + " was loaded in this session"},
-                  id);
-    }
-    const compiler::Module& module = *it->second;
-    const auto& args = module.args();
-    if (c.args.size() != args.size()) {
-      return send(Error{ErrorCode::kBadValue, "Call: " + std::to_string(c.args.size()) + " buffers for a module of " +
-                                                  std::to_string(args.size()) + " arguments"},
-                  id);
-    }
-    // every argument names a whole buffer of this session, large enough for it
-    struct Wrapped {
-      runtime::Context& ctx;
-      std::vector<void*> handles;
-      ~Wrapped() {
-        for (void* h : handles) ctx.release_buffer(h);
-      }
-    } wrapped{*runtime_, {}};
-    for (size_t i = 0; i < args.size(); ++i) {
-      const compiler::Tensor& t = args[i];
-      const auto b = buffers_.find(PhysAddr(c.args[i]));
-      if (b == buffers_.end()) {
-        return send(
-            Error{ErrorCode::kNoSuchBuffer, "Call: argument " + t->name + ": no buffer starts at " + hex(c.args[i])},
-            id);
-      }
-      const uint64_t need = uint64_t(t->elements()) * (t->dtype == compiler::DType::kInt32 ? 4 : 1);
-      if (b->second.bytes < need) {
-        return send(Error{ErrorCode::kBadValue, "Call: argument " + t->name + " needs " + std::to_string(need) +
-                                                    " bytes; the buffer at " + hex(c.args[i]) + " has " +
-                                                    std::to_string(b->second.bytes)},
-                    id);
-      }
-      wrapped.handles.push_back(runtime_->wrap_buffer(PhysAddr(c.args[i]), size_t(need), t->name));
-    }
-    server_.count(&ServerCounters::calls);
-    try {
-      compiler::CallLimits limits;
-      if (server_.options.max_call_steps != 0) limits.max_host_steps = server_.options.max_call_steps;
-      limits.cancel = &server_.stopping;
-      module.call(*runtime_, wrapped.handles, limits);
-    } catch (const std::exception& e) {
-      // (the call went back to where the batch stood when it started: a pop the previous call left
-      // pending still meets its token)
-      runtime_->clear_error();
-      const std::string diagnostic = e.what();
-      return send(state(RunStatus::kError, &diagnostic), id);
-    }
-    send(state(RunStatus::kOk, nullptr), id);
+    const auto buffer_size = [this](PhysAddr phys) -> std::optional<uint64_t> {
+      const auto b = buffers_.find(phys);
+      if (b == buffers_.end()) return std::nullopt;
+      return b->second.bytes;
+    };
+    auto result = modules_->call(c, *runtime_, buffer_size, [this] { server_.count(&ServerCounters::calls); });
+    if (const auto* e = std::get_if<Error>(&result)) return send(*e, id);
+    const auto& failure = std::get<ModuleService::CallResult>(result).failure;
+    send(failure ? state(RunStatus::kError, &*failure) : state(RunStatus::kOk), id);
   }
 
   template <class M>
@@ -487,11 +395,6 @@ class Session : public std::enable_shared_from_this<Session> {
     send(Error{ErrorCode::kUnexpected, std::string(to_string(type_of(Message(m)))) + " is not a request"}, id);
   }
 
-  static std::string hex(uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-    return buf;
-  }
   static std::string range(uint64_t phys, uint64_t bytes) {
     return std::to_string(bytes) + " bytes at " + hex(phys) + " are not inside one buffer of this session";
   }
@@ -544,15 +447,11 @@ class Session : public std::enable_shared_from_this<Session> {
   uint64_t client_nonce_ = 0, server_nonce_ = 0;
   Device& device() { return runtime_->device(); }
 
-  static constexpr size_t kMaxModules = 64;
   std::unique_ptr<Dram> dram_;
   std::unique_ptr<runtime::Context> runtime_;  // the session's device, and the runtime modules run on
   std::map<PhysAddr, Buffer> buffers_;
   uint64_t used_ = 0;
-  std::map<std::string, std::vector<uint8_t>> uploads_;  // the session's store, by name
-  uint64_t upload_bytes_ = 0;
-  std::map<uint32_t, std::unique_ptr<compiler::Module>> modules_;
-  uint32_t next_module_ = 1;
+  std::unique_ptr<ModuleService> modules_;  // uploads and modules, once the session is open
 };
 
 }  // namespace
