@@ -66,76 +66,76 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
     return it->second;
   }
 
-  void visit_for(const Stmt& s) override {
-    extents_[s->var.get()] = s->extent;
-    for (int64_t i = 0; i < s->extent; ++i) {
+  void visit_for(const Stmt&, const ForNode& op) override {
+    extents_[op.var.get()] = op.extent;
+    for (int64_t i = 0; i < op.extent; ++i) {
       if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
         throw RuntimeError("build: the call was cancelled (the device server is stopping)");
       }
-      bind(s->var, i);
-      exec(s->body);
+      bind(op.var, i);
+      exec(op.body);
     }
-    unbind(s->var);
+    unbind(op.var);
   }
-  void visit_seq(const Stmt& s) override {
-    for (const auto& c : s->seq) exec(c);
+  void visit_seq(const Stmt&, const SeqNode& op) override {
+    for (const auto& c : op.seq) exec(c);
   }
-  void visit_allocate(const Stmt& s) override { exec(s->body); }
-  void visit_attr(const Stmt& s) override {
-    if (s->key == attr::kCoprocUopScope) return kernel(s);
-    exec(s->body);
+  void visit_allocate(const Stmt&, const AllocateNode& op) override { exec(op.body); }
+  void visit_attr(const Stmt&, const AttrNode& op) override {
+    if (op.key == attr::kCoprocUopScope) return kernel(op);
+    exec(op.body);
   }
-  void visit_store(const Stmt& s) override {
-    throw InternalError("build: a host store to " + s->tensor->name + " in the final program");
+  void visit_store(const Stmt&, const StoreNode& op) override {
+    throw InternalError("build: a host store to " + op.tensor->name + " in the final program");
   }
-  void visit_call(const Stmt& s) override {
-    if (in_kernel_) return uop_call(s);
-    const auto& a = s->args;
-    if (s->name == intrin::kLoadBuffer2D) {
-      check(ctx_.load_buffer_2d(handle(s->src), u32(a[0]), u32(a[1]), u32(a[2]), u32(a[3]), u32(a[4]), u32(a[5]),
+  void visit_call(const Stmt&, const CallNode& op) override {
+    if (in_kernel_) return uop_call(op);
+    const auto& a = op.args;
+    if (op.name == intrin::kLoadBuffer2D) {
+      check(ctx_.load_buffer_2d(handle(op.src), u32(a[0]), u32(a[1]), u32(a[2]), u32(a[3]), u32(a[4]), u32(a[5]),
                                 u32(a[6]), u32(a[7]), u32(a[8]), u32(a[9])),
             "VTALoadBuffer2D");
-    } else if (s->name == intrin::kStoreBuffer2D) {
-      check(ctx_.store_buffer_2d(u32(a[0]), u32(a[1]), handle(s->tensor), u32(a[2]), u32(a[3]), u32(a[4]), u32(a[5])),
+    } else if (op.name == intrin::kStoreBuffer2D) {
+      check(ctx_.store_buffer_2d(u32(a[0]), u32(a[1]), handle(op.dst), u32(a[2]), u32(a[3]), u32(a[4]), u32(a[5])),
             "VTAStoreBuffer2D");
-    } else if (s->name == intrin::kDepPush) {
+    } else if (op.name == intrin::kDepPush) {
       check(ctx_.dep_push(i32(a[0]), i32(a[1])), "VTADepPush");
-    } else if (s->name == intrin::kDepPop) {
+    } else if (op.name == intrin::kDepPop) {
       check(ctx_.dep_pop(i32(a[0]), i32(a[1])), "VTADepPop");
-    } else if (s->name == intrin::kSync) {
+    } else if (op.name == intrin::kSync) {
       check(ctx_.synchronize(kSyncWaitCycles), "VTASynchronize");
     } else {
-      throw InternalError("build: unknown call " + s->name);
+      throw InternalError("build: unknown call " + op.name);
     }
   }
 
   /// Inside a kernel being recorded: the micro-op loops and pushes (loops and sequences as outside).
-  void uop_call(const Stmt& s) {
-    if (s->name == intrin::kUopLoopBegin) {
-      recording_->loop_begin(u32(s->args[0]), u32(s->args[1]), u32(s->args[2]), u32(s->args[3]));
-    } else if (s->name == intrin::kUopLoopEnd) {
+  void uop_call(const CallNode& s) {
+    if (s.name == intrin::kUopLoopBegin) {
+      recording_->loop_begin(u32(s.args[0]), u32(s.args[1]), u32(s.args[2]), u32(s.args[3]));
+    } else if (s.name == intrin::kUopLoopEnd) {
       recording_->loop_end();
-    } else if (s->name == intrin::kUopPush) {
-      const auto& a = s->args;
+    } else if (s.name == intrin::kUopPush) {
+      const auto& a = s.args;
       recording_->push(u32(a[kUopMode]), u32(a[kUopReset]), u32(a[kUopDst]), u32(a[kUopSrc]), u32(a[kUopWgt]),
                        u32(a[kUopOpcode]), u32(a[kUopUseImm]), i32(a[kUopImm]));
     } else {
-      throw InternalError("build: " + s->name + " inside a micro-op kernel");
+      throw InternalError("build: " + s.name + " inside a micro-op kernel");
     }
   }
 
-  void kernel(const Stmt& s) {
+  void kernel(const AttrNode& s) {
     // the kernel's free variables (bound outside it) select its instance: the closure the runtime
     // caches it by, a mixed-radix number of their values
     std::set<const ExprNode*> bound;
-    for_each_stmt(s->body, [&](const Stmt& x) {
-      if (x->kind == StmtKind::kFor) bound.insert(x->var.get());
+    for_each_stmt(s.body, [&](const Stmt& x) {
+      if (const auto* loop = x->as<ForNode>()) bound.insert(loop->var.get());
       if (x->kind != StmtKind::kCall && x->kind != StmtKind::kFor && x->kind != StmtKind::kSeq) {
         throw InternalError("build: unexpected " + std::string(to_string(x->kind)) + " inside a micro-op kernel");
       }
     });
     std::vector<const ExprNode*> free;
-    for_each_expr(s->body, [&](const Expr& e) {
+    for_each_expr(s.body, [&](const Expr& e) {
       if (e->kind == ExprKind::kVar && !bound.count(e.get()) &&
           std::find(free.begin(), free.end(), e.get()) == free.end()) {
         free.push_back(e.get());
@@ -144,21 +144,23 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
     int64_t closure = 0;
     for (const ExprNode* v : free) {
       auto e = extents_.find(v);
-      if (e == extents_.end()) throw InternalError("build: kernel variable " + v->name + " has no loop");
+      if (e == extents_.end()) {
+        throw InternalError("build: kernel variable " + static_cast<const VarNode*>(v)->name + " has no loop");
+      }
       closure = closure * e->second + value_of(v);
       if (closure > INT32_MAX) throw RuntimeError("build: a kernel's closure does not fit 32 bits");
     }
     // (the closure as the C API's 4-byte one: the value + 1, 0 for none)
     const int64_t key = free.empty() ? 0 : int64_t{int32_t(closure)} + 1;
-    const bool alu = s->value && s->value->value == attr::kUopKernelAlu;
-    const int rc = ctx_.push_kernel(!alu, &kernels_[s.get()], key, [&](runtime::UopKernel& k) {
+    const bool alu = is_const(s.value, attr::kUopKernelAlu);
+    const int rc = ctx_.push_kernel(!alu, &kernels_[&s], key, [&](runtime::UopKernel& k) {
       recording_ = &k;
       in_kernel_ = true;
       struct Stop {
         Executor& ex;
         ~Stop() { ex.recording_ = nullptr, ex.in_kernel_ = false; }
       } stop{*this};
-      exec(s->body);
+      exec(s.body);
     });
     check(rc, alu ? "VTAPushALUOp" : "VTAPushGEMMOp");
   }
@@ -175,23 +177,18 @@ class Executor final : public Evaluator, private StmtFunctor<void> {
 // Statements a run of `s` executes on the host (Module::host_steps), saturating.
 uint64_t count_steps(const Stmt& s) {
   auto add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
-  switch (s->kind) {
-    case StmtKind::kFor: {
-      const uint64_t body = add(count_steps(s->body), 1);
-      const auto n = uint64_t(s->extent);
-      return add(1, body > UINT64_MAX / n ? UINT64_MAX : body * n);
-    }
-    case StmtKind::kSeq: {
-      uint64_t n = 1;
-      for (const auto& c : s->seq) n = add(n, count_steps(c));
-      return n;
-    }
-    case StmtKind::kAllocate:
-    case StmtKind::kAttr: return add(1, count_steps(s->body));
-    case StmtKind::kCall:
-    case StmtKind::kStore: return 1;
+  if (const auto* loop = s->as<ForNode>()) {
+    const uint64_t body = add(count_steps(loop->body), 1);
+    const auto n = uint64_t(loop->extent);
+    return add(1, body > UINT64_MAX / n ? UINT64_MAX : body * n);
   }
-  return 1;
+  if (const auto* seq = s->as<SeqNode>()) {
+    uint64_t n = 1;
+    for (const auto& c : seq->seq) n = add(n, count_steps(c));
+    return n;
+  }
+  if (s->kind == StmtKind::kAllocate || s->kind == StmtKind::kAttr) return add(1, count_steps(body_of(s)));
+  return 1;  // a call or a store
 }
 
 vta::runtime::DType device_type(DType t) {

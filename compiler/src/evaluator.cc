@@ -6,14 +6,17 @@ namespace vta::compiler {
 
 int64_t Evaluator::value_of(const ExprNode* v) const {
   auto it = vars_.find(v);
-  if (it == vars_.end()) throw InternalError(who_ + ": variable " + v->name + " is not bound");
+  if (it == vars_.end())
+    throw InternalError(who_ + ": variable " + static_cast<const VarNode*>(v)->name + " is not bound");
   return it->second;
 }
 
-int64_t Evaluator::visit_read(const Expr& e) {
+int64_t Evaluator::visit_read(const Expr& e, const ReadNode&) {
   throw InternalError(who_ + ": cannot evaluate " + to_text(e) + " on the host");
 }
 
-int64_t Evaluator::visit_reduce(const Expr&) { throw InternalError(who_ + ": an unlowered reduction"); }
+int64_t Evaluator::visit_reduce(const Expr&, const ReduceNode&) {
+  throw InternalError(who_ + ": an unlowered reduction");
+}
 
 }  // namespace vta::compiler

@@ -22,14 +22,18 @@ class Evaluator : public ExprFunctor<int64_t> {
   int64_t value_of(const ExprNode* v) const;
 
  protected:
-  int64_t visit_int(const Expr& e) override { return e->value; }
-  int64_t visit_var(const Expr& e) override { return value_of(e.get()); }
-  int64_t visit_binary(const Expr& e) override { return wrap(eval_binary(e, eval(e->a), eval(e->b)), e->dtype); }
-  int64_t visit_select(const Expr& e) override { return eval(e->cond) != 0 ? eval(e->a) : eval(e->b); }
-  int64_t visit_cast(const Expr& e) override { return wrap(eval(e->a), e->dtype); }
+  int64_t visit_int(const Expr&, const IntNode& op) override { return op.value; }
+  int64_t visit_var(const Expr& e, const VarNode&) override { return value_of(e.get()); }
+  int64_t visit_binary(const Expr& e, const BinaryNode& op) override {
+    return wrap(eval_binary(e, eval(op.a), eval(op.b)), op.dtype);
+  }
+  int64_t visit_select(const Expr&, const SelectNode& op) override {
+    return eval(op.cond) != 0 ? eval(op.a) : eval(op.b);
+  }
+  int64_t visit_cast(const Expr&, const CastNode& op) override { return wrap(eval(op.value), op.dtype); }
   /// Tensor reads: only where there is host storage (the interpreter); an InternalError by default.
-  int64_t visit_read(const Expr& e) override;
-  int64_t visit_reduce(const Expr& e) override;
+  int64_t visit_read(const Expr& e, const ReadNode& op) override;
+  int64_t visit_reduce(const Expr& e, const ReduceNode& op) override;
 
   const std::string who_;
 

@@ -51,44 +51,43 @@ class Interpreter final : public Evaluator, private StmtFunctor<void> {
     return *it->second;
   }
 
-  int64_t visit_read(const Expr& e) override {
-    return buffer(e->tensor)[e->flat ? flat_offset(e->tensor, e->indices[0]) : offset(e->tensor, e->indices)];
+  int64_t visit_read(const Expr&, const ReadNode& op) override {
+    return buffer(op.tensor)[op.flat ? flat_offset(op.tensor, op.indices[0]) : offset(op.tensor, op.indices)];
   }
 
-  void visit_for(const Stmt& s) override {
-    for (int64_t i = 0; i < s->extent; ++i) {
-      bind(s->var, i);
-      exec(s->body);
+  void visit_for(const Stmt&, const ForNode& op) override {
+    for (int64_t i = 0; i < op.extent; ++i) {
+      bind(op.var, i);
+      exec(op.body);
     }
-    unbind(s->var);
+    unbind(op.var);
   }
-  void visit_store(const Stmt& s) override {
-    const int64_t v = wrap(eval(s->value), s->tensor->dtype);
-    buffer(s->tensor)[s->flat ? flat_offset(s->tensor, s->indices[0]) : offset(s->tensor, s->indices)] = v;
+  void visit_store(const Stmt&, const StoreNode& op) override {
+    const int64_t v = wrap(eval(op.value), op.tensor->dtype);
+    buffer(op.tensor)[op.flat ? flat_offset(op.tensor, op.indices[0]) : offset(op.tensor, op.indices)] = v;
   }
-  void visit_seq(const Stmt& s) override {
-    for (const auto& x : s->seq) exec(x);
+  void visit_seq(const Stmt&, const SeqNode& op) override {
+    for (const auto& x : op.seq) exec(x);
   }
-  void visit_attr(const Stmt& s) override { exec(s->body); }
-  void visit_allocate(const Stmt& s) override {
+  void visit_attr(const Stmt&, const AttrNode& op) override { exec(op.body); }
+  void visit_allocate(const Stmt&, const AllocateNode& op) override {
     int64_t n = 1;
-    for (int64_t d : s->shape) n *= d;
+    for (int64_t d : op.shape) n *= d;
     owned_.push_back(std::make_unique<std::vector<int64_t>>(size_t(n), 0));
-    buffers[s->tensor.get()] = owned_.back().get();
-    shapes_[s->tensor.get()] = s->shape;
-    exec(s->body);
-    buffers.erase(s->tensor.get());
-    shapes_.erase(s->tensor.get());
+    buffers[op.tensor.get()] = owned_.back().get();
+    shapes_[op.tensor.get()] = op.shape;
+    exec(op.body);
+    buffers.erase(op.tensor.get());
+    shapes_.erase(op.tensor.get());
   }
   /// The DMA intrinsics, element by element (an element = the product of the last two dimensions).
-  void visit_call(const Stmt& call) override {
-    const StmtNode& s = *call;
+  void visit_call(const Stmt&, const CallNode& s) override {
     std::vector<int64_t> a;
     for (const auto& e : s.args) a.push_back(eval(e));
-    std::vector<int64_t>& dst = buffer(s.tensor);
+    std::vector<int64_t>& dst = buffer(s.dst);
     std::vector<int64_t>& src = buffer(s.src);
-    const size_t rank = s.tensor->shape.size();
-    const int64_t elem = s.tensor->shape[rank - 1] * s.tensor->shape[rank - 2];
+    const size_t rank = s.dst->shape.size();
+    const int64_t elem = s.dst->shape[rank - 1] * s.dst->shape[rank - 2];
     int64_t src_off, dst_off, x_size, y_size, stride, xp0 = 0, yp0 = 0, xp1 = 0, yp1 = 0;
     const bool load = s.name == intrin::kLoadBuffer2D;
     // SRAM indices count from the start of the scope's SRAM: subtract where the buffer starts
@@ -98,7 +97,7 @@ class Interpreter final : public Evaluator, private StmtFunctor<void> {
     };
     if (load) {
       src_off = a[0], x_size = a[1], y_size = a[2], stride = a[3], xp0 = a[4], yp0 = a[5], xp1 = a[6], yp1 = a[7];
-      dst_off = a[8] - base(s.tensor);
+      dst_off = a[8] - base(s.dst);
     } else if (s.name == intrin::kStoreBuffer2D) {
       src_off = a[0] - base(s.src), dst_off = a[2], x_size = a[3], y_size = a[4], stride = a[5];
     } else {
@@ -112,14 +111,14 @@ class Interpreter final : public Evaluator, private StmtFunctor<void> {
         const int64_t de = load ? dst_off + y * width + x : dst_off + y * stride + x;
         for (int64_t k = 0; k < elem; ++k) {
           const size_t di = size_t(de * elem + k);
-          if (di >= dst.size()) throw InternalError("run: " + s.name + " outside " + s.tensor->name);
+          if (di >= dst.size()) throw InternalError("run: " + s.name + " outside " + s.dst->name);
           if (pad) {
             dst[di] = 0;
             continue;
           }
           const size_t si = size_t(se * elem + k);
           if (se < 0 || si >= src.size()) throw InternalError("run: " + s.name + " outside " + s.src->name);
-          dst[di] = wrap(src[si], s.tensor->dtype);
+          dst[di] = wrap(src[si], s.dst->dtype);
         }
       }
     }

@@ -1,5 +1,8 @@
 #include "vta/compiler/ir.h"
 
+#include <algorithm>
+#include <set>
+
 #include "vta/compiler/lower.h"
 #include "vta/compiler/te.h"
 #include "vta/compiler/visitor.h"
@@ -17,7 +20,7 @@ const char* to_string(DType t) {
 
 const char* to_string(ExprKind k) {
   switch (k) {
-#define VTA_IR_NAME(kind, handler) \
+#define VTA_IR_NAME(kind, handler, node) \
   case ExprKind::k##kind: return #kind;
     VTA_IR_EXPR_KINDS(VTA_IR_NAME)
 #undef VTA_IR_NAME
@@ -27,7 +30,7 @@ const char* to_string(ExprKind k) {
 
 const char* to_string(StmtKind k) {
   switch (k) {
-#define VTA_IR_STMT_NAME(kind, handler) \
+#define VTA_IR_STMT_NAME(kind, handler, node) \
   case StmtKind::k##kind: return #kind;
     VTA_IR_STMT_KINDS(VTA_IR_STMT_NAME)
 #undef VTA_IR_STMT_NAME
@@ -37,7 +40,7 @@ const char* to_string(StmtKind k) {
 
 bool is_binary(ExprKind k) {
   switch (k) {
-#define VTA_IR_BINARY(kind, handler) \
+#define VTA_IR_BINARY(kind, handler, node) \
   case ExprKind::k##kind: return true;
     // NOLINTNEXTLINE(bugprone-branch-clone)
     VTA_IR_BINARY_KINDS(VTA_IR_BINARY)
@@ -76,29 +79,36 @@ int64_t TensorNode::elements() const {
   return n;
 }
 
-Expr make_int(int64_t v, DType t) {
-  auto n = std::make_shared<ExprNode>();
-  n->kind = ExprKind::kInt, n->dtype = t, n->value = v;
-  return n;
+void ExprNode::throw_not_a(const char* what) const {
+  throw InternalError(std::string("expected ") + what + ", found a " + to_string(kind) + " expression");
+}
+void StmtNode::throw_not_a(const char* what) const {
+  throw InternalError(std::string("expected ") + what + ", found a " + to_string(kind) + " statement");
 }
 
-Var make_var(const std::string& name) {
-  auto n = std::make_shared<VarNode>();
-  n->kind = ExprKind::kVar, n->dtype = DType::kInt32, n->name = name;
-  return n;
+Expr IntNode::make(int64_t v, DType t) { return std::make_shared<IntNode>(v, t); }
+Expr make_int(int64_t v, DType t) { return IntNode::make(v, t); }
+std::optional<int64_t> const_int(const Expr& e) {
+  const auto* i = e ? e->as<IntNode>() : nullptr;
+  return i != nullptr ? std::optional<int64_t>(i->value) : std::nullopt;
 }
+bool is_const(const Expr& e, int64_t v) { return const_int(e) == v; }
 
-Expr make_binary(ExprKind k, Expr a, Expr b) {
+Var VarNode::make(std::string name) { return std::make_shared<VarNode>(std::move(name)); }
+Var make_var(const std::string& name) { return VarNode::make(name); }
+
+Expr BinaryNode::make(ExprKind k, Expr a, Expr b) {
+  if (!is_binary(k)) throw InternalError(std::string("make_binary: ") + to_string(k) + " is not a binary operation");
   if (!a || !b) throw InternalError("make_binary: null operand");
   if (a->dtype != b->dtype) {
     throw ScheduleError(std::string("type mismatch: ") + to_string(a->dtype) + " and " + to_string(b->dtype) +
                         " operands (insert a cast)");
   }
-  auto n = std::make_shared<ExprNode>();
   const bool cmp = k == ExprKind::kLt || k == ExprKind::kGe || k == ExprKind::kAnd;
-  n->kind = k, n->dtype = cmp ? DType::kBool : a->dtype, n->a = std::move(a), n->b = std::move(b);
-  return n;
+  const DType t = cmp ? DType::kBool : a->dtype;
+  return std::make_shared<BinaryNode>(k, t, std::move(a), std::move(b));
 }
+Expr make_binary(ExprKind k, Expr a, Expr b) { return BinaryNode::make(k, std::move(a), std::move(b)); }
 
 int64_t eval_binary(const Expr& e, int64_t a, int64_t b) {
   switch (e->kind) {
@@ -128,66 +138,68 @@ int64_t eval_binary(const Expr& e, int64_t a, int64_t b) {
   }
 }
 
-Expr make_cast(DType t, Expr a) {
-  auto n = std::make_shared<ExprNode>();
-  n->kind = ExprKind::kCast, n->dtype = t, n->a = std::move(a);
-  return n;
+Expr CastNode::make(DType t, Expr value) {
+  if (!value) throw InternalError("make_cast: null operand");
+  return std::make_shared<CastNode>(t, std::move(value));
 }
+Expr make_cast(DType t, Expr a) { return CastNode::make(t, std::move(a)); }
 
-Expr make_select(Expr cond, Expr a, Expr b) {
+SelectNode::SelectNode(Expr c, Expr x, Expr y)
+    : ExprNode(ExprKind::kSelect, x->dtype), cond(std::move(c)), a(std::move(x)), b(std::move(y)) {}
+Expr SelectNode::make(Expr cond, Expr a, Expr b) {
   if (!cond || cond->dtype != DType::kBool) throw ScheduleError("select: the condition must be a comparison");
+  if (!a || !b) throw InternalError("make_select: null branch");
   if (a->dtype != b->dtype) {
     throw ScheduleError(std::string("select: branches of types ") + to_string(a->dtype) + " and " +
                         to_string(b->dtype));
   }
-  auto n = std::make_shared<ExprNode>();
-  n->kind = ExprKind::kSelect, n->dtype = a->dtype, n->cond = std::move(cond), n->a = std::move(a), n->b = std::move(b);
-  return n;
+  return std::make_shared<SelectNode>(std::move(cond), std::move(a), std::move(b));
 }
+Expr make_select(Expr cond, Expr a, Expr b) { return SelectNode::make(std::move(cond), std::move(a), std::move(b)); }
 
-Expr make_read(Tensor t, std::vector<Expr> indices) {
+ReadNode::ReadNode(Tensor t, std::vector<Expr> i, bool f)
+    : ExprNode(ExprKind::kRead, t->dtype), tensor(std::move(t)), indices(std::move(i)), flat(f) {}
+Expr ReadNode::make(Tensor t, std::vector<Expr> indices) {
   if (indices.size() != t->shape.size()) {
     throw ScheduleError("tensor " + t->name + " has " + std::to_string(t->shape.size()) + " dimensions, read with " +
                         std::to_string(indices.size()) + " indices");
   }
-  auto n = std::make_shared<ExprNode>();
-  n->kind = ExprKind::kRead, n->dtype = t->dtype, n->tensor = std::move(t), n->indices = std::move(indices);
-  return n;
+  return std::make_shared<ReadNode>(std::move(t), std::move(indices), false);
 }
-
-Expr make_flat_read(Tensor t, Expr offset) {
-  auto n = std::make_shared<ExprNode>();
-  n->kind = ExprKind::kRead, n->dtype = t->dtype, n->tensor = std::move(t), n->indices = {std::move(offset)};
-  n->flat = true;
-  return n;
+Expr ReadNode::make_flat(Tensor t, Expr offset) {
+  return std::make_shared<ReadNode>(std::move(t), std::vector<Expr>{std::move(offset)}, true);
 }
+Expr make_read(Tensor t, std::vector<Expr> indices) { return ReadNode::make(std::move(t), std::move(indices)); }
+Expr make_flat_read(Tensor t, Expr offset) { return ReadNode::make_flat(std::move(t), std::move(offset)); }
 
-Stmt make_flat_store(Tensor t, Expr offset, Expr value) {
-  auto n = std::make_shared<StmtNode>();
-  n->kind = StmtKind::kStore, n->tensor = std::move(t), n->indices = {std::move(offset)}, n->value = std::move(value);
-  n->flat = true;
-  return n;
-}
-
-Expr make_reduce(Expr body, const std::vector<IterVar>& axes, Expr init) {
-  auto n = std::make_shared<ExprNode>();
+ReduceNode::ReduceNode(Expr b, std::vector<Var> a, std::vector<int64_t> e, Expr i)
+    : ExprNode(ExprKind::kReduce, b->dtype),
+      body(std::move(b)),
+      axes(std::move(a)),
+      extents(std::move(e)),
+      init(std::move(i)) {}
+Expr ReduceNode::make(Expr body, const std::vector<IterVar>& axes, Expr init) {
   if (init && init->dtype != body->dtype) {
     throw ScheduleError("sum: the initial value " + to_text(init) + " is " + to_string(init->dtype) +
                         ", the summed body " + to_string(body->dtype) + " (cast one of them)");
   }
-  n->kind = ExprKind::kReduce, n->dtype = body->dtype, n->a = std::move(body), n->b = std::move(init);
+  std::vector<Var> vars;
+  std::vector<int64_t> extents;
   for (const auto& iv : axes) {
     if (!iv.reduce) throw ScheduleError("sum over " + iv.var->name + ", which is not a reduce_axis");
-    n->reduce_axes.push_back(iv.var);
-    n->reduce_extents.push_back(iv.extent);
+    vars.push_back(iv.var);
+    extents.push_back(iv.extent);
   }
   std::set<const ExprNode*> axis_nodes;
-  for (const auto& v : n->reduce_axes) axis_nodes.insert(v.get());
-  if (n->b && uses_any(n->b, axis_nodes)) {
-    throw ScheduleError("sum: the initial value " + to_text(n->b) +
+  for (const auto& v : vars) axis_nodes.insert(v.get());
+  if (init && uses_any(init, axis_nodes)) {
+    throw ScheduleError("sum: the initial value " + to_text(init) +
                         " uses a reduction axis (it is one value per output element)");
   }
-  return n;
+  return std::make_shared<ReduceNode>(std::move(body), std::move(vars), std::move(extents), std::move(init));
+}
+Expr make_reduce(Expr body, const std::vector<IterVar>& axes, Expr init) {
+  return ReduceNode::make(std::move(body), axes, std::move(init));
 }
 
 namespace {
@@ -218,55 +230,89 @@ Expr logical_and(Expr a, Expr b) {
 }
 Expr select(Expr cond, Expr a, Expr b) { return make_select(std::move(cond), std::move(a), std::move(b)); }
 
-Stmt make_for(Var v, int64_t extent, Stmt body) {
-  auto n = std::make_shared<StmtNode>();
-  n->kind = StmtKind::kFor, n->var = std::move(v), n->extent = extent, n->body = std::move(body);
-  return n;
+Stmt ForNode::make(Var v, int64_t extent, Stmt body) {
+  if (!v || !body) throw InternalError("make_for: null variable or body");
+  return std::make_shared<ForNode>(std::move(v), extent, std::move(body));
+}
+Stmt make_for(Var v, int64_t extent, Stmt body) { return ForNode::make(std::move(v), extent, std::move(body)); }
+
+const AttrNode* as_attr(const Stmt& s, std::string_view key) {
+  const auto* a = s->as<AttrNode>();
+  return a != nullptr && a->key == key ? a : nullptr;
+}
+const ForNode* as_loop_over(const Stmt& s, const Var& v) {
+  const auto* f = s->as<ForNode>();
+  return f != nullptr && f->var == v ? f : nullptr;
+}
+
+const Stmt& body_of(const Stmt& s) {
+  if (const auto* f = s->as<ForNode>()) return f->body;
+  if (const auto* a = s->as<AllocateNode>()) return a->body;
+  if (const auto* a = s->as<AttrNode>()) return a->body;
+  throw InternalError(std::string("a ") + to_string(s->kind) + " statement has no body");
 }
 
 LoopNest perfect_nest(const Stmt& s) {
   LoopNest n{{}, s};
-  while (n.body->kind == StmtKind::kFor) {
-    n.loops.push_back({n.body->var, n.body->extent});
-    n.body = n.body->body;
+  while (const auto* loop = n.body->as<ForNode>()) {
+    n.loops.push_back({loop->var, loop->extent});
+    n.body = loop->body;
   }
   return n;
 }
 
+StoreNode::StoreNode(Tensor t, std::vector<Expr> i, Expr v, bool f)
+    : StmtNode(StmtKind::kStore), tensor(std::move(t)), indices(std::move(i)), value(std::move(v)), flat(f) {}
+Stmt StoreNode::make(Tensor t, std::vector<Expr> indices, Expr value) {
+  return std::make_shared<StoreNode>(std::move(t), std::move(indices), std::move(value), false);
+}
+Stmt StoreNode::make_flat(Tensor t, Expr offset, Expr value) {
+  return std::make_shared<StoreNode>(std::move(t), std::vector<Expr>{std::move(offset)}, std::move(value), true);
+}
 Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value) {
-  auto n = std::make_shared<StmtNode>();
-  n->kind = StmtKind::kStore, n->tensor = std::move(t), n->indices = std::move(indices), n->value = std::move(value);
-  return n;
+  return StoreNode::make(std::move(t), std::move(indices), std::move(value));
+}
+Stmt make_flat_store(Tensor t, Expr offset, Expr value) {
+  return StoreNode::make_flat(std::move(t), std::move(offset), std::move(value));
 }
 
+AttrNode::AttrNode(Var v, std::string k, Expr val, Stmt b)
+    : StmtNode(StmtKind::kAttr), var(std::move(v)), key(std::move(k)), value(std::move(val)), body(std::move(b)) {}
+Stmt AttrNode::make(Var v, std::string key, Stmt body, Expr value) {
+  return std::make_shared<AttrNode>(std::move(v), std::move(key), std::move(value), std::move(body));
+}
 Stmt make_attr(Var v, std::string key, Stmt body, Expr value) {
-  auto n = std::make_shared<StmtNode>();
-  n->kind = StmtKind::kAttr, n->var = std::move(v), n->key = std::move(key), n->body = std::move(body);
-  n->value = std::move(value);
-  return n;
+  return AttrNode::make(std::move(v), std::move(key), std::move(body), std::move(value));
 }
 
+CallNode::CallNode(std::string n, Tensor d, Tensor s, std::vector<Expr> a)
+    : StmtNode(StmtKind::kCall), name(std::move(n)), dst(std::move(d)), src(std::move(s)), args(std::move(a)) {}
+Stmt CallNode::make(std::string name, Tensor dst, Tensor src, std::vector<Expr> args) {
+  return std::make_shared<CallNode>(std::move(name), std::move(dst), std::move(src), std::move(args));
+}
 Stmt make_call(std::string name, Tensor dst, Tensor src, std::vector<Expr> args) {
-  auto n = std::make_shared<StmtNode>();
-  n->kind = StmtKind::kCall, n->name = std::move(name), n->tensor = std::move(dst), n->src = std::move(src);
-  n->args = std::move(args);
-  return n;
+  return CallNode::make(std::move(name), std::move(dst), std::move(src), std::move(args));
 }
 
-Stmt make_seq(std::vector<Stmt> stmts) {
+Stmt SeqNode::make(std::vector<Stmt> stmts) {
   if (stmts.size() == 1) return stmts[0];
-  auto n = std::make_shared<StmtNode>();
-  n->kind = StmtKind::kSeq, n->seq = std::move(stmts);
-  return n;
+  return std::make_shared<SeqNode>(std::move(stmts));
 }
+Stmt make_seq(std::vector<Stmt> stmts) { return SeqNode::make(std::move(stmts)); }
 
-Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape) {
-  auto n = std::make_shared<StmtNode>();
+AllocateNode::AllocateNode(Tensor t, std::string sc, std::vector<int64_t> sh, Stmt b)
+    : StmtNode(StmtKind::kAllocate),
+      tensor(std::move(t)),
+      scope(std::move(sc)),
+      shape(std::move(sh)),
+      body(std::move(b)) {}
+Stmt AllocateNode::make(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape) {
   if (shape.empty()) shape = t->shape;
   if (shape.size() != t->shape.size()) throw InternalError("make_allocate: buffer rank differs from " + t->name);
-  n->kind = StmtKind::kAllocate, n->tensor = std::move(t), n->scope = std::move(scope), n->body = std::move(body);
-  n->shape = std::move(shape);
-  return n;
+  return std::make_shared<AllocateNode>(std::move(t), std::move(scope), std::move(shape), std::move(body));
+}
+Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape) {
+  return AllocateNode::make(std::move(t), std::move(scope), std::move(body), std::move(shape));
 }
 
 IterVar reduce_axis(int64_t extent, const std::string& name) {
@@ -279,17 +325,10 @@ IterVar reduce_axis(int64_t extent, const std::string& name) {
 namespace {
 
 void collect_inputs(const Expr& e, std::vector<Tensor>& out) {
-  if (!e) return;
-  if (e->kind == ExprKind::kRead) {
-    bool seen = false;
-    for (const auto& t : out) seen = seen || t == e->tensor;
-    if (!seen) out.push_back(e->tensor);
-    for (const auto& i : e->indices) collect_inputs(i, out);
-    return;
-  }
-  collect_inputs(e->cond, out);
-  collect_inputs(e->a, out);
-  collect_inputs(e->b, out);
+  for_each_expr(e, [&](const Expr& x) {
+    const auto* r = x->as<ReadNode>();
+    if (r != nullptr && std::find(out.begin(), out.end(), r->tensor) == out.end()) out.push_back(r->tensor);
+  });
 }
 
 void check_shape(const std::vector<int64_t>& shape, const std::string& name) {
@@ -335,11 +374,9 @@ Tensor compute(std::vector<int64_t> shape, const std::vector<std::string>& axis_
   }
   op->body = body(vars);
   if (!op->body) throw ScheduleError("compute " + name + ": the body is empty");
-  if (op->body->kind == ExprKind::kReduce) {
+  if (const auto* r = op->body->as<ReduceNode>()) {
     // the reduction axes' extents are recorded on the expression's vars by sum()
-    const auto& b = *op->body;
-    for (size_t i = 0; i < b.reduce_axes.size(); ++i)
-      op->reduce_axis.push_back({b.reduce_axes[i], b.reduce_extents[i], true});
+    for (size_t i = 0; i < r->axes.size(); ++i) op->reduce_axis.push_back({r->axes[i], r->extents[i], true});
   }
   collect_inputs(op->body, op->inputs);
   auto t = std::make_shared<TensorNode>();

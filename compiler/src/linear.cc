@@ -57,28 +57,28 @@ Expr Linear::to_expr() const {
 }
 
 Interval interval(const Expr& e, const Ranges& r, const std::string& stage, bool atoms) {
+  if (const auto v = const_int(e)) return {Linear::of(*v), Linear::of(*v)};
+  if (e->kind == ExprKind::kVar) {
+    auto it = r.find(e.get());
+    if (it != r.end()) return it->second;
+    return {Linear::of(e), Linear::of(e)};
+  }
+  const auto* bin = e->as<BinaryNode>();
   switch (e->kind) {
-    case ExprKind::kInt: return {Linear::of(e->value), Linear::of(e->value)};
-    case ExprKind::kVar: {
-      auto it = r.find(e.get());
-      if (it != r.end()) return it->second;
-      return {Linear::of(e), Linear::of(e)};
-    }
     case ExprKind::kAdd: {
-      const Interval a = interval(e->a, r, stage, atoms), b = interval(e->b, r, stage, atoms);
+      const Interval a = interval(bin->a, r, stage, atoms), b = interval(bin->b, r, stage, atoms);
       return {a.lo + b.lo, a.hi + b.hi};
     }
     case ExprKind::kSub: {
-      const Interval a = interval(e->a, r, stage, atoms), b = interval(e->b, r, stage, atoms);
+      const Interval a = interval(bin->a, r, stage, atoms), b = interval(bin->b, r, stage, atoms);
       return {a.lo - b.hi, a.hi - b.lo};
     }
     case ExprKind::kMul: {
-      const Expr& k = e->b->kind == ExprKind::kInt ? e->b : e->a;
-      const Expr& x = e->b->kind == ExprKind::kInt ? e->a : e->b;
-      if (k->kind != ExprKind::kInt) break;
-      const Interval a = interval(x, r, stage, atoms);
-      return k->value >= 0 ? Interval{a.lo.scaled(k->value), a.hi.scaled(k->value)}
-                           : Interval{a.hi.scaled(k->value), a.lo.scaled(k->value)};
+      const bool right = const_int(bin->b).has_value();
+      const std::optional<int64_t> k = const_int(right ? bin->b : bin->a);
+      if (!k) break;
+      const Interval a = interval(right ? bin->a : bin->b, r, stage, atoms);
+      return *k >= 0 ? Interval{a.lo.scaled(*k), a.hi.scaled(*k)} : Interval{a.hi.scaled(*k), a.lo.scaled(*k)};
     }
     default: break;
   }

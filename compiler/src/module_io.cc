@@ -48,17 +48,15 @@ class Writer {
   }
   json expr(const Expr& e) {
     if (e == nullptr) return nullptr;
-    switch (e->kind) {
-      case ExprKind::kInt: return {{"k", "Int"}, {"v", e->value}, {"t", to_string(e->dtype)}};
-      case ExprKind::kVar: return {{"k", "Var"}, {"var", var(std::static_pointer_cast<const VarNode>(e))}};
-      case ExprKind::kSelect: return {{"k", "Select"}, {"cond", expr(e->cond)}, {"a", expr(e->a)}, {"b", expr(e->b)}};
-      case ExprKind::kCast: return {{"k", "Cast"}, {"t", to_string(e->dtype)}, {"a", expr(e->a)}};
-      case ExprKind::kRead:
-      case ExprKind::kReduce:
-        throw ScheduleError(std::string("module: a ") + to_string(e->kind) +
-                            " in the final program (a module holds no host computation)");
-      default: return {{"k", to_string(e->kind)}, {"a", expr(e->a)}, {"b", expr(e->b)}};  // binary
+    if (const auto* i = e->as<IntNode>()) return {{"k", "Int"}, {"v", i->value}, {"t", to_string(e->dtype)}};
+    if (e->kind == ExprKind::kVar) return {{"k", "Var"}, {"var", var(std::static_pointer_cast<const VarNode>(e))}};
+    if (const auto* s = e->as<SelectNode>()) {
+      return {{"k", "Select"}, {"cond", expr(s->cond)}, {"a", expr(s->a)}, {"b", expr(s->b)}};
     }
+    if (const auto* c = e->as<CastNode>()) return {{"k", "Cast"}, {"t", to_string(e->dtype)}, {"a", expr(c->value)}};
+    if (const auto* b = e->as<BinaryNode>()) return {{"k", to_string(e->kind)}, {"a", expr(b->a)}, {"b", expr(b->b)}};
+    throw ScheduleError(std::string("module: a ") + to_string(e->kind) +
+                        " in the final program (a module holds no host computation)");
   }
   json exprs(const std::vector<Expr>& es) {
     json out = json::array();
@@ -66,32 +64,32 @@ class Writer {
     return out;
   }
   json stmt(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::kFor: return {{"k", "For"}, {"var", var(s->var)}, {"extent", s->extent}, {"body", stmt(s->body)}};
-      case StmtKind::kSeq: {
-        json seq = json::array();
-        for (const auto& c : s->seq) seq.push_back(stmt(c));
-        return {{"k", "Seq"}, {"seq", seq}};
-      }
-      case StmtKind::kAllocate:
-        return {{"k", "Allocate"},
-                {"tensor", tensor(s->tensor)},
-                {"scope", s->scope},
-                {"shape", s->shape},
-                {"body", stmt(s->body)}};
-      case StmtKind::kAttr:
-        return {
-            {"k", "Attr"}, {"var", var(s->var)}, {"key", s->key}, {"value", expr(s->value)}, {"body", stmt(s->body)}};
-      case StmtKind::kCall:
-        return {{"k", "Call"},
-                {"name", s->name},
-                {"tensor", tensor(s->tensor)},
-                {"src", tensor(s->src)},
-                {"args", exprs(s->args)}};
-      case StmtKind::kStore:
-        throw ScheduleError("module: a host store to " + s->tensor->name + " in the final program");
+    if (const auto* f = s->as<ForNode>()) {
+      return {{"k", "For"}, {"var", var(f->var)}, {"extent", f->extent}, {"body", stmt(f->body)}};
     }
-    throw InternalError("module: unknown statement kind");
+    if (const auto* q = s->as<SeqNode>()) {
+      json seq = json::array();
+      for (const auto& c : q->seq) seq.push_back(stmt(c));
+      return {{"k", "Seq"}, {"seq", seq}};
+    }
+    if (const auto* a = s->as<AllocateNode>()) {
+      return {{"k", "Allocate"},
+              {"tensor", tensor(a->tensor)},
+              {"scope", a->scope},
+              {"shape", a->shape},
+              {"body", stmt(a->body)}};
+    }
+    if (const auto* a = s->as<AttrNode>()) {
+      return {{"k", "Attr"}, {"var", var(a->var)}, {"key", a->key}, {"value", expr(a->value)}, {"body", stmt(a->body)}};
+    }
+    if (const auto* c = s->as<CallNode>()) {
+      return {{"k", "Call"},
+              {"name", c->name},
+              {"tensor", tensor(c->dst)},
+              {"src", tensor(c->src)},
+              {"args", exprs(c->args)}};
+    }
+    throw ScheduleError("module: a host store to " + s->to<StoreNode>().tensor->name + " in the final program");
   }
 
   std::map<const TensorNode*, int> tensor_ids_;
@@ -216,7 +214,7 @@ class Reader {
     }
     if (k == "Select") return make_select(sub("cond"), sub("a"), sub("b"));
     if (k == "Cast") return make_cast(dtype(string(j, "t", at), at + ".t"), sub("a"));
-#define VTA_MODULE_BINARY(kind, handler) \
+#define VTA_MODULE_BINARY(kind, handler, node) \
   if (k == #kind) return make_binary(ExprKind::k##kind, sub("a"), sub("b"));
     VTA_IR_BINARY_KINDS(VTA_MODULE_BINARY)
 #undef VTA_MODULE_BINARY
@@ -267,8 +265,7 @@ class Reader {
       Expr v = value.is_null() ? nullptr : expr(value, at + ".value", depth + 1, false);
       Var var = var_ref(field(j, "var", at), at + ".var", true);
       const bool kernel = key == attr::kCoprocUopScope;
-      if (kernel && (v == nullptr || v->kind != ExprKind::kInt ||
-                     (v->value != attr::kUopKernelGemm && v->value != attr::kUopKernelAlu))) {
+      if (kernel && !is_const(v, attr::kUopKernelGemm) && !is_const(v, attr::kUopKernelAlu)) {
         fail(at + ".value", std::string("a micro-op kernel is of kind ") + std::to_string(attr::kUopKernelGemm) +
                                 " (GEMM) or " + std::to_string(attr::kUopKernelAlu) + " (ALU)");
       }

@@ -36,8 +36,13 @@ Stmt token_call(const char* name, Token t) {
 Stmt push(Token t) { return token_call(intrin::kDepPush, t); }
 Stmt pop(Token t) { return token_call(intrin::kDepPop, t); }
 
-bool is_block(const Stmt& s) { return s->kind == StmtKind::kAttr && s->key == attr::kCoprocScope; }
-bool is_thread(const Stmt& s) { return s->kind == StmtKind::kAttr && s->key == attr::kVirtualThread; }
+/// `s` as a block of one stage (coproc scope), or as the virtual-thread attribute; nullptr otherwise.
+const AttrNode* as_block(const Stmt& s) { return as_attr(s, attr::kCoprocScope); }
+const AttrNode* as_thread(const Stmt& s) { return as_attr(s, attr::kVirtualThread); }
+/// The stage a block runs in.
+int stage(const AttrNode& block) { return int(block.value->to<IntNode>().value); }
+/// The loop the thread attribute holds.
+const ForNode& thread_loop(const AttrNode& thread) { return thread.body->to<ForNode>(); }
 
 /// The stage of a statement that runs wholly in one stage; 0 when it mixes stages; throws for a
 /// statement the accelerator cannot run.
@@ -46,35 +51,34 @@ class StageOf final : public StmtFunctor<int> {
   int operator()(const Stmt& s) { return dispatch(s); }
 
  private:
-  int visit_call(const Stmt& s) override {
-    if (s->name == intrin::kLoadBuffer2D) {
-      const Expr& type = s->args.back();
+  int visit_call(const Stmt&, const CallNode& op) override {
+    if (op.name == intrin::kLoadBuffer2D) {
+      const Expr& type = op.args.back();
       // loads into the accumulator (ACC, and ACC_8BIT's sign-extended int8) run on the compute stage (spec 4.4)
-      const bool acc =
-          type->kind == ExprKind::kInt && (type->value == int(MemId::kAcc) || type->value == int(MemId::kAcc8Bit));
+      const bool acc = is_const(type, int(MemId::kAcc)) || is_const(type, int(MemId::kAcc8Bit));
       return acc ? kComputeStage : kLoadStage;
     }
-    if (s->name == intrin::kStoreBuffer2D) return kStoreStage;
-    throw InternalError("coproc_sync: unexpected call " + s->name);
+    if (op.name == intrin::kStoreBuffer2D) return kStoreStage;
+    throw InternalError("coproc_sync: unexpected call " + op.name);
   }
-  int visit_attr(const Stmt& s) override {
-    if (s->key == attr::kCoprocUopScope) return kComputeStage;
-    if (is_thread(s)) return 0;
-    throw ScheduleError("the annotation " + s->key + " on loop " + s->var->name + " was not lowered");
+  int visit_attr(const Stmt& s, const AttrNode& op) override {
+    if (op.key == attr::kCoprocUopScope) return kComputeStage;
+    if (as_thread(s) != nullptr) return 0;
+    throw ScheduleError("the annotation " + op.key + " on loop " + op.var->name + " was not lowered");
   }
-  int visit_for(const Stmt& s) override { return dispatch(s->body); }
-  int visit_allocate(const Stmt& s) override { return dispatch(s->body); }
-  int visit_seq(const Stmt& s) override {
+  int visit_for(const Stmt&, const ForNode& op) override { return dispatch(op.body); }
+  int visit_allocate(const Stmt&, const AllocateNode& op) override { return dispatch(op.body); }
+  int visit_seq(const Stmt&, const SeqNode& op) override {
     int k = -1;
-    for (const auto& c : s->seq) {
+    for (const auto& c : op.seq) {
       const int ck = dispatch(c);
       if (k == -1) k = ck;
       if (ck != k) return 0;
     }
     return k < 0 ? 0 : k;
   }
-  int visit_store(const Stmt& s) override {
-    throw ScheduleError("the loops writing " + s->tensor->name + " are not mapped to the accelerator: give them a " +
+  int visit_store(const Stmt&, const StoreNode& op) override {
+    throw ScheduleError("the loops writing " + op.tensor->name + " are not mapped to the accelerator: give them a " +
                         "dma_copy or alu pragma, or tensorize them with gemm");
   }
 };
@@ -84,21 +88,23 @@ Stmt block(int stage, Stmt body) { return make_attr(vta_var(), attr::kCoprocScop
 
 /// Step 1: blocks.
 Stmt group(const Stmt& s) {
-  if (is_thread(s)) {
-    return make_attr(s->var, s->key, make_for(s->body->var, s->body->extent, group(s->body->body)), s->value);
+  if (const AttrNode* t = as_thread(s)) {
+    const ForNode& loop = thread_loop(*t);
+    return make_attr(t->var, t->key, make_for(loop.var, loop.extent, group(loop.body)), t->value);
   }
-  if (s->kind == StmtKind::kAllocate) return make_allocate(s->tensor, s->scope, group(s->body), s->shape);
+  if (const auto* a = s->as<AllocateNode>()) return make_allocate(a->tensor, a->scope, group(a->body), a->shape);
   const int k = stage_of(s);
   if (k > 0) return block(k, s);
-  if (s->kind == StmtKind::kFor) return make_for(s->var, s->extent, group(s->body));
-  if (s->kind != StmtKind::kSeq) throw InternalError("coproc_sync: cannot group a statement");
+  if (const auto* f = s->as<ForNode>()) return make_for(f->var, f->extent, group(f->body));
+  const auto* seq = s->as<SeqNode>();
+  if (seq == nullptr) throw InternalError("coproc_sync: cannot group a statement");
   std::vector<Stmt> out, run;
   int run_stage = 0;
   auto flush = [&] {
     if (!run.empty()) out.push_back(block(run_stage, make_seq(run)));
     run.clear();
   };
-  for (const auto& c : s->seq) {
+  for (const auto& c : seq->seq) {
     const int ck = stage_of(c);
     if (ck == 0) {
       flush();
@@ -116,16 +122,16 @@ Stmt group(const Stmt& s) {
 int first(const Stmt& s);
 int last(const Stmt& s);
 int first(const Stmt& s) {
-  if (is_block(s)) return int(s->value->value);
-  if (s->kind == StmtKind::kSeq) return s->seq.empty() ? 0 : first(s->seq.front());
-  if (is_thread(s)) return first(s->body->body);
-  return first(s->body);
+  if (const AttrNode* b = as_block(s)) return stage(*b);
+  if (const auto* seq = s->as<SeqNode>()) return seq->seq.empty() ? 0 : first(seq->seq.front());
+  if (const AttrNode* t = as_thread(s)) return first(thread_loop(*t).body);
+  return first(body_of(s));
 }
 int last(const Stmt& s) {
-  if (is_block(s)) return int(s->value->value);
-  if (s->kind == StmtKind::kSeq) return s->seq.empty() ? 0 : last(s->seq.back());
-  if (is_thread(s)) return last(s->body->body);
-  return last(s->body);
+  if (const AttrNode* b = as_block(s)) return stage(*b);
+  if (const auto* seq = s->as<SeqNode>()) return seq->seq.empty() ? 0 : last(seq->seq.back());
+  if (const AttrNode* t = as_thread(s)) return last(thread_loop(*t).body);
+  return last(body_of(s));
 }
 
 void check(Token t) {
@@ -159,20 +165,22 @@ bool take(Tokens& v, Token t) {
 constexpr Token kFreeLoadBuffers{kComputeStage, kLoadStage};
 
 bool holds_load(const Stmt& s) {
-  if (is_block(s)) return s->value->value == kLoadStage;
-  if (s->kind == StmtKind::kSeq) return std::any_of(s->seq.begin(), s->seq.end(), holds_load);
-  if (is_thread(s)) return holds_load(s->body->body);
-  return s->kind == StmtKind::kFor || s->kind == StmtKind::kAllocate ? holds_load(s->body) : false;
+  if (const AttrNode* b = as_block(s)) return stage(*b) == kLoadStage;
+  if (const auto* seq = s->as<SeqNode>()) return std::any_of(seq->seq.begin(), seq->seq.end(), holds_load);
+  if (const AttrNode* t = as_thread(s)) return holds_load(thread_loop(*t).body);
+  return s->kind == StmtKind::kFor || s->kind == StmtKind::kAllocate ? holds_load(body_of(s)) : false;
 }
 /// A loop whose body goes from the load stage to the compute stage (the reduction over input tiles).
 bool is_reduction_loop(const Stmt& s) {
-  return s->kind == StmtKind::kFor && first(s->body) == kLoadStage && last(s->body) == kComputeStage;
+  const auto* f = s->as<ForNode>();
+  return f != nullptr && first(f->body) == kLoadStage && last(f->body) == kComputeStage;
 }
 /// A statement as the list of statements it runs one after the other (nested sequences flattened).
 std::vector<Stmt> children(const Stmt& body) {
-  if (body->kind != StmtKind::kSeq) return {body};
+  const auto* seq = body->as<SeqNode>();
+  if (seq == nullptr) return {body};
   std::vector<Stmt> out;
-  for (const Stmt& c : body->seq) {
+  for (const Stmt& c : seq->seq) {
     const std::vector<Stmt> inner = children(c);
     out.insert(out.end(), inner.begin(), inner.end());
   }
@@ -193,8 +201,8 @@ int load_child(const std::vector<Stmt>& kids) {
 /// again such a tiles loop.
 bool carries_to_reduction(const Stmt& s) {
   if (s->kind != StmtKind::kFor || is_reduction_loop(s)) return false;
-  Stmt body = s->body;
-  while (body->kind == StmtKind::kAllocate) body = body->body;
+  Stmt body = body_of(s);
+  while (body->kind == StmtKind::kAllocate) body = body_of(body);
   const std::vector<Stmt> kids = children(body);
   const int k = load_child(kids);
   if (k < 0 || kids[size_t(k)]->kind != StmtKind::kFor) return false;
@@ -206,42 +214,44 @@ bool carries_to_reduction(const Stmt& s) {
 /// Step 2: `pops` run at the start of `s`'s first block, `pushes` at the end of its last. `through`:
 /// an enclosing loop carries kFreeLoadBuffers into and out of the reduction loop inside `s`.
 Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes, bool overlap, bool through = false) {
-  if (is_block(s)) {
+  if (const AttrNode* b = as_block(s)) {
     std::vector<Stmt> v;
     for (const auto& t : pops) v.push_back(pop(t));
-    v.push_back(s->body);
+    v.push_back(b->body);
     for (const auto& t : pushes) v.push_back(push(t));
-    return make_attr(s->var, s->key, make_seq(std::move(v)), s->value);
+    return make_attr(b->var, b->key, make_seq(std::move(v)), b->value);
   }
-  if (is_thread(s)) {
-    return make_attr(s->var, s->key,
-                     make_for(s->body->var, s->body->extent, tokens(s->body->body, pops, pushes, overlap, through)),
-                     s->value);
+  if (const AttrNode* t = as_thread(s)) {
+    const ForNode& loop = thread_loop(*t);
+    return make_attr(t->var, t->key, make_for(loop.var, loop.extent, tokens(loop.body, pops, pushes, overlap, through)),
+                     t->value);
   }
-  if (s->kind == StmtKind::kAllocate)
-    return make_allocate(s->tensor, s->scope, tokens(s->body, pops, pushes, overlap, through), s->shape);
-  if (s->kind == StmtKind::kSeq) {
-    const size_t n = s->seq.size();
+  if (const auto* a = s->as<AllocateNode>())
+    return make_allocate(a->tensor, a->scope, tokens(a->body, pops, pushes, overlap, through), a->shape);
+  if (const auto* seq = s->as<SeqNode>()) {
+    const size_t n = seq->seq.size();
     std::vector<Tokens> p(n), q(n);
     if (n == 0) return s;
     p[0] = pops;
     q[n - 1] = pushes;
     for (size_t i = 0; i + 1 < n; ++i) {
-      const Token t{last(s->seq[i]), first(s->seq[i + 1])};
+      const Token t{last(seq->seq[i]), first(seq->seq[i + 1])};
       if (t.first == t.second) continue;
       check(t);
       q[i].push_back(t);
       p[i + 1].push_back(t);
     }
     // the token into the reduction loop comes from the previous tile's instead
-    const int k = through ? load_child(s->seq) : -1;
+    const int k = through ? load_child(seq->seq) : -1;
     if (k > 0 && take(q[size_t(k) - 1], kFreeLoadBuffers)) take(p[size_t(k)], kFreeLoadBuffers);
     std::vector<Stmt> v;
-    for (size_t i = 0; i < n; ++i) v.push_back(tokens(s->seq[i], p[i], q[i], overlap, int(i) == k));
+    for (size_t i = 0; i < n; ++i) v.push_back(tokens(seq->seq[i], p[i], q[i], overlap, int(i) == k));
     return make_seq(std::move(v));
   }
-  if (s->kind != StmtKind::kFor) throw InternalError("coproc_sync: unexpected statement");
-  const int f = first(s->body), l = last(s->body);
+  const auto* for_node = s->as<ForNode>();
+  if (for_node == nullptr) throw InternalError("coproc_sync: unexpected statement");
+  const ForNode& s_loop = *for_node;
+  const int f = first(s_loop.body), l = last(s_loop.body);
   std::vector<Stmt> v;
   Stmt loop;
   Tokens epilogues;
@@ -260,14 +270,14 @@ Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes, bool overlap, bool throug
   }
   const bool body_through = (through && !reduction_through) || carry;
   if (f == l) {
-    loop = make_for(s->var, s->extent, tokens(s->body, {}, {}, overlap, body_through));
+    loop = make_for(s_loop.var, s_loop.extent, tokens(s_loop.body, {}, {}, overlap, body_through));
   } else {
     const Tokens carried = carried_tokens(l, f);
     for (const Token& c : carried) {
       if (!take(pops, c)) v.push_back(push(c));  // prologue
       if (!take(pushes, c)) epilogues.push_back(c);
     }
-    loop = make_for(s->var, s->extent, tokens(s->body, carried, carried, overlap, body_through));
+    loop = make_for(s_loop.var, s_loop.extent, tokens(s_loop.body, carried, carried, overlap, body_through));
   }
   for (const auto& t : pops) v.push_back(pop(t));
   v.push_back(loop);
@@ -276,25 +286,29 @@ Stmt tokens(const Stmt& s, Tokens pops, Tokens pushes, bool overlap, bool throug
   return make_seq(std::move(v));
 }
 
-bool is_bare_pop(const Stmt& s) { return s->kind == StmtKind::kCall && s->name == intrin::kDepPop; }
+bool is_bare_pop(const Stmt& s) {
+  const auto* c = s->as<CallNode>();
+  return c != nullptr && c->name == intrin::kDepPop;
+}
 
 }  // namespace
 
 Stmt coproc_sync(const Stmt& s, bool overlap_tiles) {
   // below the allocations: the program (maybe one virtual-thread loop)
-  std::vector<Stmt> allocs;
+  std::vector<const AllocateNode*> allocs;
   Stmt body = s;
-  while (body->kind == StmtKind::kAllocate) {
-    allocs.push_back(body);
-    body = body->body;
+  while (const auto* a = body->as<AllocateNode>()) {
+    allocs.push_back(a);
+    body = a->body;
   }
-  if (body->kind == StmtKind::kSeq && body->seq.size() == 1) body = body->seq[0];
+  if (const auto* seq = body->as<SeqNode>(); seq != nullptr && seq->seq.size() == 1) body = seq->seq[0];
   const Stmt sync = make_call(intrin::kSync, nullptr, nullptr, {});
   Stmt out = tokens(group(body), {}, {}, overlap_tiles);
-  if (is_thread(out)) {
+  if (as_thread(out) != nullptr) {
     out = make_seq({out, sync});
   } else {
-    std::vector<Stmt> v = out->kind == StmtKind::kSeq ? out->seq : std::vector<Stmt>{out};
+    const auto* seq = out->as<SeqNode>();
+    std::vector<Stmt> v = seq != nullptr ? seq->seq : std::vector<Stmt>{out};
     size_t at = v.size();
     while (at > 0 && is_bare_pop(v[at - 1])) --at;
     v.insert(v.begin() + std::ptrdiff_t(at), sync);

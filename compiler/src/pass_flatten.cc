@@ -9,15 +9,15 @@ namespace {
 
 class Flatten final : public IRMutator {
  protected:
-  Expr visit_read(const Expr& e) override {
-    return e->flat ? e : make_flat_read(e->tensor, offset(e->tensor, e->indices));
+  Expr visit_read(const Expr& e, const ReadNode& op) override {
+    return op.flat ? e : make_flat_read(op.tensor, offset(op.tensor, op.indices));
   }
-  Stmt visit_store(const Stmt& s) override {
-    return s->flat ? s : make_flat_store(s->tensor, offset(s->tensor, s->indices), mutate(s->value));
+  Stmt visit_store(const Stmt& s, const StoreNode& op) override {
+    return op.flat ? s : make_flat_store(op.tensor, offset(op.tensor, op.indices), mutate(op.value));
   }
-  Stmt visit_allocate(const Stmt& s) override {
-    shapes_[s->tensor.get()] = s->shape;
-    return IRMutator::visit_allocate(s);
+  Stmt visit_allocate(const Stmt& s, const AllocateNode& op) override {
+    shapes_[op.tensor.get()] = op.shape;
+    return IRMutator::visit_allocate(s, op);
   }
 
  private:
@@ -29,7 +29,7 @@ class Flatten final : public IRMutator {
     Expr off;
     for (size_t d = 0; d < idx.size(); ++d) {
       Expr term = simplify(mutate(idx[d]) * stride[d]);
-      if (term->kind == ExprKind::kInt && term->value == 0) continue;
+      if (is_const(term, 0)) continue;
       off = off ? off + term : term;
     }
     return off ? simplify(off) : make_int(0);

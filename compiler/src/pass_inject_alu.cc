@@ -29,25 +29,29 @@ class InjectAlu final : public IRMutator {
   InjectAlu(const Stmt& s, const Env& env) : env_(env), plan_(s, env) {}
 
  private:
-  Stmt visit_attr(const Stmt& s) override { return s->key == attr::kPragmaAlu ? region(s) : IRMutator::visit_attr(s); }
+  Stmt visit_attr(const Stmt& s, const AttrNode& op) override {
+    return op.key == attr::kPragmaAlu ? region(op) : IRMutator::visit_attr(s, op);
+  }
 
-  Stmt region(const Stmt& attr) {
-    const LoopNest nest = perfect_nest(attr->body);
-    const Stmt& s = nest.body;
-    std::string where = "alu pragma at axis " + attr->var->name;
-    if (s->kind != StmtKind::kStore || s->flat) {
+  Stmt region(const AttrNode& attr) {
+    const LoopNest nest = perfect_nest(attr.body);
+    std::string where = "alu pragma at axis " + attr.var->name;
+    const auto* store = nest.body->as<StoreNode>();
+    if (store == nullptr || store->flat) {
       throw ScheduleError(where + ": the loops under the pragma must hold one element-wise statement");
     }
-    const Tensor& dst = s->tensor;
+    const StoreNode& s = *store;
+    const Tensor& dst = s.tensor;
     where = "stage " + dst->name + ", " + where;
     if (plan_.scope_of(dst) != env_.acc_scope) {
       throw ScheduleError(where + ": the ALU works on " + env_.acc_scope + " buffers; " + dst->name + " is in " +
                           plan_.scope_of(dst));
     }
-    const Expr& v = s->value;
+    const Expr& v = s.value;
     // a copy from another buffer: dst = dst * 0, then dst = dst + src
-    const bool copy = v->kind == ExprKind::kRead;
-    if (copy && v->tensor == dst) {
+    const auto* read = v->as<ReadNode>();
+    const bool copy = read != nullptr;
+    if (copy && read->tensor == dst) {
       throw ScheduleError(where + ": a copy within " + dst->name + " (" + to_text(v) +
                           ") is not an ALU operation; copy from another buffer");
     }
@@ -84,17 +88,19 @@ class InjectAlu final : public IRMutator {
 
   // The operand the ALU reads besides the destination (dst = dst op src: the destination must be one of
   // the operands, at the same element).
-  static Expr second_operand(const Stmt& s, bool copy, const std::string& where) {
-    const Tensor& dst = s->tensor;
-    const Expr& v = s->value;
-    auto same_access = [&](const Expr& r) {
-      if (r->kind != ExprKind::kRead || r->tensor != dst) return false;
+  static Expr second_operand(const StoreNode& s, bool copy, const std::string& where) {
+    const Tensor& dst = s.tensor;
+    const Expr& v = s.value;
+    auto same_access = [&](const Expr& e) {
+      const auto* r = e->as<ReadNode>();
+      if (r == nullptr || r->tensor != dst) return false;
       for (size_t d = 0; d < r->indices.size(); ++d) {
-        if (to_text(r->indices[d]) != to_text(s->indices[d])) return false;
+        if (to_text(r->indices[d]) != to_text(s.indices[d])) return false;
       }
       return true;
     };
-    Expr a = copy ? make_read(dst, s->indices) : v->a, b = copy ? v : v->b;
+    // (not a copy: alu_opcode has checked that the value is an operation on two operands)
+    Expr a = copy ? make_read(dst, s.indices) : v->to<BinaryNode>().a, b = copy ? v : v->to<BinaryNode>().b;
     if (!same_access(a) && v->kind != ExprKind::kSub && v->kind != ExprKind::kShr && same_access(b)) std::swap(a, b);
     if (!same_access(a)) {
       throw ScheduleError(where + ": the ALU computes in place (dst = dst op src), but " + to_text(v) +
@@ -106,19 +112,19 @@ class InjectAlu final : public IRMutator {
   }
 
   // The element loops: the last two dimensions of the destination, each covered whole by a loop.
-  std::vector<const ExprNode*> element_vars(const std::vector<Loop>& loops, const Stmt& s,
+  std::vector<const ExprNode*> element_vars(const std::vector<Loop>& loops, const StoreNode& s,
                                             const std::string& where) const {
-    const size_t r = s->indices.size();
+    const size_t r = s.indices.size();
     std::vector<const ExprNode*> element;
     const int64_t extents[2] = {env_.BATCH, env_.BLOCK_OUT};
     for (size_t d = r - 2; d < r; ++d) {
-      const Expr& i = s->indices[d];
+      const Expr& i = s.indices[d];
       const int64_t ext = extents[d - (r - 2)];
-      if (ext == 1 && i->kind == ExprKind::kInt && i->value == 0) continue;
+      if (ext == 1 && is_const(i, 0)) continue;
       bool ok = false;
       for (const auto& l : loops) ok = ok || (l.var.get() == i.get() && l.extent == ext);
       if (!ok) {
-        throw ScheduleError(where + ": dimension " + std::to_string(d) + " of " + s->tensor->name +
+        throw ScheduleError(where + ": dimension " + std::to_string(d) + " of " + s.tensor->name +
                             " is not covered whole by a loop under the pragma (the ALU takes whole elements)");
       }
       element.push_back(i.get());
@@ -127,29 +133,30 @@ class InjectAlu final : public IRMutator {
   }
 
   // The micro-op's fields: the destination, and the source buffer or the immediate.
-  std::vector<Expr> uop_args(const Stmt& s, const Expr& b, int opcode, const std::string& where) const {
-    const Expr& v = s->value;
-    const size_t r = s->indices.size();
+  std::vector<Expr> uop_args(const StoreNode& s, const Expr& operand, int opcode, const std::string& where) const {
+    const Expr& v = s.value;
+    const size_t r = s.indices.size();
     std::vector<Expr> push(8, make_int(0));
     push[kUopMode] = make_int(1);
     push[kUopOpcode] = make_int(opcode);
-    push[kUopDst] = plan_.sram_index(s->tensor, s->indices);
-    if (b->kind == ExprKind::kInt) {
-      int64_t imm = v->kind == ExprKind::kSub ? -b->value : b->value;
+    push[kUopDst] = plan_.sram_index(s.tensor, s.indices);
+    const auto* b = operand->as<ReadNode>();
+    if (const auto k = const_int(operand)) {
+      int64_t imm = v->kind == ExprKind::kSub ? -*k : *k;
       if (imm < -32768 || imm > 32767) {
         throw ScheduleError(where + ": the immediate " + std::to_string(imm) + " does not fit the ALU's 16 bits");
       }
       push[kUopSrc] = push[kUopDst];
       push[kUopUseImm] = make_int(1);
       push[kUopImm] = make_int(imm);
-    } else if (b->kind == ExprKind::kRead && v->kind != ExprKind::kSub) {
+    } else if (b != nullptr && v->kind != ExprKind::kSub) {
       if (plan_.scope_of(b->tensor) != env_.acc_scope) {
         throw ScheduleError(where + ": the operand " + b->tensor->name + " is in " + plan_.scope_of(b->tensor) +
                             ", not " + env_.acc_scope);
       }
       const size_t rb = b->indices.size();
       for (size_t d = 0; d < 2; ++d) {
-        if (to_text(b->indices[rb - 2 + d]) != to_text(s->indices[r - 2 + d])) {
+        if (to_text(b->indices[rb - 2 + d]) != to_text(s.indices[r - 2 + d])) {
           throw ScheduleError(where + ": the operand " + b->tensor->name + " is not read at the same element");
         }
       }

@@ -47,8 +47,8 @@ class InjectDma final : public IRMutator {
   InjectDma(const Env& env, const Stmt& s) : plan_(s, env, /*check=*/false) {}
 
  private:
-  Stmt visit_attr(const Stmt& s) override {
-    return s->key == attr::kPragmaDmaCopy ? copy(s->body, s->var->name) : IRMutator::visit_attr(s);
+  Stmt visit_attr(const Stmt& s, const AttrNode& op) override {
+    return op.key == attr::kPragmaDmaCopy ? copy(op.body, op.var->name) : IRMutator::visit_attr(s, op);
   }
 
   std::optional<MemId> memory_type(const std::string& scope) const { return plan_.memory_type(scope); }
@@ -63,10 +63,10 @@ class InjectDma final : public IRMutator {
   // One copy under a dma_copy pragma, as this pass reads it.
   struct Transfer {
     std::string where;
-    std::vector<Loop> loops;  // the nest under the pragma
-    Stmt store;               // dst[...] = value
-    Expr value;               // the read of src (any cast or padding select taken off)
-    Expr inside;              // the padding condition, or null
+    std::vector<Loop> loops;           // the nest under the pragma
+    const StoreNode* store = nullptr;  // dst[...] = value (in the tree under the pragma)
+    const ReadNode* value = nullptr;   // the read of src (any cast or padding select taken off)
+    Expr inside;                       // the padding condition, or null
     Tensor dst, src;
     bool load = false;                    // DRAM -> SRAM (else SRAM -> DRAM)
     std::set<const ExprNode*> loop_vars;  // the loops the offsets are affine in
@@ -77,23 +77,24 @@ class InjectDma final : public IRMutator {
     Transfer t;
     t.where = "dma_copy at loop " + axis;
     t.loops = nest.loops;
-    t.store = nest.body;
-    const Stmt& s = t.store;
+    const auto* s = nest.body->as<StoreNode>();
     // the copied value: a read, or (the tutorials' output) a narrowing cast of one, which the
     // store's int32 -> int8 truncation performs
-    Expr value = s->kind == StmtKind::kStore ? s->value : nullptr;
-    if (value && value->kind == ExprKind::kCast) value = value->a;
+    Expr value = s != nullptr ? s->value : nullptr;
+    if (const auto* c = value ? value->as<CastNode>() : nullptr) value = c->value;
     // zero padding (the tutorials' pad stage): select(inside, src[...], 0)
-    if (value && value->kind == ExprKind::kSelect && value->b->kind == ExprKind::kInt && value->b->value == 0) {
-      t.inside = value->cond;
-      value = value->a;
+    if (const auto* sel = value ? value->as<SelectNode>() : nullptr; sel != nullptr && is_const(sel->b, 0)) {
+      t.inside = sel->cond;
+      value = sel->a;
     }
-    if (s->kind != StmtKind::kStore || s->flat || !value || value->kind != ExprKind::kRead) {
+    const auto* read = value ? value->as<ReadNode>() : nullptr;
+    if (s == nullptr || s->flat || read == nullptr) {
       throw ScheduleError(t.where + ": the loops under the pragma must copy one tensor into another");
     }
-    t.value = value;
+    t.store = s;
+    t.value = read;
     t.dst = s->tensor;
-    t.src = value->tensor;
+    t.src = read->tensor;
     t.load = memory_type(scope_of(t.dst)).has_value() && scope_of(t.src) == kGlobalScope;
     const bool store = memory_type(scope_of(t.src)) == MemId::kAcc && scope_of(t.dst) == kGlobalScope;
     if (!t.load && !store) {
@@ -116,7 +117,7 @@ class InjectDma final : public IRMutator {
       const size_t rank = x->shape.size();
       for (size_t d = rank - 2; d < rank; ++d) {
         const Expr& i = idx[d];
-        if (i->kind == ExprKind::kInt && i->value == 0 && x->shape[d] == 1) continue;
+        if (is_const(i, 0) && x->shape[d] == 1) continue;
         bool ok = false;
         for (const auto& l : t.loops) ok = ok || (i.get() == l.var.get() && l.extent == x->shape[d]);
         if (!ok) {
@@ -154,16 +155,18 @@ class InjectDma final : public IRMutator {
     while (!todo.empty()) {
       const Expr c = todo.back();
       todo.pop_back();
-      if (c->kind == ExprKind::kAnd) {
-        todo.push_back(c->b);
-        todo.push_back(c->a);
+      if (const auto* both = c->as<BinaryNode>(); both != nullptr && both->kind == ExprKind::kAnd) {
+        todo.push_back(both->b);
+        todo.push_back(both->a);
       } else {
         terms.push_back(c);
       }
     }
-    for (const Expr& c : terms) {
-      if ((c->kind != ExprKind::kGe && c->kind != ExprKind::kLt) || c->b->kind != ExprKind::kInt) {
-        throw ScheduleError(t.where + ": the padding condition " + to_text(c) + " is not a range bound");
+    for (const Expr& term : terms) {
+      const auto* c = term->as<BinaryNode>();
+      const std::optional<int64_t> bound = c != nullptr ? const_int(c->b) : std::nullopt;
+      if (c == nullptr || (c->kind != ExprKind::kGe && c->kind != ExprKind::kLt) || !bound) {
+        throw ScheduleError(t.where + ": the padding condition " + to_text(term) + " is not a range bound");
       }
       const Affine a = affine(c->a, t.loop_vars);
       int which = -1;
@@ -172,15 +175,15 @@ class InjectDma final : public IRMutator {
         if (l && a.form.terms.size() == 1 && a.coef(l->var) == 1) which = k;
       }
       if (which < 0) {
-        throw ScheduleError(t.where + ": the padding condition " + to_text(c) + " is not on a copied row or column");
+        throw ScheduleError(t.where + ": the padding condition " + to_text(term) + " is not on a copied row or column");
       }
       const Loop* l = which == 0 ? x : y;
       const Expr start = a.rest();
       const Expr ext = make_int(l->extent);
       if (c->kind == ExprKind::kGe) {
-        pad[which][0] = simplify(max(min(make_int(c->b->value) - start, ext), 0));
+        pad[which][0] = simplify(max(min(make_int(*bound) - start, ext), 0));
       } else {
-        pad[which][1] = simplify(max(min(start + l->extent - make_int(c->b->value), ext), 0));
+        pad[which][1] = simplify(max(min(start + l->extent - make_int(*bound), ext), 0));
       }
     }
   }

@@ -21,22 +21,38 @@ enum class Under : uint8_t { kNothing, kAlu, kOther };
 /// Every store of the program, and the annotation it sits under.
 class AluStores final : public IRVisitor {
  public:
-  std::vector<std::pair<const StmtNode*, Under>> stores;
+  std::vector<std::pair<const StoreNode*, Under>> stores;
   using IRVisitor::visit;
 
  private:
-  void visit_attr(const Stmt& s) override {
+  void visit_attr(const Stmt&, const AttrNode& op) override {
     const Under outer = under_;
-    if (under_ == Under::kNothing && s->key == attr::kPragmaAlu) under_ = Under::kAlu;
-    if (under_ == Under::kNothing && (s->key == attr::kTensorizeGemm || s->key.rfind(attr::kPragmaPrefix, 0) == 0)) {
+    if (under_ == Under::kNothing && op.key == attr::kPragmaAlu) under_ = Under::kAlu;
+    if (under_ == Under::kNothing && (op.key == attr::kTensorizeGemm || op.key.rfind(attr::kPragmaPrefix, 0) == 0)) {
       under_ = Under::kOther;
     }
-    visit(s->body);
+    visit(op.body);
     under_ = outer;
   }
-  void visit_store(const Stmt& s) override { stores.push_back({s.get(), under_}); }
+  void visit_store(const Stmt&, const StoreNode& op) override { stores.push_back({&op, under_}); }
   Under under_ = Under::kNothing;
 };
+
+/// The first operand of an operation (a binary operation's left side, a select's first branch, what a
+/// cast converts); null for constants, variables and reads.
+Expr first_operand(const Expr& e) {
+  if (const auto* b = e->as<BinaryNode>()) return b->a;
+  if (const auto* s = e->as<SelectNode>()) return s->a;
+  if (const auto* c = e->as<CastNode>()) return c->value;
+  if (const auto* r = e->as<ReduceNode>()) return r->body;
+  return nullptr;
+}
+
+/// `e` as a read of whole elements (not a flat offset); nullptr otherwise.
+const ReadNode* element_read(const Expr& e) {
+  const auto* r = e ? e->as<ReadNode>() : nullptr;
+  return r != nullptr && !r->flat ? r : nullptr;
+}
 
 std::string indices_text(const std::vector<Expr>& idx) {
   std::string t;
@@ -47,21 +63,20 @@ std::string indices_text(const std::vector<Expr>& idx) {
 /// Drops the stores `t[i] = t[i]` and the loops and sequences left empty.
 class DropSelfCopies final : public IRMutator {
  protected:
-  Stmt visit_store(const Stmt& s) override {
-    const Expr& v = s->value;
-    if (v->kind == ExprKind::kRead && v->tensor == s->tensor && !v->flat && !s->flat &&
-        indices_text(v->indices) == indices_text(s->indices)) {
+  Stmt visit_store(const Stmt& s, const StoreNode& op) override {
+    const ReadNode* v = element_read(op.value);
+    if (v != nullptr && v->tensor == op.tensor && !op.flat && indices_text(v->indices) == indices_text(op.indices)) {
       return make_seq({});
     }
-    return IRMutator::visit_store(s);
+    return IRMutator::visit_store(s, op);
   }
-  Stmt visit_for(const Stmt& s) override {
-    Stmt body = mutate(s->body);
-    return empty(body) ? body : make_for(s->var, s->extent, body);
+  Stmt visit_for(const Stmt&, const ForNode& op) override {
+    Stmt body = mutate(op.body);
+    return empty(body) ? body : make_for(op.var, op.extent, body);
   }
-  Stmt visit_seq(const Stmt& s) override {
+  Stmt visit_seq(const Stmt&, const SeqNode& op) override {
     std::vector<Stmt> v;
-    for (const auto& x : s->seq) {
+    for (const auto& x : op.seq) {
       Stmt m = mutate(x);
       if (!empty(m)) v.push_back(std::move(m));
     }
@@ -69,7 +84,10 @@ class DropSelfCopies final : public IRMutator {
   }
 
  private:
-  static bool empty(const Stmt& s) { return s->kind == StmtKind::kSeq && s->seq.empty(); }
+  static bool empty(const Stmt& s) {
+    const auto* seq = s->as<SeqNode>();
+    return seq != nullptr && seq->seq.empty();
+  }
 };
 
 /// Renames tensor `from` to `to` and drops `from`'s allocation.
@@ -78,17 +96,17 @@ class Rename final : public IRMutator {
   Rename(const TensorNode* from, Tensor to) : from_(from), to_(std::move(to)) {}
 
  protected:
-  Expr visit_read(const Expr& e) override {
-    if (e->tensor.get() != from_) return IRMutator::visit_read(e);
-    return make_read(to_, mutate_all(e->indices));
+  Expr visit_read(const Expr& e, const ReadNode& op) override {
+    if (op.tensor.get() != from_) return IRMutator::visit_read(e, op);
+    return make_read(to_, mutate_all(op.indices));
   }
-  Stmt visit_store(const Stmt& s) override {
-    if (s->tensor.get() != from_) return IRMutator::visit_store(s);
-    return make_store(to_, mutate_all(s->indices), mutate(s->value));
+  Stmt visit_store(const Stmt& s, const StoreNode& op) override {
+    if (op.tensor.get() != from_) return IRMutator::visit_store(s, op);
+    return make_store(to_, mutate_all(op.indices), mutate(op.value));
   }
-  Stmt visit_allocate(const Stmt& s) override {
-    if (s->tensor.get() == from_) return mutate(s->body);
-    return IRMutator::visit_allocate(s);
+  Stmt visit_allocate(const Stmt& s, const AllocateNode& op) override {
+    if (op.tensor.get() == from_) return mutate(op.body);
+    return IRMutator::visit_allocate(s, op);
   }
 
  private:
@@ -97,7 +115,7 @@ class Rename final : public IRMutator {
 };
 
 struct Candidate {
-  const StmtNode* store = nullptr;
+  const StoreNode* store = nullptr;
   Tensor operand;
 };
 
@@ -116,20 +134,23 @@ Stmt inplace_alu(const Stmt& s, const Env& env) {
       if (under == Under::kOther || plan.scope_of(st->tensor) != env.acc_scope) continue;
       const Expr& v = st->value;
       // under `pragma alu`: an operation on its first operand; under nothing: a sum's initial copy
-      const bool init_copy = under == Under::kNothing && v->kind == ExprKind::kRead && !v->flat;
+      const bool init_copy = under == Under::kNothing && element_read(v) != nullptr;
       if (under == Under::kNothing && !init_copy) continue;
-      if (under == Under::kAlu && (v->kind == ExprKind::kRead || !v->a || v->a->kind != ExprKind::kRead)) continue;
-      const Expr& operand = init_copy ? v : v->a;
-      const Tensor& a = operand->tensor;
+      const Expr first = first_operand(v);
+      if (under == Under::kAlu && (!first || first->kind != ExprKind::kRead)) continue;
+      const auto& operand = (init_copy ? v : first)->to<ReadNode>();
+      const Tensor& a = operand.tensor;
       if (a == st->tensor || plan.scope_of(a) != env.acc_scope) continue;
       if (plan.shape_of(a) != plan.shape_of(st->tensor)) continue;
-      if (indices_text(operand->indices) != indices_text(st->indices)) continue;
+      if (indices_text(operand.indices) != indices_text(st->indices)) continue;
       // no other stage reads the operand (its own update reads it, and is its writer)
       bool other = false;
       for (const auto& [x, unused] : stores) {
         if (x == st || x->tensor == a) continue;
-        for_each_expr(x->value,
-                      [&](const Expr& r) { other = other || (r->kind == ExprKind::kRead && r->tensor == a); });
+        for_each_expr(x->value, [&](const Expr& r) {
+          const auto* read = r->as<ReadNode>();
+          other = other || (read != nullptr && read->tensor == a);
+        });
       }
       if (other) continue;
       found = {st, a};

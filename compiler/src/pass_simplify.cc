@@ -9,8 +9,6 @@
 namespace vta::compiler {
 namespace {
 
-bool is_int(const Expr& e, int64_t v) { return e->kind == ExprKind::kInt && e->value == v; }
-
 /// Inclusive value range of an expression.
 struct Bounds {
   int64_t lo, hi;
@@ -23,23 +21,23 @@ class Simplifier final : public IRMutator {
   using IRMutator::mutate;
 
  private:
-  Expr visit_binary(const Expr& e) override { return binary(e, mutate(e->a), mutate(e->b)); }
-  Expr visit_cast(const Expr& e) override {
-    Expr a = mutate(e->a);
-    if (a->kind == ExprKind::kInt) return make_int(wrap(a->value, e->dtype), e->dtype);
-    return a->dtype == e->dtype ? a : make_cast(e->dtype, a);
+  Expr visit_binary(const Expr& e, const BinaryNode& op) override { return binary(e, mutate(op.a), mutate(op.b)); }
+  Expr visit_cast(const Expr&, const CastNode& op) override {
+    Expr a = mutate(op.value);
+    if (const auto v = const_int(a)) return make_int(wrap(*v, op.dtype), op.dtype);
+    return a->dtype == op.dtype ? a : make_cast(op.dtype, a);
   }
-  Expr visit_select(const Expr& e) override {
-    Expr c = mutate(e->cond);
-    if (c->kind == ExprKind::kInt) return mutate(c->value ? e->a : e->b);
-    return make_select(c, mutate(e->a), mutate(e->b));
+  Expr visit_select(const Expr&, const SelectNode& op) override {
+    Expr c = mutate(op.cond);
+    if (const auto v = const_int(c)) return mutate(*v != 0 ? op.a : op.b);
+    return make_select(c, mutate(op.a), mutate(op.b));
   }
-  Stmt visit_for(const Stmt& s) override {
-    if (s->extent == 1) return mutate(substitute(s->body, {{s->var.get(), make_int(0)}}));
-    ranges_[s->var.get()] = Bounds{0, s->extent - 1};
-    Stmt body = mutate(s->body);
-    ranges_.erase(s->var.get());
-    return make_for(s->var, s->extent, body);
+  Stmt visit_for(const Stmt&, const ForNode& op) override {
+    if (op.extent == 1) return mutate(substitute(op.body, {{op.var.get(), make_int(0)}}));
+    ranges_[op.var.get()] = Bounds{0, op.extent - 1};
+    Stmt body = mutate(op.body);
+    ranges_.erase(op.var.get());
+    return make_for(op.var, op.extent, body);
   }
 
   Expr binary(const Expr& e, Expr a, Expr b);
@@ -50,18 +48,19 @@ class Simplifier final : public IRMutator {
 };
 
 std::optional<Bounds> Simplifier::bounds(const Expr& e) const {
+  if (const auto v = const_int(e)) return Bounds{*v, *v};
+  if (e->kind == ExprKind::kVar) {
+    auto it = ranges_.find(e.get());
+    if (it == ranges_.end()) return std::nullopt;
+    return it->second;
+  }
+  const auto* bin = e->as<BinaryNode>();
   switch (e->kind) {
-    case ExprKind::kInt: return Bounds{e->value, e->value};
-    case ExprKind::kVar: {
-      auto it = ranges_.find(e.get());
-      if (it == ranges_.end()) return std::nullopt;
-      return it->second;
-    }
     case ExprKind::kAdd:
     case ExprKind::kSub:
     case ExprKind::kMin:
     case ExprKind::kMax: {
-      const auto a = bounds(e->a), b = bounds(e->b);
+      const auto a = bounds(bin->a), b = bounds(bin->b);
       if (!a || !b) return std::nullopt;
       if (e->kind == ExprKind::kAdd) return Bounds{a->lo + b->lo, a->hi + b->hi};
       if (e->kind == ExprKind::kSub) return Bounds{a->lo - b->hi, a->hi - b->lo};
@@ -69,12 +68,12 @@ std::optional<Bounds> Simplifier::bounds(const Expr& e) const {
       return Bounds{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
     }
     case ExprKind::kMul: {
-      const Expr& k = e->b->kind == ExprKind::kInt ? e->b : e->a;
-      const Expr& x = e->b->kind == ExprKind::kInt ? e->a : e->b;
-      if (k->kind != ExprKind::kInt) return std::nullopt;
-      const auto a = bounds(x);
+      const bool right = const_int(bin->b).has_value();
+      const std::optional<int64_t> k = const_int(right ? bin->b : bin->a);
+      if (!k) return std::nullopt;
+      const auto a = bounds(right ? bin->a : bin->b);
       if (!a) return std::nullopt;
-      const int64_t p = a->lo * k->value, q = a->hi * k->value;
+      const int64_t p = a->lo * *k, q = a->hi * *k;
       return Bounds{std::min(p, q), std::max(p, q)};
     }
     default: return std::nullopt;
@@ -103,24 +102,25 @@ Expr Simplifier::canonical_sum(const Expr& e) const {
 
 Expr Simplifier::binary(const Expr& e, Expr a, Expr b) {
   const DType t = e->dtype;
-  if (a->kind == ExprKind::kInt && b->kind == ExprKind::kInt && e->kind != ExprKind::kShr &&
-      e->kind != ExprKind::kFloorDiv && e->kind != ExprKind::kFloorMod) {
-    return make_int(wrap(eval_binary(e, a->value, b->value), t), t);
+  const std::optional<int64_t> ka = const_int(a), kb = const_int(b);
+  if (ka && kb && e->kind != ExprKind::kShr && e->kind != ExprKind::kFloorDiv && e->kind != ExprKind::kFloorMod) {
+    return make_int(wrap(eval_binary(e, *ka, *kb), t), t);
   }
   switch (e->kind) {
     case ExprKind::kAdd:
     case ExprKind::kSub:
       if (t == DType::kInt32) return canonical_sum(make_binary(e->kind, a, b));
-      if (is_int(b, 0)) return a;
-      if (e->kind == ExprKind::kAdd && is_int(a, 0)) return b;
+      if (is_const(b, 0)) return a;
+      if (e->kind == ExprKind::kAdd && is_const(a, 0)) return b;
       break;
     case ExprKind::kMul:
-      if (is_int(a, 1)) return b;
-      if (is_int(b, 1)) return a;
-      if (is_int(a, 0) || is_int(b, 0)) return make_int(0, t);
+      if (is_const(a, 1)) return b;
+      if (is_const(b, 1)) return a;
+      if (is_const(a, 0) || is_const(b, 0)) return make_int(0, t);
       // (x * c1) * c2 -> x * (c1 * c2)
-      if (b->kind == ExprKind::kInt && a->kind == ExprKind::kMul && a->b->kind == ExprKind::kInt) {
-        return make_binary(ExprKind::kMul, a->a, make_int(wrap(a->b->value * b->value, t), t));
+      if (const auto* inner = a->as<BinaryNode>(); kb && inner != nullptr && inner->kind == ExprKind::kMul) {
+        if (const auto c = const_int(inner->b))
+          return make_binary(ExprKind::kMul, inner->a, make_int(wrap(*c * *kb, t), t));
       }
       break;
     case ExprKind::kMin:
@@ -135,8 +135,8 @@ Expr Simplifier::binary(const Expr& e, Expr a, Expr b) {
       break;
     }
     case ExprKind::kAnd:
-      if (is_int(a, 1)) return b;
-      if (is_int(b, 1)) return a;
+      if (is_const(a, 1)) return b;
+      if (is_const(b, 1)) return a;
       break;
     default: break;
   }

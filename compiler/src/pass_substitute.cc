@@ -9,7 +9,7 @@ class Substitute final : public IRMutator {
   explicit Substitute(const VarMap& m) : m_(m) {}
 
  protected:
-  Expr visit_var(const Expr& e) override {
+  Expr visit_var(const Expr& e, const VarNode&) override {
     auto it = m_.find(e.get());
     return it == m_.end() ? e : it->second;
   }

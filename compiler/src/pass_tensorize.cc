@@ -17,23 +17,32 @@
 namespace vta::compiler {
 namespace {
 
-Expr strip_cast(const Expr& e) { return e->kind == ExprKind::kCast ? e->a : e; }
+Expr strip_cast(const Expr& e) {
+  const auto* c = e->as<CastNode>();
+  return c != nullptr ? c->value : e;
+}
+
+/// `e` as a read of `t`; nullptr when it is anything else.
+const ReadNode* read_of(const Expr& e, const Tensor& t) {
+  const auto* r = e->as<ReadNode>();
+  return r != nullptr && r->tensor == t ? r : nullptr;
+}
 
 class Tensorize final : public IRMutator {
  public:
   Tensorize(const Stmt& s, const Env& env) : env_(env), plan_(s, env) {}
 
  private:
-  Stmt visit_attr(const Stmt& s) override {
-    return s->key == attr::kTensorizeGemm ? region(s) : IRMutator::visit_attr(s);
+  Stmt visit_attr(const Stmt& s, const AttrNode& op) override {
+    return op.key == attr::kTensorizeGemm ? region(op) : IRMutator::visit_attr(s, op);
   }
 
-  Stmt region(const Stmt& attr) {
-    const LoopNest nest = perfect_nest(attr->body);
+  Stmt region(const AttrNode& attr) {
+    const LoopNest nest = perfect_nest(attr.body);
     const std::vector<Loop>& loops = nest.loops;
-    const Stmt& s = nest.body;
-    std::string where = "tensorize gemm at axis " + attr->var->name;
-    if (s->kind != StmtKind::kStore || s->flat) {
+    const auto* s = nest.body->as<StoreNode>();
+    std::string where = "tensorize gemm at axis " + attr.var->name;
+    if (s == nullptr || s->flat) {
       throw ScheduleError(where +
                           ": the loops inside the axis must hold exactly one GEMM update (a perfect loop nest)");
     }
@@ -45,7 +54,7 @@ class Tensorize final : public IRMutator {
     // the element loops
     std::vector<const ExprNode*> used;
     auto element = [&](const Expr& i, int64_t extent, const char* what) -> const ExprNode* {
-      if (extent == 1 && i->kind == ExprKind::kInt && i->value == 0) return nullptr;
+      if (extent == 1 && is_const(i, 0)) return nullptr;
       for (const auto& l : loops) {
         if (l.var.get() == i.get()) {
           if (l.extent != extent) {
@@ -66,18 +75,22 @@ class Tensorize final : public IRMutator {
     std::vector<Expr> push(8, make_int(0));
     push[kUopDst] = plan_.sram_index(acc, s->indices);
     const Expr& v = s->value;
-    if (v->kind == ExprKind::kInt && v->value == 0) {
+    if (is_const(v, 0)) {
       push[kUopReset] = make_int(1);
     } else {
-      Expr prod;
-      if (v->kind == ExprKind::kAdd && v->a->kind == ExprKind::kRead && v->a->tensor == acc) prod = v->b;
-      if (v->kind == ExprKind::kAdd && v->b->kind == ExprKind::kRead && v->b->tensor == acc) prod = v->a;
-      if (!prod || prod->kind != ExprKind::kMul) {
+      Expr product;
+      if (const auto* sum = v->as<BinaryNode>(); sum != nullptr && sum->kind == ExprKind::kAdd) {
+        if (read_of(sum->a, acc) != nullptr) product = sum->b;
+        if (read_of(sum->b, acc) != nullptr) product = sum->a;
+      }
+      const auto* prod = product ? product->as<BinaryNode>() : nullptr;
+      if (prod == nullptr || prod->kind != ExprKind::kMul) {
         throw ScheduleError(where + ": the body " + to_text(v) + " is not acc + inp * wgt");
       }
-      Expr x = strip_cast(prod->a), y = strip_cast(prod->b);
-      if (x->kind != ExprKind::kRead || y->kind != ExprKind::kRead) {
-        throw ScheduleError(where + ": the product " + to_text(prod) + " does not read two buffers");
+      const auto* x = strip_cast(prod->a)->as<ReadNode>();
+      const auto* y = strip_cast(prod->b)->as<ReadNode>();
+      if (x == nullptr || y == nullptr) {
+        throw ScheduleError(where + ": the product " + to_text(product) + " does not read two buffers");
       }
       if (plan_.scope_of(x->tensor) == env_.wgt_scope) std::swap(x, y);
       if (plan_.scope_of(x->tensor) != env_.inp_scope || plan_.scope_of(y->tensor) != env_.wgt_scope) {
@@ -110,9 +123,10 @@ class Tensorize final : public IRMutator {
   SramPlan plan_;
 };
 
-bool is_gemm_push(const Stmt& s) {
-  return s->kind == StmtKind::kCall && s->name == intrin::kUopPush && s->args[kUopMode]->kind == ExprKind::kInt &&
-         s->args[kUopMode]->value == 0;
+/// `s` as a GEMM micro-op push; nullptr when it is anything else.
+const CallNode* gemm_push(const Stmt& s) {
+  const auto* c = s->as<CallNode>();
+  return c != nullptr && c->name == intrin::kUopPush && is_const(c->args[kUopMode], 0) ? c : nullptr;
 }
 
 /// Loop nests around a GEMM micro-op become kernels.
@@ -122,24 +136,26 @@ class Kernels final : public IRMutator {
   using IRMutator::mutate;
 
  private:
-  Stmt visit_for(const Stmt& s) override {
+  Stmt visit_for(const Stmt& s, const ForNode& op) override {
     const LoopNest nest = perfect_nest(s);
     const std::vector<Loop>& loops = nest.loops;
-    const Stmt& x = nest.body;
-    if (is_gemm_push(x)) return make_uop_kernel(loops, x->args, false, env_, "GEMM kernel at loop " + s->var->name);
-    return IRMutator::visit_for(s);
-  }
-  Stmt visit_call(const Stmt& s) override {
-    return is_gemm_push(s) ? make_uop_kernel({}, s->args, false, env_, "GEMM kernel") : s;
-  }
-  Stmt visit_attr(const Stmt& s) override {
-    if (s->key == attr::kCoprocUopScope) return s;
-    if (s->key == attr::kVirtualThread && s->body->kind == StmtKind::kFor) {  // the thread loop is no kernel loop
-      return make_attr(s->var, s->key, make_for(s->body->var, s->body->extent, mutate(s->body->body)), s->value);
+    if (const CallNode* push = gemm_push(nest.body)) {
+      return make_uop_kernel(loops, push->args, false, env_, "GEMM kernel at loop " + op.var->name);
     }
-    return IRMutator::visit_attr(s);
+    return IRMutator::visit_for(s, op);
   }
-  Stmt visit_store(const Stmt& s) override { return s; }
+  Stmt visit_call(const Stmt& s, const CallNode& op) override {
+    return gemm_push(s) != nullptr ? make_uop_kernel({}, op.args, false, env_, "GEMM kernel") : s;
+  }
+  Stmt visit_attr(const Stmt& s, const AttrNode& op) override {
+    if (op.key == attr::kCoprocUopScope) return s;
+    const auto* loop = op.body->as<ForNode>();
+    if (op.key == attr::kVirtualThread && loop != nullptr) {  // the thread loop is no kernel loop
+      return make_attr(op.var, op.key, make_for(loop->var, loop->extent, mutate(loop->body)), op.value);
+    }
+    return IRMutator::visit_attr(s, op);
+  }
+  Stmt visit_store(const Stmt& s, const StoreNode&) override { return s; }
 
   const Env& env_;
 };

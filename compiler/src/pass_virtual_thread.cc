@@ -20,26 +20,26 @@ namespace {
 /// Finds the virtual-thread attribute; checks that it is the outermost statement below allocations.
 class FindThread final : public IRVisitor {
  public:
-  const StmtNode* found = nullptr;
+  const AttrNode* found = nullptr;
   using IRVisitor::visit;
 
  private:
-  void visit_attr(const Stmt& x) override {
-    if (x->key != attr::kVirtualThread) return visit(x->body);
+  void visit_attr(const Stmt&, const AttrNode& op) override {
+    if (op.key != attr::kVirtualThread) return visit(op.body);
     if (found != nullptr) throw ScheduleError("virtual threads: only one loop can be bound to cthread");
     if (!top_) {
-      throw ScheduleError("virtual threads: the loop " + x->var->name +
+      throw ScheduleError("virtual threads: the loop " + op.var->name +
                           " bound to cthread must be the outermost loop of the program (reorder it first)");
     }
-    found = x.get();
-    nested(x->body, false);
+    found = &op;
+    nested(op.body, false);
   }
-  void visit_for(const Stmt& x) override { nested(x->body, false); }
-  void visit_seq(const Stmt& x) override {
-    for (const auto& c : x->seq) nested(c, top_ && x->seq.size() == 1);
+  void visit_for(const Stmt&, const ForNode& op) override { nested(op.body, false); }
+  void visit_seq(const Stmt&, const SeqNode& op) override {
+    for (const auto& c : op.seq) nested(c, top_ && op.seq.size() == 1);
   }
-  void visit_store(const Stmt&) override {}
-  void visit_call(const Stmt&) override {}
+  void visit_store(const Stmt&, const StoreNode&) override {}
+  void visit_call(const Stmt&, const CallNode&) override {}
   /// Visits `s` with `top` = whether it is still the outermost statement.
   void nested(const Stmt& s, bool top) {
     const bool outer = top_;
@@ -53,29 +53,29 @@ class FindThread final : public IRVisitor {
 /// The allocated tensors written inside the thread loop `attr`, each with its per-thread copy.
 class ThreadWrites final : public IRVisitor {
  public:
-  ThreadWrites(const StmtNode* attr, int64_t threads) : attr_(attr), threads_(threads) {}
+  ThreadWrites(const AttrNode* attr, int64_t threads) : attr_(attr), threads_(threads) {}
   std::map<const TensorNode*, Tensor> copies;
   using IRVisitor::visit;
 
  private:
-  void visit_attr(const Stmt& x) override {
+  void visit_attr(const Stmt& x, const AttrNode& op) override {
     const bool outer = inside_;
-    inside_ = inside_ || x.get() == attr_;
-    IRVisitor::visit_attr(x);
+    inside_ = inside_ || &op == attr_;
+    IRVisitor::visit_attr(x, op);
     inside_ = outer;
   }
-  void visit_allocate(const Stmt& x) override {
-    allocated_.insert(x->tensor.get());
-    IRVisitor::visit_allocate(x);
+  void visit_allocate(const Stmt& x, const AllocateNode& op) override {
+    allocated_.insert(op.tensor.get());
+    IRVisitor::visit_allocate(x, op);
   }
-  void visit_store(const Stmt& x) override {
-    if (inside_ && allocated_.count(x->tensor.get()) && !copies.count(x->tensor.get())) {
-      auto n = std::make_shared<TensorNode>(*x->tensor);
+  void visit_store(const Stmt&, const StoreNode& op) override {
+    if (inside_ && allocated_.count(op.tensor.get()) && !copies.count(op.tensor.get())) {
+      auto n = std::make_shared<TensorNode>(*op.tensor);
       n->shape.insert(n->shape.begin(), threads_);
-      copies[x->tensor.get()] = n;
+      copies[op.tensor.get()] = n;
     }
   }
-  const StmtNode* attr_;
+  const AttrNode* attr_;
   int64_t threads_;
   bool inside_ = false;
   std::set<const TensorNode*> allocated_;
@@ -84,12 +84,14 @@ class ThreadWrites final : public IRVisitor {
 /// Removes the attribute `attr` (keeps its body).
 class DropAttr final : public IRMutator {
  public:
-  explicit DropAttr(const StmtNode* attr) : attr_(attr) {}
+  explicit DropAttr(const AttrNode* attr) : attr_(attr) {}
   using IRMutator::mutate;
 
  private:
-  Stmt visit_attr(const Stmt& s) override { return s.get() == attr_ ? s->body : IRMutator::visit_attr(s); }
-  const StmtNode* attr_;
+  Stmt visit_attr(const Stmt& s, const AttrNode& op) override {
+    return &op == attr_ ? op.body : IRMutator::visit_attr(s, op);
+  }
+  const AttrNode* attr_;
 };
 
 class Replicate final : public IRMutator {
@@ -98,26 +100,26 @@ class Replicate final : public IRMutator {
       : tx_(std::move(tx)), threads_(threads), copies_(std::move(copies)) {}
 
  protected:
-  Expr visit_read(const Expr& e) override {
-    auto it = copies_.find(e->tensor.get());
-    if (it == copies_.end()) return IRMutator::visit_read(e);
+  Expr visit_read(const Expr& e, const ReadNode& op) override {
+    auto it = copies_.find(op.tensor.get());
+    if (it == copies_.end()) return IRMutator::visit_read(e, op);
     std::vector<Expr> idx{tx_};
-    for (const auto& i : e->indices) idx.push_back(mutate(i));
+    for (const auto& i : op.indices) idx.push_back(mutate(i));
     return make_read(it->second, std::move(idx));
   }
-  Stmt visit_store(const Stmt& s) override {
-    auto it = copies_.find(s->tensor.get());
-    if (it == copies_.end()) return IRMutator::visit_store(s);
+  Stmt visit_store(const Stmt& s, const StoreNode& op) override {
+    auto it = copies_.find(op.tensor.get());
+    if (it == copies_.end()) return IRMutator::visit_store(s, op);
     std::vector<Expr> idx{tx_};
-    for (const auto& i : s->indices) idx.push_back(mutate(i));
-    return make_store(it->second, std::move(idx), mutate(s->value));
+    for (const auto& i : op.indices) idx.push_back(mutate(i));
+    return make_store(it->second, std::move(idx), mutate(op.value));
   }
-  Stmt visit_allocate(const Stmt& s) override {
-    auto it = copies_.find(s->tensor.get());
-    if (it == copies_.end()) return IRMutator::visit_allocate(s);
+  Stmt visit_allocate(const Stmt& s, const AllocateNode& op) override {
+    auto it = copies_.find(op.tensor.get());
+    if (it == copies_.end()) return IRMutator::visit_allocate(s, op);
     std::vector<int64_t> shape{threads_};
-    shape.insert(shape.end(), s->shape.begin(), s->shape.end());
-    return make_allocate(it->second, s->scope, mutate(s->body), shape);
+    shape.insert(shape.end(), op.shape.begin(), op.shape.end());
+    return make_allocate(it->second, op.scope, mutate(op.body), shape);
   }
 
  private:
@@ -129,7 +131,7 @@ class Replicate final : public IRMutator {
 bool has_loop_or_kernel(const Stmt& s) {
   bool found = false;
   for_each_stmt(s, [&](const Stmt& x) {
-    found = found || x->kind == StmtKind::kFor || (x->kind == StmtKind::kAttr && x->key == attr::kCoprocUopScope);
+    found = found || x->kind == StmtKind::kFor || as_attr(x, attr::kCoprocUopScope) != nullptr;
   });
   return found;
 }
@@ -142,9 +144,9 @@ class Injector final : public IRMutator {
   using IRMutator::mutate;
 
  private:
-  Stmt visit_store(const Stmt& s) override { return per_thread(s); }
-  Stmt visit_attr(const Stmt& s) override { return per_thread(s); }
-  Stmt visit_call(const Stmt& s) override { return per_thread(s); }
+  Stmt visit_store(const Stmt& s, const StoreNode&) override { return per_thread(s); }
+  Stmt visit_attr(const Stmt& s, const AttrNode&) override { return per_thread(s); }
+  Stmt visit_call(const Stmt& s, const CallNode&) override { return per_thread(s); }
 
   Stmt per_thread(const Stmt& s) {
     if (has_loop_or_kernel(s)) {
@@ -168,16 +170,15 @@ class InjectThreads final : public IRMutator {
   using IRMutator::mutate;
 
  private:
-  Stmt visit_attr(const Stmt& s) override {
-    if (s->key != attr::kVirtualThread) return s;
-    if (s->body->kind != StmtKind::kFor || s->body->var != s->var) {
-      throw InternalError("inject_virtual_threads: the thread attribute does not hold its loop");
-    }
-    return Injector(s->var, s->body->extent).mutate(s->body->body);
+  Stmt visit_attr(const Stmt& s, const AttrNode& op) override {
+    if (op.key != attr::kVirtualThread) return s;
+    const ForNode* loop = as_loop_over(op.body, op.var);
+    if (loop == nullptr) throw InternalError("inject_virtual_threads: the thread attribute does not hold its loop");
+    return Injector(op.var, loop->extent).mutate(loop->body);
   }
-  Stmt visit_for(const Stmt& s) override { return s; }
-  Stmt visit_store(const Stmt& s) override { return s; }
-  Stmt visit_call(const Stmt& s) override { return s; }
+  Stmt visit_for(const Stmt& s, const ForNode&) override { return s; }
+  Stmt visit_store(const Stmt& s, const StoreNode&) override { return s; }
+  Stmt visit_call(const Stmt& s, const CallNode&) override { return s; }
 };
 
 }  // namespace
@@ -185,12 +186,13 @@ class InjectThreads final : public IRMutator {
 Stmt replicate_thread_buffers(const Stmt& s) {
   FindThread find;
   find.visit(s);
-  const StmtNode* attr = find.found;
+  const AttrNode* attr = find.found;
   if (attr == nullptr) return s;
   // a thread loop of extent 1 was removed by simplification: one thread, nothing to replicate
-  if (attr->body->kind != StmtKind::kFor || attr->body->var != attr->var) return DropAttr(attr).mutate(s);
+  const ForNode* loop = as_loop_over(attr->body, attr->var);
+  if (loop == nullptr) return DropAttr(attr).mutate(s);
   const Var& tx = attr->var;
-  const int64_t threads = attr->body->extent;
+  const int64_t threads = loop->extent;
   ThreadWrites writes(attr, threads);
   writes.visit(s);
   return Replicate(tx, threads, writes.copies).mutate(s);

@@ -16,85 +16,87 @@ class Printer final : public IRVisitor {
   using IRVisitor::visit;
 
  protected:
-  void visit_int(const Expr& e) override { o_ << e->value; }
-  void visit_var(const Expr& e) override { o_ << e->name; }
-  void visit_binary(const Expr& e) override {
-    switch (e->kind) {
-      case ExprKind::kShr: return call("@tir.shift_right", {e->a, e->b}, e->dtype);
-      case ExprKind::kMin: return call("min", {e->a, e->b});
-      case ExprKind::kMax: return call("max", {e->a, e->b});
-      case ExprKind::kFloorDiv: return call("floordiv", {e->a, e->b});
-      case ExprKind::kFloorMod: return call("floormod", {e->a, e->b});
+  void visit_int(const Expr&, const IntNode& op) override { o_ << op.value; }
+  void visit_var(const Expr&, const VarNode& op) override { o_ << op.name; }
+  void visit_binary(const Expr&, const BinaryNode& op) override {
+    switch (op.kind) {
+      case ExprKind::kShr: return call("@tir.shift_right", {op.a, op.b}, op.dtype);
+      case ExprKind::kMin: return call("min", {op.a, op.b});
+      case ExprKind::kMax: return call("max", {op.a, op.b});
+      case ExprKind::kFloorDiv: return call("floordiv", {op.a, op.b});
+      case ExprKind::kFloorMod: return call("floormod", {op.a, op.b});
       default: break;
     }
     o_ << "(";
-    visit(e->a);
-    o_ << infix(e->kind);
-    visit(e->b);
+    visit(op.a);
+    o_ << infix(op.kind);
+    visit(op.b);
     o_ << ")";
   }
-  void visit_select(const Expr& e) override { call("@tir.if_then_else", {e->cond, e->a, e->b}, e->dtype); }
-  void visit_cast(const Expr& e) override {
-    o_ << "cast(" << to_string(e->dtype) << ", ";
-    visit(e->a);
+  void visit_select(const Expr&, const SelectNode& op) override {
+    call("@tir.if_then_else", {op.cond, op.a, op.b}, op.dtype);
+  }
+  void visit_cast(const Expr&, const CastNode& op) override {
+    o_ << "cast(" << to_string(op.dtype) << ", ";
+    visit(op.value);
     o_ << ")";
   }
-  void visit_read(const Expr& e) override {
-    o_ << e->tensor->name << "[";
-    list(e->indices);
+  void visit_read(const Expr&, const ReadNode& op) override {
+    o_ << op.tensor->name << "[";
+    list(op.indices);
     o_ << "]";
   }
-  void visit_reduce(const Expr& e) override {
-    if (e->b)
-      call("sum", {e->a, e->b});
+  void visit_reduce(const Expr&, const ReduceNode& op) override {
+    if (op.init)
+      call("sum", {op.body, op.init});
     else
-      call("sum", {e->a});
+      call("sum", {op.body});
   }
 
-  void visit_for(const Stmt& s) override {
-    o_ << pad() << "for (" << s->var->name << ": int32, 0, " << s->extent << ") {\n";
-    block(s->body);
+  void visit_for(const Stmt&, const ForNode& op) override {
+    o_ << pad() << "for (" << op.var->name << ": int32, 0, " << op.extent << ") {\n";
+    block(op.body);
   }
-  void visit_store(const Stmt& s) override {
-    o_ << pad() << s->tensor->name << "[";
-    list(s->indices);
+  void visit_store(const Stmt&, const StoreNode& op) override {
+    o_ << pad() << op.tensor->name << "[";
+    list(op.indices);
     o_ << "] = ";
-    visit(s->value);
+    visit(op.value);
     o_ << "\n";
   }
-  void visit_attr(const Stmt& s) override {
-    o_ << pad() << "attr [" << s->var->name << "] \"" << s->key << "\" = ";
-    if (s->key == attr::kCoprocUopScope) {
-      const bool alu = s->value && s->value->value == attr::kUopKernelAlu;
+  void visit_attr(const Stmt&, const AttrNode& op) override {
+    o_ << pad() << "attr [" << op.var->name << "] \"" << op.key << "\" = ";
+    if (op.key == attr::kCoprocUopScope) {
+      const bool alu = is_const(op.value, attr::kUopKernelAlu);
       o_ << '"' << (alu ? intrin::kPushAluOp : intrin::kPushGemmOp) << '"';
-    } else if (s->value) {
-      visit(s->value);
+    } else if (op.value) {
+      visit(op.value);
     } else {
       o_ << 1;
     }
     o_ << " {\n";
-    block(s->body);
+    block(op.body);
   }
-  void visit_allocate(const Stmt& s) override {
-    o_ << pad() << "allocate(" << s->tensor->name << ": " << to_string(s->tensor->dtype) << ", [";
-    for (size_t i = 0; i < s->shape.size(); ++i) o_ << (i ? ", " : "") << s->shape[i];
-    o_ << "]), storage_scope = " << s->scope << " {\n";
-    block(s->body);
+  void visit_allocate(const Stmt&, const AllocateNode& op) override {
+    o_ << pad() << "allocate(" << op.tensor->name << ": " << to_string(op.tensor->dtype) << ", [";
+    for (size_t i = 0; i < op.shape.size(); ++i) o_ << (i ? ", " : "") << op.shape[i];
+    o_ << "]), storage_scope = " << op.scope << " {\n";
+    block(op.body);
   }
-  void visit_call(const Stmt& s) override {
-    if (s->name.rfind(intrin::kVtaPrefix, 0) == 0) {  // the VTA intrinsics (tokens, micro-ops, sync)
-      o_ << pad() << "@tir." << s->name << "(";
-      list(s->args);
+  void visit_call(const Stmt&, const CallNode& op) override {
+    if (op.name.rfind(intrin::kVtaPrefix, 0) == 0) {  // the VTA intrinsics (tokens, micro-ops, sync)
+      o_ << pad() << "@tir." << op.name << "(";
+      list(op.args);
       o_ << ", dtype=int32)\n";
       return;
     }
-    o_ << pad() << "@tir.call_extern(\"" << s->name << "\"";
-    for (size_t i = 0; i < s->args.size(); ++i) {
+    o_ << pad() << "@tir.call_extern(\"" << op.name << "\"";
+    for (size_t i = 0; i < op.args.size(); ++i) {
       // the DRAM tensor goes before its offset (the runtime's order)
-      if (s->name == intrin::kLoadBuffer2D && i == 0) o_ << ", " << s->src->name;
-      if (s->name == intrin::kStoreBuffer2D && i == 2) o_ << ", " << s->tensor->name;
+      if (op.name == intrin::kLoadBuffer2D && i == 0) o_ << ", " << op.src->name;
+      if (op.name == intrin::kStoreBuffer2D && i == 2) o_ << ", " << op.dst->name;
       o_ << ", ";
-      visit(s->args[i]);
+      visit(op.args[i]);
     }
     o_ << ", dtype=int32)\n";
   }

@@ -81,9 +81,10 @@ struct Lowering {
     }
     const VarMap values = axis_values(c);
     for_each_expr(c.op()->body, [&](const Expr& e) {
-      if (e->kind != ExprKind::kRead || e->tensor->op.get() != producer) return;
-      for (size_t d = 0; d < e->indices.size(); ++d) {
-        const Interval iv = interval(substitute(e->indices[d], values), ranges, c.name());
+      const auto* r = e->as<ReadNode>();
+      if (r == nullptr || r->tensor->op.get() != producer) return;
+      for (size_t d = 0; d < r->indices.size(); ++d) {
+        const Interval iv = interval(substitute(r->indices[d], values), ranges, c.name());
         if (!any) {
           region[d] = iv;
         } else {
@@ -175,12 +176,13 @@ struct Lowering {
     const VarMap m = axis_values(st);
     std::vector<Expr> idx;
     for (const auto& a : op.axis) idx.push_back(substitute(a.var, m));
-    if (op.body->kind != ExprKind::kReduce) return nest(st.leaves(), make_store(out, idx, substitute(op.body, m)), &st);
+    const auto* sum = op.body->as<ReduceNode>();
+    if (sum == nullptr) return nest(st.leaves(), make_store(out, idx, substitute(op.body, m)), &st);
 
     // the value the sum starts from: 0, or its `init` at this element
-    const Expr start = op.body->b ? substitute(op.body->b, m) : make_int(0, out->dtype);
+    const Expr start = sum->init ? substitute(sum->init, m) : make_int(0, out->dtype);
     const Stmt init = make_store(out, idx, start);
-    const Stmt update = make_store(out, idx, make_read(out, idx) + substitute(op.body->a, m));
+    const Stmt update = make_store(out, idx, make_read(out, idx) + substitute(sum->body, m));
     // Init inside the data-parallel loops when every reduction loop is inside all of them (as TVM);
     // otherwise a separate initialisation nest first.
     std::vector<IterVar> outer, inner;
@@ -212,7 +214,7 @@ struct Lowering {
     // the init nest carries the tensorize annotation of its loops (a GEMM reset); a sum starting from
     // another tensor's value is a copy, which inplace_alu removes by accumulating in that tensor
     Stmt init_nest = make_store(out, init_idx, substitute(start, fresh));
-    if (op.body->b) tensorized = false;
+    if (sum->init) tensorized = false;
     for (auto it = parallel.rbegin(); it != parallel.rend(); ++it) {
       init_nest = make_for(it->var, extents.at(it->var.get()), init_nest);
       for (const auto& [v, key] : st.annotations()) {
@@ -232,9 +234,11 @@ class Rebase final : public IRMutator {
   explicit Rebase(const RegionStarts& lo) : lo_(lo) {}
 
  protected:
-  Expr visit_read(const Expr& e) override { return make_read(e->tensor, indices(e->tensor, e->indices)); }
-  Stmt visit_store(const Stmt& s) override {
-    return make_store(s->tensor, indices(s->tensor, s->indices), mutate(s->value));
+  Expr visit_read(const Expr&, const ReadNode& op) override {
+    return make_read(op.tensor, indices(op.tensor, op.indices));
+  }
+  Stmt visit_store(const Stmt&, const StoreNode& op) override {
+    return make_store(op.tensor, indices(op.tensor, op.indices), mutate(op.value));
   }
 
  private:

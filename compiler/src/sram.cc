@@ -21,14 +21,15 @@ void SramPlan::collect(const Stmt& s, const Env* env, bool check) {
   std::map<std::string, int64_t> next;
   std::map<std::string, std::string> names;
   for_each_stmt(s, [&](const Stmt& x) {
-    if (x->kind != StmtKind::kAllocate) return;
-    SramBuffer b{x->scope, x->shape, 0};
-    if (x->scope != kGlobalScope) {  // one bump allocator per on-chip scope
-      b.base = next[x->scope];
-      next[x->scope] += b.elements();
-      names[x->scope] += (names[x->scope].empty() ? "" : ", ") + x->tensor->name;
+    const auto* a = x->as<AllocateNode>();
+    if (a == nullptr) return;
+    SramBuffer b{a->scope, a->shape, 0};
+    if (a->scope != kGlobalScope) {  // one bump allocator per on-chip scope
+      b.base = next[a->scope];
+      next[a->scope] += b.elements();
+      names[a->scope] += (names[a->scope].empty() ? "" : ", ") + a->tensor->name;
     }
-    buffers_[x->tensor.get()] = b;
+    buffers_[a->tensor.get()] = b;
   });
   for (const auto& [scope, used] : next) {
     const auto mt = memory_type(scope);

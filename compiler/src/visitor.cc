@@ -7,22 +7,22 @@ namespace vta::compiler {
 void IRVisitor::visit_all(const std::vector<Expr>& v) {
   for (const auto& e : v) visit(e);
 }
-void IRVisitor::visit_binary(const Expr& e) { visit(e->a), visit(e->b); }
-void IRVisitor::visit_select(const Expr& e) { visit(e->cond), visit(e->a), visit(e->b); }
-void IRVisitor::visit_cast(const Expr& e) { visit(e->a); }
-void IRVisitor::visit_read(const Expr& e) { visit_all(e->indices); }
-void IRVisitor::visit_reduce(const Expr& e) {
-  visit(e->a);
-  if (e->b) visit(e->b);
+void IRVisitor::visit_binary(const Expr&, const BinaryNode& op) { visit(op.a), visit(op.b); }
+void IRVisitor::visit_select(const Expr&, const SelectNode& op) { visit(op.cond), visit(op.a), visit(op.b); }
+void IRVisitor::visit_cast(const Expr&, const CastNode& op) { visit(op.value); }
+void IRVisitor::visit_read(const Expr&, const ReadNode& op) { visit_all(op.indices); }
+void IRVisitor::visit_reduce(const Expr&, const ReduceNode& op) {
+  visit(op.body);
+  if (op.init) visit(op.init);
 }
-void IRVisitor::visit_for(const Stmt& s) { visit(s->body); }
-void IRVisitor::visit_store(const Stmt& s) { visit_all(s->indices), visit(s->value); }
-void IRVisitor::visit_seq(const Stmt& s) {
-  for (const auto& x : s->seq) visit(x);
+void IRVisitor::visit_for(const Stmt&, const ForNode& op) { visit(op.body); }
+void IRVisitor::visit_store(const Stmt&, const StoreNode& op) { visit_all(op.indices), visit(op.value); }
+void IRVisitor::visit_seq(const Stmt&, const SeqNode& op) {
+  for (const auto& x : op.seq) visit(x);
 }
-void IRVisitor::visit_allocate(const Stmt& s) { visit(s->body); }
-void IRVisitor::visit_attr(const Stmt& s) { visit(s->value), visit(s->body); }
-void IRVisitor::visit_call(const Stmt& s) { visit_all(s->args); }
+void IRVisitor::visit_allocate(const Stmt&, const AllocateNode& op) { visit(op.body); }
+void IRVisitor::visit_attr(const Stmt&, const AttrNode& op) { visit(op.value), visit(op.body); }
+void IRVisitor::visit_call(const Stmt&, const CallNode& op) { visit_all(op.args); }
 
 // ---- IRMutator --------------------------------------------------------------------------------------
 
@@ -33,32 +33,42 @@ std::vector<Expr> IRMutator::mutate_all(const std::vector<Expr>& v) {
   return out;
 }
 
-Expr IRMutator::visit_binary(const Expr& e) { return make_binary(e->kind, mutate(e->a), mutate(e->b)); }
-Expr IRMutator::visit_select(const Expr& e) { return make_select(mutate(e->cond), mutate(e->a), mutate(e->b)); }
-Expr IRMutator::visit_cast(const Expr& e) { return make_cast(e->dtype, mutate(e->a)); }
-Expr IRMutator::visit_read(const Expr& e) {
-  return e->flat ? make_flat_read(e->tensor, mutate(e->indices[0])) : make_read(e->tensor, mutate_all(e->indices));
+Expr IRMutator::visit_binary(const Expr&, const BinaryNode& op) {
+  return make_binary(op.kind, mutate(op.a), mutate(op.b));
 }
-Expr IRMutator::visit_reduce(const Expr& e) {
+Expr IRMutator::visit_select(const Expr&, const SelectNode& op) {
+  return make_select(mutate(op.cond), mutate(op.a), mutate(op.b));
+}
+Expr IRMutator::visit_cast(const Expr&, const CastNode& op) { return make_cast(op.dtype, mutate(op.value)); }
+Expr IRMutator::visit_read(const Expr&, const ReadNode& op) {
+  return op.flat ? make_flat_read(op.tensor, mutate(op.indices[0])) : make_read(op.tensor, mutate_all(op.indices));
+}
+Expr IRMutator::visit_reduce(const Expr&, const ReduceNode& op) {
   std::vector<IterVar> axes;
-  for (size_t i = 0; i < e->reduce_axes.size(); ++i) axes.push_back({e->reduce_axes[i], e->reduce_extents[i], true});
-  return make_reduce(mutate(e->a), axes, e->b ? mutate(e->b) : nullptr);
+  for (size_t i = 0; i < op.axes.size(); ++i) axes.push_back({op.axes[i], op.extents[i], true});
+  return make_reduce(mutate(op.body), axes, op.init ? mutate(op.init) : nullptr);
 }
 
-Stmt IRMutator::visit_for(const Stmt& s) { return make_for(s->var, s->extent, mutate(s->body)); }
-Stmt IRMutator::visit_store(const Stmt& s) {
-  return s->flat ? make_flat_store(s->tensor, mutate(s->indices[0]), mutate(s->value))
-                 : make_store(s->tensor, mutate_all(s->indices), mutate(s->value));
+Stmt IRMutator::visit_for(const Stmt&, const ForNode& op) { return make_for(op.var, op.extent, mutate(op.body)); }
+Stmt IRMutator::visit_store(const Stmt&, const StoreNode& op) {
+  return op.flat ? make_flat_store(op.tensor, mutate(op.indices[0]), mutate(op.value))
+                 : make_store(op.tensor, mutate_all(op.indices), mutate(op.value));
 }
-Stmt IRMutator::visit_seq(const Stmt& s) {
+Stmt IRMutator::visit_seq(const Stmt&, const SeqNode& op) {
   std::vector<Stmt> v;
-  v.reserve(s->seq.size());
-  for (const auto& x : s->seq) v.push_back(mutate(x));
+  v.reserve(op.seq.size());
+  for (const auto& x : op.seq) v.push_back(mutate(x));
   return make_seq(std::move(v));
 }
-Stmt IRMutator::visit_allocate(const Stmt& s) { return make_allocate(s->tensor, s->scope, mutate(s->body), s->shape); }
-Stmt IRMutator::visit_attr(const Stmt& s) { return make_attr(s->var, s->key, mutate(s->body), mutate(s->value)); }
-Stmt IRMutator::visit_call(const Stmt& s) { return make_call(s->name, s->tensor, s->src, mutate_all(s->args)); }
+Stmt IRMutator::visit_allocate(const Stmt&, const AllocateNode& op) {
+  return make_allocate(op.tensor, op.scope, mutate(op.body), op.shape);
+}
+Stmt IRMutator::visit_attr(const Stmt&, const AttrNode& op) {
+  return make_attr(op.var, op.key, mutate(op.body), mutate(op.value));
+}
+Stmt IRMutator::visit_call(const Stmt&, const CallNode& op) {
+  return make_call(op.name, op.dst, op.src, mutate_all(op.args));
+}
 
 // ---- helpers ----------------------------------------------------------------------------------------
 namespace {
@@ -69,13 +79,13 @@ class ExprWalker final : public IRVisitor {
   using IRVisitor::visit;
 
  protected:
-  void visit_int(const Expr& e) override { f_(e); }
-  void visit_var(const Expr& e) override { f_(e); }
-  void visit_binary(const Expr& e) override { f_(e), IRVisitor::visit_binary(e); }
-  void visit_select(const Expr& e) override { f_(e), IRVisitor::visit_select(e); }
-  void visit_cast(const Expr& e) override { f_(e), IRVisitor::visit_cast(e); }
-  void visit_read(const Expr& e) override { f_(e), IRVisitor::visit_read(e); }
-  void visit_reduce(const Expr& e) override { f_(e), IRVisitor::visit_reduce(e); }
+  void visit_int(const Expr& e, const IntNode&) override { f_(e); }
+  void visit_var(const Expr& e, const VarNode&) override { f_(e); }
+  void visit_binary(const Expr& e, const BinaryNode& op) override { f_(e), IRVisitor::visit_binary(e, op); }
+  void visit_select(const Expr& e, const SelectNode& op) override { f_(e), IRVisitor::visit_select(e, op); }
+  void visit_cast(const Expr& e, const CastNode& op) override { f_(e), IRVisitor::visit_cast(e, op); }
+  void visit_read(const Expr& e, const ReadNode& op) override { f_(e), IRVisitor::visit_read(e, op); }
+  void visit_reduce(const Expr& e, const ReduceNode& op) override { f_(e), IRVisitor::visit_reduce(e, op); }
 
  private:
   const std::function<void(const Expr&)>& f_;
@@ -88,17 +98,17 @@ class StmtWalker final : public IRVisitor {
 
  protected:
   // statements only: expressions are not entered
-  void visit_binary(const Expr&) override {}
-  void visit_select(const Expr&) override {}
-  void visit_cast(const Expr&) override {}
-  void visit_read(const Expr&) override {}
-  void visit_reduce(const Expr&) override {}
-  void visit_for(const Stmt& s) override { f_(s), IRVisitor::visit_for(s); }
-  void visit_store(const Stmt& s) override { f_(s), IRVisitor::visit_store(s); }
-  void visit_seq(const Stmt& s) override { f_(s), IRVisitor::visit_seq(s); }
-  void visit_allocate(const Stmt& s) override { f_(s), IRVisitor::visit_allocate(s); }
-  void visit_attr(const Stmt& s) override { f_(s), IRVisitor::visit_attr(s); }
-  void visit_call(const Stmt& s) override { f_(s), IRVisitor::visit_call(s); }
+  void visit_binary(const Expr&, const BinaryNode&) override {}
+  void visit_select(const Expr&, const SelectNode&) override {}
+  void visit_cast(const Expr&, const CastNode&) override {}
+  void visit_read(const Expr&, const ReadNode&) override {}
+  void visit_reduce(const Expr&, const ReduceNode&) override {}
+  void visit_for(const Stmt& s, const ForNode& op) override { f_(s), IRVisitor::visit_for(s, op); }
+  void visit_store(const Stmt& s, const StoreNode& op) override { f_(s), IRVisitor::visit_store(s, op); }
+  void visit_seq(const Stmt& s, const SeqNode& op) override { f_(s), IRVisitor::visit_seq(s, op); }
+  void visit_allocate(const Stmt& s, const AllocateNode& op) override { f_(s), IRVisitor::visit_allocate(s, op); }
+  void visit_attr(const Stmt& s, const AttrNode& op) override { f_(s), IRVisitor::visit_attr(s, op); }
+  void visit_call(const Stmt& s, const CallNode& op) override { f_(s), IRVisitor::visit_call(s, op); }
 
  private:
   const std::function<void(const Stmt&)>& f_;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -47,16 +48,30 @@ struct EveryKind {
 void count(const Expr& e, std::map<std::string, int>& n) {
   if (!e) return;
   ++n[to_string(e->kind)];
-  count(e->a, n), count(e->b, n), count(e->cond, n);
-  for (const auto& i : e->indices) count(i, n);
+  if (const auto* b = e->as<BinaryNode>()) count(b->a, n), count(b->b, n);
+  if (const auto* s = e->as<SelectNode>()) count(s->cond, n), count(s->a, n), count(s->b, n);
+  if (const auto* c = e->as<CastNode>()) count(c->value, n);
+  if (const auto* r = e->as<ReadNode>()) {
+    for (const auto& i : r->indices) count(i, n);
+  }
+  if (const auto* r = e->as<ReduceNode>()) count(r->body, n), count(r->init, n);
 }
 void count(const Stmt& s, std::map<std::string, int>& n) {
   if (!s) return;
   ++n[to_string(s->kind)];
-  count(s->body, n), count(s->value, n);
-  for (const auto& i : s->indices) count(i, n);
-  for (const auto& a : s->args) count(a, n);
-  for (const auto& c : s->seq) count(c, n);
+  if (const auto* f = s->as<ForNode>()) count(f->body, n);
+  if (const auto* a = s->as<AllocateNode>()) count(a->body, n);
+  if (const auto* a = s->as<AttrNode>()) count(a->value, n), count(a->body, n);
+  if (const auto* st = s->as<StoreNode>()) {
+    for (const auto& i : st->indices) count(i, n);
+    count(st->value, n);
+  }
+  if (const auto* c = s->as<CallNode>()) {
+    for (const auto& a : c->args) count(a, n);
+  }
+  if (const auto* q = s->as<SeqNode>()) {
+    for (const auto& c : q->seq) count(c, n);
+  }
 }
 
 class Counter final : public IRVisitor {
@@ -65,19 +80,29 @@ class Counter final : public IRVisitor {
   using IRVisitor::visit;
 
  protected:
-  void visit_int(const Expr& e) override { ++n[to_string(e->kind)]; }
-  void visit_var(const Expr& e) override { ++n[to_string(e->kind)]; }
-  void visit_binary(const Expr& e) override { ++n[to_string(e->kind)], IRVisitor::visit_binary(e); }
-  void visit_select(const Expr& e) override { ++n[to_string(e->kind)], IRVisitor::visit_select(e); }
-  void visit_cast(const Expr& e) override { ++n[to_string(e->kind)], IRVisitor::visit_cast(e); }
-  void visit_read(const Expr& e) override { ++n[to_string(e->kind)], IRVisitor::visit_read(e); }
-  void visit_reduce(const Expr& e) override { ++n[to_string(e->kind)], IRVisitor::visit_reduce(e); }
-  void visit_for(const Stmt& s) override { ++n[to_string(s->kind)], IRVisitor::visit_for(s); }
-  void visit_store(const Stmt& s) override { ++n[to_string(s->kind)], IRVisitor::visit_store(s); }
-  void visit_seq(const Stmt& s) override { ++n[to_string(s->kind)], IRVisitor::visit_seq(s); }
-  void visit_allocate(const Stmt& s) override { ++n[to_string(s->kind)], IRVisitor::visit_allocate(s); }
-  void visit_attr(const Stmt& s) override { ++n[to_string(s->kind)], IRVisitor::visit_attr(s); }
-  void visit_call(const Stmt& s) override { ++n[to_string(s->kind)], IRVisitor::visit_call(s); }
+  void visit_int(const Expr&, const IntNode& op) override { ++n[to_string(op.kind)]; }
+  void visit_var(const Expr&, const VarNode& op) override { ++n[to_string(op.kind)]; }
+  void visit_binary(const Expr& e, const BinaryNode& op) override {
+    ++n[to_string(op.kind)], IRVisitor::visit_binary(e, op);
+  }
+  void visit_select(const Expr& e, const SelectNode& op) override {
+    ++n[to_string(op.kind)], IRVisitor::visit_select(e, op);
+  }
+  void visit_cast(const Expr& e, const CastNode& op) override { ++n[to_string(op.kind)], IRVisitor::visit_cast(e, op); }
+  void visit_read(const Expr& e, const ReadNode& op) override { ++n[to_string(op.kind)], IRVisitor::visit_read(e, op); }
+  void visit_reduce(const Expr& e, const ReduceNode& op) override {
+    ++n[to_string(op.kind)], IRVisitor::visit_reduce(e, op);
+  }
+  void visit_for(const Stmt& s, const ForNode& op) override { ++n[to_string(op.kind)], IRVisitor::visit_for(s, op); }
+  void visit_store(const Stmt& s, const StoreNode& op) override {
+    ++n[to_string(op.kind)], IRVisitor::visit_store(s, op);
+  }
+  void visit_seq(const Stmt& s, const SeqNode& op) override { ++n[to_string(op.kind)], IRVisitor::visit_seq(s, op); }
+  void visit_allocate(const Stmt& s, const AllocateNode& op) override {
+    ++n[to_string(op.kind)], IRVisitor::visit_allocate(s, op);
+  }
+  void visit_attr(const Stmt& s, const AttrNode& op) override { ++n[to_string(op.kind)], IRVisitor::visit_attr(s, op); }
+  void visit_call(const Stmt& s, const CallNode& op) override { ++n[to_string(op.kind)], IRVisitor::visit_call(s, op); }
 };
 
 TEST(IRVisitor, ReachesEveryChildOfEveryKind) {
@@ -127,7 +152,7 @@ TEST(IRMutator, OneOverriddenKindIsReachedEverywhere) {
   for_each_expr(s, [&](const Expr& e) { uses += e.get() == p.x.get(); });
   EXPECT_EQ(uses, 0) << to_text(s);
   int ints = 0;
-  for_each_expr(s, [&](const Expr& e) { ints += e->kind == ExprKind::kInt && e->value == 2; });
+  for_each_expr(s, [&](const Expr& e) { ints += is_const(e, 2); });
   EXPECT_GE(ints, 9) << "x appears in the store, the reduction, the annotation and the call";
   // the value of the expression at x = 2 by the interpreter: in[2] = 5 -> 5
   std::vector<int64_t> in{0, 0, 5, 0}, out(4, 0);
@@ -139,16 +164,73 @@ TEST(IRMutator, OneOverriddenKindIsReachedEverywhere) {
 TEST(IRKinds, EveryKindHasOneName) {
   std::set<std::string> names;
   int n = 0;
-#define VTA_TEST_KIND(kind, handler) names.insert(to_string(ExprKind::k##kind)), ++n;
+#define VTA_TEST_KIND(kind, handler, node) names.insert(to_string(ExprKind::k##kind)), ++n;
   VTA_IR_EXPR_KINDS(VTA_TEST_KIND)
 #undef VTA_TEST_KIND
-#define VTA_TEST_KIND(kind, handler) names.insert(to_string(StmtKind::k##kind)), ++n;
+#define VTA_TEST_KIND(kind, handler, node) names.insert(to_string(StmtKind::k##kind)), ++n;
   VTA_IR_STMT_KINDS(VTA_TEST_KIND)
 #undef VTA_TEST_KIND
   EXPECT_EQ(names.size(), size_t(n));
   EXPECT_EQ(names.count("?"), 0u);
   EXPECT_TRUE(is_binary(ExprKind::kShr));
   EXPECT_FALSE(is_binary(ExprKind::kSelect));
+}
+
+// Each kind is held by exactly one node struct, the one its list entry names; as<T>() answers for that
+// struct only, to<T>() refuses the others by name.
+// (the node structs, listed here independently of the kind lists)
+int holders(ExprKind k) {
+  return holds<IntNode>(k) + holds<VarNode>(k) + holds<BinaryNode>(k) + holds<SelectNode>(k) + holds<CastNode>(k) +
+         holds<ReadNode>(k) + holds<ReduceNode>(k);
+}
+int holders(StmtKind k) {
+  return holds<ForNode>(k) + holds<StoreNode>(k) + holds<SeqNode>(k) + holds<AllocateNode>(k) + holds<AttrNode>(k) +
+         holds<CallNode>(k);
+}
+
+TEST(IRKinds, EveryKindHasOneNodeAndDowncastsAreChecked) {
+  // (the node structs of a list may repeat: the binary kinds share one; each kind is held once)
+#define VTA_TEST_ONE(kind, handler, node) EXPECT_EQ(holders(ExprKind::k##kind), 1) << #kind;
+  VTA_IR_EXPR_KINDS(VTA_TEST_ONE)
+#undef VTA_TEST_ONE
+#define VTA_TEST_ONE(kind, handler, node) EXPECT_EQ(holders(StmtKind::k##kind), 1) << #kind;
+  VTA_IR_STMT_KINDS(VTA_TEST_ONE)
+#undef VTA_TEST_ONE
+  const EveryKind p;
+  const Expr v = p.value();
+  ASSERT_NE(v->as<SelectNode>(), nullptr);
+  EXPECT_EQ(v->as<BinaryNode>(), nullptr);
+  EXPECT_EQ(v->as<IntNode>(), nullptr);
+  EXPECT_EQ(&v->to<SelectNode>(), v->as<SelectNode>());
+  try {
+    (void)v->to<ReadNode>();
+    ADD_FAILURE() << "a select taken for a read";
+  } catch (const InternalError& e) {
+    EXPECT_EQ(std::string(e.what()), "expected a read, found a Select expression");
+  }
+  const Stmt s = p.program();
+  ASSERT_NE(s->as<AllocateNode>(), nullptr);
+  EXPECT_EQ(s->as<ForNode>(), nullptr);
+  EXPECT_THROW((void)s->to<CallNode>(), InternalError);
+  EXPECT_EQ(const_int(make_int(7)), 7);
+  EXPECT_EQ(const_int(Expr(p.x)), std::nullopt);
+  EXPECT_EQ(const_int(nullptr), std::nullopt);
+}
+
+// Every node's make() refuses what the node cannot hold, by name.
+TEST(IRNodes, MakeValidates) {
+  const EveryKind p;
+  EXPECT_THROW((void)BinaryNode::make(ExprKind::kSelect, make_int(1), make_int(2)), InternalError);
+  EXPECT_THROW((void)BinaryNode::make(ExprKind::kAdd, make_int(1), make_int(2, DType::kInt8)), ScheduleError);
+  EXPECT_EQ(BinaryNode::make(ExprKind::kLt, make_int(1), make_int(2))->dtype, DType::kBool);
+  EXPECT_THROW((void)SelectNode::make(make_int(1), make_int(1), make_int(2)), ScheduleError);  // not a comparison
+  EXPECT_THROW((void)ReadNode::make(p.in, {}), ScheduleError);                                 // rank 1, no index
+  EXPECT_THROW((void)ReduceNode::make(make_int(1), {IterVar{p.x, 4, false}}), ScheduleError);  // not a reduce_axis
+  EXPECT_THROW((void)AllocateNode::make(p.buf, "local.inp_buffer", make_seq({}), {16}), InternalError);  // rank
+  EXPECT_EQ(SeqNode::make({make_seq({})})->kind, StmtKind::kSeq);
+  const Stmt one = make_call(intrin::kSync, nullptr, nullptr, {});
+  EXPECT_EQ(SeqNode::make({one}).get(), one.get()) << "a sequence of one statement is the statement";
+  EXPECT_EQ(CastNode::make(DType::kInt8, make_int(300))->to<CastNode>().value->to<IntNode>().value, 300);
 }
 
 }  // namespace

@@ -164,6 +164,7 @@ struct GemmCase {
   bool portable;
   // what ctest shows after the test's name: without it GoogleTest prints the object's bytes, a heap
   // address among them, so the registered names changed from one build to the next
+  // NOLINTNEXTLINE(readability-identifier-naming): the name GoogleTest looks for
   friend void PrintTo(const GemmCase& c, std::ostream* os) {
     *os << std::filesystem::path(c.config).filename().string() << (c.portable ? ", portable" : ", native");
   }

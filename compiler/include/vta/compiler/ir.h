@@ -6,8 +6,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace vta::compiler {
@@ -42,28 +45,31 @@ class Tensor;
 using Operation = std::shared_ptr<const OperationNode>;
 
 // ---- expressions ----------------------------------------------------------------------------------
-/// The expression kinds, each with the handler a visitor or mutator (visitor.h) calls for it. This list
-/// is the one place a kind is declared: the enum, the kind names and every dispatch are generated from
-/// it, so a new kind without a handler does not compile.
-///   Int      integer constant (`value`)
-///   Var      loop or let variable (`name`); compares by node, never by name
-///   Add Sub Mul FloorDiv FloorMod Min Max   arithmetic on `a`, `b`
+/// The expression kinds, each with the handler a visitor or mutator (visitor.h) calls for it and the
+/// node struct that holds it (`<Node>Node` below). This list is the one place a kind is declared: the
+/// enum, the kind names, the checked downcasts and every dispatch are generated from it, so a new kind
+/// without a node or a handler does not compile.
+///   Int      integer constant (IntNode)
+///   Var      loop or let variable (VarNode); compares by node, never by name
+///   Add Sub Mul FloorDiv FloorMod Min Max   arithmetic on two operands (BinaryNode)
 ///   Shr      arithmetic shift right (the tutorials' `>>`)
 ///   Lt Ge And  comparisons and conjunction (bool)
-///   Select   `cond` ? `a` : `b` (only the chosen side is evaluated)
-///   Cast     `a` converted to `dtype` (wraps to its width)
-///   Read     `tensor`[`indices`] (`flat`: one row-major offset)
-///   Reduce   sum of `a` over `reduce_axes`, starting from `b` (0 when null; only at the top of a compute body)
+///   Select   a condition choosing one of two values (SelectNode)
+///   Cast     a value converted to the node's type (CastNode)
+///   Read     an element of a tensor (ReadNode)
+///   Reduce   a sum over reduction axes (ReduceNode; only at the top of a compute body)
 // clang-format off
 #define VTA_IR_BINARY_KINDS(X) \
-  X(Add, binary) X(Sub, binary) X(Mul, binary) X(FloorDiv, binary) X(FloorMod, binary) X(Min, binary) \
-  X(Max, binary) X(Shr, binary) X(Lt, binary) X(Ge, binary) X(And, binary)
+  X(Add, binary, Binary) X(Sub, binary, Binary) X(Mul, binary, Binary) X(FloorDiv, binary, Binary) \
+  X(FloorMod, binary, Binary) X(Min, binary, Binary) X(Max, binary, Binary) X(Shr, binary, Binary) \
+  X(Lt, binary, Binary) X(Ge, binary, Binary) X(And, binary, Binary)
 #define VTA_IR_EXPR_KINDS(X) \
-  X(Int, int) X(Var, var) VTA_IR_BINARY_KINDS(X) X(Select, select) X(Cast, cast) X(Read, read) X(Reduce, reduce)
+  X(Int, int, Int) X(Var, var, Var) VTA_IR_BINARY_KINDS(X) X(Select, select, Select) X(Cast, cast, Cast) \
+  X(Read, read, Read) X(Reduce, reduce, Reduce)
 // clang-format on
 
 enum class ExprKind : uint8_t {
-#define VTA_IR_ENUM(kind, handler) k##kind,
+#define VTA_IR_ENUM(kind, handler, node) k##kind,
   VTA_IR_EXPR_KINDS(VTA_IR_ENUM)
 };
 /// The kind's name ("Add", "Read").
@@ -73,6 +79,7 @@ bool is_binary(ExprKind k);
 
 struct VarNode;
 using Var = std::shared_ptr<const VarNode>;
+struct IterVar;
 
 /// A tensor: shared, immutable (a shared_ptr to its node), and callable as the tutorials write reads:
 /// `data(i, ic, j)` or `data(indices)` is `read(data, {...})` (te.h), the number of indices checked.
@@ -94,24 +101,114 @@ class Tensor : public std::shared_ptr<const TensorNode> {
   static Expr index_expr(int64_t v);
 };
 
+// The expression nodes: one struct per node of VTA_IR_EXPR_KINDS, each made (and checked) by its
+// make(); the make_* functions below are the same constructors under the DSL's names.
+#define VTA_IR_DECLARE(kind, handler, node) struct node##Node;
+VTA_IR_EXPR_KINDS(VTA_IR_DECLARE)
+#undef VTA_IR_DECLARE
+
+/// Whether a node of kind `k` is held by the node struct T (generated from VTA_IR_EXPR_KINDS).
+template <class T>
+constexpr bool holds(ExprKind k) {
+  switch (k) {
+#define VTA_IR_HOLDS(kind, handler, node) \
+  case ExprKind::k##kind: return std::is_same_v<T, node##Node>;
+    // the binary kinds share a node
+    // NOLINTNEXTLINE(bugprone-branch-clone)
+    VTA_IR_EXPR_KINDS(VTA_IR_HOLDS)
+#undef VTA_IR_HOLDS
+  }
+  return false;
+}
+
+/// What every expression has: its kind and its type; the rest is its node's (as<T>()).
 struct ExprNode {
   ExprKind kind;
   DType dtype;
-  int64_t value = 0;                    ///< Int
-  std::string name;                     ///< Var
-  Expr a, b;                            ///< operands (Cast: a only; Reduce: b the initial value or null)
-  Expr cond;                            ///< Select
-  Tensor tensor;                        ///< Read
-  std::vector<Expr> indices;            ///< Read
-  std::vector<Var> reduce_axes;         ///< Reduce
-  std::vector<int64_t> reduce_extents;  ///< Reduce, one per axis
-  bool flat = false;                    ///< Read: `indices` is one row-major offset into the buffer
+  /// The node as T (IntNode, BinaryNode, ...), or nullptr when it is of a kind T does not hold.
+  template <class T>
+  const T* as() const {
+    return holds<T>(kind) ? static_cast<const T*>(this) : nullptr;
+  }
+  /// The node as T; InternalError naming the node's kind when it is not one of T's.
+  template <class T>
+  const T& to() const {
+    if (const T* n = as<T>()) return *n;
+    throw_not_a(T::kWhat);
+  }
   /// Identity of a variable: variables compare by node, never by name.
   bool same_as(const Expr& o) const { return this == o.get(); }
+
+ protected:
+  ExprNode(ExprKind k, DType t) : kind(k), dtype(t) {}
+
+ private:
+  [[noreturn]] void throw_not_a(const char* what) const;
 };
-struct VarNode : ExprNode {};
+
+struct IntNode final : ExprNode {
+  static constexpr const char* kWhat = "an integer constant";
+  int64_t value;
+  IntNode(int64_t v, DType t) : ExprNode(ExprKind::kInt, t), value(v) {}
+  static Expr make(int64_t v, DType t = DType::kInt32);
+};
+struct VarNode final : ExprNode {
+  static constexpr const char* kWhat = "a variable";
+  std::string name;
+  explicit VarNode(std::string n) : ExprNode(ExprKind::kVar, DType::kInt32), name(std::move(n)) {}
+  static Var make(std::string name);
+};
+/// `a op b` for the arithmetic, comparison and conjunction kinds (VTA_IR_BINARY_KINDS).
+struct BinaryNode final : ExprNode {
+  static constexpr const char* kWhat = "a binary operation";
+  Expr a, b;
+  BinaryNode(ExprKind k, DType t, Expr x, Expr y) : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
+  /// ScheduleError when the operands' types differ.
+  static Expr make(ExprKind k, Expr a, Expr b);
+};
+/// `cond` ? `a` : `b`; only the chosen side is evaluated.
+struct SelectNode final : ExprNode {
+  static constexpr const char* kWhat = "a select";
+  Expr cond, a, b;
+  SelectNode(Expr c, Expr x, Expr y);
+  /// ScheduleError when the condition is not a comparison or the branches' types differ.
+  static Expr make(Expr cond, Expr a, Expr b);
+};
+/// `value` converted to the node's type (wrapping to its width).
+struct CastNode final : ExprNode {
+  static constexpr const char* kWhat = "a cast";
+  Expr value;
+  CastNode(DType t, Expr v) : ExprNode(ExprKind::kCast, t), value(std::move(v)) {}
+  static Expr make(DType t, Expr value);
+};
+/// `tensor`[`indices`]; when `flat`, `indices` is one row-major offset into the buffer.
+struct ReadNode final : ExprNode {
+  static constexpr const char* kWhat = "a read";
+  Tensor tensor;
+  std::vector<Expr> indices;
+  bool flat;
+  ReadNode(Tensor t, std::vector<Expr> i, bool f);
+  /// ScheduleError when the number of indices is not the tensor's rank.
+  static Expr make(Tensor t, std::vector<Expr> indices);
+  static Expr make_flat(Tensor t, Expr offset);
+};
+/// The sum of `body` over `axes` (each with its extent), starting from `init` (0 when null).
+struct ReduceNode final : ExprNode {
+  static constexpr const char* kWhat = "a reduction";
+  Expr body;
+  std::vector<Var> axes;
+  std::vector<int64_t> extents;  ///< one per axis
+  Expr init;
+  ReduceNode(Expr b, std::vector<Var> a, std::vector<int64_t> e, Expr i);
+  /// ScheduleError when an axis is not a reduce_axis, or init's type is not the body's or init uses an axis.
+  static Expr make(Expr body, const std::vector<IterVar>& axes, Expr init = nullptr);
+};
 
 Expr make_int(int64_t v, DType t = DType::kInt32);
+/// The value of `e` when it is an integer constant; none for any other node, or null.
+std::optional<int64_t> const_int(const Expr& e);
+/// Whether `e` is the integer constant `v`.
+bool is_const(const Expr& e, int64_t v);
 Var make_var(const std::string& name);
 Expr make_binary(ExprKind k, Expr a, Expr b);
 /// `a op b` for the binary operator of `e` on operand values, not yet wrapped to e's type: the one
@@ -124,7 +221,6 @@ Expr make_select(Expr cond, Expr a, Expr b);
 Expr make_read(Tensor t, std::vector<Expr> indices);
 /// A read / store at a row-major offset (after flattening).
 Expr make_flat_read(Tensor t, Expr offset);
-struct IterVar;
 /// A sum over `axes` starting from `init` (nullptr: from 0); ScheduleError when init's type is not the body's.
 Expr make_reduce(Expr body, const std::vector<IterVar>& axes, Expr init = nullptr);
 
@@ -151,18 +247,18 @@ Expr operator-(const Expr& a, int64_t b);
 Expr select(Expr cond, Expr a, Expr b);
 
 // ---- statements -----------------------------------------------------------------------------------
-/// The statement kinds with their handlers (see VTA_IR_EXPR_KINDS):
-///   For       for (`var`, 0, `extent`) `body`
-///   Store     `tensor`[`indices`] = `value` (`flat`: one row-major offset)
-///   Seq       `seq` in order
-///   Allocate  storage of `tensor` in `scope` (extents `shape`) around `body`
-///   Attr      annotation `key` (= `value`, nullptr: 1) on loop `var` around `body`: the schedule's
-///             pragmas, tensorize and virtual threads, and after the VTA passes the coprocessor scopes
-///             (attr:: names in names.h)
-///   Call      the intrinsic `name`(`args`) (intrin:: in names.h); a DMA reads `src`, writes `tensor`
+/// The statement kinds with their handlers and nodes (see VTA_IR_EXPR_KINDS):
+///   For       a loop (ForNode)
+///   Store     an element of a tensor written (StoreNode)
+///   Seq       statements in order (SeqNode)
+///   Allocate  storage of a tensor in a scope around a body (AllocateNode)
+///   Attr      an annotation on a loop around a body (AttrNode): the schedule's pragmas, tensorize and
+///             virtual threads, and after the VTA passes the coprocessor scopes (attr:: names in names.h)
+///   Call      an intrinsic (CallNode; intrin:: in names.h)
 // clang-format off
 #define VTA_IR_STMT_KINDS(X) \
-  X(For, for) X(Store, store) X(Seq, seq) X(Allocate, allocate) X(Attr, attr) X(Call, call)
+  X(For, for, For) X(Store, store, Store) X(Seq, seq, Seq) X(Allocate, allocate, Allocate) X(Attr, attr, Attr) \
+  X(Call, call, Call)
 // clang-format on
 
 enum class StmtKind : uint8_t {
@@ -171,22 +267,100 @@ enum class StmtKind : uint8_t {
 };
 const char* to_string(StmtKind k);
 
+// The statement nodes: one struct per node of VTA_IR_STMT_KINDS (see the expression nodes).
+#define VTA_IR_DECLARE(kind, handler, node) struct node##Node;
+VTA_IR_STMT_KINDS(VTA_IR_DECLARE)
+#undef VTA_IR_DECLARE
+
+/// Whether a statement of kind `k` is held by the node struct T.
+template <class T>
+constexpr bool holds(StmtKind k) {
+  switch (k) {
+#define VTA_IR_HOLDS(kind, handler, node) \
+  case StmtKind::k##kind: return std::is_same_v<T, node##Node>;
+    VTA_IR_STMT_KINDS(VTA_IR_HOLDS)
+#undef VTA_IR_HOLDS
+  }
+  return false;
+}
+
+/// What every statement has: its kind; the rest is its node's (as<T>()).
 struct StmtNode {
   StmtKind kind;
-  Var var;                     ///< For, Attr
-  int64_t extent = 0;          ///< For
-  Stmt body;                   ///< For, Allocate, Attr
-  Tensor tensor;               ///< Store, Allocate; Call: the tensor written (DMA)
-  std::vector<Expr> indices;   ///< Store
-  Expr value;                  ///< Store; Attr: the annotation's value (nullptr: 1)
-  std::vector<Stmt> seq;       ///< Seq
-  std::string scope;           ///< Allocate: the storage scope ("global", "local.acc_buffer", ...)
-  std::string key;             ///< Attr: the annotation (attr::kPragmaDmaCopy, ...)
-  std::string name;            ///< Call: the intrinsic (intrin::kLoadBuffer2D, ...)
-  std::vector<int64_t> shape;  ///< Allocate: the buffer's extents (the tensor's, or a region of it)
-  bool flat = false;           ///< Store: `indices` is one row-major offset into the buffer
-  Tensor src;                  ///< Call: the tensor read (DMA)
-  std::vector<Expr> args;      ///< Call
+  template <class T>
+  const T* as() const {
+    return holds<T>(kind) ? static_cast<const T*>(this) : nullptr;
+  }
+  template <class T>
+  const T& to() const {
+    if (const T* n = as<T>()) return *n;
+    throw_not_a(T::kWhat);
+  }
+
+ protected:
+  explicit StmtNode(StmtKind k) : kind(k) {}
+
+ private:
+  [[noreturn]] void throw_not_a(const char* what) const;
+};
+
+/// for (`var`, 0, `extent`) `body`
+struct ForNode final : StmtNode {
+  static constexpr const char* kWhat = "a loop";
+  Var var;
+  int64_t extent;
+  Stmt body;
+  ForNode(Var v, int64_t e, Stmt b) : StmtNode(StmtKind::kFor), var(std::move(v)), extent(e), body(std::move(b)) {}
+  static Stmt make(Var v, int64_t extent, Stmt body);
+};
+/// `tensor`[`indices`] = `value`; when `flat`, `indices` is one row-major offset into the buffer.
+struct StoreNode final : StmtNode {
+  static constexpr const char* kWhat = "a store";
+  Tensor tensor;
+  std::vector<Expr> indices;
+  Expr value;
+  bool flat;
+  StoreNode(Tensor t, std::vector<Expr> i, Expr v, bool f);
+  static Stmt make(Tensor t, std::vector<Expr> indices, Expr value);
+  static Stmt make_flat(Tensor t, Expr offset, Expr value);
+};
+/// `seq` in order.
+struct SeqNode final : StmtNode {
+  static constexpr const char* kWhat = "a sequence";
+  std::vector<Stmt> seq;
+  explicit SeqNode(std::vector<Stmt> s) : StmtNode(StmtKind::kSeq), seq(std::move(s)) {}
+  /// The statements in order (one statement: itself).
+  static Stmt make(std::vector<Stmt> stmts);
+};
+/// Storage of `tensor` in `scope` (the buffer's extents `shape`) around `body`.
+struct AllocateNode final : StmtNode {
+  static constexpr const char* kWhat = "an allocation";
+  Tensor tensor;
+  std::string scope;  ///< "global", "local.acc_buffer", ...
+  std::vector<int64_t> shape;
+  Stmt body;
+  AllocateNode(Tensor t, std::string sc, std::vector<int64_t> sh, Stmt b);
+  /// `shape` empty: the tensor's; InternalError when its rank is not the tensor's.
+  static Stmt make(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape = {});
+};
+/// The annotation `key` (= `value`; null: 1) on loop `var` around `body`.
+struct AttrNode final : StmtNode {
+  static constexpr const char* kWhat = "an annotation";
+  Var var;
+  std::string key;  ///< attr::kPragmaDmaCopy, ...
+  Expr value;
+  Stmt body;
+  AttrNode(Var v, std::string k, Expr val, Stmt b);
+  static Stmt make(Var v, std::string key, Stmt body, Expr value = nullptr);
+};
+/// The intrinsic `name`(`args`) (intrin::kLoadBuffer2D, ...); a DMA reads `src` and writes `dst`.
+struct CallNode final : StmtNode {
+  static constexpr const char* kWhat = "a call";
+  std::string name;
+  Tensor dst, src;
+  std::vector<Expr> args;
+  CallNode(std::string n, Tensor d, Tensor s, std::vector<Expr> a);
+  static Stmt make(std::string name, Tensor dst, Tensor src, std::vector<Expr> args);
 };
 
 Stmt make_for(Var v, int64_t extent, Stmt body);
@@ -198,6 +372,14 @@ Stmt make_attr(Var v, std::string key, Stmt body, Expr value = nullptr);
 Stmt make_call(std::string name, Tensor dst, Tensor src, std::vector<Expr> args);
 /// Storage for `t` around `body`; `shape` = the buffer's extents (empty: the tensor's shape).
 Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape = {});
+
+/// `s` as the annotation `key`; nullptr when it is another statement or another annotation.
+const AttrNode* as_attr(const Stmt& s, std::string_view key);
+/// `s` as a loop over `v`; nullptr when it is another statement or a loop over another variable.
+const ForNode* as_loop_over(const Stmt& s, const Var& v);
+
+/// The body of a loop, an allocation or an annotation; InternalError for any other statement.
+const Stmt& body_of(const Stmt& s);
 
 /// One loop of a nest: its variable and extent.
 struct Loop {

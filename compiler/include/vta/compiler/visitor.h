@@ -23,8 +23,8 @@ class ExprFunctor {
   /// The handler of `e`'s kind.
   R dispatch(const Expr& e) {
     switch (e->kind) {
-#define VTA_IR_DISPATCH(kind, handler) \
-  case ExprKind::k##kind: return visit_##handler(e);
+#define VTA_IR_DISPATCH(kind, handler, node) \
+  case ExprKind::k##kind: return visit_##handler(e, static_cast<const node##Node&>(*e));
       // the binary kinds share a handler
       // NOLINTNEXTLINE(bugprone-branch-clone)
       VTA_IR_EXPR_KINDS(VTA_IR_DISPATCH)
@@ -34,13 +34,13 @@ class ExprFunctor {
   }
 
  protected:
-  virtual R visit_int(const Expr& e) = 0;
-  virtual R visit_var(const Expr& e) = 0;
-  virtual R visit_binary(const Expr& e) = 0;  ///< every kind of VTA_IR_BINARY_KINDS
-  virtual R visit_select(const Expr& e) = 0;
-  virtual R visit_cast(const Expr& e) = 0;
-  virtual R visit_read(const Expr& e) = 0;
-  virtual R visit_reduce(const Expr& e) = 0;
+  virtual R visit_int(const Expr& e, const IntNode& op) = 0;
+  virtual R visit_var(const Expr& e, const VarNode& op) = 0;
+  virtual R visit_binary(const Expr& e, const BinaryNode& op) = 0;  ///< every kind of VTA_IR_BINARY_KINDS
+  virtual R visit_select(const Expr& e, const SelectNode& op) = 0;
+  virtual R visit_cast(const Expr& e, const CastNode& op) = 0;
+  virtual R visit_read(const Expr& e, const ReadNode& op) = 0;
+  virtual R visit_reduce(const Expr& e, const ReduceNode& op) = 0;
 };
 
 template <typename R>
@@ -49,8 +49,8 @@ class StmtFunctor {
   virtual ~StmtFunctor() = default;
   R dispatch(const Stmt& s) {
     switch (s->kind) {
-#define VTA_IR_DISPATCH(kind, handler) \
-  case StmtKind::k##kind: return visit_##handler(s);
+#define VTA_IR_DISPATCH(kind, handler, node) \
+  case StmtKind::k##kind: return visit_##handler(s, static_cast<const node##Node&>(*s));
       VTA_IR_STMT_KINDS(VTA_IR_DISPATCH)
 #undef VTA_IR_DISPATCH
     }
@@ -58,12 +58,12 @@ class StmtFunctor {
   }
 
  protected:
-  virtual R visit_for(const Stmt& s) = 0;
-  virtual R visit_store(const Stmt& s) = 0;
-  virtual R visit_seq(const Stmt& s) = 0;
-  virtual R visit_allocate(const Stmt& s) = 0;
-  virtual R visit_attr(const Stmt& s) = 0;
-  virtual R visit_call(const Stmt& s) = 0;
+  virtual R visit_for(const Stmt& s, const ForNode& op) = 0;
+  virtual R visit_store(const Stmt& s, const StoreNode& op) = 0;
+  virtual R visit_seq(const Stmt& s, const SeqNode& op) = 0;
+  virtual R visit_allocate(const Stmt& s, const AllocateNode& op) = 0;
+  virtual R visit_attr(const Stmt& s, const AttrNode& op) = 0;
+  virtual R visit_call(const Stmt& s, const CallNode& op) = 0;
 };
 
 /// Read-only traversal: visit(x) calls the handler of x's kind, whose default visits x's children
@@ -79,19 +79,19 @@ class IRVisitor : protected ExprFunctor<void>, protected StmtFunctor<void> {
   }
 
  protected:
-  void visit_int(const Expr&) override {}
-  void visit_var(const Expr&) override {}
-  void visit_binary(const Expr& e) override;
-  void visit_select(const Expr& e) override;
-  void visit_cast(const Expr& e) override;
-  void visit_read(const Expr& e) override;
-  void visit_reduce(const Expr& e) override;
-  void visit_for(const Stmt& s) override;
-  void visit_store(const Stmt& s) override;
-  void visit_seq(const Stmt& s) override;
-  void visit_allocate(const Stmt& s) override;
-  void visit_attr(const Stmt& s) override;
-  void visit_call(const Stmt& s) override;
+  void visit_int(const Expr&, const IntNode&) override {}
+  void visit_var(const Expr&, const VarNode&) override {}
+  void visit_binary(const Expr& e, const BinaryNode& op) override;
+  void visit_select(const Expr& e, const SelectNode& op) override;
+  void visit_cast(const Expr& e, const CastNode& op) override;
+  void visit_read(const Expr& e, const ReadNode& op) override;
+  void visit_reduce(const Expr& e, const ReduceNode& op) override;
+  void visit_for(const Stmt& s, const ForNode& op) override;
+  void visit_store(const Stmt& s, const StoreNode& op) override;
+  void visit_seq(const Stmt& s, const SeqNode& op) override;
+  void visit_allocate(const Stmt& s, const AllocateNode& op) override;
+  void visit_attr(const Stmt& s, const AttrNode& op) override;
+  void visit_call(const Stmt& s, const CallNode& op) override;
   void visit_all(const std::vector<Expr>& v);
 };
 
@@ -104,19 +104,19 @@ class IRMutator : protected ExprFunctor<Expr>, protected StmtFunctor<Stmt> {
   Stmt mutate(const Stmt& s) { return s ? StmtFunctor<Stmt>::dispatch(s) : s; }
 
  protected:
-  Expr visit_int(const Expr& e) override { return e; }
-  Expr visit_var(const Expr& e) override { return e; }
-  Expr visit_binary(const Expr& e) override;
-  Expr visit_select(const Expr& e) override;
-  Expr visit_cast(const Expr& e) override;
-  Expr visit_read(const Expr& e) override;
-  Expr visit_reduce(const Expr& e) override;
-  Stmt visit_for(const Stmt& s) override;
-  Stmt visit_store(const Stmt& s) override;
-  Stmt visit_seq(const Stmt& s) override;
-  Stmt visit_allocate(const Stmt& s) override;
-  Stmt visit_attr(const Stmt& s) override;
-  Stmt visit_call(const Stmt& s) override;
+  Expr visit_int(const Expr& e, const IntNode&) override { return e; }
+  Expr visit_var(const Expr& e, const VarNode&) override { return e; }
+  Expr visit_binary(const Expr& e, const BinaryNode& op) override;
+  Expr visit_select(const Expr& e, const SelectNode& op) override;
+  Expr visit_cast(const Expr& e, const CastNode& op) override;
+  Expr visit_read(const Expr& e, const ReadNode& op) override;
+  Expr visit_reduce(const Expr& e, const ReduceNode& op) override;
+  Stmt visit_for(const Stmt& s, const ForNode& op) override;
+  Stmt visit_store(const Stmt& s, const StoreNode& op) override;
+  Stmt visit_seq(const Stmt& s, const SeqNode& op) override;
+  Stmt visit_allocate(const Stmt& s, const AllocateNode& op) override;
+  Stmt visit_attr(const Stmt& s, const AttrNode& op) override;
+  Stmt visit_call(const Stmt& s, const CallNode& op) override;
   std::vector<Expr> mutate_all(const std::vector<Expr>& v);
 };
 
