@@ -81,6 +81,15 @@ struct ConvShape {
   /// Build with BuildOptions::overlap_tiles: the next tile's loads overlap this tile's epilogue.
   bool overlap_tiles = false;
 };
+/// The convolution tutorial's computation, declared once: the compiled tutorial schedules it, and so do
+/// the compiler's tests. The tiling fields of `shape` are the schedule's, not used here.
+struct ConvDeclaration {
+  compiler::Tensor data, kernel;          ///< the arguments (and res)
+  compiler::Tensor data_buf, kernel_buf;  ///< the padded input and the weight copy (dma_copy)
+  compiler::IterVar ic, dy, dx, ic_tns;   ///< the reduction: input blocks, kernel rows and columns, within a block
+  compiler::Tensor res_conv, res_shr, res_max, res_min, res;
+};
+ConvDeclaration declare_convolution(const compiler::Env& env, const ConvShape& shape = {});
 Result compiled_convolution(uint32_t seed, std::ostream* steps = nullptr, const ConvShape& shape = {},
                             ModuleRunner& runner = local_runner());
 

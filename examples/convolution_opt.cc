@@ -17,6 +17,41 @@ namespace vta::tutorials {
 
 using namespace vta::compiler;  // NOLINT: the tutorial's vocabulary
 
+ConvDeclaration declare_convolution(const Env& env, const ConvShape& shape) {
+  ConvDeclaration d;
+  const int64_t n = shape.batch, c = shape.in_channels, o = shape.out_channels, h = shape.height, w = shape.width;
+  const int64_t k = shape.kernel, p = shape.pad, stride = shape.stride;
+  const int64_t oh = (h + 2 * p - k) / stride + 1, ow = (w + 2 * p - k) / stride + 1;
+  d.data = placeholder({n / env.BATCH, c / env.BLOCK_IN, h, w, env.BATCH, env.BLOCK_IN}, "data", env.inp_dtype);
+  d.kernel =
+      placeholder({o / env.BLOCK_OUT, c / env.BLOCK_IN, k, k, env.BLOCK_OUT, env.BLOCK_IN}, "kernel", env.wgt_dtype);
+  // the padded input (topi.nn.pad) and the weight copy: the stages the DMA will perform
+  d.data_buf = pad(d.data, {0, 0, p, p, 0, 0}, {0, 0, p, p, 0, 0}, "data_buf");
+  d.kernel_buf = compute(
+      d.kernel->shape, [&](const Indices& i) { return d.kernel(i); }, "kernel_buf");
+  d.dy = reduce_axis(k, "dy"), d.dx = reduce_axis(k, "dx"), d.ic = reduce_axis(c / env.BLOCK_IN, "ic");
+  d.ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
+  const std::vector<int64_t> output_shape{n / env.BATCH, o / env.BLOCK_OUT, oh, ow, env.BATCH, env.BLOCK_OUT};
+  d.res_conv = compute(
+      output_shape, {"bo", "co", "i", "j", "bi", "ci"},
+      [&](const Indices& x) {
+        return sum(cast(env.acc_dtype, d.data_buf(x[0], d.ic.var, Expr(x[2]) * stride + d.dy.var,
+                                                  Expr(x[3]) * stride + d.dx.var, x[4], d.ic_tns.var)) *
+                       cast(env.acc_dtype, d.kernel_buf(x[1], d.ic.var, d.dy.var, d.dx.var, x[5], d.ic_tns.var)),
+                   {d.ic, d.dy, d.dx, d.ic_tns});
+      },
+      "res_conv");
+  d.res_shr = compute(
+      output_shape, [&](const Indices& i) { return d.res_conv(i) >> shape.shift; }, "res_shr");
+  d.res_max = compute(
+      output_shape, [&](const Indices& i) { return max(d.res_shr(i), 0); }, "res_max");
+  d.res_min = compute(
+      output_shape, [&](const Indices& i) { return min(d.res_max(i), 127); }, "res_min");
+  d.res = compute(
+      output_shape, [&](const Indices& i) { return cast(env.inp_dtype, d.res_min(i)); }, "res");
+  return d;
+}
+
 Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape& shape, ModuleRunner& runner) {
   Result r;
   const Env env(vta::build_config());
@@ -28,38 +63,10 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   const int64_t n = shape.batch, c = shape.in_channels, o = shape.out_channels, h = shape.height, w = shape.width;
   const int64_t k = shape.kernel, p = shape.pad, stride = shape.stride;
   const int64_t oh = (h + 2 * p - k) / stride + 1, ow = (w + 2 * p - k) / stride + 1;
-  Tensor data = placeholder({n / env.BATCH, c / env.BLOCK_IN, h, w, env.BATCH, env.BLOCK_IN}, "data", env.inp_dtype);
-  Tensor kernel =
-      placeholder({o / env.BLOCK_OUT, c / env.BLOCK_IN, k, k, env.BLOCK_OUT, env.BLOCK_IN}, "kernel", env.wgt_dtype);
-  // the padded input (topi.nn.pad) and the weight copy: the stages the DMA will perform
-  Tensor data_buf = pad(data, {0, 0, p, p, 0, 0}, {0, 0, p, p, 0, 0}, "data_buf");
-  Tensor kernel_buf = compute(
-      kernel->shape,
-      [&](const Indices& i) {
-        return read(kernel, {i[0], i[1], i[2], i[3], i[4], i[5]});
-      },
-      "kernel_buf");
-  IterVar dy = reduce_axis(k, "dy"), dx = reduce_axis(k, "dx"), ic = reduce_axis(c / env.BLOCK_IN, "ic"),
-          ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
-  const std::vector<int64_t> output_shape{n / env.BATCH, o / env.BLOCK_OUT, oh, ow, env.BATCH, env.BLOCK_OUT};
-  Tensor res_conv = compute(
-      output_shape, {"bo", "co", "i", "j", "bi", "ci"},
-      [&](const Indices& x) {
-        return sum(cast(env.acc_dtype, read(data_buf, {x[0], ic.var, Expr(x[2]) * stride + dy.var,
-                                                       Expr(x[3]) * stride + dx.var, x[4], ic_tns.var})) *
-                       cast(env.acc_dtype, read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
-                   {ic, dy, dx, ic_tns});
-      },
-      "res_conv");
-  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3], i[4], i[5]}); };
-  Tensor res_shr = compute(
-      output_shape, [&](const Indices& i) { return at(res_conv, i) >> shape.shift; }, "res_shr");
-  Tensor res_max = compute(
-      output_shape, [&](const Indices& i) { return max(at(res_shr, i), 0); }, "res_max");
-  Tensor res_min = compute(
-      output_shape, [&](const Indices& i) { return min(at(res_max, i), 127); }, "res_min");
-  Tensor res = compute(
-      output_shape, [&](const Indices& i) { return cast(env.inp_dtype, at(res_min, i)); }, "res");
+  const ConvDeclaration d = declare_convolution(env, shape);
+  const Tensor &data = d.data, &kernel = d.kernel, &data_buf = d.data_buf, &kernel_buf = d.kernel_buf;
+  const Tensor &res_conv = d.res_conv, &res_shr = d.res_shr, &res_max = d.res_max, &res_min = d.res_min, &res = d.res;
+  const IterVar &ic = d.ic, &dy = d.dy, &dx = d.dx, &ic_tns = d.ic_tns;
   const std::vector<Tensor> args{data, kernel, res};
 
   // ---- Default schedule

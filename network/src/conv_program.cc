@@ -15,8 +15,6 @@ using c::Indices;
 
 namespace {
 
-c::Expr at(const c::Tensor& x, const Indices& i) { return c::read(x, {i[0], i[1], i[2], i[3], i[4], i[5]}); }
-
 class ConvProgramBuilder {
  public:
   ConvProgramBuilder(const Graph& g, const Step& step, const c::Env& env, const ConvTiling& t)
@@ -90,13 +88,11 @@ void ConvProgramBuilder::declare_inputs() {
   data_buf_ = geo_.loads_only_read_rows()
                   ? c::compute(
                         {n / env_.BATCH, ch / env_.BLOCK_IN, oh, w, env_.BATCH, env_.BLOCK_IN},
-                        [&](const Indices& i) {
-                          return c::read(data_, {i[0], i[1], c::Expr(i[2]) * stride, i[3], i[4], i[5]});
-                        },
+                        [&](const Indices& i) { return data_(i[0], i[1], c::Expr(i[2]) * stride, i[3], i[4], i[5]); },
                         "data_buf")
                   : c::pad(data_, {0, 0, p, p, 0, 0}, {0, 0, p, p, 0, 0}, "data_buf");
   kernel_buf_ = c::compute(
-      kernel_->shape, [&](const Indices& i) { return at(kernel_, i); }, "kernel_buf");
+      kernel_->shape, [&](const Indices& i) { return kernel_(i); }, "kernel_buf");
   dy_ = c::reduce_axis(k, "dy");
   dx_ = c::reduce_axis(k, "dx");
   ic_ = c::reduce_axis(ch / env_.BLOCK_IN, "ic");
@@ -110,14 +106,14 @@ c::Tensor ConvProgramBuilder::elementwise(const Op& op, c::Tensor prev, const st
     alu_.push_back(prev);
   };
   switch (op.kind) {
-    case OpKind::kShr: stage("shr", [&](const Indices& x) { return at(prev, x) >> op.shift; }); break;
-    case OpKind::kRelu: stage("relu", [&](const Indices& x) { return c::max(at(prev, x), 0); }); break;
+    case OpKind::kShr: stage("shr", [&](const Indices& x) { return prev(x) >> op.shift; }); break;
+    case OpKind::kRelu: stage("relu", [&](const Indices& x) { return c::max(prev(x), 0); }); break;
     case OpKind::kClip: {
       if (op.lo != std::numeric_limits<int32_t>::min()) {
-        stage("clip_lo", [&](const Indices& x) { return c::max(at(prev, x), int64_t(op.lo)); });
+        stage("clip_lo", [&](const Indices& x) { return c::max(prev(x), int64_t(op.lo)); });
       }
       if (op.hi != std::numeric_limits<int32_t>::max()) {
-        stage("clip_hi", [&](const Indices& x) { return c::min(at(prev, x), int64_t(op.hi)); });
+        stage("clip_hi", [&](const Indices& x) { return c::min(prev(x), int64_t(op.hi)); });
       }
       break;
     }
@@ -129,7 +125,7 @@ c::Tensor ConvProgramBuilder::elementwise(const Op& op, c::Tensor prev, const st
 void ConvProgramBuilder::load_residual() {
   residual_ = c::placeholder(shape_, "residual", c::DType::kInt8);
   residual_buf_ = c::compute(
-      shape_, [&](const Indices& x) { return c::cast(env_.acc_dtype, at(residual_, x)); }, "residual_buf");
+      shape_, [&](const Indices& x) { return c::cast(env_.acc_dtype, residual_(x)); }, "residual_buf");
 }
 
 // The shortcut (Residual::kShortcut): a 1x1 convolution of its own input into the accumulator, its
@@ -147,21 +143,18 @@ void ConvProgramBuilder::declare_shortcut() {
   const int64_t sc_rows = sc_skip ? geo_.out_height : sh, sc_row_step = sc_skip ? ss : 1;
   sc_data_buf_ = c::compute(
       {n / env_.BATCH, sch / env_.BLOCK_IN, sc_rows, sw, env_.BATCH, env_.BLOCK_IN},
-      [&](const Indices& i) {
-        return c::read(sc_data_, {i[0], i[1], c::Expr(i[2]) * sc_row_step, i[3], i[4], i[5]});
-      },
+      [&](const Indices& i) { return sc_data_(i[0], i[1], c::Expr(i[2]) * sc_row_step, i[3], i[4], i[5]); },
       "shortcut_data_buf");
   sc_kernel_buf_ = c::compute(
-      sc_kernel_->shape, [&](const Indices& i) { return at(sc_kernel_, i); }, "shortcut_kernel_buf");
+      sc_kernel_->shape, [&](const Indices& i) { return sc_kernel_(i); }, "shortcut_kernel_buf");
   sc_ic_ = c::reduce_axis(sch / env_.BLOCK_IN, "sc_ic");
   sc_ic_tns_ = c::reduce_axis(env_.BLOCK_IN, "sc_ic_tns");
   sc_conv_ = c::compute(
       shape_, {"sbo", "sco", "si", "sj", "sbi", "sci"},
       [&](const Indices& x) {
-        const c::Expr d = c::read(sc_data_buf_, {x[0], sc_ic_.var, c::Expr(x[2]) * (ss / sc_row_step),
-                                                 c::Expr(x[3]) * ss, x[4], sc_ic_tns_.var});
-        const c::Expr w =
-            c::read(sc_kernel_buf_, {x[1], sc_ic_.var, c::make_int(0), c::make_int(0), x[5], sc_ic_tns_.var});
+        const c::Expr d = sc_data_buf_(x[0], sc_ic_.var, c::Expr(x[2]) * (ss / sc_row_step), c::Expr(x[3]) * ss, x[4],
+                                       sc_ic_tns_.var);
+        const c::Expr w = sc_kernel_buf_(x[1], sc_ic_.var, c::make_int(0), c::make_int(0), x[5], sc_ic_tns_.var);
         return c::sum(c::cast(env_.acc_dtype, d) * c::cast(env_.acc_dtype, w), {sc_ic_, sc_ic_tns_});
       },
       "shortcut_conv");
@@ -178,7 +171,7 @@ void ConvProgramBuilder::declare_sum_start() {
   const int shift = step_.ops[1]->shift;
   start_ = shift == 0 ? r
                       : c::compute(
-                            shape_, [&](const Indices& x) { return at(r, x) >> -shift; }, "residual_shl");
+                            shape_, [&](const Indices& x) { return r(x) >> -shift; }, "residual_shl");
   if (shift != 0) alu_.push_back(start_);
 }
 
@@ -187,11 +180,10 @@ void ConvProgramBuilder::declare_convolution() {
   res_conv_ = c::compute(
       shape_, {"bo", "co", "i", "j", "bi", "ci"},
       [&](const Indices& x) {
-        c::Expr product =
-            c::cast(env_.acc_dtype, c::read(data_buf_, {x[0], ic_.var, c::Expr(x[2]) * row_stride + dy_.var,
-                                                        c::Expr(x[3]) * stride + dx_.var, x[4], ic_tns_.var})) *
-            c::cast(env_.acc_dtype, c::read(kernel_buf_, {x[1], ic_.var, dy_.var, dx_.var, x[5], ic_tns_.var}));
-        return start_ ? c::sum(product, {ic_, dy_, dx_, ic_tns_}, at(start_, x))
+        c::Expr product = c::cast(env_.acc_dtype, data_buf_(x[0], ic_.var, c::Expr(x[2]) * row_stride + dy_.var,
+                                                            c::Expr(x[3]) * stride + dx_.var, x[4], ic_tns_.var)) *
+                          c::cast(env_.acc_dtype, kernel_buf_(x[1], ic_.var, dy_.var, dx_.var, x[5], ic_tns_.var));
+        return start_ ? c::sum(product, {ic_, dy_, dx_, ic_tns_}, start_(x))
                       : c::sum(product, {ic_, dy_, dx_, ic_tns_});
       },
       "res_conv");
@@ -210,13 +202,12 @@ void ConvProgramBuilder::declare_chain() {
         // (the residual read first: its stage comes first in the tile, so its accumulator load, on
         // the compute stage, runs while the load stage fetches the tile's first inputs)
         cur = c::compute(
-            shape_, [&](const Indices& x) { return at(residual_buf_, x) + at(prev, x); },
-            "add" + std::to_string(alu_.size()));
+            shape_, [&](const Indices& x) { return residual_buf_(x) + prev(x); }, "add" + std::to_string(alu_.size()));
         alu_.push_back(cur);
         break;
       case OpKind::kCast:
         res_ = c::compute(
-            shape_, [&](const Indices& x) { return c::cast(env_.inp_dtype, at(prev, x)); }, "res");
+            shape_, [&](const Indices& x) { return c::cast(env_.inp_dtype, prev(x)); }, "res");
         break;
       default: cur = elementwise(op, prev, "");
     }

@@ -22,7 +22,7 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
   c::Tensor data_buf = c::compute(
       {in_shape[0], in_shape[1], h + 2 * p, w + 2 * p, env.BATCH, env.BLOCK_IN},
       [&](const Indices& i) {
-        const c::Expr value = c::read(data, {i[0], i[1], c::Expr(i[2]) - p, c::Expr(i[3]) - p, i[4], i[5]});
+        const c::Expr value = data(i[0], i[1], c::Expr(i[2]) - p, c::Expr(i[3]) - p, i[4], i[5]);
         if (p == 0) return c::cast(env.acc_dtype, value);
         const c::Expr inside =
             c::logical_and(c::logical_and(c::Expr(i[2]) >= c::make_int(p), c::Expr(i[2]) < c::make_int(p + h)),
@@ -32,7 +32,7 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
       "data_buf");
   const std::vector<int64_t> shape{n / env.BATCH, ch / env.BLOCK_OUT, oh, ow, env.BATCH, env.BLOCK_OUT};
   auto window = [&](const Indices& x, int64_t dy, int64_t dx) {
-    return c::read(data_buf, {x[0], x[1], c::Expr(x[2]) * stride + dy, c::Expr(x[3]) * stride + dx, x[4], x[5]});
+    return data_buf(x[0], x[1], c::Expr(x[2]) * stride + dy, c::Expr(x[3]) * stride + dx, x[4], x[5]);
   };
   std::vector<c::Tensor> alu;
   alu.push_back(c::compute(
@@ -41,18 +41,12 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
     const c::Tensor prev = alu.back();
     alu.push_back(c::compute(
         shape,
-        [&](const Indices& x) {
-          return c::max(c::read(prev, {x[0], x[1], x[2], x[3], x[4], x[5]}), window(x, e / k, e % k));
-        },
+        [&](const Indices& x) { return c::max(prev(x[0], x[1], x[2], x[3], x[4], x[5]), window(x, e / k, e % k)); },
         "win" + std::to_string(e)));
   }
   const c::Tensor last = alu.back();
   c::Tensor res = c::compute(
-      shape,
-      [&](const Indices& x) {
-        return c::cast(env.inp_dtype, c::read(last, {x[0], x[1], x[2], x[3], x[4], x[5]}));
-      },
-      "res");
+      shape, [&](const Indices& x) { return c::cast(env.inp_dtype, last(x[0], x[1], x[2], x[3], x[4], x[5])); }, "res");
   c::Schedule s = c::create_schedule(res);
   const auto& ax = res->op->axis;  // b, c, y, x, b_tns, c_tns
   auto [b_out, b_inn] = s[res].split(ax[0], 1);

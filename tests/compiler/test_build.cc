@@ -134,17 +134,16 @@ TEST(CompiledAlu, ElementwiseAddThenRelu) {
   const int64_t blocks = 8;
   Tensor a = placeholder({blocks, 1, env.BATCH, env.BLOCK_OUT}, "a", DType::kInt32);
   Tensor b = placeholder(a->shape, "b", DType::kInt32);
-  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
   Tensor a_buf = compute(
-      a->shape, [&](const Indices& i) { return at(a, i); }, "a_buf");
+      a->shape, [&](const Indices& i) { return a(i); }, "a_buf");
   Tensor b_buf = compute(
-      b->shape, [&](const Indices& i) { return at(b, i); }, "b_buf");
+      b->shape, [&](const Indices& i) { return b(i); }, "b_buf");
   Tensor sum_ab = compute(
-      a->shape, [&](const Indices& i) { return at(a_buf, i) + at(b_buf, i); }, "sum_ab");
+      a->shape, [&](const Indices& i) { return a_buf(i) + b_buf(i); }, "sum_ab");
   Tensor relu = compute(
-      a->shape, [&](const Indices& i) { return max(at(sum_ab, i), 0); }, "relu");
+      a->shape, [&](const Indices& i) { return max(sum_ab(i), 0); }, "relu");
   Tensor res = compute(
-      a->shape, [&](const Indices& i) { return cast(DType::kInt8, at(relu, i)); }, "res");
+      a->shape, [&](const Indices& i) { return cast(DType::kInt8, relu(i)); }, "res");
   Schedule s = create_schedule(res);
   auto [outer, inner] = s[res].split(res->op->axis[0], 4);
   for (const Tensor& t : {a_buf, b_buf, sum_ab, relu}) {
@@ -187,19 +186,18 @@ TEST(CompiledAlu, Int8OperandIsLoadedSignExtended) {
   const int64_t blocks = 8;
   Tensor a = placeholder({blocks, 1, env.BATCH, env.BLOCK_OUT}, "a", DType::kInt32);
   Tensor b = placeholder(a->shape, "b", DType::kInt8);
-  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
   Tensor a_buf = compute(
-      a->shape, [&](const Indices& i) { return at(a, i); }, "a_buf");
+      a->shape, [&](const Indices& i) { return a(i); }, "a_buf");
   Tensor b_buf = compute(
-      b->shape, [&](const Indices& i) { return cast(DType::kInt32, at(b, i)); }, "b_buf");
+      b->shape, [&](const Indices& i) { return cast(DType::kInt32, b(i)); }, "b_buf");
   Tensor sum_ab = compute(
-      a->shape, [&](const Indices& i) { return at(a_buf, i) + at(b_buf, i); }, "sum_ab");
+      a->shape, [&](const Indices& i) { return a_buf(i) + b_buf(i); }, "sum_ab");
   Tensor lo = compute(
-      a->shape, [&](const Indices& i) { return max(at(sum_ab, i), 0); }, "lo");
+      a->shape, [&](const Indices& i) { return max(sum_ab(i), 0); }, "lo");
   Tensor hi = compute(
-      a->shape, [&](const Indices& i) { return min(at(lo, i), 127); }, "hi");
+      a->shape, [&](const Indices& i) { return min(lo(i), 127); }, "hi");
   Tensor res = compute(
-      a->shape, [&](const Indices& i) { return cast(DType::kInt8, at(hi, i)); }, "res");
+      a->shape, [&](const Indices& i) { return cast(DType::kInt8, hi(i)); }, "res");
   Schedule s = create_schedule(res);
   auto [outer, inner] = s[res].split(res->op->axis[0], 4);
   for (const Tensor& t : {a_buf, b_buf, sum_ab, lo, hi}) {
@@ -249,21 +247,20 @@ TEST(CompiledAlu, MultiplyAndCopy) {
   const int64_t blocks = 8;
   Tensor a = placeholder({blocks, 1, env.BATCH, env.BLOCK_OUT}, "a", DType::kInt32);
   Tensor b = placeholder(a->shape, "b", DType::kInt32);
-  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
   Tensor a_buf = compute(
-      a->shape, [&](const Indices& i) { return at(a, i); }, "a_buf");
+      a->shape, [&](const Indices& i) { return a(i); }, "a_buf");
   Tensor b_buf = compute(
-      b->shape, [&](const Indices& i) { return at(b, i); }, "b_buf");
+      b->shape, [&](const Indices& i) { return b(i); }, "b_buf");
   Tensor prod = compute(
-      a->shape, [&](const Indices& i) { return at(a_buf, i) * at(b_buf, i); }, "prod");
+      a->shape, [&](const Indices& i) { return a_buf(i) * b_buf(i); }, "prod");
   Tensor copy = compute(
-      a->shape, [&](const Indices& i) { return at(prod, i); }, "copy");
+      a->shape, [&](const Indices& i) { return prod(i); }, "copy");
   Tensor scaled = compute(
-      a->shape, [&](const Indices& i) { return at(copy, i) * -3; }, "scaled");
+      a->shape, [&](const Indices& i) { return copy(i) * -3; }, "scaled");
   Tensor sum = compute(
-      a->shape, [&](const Indices& i) { return at(scaled, i) + at(prod, i); }, "sum");
+      a->shape, [&](const Indices& i) { return scaled(i) + prod(i); }, "sum");
   Tensor res = compute(
-      a->shape, [&](const Indices& i) { return cast(DType::kInt8, at(sum, i)); }, "res");
+      a->shape, [&](const Indices& i) { return cast(DType::kInt8, sum(i)); }, "res");
   Schedule s = create_schedule(res);
   auto [outer, inner] = s[res].split(res->op->axis[0], 4);
   for (const Tensor& t : {a_buf, b_buf, prod, copy, scaled, sum}) {
@@ -310,28 +307,27 @@ TEST(CompiledGemm, SumStartsFromAnotherAccumulatorTensor) {
   Tensor data = placeholder({1, ib, env.BATCH, env.BLOCK_IN}, "data", DType::kInt8);
   Tensor weight = placeholder({ob, ib, env.BLOCK_OUT, env.BLOCK_IN}, "weight", DType::kInt8);
   Tensor r = placeholder({1, ob, env.BATCH, env.BLOCK_OUT}, "r", DType::kInt8);
-  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
   Tensor data_buf = compute(
-      data->shape, [&](const Indices& i) { return at(data, i); }, "data_buf");
+      data->shape, [&](const Indices& i) { return data(i); }, "data_buf");
   Tensor weight_buf = compute(
-      weight->shape, [&](const Indices& i) { return at(weight, i); }, "weight_buf");
+      weight->shape, [&](const Indices& i) { return weight(i); }, "weight_buf");
   Tensor r_buf = compute(
-      r->shape, [&](const Indices& i) { return cast(DType::kInt32, at(r, i)); }, "r_buf");
+      r->shape, [&](const Indices& i) { return cast(DType::kInt32, r(i)); }, "r_buf");
   Tensor r_shl = compute(
-      r->shape, [&](const Indices& i) { return at(r_buf, i) >> -shift; }, "r_shl");
+      r->shape, [&](const Indices& i) { return r_buf(i) >> -shift; }, "r_shl");
   IterVar ic = reduce_axis(ib, "ic"), ic_tns = reduce_axis(env.BLOCK_IN, "ic_tns");
   Tensor res_gem = compute(
       r->shape, {"bo", "co", "bi", "ci"},
       [&](const Indices& i) {
-        return sum(cast(DType::kInt32, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
-                       cast(DType::kInt32, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
-                   {ic, ic_tns}, at(r_shl, i));
+        return sum(cast(DType::kInt32, data_buf(i[0], ic.var, i[2], ic_tns.var)) *
+                       cast(DType::kInt32, weight_buf(i[1], ic.var, i[3], ic_tns.var)),
+                   {ic, ic_tns}, r_shl(i));
       },
       "res_gem");
   Tensor res_shr = compute(
-      r->shape, [&](const Indices& i) { return at(res_gem, i) >> shift; }, "res_shr");
+      r->shape, [&](const Indices& i) { return res_gem(i) >> shift; }, "res_shr");
   Tensor res = compute(
-      r->shape, [&](const Indices& i) { return cast(DType::kInt8, at(res_shr, i)); }, "res");
+      r->shape, [&](const Indices& i) { return cast(DType::kInt8, res_shr(i)); }, "res");
   Schedule s = create_schedule(res);
   const auto& ax = res->op->axis;
   auto [o_out, o_inn] = s[res].split(ax[1], 2);
@@ -488,11 +484,7 @@ TEST(CompilerErrors, AnAluOperationItCannotDoIsNamed) {
       },
       "res_div");
   Tensor res = compute(
-      g.res_gem->shape,
-      [&](const Indices& i) {
-        return cast(DType::kInt8, read(neg, {i[0], i[1], i[2], i[3]}));
-      },
-      "res");
+      g.res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, neg(i[0], i[1], i[2], i[3])); }, "res");
   Schedule s = create_schedule(res);
   const auto& ax = res->op->axis;
   for (const Tensor& t : {g.data_buf, g.weight_buf, g.res_gem, neg}) s[t].compute_at(s[res], ax[1]);
@@ -917,7 +909,7 @@ TEST(CompilerErrors, ASumsInitialValueIsChecked) {
     compute(
         start->shape,
         [&](const Indices& i) {
-          return sum(product(i), {g.ic, g.ic_tns}, cast(DType::kInt8, read(start, {i[0], i[1], i[2], i[3]})));
+          return sum(product(i), {g.ic, g.ic_tns}, cast(DType::kInt8, start(i[0], i[1], i[2], i[3])));
         },
         "s");
   });
@@ -927,7 +919,7 @@ TEST(CompilerErrors, ASumsInitialValueIsChecked) {
     compute(
         start->shape,
         [&](const Indices& i) {
-          return sum(product(i), {g.ic, g.ic_tns}, read(start, {i[0], g.ic.var, i[2], i[3]}));
+          return sum(product(i), {g.ic, g.ic_tns}, start(i[0], g.ic.var, i[2], i[3]));
         },
         "s");
   });
@@ -936,15 +928,11 @@ TEST(CompilerErrors, ASumsInitialValueIsChecked) {
   Tensor gem = compute(
       start->shape, {"bo", "co", "bi", "ci"},
       [&](const Indices& i) {
-        return sum(product(i), {g.ic, g.ic_tns}, read(start, {i[0], i[1], i[2], i[3]}));
+        return sum(product(i), {g.ic, g.ic_tns}, start(i[0], i[1], i[2], i[3]));
       },
       "gem");
   Tensor res = compute(
-      gem->shape,
-      [&](const Indices& i) {
-        return cast(DType::kInt8, read(gem, {i[0], i[1], i[2], i[3]}));
-      },
-      "res");
+      gem->shape, [&](const Indices& i) { return cast(DType::kInt8, gem(i[0], i[1], i[2], i[3])); }, "res");
   Schedule s = create_schedule(res);
   s[gem].set_scope(env.acc_scope);
   s[gem].compute_at(s[res], res->op->axis[0]);

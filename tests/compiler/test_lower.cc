@@ -27,35 +27,19 @@ struct Matmul {
   Tensor res_gem = compute(
       {1, out_blocks, 1, kBlock}, {"bo", "co", "bi", "ci"},
       [&](const Indices& i) {
-        return sum(cast(DType::kInt32, read(data, {i[0], ic.var, i[2], ic_tns.var})) *
-                       cast(DType::kInt32, read(weight, {i[1], ic.var, i[3], ic_tns.var})),
+        return sum(cast(DType::kInt32, data(i[0], ic.var, i[2], ic_tns.var)) *
+                       cast(DType::kInt32, weight(i[1], ic.var, i[3], ic_tns.var)),
                    {ic, ic_tns});
       },
       "res_gem");
   Tensor res_shr = compute(
-      res_gem->shape,
-      [&](const Indices& i) {
-        return read(res_gem, {i[0], i[1], i[2], i[3]}) >> 8;
-      },
-      "res_shr");
+      res_gem->shape, [&](const Indices& i) { return res_gem(i[0], i[1], i[2], i[3]) >> 8; }, "res_shr");
   Tensor res_max = compute(
-      res_gem->shape,
-      [&](const Indices& i) {
-        return max(read(res_shr, {i[0], i[1], i[2], i[3]}), 0);
-      },
-      "res_max");
+      res_gem->shape, [&](const Indices& i) { return max(res_shr(i[0], i[1], i[2], i[3]), 0); }, "res_max");
   Tensor res_min = compute(
-      res_gem->shape,
-      [&](const Indices& i) {
-        return min(read(res_max, {i[0], i[1], i[2], i[3]}), 127);
-      },
-      "res_min");
+      res_gem->shape, [&](const Indices& i) { return min(res_max(i[0], i[1], i[2], i[3]), 127); }, "res_min");
   Tensor res = compute(
-      res_gem->shape,
-      [&](const Indices& i) {
-        return cast(DType::kInt8, read(res_min, {i[0], i[1], i[2], i[3]}));
-      },
-      "res");
+      res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, res_min(i[0], i[1], i[2], i[3])); }, "res");
 
   std::vector<int64_t> a, w, out;
   Matmul() {
@@ -121,17 +105,9 @@ TEST(CompilerLower, PrintsTheLoweredProgram) {
   Tensor a = placeholder({2, 3}, "A", DType::kInt32);
   Tensor b = placeholder({2, 3}, "B", DType::kInt32);
   Tensor t = compute(
-      {2, 3},
-      [&](const Indices& i) {
-        return read(a, {i[0], i[1]}) + read(b, {i[0], i[1]});
-      },
-      "T");
+      {2, 3}, [&](const Indices& i) { return a(i[0], i[1]) + b(i[0], i[1]); }, "T");
   Tensor c = compute(
-      {2, 3},
-      [&](const Indices& i) {
-        return max(read(t, {i[0], i[1]}), 0);
-      },
-      "C");
+      {2, 3}, [&](const Indices& i) { return max(t(i[0], i[1]), 0); }, "C");
   Schedule s = create_schedule(c);
   s[t].set_scope("local.acc_buffer");
   auto [o, in] = s[c].split(c->op->axis[1], 3);
@@ -155,17 +131,9 @@ TEST(CompilerLower, ElementwiseAddThenRelu) {
   Tensor a = placeholder({4, 32}, "A", DType::kInt32);
   Tensor b = placeholder({4, 32}, "B", DType::kInt32);
   Tensor sum_t = compute(
-      {4, 32},
-      [&](const Indices& i) {
-        return read(a, {i[0], i[1]}) + read(b, {i[0], i[1]});
-      },
-      "S");
+      {4, 32}, [&](const Indices& i) { return a(i[0], i[1]) + b(i[0], i[1]); }, "S");
   Tensor relu = compute(
-      {4, 32},
-      [&](const Indices& i) {
-        return max(read(sum_t, {i[0], i[1]}), 0);
-      },
-      "R");
+      {4, 32}, [&](const Indices& i) { return max(sum_t(i[0], i[1]), 0); }, "R");
   std::vector<int64_t> va(128), vb(128), vr(128);
   for (int i = 0; i < 128; ++i) va[size_t(i)] = i - 70, vb[size_t(i)] = (i * 7) % 13 - 6;
   Schedule s = create_schedule(relu);
@@ -182,11 +150,7 @@ TEST(CompilerLower, SumStartsFromItsInitialValue) {
   Tensor c = placeholder({4}, "C", DType::kInt32);
   IterVar k = reduce_axis(6, "k");
   Tensor s_t = compute(
-      {4},
-      [&](const Indices& i) {
-        return sum(read(a, {i[0], k.var}), {k}, read(c, {i[0]}) * 3);
-      },
-      "S");
+      {4}, [&](const Indices& i) { return sum(a(i[0], k.var), {k}, c(i[0]) * 3); }, "S");
   std::vector<int64_t> va(24), vc(4), vs(4);
   for (int i = 0; i < 24; ++i) va[size_t(i)] = i * 5 - 40;
   for (int i = 0; i < 4; ++i) vc[size_t(i)] = 100 * i - 7;
@@ -330,35 +294,14 @@ namespace {
 // padded rows around each block: bound inference through the stride).
 TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
   constexpr int64_t kH = 8, kK = 3, kP = 1, kS = 2, kOh = (kH + 2 * kP - kK) / kS + 1, kCi = 2, kCo = 2;
-  Tensor data = placeholder({1, kCi, kH, kH, 1, kBlock}, "data", DType::kInt8);
-  Tensor kernel = placeholder({kCo, kCi, kK, kK, kBlock, kBlock}, "kernel", DType::kInt8);
-  Tensor data_buf = pad(data, {0, 0, kP, kP, 0, 0}, {0, 0, kP, kP, 0, 0}, "data_buf");
-  Tensor kernel_buf = compute(
-      kernel->shape,
-      [&](const Indices& i) {
-        return read(kernel, {i[0], i[1], i[2], i[3], i[4], i[5]});
-      },
-      "kernel_buf");
-  IterVar ic = reduce_axis(kCi, "ic"), dy = reduce_axis(kK, "dy"), dx = reduce_axis(kK, "dx"),
-          ic_tns = reduce_axis(kBlock, "ic_tns");
-  Tensor res_conv = compute(
-      {1, kCo, kOh, kOh, 1, kBlock}, {"bo", "co", "i", "j", "bi", "ci"},
-      [&](const Indices& x) {
-        return sum(cast(DType::kInt32, read(data_buf, {x[0], ic.var, Expr(x[2]) * kS + dy.var, Expr(x[3]) * kS + dx.var,
-                                                       x[4], ic_tns.var})) *
-                       cast(DType::kInt32, read(kernel_buf, {x[1], ic.var, dy.var, dx.var, x[5], ic_tns.var})),
-                   {ic, dy, dx, ic_tns});
-      },
-      "res_conv");
-  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3], i[4], i[5]}); };
-  Tensor shr = compute(
-      res_conv->shape, [&](const Indices& i) { return at(res_conv, i) >> 8; }, "res_shr");
-  Tensor mx = compute(
-      res_conv->shape, [&](const Indices& i) { return max(at(shr, i), 0); }, "res_max");
-  Tensor mn = compute(
-      res_conv->shape, [&](const Indices& i) { return min(at(mx, i), 127); }, "res_min");
-  Tensor res = compute(
-      res_conv->shape, [&](const Indices& i) { return cast(DType::kInt8, at(mn, i)); }, "res");
+  const Env env(Config::default_config());
+  tutorials::ConvShape shape;
+  shape.height = shape.width = kH, shape.in_channels = kCi * kBlock, shape.out_channels = kCo * kBlock;
+  shape.kernel = kK, shape.pad = kP, shape.stride = kS;
+  const tutorials::ConvDeclaration conv = tutorials::declare_convolution(env, shape);
+  const Tensor &data = conv.data, &kernel = conv.kernel, &data_buf = conv.data_buf, &kernel_buf = conv.kernel_buf;
+  const Tensor &res_conv = conv.res_conv, &shr = conv.res_shr, &mx = conv.res_max, &mn = conv.res_min, &res = conv.res;
+  const IterVar &ic = conv.ic, &dy = conv.dy, &dx = conv.dx, &ic_tns = conv.ic_tns;
 
   std::mt19937 rng(3);
   std::uniform_int_distribution<int> d(-128, 127);
@@ -420,7 +363,6 @@ TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
 
   // The same schedule in the accelerator's scopes with DMA copies: the padded input block becomes
   // one padded 2D load whose pads depend on the row block (top block: one padded row, others none).
-  const Env env(Config::default_config());
   s[data_buf].set_scope(env.inp_scope);
   s[kernel_buf].set_scope(env.wgt_scope);
   for (const Tensor& t : {res_conv, shr, mx, mn}) s[t].set_scope(env.acc_scope);
@@ -466,17 +408,9 @@ TEST(CompilerLower, SramCapacityIsChecked) {
   // the whole 1024x1024 weight (1 MiB) in the weight SRAM: refused, with the stage and the sizes
   Tensor w = placeholder({64, 64, 16, 16}, "weight", DType::kInt8);
   Tensor wb = compute(
-      w->shape,
-      [&](const Indices& i) {
-        return read(w, {i[0], i[1], i[2], i[3]});
-      },
-      "weight_buf");
+      w->shape, [&](const Indices& i) { return w(i[0], i[1], i[2], i[3]); }, "weight_buf");
   Tensor out = compute(
-      w->shape,
-      [&](const Indices& i) {
-        return read(wb, {i[0], i[1], i[2], i[3]});
-      },
-      "out");
+      w->shape, [&](const Indices& i) { return wb(i[0], i[1], i[2], i[3]); }, "out");
   Schedule s = create_schedule(out);
   s[wb].set_scope(env.wgt_scope);
   try {
@@ -578,20 +512,19 @@ TEST(CompilerLower, DmaCopiesBecomeTwoDimensionalTransfers) {
   Tensor res_gem = compute(
       {1, m.out_blocks, 1, kBlock}, {"bo", "co", "bi", "ci"},
       [&](const Indices& i) {
-        return sum(cast(DType::kInt32, read(data_buf, {i[0], ic.var, i[2], ic_tns.var})) *
-                       cast(DType::kInt32, read(weight_buf, {i[1], ic.var, i[3], ic_tns.var})),
+        return sum(cast(DType::kInt32, data_buf(i[0], ic.var, i[2], ic_tns.var)) *
+                       cast(DType::kInt32, weight_buf(i[1], ic.var, i[3], ic_tns.var)),
                    {ic, ic_tns});
       },
       "res_gem");
-  auto at = [](const Tensor& t, const Indices& i) { return read(t, {i[0], i[1], i[2], i[3]}); };
   Tensor shr = compute(
-      res_gem->shape, [&](const Indices& i) { return at(res_gem, i) >> 8; }, "res_shr");
+      res_gem->shape, [&](const Indices& i) { return res_gem(i) >> 8; }, "res_shr");
   Tensor mx = compute(
-      res_gem->shape, [&](const Indices& i) { return max(at(shr, i), 0); }, "res_max");
+      res_gem->shape, [&](const Indices& i) { return max(shr(i), 0); }, "res_max");
   Tensor mn = compute(
-      res_gem->shape, [&](const Indices& i) { return min(at(mx, i), 127); }, "res_min");
+      res_gem->shape, [&](const Indices& i) { return min(mx(i), 127); }, "res_min");
   Tensor res = compute(
-      res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, at(mn, i)); }, "res");
+      res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, mn(i)); }, "res");
 
   Schedule s = create_schedule(res);
   const auto& ax = res->op->axis;

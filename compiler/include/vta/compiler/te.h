@@ -6,7 +6,7 @@
 ///   Tensor data = placeholder({1, 64, 1, 16}, "data", DType::kInt8);
 ///   IterVar ic = reduce_axis(64, "ic");
 ///   Tensor res = compute({1, 64, 1, 16}, {"bo", "co", "bi", "ci"}, [&](const Indices& i) {
-///     return sum(cast(DType::kInt32, read(data, {i[0], ic.var, i[2], ...})) * ..., {ic});
+///     return sum(cast(DType::kInt32, data(i[0], ic.var, i[2], ...)) * ..., {ic});
 ///   }, "res_gem");
 
 #include <functional>
