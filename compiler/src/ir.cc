@@ -79,11 +79,11 @@ int64_t TensorNode::elements() const {
   return n;
 }
 
-void ExprNode::throw_not_a(const char* what) const {
-  throw InternalError(std::string("expected ") + what + ", found a " + to_string(kind) + " expression");
+void throw_not_a(ExprKind k, const char* what) {
+  throw InternalError(std::string("expected ") + what + ", found a " + to_string(k) + " expression");
 }
-void StmtNode::throw_not_a(const char* what) const {
-  throw InternalError(std::string("expected ") + what + ", found a " + to_string(kind) + " statement");
+void throw_not_a(StmtKind k, const char* what) {
+  throw InternalError(std::string("expected ") + what + ", found a " + to_string(k) + " statement");
 }
 
 Expr IntNode::make(int64_t v, DType t) { return std::make_shared<IntNode>(v, t); }

@@ -107,25 +107,30 @@ class Tensor : public std::shared_ptr<const TensorNode> {
 VTA_IR_EXPR_KINDS(VTA_IR_DECLARE)
 #undef VTA_IR_DECLARE
 
-/// Whether a node of kind `k` is held by the node struct T (generated from VTA_IR_EXPR_KINDS).
+// Whether a node of kind `k` is held by the node struct T (generated from the kind lists; the binary
+// kinds share one struct).
+// NOLINTNEXTLINE(bugprone-macro-parentheses)
+#define VTA_IR_HOLDS(kind, handler, node) \
+  case K::k##kind: return std::is_same_v<T, node##Node>;
 template <class T>
 constexpr bool holds(ExprKind k) {
+  using K = ExprKind;
   switch (k) {
-#define VTA_IR_HOLDS(kind, handler, node) \
-  case ExprKind::k##kind: return std::is_same_v<T, node##Node>;
-    // the binary kinds share a node
-    // NOLINTNEXTLINE(bugprone-branch-clone)
-    VTA_IR_EXPR_KINDS(VTA_IR_HOLDS)
-#undef VTA_IR_HOLDS
+    VTA_IR_EXPR_KINDS(VTA_IR_HOLDS)  // NOLINT(bugprone-branch-clone)
   }
   return false;
 }
+enum class StmtKind : uint8_t;  // (below)
+template <class T>
+constexpr bool holds(StmtKind k);
+[[noreturn]] void throw_not_a(ExprKind k, const char* what);
+[[noreturn]] void throw_not_a(StmtKind k, const char* what);
 
-/// What every expression has: its kind and its type; the rest is its node's (as<T>()).
-struct ExprNode {
-  ExprKind kind;
-  DType dtype;
-  /// The node as T (IntNode, BinaryNode, ...), or nullptr when it is of a kind T does not hold.
+/// What every node has: its kind, and the checked downcasts to the struct of its kind.
+template <class Kind>
+struct Node {
+  Kind kind;
+  /// The node as T (IntNode, ForNode, ...), or nullptr when it is of a kind T does not hold.
   template <class T>
   const T* as() const {
     return holds<T>(kind) ? static_cast<const T*>(this) : nullptr;
@@ -134,16 +139,21 @@ struct ExprNode {
   template <class T>
   const T& to() const {
     if (const T* n = as<T>()) return *n;
-    throw_not_a(T::kWhat);
+    throw_not_a(kind, T::kWhat);
   }
+
+ protected:
+  explicit Node(Kind k) : kind(k) {}
+};
+
+/// What every expression has besides its kind: its type; the rest is its node's (as<T>()).
+struct ExprNode : Node<ExprKind> {
+  DType dtype;
   /// Identity of a variable: variables compare by node, never by name.
   bool same_as(const Expr& o) const { return this == o.get(); }
 
  protected:
-  ExprNode(ExprKind k, DType t) : kind(k), dtype(t) {}
-
- private:
-  [[noreturn]] void throw_not_a(const char* what) const;
+  ExprNode(ExprKind k, DType t) : Node(k), dtype(t) {}
 };
 
 struct IntNode final : ExprNode {
@@ -272,36 +282,18 @@ const char* to_string(StmtKind k);
 VTA_IR_STMT_KINDS(VTA_IR_DECLARE)
 #undef VTA_IR_DECLARE
 
-/// Whether a statement of kind `k` is held by the node struct T.
 template <class T>
 constexpr bool holds(StmtKind k) {
-  switch (k) {
-#define VTA_IR_HOLDS(kind, handler, node) \
-  case StmtKind::k##kind: return std::is_same_v<T, node##Node>;
-    VTA_IR_STMT_KINDS(VTA_IR_HOLDS)
-#undef VTA_IR_HOLDS
-  }
+  using K = StmtKind;
+  switch (k) { VTA_IR_STMT_KINDS(VTA_IR_HOLDS) }
   return false;
 }
+#undef VTA_IR_HOLDS
 
-/// What every statement has: its kind; the rest is its node's (as<T>()).
-struct StmtNode {
-  StmtKind kind;
-  template <class T>
-  const T* as() const {
-    return holds<T>(kind) ? static_cast<const T*>(this) : nullptr;
-  }
-  template <class T>
-  const T& to() const {
-    if (const T* n = as<T>()) return *n;
-    throw_not_a(T::kWhat);
-  }
-
+/// A statement: its kind; the rest is its node's (as<T>()).
+struct StmtNode : Node<StmtKind> {
  protected:
-  explicit StmtNode(StmtKind k) : kind(k) {}
-
- private:
-  [[noreturn]] void throw_not_a(const char* what) const;
+  explicit StmtNode(StmtKind k) : Node(k) {}
 };
 
 /// for (`var`, 0, `extent`) `body`
