@@ -18,6 +18,7 @@ PACKAGES=(
   dpkg-dev file                        # cpack -G DEB: the package's Depends (dpkg-shlibdeps)
   clang libclang-rt-14-dev             # coverage-guided fuzzing: libFuzzer + sanitizer runtimes (scripts/fuzz.sh)
   ccache                               # the compiler cache: build trees and clones share objects (CMakeLists.txt)
+  pybind11-dev python3-dev python3-numpy  # the Python package (python/, docs/PYTHON.md)
 )
 
 missing=()

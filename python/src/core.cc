@@ -1,0 +1,339 @@
+// vta._core: the C++ stack as a Python extension (pybind11). Python is a binding here, never a second
+// implementation: every object is the C++ one (expressions, tensors, schedules, modules, device
+// tensors), every check and message is the C++ one, raised as the Python exception of its class.
+// The pure-Python package around it (python/vta/) only adapts calling conventions (docs/PYTHON.md).
+
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vta/compiler/build.h"
+#include "vta/compiler/env.h"
+#include "vta/compiler/ir.h"
+#include "vta/compiler/lower.h"
+#include "vta/compiler/schedule.h"
+#include "vta/compiler/te.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/config.h"
+#include "vta/driver/device.h"
+#include "vta/runtime/tensor.h"
+
+namespace py = pybind11;
+namespace c = vta::compiler;
+
+namespace {
+
+// pybind11 holds objects by shared_ptr<T>, not shared_ptr<const T> (the IR's handles): each handle
+// travels in a small value of its own.
+struct PyExpr {
+  c::Expr e;
+};
+struct PyTensor {
+  c::Tensor t;
+};
+struct PyOperation {
+  c::Operation op;
+};
+std::vector<PyTensor> py_tensors(const std::vector<c::Tensor>& ts) {
+  std::vector<PyTensor> out;
+  out.reserve(ts.size());
+  for (const auto& t : ts) out.push_back({t});
+  return out;
+}
+std::vector<c::Tensor> tensors(const std::vector<PyTensor>& ts) {
+  std::vector<c::Tensor> out;
+  out.reserve(ts.size());
+  for (const auto& t : ts) out.push_back(t.t);
+  return out;
+}
+
+c::DType dtype_of(const std::string& name) {
+  if (name == "int8") return c::DType::kInt8;
+  if (name == "int32") return c::DType::kInt32;
+  if (name == "bool") return c::DType::kBool;
+  throw py::value_error("unknown dtype '" + name + "' (int8, int32)");
+}
+
+/// Anything a tutorial writes where an expression goes: an expression, an axis, an integer.
+c::Expr to_expr(const py::handle& h) {
+  if (py::isinstance<c::IterVar>(h)) return h.cast<c::IterVar>().var;
+  if (py::isinstance<py::bool_>(h)) throw py::type_error("a bool is not an index or a value");
+  if (py::isinstance<py::int_>(h)) return c::make_int(h.cast<int64_t>());
+  if (py::isinstance<PyExpr>(h)) return h.cast<PyExpr>().e;
+  throw py::type_error(std::string("expected an expression, an axis or an integer, not ") +
+                       std::string(py::str(py::type::of(h).attr("__name__"))));
+}
+
+std::vector<c::Expr> to_exprs(const py::args& args) {
+  std::vector<c::Expr> out;
+  for (const auto& a : args) out.push_back(to_expr(a));
+  return out;
+}
+
+/// A binary operator with the DSL's integer promotion (an integer takes the other side's type).
+PyExpr binary(c::ExprKind k, const c::Expr& a, const py::handle& other, bool reflected) {
+  c::Expr b = to_expr(other);
+  if (py::isinstance<py::int_>(other)) b = c::make_int(other.cast<int64_t>(), a->dtype);
+  return {reflected ? c::make_binary(k, b, a) : c::make_binary(k, a, b)};
+}
+
+PyExpr read(const c::Tensor& t, const py::handle& index) {
+  std::vector<c::Expr> idx;
+  if (py::isinstance<py::tuple>(index)) {
+    for (const auto& i : index.cast<py::tuple>()) idx.push_back(to_expr(i));
+  } else {
+    idx.push_back(to_expr(index));
+  }
+  return {t(std::move(idx))};
+}
+
+/// The seven statistics and the cycle count, by name (vta::kStatFields).
+py::dict stats_dict(const vta::Stats& s) {
+  py::dict d;
+  for (const auto& f : vta::kStatFields) d[py::str(std::string(f.name))] = s.*f.member;
+  d["cycle_count"] = s.cycle_count ? py::cast(*s.cycle_count) : py::none();
+  return d;
+}
+
+/// A device tensor from a NumPy array (int8 or int32, any layout: copied in C order).
+vta::runtime::DeviceTensor device_array(const py::array& a, const std::string& name) {
+  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
+  if (a.dtype().is(py::dtype::of<int8_t>())) {
+    auto c_order = py::array_t<int8_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    vta::runtime::DeviceTensor t(shape, vta::runtime::DType::kInt8, name);
+    t.copy_from({c_order.data(), size_t(c_order.size())});
+    return t;
+  }
+  if (a.dtype().is(py::dtype::of<int32_t>())) {
+    auto c_order = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    vta::runtime::DeviceTensor t(shape, vta::runtime::DType::kInt32, name);
+    t.copy_from({c_order.data(), size_t(c_order.size())});
+    return t;
+  }
+  throw py::type_error("a device array holds int8 or int32 elements, not " + std::string(py::str(a.dtype())));
+}
+
+py::array to_numpy(const vta::runtime::DeviceTensor& t) {
+  std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+  if (t.dtype() == vta::runtime::DType::kInt8) {
+    py::array_t<int8_t> out(shape);
+    t.copy_to({out.mutable_data(), size_t(out.size())});
+    return out;
+  }
+  py::array_t<int32_t> out(shape);
+  t.copy_to({out.mutable_data(), size_t(out.size())});
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "The VTA stack's C++ objects (the vta package wraps them; docs/PYTHON.md)";
+
+  // ---- errors: each C++ error class is a Python exception class of its own
+  static py::exception<c::ScheduleError> schedule_error(m, "ScheduleError", PyExc_ValueError);
+  static py::exception<c::InternalError> internal_error(m, "InternalError", PyExc_RuntimeError);
+  static py::exception<c::RuntimeError> runtime_error(m, "RunError", PyExc_RuntimeError);
+  static py::exception<c::ModuleError> module_error(m, "ModuleError", PyExc_ValueError);
+  static py::exception<vta::ConfigError> config_error(m, "ConfigError", PyExc_ValueError);
+  // (the signature pybind11 takes: by value)
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const c::ScheduleError& e) {
+      schedule_error(e.what());
+    } catch (const c::InternalError& e) {
+      internal_error(e.what());
+    } catch (const c::RuntimeError& e) {
+      runtime_error(e.what());
+    } catch (const c::ModuleError& e) {
+      module_error(e.what());
+    } catch (const vta::ConfigError& e) {
+      config_error(e.what());
+    }
+  });
+
+  // ---- the target (vta.get_env())
+  py::class_<c::Env>(m, "Env")
+      .def(py::init([](const std::string& path) {
+             return c::Env(path.empty() ? vta::build_config() : vta::Config::from_file(path));
+           }),
+           py::arg("config") = "")
+      .def_readonly("BATCH", &c::Env::BATCH)
+      .def_readonly("BLOCK_IN", &c::Env::BLOCK_IN)
+      .def_readonly("BLOCK_OUT", &c::Env::BLOCK_OUT)
+      .def_readonly("INP_WIDTH", &c::Env::INP_WIDTH)
+      .def_readonly("WGT_WIDTH", &c::Env::WGT_WIDTH)
+      .def_readonly("ACC_WIDTH", &c::Env::ACC_WIDTH)
+      .def_property_readonly("inp_dtype", [](const c::Env& e) { return c::to_string(e.inp_dtype); })
+      .def_property_readonly("wgt_dtype", [](const c::Env& e) { return c::to_string(e.wgt_dtype); })
+      .def_property_readonly("acc_dtype", [](const c::Env& e) { return c::to_string(e.acc_dtype); })
+      .def_readonly("inp_scope", &c::Env::inp_scope)
+      .def_readonly("wgt_scope", &c::Env::wgt_scope)
+      .def_readonly("acc_scope", &c::Env::acc_scope)
+      .def_readonly("dma_copy", &c::Env::dma_copy)
+      .def_readonly("alu", &c::Env::alu)
+      .def("capacity", &c::Env::capacity, py::arg("scope"))
+      .def_property_readonly("config_json", [](const c::Env& e) { return e.config.to_json_text(); });
+
+  // ---- expressions
+  py::class_<PyExpr>(m, "Expr")
+      .def_property_readonly("dtype", [](const PyExpr& x) { return c::to_string(x.e->dtype); })
+      .def("astype", [](const PyExpr& x, const std::string& t) { return PyExpr{c::cast(dtype_of(t), x.e)}; })
+      .def("__add__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kAdd, x.e, y, false); })
+      .def("__radd__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kAdd, x.e, y, true); })
+      .def("__sub__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kSub, x.e, y, false); })
+      .def("__rsub__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kSub, x.e, y, true); })
+      .def("__mul__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kMul, x.e, y, false); })
+      .def("__rmul__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kMul, x.e, y, true); })
+      .def("__rshift__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kShr, x.e, y, false); })
+      .def("__floordiv__",
+           [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kFloorDiv, x.e, y, false); })
+      .def("__mod__",
+           [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kFloorMod, x.e, y, false); })
+      .def("__lt__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kLt, x.e, y, false); })
+      .def("__ge__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kGe, x.e, y, false); })
+      .def("__bool__",
+           [](const PyExpr&) -> bool {
+             throw py::type_error("an expression has no truth value (use vta.max/vta.min, not max/min)");
+           })
+      .def("__str__", [](const PyExpr& x) { return c::to_text(x.e); })
+      .def("__repr__", [](const PyExpr& x) { return "<vta.Expr " + c::to_text(x.e) + ">"; });
+
+  py::class_<c::IterVar>(m, "IterVar")
+      .def_property_readonly("var", [](const c::IterVar& v) { return PyExpr{v.var}; })
+      .def_property_readonly("name", [](const c::IterVar& v) { return v.var->name; })
+      .def_readonly("extent", &c::IterVar::extent)
+      .def_readonly("reduce", &c::IterVar::reduce)
+      .def("__repr__", [](const c::IterVar& v) {
+        return "<vta.IterVar " + v.var->name + " in [0, " + std::to_string(v.extent) + ")>";
+      });
+
+  py::class_<PyOperation>(m, "Operation")
+      .def_property_readonly("name", [](const PyOperation& o) { return o.op->name; })
+      .def_property_readonly("axis", [](const PyOperation& o) { return o.op->axis; })
+      .def_property_readonly("reduce_axis", [](const PyOperation& o) { return o.op->reduce_axis; });
+
+  py::class_<PyTensor>(m, "Tensor")
+      .def_property_readonly("name", [](const PyTensor& x) { return x.t->name; })
+      .def_property_readonly("shape", [](const PyTensor& x) { return py::tuple(py::cast(x.t->shape)); })
+      .def_property_readonly("dtype", [](const PyTensor& x) { return c::to_string(x.t->dtype); })
+      .def_property_readonly("op", [](const PyTensor& x) { return PyOperation{x.t->op}; })
+      .def("__call__", [](const PyTensor& x, const py::args& i) { return PyExpr{x.t(to_exprs(i))}; })
+      .def("__getitem__", [](const PyTensor& x, const py::object& i) { return read(x.t, i); })
+      .def("__eq__", [](const PyTensor& x, const PyTensor& y) { return x.t == y.t; })
+      .def("__hash__", [](const PyTensor& x) { return std::hash<const void*>()(x.t.get()); })
+      .def("__repr__", [](const PyTensor& x) { return "<vta.Tensor " + x.t->name + ">"; });
+
+  m.def("placeholder", [](const std::vector<int64_t>& shape, const std::string& name, const std::string& dtype) {
+    return PyTensor{c::placeholder(shape, name, dtype_of(dtype))};
+  });
+  // the body is called once, with the output axes as expressions, and must return an expression
+  m.def("compute", [](const std::vector<int64_t>& shape, const std::vector<std::string>& axis_names,
+                      const py::function& body, const std::string& name) {
+    return PyTensor{c::compute(
+        shape, axis_names,
+        [&](const c::Indices& i) {
+          py::list axes;
+          for (const auto& v : i) axes.append(PyExpr{v});
+          return to_expr(body(*axes));
+        },
+        name)};
+  });
+  m.def("reduce_axis", &c::reduce_axis, py::arg("extent"), py::arg("name"));
+  m.def(
+      "sum",
+      [](const py::object& body, const std::vector<c::IterVar>& axes, const py::object& init) {
+        return PyExpr{init.is_none() ? c::sum(to_expr(body), axes) : c::sum(to_expr(body), axes, to_expr(init))};
+      },
+      py::arg("body"), py::arg("axis"), py::arg("init") = py::none());
+  m.def("max",
+        [](const py::object& a, const py::object& b) { return binary(c::ExprKind::kMax, to_expr(a), b, false); });
+  m.def("min",
+        [](const py::object& a, const py::object& b) { return binary(c::ExprKind::kMin, to_expr(a), b, false); });
+  m.def(
+      "pad",
+      [](const PyTensor& t, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
+         const std::string& name) { return PyTensor{c::pad(t.t, before, after, name)}; },
+      py::arg("tensor"), py::arg("before"), py::arg("after"), py::arg("name"));
+
+  // ---- schedules
+  py::class_<c::Stage>(m, "Stage")
+      .def_property_readonly("op", [](const c::Stage& st) { return PyOperation{st.op()}; })
+      .def_property_readonly("name", &c::Stage::name)
+      .def("split", &c::Stage::split, py::arg("parent"), py::arg("factor"))
+      .def("split_nparts", &c::Stage::split_nparts, py::arg("parent"), py::arg("nparts"))
+      .def("reorder", [](c::Stage& s, const py::args& axes) { s.reorder(axes.cast<std::vector<c::IterVar>>()); })
+      .def("set_scope", &c::Stage::set_scope)
+      .def("compute_at", &c::Stage::compute_at, py::arg("parent"), py::arg("axis"))
+      .def("pragma", &c::Stage::pragma, py::arg("axis"), py::arg("name"))
+      .def("tensorize", &c::Stage::tensorize, py::arg("axis"), py::arg("intrinsic"))
+      .def("bind", &c::Stage::bind, py::arg("axis"), py::arg("thread"));
+  py::class_<c::Schedule>(m, "Schedule")
+      .def(
+          "__getitem__", [](c::Schedule& s, const PyTensor& t) -> c::Stage& { return s[t.t]; },
+          py::return_value_policy::reference_internal);
+  m.def(
+      "create_schedule", [](const PyTensor& t) { return c::create_schedule(t.t); }, py::arg("output"));
+  m.def(
+      "lower",
+      [](const c::Schedule& s, const std::vector<PyTensor>& args, const c::Env* env, bool vta) {
+        c::LowerOptions o;
+        o.env = env;
+        o.vta = vta;
+        return c::to_text(c::lower(s, tensors(args), o));
+      },
+      py::arg("schedule"), py::arg("args"), py::arg("env") = nullptr, py::arg("vta") = false);
+
+  // ---- modules and device tensors
+  py::class_<vta::runtime::DeviceTensor>(m, "DeviceArray")
+      .def(py::init(&device_array), py::arg("array"), py::arg("name") = "")
+      .def_property_readonly("shape",
+                             [](const vta::runtime::DeviceTensor& t) { return py::tuple(py::cast(t.shape())); })
+      .def_property_readonly("dtype",
+                             [](const vta::runtime::DeviceTensor& t) {
+                               return t.dtype() == vta::runtime::DType::kInt8 ? "int8" : "int32";
+                             })
+      .def("numpy", &to_numpy)
+      .def("copyfrom", [](vta::runtime::DeviceTensor& t, const py::array& a) {
+        vta::runtime::DeviceTensor tmp = device_array(a, t.name());
+        if (tmp.shape() != t.shape() || tmp.dtype() != t.dtype())
+          throw py::value_error("copyfrom: the array's shape or dtype is not the device array's");
+        t = std::move(tmp);
+      });
+
+  py::class_<c::Module>(m, "Module")
+      .def_static("load", &c::Module::load, py::arg("path"))
+      .def_static("from_json", &c::Module::from_json, py::arg("text"), py::arg("origin") = "<module>")
+      .def("save", &c::Module::save, py::arg("path"))
+      .def("to_json", &c::Module::to_json)
+      .def_property_readonly("args", [](const c::Module& mod) { return py_tensors(mod.args()); })
+      .def_property_readonly("target", &c::Module::target)
+      .def_property_readonly("program", [](const c::Module& mod) { return c::to_text(mod.program()); })
+      .def("__call__", [](const c::Module& mod, const py::args& arrays) {
+        std::vector<const vta::runtime::DeviceTensor*> tensors;
+        for (const auto& a : arrays) tensors.push_back(a.cast<const vta::runtime::DeviceTensor*>());
+        py::gil_scoped_release unlocked;  // a long run lets other Python threads go on
+        mod(tensors);
+      });
+  m.def(
+      "build",
+      [](const c::Schedule& s, const std::vector<PyTensor>& args, const c::Env& env, const std::string& target) {
+        c::BuildOptions o;
+        o.target = target;
+        return c::build(s, tensors(args), env, o);
+      },
+      py::arg("schedule"), py::arg("args"), py::arg("env"), py::arg("target") = "");
+
+  // ---- the runtime's device of the calling thread
+  m.def("runtime_stats", [] { return stats_dict(vta::runtime::runtime_stats()); });
+  m.def("clear_runtime_stats", &vta::runtime::clear_runtime_stats);
+  m.def("backend_names", &vta::backend_names);
+}

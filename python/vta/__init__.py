@@ -1,0 +1,165 @@
+"""VTA from Python: the C++ stack (vta._core) with the calling conventions of the tutorials.
+
+Everything here is the C++ implementation: expressions, tensors and schedules are the compiler's
+objects, modules run on the runtime's device (VTA_TARGET: fsim, tsim, systemc, rpc://HOST:PORT),
+and errors are the C++ messages raised as the exceptions below. See docs/PYTHON.md.
+
+    import numpy as np, vta
+    env = vta.get_env()
+    data = vta.placeholder((1, 64, env.BATCH, env.BLOCK_IN), "data", env.inp_dtype)
+    ...
+    s = vta.create_schedule(res)
+    print(vta.lower(s, [data, weight, res]))
+    f = vta.build(s, [data, weight, res])
+    f(vta.array(a), vta.array(w), out := vta.array(np.zeros(res.shape, np.int8)))
+"""
+
+import inspect
+import os
+
+from . import _core
+from ._core import (  # noqa: F401  (the package's vocabulary)
+    ConfigError,
+    DeviceArray,
+    Expr,
+    InternalError,
+    IterVar,
+    Module,
+    ModuleError,
+    RunError,
+    Schedule,
+    ScheduleError,
+    Stage,
+    Tensor,
+)
+
+__all__ = [
+    "Environment", "get_env", "placeholder", "compute", "reduce_axis", "sum", "max", "min", "pad",
+    "create_schedule", "lower", "build", "load_module", "array", "stats", "clear_stats", "backends",
+    "ConfigError", "DeviceArray", "Expr", "InternalError", "IterVar", "Module", "ModuleError",
+    "RunError", "Schedule", "ScheduleError", "Stage", "Tensor",
+]
+
+
+class Environment:
+    """The target as a schedule sees it (the tutorials' `env`): shape factors, widths, dtypes, the
+    SRAM scopes and the pragma names, from the built configuration or a configuration file."""
+
+    gemm = "gemm"  # the tensor intrinsic `tensorize` takes
+
+    def __init__(self, config=""):
+        self._env = _core.Env(str(config))
+
+    def __getattr__(self, name):
+        return getattr(self._env, name)
+
+    @property
+    def TARGET(self):  # noqa: N802  (the tutorials' name)
+        """The backend runs go to, as the tutorials test it: "sim" for the fsim, else VTA_TARGET."""
+        target = os.environ.get("VTA_TARGET", "fsim")
+        return "sim" if target == "fsim" else target
+
+    @property
+    def target_host(self):
+        return "llvm"
+
+    def __repr__(self):
+        return f"<vta.Environment {self.BATCH}x{self.BLOCK_IN}x{self.BLOCK_OUT}, target {self.TARGET}>"
+
+
+_env = None
+
+
+def get_env():
+    """The environment of the configuration this package was built for (one per process)."""
+    global _env
+    if _env is None:
+        _env = Environment()
+    return _env
+
+
+def _core_env(env):
+    return (env or get_env())._env
+
+
+def placeholder(shape, name="placeholder", dtype="int8"):
+    return _core.placeholder(list(shape), name, dtype)
+
+
+def compute(shape, fcompute, name="compute"):
+    """A tensor whose element at the output indices is `fcompute(*indices)`. The indices are named
+    after the function's parameters (`lambda bo, co, bi, ci: ...`), or i0, i1, ... for `lambda *i`."""
+    params = inspect.signature(fcompute).parameters.values()
+    if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
+        names = [f"i{d}" for d in range(len(shape))]
+    else:
+        names = [p.name for p in params]
+        if len(names) != len(shape):
+            raise ScheduleError(f"compute {name}: the function takes {len(names)} indices for "
+                                f"{len(shape)} dimensions")
+    return _core.compute(list(shape), names, fcompute, name)
+
+
+def reduce_axis(dom, name="rv"):
+    """A reduction axis over `dom`: (0, extent) as the tutorials write it, or the extent."""
+    if isinstance(dom, tuple):
+        if len(dom) != 2 or dom[0] != 0:
+            raise ScheduleError(f"reduce_axis {name}: the range must start at 0, not {dom}")
+        dom = dom[1] - dom[0]
+    return _core.reduce_axis(int(dom), name)
+
+
+def sum(expr, axis, init=None):  # noqa: A001  (te.sum)
+    return _core.sum(expr, list(axis) if isinstance(axis, (list, tuple)) else [axis], init)
+
+
+def max(a, b):  # noqa: A001  (te.max)
+    return _core.max(a, b)
+
+
+def min(a, b):  # noqa: A001  (te.min)
+    return _core.min(a, b)
+
+
+def pad(tensor, pad_before, pad_after=None, name="pad"):
+    """Zero padding (topi.nn.pad): `pad_before[d]` and `pad_after[d]` elements around dimension d."""
+    return _core.pad(tensor, list(pad_before), list(pad_after or pad_before), name)
+
+
+def create_schedule(output):
+    return _core.create_schedule(output)
+
+
+def lower(schedule, args, simple_mode=True, env=None, vta=False):
+    """The lowered program as text. With `env`, the SRAM scopes and DMA copies are lowered; with
+    `vta=True` every VTA pass runs (the program `build` runs)."""
+    del simple_mode  # (the text is always the simple one)
+    return _core.lower(schedule, list(args), env._env if env else None, vta)
+
+
+def build(schedule, args, env=None, target=""):
+    """The module the schedule builds: it runs on the runtime's device (or the backend `target`)."""
+    return _core.build(schedule, list(args), _core_env(env), target)
+
+
+def load_module(path):
+    return Module.load(str(path))
+
+
+def array(values, name=""):
+    """A device array holding a copy of the NumPy array `values` (int8 or int32)."""
+    return DeviceArray(values, name)
+
+
+def stats():
+    """The seven statistics of the runtime's device and its cycle count (None on the fsim)."""
+    return _core.runtime_stats()
+
+
+def clear_stats():
+    _core.clear_runtime_stats()
+
+
+def backends():
+    """The names VTA_TARGET accepts in this process."""
+    return _core.backend_names()

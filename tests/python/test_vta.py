@@ -1,0 +1,200 @@
+"""The Python package over the C++ stack (label python): the matrix multiply tutorial written with
+the package prints the C++ tutorial's programs (tests/golden) and runs verified against NumPy with the
+seeds' statistics; every error crosses as the exception of its C++ class; nothing leaks over many
+calls. Run by ctest with PYTHONPATH=<build>/python and Debian's python3."""
+
+import json
+import os
+import resource
+import tempfile
+import unittest
+
+import numpy as np
+
+import vta
+
+SOURCE = os.environ.get("VTA_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def matrix_multiply(env, batch=1, in_channels=1024, out_channels=1024):
+    """The seeds' matrix multiply (000/001/003), declared and scheduled with the package."""
+    data_shape = (batch // env.BATCH, in_channels // env.BLOCK_IN, env.BATCH, env.BLOCK_IN)
+    weight_shape = (out_channels // env.BLOCK_OUT, in_channels // env.BLOCK_IN, env.BLOCK_OUT, env.BLOCK_IN)
+    output_shape = (batch // env.BATCH, out_channels // env.BLOCK_OUT, env.BATCH, env.BLOCK_OUT)
+    ic = vta.reduce_axis((0, in_channels // env.BLOCK_IN), name="ic")
+    ic_tns = vta.reduce_axis((0, env.BLOCK_IN), name="ic_tns")
+    data = vta.placeholder(data_shape, name="data", dtype=env.inp_dtype)
+    weight = vta.placeholder(weight_shape, name="weight", dtype=env.wgt_dtype)
+    data_buf = vta.compute(data_shape, lambda *i: data(*i), "data_buf")
+    weight_buf = vta.compute(weight_shape, lambda *i: weight(*i), "weight_buf")
+    res_gem = vta.compute(
+        output_shape,
+        lambda bo, co, bi, ci: vta.sum(
+            data_buf[bo, ic, bi, ic_tns].astype(env.acc_dtype) * weight_buf[co, ic, ci, ic_tns].astype(env.acc_dtype),
+            axis=[ic, ic_tns]),
+        name="res_gem")
+    res_shr = vta.compute(output_shape, lambda *i: res_gem(*i) >> env.INP_WIDTH, name="res_shr")
+    inp_max = (1 << (env.INP_WIDTH - 1)) - 1
+    res_max = vta.compute(output_shape, lambda *i: vta.max(res_shr(*i), 0), "res_max")
+    res_min = vta.compute(output_shape, lambda *i: vta.min(res_max(*i), inp_max), "res_min")
+    res = vta.compute(output_shape, lambda *i: res_min(*i).astype(env.inp_dtype), name="res")
+
+    s = vta.create_schedule(res)
+    b, oc, b_tns, oc_tns = s[res].op.axis
+    b_out, b_inn = s[res].split(b, 1 // env.BATCH if env.BATCH == 1 else 1)
+    oc_out, oc_inn = s[res].split(oc, 256 // env.BLOCK_OUT)
+    s[res].reorder(b_out, oc_out, b_inn, oc_inn)
+    for t in (res_gem, res_shr, res_max, res_min):
+        s[t].compute_at(s[res], oc_out)
+    b_inn, oc_inn, b_tns, oc_tns = s[res_gem].op.axis
+    ic_out, ic_inn = s[res_gem].split(ic, 256 // env.BLOCK_IN)
+    s[res_gem].reorder(ic_out, b_inn, oc_inn, ic_inn, b_tns, oc_tns, ic_tns)
+    s[data_buf].set_scope(env.inp_scope)
+    s[weight_buf].set_scope(env.wgt_scope)
+    for t in (res_gem, res_shr, res_max, res_min):
+        s[t].set_scope(env.acc_scope)
+    s[data_buf].compute_at(s[res_gem], ic_out)
+    s[weight_buf].compute_at(s[res_gem], ic_out)
+    s[data_buf].pragma(s[data_buf].op.axis[0], env.dma_copy)
+    s[weight_buf].pragma(s[weight_buf].op.axis[0], env.dma_copy)
+    s[res].pragma(s[res].op.axis[2], env.dma_copy)
+    s[res_gem].tensorize(b_tns, env.gemm)
+    for t in (res_shr, res_min, res_max):
+        s[t].pragma(s[t].op.axis[0], env.alu)
+    return s, [data, weight, res]
+
+
+def reference(a, w, env):
+    """The tutorial's result by NumPy: int32 products, shift, clip, int8."""
+    n, k = a.shape[0] * a.shape[2], a.shape[1] * a.shape[3]
+    m = w.shape[0] * w.shape[2]
+    a2 = a.transpose(0, 2, 1, 3).reshape(n, k).astype(np.int32)
+    w2 = w.transpose(0, 2, 1, 3).reshape(m, k).astype(np.int32)
+    out = np.clip((a2 @ w2.T) >> env.INP_WIDTH, 0, (1 << (env.INP_WIDTH - 1)) - 1).astype(np.int8)
+    return out.reshape(n // env.BATCH, env.BATCH, m // env.BLOCK_OUT, env.BLOCK_OUT).transpose(0, 2, 1, 3)
+
+
+class Environment(unittest.TestCase):
+    def test_values_of_the_built_configuration(self):
+        env = vta.get_env()
+        self.assertEqual((env.BATCH, env.BLOCK_IN, env.BLOCK_OUT), (1, 16, 16))
+        self.assertEqual((env.inp_dtype, env.wgt_dtype, env.acc_dtype), ("int8", "int8", "int32"))
+        self.assertEqual((env.inp_scope, env.acc_scope), ("local.inp_buffer", "local.acc_buffer"))
+        self.assertEqual((env.dma_copy, env.alu, env.gemm), ("dma_copy", "alu", "gemm"))
+        self.assertEqual(env.INP_WIDTH, 8)
+        self.assertIs(vta.get_env(), env)
+
+    def test_another_configuration_file(self):
+        env = vta.Environment(os.path.join(SOURCE, "config", "samples", "block8.json"))
+        self.assertEqual(env.BLOCK_IN, 8)
+        with self.assertRaises(vta.ConfigError):
+            vta.Environment(os.path.join(SOURCE, "README.md"))
+
+
+class MatrixMultiply(unittest.TestCase):
+    def test_programs_equal_the_cpp_tutorials(self):
+        env = vta.get_env()
+        s, args = matrix_multiply(env)
+        program = vta.build(s, args).program
+        with open(os.path.join(SOURCE, "tests", "golden", "matrix_multiply.lowered")) as f:
+            self.assertEqual(program + "\n", f.read())  # (the listing ends with the tutorial's blank line)
+        self.assertIn("VTALoadBuffer2D", vta.lower(s, args, env=env))
+
+    def test_runs_verified_with_the_seeds_statistics(self):
+        env = vta.get_env()
+        s, args = matrix_multiply(env)
+        f = vta.build(s, args)
+        rng = np.random.default_rng(0)
+        a = rng.integers(-128, 128, size=args[0].shape, dtype=np.int8)
+        w = rng.integers(-128, 128, size=args[1].shape, dtype=np.int8)
+        out = vta.array(np.zeros(args[2].shape, np.int8), "res")
+        vta.clear_stats()
+        f(vta.array(a, "data"), vta.array(w, "weight"), out)
+        np.testing.assert_array_equal(out.numpy(), reference(a, w, env))
+        st = vta.stats()
+        # the seeds' table (000/001/003)
+        seeds = {"inp_load_nbytes": 4096, "wgt_load_nbytes": 1048576, "acc_load_nbytes": 0, "uop_load_nbytes": 20,
+                 "out_store_nbytes": 1024, "gemm_counter": 4096, "alu_counter": 192}
+        self.assertEqual({k: st[k] for k in seeds}, seeds)
+
+    def test_module_files_round_trip(self):
+        env = vta.get_env()
+        s, args = matrix_multiply(env)
+        f = vta.build(s, args)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "gemm.vtam")
+            f.save(path)
+            g = vta.load_module(path)
+        self.assertEqual(g.program, f.program)
+        self.assertEqual([t.name for t in g.args], ["data", "weight", "res"])
+
+
+class Errors(unittest.TestCase):
+    def test_each_cpp_error_class_is_its_python_exception(self):
+        env = vta.get_env()
+        data = vta.placeholder((1, 4, 1, 16), "data", "int8")
+        with self.assertRaisesRegex(vta.ScheduleError, "type mismatch"):
+            data[0, 0, 0, 0] + data[0, 0, 0, 0].astype("int32")
+        with self.assertRaisesRegex(vta.ScheduleError, "has 4 dimensions, read with 2"):
+            data(0, 0)
+        s, args = matrix_multiply(env)
+        with self.assertRaises(vta.ScheduleError):
+            s[args[2]].split(s[args[2]].op.axis[1], 3)  # 64 blocks do not split by 3
+        with self.assertRaisesRegex(vta.ModuleError, "not JSON"):
+            vta.Module.from_json("{")
+        with self.assertRaises(TypeError):
+            data["i"]
+        with self.assertRaises(TypeError):
+            vta.array(np.zeros(4, np.float32))
+        self.assertTrue(issubclass(vta.ScheduleError, ValueError))
+
+    def test_a_failed_run_raises_and_the_next_one_runs(self):
+        env = vta.get_env()
+        s, args = matrix_multiply(env)
+        f = vta.build(s, args)
+        small = vta.array(np.zeros((1, 4, 1, 16), np.int8))
+        with self.assertRaisesRegex(ValueError, "argument data has another shape"):
+            f(small, small, small)
+        # a module whose first load reads past its buffer: the runtime refuses it, the call raises
+        text = json.loads(f.to_json())
+
+        def widen_first_load(node):
+            if isinstance(node, dict):
+                if node.get("k") == "Call" and node.get("name") == "VTALoadBuffer2D":
+                    node["args"][1] = {"k": "Int", "v": 4096, "t": "int32"}  # x_size
+                    return True
+                return any(widen_first_load(v) for v in node.values())
+            return isinstance(node, list) and any(widen_first_load(v) for v in node)
+
+        self.assertTrue(widen_first_load(text["program"]))
+        g = vta.Module.from_json(json.dumps(text))
+        with self.assertRaisesRegex(vta.RunError, "VTALoadBuffer2D"):
+            g(vta.array(np.zeros(args[0].shape, np.int8)), vta.array(np.zeros(args[1].shape, np.int8)),
+              vta.array(np.zeros(args[2].shape, np.int8)))
+        a = np.ones(args[0].shape, np.int8)
+        w = np.ones(args[1].shape, np.int8)
+        out = vta.array(np.zeros(args[2].shape, np.int8))
+        f(vta.array(a), vta.array(w), out)
+        np.testing.assert_array_equal(out.numpy(), reference(a, w, env))
+
+
+class Resources(unittest.TestCase):
+    def test_no_growth_over_many_calls(self):
+        """10,000 expressions, tensors and device arrays made and dropped: the resident set stays flat."""
+        data = vta.placeholder((1, 4, 1, 16), "data", "int8")
+
+        def churn(n):
+            for k in range(n):
+                e = (data[0, k % 4, 0, 0].astype("int32") + k) >> 1
+                str(e)
+                vta.array(np.zeros((16,), np.int8)).numpy()
+
+        churn(2000)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        churn(10000)
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        self.assertLess(after - before, 8 * 1024, "KiB of resident memory grown over 10,000 rounds")
+
+
+if __name__ == "__main__":
+    unittest.main()
