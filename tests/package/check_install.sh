@@ -48,7 +48,31 @@ for exe in "$work/cmake/consumer" "$work/consumer-pc"; do
       fail "$exe on $backend: $(cat "$work/out")"
   done
 done
+# the Python package, imported by Debian's python3 from the prefix's dist-packages, on every backend
+pydir=$(dirname "$(find "$prefix" -path '*/dist-packages/vta/__init__.py' | head -n 1)")
+[ "$pydir" != . ] || fail "no Python package vta under $prefix"
+for backend in "$@"; do
+  VTA_TARGET=$backend PYTHONPATH=$(dirname "$pydir") timeout 120 /usr/bin/python3 -c "
+import numpy as np, vta
+env = vta.get_env()
+a = vta.placeholder((1, 1, env.BATCH, env.BLOCK_OUT), 'a', 'int32')
+a_buf = vta.compute(a.shape, lambda *i: a(*i), 'a_buf')
+m = vta.compute(a.shape, lambda *i: vta.max(a_buf(*i), 0), 'm')
+r = vta.compute(a.shape, lambda *i: m(*i).astype('int8'), 'r')
+s = vta.create_schedule(r)
+for t in (a_buf, m):
+    s[t].set_scope(env.acc_scope)
+s[a_buf].pragma(s[a_buf].op.axis[0], env.dma_copy)
+s[m].pragma(s[m].op.axis[0], env.alu)
+s[r].pragma(s[r].op.axis[0], env.dma_copy)
+x = np.arange(-8, 8, dtype=np.int32).reshape(a.shape)
+out = vta.array(np.zeros(a.shape, np.int8))
+vta.build(s, [a, r])(vta.array(x), out)
+assert (out.numpy() == np.maximum(x, 0)).all(), out.numpy()
+print('python: $backend ran')
+" >"$work/out" 2>&1 || fail "python3 import vta on $backend: $(cat "$work/out")"
+done
 vta=$(find "$prefix" -path '*/bin/vta' | head -n 1)
 [ -n "$vta" ] || fail "no vta command under $prefix"
 timeout 60 "$vta" config check "$(find "$prefix" -name vta_config.json | head -n 1)" >/dev/null || fail "installed vta"
-echo "check_install.sh: find_package and pkg-config programs run on $* from $prefix"
+echo "check_install.sh: find_package, pkg-config and Python programs run on $* from $prefix"
