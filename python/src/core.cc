@@ -39,7 +39,15 @@ struct PyTensor {
 };
 struct PyOperation {
   c::Operation op;
+  c::Tensor output;  ///< the tensor it computes, when reached from it (`res.op`)
 };
+/// The tensor of an operation reached from its tensor (the tutorials' `create_schedule(res.op)`).
+c::Tensor output_of(const PyOperation& o) {
+  if (!o.output) {
+    throw py::value_error("the operation " + o.op->name + " was not reached from its tensor: pass the tensor");
+  }
+  return o.output;
+}
 std::vector<PyTensor> py_tensors(const std::vector<c::Tensor>& ts) {
   std::vector<PyTensor> out;
   out.reserve(ts.size());
@@ -225,7 +233,7 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("name", [](const PyTensor& x) { return x.t->name; })
       .def_property_readonly("shape", [](const PyTensor& x) { return py::tuple(py::cast(x.t->shape)); })
       .def_property_readonly("dtype", [](const PyTensor& x) { return c::to_string(x.t->dtype); })
-      .def_property_readonly("op", [](const PyTensor& x) { return PyOperation{x.t->op}; })
+      .def_property_readonly("op", [](const PyTensor& x) { return PyOperation{x.t->op, x.t}; })
       .def("__call__", [](const PyTensor& x, const py::args& i) { return PyExpr{x.t(to_exprs(i))}; })
       .def("__getitem__", [](const PyTensor& x, const py::object& i) { return read(x.t, i); })
       .def("__eq__", [](const PyTensor& x, const PyTensor& y) { return x.t == y.t; })
@@ -266,7 +274,7 @@ PYBIND11_MODULE(_core, m) {
 
   // ---- schedules
   py::class_<c::Stage>(m, "Stage")
-      .def_property_readonly("op", [](const c::Stage& st) { return PyOperation{st.op()}; })
+      .def_property_readonly("op", [](const c::Stage& st) { return PyOperation{st.op(), nullptr}; })
       .def_property_readonly("name", &c::Stage::name)
       .def("split", &c::Stage::split, py::arg("parent"), py::arg("factor"))
       .def("split_nparts", &c::Stage::split_nparts, py::arg("parent"), py::arg("nparts"))
@@ -279,9 +287,14 @@ PYBIND11_MODULE(_core, m) {
   py::class_<c::Schedule>(m, "Schedule")
       .def(
           "__getitem__", [](c::Schedule& s, const PyTensor& t) -> c::Stage& { return s[t.t]; },
+          py::return_value_policy::reference_internal)
+      .def(
+          "__getitem__", [](c::Schedule& s, const PyOperation& o) -> c::Stage& { return s[output_of(o)]; },
           py::return_value_policy::reference_internal);
   m.def(
       "create_schedule", [](const PyTensor& t) { return c::create_schedule(t.t); }, py::arg("output"));
+  m.def(
+      "create_schedule", [](const PyOperation& o) { return c::create_schedule(output_of(o)); }, py::arg("output"));
   m.def(
       "lower",
       [](const c::Schedule& s, const std::vector<PyTensor>& args, const c::Env* env, bool vta) {

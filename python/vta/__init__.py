@@ -9,13 +9,14 @@ and errors are the C++ messages raised as the exceptions below. See docs/PYTHON.
     data = vta.placeholder((1, 64, env.BATCH, env.BLOCK_IN), "data", env.inp_dtype)
     ...
     s = vta.create_schedule(res)
-    print(vta.lower(s, [data, weight, res]))
+    print(vta.lower(s, [data, weight, res]))      # the program build() runs; passes="loops" / "dma" for less
     f = vta.build(s, [data, weight, res])
     f(vta.array(a), vta.array(w), out := vta.array(np.zeros(res.shape, np.int8)))
 """
 
 import inspect
 import os
+import sys
 
 from . import _core
 from ._core import (  # noqa: F401  (the package's vocabulary)
@@ -36,6 +37,7 @@ from ._core import (  # noqa: F401  (the package's vocabulary)
 __all__ = [
     "Environment", "get_env", "placeholder", "compute", "reduce_axis", "sum", "max", "min", "pad",
     "create_schedule", "lower", "build", "load_module", "array", "stats", "clear_stats", "backends",
+    "reconfig_runtime", "program_fpga",
     "ConfigError", "DeviceArray", "Expr", "InternalError", "IterVar", "Module", "ModuleError",
     "RunError", "Schedule", "ScheduleError", "Stage", "Tensor",
 ]
@@ -127,19 +129,40 @@ def pad(tensor, pad_before, pad_after=None, name="pad"):
 
 
 def create_schedule(output):
+    """The schedule of `output` (a tensor, or its operation as the tutorials pass `res.op`)."""
     return _core.create_schedule(output)
 
 
-def lower(schedule, args, simple_mode=True, env=None, vta=False):
-    """The lowered program as text. With `env`, the SRAM scopes and DMA copies are lowered; with
-    `vta=True` every VTA pass runs (the program `build` runs)."""
+def lower(schedule, args, simple_mode=True, passes="vta", env=None):
+    """The lowered program as text. `passes`: "vta" (the default, the tutorials' `vta.lower`): every
+    VTA pass, the program `build` runs; "dma": the SRAM scopes and DMA copies only; "loops": the loop
+    nests only (the tutorials' `tvm.lower`)."""
     del simple_mode  # (the text is always the simple one)
-    return _core.lower(schedule, list(args), env._env if env else None, vta)
+    if passes not in ("vta", "dma", "loops"):
+        raise ValueError(f"lower: passes is 'vta', 'dma' or 'loops', not {passes!r}")
+    core_env = None if passes == "loops" else _core_env(env)
+    return _core.lower(schedule, list(args), core_env, passes == "vta")
 
 
-def build(schedule, args, env=None, target=""):
-    """The module the schedule builds: it runs on the runtime's device (or the backend `target`)."""
-    return _core.build(schedule, list(args), _core_env(env), target)
+def build(schedule, args, target=None, target_host=None, name=None, env=None):
+    """The module the schedule builds. `target`: a backend it must run on ("fsim", "tsim", ...), or
+    None / "ext_dev" / a tvm Target for the accelerator VTA_TARGET names at run time. `target_host`
+    and `name` are the tutorials' arguments; a module runs its program on the host here."""
+    del target_host, name
+    backend = target if isinstance(target, str) and target != "ext_dev" else ""
+    return _core.build(schedule, list(args), _core_env(env), backend)
+
+
+def reconfig_runtime(remote):
+    """(the tutorials' FPGA step) A simulator has no runtime to reconfigure: says so, does nothing."""
+    del remote
+    print("vta: reconfig_runtime: nothing to do on a simulator", file=sys.stderr)
+
+
+def program_fpga(remote, bitstream=None):
+    """(the tutorials' FPGA step) A simulator has no bitstream: says so, does nothing."""
+    del remote, bitstream
+    print("vta: program_fpga: nothing to do on a simulator", file=sys.stderr)
 
 
 def load_module(path):

@@ -72,6 +72,17 @@ assert (out.numpy() == np.maximum(x, 0)).all(), out.numpy()
 print('python: $backend ran')
 " >"$work/out" 2>&1 || fail "python3 import vta on $backend: $(cat "$work/out")"
 done
+# the TVM compatibility packages (the tutorials' imports) installed beside them
+compat=$(find "$prefix" -type d -path '*/python-compat' | head -n 1)
+[ -n "$compat" ] || fail "no python-compat directory under $prefix"
+PYTHONPATH="$compat:$(dirname "$pydir")" timeout 60 /usr/bin/python3 -c "
+import tvm, tvm.testing
+from tvm import te, rpc, topi
+from tvm.contrib import utils
+from tvm.topi.testing import conv2d_nchw_python
+from vta.testing import simulator
+assert tvm.runtime.enabled('rpc') and rpc.LocalSession().ext_dev(0) is not None
+" >"$work/out" 2>&1 || fail "the installed TVM compatibility packages: $(cat "$work/out")"
 vta=$(find "$prefix" -path '*/bin/vta' | head -n 1)
 [ -n "$vta" ] || fail "no vta command under $prefix"
 timeout 60 "$vta" config check "$(find "$prefix" -name vta_config.json | head -n 1)" >/dev/null || fail "installed vta"

@@ -98,7 +98,11 @@ class MatrixMultiply(unittest.TestCase):
         program = vta.build(s, args).program
         with open(os.path.join(SOURCE, "tests", "golden", "matrix_multiply.lowered")) as f:
             self.assertEqual(program + "\n", f.read())  # (the listing ends with the tutorial's blank line)
-        self.assertIn("VTALoadBuffer2D", vta.lower(s, args, env=env))
+        self.assertEqual(vta.lower(s, args), program)
+        self.assertIn("VTALoadBuffer2D", vta.lower(s, args, passes="dma"))
+        self.assertNotIn("VTALoadBuffer2D", vta.lower(s, args, passes="loops"))
+        with self.assertRaises(ValueError):
+            vta.lower(s, args, passes="some")
 
     def test_runs_verified_with_the_seeds_statistics(self):
         env = vta.get_env()

@@ -1,0 +1,60 @@
+"""A thin stand-in for the parts of TVM the VTA tutorials use, over the `vta` package (docs/PYTHON.md).
+
+Put this directory first on PYTHONPATH and the tutorials' code runs as it is written: `tvm.lower`,
+`tvm.target.Target`, `tvm.nd.array`, `tvm.runtime.enabled`, `te`, `rpc`, `topi`, `contrib.utils`,
+`testing`. Anything else is refused by name: this is not TVM.
+"""
+
+import sys
+import types
+
+import numpy as _np
+import vta as _vta
+
+from . import contrib, rpc, te, testing, topi  # noqa: F401
+
+__version__ = "vta-compat"
+
+
+def lower(schedule, args, simple_mode=True, name=None, binds=None):
+    """The loop nests (no VTA pass), as the tutorials print them before `vta.lower`."""
+    if binds:
+        raise NotImplementedError("tvm.lower: binds is not supported by the VTA compatibility layer")
+    del name
+    return _vta.lower(schedule, args, simple_mode, passes="loops")
+
+
+class Target:
+    """A compilation target: "ext_dev" (the accelerator) with a host; recorded, not interpreted."""
+
+    def __init__(self, target, host=None):
+        if str(target) not in ("ext_dev", "llvm"):
+            raise NotImplementedError(f"tvm.target.Target: only ext_dev and llvm, not {target!r}")
+        self.kind, self.host = str(target), host
+
+    def __str__(self):
+        return self.kind
+
+
+target = types.SimpleNamespace(Target=Target)
+
+
+def _enabled(what):
+    """What this runtime has: rpc (a device server, or a local session)."""
+    return what in ("rpc", "ext_dev", "llvm")
+
+
+runtime = types.SimpleNamespace(enabled=_enabled)
+
+
+def _array(values, device=None, dtype=None):
+    """A device array holding a copy of `values` (int8 or int32)."""
+    del device
+    a = _np.asarray(values, dtype=dtype) if dtype else _np.asarray(values)
+    return _vta.array(_np.ascontiguousarray(a))
+
+
+nd = types.SimpleNamespace(array=_array)
+sys.modules[__name__ + ".target"] = target
+sys.modules[__name__ + ".runtime"] = runtime
+sys.modules[__name__ + ".nd"] = nd

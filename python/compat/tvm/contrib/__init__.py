@@ -1,0 +1,3 @@
+"""tvm.contrib: utils (temporary directories)."""
+
+from . import utils  # noqa: F401

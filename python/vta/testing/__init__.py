@@ -1,0 +1,1 @@
+"""What the tutorials import from vta.testing (`from vta.testing import simulator`)."""
