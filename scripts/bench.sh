@@ -17,6 +17,11 @@ build="${VTA_BUILD_DIR:-$root/build}"
 # the whole quantized ResNet-18: reference, compile, one inference on the fsim and on the tsim
 "$build/bench/vta_bench_network" "$@"
 
+# a module called from Python against the same call from C++ (the Python package; alternated)
+if [ -d "$build/python/vta" ]; then
+  PYTHONPATH="$build/python-compat:$build/python" /usr/bin/python3 "$root/bench/python_overhead.py"
+fi
+
 # Clean build time of the tsim library alone (configure runs Verilator; then the C++ compile).
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

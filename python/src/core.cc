@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -127,6 +128,13 @@ vta::runtime::DeviceTensor device_array(const py::array& a, const std::string& n
   throw py::type_error("a device array holds int8 or int32 elements, not " + std::string(py::str(a.dtype())));
 }
 
+std::vector<const vta::runtime::DeviceTensor*> device_tensors(const py::args& arrays) {
+  std::vector<const vta::runtime::DeviceTensor*> tensors;
+  tensors.reserve(arrays.size());
+  for (const auto& a : arrays) tensors.push_back(a.cast<const vta::runtime::DeviceTensor*>());
+  return tensors;
+}
+
 py::array to_numpy(const vta::runtime::DeviceTensor& t) {
   std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
   if (t.dtype() == vta::runtime::DType::kInt8) {
@@ -233,7 +241,10 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("name", [](const PyTensor& x) { return x.t->name; })
       .def_property_readonly("shape", [](const PyTensor& x) { return py::tuple(py::cast(x.t->shape)); })
       .def_property_readonly("dtype", [](const PyTensor& x) { return c::to_string(x.t->dtype); })
-      .def_property_readonly("op", [](const PyTensor& x) { return PyOperation{x.t->op, x.t}; })
+      .def_property_readonly("op",
+                             [](const PyTensor& x) {
+                               return PyOperation{x.t->op, x.t};
+                             })
       .def("__call__", [](const PyTensor& x, const py::args& i) { return PyExpr{x.t(to_exprs(i))}; })
       .def("__getitem__", [](const PyTensor& x, const py::object& i) { return read(x.t, i); })
       .def("__eq__", [](const PyTensor& x, const PyTensor& y) { return x.t == y.t; })
@@ -274,7 +285,10 @@ PYBIND11_MODULE(_core, m) {
 
   // ---- schedules
   py::class_<c::Stage>(m, "Stage")
-      .def_property_readonly("op", [](const c::Stage& st) { return PyOperation{st.op(), nullptr}; })
+      .def_property_readonly("op",
+                             [](const c::Stage& st) {
+                               return PyOperation{st.op(), nullptr};
+                             })
       .def_property_readonly("name", &c::Stage::name)
       .def("split", &c::Stage::split, py::arg("parent"), py::arg("factor"))
       .def("split_nparts", &c::Stage::split_nparts, py::arg("parent"), py::arg("nparts"))
@@ -330,11 +344,19 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("args", [](const c::Module& mod) { return py_tensors(mod.args()); })
       .def_property_readonly("target", &c::Module::target)
       .def_property_readonly("program", [](const c::Module& mod) { return c::to_text(mod.program()); })
-      .def("__call__", [](const c::Module& mod, const py::args& arrays) {
-        std::vector<const vta::runtime::DeviceTensor*> tensors;
-        for (const auto& a : arrays) tensors.push_back(a.cast<const vta::runtime::DeviceTensor*>());
-        py::gil_scoped_release unlocked;  // a long run lets other Python threads go on
-        mod(tensors);
+      .def("__call__",
+           [](const c::Module& mod, const py::args& arrays) {
+             const auto tensors = device_tensors(arrays);
+             py::gil_scoped_release unlocked;  // a long run lets other Python threads go on
+             mod(tensors);
+           })
+      // (for bench/python_overhead.py: `n` calls from a C++ loop, seconds in all: the same call without Python)
+      .def("_time_calls", [](const c::Module& mod, int n, const py::args& arrays) {
+        const auto tensors = device_tensors(arrays);
+        py::gil_scoped_release unlocked;
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i) mod(tensors);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       });
   m.def(
       "build",
