@@ -23,6 +23,7 @@
 #include "vta/driver/build_config.h"
 #include "vta/driver/config.h"
 #include "vta/driver/device.h"
+#include "vta/rpc/session.h"
 #include "vta/runtime/tensor.h"
 
 namespace py = pybind11;
@@ -128,6 +129,31 @@ vta::runtime::DeviceTensor device_array(const py::array& a, const std::string& n
   throw py::type_error("a device array holds int8 or int32 elements, not " + std::string(py::str(a.dtype())));
 }
 
+/// Copies a NumPy array into a remote tensor (its type and size checked by the tensor).
+void remote_copy_from(vta::rpc::RemoteTensor& t, const py::array& a) {
+  if (a.dtype().is(py::dtype::of<int8_t>())) {
+    auto c_order = py::array_t<int8_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    t.copy_from(std::span<const int8_t>(c_order.data(), size_t(c_order.size())));
+  } else if (a.dtype().is(py::dtype::of<int32_t>())) {
+    auto c_order = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    t.copy_from(std::span<const int32_t>(c_order.data(), size_t(c_order.size())));
+  } else {
+    throw py::type_error("a device array holds int8 or int32 elements, not " + std::string(py::str(a.dtype())));
+  }
+}
+
+py::array remote_numpy(const vta::rpc::RemoteTensor& t) {
+  std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+  if (t.dtype() == vta::runtime::DType::kInt8) {
+    py::array_t<int8_t> out(shape);
+    t.copy_to(std::span<int8_t>(out.mutable_data(), size_t(out.size())));
+    return out;
+  }
+  py::array_t<int32_t> out(shape);
+  t.copy_to(std::span<int32_t>(out.mutable_data(), size_t(out.size())));
+  return out;
+}
+
 std::vector<const vta::runtime::DeviceTensor*> device_tensors(const py::args& arrays) {
   std::vector<const vta::runtime::DeviceTensor*> tensors;
   tensors.reserve(arrays.size());
@@ -158,6 +184,8 @@ PYBIND11_MODULE(_core, m) {
   static py::exception<c::RuntimeError> runtime_error(m, "RunError", PyExc_RuntimeError);
   static py::exception<c::ModuleError> module_error(m, "ModuleError", PyExc_ValueError);
   static py::exception<vta::ConfigError> config_error(m, "ConfigError", PyExc_ValueError);
+  static py::exception<vta::rpc::RemoteError> remote_error(m, "RemoteError", PyExc_RuntimeError);
+  static py::exception<vta::rpc::CallError> call_error(m, "CallError", remote_error.ptr());
   // (the signature pybind11 takes: by value)
   // NOLINTNEXTLINE(performance-unnecessary-value-param)
   py::register_exception_translator([](std::exception_ptr p) {
@@ -173,6 +201,10 @@ PYBIND11_MODULE(_core, m) {
       module_error(e.what());
     } catch (const vta::ConfigError& e) {
       config_error(e.what());
+    } catch (const vta::rpc::CallError& e) {
+      call_error(e.what());
+    } catch (const vta::rpc::RemoteError& e) {
+      remote_error(e.what());
     }
   });
 
@@ -366,6 +398,80 @@ PYBIND11_MODULE(_core, m) {
         return c::build(s, tensors(args), env, o);
       },
       py::arg("schedule"), py::arg("args"), py::arg("env"), py::arg("target") = "");
+
+  // ---- device-server sessions (vta/rpc/session.h): modules uploaded as files, tensors in the server's
+  // memory; every wait bounded by the connection's timeouts
+  py::class_<vta::rpc::RemoteTensor>(m, "RemoteArray")
+      .def_property_readonly("shape", [](const vta::rpc::RemoteTensor& t) { return py::tuple(py::cast(t.shape())); })
+      .def_property_readonly(
+          "dtype",
+          [](const vta::rpc::RemoteTensor& t) { return t.dtype() == vta::runtime::DType::kInt8 ? "int8" : "int32"; })
+      .def_property_readonly("name", &vta::rpc::RemoteTensor::name)
+      .def("copyfrom", &remote_copy_from, py::arg("array"))
+      .def("numpy", &remote_numpy);
+  py::class_<vta::rpc::RemoteModule>(m, "RemoteModule")
+      .def_property_readonly("name", &vta::rpc::RemoteModule::name)
+      .def_property_readonly("arg_names",
+                             [](const vta::rpc::RemoteModule& f) {
+                               std::vector<std::string> names;
+                               for (const auto& a : f.args()) names.push_back(a.name);
+                               return names;
+                             })
+      .def("__call__", [](const vta::rpc::RemoteModule& f, const py::args& arrays) {
+        std::vector<const vta::rpc::RemoteTensor*> tensors;
+        tensors.reserve(arrays.size());
+        for (const auto& a : arrays) tensors.push_back(a.cast<const vta::rpc::RemoteTensor*>());
+        py::gil_scoped_release unlocked;
+        f.call(tensors);
+      });
+  py::class_<vta::rpc::Remote>(m, "Remote")
+      .def("upload", py::overload_cast<const std::string&>(&vta::rpc::Remote::upload), py::arg("path"))
+      .def(
+          "upload_bytes",
+          [](vta::rpc::Remote& r, const std::string& name, const py::bytes& data) {
+            const std::string bytes = data;
+            r.upload(name, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+          },
+          py::arg("name"), py::arg("data"))
+      .def("load_module", &vta::rpc::Remote::load_module, py::arg("name"))
+      .def(
+          "empty",
+          [](vta::rpc::Remote& r, const std::vector<int64_t>& shape, const std::string& dtype,
+             const std::string& name) {
+            const c::DType t = dtype_of(dtype);
+            if (t == c::DType::kBool) throw py::type_error("a remote array holds int8 or int32 elements");
+            return r.empty(shape, t == c::DType::kInt8 ? vta::runtime::DType::kInt8 : vta::runtime::DType::kInt32,
+                           name);
+          },
+          py::arg("shape"), py::arg("dtype"), py::arg("name") = "")
+      .def(
+          "array",
+          [](vta::rpc::Remote& r, const py::array& a, const std::string& name) {
+            std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
+            const bool wide = a.dtype().is(py::dtype::of<int32_t>());
+            vta::rpc::RemoteTensor t =
+                r.empty(shape, wide ? vta::runtime::DType::kInt32 : vta::runtime::DType::kInt8, name);
+            remote_copy_from(t, a);
+            return t;
+          },
+          py::arg("array"), py::arg("name") = "")
+      .def("stats", [](vta::rpc::Remote& r) { return stats_dict(r.stats()); })
+      .def("clear_stats", &vta::rpc::Remote::clear_stats)
+      .def("flush", &vta::rpc::Remote::flush)
+      .def_property_readonly("target", &vta::rpc::Remote::target)
+      .def_property_readonly("where", &vta::rpc::Remote::where)
+      .def_property_readonly("round_trips", &vta::rpc::Remote::round_trips);
+  m.def(
+      "connect",
+      [](const std::string& host, uint16_t port, const std::string& token, double timeout_s) {
+        vta::rpc::ConnectionOptions o;
+        o.token = token;
+        o.timeout = std::chrono::milliseconds(int64_t(timeout_s * 1000));
+        py::gil_scoped_release unlocked;
+        return vta::rpc::connect(host, port, o);
+      },
+      py::arg("host"), py::arg("port"), py::arg("token") = "", py::arg("timeout") = 30.0);
+  m.def("local_session", &vta::rpc::local_session, py::arg("target") = "");
 
   // ---- the runtime's device of the calling thread
   m.def("runtime_stats", [] { return stats_dict(vta::runtime::runtime_stats()); });

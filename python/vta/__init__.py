@@ -20,6 +20,7 @@ import sys
 
 from . import _core
 from ._core import (  # noqa: F401  (the package's vocabulary)
+    CallError,
     ConfigError,
     DeviceArray,
     Expr,
@@ -27,6 +28,10 @@ from ._core import (  # noqa: F401  (the package's vocabulary)
     IterVar,
     Module,
     ModuleError,
+    Remote,
+    RemoteArray,
+    RemoteError,
+    RemoteModule,
     RunError,
     Schedule,
     ScheduleError,
@@ -38,8 +43,10 @@ __all__ = [
     "Environment", "get_env", "placeholder", "compute", "reduce_axis", "sum", "max", "min", "pad",
     "create_schedule", "lower", "build", "load_module", "array", "stats", "clear_stats", "backends",
     "reconfig_runtime", "program_fpga",
-    "ConfigError", "DeviceArray", "Expr", "InternalError", "IterVar", "Module", "ModuleError",
-    "RunError", "Schedule", "ScheduleError", "Stage", "Tensor",
+    "connect", "local_session",
+    "CallError", "ConfigError", "DeviceArray", "Expr", "InternalError", "IterVar", "Module", "ModuleError",
+    "Remote", "RemoteArray", "RemoteError", "RemoteModule", "RunError", "Schedule", "ScheduleError", "Stage",
+    "Tensor",
 ]
 
 
@@ -57,9 +64,12 @@ class Environment:
 
     @property
     def TARGET(self):  # noqa: N802  (the tutorials' name)
-        """The backend runs go to, as the tutorials test it: "sim" for the fsim, else VTA_TARGET."""
+        """The kind of device runs go to, as the tutorials test it: "sim" for the fsim and for a device
+        server (rpc://: its simulators behind it), "tsim" for the cycle-accurate ones (tsim, systemc)."""
         target = os.environ.get("VTA_TARGET", "fsim")
-        return "sim" if target == "fsim" else target
+        if target == "fsim" or target.startswith("rpc"):
+            return "sim"
+        return "tsim" if target in ("tsim", "systemc") else target
 
     @property
     def target_host(self):
@@ -186,3 +196,20 @@ def clear_stats():
 def backends():
     """The names VTA_TARGET accepts in this process."""
     return _core.backend_names()
+
+
+def connect(host, port, token=None, token_file=None, timeout=30.0):
+    """A session on a vta-device-server (docs/REMOTE.md): `upload(path)` a saved module,
+    `load_module(name)`, `array(values)` / `empty(shape, dtype)` in the server's memory, call the module
+    on them, `stats()`. `token` or `token_file`: the server's shared secret, when it asks for one.
+    Every wait is bounded by `timeout` seconds; errors are RemoteError (CallError for a failed call)."""
+    if token_file is not None:
+        with open(token_file, encoding="utf-8") as f:
+            token = f.read().rstrip("\n")
+    return _core.connect(str(host), int(port), token or "", float(timeout))
+
+
+def local_session(target=""):
+    """A session on a device server started in this process (fsim, tsim; empty: VTA_TARGET): the same
+    code path as connect(), without a network."""
+    return _core.local_session(target)

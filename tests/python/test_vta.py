@@ -182,6 +182,66 @@ class Errors(unittest.TestCase):
         np.testing.assert_array_equal(out.numpy(), reference(a, w, env))
 
 
+class RemoteSessions(unittest.TestCase):
+    """A device-server session (vta.local_session: a server in this process, the code path of connect)."""
+
+    def test_a_module_file_runs_on_the_server(self):
+        env = vta.get_env()
+        s, args = matrix_multiply(env)
+        rng = np.random.default_rng(1)
+        a = rng.integers(-128, 128, size=args[0].shape, dtype=np.int8)
+        w = rng.integers(-128, 128, size=args[1].shape, dtype=np.int8)
+        remote = vta.local_session("fsim")
+        self.assertEqual(remote.target, "fsim")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "gemm.vtam")
+            vta.build(s, args).save(path)
+            remote.upload(path)
+            f = remote.load_module("gemm.vtam")
+        self.assertEqual(f.arg_names, ["data", "weight", "res"])
+        out = remote.empty(args[2].shape, "int8", "res")
+        remote.clear_stats()
+        f(remote.array(a, "data"), remote.array(w, "weight"), out)
+        np.testing.assert_array_equal(out.numpy(), reference(a, w, env))
+        self.assertEqual(remote.stats()["gemm_counter"], 4096)
+        with self.assertRaisesRegex(vta.RemoteError, "nothing named other.vtam"):
+            remote.load_module("other.vtam")
+        with self.assertRaises(ValueError):
+            f(out, out, out)  # shapes checked before anything is sent
+
+    def test_a_failing_call_is_a_call_error_and_the_session_goes_on(self):
+        env = vta.get_env()
+        s, args = matrix_multiply(env)
+        text = vta.build(s, args).to_json()
+        module = json.loads(text)
+        calls = [n for n in iterate(module["program"]) if n.get("name") == "VTALoadBuffer2D"]
+        calls[0]["args"][1] = {"k": "Int", "v": 4096, "t": "int32"}  # reads past data's buffer
+        remote = vta.local_session("fsim")
+        remote.upload_bytes("bad.vtam", json.dumps(module).encode())
+        f = remote.load_module("bad.vtam")
+        arrays = [remote.empty(t.shape, t.dtype) for t in args]
+        with self.assertRaises(vta.CallError):
+            f(*arrays)
+        self.assertTrue(issubclass(vta.CallError, vta.RemoteError))
+        remote.upload_bytes("good.vtam", vta.build(s, args).to_json().encode())
+        remote.load_module("good.vtam")(*arrays)  # the session serves on
+
+    def test_connect_refuses_a_closed_port_by_name(self):
+        with self.assertRaisesRegex(vta.RemoteError, "127.0.0.1:1"):
+            vta.connect("127.0.0.1", 1, timeout=5)
+
+
+def iterate(node):
+    """Every JSON object of a module's program, parents first."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from iterate(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from iterate(v)
+
+
 class Resources(unittest.TestCase):
     def test_no_growth_over_many_calls(self):
         """10,000 expressions, tensors and device arrays made and dropped: the resident set stays flat."""

@@ -48,10 +48,11 @@ runtime = types.SimpleNamespace(enabled=_enabled)
 
 
 def _array(values, device=None, dtype=None):
-    """A device array holding a copy of `values` (int8 or int32)."""
-    del device
-    a = _np.asarray(values, dtype=dtype) if dtype else _np.asarray(values)
-    return _vta.array(_np.ascontiguousarray(a))
+    """A device array holding a copy of `values` (int8 or int32): in the server's memory for a remote
+    session's device, else on this process's device."""
+    a = _np.ascontiguousarray(_np.asarray(values, dtype=dtype) if dtype else _np.asarray(values))
+    remote = getattr(device, "remote", None)
+    return remote.array(a) if remote is not None else _vta.array(a)
 
 
 nd = types.SimpleNamespace(array=_array)
