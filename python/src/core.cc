@@ -8,7 +8,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -153,6 +155,58 @@ py::array remote_numpy(const vta::rpc::RemoteTensor& t) {
   t.copy_to(std::span<int32_t>(out.mutable_data(), size_t(out.size())));
   return out;
 }
+
+// Ctrl-C while a module runs (the GIL released): a SIGINT handler of the call's own asks the executor to
+// stop at its next loop iteration (CallLimits::cancel); the call then raises KeyboardInterrupt. Only on
+// Python's main thread, where Python itself takes SIGINT; its handler is put back after the call.
+std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_calls_in_progress{0};  // (what a test waits for before it sends SIGINT)
+extern "C" void on_sigint(int /*signal*/) { g_interrupted.store(true); }
+
+class InterruptibleCall {
+ public:
+  InterruptibleCall() {
+    const py::module_ threading = py::module_::import("threading");
+    if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return;
+    g_interrupted.store(false);
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    installed_ = sigaction(SIGINT, &sa, &old_) == 0;
+  }
+  ~InterruptibleCall() {
+    if (installed_) sigaction(SIGINT, &old_, nullptr);
+  }
+  InterruptibleCall(const InterruptibleCall&) = delete;
+  InterruptibleCall& operator=(const InterruptibleCall&) = delete;
+  const std::atomic<bool>* cancel() const { return installed_ ? &g_interrupted : nullptr; }
+  /// Runs `call` without the GIL; KeyboardInterrupt when Ctrl-C stopped it.
+  template <class F>
+  void run(F&& call) {
+    struct InProgress {
+      InProgress() { ++g_calls_in_progress; }
+      ~InProgress() { --g_calls_in_progress; }
+      InProgress(const InProgress&) = delete;
+      InProgress& operator=(const InProgress&) = delete;
+    };
+    try {
+      const InProgress counted;
+      py::gil_scoped_release unlocked;  // a long run lets other Python threads go on
+      call();
+    } catch (const c::RuntimeError&) {
+      if (!interrupted()) throw;
+    }
+    if (interrupted()) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      throw py::error_already_set();
+    }
+  }
+
+ private:
+  bool interrupted() const { return installed_ && g_interrupted.load(); }
+  struct sigaction old_ {};
+  bool installed_ = false;
+};
 
 std::vector<const vta::runtime::DeviceTensor*> device_tensors(const py::args& arrays) {
   std::vector<const vta::runtime::DeviceTensor*> tensors;
@@ -376,11 +430,21 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("args", [](const c::Module& mod) { return py_tensors(mod.args()); })
       .def_property_readonly("target", &c::Module::target)
       .def_property_readonly("program", [](const c::Module& mod) { return c::to_text(mod.program()); })
+      // f(*arrays, max_host_steps=None): one call on the runtime's device, the host's statements bounded
+      // (default CallLimits::kDefaultMaxHostSteps); Ctrl-C stops it (KeyboardInterrupt)
       .def("__call__",
-           [](const c::Module& mod, const py::args& arrays) {
+           [](const c::Module& mod, const py::args& arrays, const py::kwargs& options) {
+             c::CallLimits limits;
+             for (const auto& [key, value] : options) {
+               if (py::str(key).cast<std::string>() != "max_host_steps")
+                 throw py::type_error("a module call takes the arrays and max_host_steps, not " +
+                                      py::str(key).cast<std::string>());
+               if (!value.is_none()) limits.max_host_steps = value.cast<uint64_t>();
+             }
              const auto tensors = device_tensors(arrays);
-             py::gil_scoped_release unlocked;  // a long run lets other Python threads go on
-             mod(tensors);
+             InterruptibleCall call;
+             limits.cancel = call.cancel();
+             call.run([&] { mod(tensors, limits); });
            })
       // (for bench/python_overhead.py: `n` calls from a C++ loop, seconds in all: the same call without Python)
       .def("_time_calls", [](const c::Module& mod, int n, const py::args& arrays) {
@@ -477,4 +541,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("runtime_stats", [] { return stats_dict(vta::runtime::runtime_stats()); });
   m.def("clear_runtime_stats", &vta::runtime::clear_runtime_stats);
   m.def("backend_names", &vta::backend_names);
+  m.def("_calls_in_progress", [] { return g_calls_in_progress.load(); });
 }

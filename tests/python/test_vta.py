@@ -5,6 +5,9 @@ calls. Run by ctest with PYTHONPATH=<build>/python and Debian's python3."""
 
 import json
 import os
+import signal
+import threading
+import time
 import resource
 import tempfile
 import unittest
@@ -240,6 +243,41 @@ def iterate(node):
     elif isinstance(node, list):
         for v in node:
             yield from iterate(v)
+
+
+class Interrupts(unittest.TestCase):
+    def test_ctrl_c_stops_a_long_call_and_the_next_one_runs(self):
+        """A module whose host loops would run for hours: SIGINT, sent once the call has started, stops
+        it with KeyboardInterrupt; the module runs again afterwards."""
+        env = vta.get_env()
+        s, args = matrix_multiply(env)
+        config = json.loads(vta.build(s, args).to_json())["config"]
+        spin = {"format": "vta-module", "version": 1, "config": config, "target": "", "tensors": [], "args": [],
+                "vars": ["i", "j"],
+                "program": {"k": "For", "var": 0, "extent": 1 << 32,
+                            "body": {"k": "For", "var": 1, "extent": 1 << 8, "body": {"k": "Seq", "seq": []}}}}
+        f = vta.Module.from_json(json.dumps(spin))
+        with self.assertRaisesRegex(vta.RunError, "max_host_steps"):
+            f()  # over the default bound: refused before anything runs
+
+        def interrupt_when_started():
+            deadline = time.monotonic() + 60
+            while vta._core._calls_in_progress() == 0 and time.monotonic() < deadline:
+                time.sleep(0.001)
+            os.kill(os.getpid(), signal.SIGINT)
+
+        sender = threading.Thread(target=interrupt_when_started)
+        sender.start()
+        start = time.monotonic()
+        with self.assertRaises(KeyboardInterrupt):
+            f(max_host_steps=1 << 42)
+        sender.join()
+        self.assertLess(time.monotonic() - start, 60)
+        with self.assertRaises(TypeError):
+            f(max_steps=1)
+        small = json.loads(json.dumps(spin))
+        small["program"]["extent"] = 2
+        vta.Module.from_json(json.dumps(small))()  # runs to its end
 
 
 class Resources(unittest.TestCase):
