@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bindings.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/env.h"
 #include "vta/compiler/ir.h"
@@ -542,4 +543,6 @@ PYBIND11_MODULE(_core, m) {
   m.def("clear_runtime_stats", &vta::runtime::clear_runtime_stats);
   m.def("backend_names", &vta::backend_names);
   m.def("_calls_in_progress", [] { return g_calls_in_progress.load(); });
+
+  vta::python::bind_network(m, py::module_::import("builtins").attr("ValueError"));
 }

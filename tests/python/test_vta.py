@@ -280,6 +280,37 @@ class Interrupts(unittest.TestCase):
         vta.Module.from_json(json.dumps(small))()  # runs to its end
 
 
+class Networks(unittest.TestCase):
+    def test_a_small_resnet18_runs_verified_step_by_step(self):
+        import vta.network as vn
+        g = vn.resnet18(image=64, classes=10, width=16, seed=3)
+        x = vn.generated_input(g, seed=3)
+        self.assertEqual(x.shape, (1, 3, 64, 64))
+        reports = g.calibrate_shifts(x)
+        self.assertTrue(all(r["clipped"] <= 0.005 for r in reports))
+        ex = vn.Executor(g)
+        self.assertTrue(any(s["placement"] == "vta" for s in ex.steps))
+        run = ex.run(x)
+        self.assertTrue(run["verified"])
+        np.testing.assert_array_equal(run["output"], g.run_reference(x))
+        self.assertEqual(run["output"].shape, (1, 10))
+        vta_steps = [s for s in run["steps"] if s["placement"] == "vta"]
+        self.assertEqual(sum(s["stats"]["gemm_counter"] for s in vta_steps), run["vta"]["gemm_counter"])
+        self.assertTrue(all(s["mismatches"] == 0 for s in run["steps"]))
+
+    def test_graphs_refuse_by_name(self):
+        import vta.network as vn
+        g = vn.Graph("tiny")
+        g.input("x", [1, 16, 4, 4])
+        with self.assertRaisesRegex(vn.GraphError, "nothing"):
+            g.relu("r", "nothing")
+        with self.assertRaises(TypeError):
+            g.constant("w", np.zeros((16, 16, 1, 1), np.float32))
+        with self.assertRaisesRegex(vn.GraphError, "no operator named q"):
+            g.place("q", "vta")
+        self.assertTrue(issubclass(vn.GraphError, ValueError))
+
+
 class Resources(unittest.TestCase):
     def test_no_growth_over_many_calls(self):
         """10,000 expressions, tensors and device arrays made and dropped: the resident set stays flat."""

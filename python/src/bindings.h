@@ -1,0 +1,12 @@
+#pragma once
+// The parts of the vta._core extension, each binding one layer of the C++ stack (python/src/core.cc
+// makes the module and binds the compiler, the runtime and the device-server sessions).
+
+#include <pybind11/pybind11.h>
+
+namespace vta::python {
+
+/// vta.network: graphs of quantized operators, ResNet-18, the executor (vta/network/*.h).
+void bind_network(pybind11::module_& m, const pybind11::object& base_error);
+
+}  // namespace vta::python
