@@ -8,5 +8,7 @@ namespace vta::python {
 
 /// vta.network: graphs of quantized operators, ResNet-18, the executor (vta/network/*.h).
 void bind_network(pybind11::module_& m, const pybind11::object& base_error);
+/// Cost estimates and timelines of modules, captured runs and their replays.
+void bind_observability(pybind11::module_& m, const pybind11::object& base_error);
 
 }  // namespace vta::python

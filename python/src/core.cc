@@ -544,5 +544,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("backend_names", &vta::backend_names);
   m.def("_calls_in_progress", [] { return g_calls_in_progress.load(); });
 
-  vta::python::bind_network(m, py::module_::import("builtins").attr("ValueError"));
+  const py::object value_error = py::module_::import("builtins").attr("ValueError");
+  vta::python::bind_network(m, value_error);
+  vta::python::bind_observability(m, value_error);
 }

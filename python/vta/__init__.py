@@ -21,6 +21,8 @@ import sys
 from . import _core
 from ._core import (  # noqa: F401  (the package's vocabulary)
     CallError,
+    Capture,
+    CaptureError,
     ConfigError,
     DeviceArray,
     Expr,
@@ -37,13 +39,18 @@ from ._core import (  # noqa: F401  (the package's vocabulary)
     ScheduleError,
     Stage,
     Tensor,
+    Timeline,
+    estimate_cycles,
+    estimate_timelines,
+    timelines_to_svg,
 )
 
 __all__ = [
     "Environment", "get_env", "placeholder", "compute", "reduce_axis", "sum", "max", "min", "pad",
     "create_schedule", "lower", "build", "load_module", "array", "stats", "clear_stats", "backends",
     "reconfig_runtime", "program_fpga",
-    "connect", "local_session",
+    "connect", "local_session", "estimate_cycles", "estimate_timelines", "timelines_to_svg", "Capture",
+    "CaptureError", "Timeline",
     "CallError", "ConfigError", "DeviceArray", "Expr", "InternalError", "IterVar", "Module", "ModuleError",
     "Remote", "RemoteArray", "RemoteError", "RemoteModule", "RunError", "Schedule", "ScheduleError", "Stage",
     "Tensor",

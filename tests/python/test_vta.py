@@ -6,6 +6,8 @@ calls. Run by ctest with PYTHONPATH=<build>/python and Debian's python3."""
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 import resource
@@ -278,6 +280,41 @@ class Interrupts(unittest.TestCase):
         small = json.loads(json.dumps(spin))
         small["program"]["extent"] = 2
         vta.Module.from_json(json.dumps(small))()  # runs to its end
+
+
+class Observability(unittest.TestCase):
+    def test_estimates_and_timelines_of_a_module(self):
+        env = vta.get_env()
+        s, args = matrix_multiply(env)
+        f = vta.build(s, args)
+        timelines = vta.estimate_timelines(f)
+        self.assertTrue(timelines and all(t.estimated for t in timelines))
+        self.assertEqual(vta.estimate_cycles(f), sum(t.cycles for t in timelines))
+        self.assertEqual(vta.estimate_cycles(f), 138280)  # docs/COMPILER.md: the tsim runs it in 138,096
+        self.assertGreater(timelines[0].busy("compute"), 0)
+        self.assertIn('"traceEvents"', timelines[0].to_trace_json())
+        self.assertIn("<svg", vta.timelines_to_svg(timelines))
+        with self.assertRaises(ValueError):
+            timelines[0].busy("fetch")
+
+    def test_a_captured_run_replays_on_another_backend(self):
+        with tempfile.TemporaryDirectory() as d:
+            # a process of its own: the capturing device is made when the runtime's device is first used
+            code = ("import numpy as np, vta, test_vta\n"
+                    "s, args = test_vta.matrix_multiply(vta.get_env())\n"
+                    "f = vta.build(s, args)\n"
+                    "f(*[vta.array(np.ones(t.shape, np.int8)) for t in args])\n")
+            env = dict(os.environ, VTA_CAPTURE=d, VTA_TARGET="fsim")
+            subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120,
+                           cwd=os.path.dirname(os.path.abspath(__file__)))
+            files = sorted(os.listdir(d))
+            self.assertEqual(len(files), 1, files)
+            capture = vta.Capture.load(os.path.join(d, files[0]))
+            self.assertEqual(capture.target, "fsim")
+            replayed = capture.replay("tsim" if "tsim" in vta.backends() else "fsim")
+            self.assertTrue(replayed["matches"], replayed["differences"])
+        with self.assertRaises(vta.CaptureError):
+            vta.Capture.load(os.path.join(SOURCE, "README.md"))
 
 
 class Networks(unittest.TestCase):
