@@ -427,6 +427,7 @@ PYBIND11_MODULE(_core, m) {
       .def_static("load", &c::Module::load, py::arg("path"))
       .def_static("from_json", &c::Module::from_json, py::arg("text"), py::arg("origin") = "<module>")
       .def("save", &c::Module::save, py::arg("path"))
+      .def("export_library", &c::Module::save, py::arg("path"))  // (the tutorials' name: the same file)
       .def("to_json", &c::Module::to_json)
       .def_property_readonly("args", [](const c::Module& mod) { return py_tensors(mod.args()); })
       .def_property_readonly("target", &c::Module::target)

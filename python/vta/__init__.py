@@ -48,7 +48,7 @@ from ._core import (  # noqa: F401  (the package's vocabulary)
 __all__ = [
     "Environment", "get_env", "placeholder", "compute", "reduce_axis", "sum", "max", "min", "pad",
     "create_schedule", "lower", "build", "load_module", "array", "stats", "clear_stats", "backends",
-    "reconfig_runtime", "program_fpga",
+    "reconfig_runtime", "program_fpga", "build_config",
     "connect", "local_session", "estimate_cycles", "estimate_timelines", "timelines_to_svg", "Capture",
     "CaptureError", "Timeline",
     "CallError", "ConfigError", "DeviceArray", "Expr", "InternalError", "IterVar", "Module", "ModuleError",
@@ -168,6 +168,23 @@ def build(schedule, args, target=None, target_host=None, name=None, env=None):
     del target_host, name
     backend = target if isinstance(target, str) and target != "ext_dev" else ""
     return _core.build(schedule, list(args), _core_env(env), backend)
+
+
+class build_config:  # noqa: N801  (the tutorials' name)
+    """The tutorials' `with vta.build_config(disabled_pass={...}):` around lowering and building. The
+    VTA passes always run; the passes a tutorial disables are TVM's own (common subexpression
+    elimination and the like), which this compiler does not have: nothing to disable."""
+
+    def __init__(self, disabled_pass=None, **options):
+        if options:
+            raise NotImplementedError(f"build_config: only disabled_pass is understood, not {sorted(options)}")
+        self.disabled_pass = set(disabled_pass or ())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 def reconfig_runtime(remote):

@@ -43,6 +43,17 @@ class Compat(unittest.TestCase):
         self.assertTrue(tvm.runtime.enabled("rpc"))
         self.assertIn(env.TARGET, ("sim", "tsim"))
 
+    def test_build_config_and_export_library(self):
+        env = vta.get_env()
+        s, args = small_alu(env)
+        with vta.build_config(disabled_pass={"tir.CommonSubexprElimTIR"}):
+            f = vta.build(s, args, "ext_dev", env.target_host, name="alu")
+        with self.assertRaises(NotImplementedError):
+            vta.build_config(opt_level=3)
+        temp = utils.tempdir()
+        f.export_library(temp.relpath("alu.so"))
+        self.assertEqual(vta.load_module(temp.relpath("alu.so")).program, f.program)
+
     def test_a_local_session_and_the_simulator_statistics(self):
         env = vta.get_env()
         s, args = small_alu(env)
