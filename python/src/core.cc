@@ -77,7 +77,8 @@ c::DType dtype_of(const std::string& name) {
 c::Expr to_expr(const py::handle& h) {
   if (py::isinstance<c::IterVar>(h)) return h.cast<c::IterVar>().var;
   if (py::isinstance<py::bool_>(h)) throw py::type_error("a bool is not an index or a value");
-  if (py::isinstance<py::int_>(h)) return c::make_int(h.cast<int64_t>());
+  // Python's and NumPy's integers (anything with __index__)
+  if (PyIndex_Check(h.ptr()) != 0) return c::make_int(py::int_(py::reinterpret_borrow<py::object>(h)).cast<int64_t>());
   if (py::isinstance<PyExpr>(h)) return h.cast<PyExpr>().e;
   throw py::type_error(std::string("expected an expression, an axis or an integer, not ") +
                        std::string(py::str(py::type::of(h).attr("__name__"))));
@@ -92,7 +93,9 @@ std::vector<c::Expr> to_exprs(const py::args& args) {
 /// A binary operator with the DSL's integer promotion (an integer takes the other side's type).
 PyExpr binary(c::ExprKind k, const c::Expr& a, const py::handle& other, bool reflected) {
   c::Expr b = to_expr(other);
-  if (py::isinstance<py::int_>(other)) b = c::make_int(other.cast<int64_t>(), a->dtype);
+  if (PyIndex_Check(other.ptr()) != 0 && !py::isinstance<py::bool_>(other)) {
+    b = c::make_int(py::int_(py::reinterpret_borrow<py::object>(other)).cast<int64_t>(), a->dtype);
+  }
   return {reflected ? c::make_binary(k, b, a) : c::make_binary(k, a, b)};
 }
 

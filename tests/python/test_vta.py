@@ -154,6 +154,9 @@ class Errors(unittest.TestCase):
         with self.assertRaises(TypeError):
             data["i"]
         with self.assertRaises(TypeError):
+            data[True, 0, 0, 0]
+        self.assertEqual(str(data[np.int64(0), 1, 0, 0] >> np.int32(2)), str(data[0, 1, 0, 0] >> 2))
+        with self.assertRaises(TypeError):
             vta.array(np.zeros(4, np.float32))
         self.assertTrue(issubclass(vta.ScheduleError, ValueError))
 
