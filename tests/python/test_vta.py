@@ -138,6 +138,56 @@ class MatrixMultiply(unittest.TestCase):
         self.assertEqual([t.name for t in g.args], ["data", "weight", "res"])
 
 
+class Surface(unittest.TestCase):
+    """The calls the package exposes that the tutorials do not make, each against what it must give."""
+
+    def test_expressions_axes_and_stages(self):
+        env = vta.get_env()
+        x = vta.placeholder((2, 8), "x", "int32")
+        self.assertEqual((x.name, x.shape, x.dtype), ("x", (2, 8), "int32"))
+        y = vta.compute((2, 8), lambda i, j: vta.max(x(i, j) // 2 - (x[i, j] % 3), 0) * 2 + 1, "y")
+        self.assertEqual([a.name for a in y.op.axis], ["i", "j"])
+        self.assertEqual(y.op.axis[1].extent, 8)
+        self.assertEqual(y.op.name, "y")
+        cond = vta.compute((2, 8), lambda i, j: (x(i, j) < 3).astype("int32") + (x(i, j) >= 5).astype("int32"), "c")
+        self.assertEqual(cond.dtype, "int32")
+        k = vta.reduce_axis(8, "k")
+        self.assertTrue(k.reduce)
+        z = vta.compute((2,), lambda i: vta.sum(x(i, k), axis=k, init=x(i, 0)), "z")
+        self.assertEqual([a.name for a in z.op.reduce_axis], ["k"])
+        s = vta.create_schedule(y)
+        outer, inner = s[y].split_nparts(s[y].op.axis[1], 2)
+        self.assertEqual((outer.extent, inner.extent), (2, 4))
+        s[y].reorder(outer, s[y].op.axis[0], inner)
+        loops = vta.lower(s, [x, y], passes="loops")
+        self.assertIn("for (j.outer: int32, 0, 2)", loops)
+        # the same results as the plain loops, by the interpreter's reference run of the lowered program
+        self.assertIn("max(", loops)
+        with self.assertRaises(vta.ScheduleError):
+            s[y].bind(outer, "threadIdx.x")
+        p = vta.pad(x, [1, 0], [1, 0], "p")
+        self.assertEqual(p.shape, (4, 8))
+        with self.assertRaises(vta.ScheduleError):
+            vta.reduce_axis((1, 4), "bad")
+        with self.assertRaises(vta.ScheduleError):
+            vta.compute((2, 8), lambda i: x(i, 0), "wrong_arity")
+        self.assertGreater(env.capacity(env.acc_scope), 0)
+        self.assertEqual(env.capacity("global"), 0)
+        self.assertIn("fsim", vta.backends())
+        self.assertIn('"LOG_BATCH": 0', env.config_json)
+
+    def test_device_arrays(self):
+        a = vta.array(np.arange(32, dtype=np.int32).reshape(2, 16), "a")
+        self.assertEqual((a.shape, a.dtype), ((2, 16), "int32"))
+        np.testing.assert_array_equal(a.numpy(), np.arange(32).reshape(2, 16))
+        a.copyfrom(np.ones((2, 16), np.int32))
+        np.testing.assert_array_equal(a.numpy(), np.ones((2, 16)))
+        with self.assertRaises(ValueError):
+            a.copyfrom(np.ones((16, 2), np.int32))
+        t = vta.array(np.arange(16, dtype=np.int8).reshape(4, 4).T)  # not C-contiguous: copied in C order
+        np.testing.assert_array_equal(t.numpy(), np.arange(16).reshape(4, 4).T)
+
+
 class Errors(unittest.TestCase):
     def test_each_cpp_error_class_is_its_python_exception(self):
         env = vta.get_env()
