@@ -32,6 +32,18 @@
 namespace py = pybind11;
 namespace c = vta::compiler;
 
+namespace vta::python {
+
+py::dict stats_dict(const Stats& s) {
+  py::dict d;
+  for (const auto& f : kStatFields) d[py::str(std::string(f.name))] = s.*f.member;
+  d["cycle_count"] = s.cycle_count ? py::cast(*s.cycle_count) : py::none();
+  return d;
+}
+
+}  // namespace vta::python
+using vta::python::stats_dict;
+
 namespace {
 
 // pybind11 holds objects by shared_ptr<T>, not shared_ptr<const T> (the IR's handles): each handle
@@ -107,14 +119,6 @@ PyExpr read(const c::Tensor& t, const py::handle& index) {
     idx.push_back(to_expr(index));
   }
   return {t(std::move(idx))};
-}
-
-/// The seven statistics and the cycle count, by name (vta::kStatFields).
-py::dict stats_dict(const vta::Stats& s) {
-  py::dict d;
-  for (const auto& f : vta::kStatFields) d[py::str(std::string(f.name))] = s.*f.member;
-  d["cycle_count"] = s.cycle_count ? py::cast(*s.cycle_count) : py::none();
-  return d;
 }
 
 /// A device tensor from a NumPy array (int8 or int32, any layout: copied in C order).
@@ -236,35 +240,15 @@ py::array to_numpy(const vta::runtime::DeviceTensor& t) {
 PYBIND11_MODULE(_core, m) {
   m.doc() = "The VTA stack's C++ objects (the vta package wraps them; docs/PYTHON.md)";
 
-  // ---- errors: each C++ error class is a Python exception class of its own
-  static py::exception<c::ScheduleError> schedule_error(m, "ScheduleError", PyExc_ValueError);
-  static py::exception<c::InternalError> internal_error(m, "InternalError", PyExc_RuntimeError);
-  static py::exception<c::RuntimeError> runtime_error(m, "RunError", PyExc_RuntimeError);
-  static py::exception<c::ModuleError> module_error(m, "ModuleError", PyExc_ValueError);
-  static py::exception<vta::ConfigError> config_error(m, "ConfigError", PyExc_ValueError);
-  static py::exception<vta::rpc::RemoteError> remote_error(m, "RemoteError", PyExc_RuntimeError);
-  static py::exception<vta::rpc::CallError> call_error(m, "CallError", remote_error.ptr());
-  // (the signature pybind11 takes: by value)
-  // NOLINTNEXTLINE(performance-unnecessary-value-param)
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const c::ScheduleError& e) {
-      schedule_error(e.what());
-    } catch (const c::InternalError& e) {
-      internal_error(e.what());
-    } catch (const c::RuntimeError& e) {
-      runtime_error(e.what());
-    } catch (const c::ModuleError& e) {
-      module_error(e.what());
-    } catch (const vta::ConfigError& e) {
-      config_error(e.what());
-    } catch (const vta::rpc::CallError& e) {
-      call_error(e.what());
-    } catch (const vta::rpc::RemoteError& e) {
-      remote_error(e.what());
-    }
-  });
+  // ---- errors: each C++ error class is a Python exception class of its own (a derived class registered
+  // after its base: pybind11 tries the translators last registered first)
+  py::register_exception<c::ScheduleError>(m, "ScheduleError", PyExc_ValueError);
+  py::register_exception<c::InternalError>(m, "InternalError", PyExc_RuntimeError);
+  py::register_exception<c::RuntimeError>(m, "RunError", PyExc_RuntimeError);
+  py::register_exception<c::ModuleError>(m, "ModuleError", PyExc_ValueError);
+  py::register_exception<vta::ConfigError>(m, "ConfigError", PyExc_ValueError);
+  const auto& remote_error = py::register_exception<vta::rpc::RemoteError>(m, "RemoteError", PyExc_RuntimeError);
+  py::register_exception<vta::rpc::CallError>(m, "CallError", remote_error.ptr());
 
   // ---- the target (vta.get_env())
   py::class_<c::Env>(m, "Env")

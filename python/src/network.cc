@@ -39,13 +39,6 @@ py::array_t<T> shaped(const std::vector<T>& values, const std::vector<int64_t>& 
   return out;
 }
 
-py::dict stats_dict(const Stats& s) {
-  py::dict d;
-  for (const auto& f : kStatFields) d[py::str(std::string(f.name))] = s.*f.member;
-  d["cycle_count"] = s.cycle_count ? py::cast(*s.cycle_count) : py::none();
-  return d;
-}
-
 py::dict step_dict(const net::Step& s) {
   py::dict d;
   d["name"] = s.name;
@@ -67,17 +60,8 @@ net::ResNet18Options resnet18_options(int64_t image, int64_t classes, int64_t ba
 
 void bind_network(py::module_& m, const py::object& base_error) {
   py::module_ n = m.def_submodule("network", "graphs of quantized operators and their executor");
-  static py::exception<net::GraphError> graph_error(n, "GraphError", base_error.ptr());
-  static py::exception<net::NpyError> npy_error(n, "NpyError", base_error.ptr());
-  py::register_exception_translator([](std::exception_ptr p) {  // NOLINT(performance-unnecessary-value-param)
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const net::GraphError& e) {
-      graph_error(e.what());
-    } catch (const net::NpyError& e) {
-      npy_error(e.what());
-    }
-  });
+  py::register_exception<net::GraphError>(n, "GraphError", base_error.ptr());
+  py::register_exception<net::NpyError>(n, "NpyError", base_error.ptr());
 
   py::class_<net::Graph>(n, "Graph")
       .def(py::init<std::string>(), py::arg("name"))

@@ -18,14 +18,7 @@ namespace py = pybind11;
 namespace vta::python {
 
 void bind_observability(py::module_& m, const py::object& base_error) {
-  static py::exception<CaptureError> capture_error(m, "CaptureError", base_error.ptr());
-  py::register_exception_translator([](std::exception_ptr p) {  // NOLINT(performance-unnecessary-value-param)
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const CaptureError& e) {
-      capture_error(e.what());
-    }
-  });
+  py::register_exception<CaptureError>(m, "CaptureError", base_error.ptr());
 
   py::class_<Timeline>(m, "Timeline")
       .def_readonly("title", &Timeline::title)
