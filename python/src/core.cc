@@ -12,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -85,12 +86,18 @@ c::DType dtype_of(const std::string& name) {
   throw py::value_error("unknown dtype '" + name + "' (int8, int32)");
 }
 
+/// The value of Python's and NumPy's integers (anything with __index__); none for anything else.
+/// TypeError for a bool, which is no index or value.
+std::optional<int64_t> integer(const py::handle& h) {
+  if (py::isinstance<py::bool_>(h)) throw py::type_error("a bool is not an index or a value");
+  if (PyIndex_Check(h.ptr()) == 0) return std::nullopt;
+  return py::int_(py::reinterpret_borrow<py::object>(h)).cast<int64_t>();
+}
+
 /// Anything a tutorial writes where an expression goes: an expression, an axis, an integer.
 c::Expr to_expr(const py::handle& h) {
   if (py::isinstance<c::IterVar>(h)) return h.cast<c::IterVar>().var;
-  if (py::isinstance<py::bool_>(h)) throw py::type_error("a bool is not an index or a value");
-  // Python's and NumPy's integers (anything with __index__)
-  if (PyIndex_Check(h.ptr()) != 0) return c::make_int(py::int_(py::reinterpret_borrow<py::object>(h)).cast<int64_t>());
+  if (const auto v = integer(h)) return c::make_int(*v);
   if (py::isinstance<PyExpr>(h)) return h.cast<PyExpr>().e;
   throw py::type_error(std::string("expected an expression, an axis or an integer, not ") +
                        std::string(py::str(py::type::of(h).attr("__name__"))));
@@ -104,10 +111,8 @@ std::vector<c::Expr> to_exprs(const py::args& args) {
 
 /// A binary operator with the DSL's integer promotion (an integer takes the other side's type).
 PyExpr binary(c::ExprKind k, const c::Expr& a, const py::handle& other, bool reflected) {
-  c::Expr b = to_expr(other);
-  if (PyIndex_Check(other.ptr()) != 0 && !py::isinstance<py::bool_>(other)) {
-    b = c::make_int(py::int_(py::reinterpret_borrow<py::object>(other)).cast<int64_t>(), a->dtype);
-  }
+  const auto v = integer(other);
+  const c::Expr b = v ? c::make_int(*v, a->dtype) : to_expr(other);
   return {reflected ? c::make_binary(k, b, a) : c::make_binary(k, a, b)};
 }
 
@@ -121,38 +126,31 @@ PyExpr read(const c::Tensor& t, const py::handle& index) {
   return {t(std::move(idx))};
 }
 
-/// A device tensor from a NumPy array (int8 or int32, any layout: copied in C order).
-vta::runtime::DeviceTensor device_array(const py::array& a, const std::string& name) {
-  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-  if (a.dtype().is(py::dtype::of<int8_t>())) {
-    auto c_order = py::array_t<int8_t, py::array::c_style | py::array::forcecast>::ensure(a);
-    vta::runtime::DeviceTensor t(shape, vta::runtime::DType::kInt8, name);
-    t.copy_from({c_order.data(), size_t(c_order.size())});
-    return t;
-  }
-  if (a.dtype().is(py::dtype::of<int32_t>())) {
-    auto c_order = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(a);
-    vta::runtime::DeviceTensor t(shape, vta::runtime::DType::kInt32, name);
-    t.copy_from({c_order.data(), size_t(c_order.size())});
-    return t;
-  }
+/// The element type of a NumPy array a device holds (int8 or int32); TypeError for any other.
+vta::runtime::DType device_dtype(const py::array& a) {
+  if (a.dtype().is(py::dtype::of<int8_t>())) return vta::runtime::DType::kInt8;
+  if (a.dtype().is(py::dtype::of<int32_t>())) return vta::runtime::DType::kInt32;
   throw py::type_error("a device array holds int8 or int32 elements, not " + std::string(py::str(a.dtype())));
 }
 
-/// Copies a NumPy array into a remote tensor (its type and size checked by the tensor).
-void remote_copy_from(vta::rpc::RemoteTensor& t, const py::array& a) {
-  if (a.dtype().is(py::dtype::of<int8_t>())) {
+const char* dtype_name(vta::runtime::DType t) { return t == vta::runtime::DType::kInt8 ? "int8" : "int32"; }
+
+/// Copies a NumPy array (any layout: read in C order) into a device tensor or a remote tensor; the tensor
+/// checks the element type and count.
+template <class DeviceArray>
+void copy_from_numpy(DeviceArray& t, const py::array& a) {
+  if (device_dtype(a) == vta::runtime::DType::kInt8) {
     auto c_order = py::array_t<int8_t, py::array::c_style | py::array::forcecast>::ensure(a);
     t.copy_from(std::span<const int8_t>(c_order.data(), size_t(c_order.size())));
-  } else if (a.dtype().is(py::dtype::of<int32_t>())) {
+  } else {
     auto c_order = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(a);
     t.copy_from(std::span<const int32_t>(c_order.data(), size_t(c_order.size())));
-  } else {
-    throw py::type_error("a device array holds int8 or int32 elements, not " + std::string(py::str(a.dtype())));
   }
 }
 
-py::array remote_numpy(const vta::rpc::RemoteTensor& t) {
+/// A device tensor's or a remote tensor's elements as a new NumPy array of its shape.
+template <class DeviceArray>
+py::array to_numpy(const DeviceArray& t) {
   std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
   if (t.dtype() == vta::runtime::DType::kInt8) {
     py::array_t<int8_t> out(shape);
@@ -163,6 +161,8 @@ py::array remote_numpy(const vta::rpc::RemoteTensor& t) {
   t.copy_to(std::span<int32_t>(out.mutable_data(), size_t(out.size())));
   return out;
 }
+
+std::vector<int64_t> shape_of(const py::array& a) { return {a.shape(), a.shape() + a.ndim()}; }
 
 // Ctrl-C while a module runs (the GIL released): a SIGINT handler of the call's own asks the executor to
 // stop at its next loop iteration (CallLimits::cancel); the call then raises KeyboardInterrupt. Only on
@@ -221,18 +221,6 @@ std::vector<const vta::runtime::DeviceTensor*> device_tensors(const py::args& ar
   tensors.reserve(arrays.size());
   for (const auto& a : arrays) tensors.push_back(a.cast<const vta::runtime::DeviceTensor*>());
   return tensors;
-}
-
-py::array to_numpy(const vta::runtime::DeviceTensor& t) {
-  std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
-  if (t.dtype() == vta::runtime::DType::kInt8) {
-    py::array_t<int8_t> out(shape);
-    t.copy_to({out.mutable_data(), size_t(out.size())});
-    return out;
-  }
-  py::array_t<int32_t> out(shape);
-  t.copy_to({out.mutable_data(), size_t(out.size())});
-  return out;
 }
 
 }  // namespace
@@ -395,19 +383,20 @@ PYBIND11_MODULE(_core, m) {
 
   // ---- modules and device tensors
   py::class_<vta::runtime::DeviceTensor>(m, "DeviceArray")
-      .def(py::init(&device_array), py::arg("array"), py::arg("name") = "")
+      .def(py::init([](const py::array& a, const std::string& name) {
+             auto t = std::make_unique<vta::runtime::DeviceTensor>(shape_of(a), device_dtype(a), name);
+             copy_from_numpy(*t, a);
+             return t;
+           }),
+           py::arg("array"), py::arg("name") = "")
       .def_property_readonly("shape",
                              [](const vta::runtime::DeviceTensor& t) { return py::tuple(py::cast(t.shape())); })
-      .def_property_readonly("dtype",
-                             [](const vta::runtime::DeviceTensor& t) {
-                               return t.dtype() == vta::runtime::DType::kInt8 ? "int8" : "int32";
-                             })
-      .def("numpy", &to_numpy)
+      .def_property_readonly("dtype", [](const vta::runtime::DeviceTensor& t) { return dtype_name(t.dtype()); })
+      .def("numpy", &to_numpy<vta::runtime::DeviceTensor>)
+      // into the array's own device memory (the element count and type checked by the tensor)
       .def("copyfrom", [](vta::runtime::DeviceTensor& t, const py::array& a) {
-        vta::runtime::DeviceTensor tmp = device_array(a, t.name());
-        if (tmp.shape() != t.shape() || tmp.dtype() != t.dtype())
-          throw py::value_error("copyfrom: the array's shape or dtype is not the device array's");
-        t = std::move(tmp);
+        if (shape_of(a) != t.shape()) throw py::value_error("copyfrom: the array's shape is not the device array's");
+        copy_from_numpy(t, a);
       });
 
   py::class_<c::Module>(m, "Module")
@@ -456,12 +445,10 @@ PYBIND11_MODULE(_core, m) {
   // memory; every wait bounded by the connection's timeouts
   py::class_<vta::rpc::RemoteTensor>(m, "RemoteArray")
       .def_property_readonly("shape", [](const vta::rpc::RemoteTensor& t) { return py::tuple(py::cast(t.shape())); })
-      .def_property_readonly(
-          "dtype",
-          [](const vta::rpc::RemoteTensor& t) { return t.dtype() == vta::runtime::DType::kInt8 ? "int8" : "int32"; })
+      .def_property_readonly("dtype", [](const vta::rpc::RemoteTensor& t) { return dtype_name(t.dtype()); })
       .def_property_readonly("name", &vta::rpc::RemoteTensor::name)
-      .def("copyfrom", &remote_copy_from, py::arg("array"))
-      .def("numpy", &remote_numpy);
+      .def("copyfrom", &copy_from_numpy<vta::rpc::RemoteTensor>, py::arg("array"))
+      .def("numpy", &to_numpy<vta::rpc::RemoteTensor>);
   py::class_<vta::rpc::RemoteModule>(m, "RemoteModule")
       .def_property_readonly("name", &vta::rpc::RemoteModule::name)
       .def_property_readonly("arg_names",
@@ -500,11 +487,8 @@ PYBIND11_MODULE(_core, m) {
       .def(
           "array",
           [](vta::rpc::Remote& r, const py::array& a, const std::string& name) {
-            std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-            const bool wide = a.dtype().is(py::dtype::of<int32_t>());
-            vta::rpc::RemoteTensor t =
-                r.empty(shape, wide ? vta::runtime::DType::kInt32 : vta::runtime::DType::kInt8, name);
-            remote_copy_from(t, a);
+            vta::rpc::RemoteTensor t = r.empty(shape_of(a), device_dtype(a), name);
+            copy_from_numpy(t, a);
             return t;
           },
           py::arg("array"), py::arg("name") = "")

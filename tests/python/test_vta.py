@@ -46,7 +46,7 @@ def matrix_multiply(env, batch=1, in_channels=1024, out_channels=1024):
 
     s = vta.create_schedule(res)
     b, oc, b_tns, oc_tns = s[res].op.axis
-    b_out, b_inn = s[res].split(b, 1 // env.BATCH if env.BATCH == 1 else 1)
+    b_out, b_inn = s[res].split(b, 1 // env.BATCH)
     oc_out, oc_inn = s[res].split(oc, 256 // env.BLOCK_OUT)
     s[res].reorder(b_out, oc_out, b_inn, oc_inn)
     for t in (res_gem, res_shr, res_max, res_min):
@@ -77,6 +77,26 @@ def reference(a, w, env):
     w2 = w.transpose(0, 2, 1, 3).reshape(m, k).astype(np.int32)
     out = np.clip((a2 @ w2.T) >> env.INP_WIDTH, 0, (1 << (env.INP_WIDTH - 1)) - 1).astype(np.int8)
     return out.reshape(n // env.BATCH, env.BATCH, m // env.BLOCK_OUT, env.BLOCK_OUT).transpose(0, 2, 1, 3)
+
+
+def iterate(node):
+    """Every JSON object of a module's program, parents first."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from iterate(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from iterate(v)
+
+
+def reading_past_its_buffer(module):
+    """The JSON of `module` with its first load widened to 4096 elements: past the data's buffer, which
+    the runtime refuses when the module runs."""
+    text = json.loads(module.to_json())
+    first_load = next(n for n in iterate(text["program"]) if n.get("k") == "Call" and n.get("name") == "VTALoadBuffer2D")
+    first_load["args"][1] = {"k": "Int", "v": 4096, "t": "int32"}  # x_size
+    return json.dumps(text)
 
 
 class Environment(unittest.TestCase):
@@ -218,18 +238,7 @@ class Errors(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "argument data has another shape"):
             f(small, small, small)
         # a module whose first load reads past its buffer: the runtime refuses it, the call raises
-        text = json.loads(f.to_json())
-
-        def widen_first_load(node):
-            if isinstance(node, dict):
-                if node.get("k") == "Call" and node.get("name") == "VTALoadBuffer2D":
-                    node["args"][1] = {"k": "Int", "v": 4096, "t": "int32"}  # x_size
-                    return True
-                return any(widen_first_load(v) for v in node.values())
-            return isinstance(node, list) and any(widen_first_load(v) for v in node)
-
-        self.assertTrue(widen_first_load(text["program"]))
-        g = vta.Module.from_json(json.dumps(text))
+        g = vta.Module.from_json(reading_past_its_buffer(f))
         with self.assertRaisesRegex(vta.RunError, "VTALoadBuffer2D"):
             g(vta.array(np.zeros(args[0].shape, np.int8)), vta.array(np.zeros(args[1].shape, np.int8)),
               vta.array(np.zeros(args[2].shape, np.int8)))
@@ -270,34 +279,21 @@ class RemoteSessions(unittest.TestCase):
     def test_a_failing_call_is_a_call_error_and_the_session_goes_on(self):
         env = vta.get_env()
         s, args = matrix_multiply(env)
-        text = vta.build(s, args).to_json()
-        module = json.loads(text)
-        calls = [n for n in iterate(module["program"]) if n.get("name") == "VTALoadBuffer2D"]
-        calls[0]["args"][1] = {"k": "Int", "v": 4096, "t": "int32"}  # reads past data's buffer
+        good = vta.build(s, args)
         remote = vta.local_session("fsim")
-        remote.upload_bytes("bad.vtam", json.dumps(module).encode())
+        remote.upload_bytes("bad.vtam", reading_past_its_buffer(good).encode())
         f = remote.load_module("bad.vtam")
         arrays = [remote.empty(t.shape, t.dtype) for t in args]
         with self.assertRaises(vta.CallError):
             f(*arrays)
         self.assertTrue(issubclass(vta.CallError, vta.RemoteError))
-        remote.upload_bytes("good.vtam", vta.build(s, args).to_json().encode())
+        remote.upload_bytes("good.vtam", good.to_json().encode())
         remote.load_module("good.vtam")(*arrays)  # the session serves on
 
     def test_connect_refuses_a_closed_port_by_name(self):
         with self.assertRaisesRegex(vta.RemoteError, "127.0.0.1:1"):
             vta.connect("127.0.0.1", 1, timeout=5)
 
-
-def iterate(node):
-    """Every JSON object of a module's program, parents first."""
-    if isinstance(node, dict):
-        yield node
-        for v in node.values():
-            yield from iterate(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from iterate(v)
 
 
 class Interrupts(unittest.TestCase):
