@@ -31,6 +31,7 @@ class ConvProgramBuilder {
     declare_convolution();
     declare_chain();
     std::vector<c::Tensor> args{data_, kernel_};
+    if (bias_) args.push_back(bias_);
     if (residual_) args.push_back(residual_);
     if (shortcut()) args.insert(args.end(), {sc_data_, sc_kernel_});
     args.push_back(res_);
@@ -55,6 +56,7 @@ class ConvProgramBuilder {
   void declare_convolution();
   void declare_chain();
   void load_residual();
+  c::Tensor add_bias(const Op& op, const c::Tensor& prev);
   c::Tensor elementwise(const Op& op, c::Tensor prev, const std::string& prefix);
   struct OutputLoops {
     c::IterVar b_out, oc_out, x_out, y_inn;
@@ -74,6 +76,7 @@ class ConvProgramBuilder {
   c::Tensor sc_data_, sc_kernel_, sc_data_buf_, sc_kernel_buf_, sc_conv_, shortcut_value_;
   c::IterVar sc_ic_, sc_ic_tns_;
   c::Tensor residual_, residual_buf_, start_, res_conv_, res_;
+  c::Tensor bias_, bias_buf_;
   std::vector<c::Tensor> alu_;  // the ALU stages, in order
 };
 
@@ -126,6 +129,27 @@ void ConvProgramBuilder::load_residual() {
   residual_ = c::placeholder(shape_, "residual", c::DType::kInt8);
   residual_buf_ = c::compute(
       shape_, [&](const Indices& x) { return c::cast(env_.acc_dtype, residual_(x)); }, "residual_buf");
+}
+
+// The bias (kBiasAdd): one int8 value per output channel (replicated over the BATCH lanes), loaded
+// into the accumulator per output tile, shifted left there, and added to every row and column.
+c::Tensor ConvProgramBuilder::add_bias(const Op& op, const c::Tensor& prev) {
+  if (bias_) throw GraphError(join({g_.name(), ": ", op.name, ": a second bias_add in one VTA step"}));
+  const std::vector<int64_t> shape{1, shape_[1], 1, 1, env_.BATCH, env_.BLOCK_OUT};
+  bias_ = c::placeholder(shape, "bias", c::DType::kInt8);
+  bias_buf_ = c::compute(
+      shape, [&](const Indices& x) { return c::cast(env_.acc_dtype, bias_(x)); }, "bias_buf");
+  c::Tensor b = bias_buf_;
+  if (op.shift != 0) {
+    b = c::compute(
+        shape, [&](const Indices& x) { return bias_buf_(x) >> -op.shift; }, "bias_shl");
+    alu_.push_back(b);
+  }
+  c::Tensor out = c::compute(
+      shape_, [&](const Indices& x) { return prev(x) + b(c::make_int(0), x[1], c::make_int(0), c::make_int(0), x[4], x[5]); },
+      "bias_add" + std::to_string(alu_.size()));
+  alu_.push_back(out);
+  return out;
 }
 
 // The shortcut (Residual::kShortcut): a 1x1 convolution of its own input into the accumulator, its
@@ -205,6 +229,7 @@ void ConvProgramBuilder::declare_chain() {
             shape_, [&](const Indices& x) { return residual_buf_(x) + prev(x); }, "add" + std::to_string(alu_.size()));
         alu_.push_back(cur);
         break;
+      case OpKind::kBiasAdd: cur = add_bias(op, prev); break;
       case OpKind::kCast:
         res_ = c::compute(
             shape_, [&](const Indices& x) { return c::cast(env_.inp_dtype, prev(x)); }, "res");
@@ -248,10 +273,11 @@ void ConvProgramBuilder::schedule_convolution(c::Schedule& s, const OutputLoops&
   s[kernel_buf_].compute_at(s[res_conv_], ic_out);
   s[data_buf_].pragma(data_buf_->op->axis[0], env_.dma_copy);
   s[kernel_buf_].pragma(kernel_buf_->op->axis[0], env_.dma_copy);
-  if (residual_buf_) {
-    s[residual_buf_].set_scope(env_.acc_scope);
-    s[residual_buf_].compute_at(s[res_], loops.x_out);
-    s[residual_buf_].pragma(residual_buf_->op->axis[0], env_.dma_copy);
+  for (const c::Tensor& b : {residual_buf_, bias_buf_}) {
+    if (!b) continue;
+    s[b].set_scope(env_.acc_scope);
+    s[b].compute_at(s[res_], loops.x_out);
+    s[b].pragma(b->op->axis[0], env_.dma_copy);
   }
 }
 

@@ -75,6 +75,10 @@ void Executor::plan_conv(Step& s) {
   if (conv.pad != conv.kernel / 2) {
     throw GraphError(join({g.name(), ": ", conv.name, ": VTA convolutions here pad by kernel/2"}));
   }
+  if (conv.groups != 1) {
+    throw GraphError(join({g.name(), ": ", conv.name, ": a convolution in ", std::to_string(conv.groups),
+                           " groups runs on the host (VTA's GEMM reduces over all input channels)"}));
+  }
   s.residual = residual_of(g, s);
   const ChosenProgram chosen = choose_tiling(
       tiling_candidates(config_, conv_geometry(config_, g, s), s.residual),
@@ -91,6 +95,20 @@ void Executor::plan_conv(Step& s) {
         op->weight);
     d->copy_from(vta::runtime::pack_oihw(g.weight(op->weight), int(w.shape[0]), int(w.shape[1]), int(w.shape[2]),
                                          int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
+    device_->weights.emplace(op->weight, std::move(d));
+  }
+  for (const Op* op : s.ops) {  // biases: (1, O / BLOCK_OUT, 1, 1, BATCH, BLOCK_OUT), replicated over the batch lanes
+    if (op->kind != OpKind::kBiasAdd || device_->weights.count(op->weight)) continue;
+    const std::vector<int8_t>& b = g.weight(op->weight);
+    std::vector<int8_t> packed(size_t(o * env.BATCH));
+    for (int64_t ch = 0; ch < o; ++ch) {
+      for (int64_t lane = 0; lane < env.BATCH; ++lane) {
+        packed[size_t(((ch / env.BLOCK_OUT) * env.BATCH + lane) * env.BLOCK_OUT + ch % env.BLOCK_OUT)] = b[size_t(ch)];
+      }
+    }
+    std::unique_ptr<Target::Tensor> d =
+        target_->empty({1, o / env.BLOCK_OUT, 1, 1, env.BATCH, env.BLOCK_OUT}, op->weight);
+    d->copy_from(packed);
     device_->weights.emplace(op->weight, std::move(d));
   }
 }
@@ -201,6 +219,9 @@ StepResult Executor::run_step(size_t i, Activations& values, const RunOptions& o
   } else {
     std::vector<const Target::Tensor*> args{values.to_device(s.inputs[0])};
     if (s.ops[0]->kind == OpKind::kConv2d) args.push_back(device_->weights.at(s.ops[0]->weight).get());
+    for (const Op* op : s.ops) {
+      if (op->kind == OpKind::kBiasAdd) args.push_back(device_->weights.at(op->weight).get());
+    }
     if (s.inputs.size() > 1) args.push_back(values.to_device(s.inputs[1]));
     if (!s.shortcut.empty()) args.push_back(device_->weights.at(s.shortcut[0]->weight).get());
     args.push_back(values.output(s.name));

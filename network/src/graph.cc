@@ -34,6 +34,8 @@ const char* to_string(OpKind k) {
     case OpKind::kCast: return "cast";
     case OpKind::kMaxPool: return "max_pool";
     case OpKind::kGlobalAvgPool: return "global_avg_pool";
+    case OpKind::kBiasAdd: return "bias_add";
+    case OpKind::kFlatten: return "flatten";
   }
   return "?";
 }
@@ -106,17 +108,19 @@ std::string Graph::add_op(Op op, TensorDesc out) {
 }
 
 std::string Graph::conv2d(const std::string& name, const std::string& x, const std::string& weight, int stride,
-                          int pad) {
+                          int pad, int groups) {
   Op op = make_op(OpKind::kConv2d, name, {x});
   op.weight = weight;
   const TensorDesc& in = need(op, x, ElemType::kInt8);
   const TensorDesc& w = need(op, weight, ElemType::kInt8);
-  if (in.shape.size() != 4 || w.shape.size() != 4 || w.shape[1] != in.shape[1] || w.shape[2] != w.shape[3]) {
+  if (groups < 1 || in.shape.size() != 4 || w.shape.size() != 4 || in.shape[1] % groups != 0 ||
+      w.shape[0] % groups != 0 || w.shape[1] * groups != in.shape[1] || w.shape[2] != w.shape[3]) {
     throw GraphError(name_ + ": " + name + ": input " + shape_text(in.shape) + " and weight " + shape_text(w.shape) +
-                     " do not make an NCHW x OIHW convolution with a square kernel");
+                     " do not make an NCHW x OIHW convolution with a square kernel in " + std::to_string(groups) +
+                     " group(s)");
   }
   if (stride < 1 || pad < 0) throw GraphError(name_ + ": " + name + ": stride must be >= 1 and pad >= 0");
-  op.kernel = int(w.shape[2]), op.stride = stride, op.pad = pad;
+  op.kernel = int(w.shape[2]), op.stride = stride, op.pad = pad, op.groups = groups;
   const int64_t oh = (in.shape[2] + 2 * pad - op.kernel) / stride + 1,
                 ow = (in.shape[3] + 2 * pad - op.kernel) / stride + 1;
   if (oh < 1 || ow < 1) throw GraphError(name_ + ": " + name + ": the kernel is larger than the padded input");
@@ -190,6 +194,29 @@ std::string Graph::global_avg_pool(const std::string& name, const std::string& x
   const TensorDesc& in = need(op, x, ElemType::kInt8);
   if (in.shape.size() != 4) throw GraphError(name_ + ": " + name + ": global_avg_pool needs NCHW");
   return add_op(op, {"", {in.shape[0], in.shape[1]}, ElemType::kInt32});
+}
+
+std::string Graph::bias_add(const std::string& name, const std::string& x, const std::string& bias, int shift) {
+  Op op = make_op(OpKind::kBiasAdd, name, {x});
+  op.weight = bias;
+  const TensorDesc& in = need(op, x, ElemType::kInt32);
+  const TensorDesc& b = need(op, bias, ElemType::kInt8);
+  if (in.shape.size() < 2 || b.shape.size() != 1 || b.shape[0] != in.shape[1]) {
+    throw GraphError(name_ + ": " + name + ": bias " + shape_text(b.shape) + " is not one value per channel of " +
+                     shape_text(in.shape));
+  }
+  if (shift < 0 || shift > 23) {
+    throw GraphError(name_ + ": " + name + ": bias shift " + std::to_string(shift) + " is not 0 to 23");
+  }
+  op.shift = shift;
+  return add_op(op, in);
+}
+
+std::string Graph::flatten(const std::string& name, const std::string& x) {
+  Op op = make_op(OpKind::kFlatten, name, {x});
+  const TensorDesc& in = need(op, x, ElemType::kInt8);
+  if (in.shape.size() < 2) throw GraphError(name_ + ": " + name + ": flatten needs (N, ...), not " + shape_text(in.shape));
+  return add_op(op, {"", {in.shape[0], in.elements() / std::max<int64_t>(in.shape[0], 1)}, ElemType::kInt8});
 }
 
 std::string Graph::requantize(const std::string& name, const std::string& x, int shift, bool relu) {

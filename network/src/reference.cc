@@ -57,8 +57,24 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
     case OpKind::kConv2d: {
       const TensorDesc& in = g.tensor(op.inputs[0]);
       const TensorDesc& w = g.tensor(op.weight);
-      return conv2d(x, g.weight(op.weight), in.shape[0], in.shape[1], in.shape[2], in.shape[3], w.shape[0], op.kernel,
-                    op.stride, op.pad);
+      if (op.groups == 1) {
+        return conv2d(x, g.weight(op.weight), in.shape[0], in.shape[1], in.shape[2], in.shape[3], w.shape[0],
+                      op.kernel, op.stride, op.pad);
+      }
+      // groups: each group's channels convolved with its own filters, one image and group at a time
+      const int64_t n = in.shape[0], c = in.shape[1], hw = in.shape[2] * in.shape[3], groups = op.groups;
+      const int64_t cg = c / groups, og = w.shape[0] / groups, ohw = out.shape[2] * out.shape[3];
+      const std::vector<int8_t>& wv = g.weight(op.weight);
+      const int64_t wg = og * cg * op.kernel * op.kernel;
+      for (int64_t a = 0; a < n; ++a) {
+        for (int64_t gi = 0; gi < groups; ++gi) {
+          const auto part = conv2d(std::span(x).subspan(size_t((a * c + gi * cg) * hw), size_t(cg * hw)),
+                                   std::span(wv).subspan(size_t(gi * wg), size_t(wg)), 1, cg, in.shape[2],
+                                   in.shape[3], og, op.kernel, op.stride, op.pad);
+          std::copy(part.begin(), part.end(), r.begin() + (a * w.shape[0] + gi * og) * ohw);
+        }
+      }
+      return r;
     }
     case OpKind::kDense: {
       const TensorDesc& in = g.tensor(op.inputs[0]);
@@ -127,6 +143,17 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
       }
       return r;
     }
+    case OpKind::kBiasAdd: {
+      const TensorDesc& in = g.tensor(op.inputs[0]);
+      const std::vector<int8_t>& b = g.weight(op.weight);
+      const int64_t c = in.shape[1], inner = in.elements() / std::max<int64_t>(in.shape[0] * c, 1);
+      for (size_t i = 0; i < r.size(); ++i) {
+        const auto ch = size_t((int64_t(i) / inner) % c);
+        r[i] = int32_t(uint32_t(x[i]) + (uint32_t(int32_t(b[ch])) << op.shift));
+      }
+      return r;
+    }
+    case OpKind::kFlatten: return x;
   }
   throw GraphError(g.name() + ": " + op.name + ": unknown operator");
 }

@@ -73,6 +73,7 @@ ConvGeometry conv_geometry(const Config& config, const Graph& g, const Step& ste
   geo.kernel = conv.kernel;
   geo.pad = conv.pad;
   geo.stride = conv.stride;
+  for (const Op* op : step.ops) geo.bias = geo.bias || op->kind == OpKind::kBiasAdd;
   if (!step.shortcut.empty()) {
     geo.shortcut_blocks = g.tensor(step.shortcut[0]->inputs[0]).shape[1] / config.block_in();
     geo.shortcut_stride = step.shortcut[0]->stride;
@@ -89,7 +90,9 @@ SramNeed sram_need(const ConvGeometry& g, Residual residual, const ConvTiling& t
   // (the shortcut's chunk: its rows read only, columns at its stride)
   const int64_t sc_ic = g.shortcut_blocks > 0 ? shortcut_ic_block(t.ic_block, g.shortcut_blocks) : 0;
   SramNeed need;
-  need.acc = t.oc_block * t.h_block * t.w_block * vt * (residual == Residual::kAluAdd ? 2 : 1);
+  need.acc = (t.oc_block * t.h_block * t.w_block * (residual == Residual::kAluAdd ? 2 : 1) +
+              (g.bias ? t.oc_block : 0)) *
+             vt;
   need.inp = (t.ic_block * g.input_rows(t.h_block) * g.input_cols(t.w_block) +
               sc_ic * t.h_block * g.shortcut_cols(t.w_block)) *
              vt;

@@ -75,7 +75,7 @@ void bind_network(py::module_& m, const py::object& base_error) {
           },
           py::arg("name"), py::arg("values"))
       .def("conv2d", &net::Graph::conv2d, py::arg("name"), py::arg("x"), py::arg("weight"), py::arg("stride") = 1,
-           py::arg("pad") = 0)
+           py::arg("pad") = 0, py::arg("groups") = 1)
       .def("dense", &net::Graph::dense, py::arg("name"), py::arg("x"), py::arg("weight"))
       .def("shr", &net::Graph::shr, py::arg("name"), py::arg("x"), py::arg("shift"))
       .def("add", &net::Graph::add, py::arg("name"), py::arg("a"), py::arg("b"))
@@ -85,6 +85,8 @@ void bind_network(py::module_& m, const py::object& base_error) {
       .def("max_pool", &net::Graph::max_pool, py::arg("name"), py::arg("x"), py::arg("kernel"), py::arg("stride"),
            py::arg("pad") = 0)
       .def("global_avg_pool", &net::Graph::global_avg_pool, py::arg("name"), py::arg("x"))
+      .def("bias_add", &net::Graph::bias_add, py::arg("name"), py::arg("x"), py::arg("bias"), py::arg("shift") = 0)
+      .def("flatten", &net::Graph::flatten, py::arg("name"), py::arg("x"))
       .def("requantize", &net::Graph::requantize, py::arg("name"), py::arg("x"), py::arg("shift"), py::arg("relu"))
       .def("set_output", &net::Graph::set_output, py::arg("name"))
       .def(

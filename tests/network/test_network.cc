@@ -606,5 +606,59 @@ TEST(NetworkExecutor, TheResidualIsWhereTheSumStarts) {
   }
 }
 
+// A per-channel bias (shifted left) added on the ALU after the convolution; its values large enough
+// that a bias added to the wrong channel, or not shifted, changes the output.
+TEST(NetworkExecutor, ABiasIsAddedPerChannelOnTheAlu) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = 2 * cfg.block_in(), oc = 3 * cfg.block_out();
+  for (const int bias_shift : {0, 6}) {
+    Graph g("bias");
+    std::mt19937 rng(21);
+    const std::string x = g.input("data", {cfg.batch(), ch, 6, 6});
+    std::string a =
+        g.conv2d("conv", x, g.constant("conv.weight", {oc, ch, 3, 3}, random_int8(size_t(oc * ch * 9), rng())), 1, 1);
+    a = g.bias_add("conv.bias", a, g.constant("conv.b", {oc}, random_int8(size_t(oc), rng())), bias_shift);
+    g.set_output(g.requantize("conv.q", a, 8, true));
+    for (Op& op : g.mutable_ops()) op.placement = Placement::kVta;
+    const auto input = random_int8(size_t(g.tensor("data").elements()), 5);
+    const Values ref = run_reference(g, input);
+    // the reference adds bias[c] << shift to channel c
+    const auto& conv = ref.at("conv");
+    const auto& biased = ref.at("conv.bias");
+    const auto& b = g.weight("conv.b");
+    for (size_t i = 0; i < conv.size(); ++i) {
+      ASSERT_EQ(biased[i] - conv[i], int32_t(b[(i / 36) % size_t(oc)]) * (1 << bias_shift)) << i;
+    }
+    Executor ex(g, cfg);
+    ASSERT_EQ(ex.steps().size(), 1u);
+    EXPECT_EQ(ex.steps()[0].description, "conv2d 3x3/1 + bias_add + shr + clip + cast");
+    const NetworkRun run = ex.run(input, {}, &ref);
+    EXPECT_EQ(run.steps[0].mismatches, 0) << "bias shift " << bias_shift;
+  }
+}
+
+// Grouped and depthwise convolutions (host): each group against a convolution of its channels alone.
+TEST(NetworkReference, GroupedConvolutionIsOneConvolutionPerGroup) {
+  for (const int groups : {2, 8}) {
+    Graph g("grouped");
+    const int64_t c = 8, o = 8;
+    const std::string x = g.input("data", {2, c, 5, 5});
+    const auto w = random_int8(size_t(o * (c / groups) * 9), 3);
+    g.set_output(g.conv2d("conv", x, g.constant("w", {o, c / groups, 3, 3}, w), 1, 1, groups));
+    const auto input = random_int8(size_t(g.tensor("data").elements()), 4);
+    const auto got = run_reference(g, input).at("conv");
+    const int64_t cg = c / groups, og = o / groups;
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        std::vector<int32_t> xs(input.begin() + (n * c + gi * cg) * 25, input.begin() + (n * c + gi * cg + cg) * 25);
+        const std::vector<int8_t> ws(w.begin() + gi * og * cg * 9, w.begin() + (gi + 1) * og * cg * 9);
+        const auto want = conv2d(xs, ws, 1, cg, 5, 5, og, 3, 1, 1);
+        for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[size_t((n * o + gi * og) * 25) + i], want[i]);
+      }
+    }
+    expect_error([&] { g.conv2d("bad", x, "w", 1, 1, 3); }, "in 3 group(s)");
+  }
+}
+
 }  // namespace
 }  // namespace vta::network

@@ -32,7 +32,7 @@ struct TensorDesc {
 };
 
 enum class OpKind : uint8_t {
-  kConv2d,         ///< int8 NCHW x int8 OIHW weight -> int32; kernel, stride, pad (zeros)
+  kConv2d,         ///< int8 NCHW x int8 O(I/groups)HW weight -> int32; kernel, stride, pad (zeros), groups
   kDense,          ///< int8 (N, K) x int8 (M, K) weight -> int32 (N, M)
   kShr,            ///< int32 >> shift (arithmetic)
   kAdd,            ///< int32 + int32, or int32 + int8 sign-extended (a residual), wrapping
@@ -41,6 +41,8 @@ enum class OpKind : uint8_t {
   kCast,           ///< int32 -> int8 (every value must already be in [-128, 127])
   kMaxPool,        ///< int8 -> int8; kernel, stride, pad (padding never wins)
   kGlobalAvgPool,  ///< int8 (N, C, H, W) -> int32 (N, C): the sum over H x W (scale with kShr)
+  kBiasAdd,        ///< int32 (N, C, ...) + (int8 constant bias[C] << shift), wrapping
+  kFlatten,        ///< int8 (N, C, H, W) -> int8 (N, C x H x W), the same values in the same order
 };
 const char* to_string(OpKind k);
 
@@ -52,9 +54,10 @@ struct Op {
   std::string name;                 ///< e.g. "layer1.0.conv1"
   std::vector<std::string> inputs;  ///< activation tensors
   std::string output;
-  std::string weight;  ///< kConv2d, kDense: the weight constant
+  std::string weight;  ///< kConv2d, kDense: the weight constant; kBiasAdd: the bias constant
   int kernel = 1, stride = 1, pad = 0;
-  int shift = 0;           ///< kShr
+  int groups = 1;          ///< kConv2d: input and output channels in `groups` independent groups
+  int shift = 0;           ///< kShr; kBiasAdd: the bias's left shift
   int32_t lo = 0, hi = 0;  ///< kClip
   Placement placement = Placement::kHost;
 };
@@ -71,7 +74,9 @@ class Graph {
   std::string constant(const std::string& name, std::vector<int64_t> shape, std::vector<int8_t> values);
 
   // Operators: each checks its inputs, infers the output's shape and type, and returns its name.
-  std::string conv2d(const std::string& name, const std::string& x, const std::string& weight, int stride, int pad);
+  /// A weight of shape (O, C / groups, K, K); groups = C = O is a depthwise convolution.
+  std::string conv2d(const std::string& name, const std::string& x, const std::string& weight, int stride, int pad,
+                     int groups = 1);
   std::string dense(const std::string& name, const std::string& x, const std::string& weight);
   std::string shr(const std::string& name, const std::string& x, int shift);
   std::string add(const std::string& name, const std::string& a, const std::string& b);
@@ -80,6 +85,9 @@ class Graph {
   std::string cast(const std::string& name, const std::string& x);
   std::string max_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad);
   std::string global_avg_pool(const std::string& name, const std::string& x);
+  /// x + (bias[c] << shift) for each element of channel c (dimension 1); `bias` an int8 constant (C).
+  std::string bias_add(const std::string& name, const std::string& x, const std::string& bias, int shift);
+  std::string flatten(const std::string& name, const std::string& x);
   /// shr, clip to [0, 127] (relu) or [-128, 127], cast: int32 -> int8, the ops named `name`.shr ...
   std::string requantize(const std::string& name, const std::string& x, int shift, bool relu);
 

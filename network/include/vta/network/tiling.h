@@ -25,6 +25,7 @@ struct ConvGeometry {
   int64_t kernel = 1, pad = 0, stride = 1;
   int64_t shortcut_blocks = 0;  ///< Residual::kShortcut: the shortcut's input-channel blocks (0: none)
   int64_t shortcut_stride = 1;
+  bool bias = false;  ///< a kBiasAdd in the chain: oc_block more accumulator entries per virtual thread
 
   /// A 1x1 convolution with a stride reads only every stride-th input row: its input buffer holds
   /// just those rows (one 2D transfer with a row stride of `stride` rows).
