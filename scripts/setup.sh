@@ -19,7 +19,12 @@ PACKAGES=(
   clang libclang-rt-14-dev             # coverage-guided fuzzing: libFuzzer + sanitizer runtimes (scripts/fuzz.sh)
   ccache                               # the compiler cache: build trees and clones share objects (CMakeLists.txt)
   pybind11-dev python3-dev python3-numpy  # the Python package (python/, docs/PYTHON.md)
+  libonnx-dev libprotobuf-dev          # ONNX import (docs/MODELS.md)
+  libonnx-testdata                     # ONNX's own node tests, run against the importer
+  dataset-fashion-mnist                # the trained classifiers' images (models/fashion_mnist)
 )
+# Retraining the classifiers (models/fashion_mnist/train.py) takes PyTorch: scripts/setup.sh --train
+if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-torch python3-onnx); fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -27,16 +27,6 @@ std::vector<int8_t> narrow(const std::vector<int32_t>& v) {
   return out;
 }
 
-// A VTA step's tensors must fill whole VTA tiles.
-void check_tiles(const Graph& g, const Op& op, const TensorDesc& in, int64_t out_channels, const c::Env& env) {
-  if (in.shape[0] % env.BATCH != 0 || in.shape[1] % env.BLOCK_IN != 0 || out_channels % env.BLOCK_OUT != 0) {
-    throw GraphError(
-        join({g.name(), ": ", op.name, ": batch ", std::to_string(in.shape[0]), ", ", std::to_string(in.shape[1]),
-              " input and ", std::to_string(out_channels), " output channels do not fill whole VTA tiles of BATCH ",
-              std::to_string(env.BATCH), " x BLOCK ", std::to_string(env.BLOCK_IN)}));
-  }
-}
-
 }  // namespace
 
 bool NetworkRun::verified() const {
@@ -71,13 +61,10 @@ void Executor::plan_conv(Step& s) {
   const c::Env env(config_);
   const Op& conv = *s.ops[0];
   const int64_t o = g.tensor(conv.output).shape[1];
-  for (const Op* op : convolutions(s)) check_tiles(g, *op, g.tensor(op->inputs[0]), o, env);
-  if (conv.pad != conv.kernel / 2) {
-    throw GraphError(join({g.name(), ": ", conv.name, ": VTA convolutions here pad by kernel/2"}));
-  }
-  if (conv.groups != 1) {
-    throw GraphError(join({g.name(), ": ", conv.name, ": a convolution in ", std::to_string(conv.groups),
-                           " groups runs on the host (VTA's GEMM reduces over all input channels)"}));
+  for (const Op* op : convolutions(s)) {
+    if (const std::string why = vta_refusal(g, *op, config_); !why.empty()) {
+      throw GraphError(join({g.name(), ": ", op->name, ": ", why}));
+    }
   }
   s.residual = residual_of(g, s);
   const ChosenProgram chosen = choose_tiling(
@@ -117,15 +104,8 @@ void Executor::plan_pool(Step& s) {
   const Graph& g = graph_;
   const c::Env env(config_);
   const Op& pool = *s.ops[0];
-  const TensorDesc& in = g.tensor(pool.inputs[0]);
-  if (in.shape[0] % env.BATCH != 0 || in.shape[1] % env.BLOCK_IN != 0) {
-    throw GraphError(join({g.name(), ": ", pool.name, ": batch ", std::to_string(in.shape[0]), " and ",
-                           std::to_string(in.shape[1]), " channels do not fill whole VTA tiles of BATCH ",
-                           std::to_string(env.BATCH), " x BLOCK ", std::to_string(env.BLOCK_IN)}));
-  }
-  if (pool.pad > 0 && !non_negative(g, pool.inputs[0])) {
-    throw GraphError(join({g.name(), ": ", pool.name, ": VTA's DMA pads with zeros, which would win over negative ",
-                           "values: a padded max_pool runs on VTA only after a relu or a clip at 0"}));
+  if (const std::string why = vta_refusal(g, pool, config_); !why.empty()) {
+    throw GraphError(join({g.name(), ": ", pool.name, ": ", why}));
   }
   const ChosenProgram chosen = choose_tiling(
       pool_tilings(config_, g, pool),

@@ -118,37 +118,43 @@ int64_t parse_shape(const std::string& shape, const std::filesystem::path& path,
   return elements;
 }
 
-// The data after the header: exactly `elements` values of a's type, little-endian.
-void read_values(std::ifstream& in, const std::filesystem::path& path, const std::string& shape, int64_t elements,
-                 NpyArray& a) {
+// The data after the header: exactly `elements` values of `width` bytes each, checked against the
+// file's size before anything is allocated.
+std::vector<unsigned char> read_raw(std::ifstream& in, const std::filesystem::path& path, const std::string& shape,
+                                    int64_t elements, int width) {
   const auto data_at = in.tellg();
   in.seekg(0, std::ios::end);
   const int64_t available = int64_t(in.tellg() - data_at);
-  const int64_t bytes = elements * (a.int32 ? 4 : 1);
+  const int64_t bytes = elements * width;
   if (available != bytes) {
     refuse(path, "shape " + shape + " needs " + std::to_string(bytes) + " bytes of data, the file has " +
                      std::to_string(available));
   }
   in.seekg(data_at);
-  a.values.resize(size_t(elements));
-  if (a.int32) {
-    std::vector<unsigned char> raw(static_cast<size_t>(bytes));
-    in.read(reinterpret_cast<char*>(raw.data()), bytes);
-    for (size_t i = 0; i < a.values.size(); ++i) {
-      a.values[i] = int32_t(uint32_t(raw[4 * i]) | (uint32_t(raw[4 * i + 1]) << 8) | (uint32_t(raw[4 * i + 2]) << 16) |
-                            (uint32_t(raw[4 * i + 3]) << 24));
-    }
-  } else {
-    std::vector<int8_t> raw(static_cast<size_t>(bytes));
-    in.read(reinterpret_cast<char*>(raw.data()), bytes);
-    for (size_t i = 0; i < a.values.size(); ++i) a.values[i] = raw[i];
-  }
+  std::vector<unsigned char> raw(static_cast<size_t>(bytes));
+  in.read(reinterpret_cast<char*>(raw.data()), bytes);
   if (!in) refuse(path, "read error");
+  return raw;
 }
 
-}  // namespace
+// Little-endian unsigned value of `width` bytes at p.
+uint64_t little_endian(const unsigned char* p, int width) {
+  uint64_t v = 0;
+  for (int b = width - 1; b >= 0; --b) v = (v << 8) | p[b];
+  return v;
+}
 
-NpyArray read_npy(const std::filesystem::path& path) {
+void read_values(std::ifstream& in, const std::filesystem::path& path, const std::string& shape, int64_t elements,
+                 NpyArray& a) {
+  const int width = a.int32 ? 4 : 1;
+  const std::vector<unsigned char> raw = read_raw(in, path, shape, elements, width);
+  a.values.resize(size_t(elements));
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    a.values[i] = a.int32 ? int32_t(uint32_t(little_endian(&raw[4 * i], 4))) : int32_t(int8_t(raw[i]));
+  }
+}
+
+std::ifstream open_npy(const std::filesystem::path& path) {
   try {
     require_regular_file(path);
   } catch (const FileError& e) {
@@ -156,6 +162,13 @@ NpyArray read_npy(const std::filesystem::path& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw NpyError("cannot open " + path.string());
+  return in;
+}
+
+}  // namespace
+
+NpyArray read_npy(const std::filesystem::path& path) {
+  std::ifstream in = open_npy(path);
   const std::string header = read_header(in, path);
   NpyArray a;
   const std::string descr = dict_value(header, "descr", path);
@@ -170,6 +183,47 @@ NpyArray read_npy(const std::filesystem::path& path) {
   const std::string shape = dict_value(header, "shape", path);
   const int64_t elements = parse_shape(shape, path, a);
   read_values(in, path, shape, elements, a);
+  return a;
+}
+
+NpyFloatArray read_npy_floats(const std::filesystem::path& path) {
+  std::ifstream in = open_npy(path);
+  const std::string header = read_header(in, path);
+  std::string descr = dict_value(header, "descr", path);
+  if (descr.size() < 4 || (descr.front() != '\'' && descr.front() != '"')) refuse(path, "element type " + descr);
+  descr = descr.substr(1, descr.size() - 2);
+  const char kind = descr.size() == 3 ? descr[1] : '?';
+  const int width = descr.size() == 3 ? descr[2] - '0' : 0;
+  const bool little = descr[0] == '<' || descr[0] == '|' || (descr[0] == '=' && width == 1);
+  const bool known = little && ((kind == 'f' && (width == 4 || width == 8)) || (kind == 'i' && (width == 1 || width == 4 || width == 8)) ||
+                                (kind == 'u' && width == 1));
+  if (!known) {
+    refuse(path, "element type '" + descr + "' (float32/64, int8, uint8, int32/64 little-endian are read)");
+  }
+  if (dict_value(header, "fortran_order", path) != "False") refuse(path, "Fortran order (C order is read)");
+  const std::string shape = dict_value(header, "shape", path);
+  NpyArray dims;
+  const int64_t elements = parse_shape(shape, path, dims);
+  const std::vector<unsigned char> raw = read_raw(in, path, shape, elements, width);
+  NpyFloatArray a{dims.shape, std::vector<float>(size_t(elements))};
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    const uint64_t v = little_endian(&raw[i * size_t(width)], width);
+    if (kind == 'f' && width == 4) {
+      float f;
+      const auto u = uint32_t(v);
+      std::memcpy(&f, &u, 4);
+      a.values[i] = f;
+    } else if (kind == 'f') {
+      double d;
+      std::memcpy(&d, &v, 8);
+      a.values[i] = float(d);
+    } else if (kind == 'u') {
+      a.values[i] = float(v);
+    } else {
+      const int64_t signed_v = width == 8 ? int64_t(v) : width == 4 ? int64_t(int32_t(uint32_t(v))) : int64_t(int8_t(v));
+      a.values[i] = float(signed_v);
+    }
+  }
   return a;
 }
 

@@ -153,6 +153,46 @@ std::vector<const Op*> convolutions(const Step& s) {
   return c;
 }
 
+std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
+  const auto tiles = [&](const TensorDesc& in, int64_t out_channels) -> std::string {
+    if (in.shape.size() != 4 || in.shape[0] % config.batch() != 0 || in.shape[1] % config.block_in() != 0 ||
+        out_channels % config.block_out() != 0) {
+      return join({"batch ", std::to_string(in.shape[0]), ", ", std::to_string(in.shape[1]), " input and ",
+                   std::to_string(out_channels), " output channels do not fill whole VTA tiles of BATCH ",
+                   std::to_string(config.batch()), " x BLOCK ", std::to_string(config.block_in())});
+    }
+    return "";
+  };
+  switch (op.kind) {
+    case OpKind::kConv2d: {
+      if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
+      if (op.pad != op.kernel / 2) return "VTA convolutions here pad by kernel/2";
+      if (op.groups != 1) {
+        return "a convolution in " + std::to_string(op.groups) +
+               " groups runs on the host (VTA's GEMM reduces over all input channels)";
+      }
+      return "";
+    }
+    case OpKind::kMaxPool: {
+      if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
+      if (op.pad > 0 && !non_negative(g, op.inputs[0])) {
+        return "VTA's DMA pads with zeros, which would win over negative values: a padded max_pool runs on VTA only "
+               "after a relu or a clip at 0";
+      }
+      return "";
+    }
+    case OpKind::kShr:
+    case OpKind::kAdd:
+    case OpKind::kRelu:
+    case OpKind::kClip:
+    case OpKind::kCast:
+    case OpKind::kBiasAdd: return "";  // fused after a VTA convolution (plan_steps checks the chain)
+    default:
+      return join({to_string(op.kind), " runs on the host: VTA steps are convolutions with the elementwise operators ",
+                   "fused after them, and max pools"});
+  }
+}
+
 bool non_negative(const Graph& g, std::string tensor) {
   for (;;) {
     if (tensor == g.input_name()) return false;

@@ -27,6 +27,14 @@ struct NpyArray {
 inline constexpr int64_t kMaxNpyElements = int64_t{1} << 28;
 
 NpyArray read_npy(const std::filesystem::path& path);
+
+/// An array of any numeric type as floats: what a model's inputs and labels come in.
+struct NpyFloatArray {
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+/// Reads float32/float64, int8/uint8, int32/int64 (little-endian) arrays, converted to float.
+NpyFloatArray read_npy_floats(const std::filesystem::path& path);
 void write_npy(const std::filesystem::path& path, const std::vector<int64_t>& shape, const std::vector<int8_t>& values);
 void write_npy(const std::filesystem::path& path, const std::vector<int64_t>& shape,
                const std::vector<int32_t>& values);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vta/compiler/build.h"
+#include "vta/driver/config.h"
 #include "vta/network/graph.h"
 
 namespace vta::network {
@@ -59,6 +60,13 @@ Residual residual_of(const Graph& g, const Step& step);
 
 /// The convolutions a VTA convolution step runs: its own, then its shortcut's if it has one.
 std::vector<const Op*> convolutions(const Step& step);
+
+/// Why operator `op` of `g` cannot run on VTA `config` ("" when it can): a convolution's or pool's
+/// tensors that do not fill whole tiles, padding other than kernel/2, groups, a padded pool over
+/// values that may be negative; operators that are no VTA step's start (dense, global pools,
+/// flatten) run on the host. The executor refuses a VTA operator with this reason; importers place
+/// operators with it.
+std::string vta_refusal(const Graph& g, const Op& op, const Config& config);
 
 /// Whether every value of `tensor` is >= 0: it comes (through casts and max pools) from a ReLU or a
 /// clip at >= 0.

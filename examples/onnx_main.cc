@@ -1,0 +1,187 @@
+// vta-onnx: a model of the user's own, end to end (docs/MODELS.md). Imports an ONNX file, quantizes it
+// with power-of-two scales calibrated on sample inputs, places each operator on VTA or the host (and
+// says why), compiles the VTA steps, and runs inputs on the chosen backend: every step of every run
+// checked bit for bit against the int8 reference, top-1 accuracy beside the float model's when labels
+// are given, cycles per inference and GEMM utilisation on clocked backends. Exit status: 0 every run
+// verified, 1 a mismatch or a run error, 2 a usage, model or schedule error.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "vta/compiler/ir.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/guarded_main.h"
+#include "vta/network/executor.h"
+#include "vta/network/npy.h"
+#include "vta/network/onnx.h"
+#include "vta/tools/target_option.h"
+
+namespace {
+
+namespace net = vta::network;
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Row `i` of an (N, ...) array whose rows have the model input's size.
+std::vector<float> row(const net::NpyFloatArray& a, int64_t i, int64_t size) {
+  return {a.values.begin() + i * size, a.values.begin() + (i + 1) * size};
+}
+
+int64_t argmax(std::span<const float> v) { return std::max_element(v.begin(), v.end()) - v.begin(); }
+
+// The rows of `a`, each the model input's size (checked); `what` names the option.
+int64_t rows_of(const net::NpyFloatArray& a, int64_t size, const std::string& what) {
+  if (a.shape.empty() || a.values.empty() || int64_t(a.values.size()) % size != 0 ||
+      int64_t(a.values.size()) / a.shape[0] != size) {
+    throw net::ImportError(what + ": each row must hold one model input (" + std::to_string(size) + " values)");
+  }
+  return a.shape[0];
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"An ONNX model on VTA: imported, quantized (power-of-two scales), placed, compiled, run and verified"};
+  std::string model, calibration_file, inputs_file, labels_file, target;
+  int64_t calibrate = 100, images = -1;
+  bool report = false, host_only = false, float_reference = true;
+  app.add_option("model", model, "the .onnx file")->required()->check(CLI::ExistingFile);
+  app.add_option("--calibration", calibration_file, "calibration inputs (.npy, N x the model's input)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--calibrate", calibrate, "how many calibration inputs to use")->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  app.add_option("--inputs", inputs_file, "inputs to run (.npy, N x the model's input; default: the first calibration input)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--labels", labels_file, "the inputs' classes (.npy, N integers): top-1 accuracy")->check(CLI::ExistingFile);
+  app.add_option("--images", images, "run only the first N inputs")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
+      ->check(vta::tools::target_validator());
+  app.add_flag("--report", report, "print each activation's scale, shift, saturated and zeroed fractions");
+  app.add_flag("--host-only", host_only, "place every operator on the host (the int8 reference alone)");
+  app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
+  VTA_CLI_PARSE(app, argc, argv);
+  if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
+
+  auto t = Clock::now();
+  const net::FloatGraph fg = net::import_onnx(model);
+  std::printf("imported %s: %zu operators, input %s, in %.2f s\n", model.c_str(), fg.ops.size(), fg.input.c_str(),
+              since(t));
+  int64_t input_size = 1;
+  for (const int64_t d : fg.shape(fg.input)) input_size *= d;
+
+  const net::NpyFloatArray cal = net::read_npy_floats(calibration_file);
+  const int64_t cal_rows = std::min(rows_of(cal, input_size, "--calibration"), calibrate);
+  std::vector<std::vector<float>> cal_inputs;
+  for (int64_t i = 0; i < cal_rows; ++i) cal_inputs.push_back(row(cal, i, input_size));
+  t = Clock::now();
+  net::QuantizeOptions qo;
+  qo.use_vta = !host_only;
+  const vta::Config& config = vta::build_config();
+  const net::QuantizedModel qm = net::quantize(fg, cal_inputs, config, qo);
+  std::printf("quantized with %lld calibration inputs in %.2f s: input 2^-%d, output scale %.3g\n",
+              static_cast<long long>(cal_rows), since(t), qm.input.frac_bits, qm.output.scale());
+  if (report) {
+    std::printf("%-28s %-24s %5s %5s %6s %10s %8s\n", "tensor", "node", "frac", "wfrac", "shift", "saturated", "zero");
+    for (const auto& l : qm.layers) {
+      std::printf("%-28s %-24s %5d %5d %6d %9.3f%% %7.1f%%\n", l.tensor.c_str(), l.op.c_str(), l.params.frac_bits,
+                  l.weight_frac_bits, l.shift, 100 * l.clipped, 100 * l.zero);
+    }
+  }
+  std::printf("placement:\n");
+  for (const auto& p : qm.placements) {
+    std::printf("  %-30s %-16s %-4s %s\n", p.op.c_str(), net::to_string(qm.graph.producer(p.op).kind),
+                net::to_string(p.placement), p.reason.c_str());
+  }
+
+  t = Clock::now();
+  net::Executor ex(qm.graph, config);
+  std::printf("compiled %zu steps in %.2f s (backend %s):\n", ex.steps().size(), since(t), vta::default_target().c_str());
+  for (const auto& s : ex.steps()) {
+    std::printf("  %-30s %-4s %s\n", s.name.c_str(), net::to_string(s.placement), s.description.c_str());
+  }
+
+  const net::NpyFloatArray in = inputs_file.empty() ? cal : net::read_npy_floats(inputs_file);
+  int64_t n = inputs_file.empty() ? 1 : rows_of(in, input_size, "--inputs");
+  if (images > 0) n = std::min(n, images);
+  net::NpyFloatArray labels;
+  if (!labels_file.empty()) {
+    labels = net::read_npy_floats(labels_file);
+    if (int64_t(labels.values.size()) < n) throw net::ImportError("--labels: fewer labels than inputs");
+  }
+  int64_t verified = 0, right_vta = 0, right_float = 0, agree_float = 0;
+  uint64_t cycles = 0, gemm = 0;
+  bool clocked = false;
+  double run_seconds = 0;
+  t = Clock::now();
+  for (int64_t i = 0; i < n; ++i) {
+    const std::vector<float> x = row(in, i, input_size);
+    const std::vector<int8_t> q = qm.quantize_input(x);
+    const net::Values ref = net::run_reference(qm.graph, q);
+    const net::NetworkRun r = ex.run(q, {}, &ref);
+    run_seconds += r.seconds;
+    verified += r.verified();
+    if (r.vta.cycle_count) clocked = true, cycles += *r.vta.cycle_count;
+    gemm += r.vta.gemm_counter;
+    const std::vector<float> y = qm.dequantize_output(r.output);
+    const int64_t top = argmax(y);
+    if (!labels.values.empty()) right_vta += top == int64_t(labels.values[size_t(i)]);
+    if (float_reference) {
+      const net::FloatValues fv = net::run_float(fg, x);
+      const int64_t ftop = argmax(fv.at(fg.output));
+      agree_float += ftop == top;
+      if (!labels.values.empty()) right_float += ftop == int64_t(labels.values[size_t(i)]);
+    }
+    if (n == 1) {
+      std::printf("output:");
+      const std::vector<float> shown = qm.softmax ? net::softmax(y, 1) : y;
+      for (size_t k = 0; k < std::min<size_t>(shown.size(), 16); ++k) std::printf(" %.4g", double(shown[k]));
+      std::printf("%s (top class %lld)\n", shown.size() > 16 ? " ..." : "", static_cast<long long>(top));
+    }
+  }
+  const double total = since(t);
+  std::printf("ran %lld inputs in %.2f s (%.2f ms per inference on %s, reference and float model included: %.2f ms)\n",
+              static_cast<long long>(n), run_seconds, 1e3 * run_seconds / double(n), vta::default_target().c_str(),
+              1e3 * total / double(n));
+  if (clocked) {
+    std::printf("VTA: %.0f cycles per inference, GEMM utilisation %.1f %%\n", double(cycles) / double(n),
+                cycles ? 100.0 * double(gemm) / double(cycles) : 0.0);
+  }
+  if (!labels.values.empty()) {
+    std::printf("top-1 accuracy: int8 on VTA %.2f %% (%lld of %lld)", 100.0 * double(right_vta) / double(n),
+                static_cast<long long>(right_vta), static_cast<long long>(n));
+    if (float_reference) std::printf(", float %.2f %% (%lld)", 100.0 * double(right_float) / double(n), static_cast<long long>(right_float));
+    std::printf("\n");
+  }
+  if (float_reference) {
+    std::printf("top class equal to the float model's: %.2f %%\n", 100.0 * double(agree_float) / double(n));
+  }
+  if (verified != n) {
+    std::printf("FAILED: %lld of %lld runs differ from the int8 reference\n", static_cast<long long>(n - verified),
+                static_cast<long long>(n));
+    return 1;
+  }
+  std::printf("verified: every step of all %lld runs equals the int8 reference bit for bit (%zu steps each)\n",
+              static_cast<long long>(n), ex.steps().size());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  vta::report_interrupts("vta-onnx");
+  return vta::guarded_main("vta-onnx", [&] {
+    try {
+      return run(argc, argv);
+    } catch (const vta::compiler::ScheduleError& e) {
+      std::fprintf(stderr, "vta-onnx: schedule error: %s\n", e.what());
+      return 2;
+    } catch (const vta::network::GraphError& e) {
+      std::fprintf(stderr, "vta-onnx: error: %s\n", e.what());
+      return 2;
+    } catch (const vta::network::NpyError& e) {
+      std::fprintf(stderr, "vta-onnx: error: %s\n", e.what());
+      return 2;
+    }
+  });
+}

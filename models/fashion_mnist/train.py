@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""Trains the two Fashion-MNIST classifiers docs/MODELS.md runs on VTA and exports them to ONNX.
+
+Everything comes from Debian: the images (dataset-fashion-mnist), PyTorch (python3-torch), ONNX
+(python3-onnx). Deterministic for a given seed on one machine (CPU, fixed thread count).
+
+    models/fashion_mnist/train.py [--out DIR] [--epochs N]
+
+writes DIR/cnn.onnx and DIR/dwsep.onnx, and DIR/float_accuracy.json with each model's top-1 accuracy
+over the 10,000 test images (float, as exported). Inputs are (1, 1, 28, 28) float images in [0, 1].
+"""
+import argparse
+import gzip
+import json
+import os
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+DATA = "/usr/share/datasets/fashion-mnist"
+
+
+def read_idx(name):
+    with gzip.open(os.path.join(DATA, name), "rb") as f:
+        raw = f.read()
+    dims = raw[3]
+    shape = tuple(int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(dims))
+    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+def conv_bn(cin, cout, kernel=3, groups=1):
+    return [nn.Conv2d(cin, cout, kernel, padding=kernel // 2, groups=groups, bias=False), nn.BatchNorm2d(cout),
+            nn.ReLU()]
+
+
+def cnn():
+    """Three 3x3 convolutions (16, 32, 64 channels) with batch norm and ReLU, two max pools, a classifier."""
+    return nn.Sequential(*conv_bn(1, 16), nn.MaxPool2d(2), *conv_bn(16, 32), nn.MaxPool2d(2), *conv_bn(32, 64),
+                         nn.Flatten(), nn.Linear(64 * 7 * 7, 10))
+
+
+def dwsep():
+    """MobileNet-style: a 3x3 convolution, then depthwise-separable blocks (3x3 depthwise + 1x1 pointwise)."""
+    return nn.Sequential(*conv_bn(1, 16), *conv_bn(16, 16, groups=16), *conv_bn(16, 32, kernel=1), nn.MaxPool2d(2),
+                         *conv_bn(32, 32, groups=32), *conv_bn(32, 64, kernel=1), nn.MaxPool2d(2),
+                         *conv_bn(64, 64, groups=64), *conv_bn(64, 64, kernel=1), nn.AdaptiveAvgPool2d(1),
+                         nn.Flatten(), nn.Linear(64, 10))
+
+
+def accuracy(model, x, y):
+    model.eval()
+    with torch.no_grad():
+        pred = torch.cat([model(x[i:i + 1000]).argmax(1) for i in range(0, len(x), 1000)])
+    return float((pred == y).float().mean())
+
+
+def train(name, model, train_x, train_y, test_x, test_y, epochs, out):
+    opt = torch.optim.Adam(model.parameters(), lr=2e-3)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=epochs * (len(train_x) // 128))
+    loss_fn = nn.CrossEntropyLoss()
+    gen = torch.Generator().manual_seed(1)
+    for epoch in range(epochs):
+        model.train()
+        start = time.time()
+        order = torch.randperm(len(train_x), generator=gen)
+        for i in range(0, len(train_x) - 127, 128):
+            idx = order[i:i + 128]
+            opt.zero_grad()
+            loss = loss_fn(model(train_x[idx]), train_y[idx])
+            loss.backward()
+            opt.step()
+            sched.step()
+        print(f"{name}: epoch {epoch + 1}/{epochs}: loss {loss.item():.3f}, test accuracy "
+              f"{accuracy(model, test_x, test_y):.4f} ({time.time() - start:.0f} s)", flush=True)
+    model.eval()
+    path = os.path.join(out, f"{name}.onnx")
+    torch.onnx.export(model, torch.zeros(1, 1, 28, 28), path, input_names=["image"], output_names=["logits"],
+                      opset_version=13, do_constant_folding=True)
+    return accuracy(model, test_x, test_y)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.manual_seed(1)
+    torch.set_num_threads(args.threads)
+    to_x = lambda a: torch.from_numpy(a.astype(np.float32) / 255.0).unsqueeze(1)
+    train_x, train_y = to_x(read_idx("train-images-idx3-ubyte.gz")), torch.from_numpy(
+        read_idx("train-labels-idx1-ubyte.gz").astype(np.int64))
+    test_x, test_y = to_x(read_idx("t10k-images-idx3-ubyte.gz")), torch.from_numpy(
+        read_idx("t10k-labels-idx1-ubyte.gz").astype(np.int64))
+    result = {}
+    for name, make in (("cnn", cnn), ("dwsep", dwsep)):
+        result[name] = {"top1": train(name, make(), train_x, train_y, test_x, test_y, args.epochs, args.out),
+                        "epochs": args.epochs, "test_images": len(test_x)}
+        print(f"{name}: float top-1 {result[name]['top1']:.4f}", flush=True)
+    result["torch"] = torch.__version__
+    with open(os.path.join(args.out, "float_accuracy.json"), "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+// The float reference of an imported model: what the model computes before quantization, used to
+// calibrate the quantization and to measure the float accuracy beside the int8 one.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "join.h"
+#include "vta/network/onnx.h"
+
+namespace vta::network {
+namespace {
+
+const std::vector<float>& read(const FloatGraph& g, const FloatOp& op, const FloatValues& v, const std::string& t) {
+  const auto it = v.find(t);
+  if (it == v.end()) throw ImportError(join({g.name, ": ", op.name, ": no value for its input ", t}));
+  return it->second;
+}
+
+std::vector<float> conv(const FloatGraph& g, const FloatOp& op, const std::vector<float>& x) {
+  const auto& in = g.shape(op.inputs[0]);
+  const auto& out = g.shape(op.output);
+  const FloatTensor& w = g.constants.at(op.weight);
+  const int64_t n = in[0], c = in[1], h = in[2], wd = in[3], o = out[1], oh = out[2], ow = out[3];
+  const int64_t k = op.kernel, s = op.stride, p = op.pad, cg = c / op.groups, og = o / op.groups;
+  std::vector<float> y(size_t(n * o * oh * ow), 0.f);
+  for (int64_t a = 0; a < n; ++a) {
+    for (int64_t f = 0; f < o; ++f) {
+      float* plane = y.data() + (a * o + f) * oh * ow;
+      const float b = op.bias.empty() ? 0.f : g.constants.at(op.bias).values[size_t(f)];
+      std::fill(plane, plane + oh * ow, b);
+      const int64_t first = (f / og) * cg;
+      for (int64_t ch = 0; ch < cg; ++ch) {
+        const float* xin = x.data() + (a * c + first + ch) * h * wd;
+        for (int64_t dy = 0; dy < k; ++dy) {
+          for (int64_t dx = 0; dx < k; ++dx) {
+            const float wv = w.values[size_t(((f * cg + ch) * k + dy) * k + dx)];
+            for (int64_t yy = 0; yy < oh; ++yy) {
+              const int64_t iy = yy * s + dy - p;
+              if (iy < 0 || iy >= h) continue;
+              for (int64_t xx = 0; xx < ow; ++xx) {
+                const int64_t ix = xx * s + dx - p;
+                if (ix >= 0 && ix < wd) plane[yy * ow + xx] += wv * xin[iy * wd + ix];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return y;
+}
+
+}  // namespace
+
+std::vector<float> softmax(std::span<const float> logits, int64_t rows) {
+  std::vector<float> p(logits.size());
+  const int64_t m = rows > 0 ? int64_t(logits.size()) / rows : 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* l = logits.data() + r * m;
+    const float top = *std::max_element(l, l + m);
+    double sum = 0;
+    for (int64_t i = 0; i < m; ++i) sum += std::exp(double(l[i] - top));
+    for (int64_t i = 0; i < m; ++i) p[size_t(r * m + i)] = float(std::exp(double(l[i] - top)) / sum);
+  }
+  return p;
+}
+
+FloatValues run_float(const FloatGraph& g, std::span<const float> input, bool keep_all) {
+  const auto& in_shape = g.shape(g.input);
+  int64_t n_in = 1;
+  for (const int64_t d : in_shape) n_in *= d;
+  if (int64_t(input.size()) != n_in) {
+    throw ImportError(join({g.name, ": the input ", g.input, " needs ", std::to_string(n_in), " values, not ",
+                            std::to_string(input.size())}));
+  }
+  FloatValues v;
+  v[g.input] = std::vector<float>(input.begin(), input.end());
+  std::map<std::string, size_t> last_use;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    for (const auto& t : g.ops[i].inputs) last_use[t] = i;
+  }
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const FloatOp& op = g.ops[i];
+    const std::vector<float>& x = read(g, op, v, op.inputs[0]);
+    std::vector<float> y;
+    switch (op.kind) {
+      case FloatOpKind::kConv: y = conv(g, op, x); break;
+      case FloatOpKind::kDense: {
+        const FloatTensor& w = g.constants.at(op.weight);
+        const int64_t m = w.shape[0], k = w.shape[1], n = int64_t(x.size()) / k;
+        y.assign(size_t(n * m), 0.f);
+        for (int64_t a = 0; a < n; ++a) {
+          for (int64_t j = 0; j < m; ++j) {
+            double s = op.bias.empty() ? 0.0 : double(g.constants.at(op.bias).values[size_t(j)]);
+            for (int64_t q = 0; q < k; ++q) s += double(x[size_t(a * k + q)]) * double(w.values[size_t(j * k + q)]);
+            y[size_t(a * m + j)] = float(s);
+          }
+        }
+        break;
+      }
+      case FloatOpKind::kRelu:
+        y = x;
+        for (float& e : y) e = std::max(e, 0.f);
+        break;
+      case FloatOpKind::kClip:
+        y = x;
+        for (float& e : y) e = std::clamp(e, op.lo, op.hi);
+        break;
+      case FloatOpKind::kAdd: {
+        const std::vector<float>& b = read(g, op, v, op.inputs[1]);
+        y = x;
+        for (size_t e = 0; e < y.size(); ++e) y[e] += b[e];
+        break;
+      }
+      case FloatOpKind::kScale:
+        y = x;
+        for (float& e : y) e *= op.scale;
+        break;
+      case FloatOpKind::kMaxPool: {
+        const auto& s = g.shape(op.inputs[0]);
+        const auto& o = g.shape(op.output);
+        const int64_t nc = s[0] * s[1], h = s[2], w = s[3], oh = o[2], ow = o[3];
+        y.assign(size_t(nc * oh * ow), 0.f);
+        for (int64_t p = 0; p < nc; ++p) {
+          for (int64_t yy = 0; yy < oh; ++yy) {
+            for (int64_t xx = 0; xx < ow; ++xx) {
+              float best = -std::numeric_limits<float>::infinity();
+              for (int64_t dy = 0; dy < op.kernel; ++dy) {
+                for (int64_t dx = 0; dx < op.kernel; ++dx) {
+                  const int64_t iy = yy * op.stride + dy - op.pad, ix = xx * op.stride + dx - op.pad;
+                  if (iy >= 0 && iy < h && ix >= 0 && ix < w) best = std::max(best, x[size_t((p * h + iy) * w + ix)]);
+                }
+              }
+              y[size_t((p * oh + yy) * ow + xx)] = best;
+            }
+          }
+        }
+        break;
+      }
+      case FloatOpKind::kGlobalAvgPool: {
+        const auto& s = g.shape(op.inputs[0]);
+        const int64_t nc = s[0] * s[1], hw = s[2] * s[3];
+        y.assign(size_t(nc), 0.f);
+        for (int64_t p = 0; p < nc; ++p) {
+          double sum = 0;
+          for (int64_t e = 0; e < hw; ++e) sum += double(x[size_t(p * hw + e)]);
+          y[size_t(p)] = float(sum / double(hw));
+        }
+        break;
+      }
+      case FloatOpKind::kFlatten: y = x; break;
+    }
+    v[op.output] = std::move(y);
+    if (!keep_all) {
+      for (const auto& t : op.inputs) {
+        if (last_use[t] == i && t != g.input && t != g.output) v.erase(t);
+      }
+    }
+  }
+  return v;
+}
+
+}  // namespace vta::network

@@ -1,0 +1,456 @@
+// Post-training quantization of an imported model (docs/MODELS.md "Quantization"): every activation an
+// int8 with a power-of-two scale chosen on calibration inputs, so that requantizing a convolution's
+// int32 sum is VTA's arithmetic shift and clip; weights per tensor; biases at the accumulator's scale.
+// Each operator is placed on VTA where plan.h's rules allow, on the host otherwise, with the reason.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "join.h"
+#include "vta/network/onnx.h"
+#include "vta/network/plan.h"
+
+namespace vta::network {
+namespace {
+
+// Absolute values of one tensor over the calibration inputs (at most kSamples per input, evenly spaced).
+constexpr size_t kSamples = size_t{1} << 16;
+
+int clamp_frac(double f) { return int(std::clamp(f, -16.0, 30.0)); }
+
+class Quantizer {
+ public:
+  Quantizer(const FloatGraph& g, const Config& config, const QuantizeOptions& options)
+      : g_(g), config_(config), options_(options) {
+    m_.graph = Graph(g.name);
+    m_.softmax = g.softmax;
+    for (const FloatOp& op : g.ops) {
+      for (const auto& t : op.inputs) ++readers_[t];
+    }
+    ++readers_[g.output];
+  }
+
+  void calibrate(const std::vector<std::vector<float>>& inputs) {
+    if (inputs.empty()) throw ImportError(g_.name + ": quantization needs at least one calibration input");
+    for (const auto& x : inputs) {
+      const FloatValues v = run_float(g_, x, true);
+      for (const auto& [name, values] : v) {
+        auto& s = samples_[name];
+        const size_t step = std::max<size_t>(1, values.size() / kSamples);
+        for (size_t i = 0; i < values.size(); i += step) s.push_back(std::fabs(values[i]));
+      }
+    }
+  }
+
+  QuantizedModel run() {
+    const std::string& in = g_.input;
+    const QuantParams pin{frac_for(in, 1.0), 1.0};
+    m_.input = pin;
+    m_.graph.input(in, g_.shape(in));
+    q_[in] = make_q(in, pin, false, Placement::kHost);
+    report(in, "input", pin, 0, 0);
+    for (const FloatOp& op : g_.ops) emit(op);
+    Q out = q_.at(g_.output);
+    if (out.wide && out.placement == Placement::kVta) out = q_.at(narrow(g_.output, op_of(g_.output).name));
+    if (out.wide && !out.bias.empty()) {  // int32 logits: the bias added, nothing rounded
+      const size_t mark = m_.graph.ops().size();
+      out.name = finish_sum(out, 0, out.node);
+      place(mark, out.placement, out.node, "host");
+    }
+    m_.output = out.params;
+    m_.graph.set_output(out.name);
+    return std::move(m_);
+  }
+
+ private:
+  // A float tensor's quantized form: an int8 graph tensor, or (wide) an int32 one still to be requantized.
+  struct Q {
+    std::string name;
+    QuantParams params;
+    bool wide = false;
+    Placement placement = Placement::kHost;
+    int weight_frac = 0;  // the producing convolution's or dense's
+    std::vector<double> bias;  // wide: a bias still to add, in accumulator units (one per channel)
+    std::string node;          // the operator the bias belongs to
+  };
+  static Q make_q(std::string name, QuantParams p, bool wide, Placement placement, int weight_frac = 0) {
+    Q q;
+    q.name = std::move(name), q.params = p, q.wide = wide, q.placement = placement, q.weight_frac = weight_frac;
+    return q;
+  }
+
+  // The wide sum `w` with its bias added, and 2^(shift - 1) with it when rounding to nearest (an
+  // arithmetic shift alone rounds down): the int8 bias at the largest power of two that keeps it.
+  std::string finish_sum(const Q& w, int shift, const std::string& name) {
+    const int64_t channels = m_.graph.tensor(w.name).shape[1];
+    std::vector<double> total = w.bias;
+    if (total.empty()) total.assign(size_t(channels), 0.0);
+    if (options_.round_to_nearest && shift > 0) {
+      for (double& v : total) v += std::ldexp(1.0, shift - 1);
+    }
+    double big = 0;
+    for (const double v : total) big = std::max(big, std::fabs(v));
+    if (big < 0.5) return w.name;
+    int left = 0;
+    while (big / std::ldexp(1.0, left) > 127.49) ++left;
+    if (left > 23) {
+      throw ImportError(join({g_.name, ": ", w.node, ": its bias is too large for the accumulator's scale"}));
+    }
+    std::vector<int8_t> q(total.size());
+    for (size_t i = 0; i < q.size(); ++i) q[i] = int8_t(std::clamp(std::lround(total[i] / std::ldexp(1.0, left)), -127L, 127L));
+    if (std::all_of(q.begin(), q.end(), [](int8_t v) { return v == 0; })) return w.name;
+    const std::string b = m_.graph.constant(unique(name + ".bias"), {channels}, q);
+    return m_.graph.bias_add(unique(name + ".bias_add"), w.name, b, left);
+  }
+
+  [[noreturn]] void fail(const FloatOp& op, const std::string& why) const {
+    throw ImportError(join({g_.name, ": node ", op.name, " (", op.onnx_op, "): ", why}));
+  }
+
+  const FloatOp& op_of(const std::string& tensor) const {
+    for (const FloatOp& op : g_.ops) {
+      if (op.output == tensor) return op;
+    }
+    throw ImportError(g_.name + ": no operator produces " + tensor);
+  }
+
+  // The largest number of fraction bits at which at most max_clipped of `tensor`'s values (divided by
+  // `multiplier`) saturate an int8.
+  int frac_for(const std::string& tensor, double multiplier) {
+    auto& s = samples_[tensor];
+    if (s.empty()) return 7;
+    std::vector<float> sorted = s;
+    const auto k = size_t(std::floor((1.0 - options_.max_clipped) * double(sorted.size() - 1)));
+    std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(k), sorted.end());
+    const double top = double(sorted[k]) / multiplier;
+    if (!(top > 0)) return 7;
+    return clamp_frac(std::floor(std::log2(127.0 / top)));
+  }
+
+  void report(const std::string& tensor, const std::string& node, const QuantParams& p, int weight_frac, int shift) {
+    LayerQuant l{tensor, node, p, 0, 0, weight_frac, shift};
+    const auto& s = samples_[tensor];
+    const double scale = p.scale();
+    for (const float v : s) {
+      const double q = double(v) / scale;
+      l.clipped += q >= 127.5;
+      l.zero += q < 0.5;
+    }
+    if (!s.empty()) l.clipped /= double(s.size()), l.zero /= double(s.size());
+    m_.layers.push_back(l);
+  }
+
+  std::string unique(const std::string& name) const {
+    std::string u = name;
+    for (int i = 1; m_.graph.has_tensor(u); ++i) u = name + "." + std::to_string(i);
+    return u;
+  }
+
+  // Gives the graph's operators from `mark` on their placement and a note each.
+  void place(size_t mark, Placement p, const std::string& node, const std::string& reason) {
+    auto& ops = m_.graph.mutable_ops();
+    for (size_t i = mark; i < ops.size(); ++i) {
+      ops[i].placement = p;
+      m_.placements.push_back({ops[i].name, node, p, reason});
+    }
+  }
+
+  // int8 constant values at `frac` fraction bits (saturated).
+  static std::vector<int8_t> to_int8(const std::vector<float>& v, double factor) {
+    std::vector<int8_t> q(v.size());
+    for (size_t i = 0; i < v.size(); ++i) q[i] = int8_t(std::clamp(std::lround(double(v[i]) * factor), -127L, 127L));
+    return q;
+  }
+
+  // Requantizes wide `w` to `frac` bits: shr (when not 0), clip to [lo, hi] (within int8), cast.
+  Q requantize(const Q& w, int frac, int32_t lo, int32_t hi, const std::string& name, const std::string& node,
+               const std::string& tensor) {
+    const int shift = std::clamp(w.params.frac_bits - frac, 0, 31);
+    frac = w.params.frac_bits - shift;
+    const size_t mark = m_.graph.ops().size();
+    std::string t = finish_sum(w, shift, name);
+    if (shift > 0) t = m_.graph.shr(unique(name + ".shr"), t, shift);
+    t = m_.graph.clip(unique(name + ".clip"), t, std::max(lo, -128), std::min(hi, 127));
+    t = m_.graph.cast(unique(name), t);
+    place(mark, w.placement, node, w.placement == Placement::kVta ? "fused after its VTA convolution" : "host");
+    const QuantParams p{frac, w.params.multiplier};
+    report(tensor, node, p, w.weight_frac, shift);
+    return make_q(t, p, false, w.placement);
+  }
+
+  // The int8 form of float tensor `tensor` (requantized once, without ReLU, when it is wide).
+  std::string narrow(const std::string& tensor, const std::string& node) {
+    const Q& q = q_.at(tensor);
+    if (!q.wide) return tensor;
+    const std::string key = tensor + "#int8";
+    if (!q_.count(key)) {
+      q_[key] = requantize(q, frac_for(tensor, q.params.multiplier), -128, 127, q.name + ".q", node, tensor);
+    }
+    return key;
+  }
+  const Q& int8_input(const FloatOp& op, size_t i) { return q_.at(narrow(op.inputs.at(i), op.name)); }
+  // The wide input the operator can fuse after: produced for it alone.
+  bool fusable(const FloatOp& op) const {
+    const Q& q = q_.at(op.inputs[0]);
+    return q.wide && readers_.at(op.inputs[0]) == 1;
+  }
+
+  void emit(const FloatOp& op) {
+    switch (op.kind) {
+      case FloatOpKind::kConv:
+      case FloatOpKind::kDense: return weighted(op);
+      case FloatOpKind::kRelu:
+      case FloatOpKind::kClip: return activation(op);
+      case FloatOpKind::kAdd: return add(op);
+      case FloatOpKind::kScale: {
+        Q q = q_.at(op.inputs[0]);
+        q.params.multiplier *= double(op.scale);
+        q_[op.output] = q;
+        return;
+      }
+      case FloatOpKind::kMaxPool: {
+        const Q& x = int8_input(op, 0);
+        const size_t mark = m_.graph.ops().size();
+        const std::string t = m_.graph.max_pool(unique(op.name), x.name, op.kernel, op.stride, op.pad);
+        const std::string why = options_.use_vta ? vta_refusal(m_.graph, m_.graph.ops().back(), config_) : "VTA not used";
+        place(mark, why.empty() ? Placement::kVta : Placement::kHost, op.name, why.empty() ? "VTA: ALU max" : why);
+        q_[op.output] = make_q(t, x.params, false, Placement::kHost);
+        return;
+      }
+      case FloatOpKind::kGlobalAvgPool: {
+        const Q& x = int8_input(op, 0);
+        const auto& s = g_.shape(op.inputs[0]);
+        const size_t mark = m_.graph.ops().size();
+        const std::string t = m_.graph.global_avg_pool(unique(op.name), x.name);
+        place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
+        // the sum of H x W values: the mean times H x W, so the multiplier takes 1 / (H x W)
+        q_[op.output] = make_q(t, {x.params.frac_bits, x.params.multiplier / double(s[2] * s[3])}, true, Placement::kHost);
+        return;
+      }
+      case FloatOpKind::kFlatten: {
+        const Q& x = int8_input(op, 0);
+        if (m_.graph.tensor(x.name).shape.size() == 2) {
+          q_[op.output] = x;
+          return;
+        }
+        const size_t mark = m_.graph.ops().size();
+        const std::string t = m_.graph.flatten(unique(op.name), x.name);
+        place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
+        q_[op.output] = make_q(t, x.params, false, Placement::kHost);
+        return;
+      }
+    }
+  }
+
+  // A convolution or dense: weights at the largest power of two that keeps them in int8 (the input's
+  // multiplier folded in), the bias at the accumulator's scale as an int8 shifted left.
+  void weighted(const FloatOp& op) {
+    const Q& x = int8_input(op, 0);
+    const FloatTensor& w = g_.constants.at(op.weight);
+    float top = 0;
+    for (const float v : w.values) top = std::max(top, std::fabs(v));
+    const double m = x.params.multiplier;
+    const int wf = top > 0 ? clamp_frac(std::floor(std::log2(127.0 / (double(top) * m)))) : 0;
+    const std::vector<int8_t> wq = to_int8(w.values, m * std::ldexp(1.0, wf));
+    const int acc = x.params.frac_bits + wf;
+    const size_t mark = m_.graph.ops().size();
+    const std::string wname = m_.graph.constant(unique(op.name + ".weight"), w.shape, wq);
+    std::string t;
+    std::string reason;
+    Placement p = Placement::kHost;
+    if (op.kind == FloatOpKind::kConv) {
+      const auto& xs = m_.graph.tensor(x.name).shape;
+      if (xs.size() != 4) fail(op, "its input is not NCHW after quantization");
+      t = m_.graph.conv2d(unique(op.name), x.name, wname, op.stride, op.pad, op.groups);
+      reason = options_.use_vta ? vta_refusal(m_.graph, m_.graph.ops().back(), config_) : "VTA not used";
+      if (reason.empty()) p = Placement::kVta, reason = "VTA: GEMM";
+    } else {
+      if (m_.graph.tensor(x.name).shape.size() != 2) fail(op, "its input is not (N, K) after quantization");
+      t = m_.graph.dense(unique(op.name), x.name, wname);
+      reason = vta_refusal(m_.graph, m_.graph.ops().back(), config_);
+    }
+    place(mark, p, op.name, reason);
+    Q out = make_q(t, {acc, 1.0}, true, p, wf);
+    if (!op.bias.empty()) {  // added with the requantization, which rounds with it
+      const FloatTensor& b = g_.constants.at(op.bias);
+      out.bias.resize(b.values.size());
+      for (size_t i = 0; i < out.bias.size(); ++i) out.bias[i] = double(b.values[i]) * std::ldexp(1.0, acc);
+      out.node = op.name;
+    }
+    q_[op.output] = out;
+  }
+
+  // Relu or Clip: fused into the requantization of the convolution or add before it.
+  void activation(const FloatOp& op) {
+    if (!fusable(op)) {
+      fail(op, "a Relu or Clip is quantized with the Conv, Gemm or Add whose output it alone reads; " + op.inputs[0] +
+                   " is not one");
+    }
+    const Q& w = q_.at(op.inputs[0]);
+    const int frac = frac_for(op.output, w.params.multiplier);
+    int32_t lo = 0, hi = 127;
+    if (op.kind == FloatOpKind::kClip) {
+      const double s = std::ldexp(1.0, std::min(frac, w.params.frac_bits)) / w.params.multiplier;
+      lo = std::isfinite(op.lo) ? int32_t(std::clamp(std::lround(double(op.lo) * s), -128L, 127L)) : -128;
+      hi = std::isfinite(op.hi) ? int32_t(std::clamp(std::lround(double(op.hi) * s), -128L, 127L)) : 127;
+    }
+    q_[op.output] = requantize(w, frac, lo, hi, unique(op.name), op.name, op.output);
+  }
+
+  // A residual addition: the wide operand (a convolution's sum) shifted to the other's scale, the
+  // other (int8) added; ReLU and the final requantization follow.
+  void add(const FloatOp& op) {
+    int main = -1;
+    for (int i = 0; i < 2 && main < 0; ++i) {
+      const Q& q = q_.at(op.inputs[size_t(i)]);
+      if (q.wide && readers_.at(op.inputs[size_t(i)]) == 1 && m_.graph.producer(q.name).kind != OpKind::kAdd) main = i;
+    }
+    if (main < 0) {
+      fail(op, "an Add needs one operand that is a Conv's or Gemm's output read only by it (the residual is added to "
+               "that sum); neither " + op.inputs[0] + " nor " + op.inputs[1] + " is");
+    }
+    const Q w = q_.at(op.inputs[size_t(main)]);
+    const Q r = int8_input(op, size_t(1 - main));
+    if (r.params.multiplier != w.params.multiplier) fail(op, "its operands carry different average-pool factors");
+    const int shift = w.params.frac_bits - r.params.frac_bits;
+    if (shift < 0 || shift > 31) {
+      fail(op, join({"the sum has ", std::to_string(w.params.frac_bits), " fraction bits and the residual ",
+                     std::to_string(r.params.frac_bits), ": the shift between them must be 0 to 31"}));
+    }
+    const size_t mark = m_.graph.ops().size();
+    std::string t = finish_sum(w, shift, op.name);
+    t = m_.graph.shr(unique(op.name + ".shr"), t, shift);
+    t = m_.graph.add(unique(op.name), t, r.name);
+    place(mark, w.placement, op.name, w.placement == Placement::kVta ? "fused after its VTA convolution" : "host");
+    q_[op.output] = make_q(t, {r.params.frac_bits, r.params.multiplier}, true, w.placement, w.weight_frac);
+  }
+
+  const FloatGraph& g_;
+  const Config& config_;
+  QuantizeOptions options_;
+  QuantizedModel m_;
+  std::map<std::string, Q> q_;
+  std::map<std::string, int> readers_;
+  std::map<std::string, std::vector<float>> samples_;
+};
+
+// The next weighted operator after `a` through channel-preserving, positively homogeneous operators
+// each read only by the next; nullptr when there is none. `spread` is how many of B's input columns
+// each channel of A becomes (flatten's H x W).
+const FloatOp* next_weighted(const FloatGraph& g, const FloatOp& a, const std::map<std::string, std::vector<const FloatOp*>>& readers,
+                             int64_t& spread) {
+  std::string t = a.output;
+  spread = 1;
+  for (;;) {
+    const auto it = readers.find(t);
+    if (it == readers.end() || it->second.size() != 1 || t == g.output) return nullptr;
+    const FloatOp& r = *it->second[0];
+    switch (r.kind) {
+      case FloatOpKind::kConv:
+      case FloatOpKind::kDense: return &r;
+      case FloatOpKind::kRelu:
+      case FloatOpKind::kMaxPool:
+      case FloatOpKind::kGlobalAvgPool: break;
+      case FloatOpKind::kFlatten: {
+        const auto& in = g.shape(r.inputs[0]);
+        for (size_t d = 2; d < in.size(); ++d) spread *= in[d];
+        break;
+      }
+      default: return nullptr;
+    }
+    t = r.output;
+  }
+}
+
+}  // namespace
+
+int equalize_channels(FloatGraph& g, int sweeps) {
+  std::map<std::string, std::vector<const FloatOp*>> readers;
+  std::map<std::string, int> uses;  // a constant two operators share is left alone
+  for (const FloatOp& op : g.ops) {
+    for (const auto& t : op.inputs) readers[t].push_back(&op);
+    for (const auto* c : {&op.weight, &op.bias}) uses[*c] += !c->empty();
+  }
+  int pairs = 0;
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    for (FloatOp& a : g.ops) {
+      if (a.kind != FloatOpKind::kConv && a.kind != FloatOpKind::kDense) continue;
+      int64_t spread = 1;
+      const FloatOp* b = next_weighted(g, a, readers, spread);
+      if (!b || uses[a.weight] > 1 || uses[b->weight] > 1 || (!a.bias.empty() && uses[a.bias] > 1)) continue;
+      FloatTensor& wa = g.constants.at(a.weight);
+      FloatTensor& wb = g.constants.at(b->weight);
+      const int64_t channels = wa.shape[0], per_a = int64_t(wa.values.size()) / channels;
+      // B's weights reading channel c: (o, i, ...) with i = c % (C / groups), o in c's group; or the
+      // dense columns c * spread .. (c + 1) * spread - 1
+      const int64_t out_b = wb.shape[0], in_b = wb.shape[1], per_b = int64_t(wb.values.size()) / (out_b * in_b);
+      const int64_t groups = b->kind == FloatOpKind::kConv ? b->groups : 1;
+      if (b->kind == FloatOpKind::kConv ? in_b * groups != channels : in_b != channels * spread) continue;
+      const int64_t og = out_b / groups;
+      auto each_b = [&](int64_t c, auto&& f) {
+        if (b->kind == FloatOpKind::kDense) {
+          for (int64_t o = 0; o < out_b; ++o) {
+            for (int64_t k = c * spread; k < (c + 1) * spread; ++k) f(wb.values[size_t(o * in_b + k)]);
+          }
+          return;
+        }
+        const int64_t group = c / in_b, i = c % in_b;
+        for (int64_t o = group * og; o < (group + 1) * og; ++o) {
+          for (int64_t k = 0; k < per_b; ++k) f(wb.values[size_t((o * in_b + i) * per_b + k)]);
+        }
+      };
+      FloatTensor* bias = a.bias.empty() ? nullptr : &g.constants.at(a.bias);
+      for (int64_t c = 0; c < channels; ++c) {
+        float ra = 0, rb = 0;
+        for (int64_t k = 0; k < per_a; ++k) ra = std::max(ra, std::fabs(wa.values[size_t(c * per_a + k)]));
+        each_b(c, [&](float v) { rb = std::max(rb, std::fabs(v)); });
+        if (!(ra > 0) || !(rb > 0)) continue;
+        const double s = std::sqrt(double(ra) / double(rb));
+        for (int64_t k = 0; k < per_a; ++k) {
+          float& v = wa.values[size_t(c * per_a + k)];
+          v = float(double(v) / s);
+        }
+        if (bias) bias->values[size_t(c)] = float(double(bias->values[size_t(c)]) / s);
+        each_b(c, [&](float& v) { v = float(double(v) * s); });
+      }
+      if (sweep == 0) ++pairs;
+    }
+  }
+  return pairs;
+}
+
+double QuantParams::scale() const { return std::ldexp(1.0, -frac_bits) * multiplier; }
+
+std::vector<int8_t> QuantizedModel::quantize_input(std::span<const float> x) const {
+  std::vector<int8_t> q(x.size());
+  const double f = 1.0 / input.scale();
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = double(x[i]) * f;
+    q[i] = int8_t(std::isnan(v) ? 0 : std::clamp(std::nearbyint(v), -128.0, 127.0));
+  }
+  return q;
+}
+
+std::vector<float> QuantizedModel::dequantize_output(std::span<const int32_t> y) const {
+  std::vector<float> f(y.size());
+  const double s = output.scale();
+  for (size_t i = 0; i < y.size(); ++i) f[i] = float(double(y[i]) * s);
+  return f;
+}
+
+QuantizedModel quantize(const FloatGraph& g, const std::vector<std::vector<float>>& calibration, const Config& config,
+                        const QuantizeOptions& options) {
+  if (options.equalize) {
+    FloatGraph equalized = g;
+    equalize_channels(equalized);
+    Quantizer q(equalized, config, options);
+    q.calibrate(calibration);
+    return q.run();
+  }
+  Quantizer q(g, config, options);
+  q.calibrate(calibration);
+  return q.run();
+}
+
+}  // namespace vta::network
