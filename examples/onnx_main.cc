@@ -134,7 +134,8 @@ int run(int argc, char** argv) {
     }
     if (n == 1) {
       std::printf("output:");
-      const std::vector<float> shown = qm.softmax ? net::softmax(y, 1) : y;
+      const int64_t row = qm.graph.tensor(qm.graph.output_name()).shape.back();
+      const std::vector<float> shown = qm.softmax ? net::softmax(y, int64_t(y.size()) / row) : y;
       for (size_t k = 0; k < std::min<size_t>(shown.size(), 16); ++k) std::printf(" %.4g", double(shown[k]));
       std::printf("%s (top class %lld)\n", shown.size() > 16 ? " ..." : "", static_cast<long long>(top));
     }

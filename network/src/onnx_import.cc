@@ -56,7 +56,6 @@ class Importer {
     if (graph.output_size() != 1) fail(join({"the graph has ", std::to_string(graph.output_size()), " outputs (one is imported)"}));
     g_.output = resolve(graph.output(0).name());
     if (!g_.shapes.count(g_.output)) fail("the graph output " + graph.output(0).name() + " is not computed by any node");
-    if (g_.ops.empty()) fail("the graph has no operators");
     return std::move(g_);
   }
 
@@ -75,7 +74,7 @@ class Importer {
       if (o.domain().empty() || o.domain() == "ai.onnx") v = o.version();
     }
     if (v < 0) fail("the model imports no opset of the default ONNX domain");
-    if (v < 7 || v > 18) fail("opset " + std::to_string(v) + " (7 to 18 are read)");
+    if (v < 1 || v > 18) fail("opset " + std::to_string(v) + " (1 to 18 are read)");
     return v;
   }
 
@@ -173,7 +172,7 @@ class Importer {
         fail(where + ": dimension " + std::to_string(i) + " is not a fixed size");
       }
     }
-    if (shape.size() != 4) fail(where + ": shape " + shape_text(shape) + " is not NCHW");
+    if (shape.empty() || shape.size() > 6) fail(where + ": shape " + shape_text(shape) + " (1 to 6 dimensions)");
     check_size(shape, where);
     g_.input = in.name();
     g_.shapes[in.name()] = shape;
@@ -206,8 +205,11 @@ class Importer {
   const FloatTensor& constant(const onnx::NodeProto& n, int i) {
     if (i >= n.input_size() || n.input(i).empty()) fail(n, "input " + std::to_string(i) + " is missing");
     const auto it = g_.constants.find(n.input(i));
-    if (it == g_.constants.end()) fail(n, "input " + n.input(i) + " must be a constant (an initializer)");
-    return it->second;
+    if (it != g_.constants.end()) return it->second;
+    if (!g_.shapes.count(resolve(n.input(i)))) {
+      fail(n, "reads " + n.input(i) + ", which no earlier node produces and no initializer holds (a missing initializer)");
+    }
+    fail(n, "input " + n.input(i) + " must be a constant (an initializer), not an activation");
   }
   bool is_constant(const onnx::NodeProto& n, int i) const {
     return i < n.input_size() && g_.constants.count(n.input(i)) != 0;
@@ -355,8 +357,10 @@ class Importer {
     if (t == "Softmax") {
       const std::string in = activation(n, 0);
       const auto& s = g_.shapes[in];
-      const int64_t axis = attr_int(n, "axis", opset_ >= 13 ? -1 : 1);
-      if (s.size() != 2 || (axis != -1 && axis != 1)) fail(n, "a softmax over the last axis of (N, M) is supported");
+      const auto rank = int64_t(s.size());
+      int64_t axis = attr_int(n, "axis", opset_ >= 13 ? -1 : 1);
+      if (axis < 0) axis += rank;
+      if (axis != rank - 1) fail(n, "attribute axis " + std::to_string(axis) + ": a softmax over the last axis is supported");
       if (model_.graph().output_size() != 1 || n.output(0) != model_.graph().output(0).name()) {
         fail(n, "Softmax runs on the host after the graph's output: it must produce the graph's output");
       }
@@ -435,8 +439,8 @@ class Importer {
     only_attributes(n, {"epsilon", "momentum", "training_mode", "spatial"});
     if (attr_int(n, "training_mode", 0) != 0) fail(n, "attribute training_mode 1 (inference is imported)");
     const std::string x = activation(n, 0);
+    if (g_.shapes[x].size() != 4) fail(n, "input " + shape_text(g_.shapes[x]) + " is not NCHW");
     FloatOp* conv = sole_producer(x, FloatOpKind::kConv);
-    if (!conv) fail(n, "a BatchNormalization is folded into the Conv before it, and " + x + " is not a Conv's output read only here");
     const int64_t o = g_.shapes[x][1];
     std::vector<const FloatTensor*> p;
     for (int i = 1; i <= 4; ++i) {
@@ -444,6 +448,15 @@ class Importer {
       if (elements_of(p.back()->shape) != o) fail(n, "input " + n.input(i) + " " + shape_text(p.back()->shape) + " is not one value per channel");
     }
     const float eps = attr_float(n, "epsilon", 1e-5f);
+    if (!conv) {  // on its own: a 1x1 depthwise convolution (one weight and one bias per channel)
+      FloatOp op = make(FloatOpKind::kConv);
+      op.inputs = {x};
+      op.groups = int(o);
+      op.weight = new_constant(node_name(n) + ".weight", {{o, 1, 1, 1}, std::vector<float>(size_t(o), 1.f)});
+      op.bias = new_constant(node_name(n) + ".bias", {{o}, std::vector<float>(size_t(o), 0.f)});
+      add(op, n, g_.shapes[x]);
+      conv = &g_.ops.back();
+    }
     FloatTensor w = g_.constants.at(conv->weight);
     FloatTensor b{{o}, std::vector<float>(size_t(o), 0.f)};
     if (!conv->bias.empty()) b.values = g_.constants.at(conv->bias).values;
@@ -459,7 +472,7 @@ class Importer {
     }
     conv->weight = new_constant(conv->name + ".weight_bn", std::move(w));
     conv->bias = new_constant(conv->name + ".bias_bn", std::move(b));
-    alias(n, x);
+    if (conv->output != n.output(0)) alias(n, x);
   }
 
   void clip(const onnx::NodeProto& n) {
@@ -550,6 +563,7 @@ class Importer {
       const int64_t axis = attr_int(n, "axis", 1);
       if (axis != 1) fail(n, "attribute axis " + std::to_string(axis) + " (1 is supported)");
     } else {
+      if (opset_ < 5) fail(n, "a Reshape before opset 5 (its shape an attribute) is not read");
       only_attributes(n, {"allowzero"});
       if (!is_constant(n, 1) || !ints_.count(n.input(1))) fail(n, "the shape must be an int64 constant");
       const auto& s = ints_[n.input(1)];
@@ -599,6 +613,7 @@ FloatGraph import_onnx_bytes(std::string_view bytes, const std::string& what, co
   if (int64_t(bytes.size()) > kMaxOnnxBytes) {
     throw ImportError(what + ": " + std::to_string(bytes.size()) + " bytes (at most " + std::to_string(kMaxOnnxBytes) + ")");
   }
+  if (bytes.empty()) throw ImportError(what + ": not an ONNX model: the file is empty");
   if (options.batch < 1 || options.batch > 4096) throw ImportError(what + ": batch " + std::to_string(options.batch));
   onnx::ModelProto model;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), int(bytes.size()));

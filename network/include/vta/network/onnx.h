@@ -61,7 +61,7 @@ struct FloatGraph {
   std::string name;
   std::string input;
   std::string output;
-  bool softmax = false;  ///< the model ends in a Softmax (run on the host after the output)
+  bool softmax = false;  ///< the model ends in a Softmax over its last axis (run on the host after the output)
   std::vector<FloatOp> ops;
   std::map<std::string, FloatTensor> constants;
   std::map<std::string, std::vector<int64_t>> shapes;  ///< every activation's
@@ -76,7 +76,7 @@ struct ImportOptions {
 inline constexpr int64_t kMaxOnnxBytes = int64_t{1} << 30;
 inline constexpr int64_t kMaxOnnxElements = int64_t{1} << 28;
 
-/// Reads an ONNX model (opsets 7 to 18 of the default domain). Throws ImportError naming the problem:
+/// Reads an ONNX model (opsets 1 to 18 of the default domain). Throws ImportError naming the problem:
 /// a file that is not ONNX, an unsupported operator or attribute (the node, its operator, the
 /// attribute), a graph whose nodes read what no earlier node produces (a cycle, a missing
 /// initializer), shapes that do not agree, sizes beyond the bounds above.
@@ -88,7 +88,7 @@ FloatGraph import_onnx_bytes(std::string_view bytes, const std::string& what, co
 using FloatValues = std::map<std::string, std::vector<float>>;
 /// Runs the float graph on `input` (its input's shape, row-major); every tensor kept when `keep_all`.
 FloatValues run_float(const FloatGraph& g, std::span<const float> input, bool keep_all = false);
-/// The softmax of each row of (N, M) `logits`.
+/// The softmax of each of the `rows` rows `logits` holds (row-major).
 std::vector<float> softmax(std::span<const float> logits, int64_t rows);
 
 /// One tensor's quantization: real value = q * 2^-frac_bits * multiplier (the multiplier is 1 but

@@ -1,0 +1,397 @@
+// Models from ONNX: the importer per operator against plain float loops written here, its refusals
+// (the malformed corpus in onnx_malformed/), ONNX's own node tests (Debian's libonnx-testdata), the
+// cross-layer equalization, and quantized models run on VTA against their int8 reference.
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "test_paths.h"
+#include "vta/driver/build_config.h"
+#include "vta/network/executor.h"
+#include "vta/network/onnx.h"
+#include "vta/network/reference.h"
+
+namespace vta::network {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1, float hi = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+// A small ONNX model written with the protobuf API: one float input, initializers, nodes, one output.
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(std::vector<int64_t> input_shape, int opset = 13) {
+    m_.set_ir_version(8);
+    auto* o = m_.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    g_ = m_.mutable_graph();
+    g_->set_name("test");
+    auto* in = g_->add_input();
+    in->set_name("x");
+    auto* tt = in->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    for (const int64_t d : input_shape) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  std::string constant(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& v) {
+    auto* t = g_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto_DataType_FLOAT);
+    for (const int64_t d : dims) t->add_dims(d);
+    for (const float x : v) t->add_float_data(x);
+    return name;
+  }
+  std::string int64s(const std::string& name, const std::vector<int64_t>& v) {
+    auto* t = g_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto_DataType_INT64);
+    t->add_dims(int64_t(v.size()));
+    for (const int64_t x : v) t->add_int64_data(x);
+    return name;
+  }
+  onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output) {
+    auto* n = g_->add_node();
+    n->set_op_type(op);
+    n->set_name(output);
+    for (const auto& i : inputs) n->add_input(i);
+    n->add_output(output);
+    return *n;
+  }
+  static void ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto_AttributeType_INTS);
+    for (const int64_t x : v) a->add_ints(x);
+  }
+  static void integer(onnx::NodeProto& n, const std::string& name, int64_t v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto_AttributeType_INT);
+    a->set_i(v);
+  }
+  static void real(onnx::NodeProto& n, const std::string& name, float v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+    a->set_f(v);
+  }
+  FloatGraph import(const std::string& output) {
+    g_->add_output()->set_name(output);
+    return import_onnx_bytes(m_.SerializeAsString(), "test.onnx");
+  }
+
+ private:
+  onnx::ModelProto m_;
+  onnx::GraphProto* g_;
+};
+
+// Plain float loops: NCHW x OIHW convolution (groups), max pool, dense (M, K).
+std::vector<float> conv_loops(const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>& b,
+                              int64_t c, int64_t h, int64_t width, int64_t o, int64_t k, int64_t s, int64_t p,
+                              int64_t groups) {
+  const int64_t oh = (h + 2 * p - k) / s + 1, ow = (width + 2 * p - k) / s + 1, cg = c / groups, og = o / groups;
+  std::vector<float> y(size_t(o * oh * ow));
+  for (int64_t f = 0; f < o; ++f) {
+    for (int64_t i = 0; i < oh; ++i) {
+      for (int64_t j = 0; j < ow; ++j) {
+        double sum = b.empty() ? 0.0 : double(b[size_t(f)]);
+        for (int64_t ch = 0; ch < cg; ++ch) {
+          for (int64_t dy = 0; dy < k; ++dy) {
+            for (int64_t dx = 0; dx < k; ++dx) {
+              const int64_t yy = i * s + dy - p, xx = j * s + dx - p;
+              if (yy < 0 || yy >= h || xx < 0 || xx >= width) continue;
+              sum += double(x[size_t(((f / og) * cg + ch) * h * width + yy * width + xx)]) *
+                     double(w[size_t(((f * cg + ch) * k + dy) * k + dx)]);
+            }
+          }
+        }
+        y[size_t((f * oh + i) * ow + j)] = float(sum);
+      }
+    }
+  }
+  return y;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(double(got[i]), double(want[i]), 1e-4 * (1 + std::fabs(double(want[i])))) << what << " element " << i;
+  }
+}
+
+TEST(OnnxImport, ConvBatchNormReluPoolGemmMatchPlainLoops) {
+  ModelBuilder b({1, 4, 6, 6});
+  const auto w = random_floats(8 * 4 * 9, 1), bias = random_floats(8, 2);
+  const auto scale = random_floats(8, 3, 0.5f, 2), beta = random_floats(8, 4), mean = random_floats(8, 5),
+             var = random_floats(8, 6, 0.1f, 2);
+  auto& conv = b.node("Conv", {"x", b.constant("w", {8, 4, 3, 3}, w), b.constant("b", {8}, bias)}, "conv");
+  ModelBuilder::ints(conv, "pads", {1, 1, 1, 1});
+  ModelBuilder::ints(conv, "strides", {1, 1});
+  auto& bn = b.node("BatchNormalization",
+                    {"conv", b.constant("s", {8}, scale), b.constant("beta", {8}, beta), b.constant("m", {8}, mean),
+                     b.constant("v", {8}, var)},
+                    "bn");
+  ModelBuilder::real(bn, "epsilon", 1e-3f);
+  b.node("Relu", {"bn"}, "relu");
+  auto& pool = b.node("MaxPool", {"relu"}, "pool");
+  ModelBuilder::ints(pool, "kernel_shape", {2, 2});
+  ModelBuilder::ints(pool, "strides", {2, 2});
+  b.node("Flatten", {"pool"}, "flat");
+  const auto fc = random_floats(5 * 72, 7), fcb = random_floats(5, 8);
+  auto& gemm = b.node("Gemm", {"flat", b.constant("fc", {5, 72}, fc), b.constant("fcb", {5}, fcb)}, "gemm");
+  ModelBuilder::integer(gemm, "transB", 1);
+  ModelBuilder::real(gemm, "alpha", 0.5f);
+  const FloatGraph g = b.import("gemm");
+
+  std::vector<std::string> kinds;
+  for (const auto& op : g.ops) kinds.emplace_back(to_string(op.kind));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"conv", "relu", "max_pool", "flatten", "dense"}))
+      << "the batch norm is folded into the convolution";
+  EXPECT_EQ(g.shape("gemm"), (std::vector<int64_t>{1, 5}));
+
+  const auto x = random_floats(4 * 36, 9);
+  std::vector<float> want = conv_loops(x, w, bias, 4, 6, 6, 8, 3, 1, 1, 1);
+  for (size_t i = 0; i < want.size(); ++i) {
+    const size_t c = i / 36;
+    want[i] = std::max(
+        0.f, float((double(want[i]) - double(mean[c])) / std::sqrt(double(var[c]) + 1e-3) * double(scale[c]) +
+                   double(beta[c])));
+  }
+  std::vector<float> pooled(8 * 9);
+  for (size_t c = 0; c < 8; ++c) {
+    for (size_t i = 0; i < 3; ++i) {
+      for (size_t j = 0; j < 3; ++j) {
+        float m = -INFINITY;
+        for (size_t dy = 0; dy < 2; ++dy) {
+          for (size_t dx = 0; dx < 2; ++dx) m = std::max(m, want[c * 36 + (2 * i + dy) * 6 + 2 * j + dx]);
+        }
+        pooled[c * 9 + i * 3 + j] = m;
+      }
+    }
+  }
+  std::vector<float> logits(5);
+  for (size_t o = 0; o < 5; ++o) {
+    double s = double(fcb[o]);
+    for (size_t k = 0; k < 72; ++k) s += 0.5 * double(fc[o * 72 + k]) * double(pooled[k]);
+    logits[o] = float(s);
+  }
+  expect_close(run_float(g, x).at("gemm"), logits, "conv + bn + relu + pool + gemm");
+}
+
+TEST(OnnxImport, ResidualClipScaleAveragePoolMatMulSoftmax) {
+  ModelBuilder b({1, 2, 4, 4}, 13);
+  const auto w = random_floats(2 * 2 * 9, 11);
+  auto& conv = b.node("Conv", {"x", b.constant("w", {2, 2, 3, 3}, w)}, "conv");
+  ModelBuilder::ints(conv, "pads", {1, 1, 1, 1});
+  b.node("Add", {"conv", "x"}, "add");
+  b.node("Clip", {"add", b.constant("lo", {}, {0.f}), b.constant("hi", {}, {0.75f})}, "clip");
+  b.node("Mul", {"clip", b.constant("two", {}, {2.f})}, "scaled");
+  b.node("GlobalAveragePool", {"scaled"}, "gap");
+  b.node("Identity", {"gap"}, "same");
+  b.node("Reshape", {"same", b.int64s("shape", {1, -1})}, "flat");
+  const auto m = random_floats(2 * 3, 12);
+  b.node("MatMul", {"flat", b.constant("m", {2, 3}, m)}, "mm");
+  b.node("Add", {"mm", b.constant("mb", {3}, {0.5f, -0.5f, 0.25f})}, "logits");
+  b.node("Softmax", {"logits"}, "prob");
+  const FloatGraph g = b.import("prob");
+  EXPECT_TRUE(g.softmax);
+  const auto x = random_floats(32, 13);
+  std::vector<float> y = conv_loops(x, w, {}, 2, 4, 4, 2, 3, 1, 1, 1);
+  std::vector<float> gap(2, 0.f);
+  for (size_t i = 0; i < 32; ++i) gap[i / 16] += 2.f * std::clamp(y[i] + x[i], 0.f, 0.75f) / 16.f;
+  const std::vector<float> mb{0.5f, -0.5f, 0.25f};
+  std::vector<float> logits(3);
+  for (size_t j = 0; j < 3; ++j) logits[j] = mb[j] + gap[0] * m[j] + gap[1] * m[3 + j];
+  const auto out = run_float(g, x).at(g.output);
+  expect_close(out, logits, "residual, clip, scale, pool, matmul + bias");
+  const auto p = softmax(out, 1);
+  double total = 0;
+  for (size_t j = 0; j < 3; ++j) {
+    total += double(p[j]);
+    EXPECT_EQ(p[j] > p[(j + 1) % 3], logits[j] > logits[(j + 1) % 3]);
+  }
+  EXPECT_NEAR(total, 1.0, 1e-6);
+}
+
+TEST(OnnxImport, StandaloneBatchNormIsADepthwiseConvolution) {
+  ModelBuilder b({1, 3, 2, 2});
+  b.node("BatchNormalization", {"x", b.constant("s", {3}, {1.f, 2.f, 3.f}), b.constant("b", {3}, {0.f, 1.f, -1.f}),
+                                b.constant("m", {3}, {0.5f, 0.f, 1.f}), b.constant("v", {3}, {1.f, 4.f, 0.25f})},
+         "bn");
+  const FloatGraph g = b.import("bn");
+  ASSERT_EQ(g.ops.size(), 1u);
+  EXPECT_EQ(g.ops[0].groups, 3);
+  const auto x = random_floats(12, 3);
+  std::vector<float> want(12);
+  const float s[] = {1, 2, 3}, bb[] = {0, 1, -1}, mm[] = {0.5f, 0, 1}, vv[] = {1, 4, 0.25f};
+  for (size_t i = 0; i < 12; ++i) {
+    const size_t c = i / 4;
+    want[i] = float((double(x[i]) - double(mm[c])) / std::sqrt(double(vv[c]) + 1e-5) * double(s[c]) + double(bb[c]));
+  }
+  expect_close(run_float(g, x).at("bn"), want, "batch norm");
+}
+
+// Every file of the corpus is refused with the words expected.txt gives, through the file reader.
+TEST(OnnxImport, MalformedCorpusIsRefusedByName) {
+  const fs::path dir = vta::test::source_path("tests/network/onnx_malformed");
+  std::ifstream listing(dir / "expected.txt");
+  ASSERT_TRUE(listing) << dir;
+  std::string line;
+  int files = 0;
+  while (std::getline(listing, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto colon = line.find(": ");
+    const std::string file = line.substr(0, colon), expect = line.substr(colon + 2);
+    ++files;
+    try {
+      const FloatGraph g = import_onnx(dir / file);
+      // a model that imports must fail when quantized (its defect is a size the executor cannot take)
+      ADD_FAILURE() << file << ": imported (" << g.ops.size() << " operators); expected: " << expect;
+    } catch (const ImportError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(expect), std::string::npos) << file << ": " << what;
+      EXPECT_NE(what.find(file), std::string::npos) << "the error names the file: " << what;
+    }
+  }
+  EXPECT_GE(files, 30);
+}
+
+// Equalization changes no float output and leaves each equalized pair's channel ranges equal.
+TEST(OnnxQuantize, EqualizationIsExactAndBalancesRanges) {
+  const fs::path model = vta::test::source_path("models/fashion_mnist/dwsep.onnx");
+  const FloatGraph g = import_onnx(model);
+  FloatGraph e = g;
+  EXPECT_EQ(equalize_channels(e), 7);  // conv -> dw -> pw -> dw -> pw -> dw -> pw -> gemm: 7 pairs
+  for (uint32_t seed : {1u, 2u}) {
+    const auto x = random_floats(28 * 28, seed, 0, 1);
+    const auto a = run_float(g, x).at(g.output), b = run_float(e, x).at(e.output);
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(double(a[i]), double(b[i]), 1e-3 * (1 + std::fabs(double(a[i]))));
+  }
+  // the first depthwise layer's per-channel ranges: spread widely before, within a factor after
+  auto spread = [](const FloatGraph& fg) {
+    const FloatOp& dw = fg.ops[2];
+    const FloatTensor& w = fg.constants.at(dw.weight);
+    float lo = INFINITY, hi = 0;
+    for (int64_t c = 0; c < w.shape[0]; ++c) {
+      float r = 0;
+      for (int64_t k = 0; k < 9; ++k) r = std::max(r, std::fabs(w.values[size_t(c * 9 + k)]));
+      lo = std::min(lo, r), hi = std::max(hi, r);
+    }
+    return hi / lo;
+  };
+  ASSERT_EQ(g.ops[2].groups, 16);
+  EXPECT_LT(spread(e), spread(g) / 4) << spread(g) << " -> " << spread(e);
+}
+
+// The trained classifier quantized and run on VTA: every step equals the int8 reference, the layers
+// VTA can run are there, and the int8 top class is the float model's on most inputs.
+TEST(OnnxQuantize, TrainedClassifierRunsOnVtaBitForBit) {
+  const Config& cfg = vta::build_config();
+  const FloatGraph g = import_onnx(vta::test::source_path("models/fashion_mnist/cnn.onnx"));
+  std::vector<std::vector<float>> cal;
+  for (uint32_t s = 0; s < 8; ++s) cal.push_back(random_floats(28 * 28, 100 + s, 0, 1));
+  const QuantizedModel q = quantize(g, cal, cfg);
+  int vta_convs = 0;
+  for (const auto& p : q.placements) {
+    const Op& op = q.graph.producer(p.op);
+    if (op.kind == OpKind::kConv2d && p.placement == Placement::kVta) ++vta_convs;
+    if (op.kind == OpKind::kConv2d && p.placement == Placement::kHost) {
+      EXPECT_NE(p.reason.find("1 input"), std::string::npos) << "only the 1-channel conv stays on the host: " << p.reason;
+    }
+  }
+  EXPECT_EQ(vta_convs, 2);
+  Executor ex(q.graph, cfg);
+  int agree = 0;
+  for (uint32_t s = 0; s < 6; ++s) {
+    const auto x = random_floats(28 * 28, 200 + s, 0, 1);
+    const auto in = q.quantize_input(x);
+    const Values ref = run_reference(q.graph, in);
+    const NetworkRun r = ex.run(in, {}, &ref);
+    EXPECT_TRUE(r.verified());
+    const auto y = q.dequantize_output(r.output);
+    const auto f = run_float(g, x).at(g.output);
+    agree += std::max_element(y.begin(), y.end()) - y.begin() == std::max_element(f.begin(), f.end()) - f.begin();
+    // the dequantized logits follow the float ones
+    double err = 0, norm = 0;
+    for (size_t i = 0; i < y.size(); ++i) err += std::pow(double(y[i] - f[i]), 2), norm += std::pow(double(f[i]), 2);
+    EXPECT_LT(std::sqrt(err / norm), 0.1);
+  }
+  EXPECT_GE(agree, 5);
+}
+
+// ONNX's node tests for the operators the importer reads: the model, its inputs after the first
+// bound as initializers where the operator takes them as parameters, run by the float reference
+// and compared with the outputs shipped with the test.
+TEST(OnnxNodeTests, SupportedOperatorsMatchOnnxOutputs) {
+  const fs::path root = "/usr/share/libonnx-testdata/data/node";
+  if (!fs::is_directory(root)) GTEST_SKIP() << root << " is missing: scripts/setup.sh installs libonnx-testdata";
+  const std::set<std::string> ops{"Conv",    "Gemm",    "MatMul",  "Relu",    "Clip",     "Add",
+                                  "Mul",     "MaxPool", "Flatten", "Reshape", "Identity", "Softmax",
+                                  "Dropout", "BatchNormalization", "GlobalAveragePool"};
+  const std::set<std::string> parameters{"Conv", "Gemm", "MatMul", "Clip", "Reshape", "BatchNormalization"};
+  auto read_tensor = [](const fs::path& p) {
+    onnx::TensorProto t;
+    std::ifstream in(p, std::ios::binary);
+    EXPECT_TRUE(t.ParseFromIstream(&in)) << p;
+    return t;
+  };
+  std::map<std::string, std::pair<int, int>> counts;  // operator: passed, refused
+  std::vector<std::string> refused;
+  for (const auto& dir : fs::directory_iterator(root)) {
+    onnx::ModelProto m;
+    std::ifstream in(dir.path() / "model.onnx", std::ios::binary);
+    if (!m.ParseFromIstream(&in) || m.graph().node_size() != 1) continue;
+    const std::string op = m.graph().node(0).op_type();
+    if (!ops.count(op) || dir.path().filename().string().ends_with("_expanded")) continue;
+    const fs::path data = dir.path() / "test_data_set_0";
+    if (parameters.count(op)) {  // bind the parameters as initializers
+      for (int i = 1; i < m.graph().input_size(); ++i) {
+        onnx::TensorProto t = read_tensor(data / ("input_" + std::to_string(i) + ".pb"));
+        t.set_name(m.graph().input(i).name());
+        *m.mutable_graph()->add_initializer() = t;
+      }
+    }
+    const std::string name = dir.path().filename().string();
+    try {
+      const FloatGraph g = import_onnx_bytes(m.SerializeAsString(), name);
+      const onnx::TensorProto x = read_tensor(data / "input_0.pb"), y = read_tensor(data / "output_0.pb");
+      auto floats = [](const onnx::TensorProto& t) {
+        std::vector<float> v(size_t(t.raw_data().size() / 4));
+        if (!v.empty()) std::memcpy(v.data(), t.raw_data().data(), v.size() * 4);
+        if (v.empty()) v.assign(t.float_data().begin(), t.float_data().end());
+        return v;
+      };
+      std::vector<float> out = run_float(g, floats(x)).at(g.output);
+      if (g.softmax) out = softmax(out, int64_t(out.size()) / g.shape(g.output).back());
+      expect_close(out, floats(y), name);
+      ++counts[op].first;
+    } catch (const ImportError& e) {
+      ++counts[op].second;
+      refused.push_back(name + ": " + e.what());
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  int passed = 0;
+  for (const auto& [op, c] : counts) {
+    std::printf("  %-20s passed %2d  refused %2d\n", op.c_str(), c.first, c.second);
+    passed += c.first;
+  }
+  for (const auto& r : refused) std::printf("  refused %s\n", r.c_str());
+  EXPECT_GE(passed, 40);
+}
+
+}  // namespace
+}  // namespace vta::network
