@@ -46,6 +46,7 @@ int run(int argc, char** argv) {
   std::string model, calibration_file, inputs_file, labels_file, target;
   int64_t calibrate = 100, images = -1;
   bool report = false, host_only = false, float_reference = true;
+  double max_drop = -1;
   app.add_option("model", model, "the .onnx file")->required()->check(CLI::ExistingFile);
   app.add_option("--calibration", calibration_file, "calibration inputs (.npy, N x the model's input)")
       ->required()
@@ -57,6 +58,9 @@ int run(int argc, char** argv) {
   app.add_option("--images", images, "run only the first N inputs")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
       ->check(vta::tools::target_validator());
+  app.add_option("--max-accuracy-drop", max_drop,
+                 "fail (exit 1) when int8 top-1 accuracy is more than this many points below the float model's")
+      ->check(CLI::Range(0.0, 100.0));
   app.add_flag("--report", report, "print each activation's scale, shift, saturated and zeroed fractions");
   app.add_flag("--host-only", host_only, "place every operator on the host (the int8 reference alone)");
   app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
@@ -156,6 +160,15 @@ int run(int argc, char** argv) {
   }
   if (float_reference) {
     std::printf("top class equal to the float model's: %.2f %%\n", 100.0 * double(agree_float) / double(n));
+  }
+  if (max_drop >= 0 && (labels.values.empty() || !float_reference)) {
+    std::fprintf(stderr, "vta-onnx: error: --max-accuracy-drop needs --labels and the float model\n");
+    return 2;
+  }
+  const double drop = 100.0 * double(right_float - right_vta) / double(n);
+  if (max_drop >= 0 && drop > max_drop) {
+    std::printf("FAILED: int8 accuracy is %.2f points below float (at most %.2f allowed)\n", drop, max_drop);
+    return 1;
   }
   if (verified != n) {
     std::printf("FAILED: %lld of %lld runs differ from the int8 reference\n", static_cast<long long>(n - verified),

@@ -1,5 +1,6 @@
-// libFuzzer harness: a NumPy .npy file read (written to a temporary file first: the reader takes a
-// path); an array or NpyError, never a crash or an allocation past the reader's bound.
+// libFuzzer harness: a NumPy .npy file read (written to a temporary file first: the readers take a
+// path) by both readers (int8/int32 weights; any numeric type as floats); an array or NpyError, never
+// a crash or an allocation past the reader's bound.
 #include <unistd.h>
 
 #include <cstdint>
@@ -18,6 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     (void)vta::network::read_npy(path);
+  } catch (const vta::network::NpyError&) {
+  }
+  try {
+    (void)vta::network::read_npy_floats(path);
   } catch (const vta::network::NpyError&) {
   }
   return 0;

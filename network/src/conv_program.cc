@@ -86,7 +86,8 @@ void ConvProgramBuilder::declare_inputs() {
   const int64_t k = geo_.kernel, p = geo_.pad, stride = geo_.stride, oh = geo_.out_height;
   data_ =
       c::placeholder({n / env_.BATCH, ch / env_.BLOCK_IN, h, w, env_.BATCH, env_.BLOCK_IN}, "data", c::DType::kInt8);
-  kernel_ = c::placeholder({o / env_.BLOCK_OUT, ch / env_.BLOCK_IN, k, k, env_.BLOCK_OUT, env_.BLOCK_IN}, "kernel",
+  // (depthwise: one block-diagonal BLOCK_OUT x BLOCK_IN weight block per output block and tap)
+  kernel_ = c::placeholder({o / env_.BLOCK_OUT, geo_.in_blocks, k, k, env_.BLOCK_OUT, env_.BLOCK_IN}, "kernel",
                            c::DType::kInt8);
   data_buf_ = geo_.loads_only_read_rows()
                   ? c::compute(
@@ -98,7 +99,7 @@ void ConvProgramBuilder::declare_inputs() {
       kernel_->shape, [&](const Indices& i) { return kernel_(i); }, "kernel_buf");
   dy_ = c::reduce_axis(k, "dy");
   dx_ = c::reduce_axis(k, "dx");
-  ic_ = c::reduce_axis(ch / env_.BLOCK_IN, "ic");
+  ic_ = c::reduce_axis(geo_.in_blocks, "ic");
   ic_tns_ = c::reduce_axis(env_.BLOCK_IN, "ic_tns");
 }
 
@@ -204,7 +205,9 @@ void ConvProgramBuilder::declare_convolution() {
   res_conv_ = c::compute(
       shape_, {"bo", "co", "i", "j", "bi", "ci"},
       [&](const Indices& x) {
-        c::Expr product = c::cast(env_.acc_dtype, data_buf_(x[0], ic_.var, c::Expr(x[2]) * row_stride + dy_.var,
+        // (depthwise: output block x[1] reads input block x[1]; ic has one value, 0)
+        const c::Expr block = geo_.depthwise ? c::Expr(x[1]) + ic_.var : c::Expr(ic_.var);
+        c::Expr product = c::cast(env_.acc_dtype, data_buf_(x[0], block, c::Expr(x[2]) * row_stride + dy_.var,
                                                             c::Expr(x[3]) * stride + dx_.var, x[4], ic_tns_.var)) *
                           c::cast(env_.acc_dtype, kernel_buf_(x[1], ic_.var, dy_.var, dx_.var, x[5], ic_tns_.var));
         return start_ ? c::sum(product, {ic_, dy_, dx_, ic_tns_}, start_(x))

@@ -61,7 +61,7 @@ bool residual_starts_sum(const Graph& g, const Step& step) {
 bool is_shortcut_chain(const Step& s) {
   if (s.placement != Placement::kVta || s.ops.size() < 3 || s.ops[0]->kind != OpKind::kConv2d) return false;
   const Op& conv = *s.ops[0];
-  if (conv.kernel != 1 || conv.pad != 0 || s.inputs.size() != 1) return false;
+  if (conv.kernel != 1 || conv.pad != 0 || conv.groups != 1 || s.inputs.size() != 1) return false;
   const Op& before_cast = *s.ops[s.ops.size() - 2];
   if (before_cast.kind != OpKind::kClip || before_cast.lo < -128 || before_cast.hi > 127) return false;
   for (size_t i = 1; i + 1 < s.ops.size(); ++i) {
@@ -119,8 +119,8 @@ std::vector<Step> plan_steps(const Graph& g) {
     } else if (op.kind == OpKind::kConv2d) {
       s.ops = fuse_after(g, op);
       s.inputs = {op.inputs[0]};
-      s.description =
-          join({"conv2d ", std::to_string(op.kernel), "x", std::to_string(op.kernel), "/", std::to_string(op.stride)});
+      s.description = join({op.groups > 1 ? "depthwise conv2d " : "conv2d ", std::to_string(op.kernel), "x",
+                            std::to_string(op.kernel), "/", std::to_string(op.stride)});
       for (size_t i = 1; i < s.ops.size(); ++i) {
         s.description.append(" + ").append(to_string(s.ops[i]->kind));
         if (s.ops[i]->kind == OpKind::kAdd) s.inputs.push_back(s.ops[i]->inputs[1]);
@@ -167,9 +167,14 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
     case OpKind::kConv2d: {
       if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
       if (op.pad != op.kernel / 2) return "VTA convolutions here pad by kernel/2";
-      if (op.groups != 1) {
+      const int64_t channels = g.tensor(op.inputs[0]).shape[1], out = g.tensor(op.output).shape[1];
+      const bool depthwise = op.groups == channels && out == channels;
+      if (op.groups != 1 && !depthwise) {
         return "a convolution in " + std::to_string(op.groups) +
-               " groups runs on the host (VTA's GEMM reduces over all input channels)";
+               " groups runs on the host (VTA runs dense and depthwise convolutions)";
+      }
+      if (depthwise && config.block_in() != config.block_out()) {
+        return "a depthwise convolution runs on VTA as a block-diagonal GEMM, which needs BLOCK_IN = BLOCK_OUT";
       }
       return "";
     }

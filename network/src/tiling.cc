@@ -39,7 +39,8 @@ double traffic_cycles(const Config& config, const ConvGeometry& g, Residual resi
   const bool loads_residual = residual == Residual::kAluAdd || residual == Residual::kSumInit;
   const double bytes =
       spatial * double(g.oc_blocks * (g.in_blocks * k * k + sc_blocks)) * wgt_elem +
-      oc_tiles * spatial * double(g.batches * (g.in_blocks * in_rows * in_cols + sc_blocks * t.h_block * sc_cols)) *
+      oc_tiles * spatial *
+          double(g.batches * ((g.depthwise ? t.oc_block : g.in_blocks) * in_rows * in_cols + sc_blocks * t.h_block * sc_cols)) *
           inp_elem +
       double(g.batches * g.oc_blocks * g.out_height * g.out_width) * (inp_elem + (loads_residual ? acc_elem : 0));
   const double memory = bytes / beat;
@@ -66,7 +67,8 @@ ConvGeometry conv_geometry(const Config& config, const Graph& g, const Step& ste
   const TensorDesc& out = g.tensor(conv.output);
   ConvGeometry geo;
   geo.batches = in.shape[0] / config.batch();
-  geo.in_blocks = in.shape[1] / config.block_in();
+  geo.depthwise = conv.groups > 1;  // (vta_refusal admits groups == channels only)
+  geo.in_blocks = geo.depthwise ? 1 : in.shape[1] / config.block_in();
   geo.oc_blocks = out.shape[1] / config.block_out();
   geo.out_height = out.shape[2];
   geo.out_width = out.shape[3];
@@ -93,7 +95,7 @@ SramNeed sram_need(const ConvGeometry& g, Residual residual, const ConvTiling& t
   need.acc = (t.oc_block * t.h_block * t.w_block * (residual == Residual::kAluAdd ? 2 : 1) +
               (g.bias ? t.oc_block : 0)) *
              vt;
-  need.inp = (t.ic_block * g.input_rows(t.h_block) * g.input_cols(t.w_block) +
+  need.inp = ((g.depthwise ? t.oc_block : t.ic_block) * g.input_rows(t.h_block) * g.input_cols(t.w_block) +
               sc_ic * t.h_block * g.shortcut_cols(t.w_block)) *
              vt;
   need.wgt = (t.oc_block * t.ic_block * k * k + t.oc_block * sc_ic) * vt;

@@ -637,6 +637,42 @@ TEST(NetworkExecutor, ABiasIsAddedPerChannelOnTheAlu) {
   }
 }
 
+// A depthwise convolution on VTA, as a block-diagonal GEMM (each output block reads its own input
+// block), with a bias and a requantization, strides 1 and 2: bit for bit against the reference.
+TEST(NetworkExecutor, DepthwiseConvolutionIsABlockDiagonalGemm) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = 3 * cfg.block_in();
+  for (const int stride : {1, 2}) {
+    Graph g("depthwise");
+    std::mt19937 rng(31);
+    const std::string x = g.input("data", {cfg.batch(), ch, 8, 8});
+    std::string a = g.conv2d("dw", x, g.constant("dw.weight", {ch, 1, 3, 3}, random_int8(size_t(ch * 9), rng())),
+                             stride, 1, int(ch));
+    a = g.bias_add("dw.bias", a, g.constant("dw.b", {ch}, random_int8(size_t(ch), rng())), 2);
+    g.set_output(g.requantize("dw.q", a, 8, true));
+    for (Op& op : g.mutable_ops()) op.placement = Placement::kVta;
+    EXPECT_EQ(vta_refusal(g, g.ops()[0], cfg), "");
+    const auto input = random_int8(size_t(g.tensor("data").elements()), 7);
+    const Values ref = run_reference(g, input);
+    Executor ex(g, cfg);
+    ASSERT_EQ(ex.steps().size(), 1u);
+    EXPECT_EQ(ex.steps()[0].description, "depthwise conv2d 3x3/" + std::to_string(stride) + " + bias_add + shr + clip + cast");
+    const NetworkRun run = ex.run(input, {}, &ref);
+    EXPECT_EQ(run.steps[0].mismatches, 0) << "stride " << stride;
+    // one GEMM micro-op per output pixel, tap and block (the reduction is one block wide)
+    const int64_t out = 8 / stride;
+    EXPECT_EQ(run.steps[0].stats.gemm_counter, uint64_t(out * out * 9 * (ch / cfg.block_out())));
+    size_t inside = 0;
+    for (const int32_t v : ref.at(g.output_name())) inside += v > 0 && v < 127;
+    EXPECT_GT(inside, ref.at(g.output_name()).size() / 8);
+  }
+  // other group counts stay on the host, with the reason
+  Graph g("grouped");
+  const std::string x = g.input("data", {cfg.batch(), 2 * cfg.block_in(), 4, 4});
+  g.conv2d("conv", x, g.constant("w", {2 * cfg.block_in(), cfg.block_in(), 3, 3}, random_int8(size_t(cfg.block_in() * cfg.block_in() * 18), 1)), 1, 1, 2);
+  EXPECT_NE(vta_refusal(g, g.ops()[0], cfg).find("2 groups runs on the host"), std::string::npos);
+}
+
 // Grouped and depthwise convolutions (host): each group against a convolution of its channels alone.
 TEST(NetworkReference, GroupedConvolutionIsOneConvolutionPerGroup) {
   for (const int groups : {2, 8}) {

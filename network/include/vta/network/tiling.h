@@ -26,6 +26,10 @@ struct ConvGeometry {
   int64_t shortcut_blocks = 0;  ///< Residual::kShortcut: the shortcut's input-channel blocks (0: none)
   int64_t shortcut_stride = 1;
   bool bias = false;  ///< a kBiasAdd in the chain: oc_block more accumulator entries per virtual thread
+  /// A depthwise convolution, computed as a block-diagonal GEMM: output block c reads input block c
+  /// only (in_blocks is 1: the reduction is over the kernel window and one block's lanes), so an
+  /// output tile of oc_block blocks loads oc_block input blocks.
+  bool depthwise = false;
 
   /// A 1x1 convolution with a stride reads only every stride-th input row: its input buffer holds
   /// just those rows (one 2D transfer with a row stride of `stride` rows).
