@@ -45,12 +45,12 @@ int run(int argc, char** argv) {
   CLI::App app{"An ONNX model on VTA: imported, quantized (power-of-two scales), placed, compiled, run and verified"};
   std::string model, calibration_file, inputs_file, labels_file, target;
   int64_t calibrate = 100, images = -1;
-  bool report = false, host_only = false, float_reference = true;
+  bool report = false, host_only = false, float_reference = true, round_down = false;
   double max_drop = -1;
   app.add_option("model", model, "the .onnx file")->required()->check(CLI::ExistingFile);
-  app.add_option("--calibration", calibration_file, "calibration inputs (.npy, N x the model's input)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  app.add_option("--calibration", calibration_file,
+                 "calibration inputs (.npy, N x the model's input), or random:N for N inputs uniform in [-1, 1]")
+      ->required();
   app.add_option("--calibrate", calibrate, "how many calibration inputs to use")->check(CLI::Range(int64_t{1}, int64_t{100000}));
   app.add_option("--inputs", inputs_file, "inputs to run (.npy, N x the model's input; default: the first calibration input)")
       ->check(CLI::ExistingFile);
@@ -62,6 +62,8 @@ int run(int argc, char** argv) {
                  "fail (exit 1) when int8 top-1 accuracy is more than this many points below the float model's")
       ->check(CLI::Range(0.0, 100.0));
   app.add_flag("--report", report, "print each activation's scale, shift, saturated and zeroed fractions");
+  app.add_flag("--round-down", round_down,
+               "requantize by the shift alone (rounding down, as the hand-built ResNet-18) instead of to nearest");
   app.add_flag("--host-only", host_only, "place every operator on the host (the int8 reference alone)");
   app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
   VTA_CLI_PARSE(app, argc, argv);
@@ -74,13 +76,31 @@ int run(int argc, char** argv) {
   int64_t input_size = 1;
   for (const int64_t d : fg.shape(fg.input)) input_size *= d;
 
-  const net::NpyFloatArray cal = net::read_npy_floats(calibration_file);
+  net::NpyFloatArray cal;
+  if (calibration_file.starts_with("random:")) {  // uniform in [-1, 1], the same inputs every run
+    int64_t count = 0;
+    try {
+      count = std::stoll(calibration_file.substr(7));
+    } catch (const std::exception&) {
+    }
+    if (count < 1 || count > 10000) throw net::ImportError("--calibration " + calibration_file + ": random:N with N 1 to 10000");
+    cal.shape = {count};
+    uint32_t state = 1;
+    cal.values.resize(size_t(count * input_size));
+    for (float& v : cal.values) {
+      state = state * 1664525u + 1013904223u;
+      v = float(state >> 8) / float(1 << 23) - 1.f;
+    }
+  } else {
+    cal = net::read_npy_floats(calibration_file);
+  }
   const int64_t cal_rows = std::min(rows_of(cal, input_size, "--calibration"), calibrate);
   std::vector<std::vector<float>> cal_inputs;
   for (int64_t i = 0; i < cal_rows; ++i) cal_inputs.push_back(row(cal, i, input_size));
   t = Clock::now();
   net::QuantizeOptions qo;
   qo.use_vta = !host_only;
+  qo.round_to_nearest = !round_down;
   const vta::Config& config = vta::build_config();
   const net::QuantizedModel qm = net::quantize(fg, cal_inputs, config, qo);
   std::printf("quantized with %lld calibration inputs in %.2f s: input 2^-%d, output scale %.3g\n",

@@ -352,6 +352,12 @@ class Importer {
       if (t == "Dropout" && n.output_size() > 1 && !n.output(1).empty() && readers_[n.output(1)] > 0) {
         fail(n, "its mask output is read (inference drops nothing)");
       }
+      if (is_constant(n, 0) && n.output_size() == 1) {  // a constant's copy (exporters share equal constants so)
+        if (g_.constants.count(n.output(0)) || g_.shapes.count(n.output(0))) fail(n, "output " + n.output(0) + " is defined twice");
+        g_.constants[n.output(0)] = g_.constants.at(n.input(0));
+        if (ints_.count(n.input(0))) ints_[n.output(0)] = ints_.at(n.input(0));
+        return;
+      }
       return alias(n, activation(n, 0));
     }
     if (t == "Softmax") {
