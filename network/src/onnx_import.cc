@@ -324,6 +324,7 @@ class Importer {
 
   void node(const onnx::NodeProto& n, int index) {
     if (!n.domain().empty() && n.domain() != "ai.onnx") fail(n, "domain " + n.domain() + " (the default ONNX domain is read)");
+    if (n.output_size() < 1 || n.output(0).empty()) fail(n, "has no output");
     (void)index;
     const std::string& t = n.op_type();
     if (t == "Conv") return conv(n);

@@ -41,6 +41,19 @@ timeout 300 c++ -std=c++20 "$here/consumer/shim.cc" -o "$work/shim-pc" $flags >"
 VTA_TARGET=fsim timeout 60 "$work/shim-pc" >"$work/out" 2>&1 && grep -q "^shim: vta() ran" "$work/out" ||
   fail "the reference shim's consumer: $(cat "$work/out")"
 
+# a model of the user's own: the installed classifier imported, quantized and run through libvta
+model=$(find "$prefix" -path '*/models/fashion_mnist/cnn.onnx' | head -n 1)
+[ -n "$model" ] || fail "no models/fashion_mnist/cnn.onnx under $prefix"
+# shellcheck disable=SC2086
+timeout 300 c++ -std=c++20 "$here/consumer/onnx.cc" -o "$work/onnx-pc" $flags >"$work/log" 2>&1 ||
+  fail "building the ONNX consumer with pkg-config's flags failed: $(cat "$work/log")"
+VTA_TARGET=fsim timeout 120 "$work/onnx-pc" "$model" >"$work/out" 2>&1 && grep -q "^onnx: .* verified" "$work/out" ||
+  fail "the ONNX consumer: $(cat "$work/out")"
+onnx_tool=$(find "$prefix" -path '*/bin/vta-onnx' | head -n 1)
+[ -n "$onnx_tool" ] || fail "no vta-onnx command under $prefix"
+timeout 120 "$onnx_tool" "$model" --calibration random:2 --target fsim >"$work/out" 2>&1 && grep -q "^verified" "$work/out" ||
+  fail "the installed vta-onnx: $(cat "$work/out")"
+
 for exe in "$work/cmake/consumer" "$work/consumer-pc"; do
   for backend in "$@"; do
     VTA_TARGET=$backend timeout 120 "$exe" "$@" >"$work/out" 2>&1 || fail "$exe on $backend: $(cat "$work/out")"
