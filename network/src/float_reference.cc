@@ -150,6 +150,13 @@ FloatValues run_float(const FloatGraph& g, std::span<const float> input, bool ke
         break;
       }
       case FloatOpKind::kFlatten: y = x; break;
+      case FloatOpKind::kFakeQuant:
+        y = x;
+        for (float& e : y) {
+          const double q = std::clamp(std::nearbyint(double(e) / double(op.scale)) + op.zero, double(op.lo), double(op.hi));
+          e = float((q - op.zero) * double(op.scale));
+        }
+        break;
     }
     v[op.output] = std::move(y);
     if (!keep_all) {

@@ -94,11 +94,15 @@ class Importer {
     const auto type = t.data_type();
     size_t width = 0;
     switch (type) {
+      case onnx::TensorProto_DataType_INT8:
+      case onnx::TensorProto_DataType_UINT8: width = 1; break;
       case onnx::TensorProto_DataType_FLOAT:
       case onnx::TensorProto_DataType_INT32: width = 4; break;
       case onnx::TensorProto_DataType_DOUBLE:
       case onnx::TensorProto_DataType_INT64: width = 8; break;
-      default: fail(where + ": element type " + onnx::TensorProto_DataType_Name(type) + " (float, double, int64, int32 are read)");
+      default:
+        fail(where + ": element type " + onnx::TensorProto_DataType_Name(type) +
+             " (float, double, int64, int32, int8, uint8 are read)");
     }
     c.values.resize(size_t(n));
     if (t.has_raw_data()) {
@@ -121,6 +125,8 @@ class Importer {
           std::memcpy(&v, p, 8);
           c.values[i] = float(v);
           ints_[t.name()].push_back(v);
+        } else if (width == 1) {
+          c.values[i] = type == onnx::TensorProto_DataType_INT8 ? float(int8_t(*p)) : float(uint8_t(*p));
         } else {
           int32_t v;
           std::memcpy(&v, p, 4);
@@ -136,7 +142,7 @@ class Importer {
       };
       if (type == onnx::TensorProto_DataType_FLOAT) take(t.float_data(), "float_data");
       if (type == onnx::TensorProto_DataType_DOUBLE) take(t.double_data(), "double_data");
-      if (type == onnx::TensorProto_DataType_INT32) take(t.int32_data(), "int32_data");
+      if (type == onnx::TensorProto_DataType_INT32 || width == 1) take(t.int32_data(), "int32_data");
       if (type == onnx::TensorProto_DataType_INT64) {
         take(t.int64_data(), "int64_data");
         ints_[t.name()].assign(t.int64_data().begin(), t.int64_data().end());
@@ -144,6 +150,13 @@ class Importer {
     }
     for (const float v : c.values) {
       if (!std::isfinite(v)) fail(where + ": a value is not finite");
+    }
+    if (type == onnx::TensorProto_DataType_INT8 || type == onnx::TensorProto_DataType_UINT8) {
+      const bool u = type == onnx::TensorProto_DataType_UINT8;
+      for (const float v : c.values) {
+        if (v < (u ? 0.f : -128.f) || v > (u ? 255.f : 127.f)) fail(where + ": a value is outside its 8-bit type");
+      }
+      int_type_[t.name()] = u ? 2 : 1;
     }
     g_.constants[t.name()] = std::move(c);
   }
@@ -189,6 +202,146 @@ class Importer {
   std::string resolve(const std::string& name) const {
     const auto it = alias_.find(name);
     return it == alias_.end() ? name : it->second;
+  }
+
+  // The quantization of an 8-bit tensor (QuantizeLinear's output, a QLinear operator's): the float
+  // tensor holding its dequantized values, its scale and zero point.
+  struct Quantized {
+    std::string dequantized;
+    float scale = 1;
+    int32_t zero = 0;
+  };
+
+  // A scalar scale and zero point of a (De)QuantizeLinear or QLinear node: inputs i and i + 1.
+  std::pair<float, int32_t> qparams(const onnx::NodeProto& n, int i, bool* uint8 = nullptr) {
+    const FloatTensor& s = constant(n, i);
+    if (s.values.size() != 1 || !(s.values[0] > 0) || !std::isfinite(s.values[0])) {
+      fail(n, "the scale " + n.input(i) + " must be one positive value (per-tensor quantization of activations)");
+    }
+    int32_t zero = 0;
+    bool u = false;
+    if (i + 1 < n.input_size() && !n.input(i + 1).empty()) {
+      const FloatTensor& z = constant(n, i + 1);
+      if (z.values.size() != 1) fail(n, "the zero point " + n.input(i + 1) + " must be one value");
+      zero = int32_t(z.values[0]);
+      u = int_type_[n.input(i + 1)] == 2;
+    }
+    if (uint8) *uint8 = u;
+    return {s.values[0], zero};
+  }
+
+  // A fake quantization of float activation `x` (QuantizeLinear then DequantizeLinear); its output.
+  std::string fake_quant(const onnx::NodeProto& n, const std::string& x, float scale, int32_t zero, bool u,
+                         const std::string& out) {
+    FloatOp op = make(FloatOpKind::kFakeQuant);
+    op.inputs = {x};
+    op.scale = scale, op.zero = zero;
+    op.lo = u ? 0.f : -128.f, op.hi = u ? 255.f : 127.f;
+    onnx::NodeProto named = n;
+    named.clear_output();
+    named.add_output(out);
+    add(op, named, g_.shapes[x]);
+    return out;
+  }
+
+  void quantize_linear(const onnx::NodeProto& n) {
+    only_attributes(n, {"axis", "saturate"});
+    bool u = false;
+    const auto [scale, zero] = qparams(n, 1, &u);
+    if (is_constant(n, 0)) {  // a constant quantized: its integers, for a DequantizeLinear to read
+      const FloatTensor& c = constant(n, 0);
+      FloatTensor q = c;
+      for (float& v : q.values) v = float(std::clamp(std::nearbyint(double(v) / double(scale)) + zero, u ? 0.0 : -128.0, u ? 255.0 : 127.0));
+      g_.constants[n.output(0)] = std::move(q);
+      int_type_[n.output(0)] = u ? 2 : 1;
+      return;
+    }
+    const std::string x = activation(n, 0);
+    quantized_[n.output(0)] = {fake_quant(n, x, scale, zero, u, n.output(0) + "#dequantized"), scale, zero};
+  }
+
+  // DequantizeLinear: of a constant, a float constant (per-tensor, or per-channel along `axis`); of a
+  // quantized activation, its dequantized float tensor.
+  void dequantize_linear(const onnx::NodeProto& n) {
+    only_attributes(n, {"axis"});
+    if (n.input_size() < 1) fail(n, "input 0 is missing");
+    const auto q = quantized_.find(n.input(0));
+    if (q != quantized_.end()) {
+      const auto [scale, zero] = qparams(n, 1);
+      if (scale != q->second.scale || zero != q->second.zero) {
+        fail(n, "its scale and zero point differ from the QuantizeLinear's that made " + n.input(0));
+      }
+      return alias(n, q->second.dequantized);
+    }
+    if (!is_constant(n, 0)) fail(n, "input " + n.input(0) + " is neither a constant nor a QuantizeLinear's output");
+    if (g_.constants.count(n.output(0)) || g_.shapes.count(n.output(0))) fail(n, "output " + n.output(0) + " is defined twice");
+    const FloatTensor& c = constant(n, 0);
+    const FloatTensor& s = constant(n, 1);
+    const FloatTensor* z = n.input_size() > 2 && !n.input(2).empty() ? &constant(n, 2) : nullptr;
+    int64_t axis = attr_int(n, "axis", 1);
+    if (axis < 0) axis += int64_t(c.shape.size());
+    const int64_t channels = s.values.size() == 1 ? 1 : (axis >= 0 && axis < int64_t(c.shape.size()) ? c.shape[size_t(axis)] : -1);
+    if (channels != int64_t(s.values.size()) || (z && z->values.size() != s.values.size())) {
+      fail(n, "its scale " + n.input(1) + " is neither one value nor one per element of axis " + std::to_string(axis));
+    }
+    int64_t inner = 1;
+    for (size_t d = size_t(axis) + 1; channels > 1 && d < c.shape.size(); ++d) inner *= c.shape[d];
+    FloatTensor f = c;
+    for (size_t i = 0; i < f.values.size(); ++i) {
+      const size_t ch = channels == 1 ? 0 : size_t((int64_t(i) / inner) % channels);
+      f.values[i] = float((double(c.values[i]) - (z ? double(z->values[ch]) : 0.0)) * double(s.values[ch]));
+    }
+    g_.constants[n.output(0)] = std::move(f);
+  }
+
+  // QLinearConv / QLinearMatMul: the float operator on the dequantized input and weights (a per-channel
+  // weight scale allowed), its output quantized with the output's scale.
+  void qlinear(const onnx::NodeProto& n) {
+    const bool conv = n.op_type() == "QLinearConv";
+    if (conv) only_attributes(n, {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"});
+    else only_attributes(n, {});
+    if (n.input_size() < 8) fail(n, std::to_string(n.input_size()) + " inputs (at least 8)");
+    const auto q = quantized_.find(n.input(0));
+    if (q == quantized_.end()) fail(n, "input " + n.input(0) + " is not a QuantizeLinear's or QLinear operator's output");
+    const auto [x_scale, x_zero] = qparams(n, 1);
+    if (x_scale != q->second.scale || x_zero != q->second.zero) fail(n, "the input's scale and zero point differ from its producer's");
+    const FloatTensor& wq = constant(n, 3);
+    const FloatTensor& ws = constant(n, 4);
+    const FloatTensor& wz = constant(n, 5);
+    const int64_t out_channels = conv ? (wq.shape.empty() ? 0 : wq.shape[0]) : (wq.shape.size() == 2 ? wq.shape[1] : 0);
+    const size_t per = ws.values.size();
+    if ((per != 1 && int64_t(per) != out_channels) || wz.values.size() != per) {
+      fail(n, "the weight scale and zero point must be one value or one per output channel");
+    }
+    FloatTensor w = wq;
+    const int64_t inner = conv ? int64_t(w.values.size()) / std::max<int64_t>(out_channels, 1) : 1;
+    for (size_t i = 0; i < w.values.size(); ++i) {
+      const size_t ch = per == 1 ? 0 : conv ? size_t(int64_t(i) / inner) : size_t(int64_t(i) % out_channels);
+      w.values[i] = float((double(wq.values[i]) - double(wz.values[ch])) * double(ws.values[ch]));
+    }
+    bool u = false;
+    const auto [y_scale, y_zero] = qparams(n, 6, &u);
+    onnx::NodeProto inner_node = n;  // the float operator: the dequantized input, weights and bias
+    inner_node.clear_input();
+    inner_node.set_op_type(conv ? "Conv" : "MatMul");
+    inner_node.add_input(q->second.dequantized);
+    inner_node.add_input(new_constant(node_name(n) + ".weight", std::move(w)));
+    if (conv && n.input_size() > 8 && !n.input(8).empty()) {
+      FloatTensor b = constant(n, 8);
+      for (size_t i = 0; i < b.values.size(); ++i) {
+        b.values[i] = float(double(b.values[i]) * double(x_scale) * double(ws.values[per == 1 ? 0 : i]));
+      }
+      inner_node.add_input(new_constant(node_name(n) + ".bias", std::move(b)));
+    }
+    const std::string sum = n.output(0) + "#float";
+    inner_node.clear_output();
+    inner_node.add_output(sum);
+    if (conv) {
+      this->conv(inner_node);
+    } else {
+      dense(inner_node);
+    }
+    quantized_[n.output(0)] = {fake_quant(n, sum, y_scale, y_zero, u, n.output(0) + "#dequantized"), y_scale, y_zero};
   }
 
   // An activation input (defined earlier, not a constant).
@@ -374,6 +527,9 @@ class Importer {
       g_.softmax = true;
       return alias(n, in);
     }
+    if (t == "QuantizeLinear") return quantize_linear(n);
+    if (t == "DequantizeLinear") return dequantize_linear(n);
+    if (t == "QLinearConv" || t == "QLinearMatMul") return qlinear(n);
     if (t == "Constant") {
       const auto* v = attr(n, "value");
       if (!v || v->type() != onnx::AttributeProto_AttributeType_TENSOR || n.output_size() != 1) {
@@ -591,6 +747,8 @@ class Importer {
   std::map<std::string, int> readers_;
   std::map<std::string, size_t> producer_;
   std::map<std::string, std::vector<int64_t>> ints_;
+  std::map<std::string, int> int_type_;  // 8-bit constants: 1 int8, 2 uint8
+  std::map<std::string, Quantized> quantized_;
 };
 
 }  // namespace
@@ -606,6 +764,7 @@ const char* to_string(FloatOpKind k) {
     case FloatOpKind::kMaxPool: return "max_pool";
     case FloatOpKind::kGlobalAvgPool: return "global_avg_pool";
     case FloatOpKind::kFlatten: return "flatten";
+    case FloatOpKind::kFakeQuant: return "fake_quant";
   }
   return "?";
 }

@@ -26,7 +26,7 @@ class Quantizer {
     m_.graph = Graph(g.name);
     m_.softmax = g.softmax;
     for (const FloatOp& op : g.ops) {
-      for (const auto& t : op.inputs) ++readers_[t];
+      for (const auto& t : op.inputs) ++readers_[t], reader_[t] = &op;
     }
     ++readers_[g.output];
   }
@@ -197,11 +197,18 @@ class Quantizer {
   }
 
   void emit(const FloatOp& op) {
+    if (q_.count(op.output)) return;  // (a clamp fused into the requantization before it)
     switch (op.kind) {
       case FloatOpKind::kConv:
       case FloatOpKind::kDense: return weighted(op);
       case FloatOpKind::kRelu:
       case FloatOpKind::kClip: return activation(op);
+      case FloatOpKind::kFakeQuant:
+        // a model's own quantization: its clamp fused like a Clip after a sum; on an int8 tensor the
+        // tensor itself (its scale is the calibrated one: VTA's are powers of two)
+        if (fusable(op)) return activation(op);
+        q_[op.output] = q_.at(narrow(op.inputs[0], op.name));
+        return;
       case FloatOpKind::kAdd: return add(op);
       case FloatOpKind::kScale: {
         Q q = q_.at(op.inputs[0]);
@@ -281,21 +288,32 @@ class Quantizer {
     q_[op.output] = out;
   }
 
-  // Relu or Clip: fused into the requantization of the convolution or add before it.
+  // Relu, Clip or a fake quantization's clamp: fused into the requantization of the convolution or add
+  // before it, with the clamp of a fake quantization that alone reads its output.
   void activation(const FloatOp& op) {
     if (!fusable(op)) {
       fail(op, "a Relu or Clip is quantized with the Conv, Gemm or Add whose output it alone reads; " + op.inputs[0] +
                    " is not one");
     }
-    const Q& w = q_.at(op.inputs[0]);
-    const int frac = frac_for(op.output, w.params.multiplier);
-    int32_t lo = 0, hi = 127;
-    if (op.kind == FloatOpKind::kClip) {
-      const double s = std::ldexp(1.0, std::min(frac, w.params.frac_bits)) / w.params.multiplier;
-      lo = std::isfinite(op.lo) ? int32_t(std::clamp(std::lround(double(op.lo) * s), -128L, 127L)) : -128;
-      hi = std::isfinite(op.hi) ? int32_t(std::clamp(std::lround(double(op.hi) * s), -128L, 127L)) : 127;
+    std::vector<const FloatOp*> clamps{&op};
+    for (std::string t = op.output; readers_[t] == 1 && t != g_.output && reader_.at(t)->kind == FloatOpKind::kFakeQuant;
+         t = reader_.at(t)->output) {
+      clamps.push_back(reader_.at(t));
     }
-    q_[op.output] = requantize(w, frac, lo, hi, unique(op.name), op.name, op.output);
+    const std::string& out = clamps.back()->output;
+    const Q& w = q_.at(op.inputs[0]);
+    const int frac = frac_for(out, w.params.multiplier);
+    const double s = std::ldexp(1.0, std::min(frac, w.params.frac_bits)) / w.params.multiplier;
+    double f_lo = -INFINITY, f_hi = INFINITY;
+    for (const FloatOp* c : clamps) {
+      const bool fq = c->kind == FloatOpKind::kFakeQuant;
+      f_lo = std::max(f_lo, c->kind == FloatOpKind::kRelu ? 0.0 : fq ? (double(c->lo) - c->zero) * double(c->scale) : double(c->lo));
+      f_hi = std::min(f_hi, c->kind == FloatOpKind::kRelu ? double(INFINITY) : fq ? (double(c->hi) - c->zero) * double(c->scale) : double(c->hi));
+    }
+    const int32_t lo = std::isfinite(f_lo) ? int32_t(std::clamp(std::lround(f_lo * s), -128L, 127L)) : -128;
+    const int32_t hi = std::isfinite(f_hi) ? int32_t(std::clamp(std::lround(f_hi * s), -128L, 127L)) : 127;
+    const Q r = requantize(w, frac, lo, hi, unique(op.name), op.name, out);
+    for (const FloatOp* c : clamps) q_[c->output] = r;
   }
 
   // A residual addition: the wide operand (a convolution's sum) shifted to the other's scale, the
@@ -332,6 +350,7 @@ class Quantizer {
   QuantizedModel m_;
   std::map<std::string, Q> q_;
   std::map<std::string, int> readers_;
+  std::map<std::string, const FloatOp*> reader_;  // (the last reader: the one when readers_ is 1)
   std::map<std::string, std::vector<float>> samples_;
 };
 

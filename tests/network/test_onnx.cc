@@ -63,6 +63,14 @@ class ModelBuilder {
     for (const int64_t x : v) t->add_int64_data(x);
     return name;
   }
+  std::string bytes(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int>& v, bool is_unsigned) {
+    auto* t = g_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(is_unsigned ? onnx::TensorProto_DataType_UINT8 : onnx::TensorProto_DataType_INT8);
+    for (const int64_t d : dims) t->add_dims(d);
+    for (const int x : v) t->add_int32_data(x);
+    return name;
+  }
   onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output) {
     auto* n = g_->add_node();
     n->set_op_type(op);
@@ -245,6 +253,63 @@ TEST(OnnxImport, StandaloneBatchNormIsADepthwiseConvolution) {
   expect_close(run_float(g, x).at("bn"), want, "batch norm");
 }
 
+// A model quantized by its exporter: QuantizeLinear/DequantizeLinear pairs on activations, int8 weights
+// with per-channel scales dequantized, and the same convolution as a QLinearConv; the float reference
+// computes the fake quantization (rounding to nearest even, the integer type's clamp), and the model
+// quantizes and runs on VTA bit for bit.
+TEST(OnnxImport, QuantizedModelsAreReadAsFakeQuantization) {
+  const int64_t c = 16, o = 16;
+  std::mt19937 rng(5);
+  std::vector<int> wq(size_t(o * c * 9));
+  for (int& v : wq) v = int(rng() % 255) - 127;
+  std::vector<float> wscale(static_cast<size_t>(o));
+  for (size_t i = 0; i < wscale.size(); ++i) wscale[i] = 1.f / float(64 << (i % 3));
+  for (const bool qlinear : {false, true}) {
+    ModelBuilder b({1, c, 6, 6});
+    b.node("QuantizeLinear", {"x", b.constant("xs", {}, {1.f / 64}), b.bytes("xz", {}, {0}, false)}, "xq");
+    b.constant("ws", {o}, wscale);
+    b.bytes("wz", {o}, std::vector<int>(size_t(o), 0), false);
+    b.bytes("w", {o, c, 3, 3}, wq, false);
+    if (!qlinear) {
+      b.node("DequantizeLinear", {"xq", "xs", "xz"}, "xd");
+      auto& dq = b.node("DequantizeLinear", {"w", "ws", "wz"}, "wd");
+      ModelBuilder::integer(dq, "axis", 0);
+      auto& conv = b.node("Conv", {"xd", "wd"}, "conv");
+      ModelBuilder::ints(conv, "pads", {1, 1, 1, 1});
+      b.node("Relu", {"conv"}, "relu");
+      b.node("QuantizeLinear", {"relu", b.constant("ys", {}, {1.f / 16}), b.bytes("yz", {}, {0}, true)}, "yq");
+    } else {
+      auto& conv = b.node("QLinearConv", {"xq", "xs", "xz", "w", "ws", "wz", b.constant("ys", {}, {1.f / 16}),
+                                          b.bytes("yz", {}, {0}, true)},
+                          "yq");
+      ModelBuilder::ints(conv, "pads", {1, 1, 1, 1});
+    }
+    b.node("DequantizeLinear", {"yq", "ys", "yz"}, "y");
+    const FloatGraph g = b.import("y");
+    const auto x = random_floats(size_t(c * 36), 6, -1.5f, 1.5f);
+    // by hand: x fake-quantized to int8 at 1/64, the dequantized weights, the sum, (ReLU,) the output
+    // fake-quantized to uint8 at 1/16 (its clamp at 0 is the ReLU)
+    std::vector<float> xf(x.size()), wf(wq.size());
+    for (size_t i = 0; i < x.size(); ++i) xf[i] = float(std::clamp(std::nearbyint(double(x[i]) * 64), -128.0, 127.0) / 64);
+    for (size_t i = 0; i < wq.size(); ++i) wf[i] = float(wq[i]) * wscale[i / (size_t(c) * 9)];
+    std::vector<float> want = conv_loops(xf, wf, {}, c, 6, 6, o, 3, 1, 1, 1);
+    for (float& v : want) v = float(std::clamp(std::nearbyint(double(v) * 16), 0.0, 255.0) / 16);
+    expect_close(run_float(g, x).at(g.output), want, qlinear ? "QLinearConv" : "QDQ");
+    const QuantizedModel q = quantize(g, {x}, vta::build_config());
+    Executor ex(q.graph, vta::build_config());
+    const auto in = q.quantize_input(x);
+    const Values ref = run_reference(q.graph, in);
+    const NetworkRun r = ex.run(in, {}, &ref);
+    EXPECT_TRUE(r.verified());
+    EXPECT_EQ(ex.steps()[0].placement, Placement::kVta) << ex.steps()[0].description;
+    const auto y = q.dequantize_output(r.output);
+    double err = 0, norm = 0;
+    for (size_t i = 0; i < y.size(); ++i) err += std::pow(double(y[i] - want[i]), 2), norm += std::pow(double(want[i]), 2);
+    EXPECT_LT(std::sqrt(err / norm), 0.05) << (qlinear ? "QLinearConv" : "QDQ");
+
+  }
+}
+
 // Every file of the corpus is refused with the words expected.txt gives, through the file reader.
 TEST(OnnxImport, MalformedCorpusIsRefusedByName) {
   const fs::path dir = vta::test::source_path("tests/network/onnx_malformed");
@@ -348,7 +413,8 @@ TEST(OnnxNodeTests, SupportedOperatorsMatchOnnxOutputs) {
   if (!fs::is_directory(root)) GTEST_SKIP() << root << " is missing: scripts/setup.sh installs libonnx-testdata";
   const std::set<std::string> ops{"Conv",    "Gemm",    "MatMul",  "Relu",    "Clip",     "Add",
                                   "Mul",     "MaxPool", "Flatten", "Reshape", "Identity", "Softmax",
-                                  "Dropout", "BatchNormalization", "GlobalAveragePool"};
+                                  "Dropout", "BatchNormalization", "GlobalAveragePool", "QuantizeLinear",
+                                  "DequantizeLinear", "QLinearConv", "QLinearMatMul"};
   const std::set<std::string> parameters{"Conv", "Gemm", "MatMul", "Clip", "Reshape", "BatchNormalization"};
   auto read_tensor = [](const fs::path& p) {
     onnx::TensorProto t;

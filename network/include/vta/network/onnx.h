@@ -36,6 +36,9 @@ enum class FloatOpKind : uint8_t {
   kMaxPool,        ///< kernel, stride, pad
   kGlobalAvgPool,  ///< (N, C, H, W) -> (N, C, 1, 1), the mean
   kFlatten,        ///< (N, ...) -> (N, rest)
+  /// QuantizeLinear then DequantizeLinear: (clamp(round(x / scale) + zero, lo, hi) - zero) * scale, the
+  /// rounding to nearest even (lo, hi: the integer type's range)
+  kFakeQuant,
 };
 const char* to_string(FloatOpKind k);
 
@@ -48,7 +51,8 @@ struct FloatOp {
   std::string weight, bias;  ///< kConv, kDense: constants (bias may be empty)
   int kernel = 1, stride = 1, pad = 0, groups = 1;
   float lo = 0, hi = 0;  ///< kClip
-  float scale = 1;       ///< kScale
+  float scale = 1;       ///< kScale, kFakeQuant
+  int32_t zero = 0;      ///< kFakeQuant: the zero point
 };
 
 struct FloatTensor {
