@@ -134,6 +134,7 @@ int run(int argc, char** argv) {
     if (int64_t(labels.values.size()) < n) throw net::ImportError("--labels: fewer labels than inputs");
   }
   int64_t verified = 0, right_vta = 0, right_float = 0, agree_float = 0;
+  net::NetworkRun first;  // the first input's run: its steps' counters
   uint64_t cycles = 0, gemm = 0;
   bool clocked = false;
   double run_seconds = 0;
@@ -142,8 +143,9 @@ int run(int argc, char** argv) {
     const std::vector<float> x = row(in, i, input_size);
     const std::vector<int8_t> q = qm.quantize_input(x);
     const net::Values ref = net::run_reference(qm.graph, q);
-    const net::NetworkRun r = ex.run(q, {}, &ref);
+    net::NetworkRun r = ex.run(q, {}, &ref);
     run_seconds += r.seconds;
+    if (i == 0) first = r;
     verified += r.verified();
     if (r.vta.cycle_count) clocked = true, cycles += *r.vta.cycle_count;
     gemm += r.vta.gemm_counter;
@@ -165,6 +167,15 @@ int run(int argc, char** argv) {
     }
   }
   const double total = since(t);
+  if (first.vta.cycle_count) {  // the steps of the first run on a clocked backend
+    std::printf("%-32s %-48s %10s %10s\n", "step (first input)", "operators", "gemm_uops", "cycles");
+    for (const auto& s : first.steps) {
+      if (s.step->placement != net::Placement::kVta) continue;
+      std::printf("%-32s %-48s %10llu %10llu\n", s.step->name.c_str(), s.step->description.c_str(),
+                  static_cast<unsigned long long>(s.stats.gemm_counter),
+                  static_cast<unsigned long long>(s.stats.cycle_count.value_or(0)));
+    }
+  }
   std::printf("ran %lld inputs in %.2f s (%.2f ms per inference on %s, reference and float model included: %.2f ms)\n",
               static_cast<long long>(n), run_seconds, 1e3 * run_seconds / double(n), vta::default_target().c_str(),
               1e3 * total / double(n));

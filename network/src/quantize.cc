@@ -56,7 +56,7 @@ class Quantizer {
     if (out.wide && !out.bias.empty()) {  // int32 logits: the bias added, nothing rounded
       const size_t mark = m_.graph.ops().size();
       out.name = finish_sum(out, 0, out.node);
-      place(mark, out.placement, out.node, "host");
+      place(mark, out.placement, out.node, "the output's bias, on the host");
     }
     m_.output = out.params;
     m_.graph.set_output(out.name);
@@ -173,7 +173,8 @@ class Quantizer {
     if (shift > 0) t = m_.graph.shr(unique(name + ".shr"), t, shift);
     t = m_.graph.clip(unique(name + ".clip"), t, std::max(lo, -128), std::min(hi, 127));
     t = m_.graph.cast(unique(name), t);
-    place(mark, w.placement, node, w.placement == Placement::kVta ? "fused after its VTA convolution" : "host");
+    place(mark, w.placement, node,
+          w.placement == Placement::kVta ? "fused after its VTA convolution" : "requantizes a host operator's sum");
     const QuantParams p{frac, w.params.multiplier};
     report(tensor, node, p, w.weight_frac, shift);
     return make_q(t, p, false, w.placement);
@@ -340,7 +341,8 @@ class Quantizer {
     std::string t = finish_sum(w, shift, op.name);
     t = m_.graph.shr(unique(op.name + ".shr"), t, shift);
     t = m_.graph.add(unique(op.name), t, r.name);
-    place(mark, w.placement, op.name, w.placement == Placement::kVta ? "fused after its VTA convolution" : "host");
+    place(mark, w.placement, op.name,
+          w.placement == Placement::kVta ? "fused after its VTA convolution" : "adds to a host operator's sum");
     q_[op.output] = make_q(t, {r.params.frac_bits, r.params.multiplier}, true, w.placement, w.weight_frac);
   }
 
