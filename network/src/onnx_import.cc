@@ -668,6 +668,9 @@ class Importer {
       const FloatTensor& k = constant(n, c);
       FloatOp* p = sole_producer(x, FloatOpKind::kConv);
       if (!p) p = sole_producer(x, FloatOpKind::kDense);
+      if (!p || g_.shapes[x].size() < 2) {
+        fail(n, "adding constant " + n.input(c) + " is supported as a per-channel bias of the Conv or Gemm/MatMul before it only");
+      }
       const int64_t ch = g_.shapes[x][1];
       if (!p || elements_of(k.shape) != ch || k.shape.empty() || k.shape.size() > g_.shapes[x].size()) {
         fail(n, "adding constant " + n.input(c) + " " + shape_text(k.shape) +

@@ -305,11 +305,11 @@ class Quantizer {
     const Q& w = q_.at(op.inputs[0]);
     const int frac = frac_for(out, w.params.multiplier);
     const double s = std::ldexp(1.0, std::min(frac, w.params.frac_bits)) / w.params.multiplier;
-    double f_lo = -INFINITY, f_hi = INFINITY;
+    double f_lo = -std::numeric_limits<double>::infinity(), f_hi = std::numeric_limits<double>::infinity();
     for (const FloatOp* c : clamps) {
       const bool fq = c->kind == FloatOpKind::kFakeQuant;
       f_lo = std::max(f_lo, c->kind == FloatOpKind::kRelu ? 0.0 : fq ? (double(c->lo) - c->zero) * double(c->scale) : double(c->lo));
-      f_hi = std::min(f_hi, c->kind == FloatOpKind::kRelu ? double(INFINITY) : fq ? (double(c->hi) - c->zero) * double(c->scale) : double(c->hi));
+      f_hi = std::min(f_hi, c->kind == FloatOpKind::kRelu ? std::numeric_limits<double>::infinity() : fq ? (double(c->hi) - c->zero) * double(c->scale) : double(c->hi));
     }
     const int32_t lo = std::isfinite(f_lo) ? int32_t(std::clamp(std::lround(f_lo * s), -128L, 127L)) : -128;
     const int32_t hi = std::isfinite(f_hi) ? int32_t(std::clamp(std::lround(f_hi * s), -128L, 127L)) : 127;
