@@ -11,6 +11,12 @@
 namespace vta::network {
 namespace {
 
+int64_t elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (const int64_t d : shape) n *= d;
+  return n;
+}
+
 const std::vector<float>& read(const FloatGraph& g, const FloatOp& op, const FloatValues& v, const std::string& t) {
   const auto it = v.find(t);
   if (it == v.end()) throw ImportError(join({g.name, ": ", op.name, ": no value for its input ", t}));
@@ -150,6 +156,66 @@ FloatValues run_float(const FloatGraph& g, std::span<const float> input, bool ke
         break;
       }
       case FloatOpKind::kFlatten: y = x; break;
+      case FloatOpKind::kAvgPool: {
+        const auto& s = g.shape(op.inputs[0]);
+        const auto& o = g.shape(op.output);
+        const int64_t nc = s[0] * s[1], h = s[2], w = s[3], oh = o[2], ow = o[3];
+        y.assign(size_t(nc * oh * ow), 0.f);
+        for (int64_t p = 0; p < nc; ++p) {
+          for (int64_t yy = 0; yy < oh; ++yy) {
+            for (int64_t xx = 0; xx < ow; ++xx) {
+              double sum = 0;
+              int64_t count = 0;
+              for (int64_t dy = 0; dy < op.kernel; ++dy) {
+                for (int64_t dx = 0; dx < op.kernel; ++dx) {
+                  const int64_t iy = yy * op.stride + dy - op.pad, ix = xx * op.stride + dx - op.pad;
+                  if (iy >= 0 && iy < h && ix >= 0 && ix < w) sum += double(x[size_t((p * h + iy) * w + ix)]), ++count;
+                }
+              }
+              y[size_t((p * oh + yy) * ow + xx)] = float(sum / double(op.include_pad ? op.kernel * op.kernel : count));
+            }
+          }
+        }
+        break;
+      }
+      case FloatOpKind::kConcat: {
+        const auto& o = g.shape(op.output);
+        const int64_t n = o[0];
+        y.reserve(size_t(elements(o)));
+        for (int64_t a = 0; a < n; ++a) {
+          for (const auto& name : op.inputs) {
+            const std::vector<float>& in = read(g, op, v, name);
+            const int64_t per = int64_t(in.size()) / n;
+            y.insert(y.end(), in.begin() + a * per, in.begin() + (a + 1) * per);
+          }
+        }
+        break;
+      }
+      case FloatOpKind::kUpsample: {
+        const auto& s = g.shape(op.inputs[0]);
+        const int64_t nc = s[0] * s[1], h = s[2], w = s[3], fh = op.kernel, fw = op.stride;
+        y.assign(size_t(nc * h * fh * w * fw), 0.f);
+        for (int64_t p = 0; p < nc; ++p) {
+          for (int64_t yy = 0; yy < h * fh; ++yy) {
+            for (int64_t xx = 0; xx < w * fw; ++xx) {
+              y[size_t((p * h * fh + yy) * w * fw + xx)] = x[size_t((p * h + yy / fh) * w + xx / fw)];
+            }
+          }
+        }
+        break;
+      }
+      case FloatOpKind::kDilate: {
+        const auto& s = g.shape(op.inputs[0]);
+        const auto& o = g.shape(op.output);
+        const int64_t nc = s[0] * s[1], h = s[2], w = s[3], oh = o[2], ow = o[3];
+        y.assign(size_t(nc * oh * ow), 0.f);
+        for (int64_t p = 0; p < nc; ++p) {
+          for (int64_t yy = 0; yy < h; ++yy) {
+            for (int64_t xx = 0; xx < w; ++xx) y[size_t((p * oh + yy * op.stride) * ow + xx * op.stride)] = x[size_t((p * h + yy) * w + xx)];
+          }
+        }
+        break;
+      }
       case FloatOpKind::kFakeQuant:
         y = x;
         for (float& e : y) {

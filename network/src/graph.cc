@@ -36,6 +36,10 @@ const char* to_string(OpKind k) {
     case OpKind::kGlobalAvgPool: return "global_avg_pool";
     case OpKind::kBiasAdd: return "bias_add";
     case OpKind::kFlatten: return "flatten";
+    case OpKind::kAvgPool: return "avg_pool";
+    case OpKind::kConcat: return "concat";
+    case OpKind::kUpsample: return "upsample";
+    case OpKind::kDilate: return "dilate";
   }
   return "?";
 }
@@ -144,7 +148,8 @@ std::string Graph::shr(const std::string& name, const std::string& x, int shift)
   if (shift < 0 || shift > 31)
     throw GraphError(name_ + ": " + name + ": shift " + std::to_string(shift) + " is not 0 to 31");
   op.shift = shift;
-  return add_op(op, need(op, x, ElemType::kInt32));
+  const TensorDesc& in = tensor(x);
+  return add_op(op, need(op, x, in.type));
 }
 
 std::string Graph::add(const std::string& name, const std::string& a, const std::string& b) {
@@ -217,6 +222,59 @@ std::string Graph::flatten(const std::string& name, const std::string& x) {
   const TensorDesc& in = need(op, x, ElemType::kInt8);
   if (in.shape.size() < 2) throw GraphError(name_ + ": " + name + ": flatten needs (N, ...), not " + shape_text(in.shape));
   return add_op(op, {"", {in.shape[0], in.elements() / std::max<int64_t>(in.shape[0], 1)}, ElemType::kInt8});
+}
+
+std::string Graph::avg_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad) {
+  Op op = make_op(OpKind::kAvgPool, name, {x});
+  const TensorDesc& in = need(op, x, ElemType::kInt8);
+  if (in.shape.size() != 4 || kernel < 1 || stride < 1 || pad < 0 || pad >= kernel ||
+      in.shape[2] + 2 * pad < kernel || in.shape[3] + 2 * pad < kernel) {
+    throw GraphError(name_ + ": " + name + ": avg_pool needs NCHW, kernel >= 1 within the padded input, stride >= 1, 0 <= pad < kernel");
+  }
+  op.kernel = kernel, op.stride = stride, op.pad = pad;
+  const int64_t oh = (in.shape[2] + 2 * pad - kernel) / stride + 1, ow = (in.shape[3] + 2 * pad - kernel) / stride + 1;
+  return add_op(op, {"", {in.shape[0], in.shape[1], oh, ow}, ElemType::kInt32});
+}
+
+std::string Graph::concat(const std::string& name, const std::vector<std::string>& xs) {
+  Op op = make_op(OpKind::kConcat, name, xs);
+  if (xs.empty()) throw GraphError(name_ + ": " + name + ": concat of nothing");
+  TensorDesc out = need(op, xs[0], ElemType::kInt8);
+  if (out.shape.size() < 2) throw GraphError(name_ + ": " + name + ": concat needs (N, C, ...) inputs");
+  for (size_t i = 1; i < xs.size(); ++i) {
+    const TensorDesc& t = need(op, xs[i], ElemType::kInt8);
+    std::vector<int64_t> a = t.shape, b = out.shape;
+    if (a.size() != b.size()) a.clear();
+    if (!a.empty()) a[1] = b[1] = 0;
+    if (a.empty() || a != b) {
+      throw GraphError(name_ + ": " + name + ": " + xs[i] + " " + shape_text(t.shape) + " does not match " + xs[0] + " " +
+                       shape_text(tensor(xs[0]).shape) + " but in its channels");
+    }
+    out.shape[1] += t.shape[1];
+  }
+  return add_op(op, out);
+}
+
+std::string Graph::upsample(const std::string& name, const std::string& x, int factor_h, int factor_w) {
+  Op op = make_op(OpKind::kUpsample, name, {x});
+  TensorDesc out = need(op, x, ElemType::kInt8);
+  if (out.shape.size() != 4 || factor_h < 1 || factor_h > 64 || factor_w < 1 || factor_w > 64) {
+    throw GraphError(name_ + ": " + name + ": upsample needs NCHW and factors of 1 to 64");
+  }
+  op.kernel = factor_h, op.stride = factor_w;
+  out.shape[2] *= factor_h, out.shape[3] *= factor_w;
+  return add_op(op, out);
+}
+
+std::string Graph::dilate(const std::string& name, const std::string& x, int stride, int extra) {
+  Op op = make_op(OpKind::kDilate, name, {x});
+  TensorDesc out = need(op, x, ElemType::kInt8);
+  if (out.shape.size() != 4 || stride < 1 || stride > 64 || extra < 0 || extra >= stride) {
+    throw GraphError(name_ + ": " + name + ": dilate needs NCHW, a stride of 1 to 64 and 0 <= extra < stride");
+  }
+  op.stride = stride, op.pad = extra;
+  out.shape[2] = (out.shape[2] - 1) * stride + 1 + extra, out.shape[3] = (out.shape[3] - 1) * stride + 1 + extra;
+  return add_op(op, out);
 }
 
 std::string Graph::requantize(const std::string& name, const std::string& x, int shift, bool relu) {

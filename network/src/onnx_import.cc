@@ -493,6 +493,10 @@ class Importer {
     if (t == "Add" || t == "Sum") return add_node(n);
     if (t == "Mul") return mul(n);
     if (t == "MaxPool") return max_pool(n);
+    if (t == "AveragePool") return avg_pool(n);
+    if (t == "Concat") return concat(n);
+    if (t == "Resize" || t == "Upsample") return resize(n);
+    if (t == "ConvTranspose") return conv_transpose(n);
     if (t == "GlobalAveragePool") {
       only_attributes(n, {});
       FloatOp op = make(FloatOpKind::kGlobalAvgPool);
@@ -718,6 +722,143 @@ class Importer {
     add(op, n, windowed(n, in, in[1], op));
   }
 
+  void avg_pool(const onnx::NodeProto& n) {
+    only_attributes(n, {"kernel_shape", "strides", "pads", "auto_pad", "ceil_mode", "count_include_pad"});
+    if (attr_int(n, "ceil_mode", 0) != 0) fail(n, "attribute ceil_mode 1 is not supported");
+    FloatOp op = make(FloatOpKind::kAvgPool);
+    op.inputs = {activation(n, 0)};
+    const auto& in = g_.shapes[op.inputs[0]];
+    if (in.size() != 4) fail(n, "input " + shape_text(in) + " is not NCHW");
+    const auto ks = attr_ints(n, "kernel_shape");
+    if (ks.size() != 2) fail(n, "attribute kernel_shape must give two sizes");
+    window(n, op, ks[0], ks[1]);
+    op.include_pad = attr_int(n, "count_include_pad", 0) != 0;
+    add(op, n, windowed(n, in, in[1], op));
+  }
+
+  void concat(const onnx::NodeProto& n) {
+    only_attributes(n, {"axis"});
+    FloatOp op = make(FloatOpKind::kConcat);
+    if (n.input_size() < 1) fail(n, "no inputs");
+    for (int i = 0; i < n.input_size(); ++i) op.inputs.push_back(activation(n, i));
+    std::vector<int64_t> out = g_.shapes[op.inputs[0]];
+    const auto rank = int64_t(out.size());
+    int64_t axis = attr_int(n, "axis", -999);
+    if (axis < 0 && axis != -999) axis += rank;
+    if (axis != 1 || rank < 2) fail(n, "attribute axis " + std::to_string(axis) + ": a concatenation of channels (axis 1) is supported");
+    for (size_t i = 1; i < op.inputs.size(); ++i) {
+      std::vector<int64_t> a = g_.shapes[op.inputs[i]], b = out;
+      if (a.size() != b.size()) fail(n, "inputs of ranks " + std::to_string(a.size()) + " and " + std::to_string(b.size()));
+      out[1] += a[1];
+      a[1] = b[1] = 0;
+      if (a != b) fail(n, "input " + op.inputs[i] + " differs from " + op.inputs[0] + " in more than its channels");
+    }
+    add(op, n, out);
+  }
+
+  // Resize (mode nearest) or Upsample by one integer factor in H and W, whose nearest-neighbour
+  // mapping is each value repeated (source index = output index / factor).
+  void resize(const onnx::NodeProto& n) {
+    only_attributes(n, {"mode", "scales", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                        "exclude_outside", "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy"});
+    FloatOp op = make(FloatOpKind::kUpsample);
+    op.inputs = {activation(n, 0)};
+    const auto& in = g_.shapes[op.inputs[0]];
+    if (in.size() != 4) fail(n, "input " + shape_text(in) + " is not NCHW");
+    if (attr_string(n, "mode", "nearest") != "nearest") fail(n, "attribute mode " + attr_string(n, "mode", "") + " (nearest is supported)");
+    std::vector<double> scales;
+    if (n.op_type() == "Upsample" && attr(n, "scales")) {
+      const auto* a = attr(n, "scales");
+      scales.assign(a->floats().begin(), a->floats().end());
+    } else {
+      const int scales_at = n.op_type() == "Upsample" || opset_ < 11 ? 1 : 2;
+      if (scales_at < n.input_size() && !n.input(scales_at).empty() && !constant(n, scales_at).values.empty()) {
+        for (const float v : constant(n, scales_at).values) scales.push_back(double(v));
+      } else if (scales_at + 1 < n.input_size() && !n.input(scales_at + 1).empty()) {
+        const auto& sizes = constant(n, scales_at + 1).values;
+        if (sizes.size() != 4) fail(n, "sizes must give four sizes");
+        for (size_t d = 0; d < 4; ++d) scales.push_back(double(sizes[d]) / double(in[d]));
+      }
+    }
+    auto whole = [](double v) { return v >= 1 && v <= 64 && v == std::floor(v); };
+    if (scales.size() != 4 || scales[0] != 1 || scales[1] != 1 || !whole(scales[2]) || !whole(scales[3])) {
+      fail(n, "scales must be (1, 1, fh, fw) with integer factors of 1 to 64 (an upsample)");
+    }
+    const std::string coord = attr_string(n, "coordinate_transformation_mode", opset_ >= 11 ? "half_pixel" : "asymmetric");
+    const std::string nearest = attr_string(n, "nearest_mode", opset_ >= 11 ? "round_prefer_floor" : "floor");
+    for (int d = 2; d < 4; ++d) {  // the mapping ONNX defines, checked against repetition
+      const auto f = int64_t(scales[size_t(d)]);
+      for (int64_t y = 0; y < in[size_t(d)] * f; ++y) {
+        double x = double(y) / double(f);
+        if (coord == "half_pixel" || coord == "pytorch_half_pixel") {
+          x = (double(y) + 0.5) / double(f) - 0.5;
+        } else if (coord != "asymmetric") {
+          fail(n, "attribute coordinate_transformation_mode " + coord + " (half_pixel, pytorch_half_pixel, asymmetric)");
+        }
+        double src = 0;
+        if (nearest == "floor") src = std::floor(x);
+        else if (nearest == "ceil") src = std::ceil(x);
+        else if (nearest == "round_prefer_floor") src = x - std::floor(x) == 0.5 ? std::floor(x) : std::round(x);
+        else if (nearest == "round_prefer_ceil") src = std::round(x);
+        else fail(n, "attribute nearest_mode " + nearest);
+        if (int64_t(std::clamp(src, 0.0, double(in[size_t(d)] - 1))) != y / f) {
+          fail(n, "its nearest mapping (" + coord + ", " + nearest + ") does not repeat each value " + std::to_string(f) + " times");
+        }
+      }
+    }
+    op.kernel = int(scales[2]), op.stride = int(scales[3]);
+    add(op, n, {in[0], in[1], in[2] * op.kernel, in[3] * op.stride});
+  }
+
+  // ConvTranspose as a convolution over the input with stride - 1 zeros between values (and the output
+  // padding at the bottom and right), padded by kernel - 1 - pad, with the kernel flipped and its input
+  // and output channels exchanged.
+  void conv_transpose(const onnx::NodeProto& n) {
+    only_attributes(n, {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad", "output_padding"});
+    if (attr(n, "output_shape")) fail(n, "attribute output_shape is not supported");
+    if (attr_int(n, "group", 1) != 1) fail(n, "attribute group " + std::to_string(attr_int(n, "group", 1)) + " (1 is supported)");
+    const std::string x = activation(n, 0);
+    const auto& in = g_.shapes[x];
+    const FloatTensor& w = constant(n, 1);
+    if (in.size() != 4 || w.shape.size() != 4 || w.shape[0] != in[1]) {
+      fail(n, "input " + shape_text(in) + " and weight " + shape_text(w.shape) + " do not make an NCHW transposed convolution");
+    }
+    FloatOp probe = make(FloatOpKind::kConv);
+    window(n, probe, w.shape[2], w.shape[3]);
+    const auto op_pad = attr_ints(n, "output_padding");
+    if (!op_pad.empty() && (op_pad.size() != 2 || op_pad[0] != op_pad[1] || op_pad[0] < 0 || op_pad[0] >= probe.stride)) {
+      fail(n, "attribute output_padding " + shape_text(op_pad) + ": one value below the stride");
+    }
+    const int64_t k = probe.kernel, s = probe.stride, p = probe.pad, extra = op_pad.empty() ? 0 : op_pad[0];
+    FloatOp dil = make(FloatOpKind::kDilate);
+    dil.inputs = {x};
+    dil.stride = int(s), dil.pad = int(extra);
+    onnx::NodeProto named = n;
+    named.clear_output();
+    named.add_output(n.output(0) + "#dilated");
+    add(dil, named, {in[0], in[1], (in[2] - 1) * s + 1 + extra, (in[3] - 1) * s + 1 + extra});
+    const int64_t ci = w.shape[0], co = w.shape[1];
+    FloatTensor wc{{co, ci, k, k}, std::vector<float>(w.values.size())};
+    for (int64_t o = 0; o < co; ++o) {
+      for (int64_t i = 0; i < ci; ++i) {
+        for (int64_t t = 0; t < k * k; ++t) {
+          wc.values[size_t((o * ci + i) * k * k + t)] = w.values[size_t((i * co + o) * k * k + (k * k - 1 - t))];
+        }
+      }
+    }
+    FloatOp conv = make(FloatOpKind::kConv);
+    conv.inputs = {n.output(0) + "#dilated"};
+    conv.kernel = int(k), conv.stride = 1, conv.pad = int(k - 1 - p);
+    conv.weight = new_constant(node_name(n) + ".weight", std::move(wc));
+    if (n.input_size() > 2 && !n.input(2).empty()) {
+      const FloatTensor& b = constant(n, 2);
+      if (b.shape != std::vector<int64_t>{co}) fail(n, "bias " + shape_text(b.shape) + " is not one per output channel");
+      conv.bias = n.input(2);
+    }
+    const auto& d = g_.shapes[conv.inputs[0]];
+    add(conv, n, windowed(n, d, co, conv));
+  }
+
   // Flatten at axis 1, or a Reshape to (N, everything else).
   void flatten(const onnx::NodeProto& n) {
     FloatOp op = make(FloatOpKind::kFlatten);
@@ -768,6 +909,10 @@ const char* to_string(FloatOpKind k) {
     case FloatOpKind::kGlobalAvgPool: return "global_avg_pool";
     case FloatOpKind::kFlatten: return "flatten";
     case FloatOpKind::kFakeQuant: return "fake_quant";
+    case FloatOpKind::kAvgPool: return "avg_pool";
+    case FloatOpKind::kConcat: return "concat";
+    case FloatOpKind::kUpsample: return "upsample";
+    case FloatOpKind::kDilate: return "dilate";
   }
   return "?";
 }

@@ -19,6 +19,14 @@ constexpr size_t kSamples = size_t{1} << 16;
 
 int clamp_frac(double f) { return int(std::clamp(f, -16.0, 30.0)); }
 
+// A multiplier that is a power of two moved into the fraction bits (a 2 x 2 pool's 1/4: two more bits).
+QuantParams normalized(QuantParams p) {
+  int e = 0;
+  const double mantissa = std::frexp(p.multiplier, &e);  // multiplier = mantissa * 2^e, mantissa in [0.5, 1)
+  if (mantissa == 0.5) p.frac_bits -= e - 1, p.multiplier = 1;
+  return p;
+}
+
 class Quantizer {
  public:
   Quantizer(const FloatGraph& g, const Config& config, const QuantizeOptions& options)
@@ -233,9 +241,36 @@ class Quantizer {
         const std::string t = m_.graph.global_avg_pool(unique(op.name), x.name);
         place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
         // the sum of H x W values: the mean times H x W, so the multiplier takes 1 / (H x W)
-        q_[op.output] = make_q(t, {x.params.frac_bits, x.params.multiplier / double(s[2] * s[3])}, true, Placement::kHost);
+        q_[op.output] = make_q(t, normalized({x.params.frac_bits, x.params.multiplier / double(s[2] * s[3])}), true,
+                               Placement::kHost);
         return;
       }
+      case FloatOpKind::kAvgPool: {
+        if (op.pad > 0 && !op.include_pad) {
+          fail(op, "an AveragePool with padding excluded from its count (count_include_pad 0) divides by a "
+                   "different count at the borders; VTA's scales are one power of two per tensor");
+        }
+        const Q& x = int8_input(op, 0);
+        const size_t mark = m_.graph.ops().size();
+        const std::string t = m_.graph.avg_pool(unique(op.name), x.name, op.kernel, op.stride, op.pad);
+        place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
+        // the window's sum: the mean times kernel x kernel, the multiplier takes 1 / (kernel x kernel)
+        q_[op.output] = make_q(t, normalized({x.params.frac_bits, x.params.multiplier / double(op.kernel * op.kernel)}),
+                               true, Placement::kHost);
+        return;
+      }
+      case FloatOpKind::kUpsample:
+      case FloatOpKind::kDilate: {
+        const Q& x = int8_input(op, 0);
+        const size_t mark = m_.graph.ops().size();
+        const std::string t = op.kind == FloatOpKind::kUpsample
+                                  ? m_.graph.upsample(unique(op.name), x.name, op.kernel, op.stride)
+                                  : m_.graph.dilate(unique(op.name), x.name, op.stride, op.pad);
+        place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
+        q_[op.output] = make_q(t, x.params, false, Placement::kHost);
+        return;
+      }
+      case FloatOpKind::kConcat: return concat(op);
       case FloatOpKind::kFlatten: {
         const Q& x = int8_input(op, 0);
         if (m_.graph.tensor(x.name).shape.size() == 2) {
@@ -317,6 +352,34 @@ class Quantizer {
     for (const FloatOp* c : clamps) q_[c->output] = r;
   }
 
+  // A concatenation: every input at the fewest fraction bits any of them has (a sum requantized there,
+  // an int8 tensor shifted right on the host), then joined on the host.
+  void concat(const FloatOp& op) {
+    int frac = 64;
+    const double m = q_.at(op.inputs[0]).params.multiplier;
+    for (const auto& in : op.inputs) {
+      const Q& q = q_.at(in);
+      if (q.params.multiplier != m) fail(op, "its inputs carry different average-pool factors");
+      frac = std::min(frac, q.wide ? std::min(frac_for(in, m), q.params.frac_bits) : q.params.frac_bits);
+    }
+    std::vector<std::string> parts;
+    for (const auto& in : op.inputs) {
+      Q q = q_.at(in);
+      if (q.wide) {
+        q = requantize(q, frac, -128, 127, unique(q.name + ".q"), op.name, in);
+      } else if (q.params.frac_bits > frac) {
+        const size_t mark = m_.graph.ops().size();
+        q.name = m_.graph.shr(unique(q.name + ".rescale"), q.name, q.params.frac_bits - frac);
+        place(mark, Placement::kHost, op.name, "brings a concatenated input to the others' scale");
+      }
+      parts.push_back(q.name);
+    }
+    const size_t mark = m_.graph.ops().size();
+    const std::string t = m_.graph.concat(unique(op.name), parts);
+    place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
+    q_[op.output] = make_q(t, {frac, m}, false, Placement::kHost);
+  }
+
   // A residual addition: the wide operand (a convolution's sum) shifted to the other's scale, the
   // other (int8) added; ReLU and the final requantization follow.
   void add(const FloatOp& op) {
@@ -372,6 +435,9 @@ const FloatOp* next_weighted(const FloatGraph& g, const FloatOp& a, const std::m
       case FloatOpKind::kDense: return &r;
       case FloatOpKind::kRelu:
       case FloatOpKind::kMaxPool:
+      case FloatOpKind::kAvgPool:
+      case FloatOpKind::kUpsample:
+      case FloatOpKind::kDilate:
       case FloatOpKind::kGlobalAvgPool: break;
       case FloatOpKind::kFlatten: {
         const auto& in = g.shape(r.inputs[0]);

@@ -154,6 +154,62 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
       return r;
     }
     case OpKind::kFlatten: return x;
+    case OpKind::kAvgPool: {
+      const TensorDesc& in = g.tensor(op.inputs[0]);
+      const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3];
+      const int64_t oh = out.shape[2], ow = out.shape[3];
+      for (int64_t p = 0; p < nc; ++p) {
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t z = 0; z < ow; ++z) {
+            int32_t sum = 0;
+            for (int64_t dy = 0; dy < op.kernel; ++dy) {
+              for (int64_t dx = 0; dx < op.kernel; ++dx) {
+                const int64_t iy = y * op.stride + dy - op.pad, ix = z * op.stride + dx - op.pad;
+                if (iy >= 0 && iy < h && ix >= 0 && ix < w) sum += x[size_t((p * h + iy) * w + ix)];
+              }
+            }
+            r[size_t((p * oh + y) * ow + z)] = sum;
+          }
+        }
+      }
+      return r;
+    }
+    case OpKind::kConcat: {
+      const int64_t n = out.shape[0], per_out = out.elements() / std::max<int64_t>(n, 1);
+      int64_t at = 0;  // the offset of this input's channels within an image of the output
+      for (const std::string& name : op.inputs) {
+        const std::vector<int32_t>& v = value_of(g, op, values, name);
+        const int64_t per_in = int64_t(v.size()) / std::max<int64_t>(n, 1);
+        for (int64_t a = 0; a < n; ++a) {
+          std::copy(v.begin() + a * per_in, v.begin() + (a + 1) * per_in, r.begin() + a * per_out + at);
+        }
+        at += per_in;
+      }
+      return r;
+    }
+    case OpKind::kUpsample: {
+      const TensorDesc& in = g.tensor(op.inputs[0]);
+      const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3], fh = op.kernel, fw = op.stride;
+      for (int64_t p = 0; p < nc; ++p) {
+        for (int64_t y = 0; y < h * fh; ++y) {
+          for (int64_t z = 0; z < w * fw; ++z) {
+            r[size_t((p * h * fh + y) * w * fw + z)] = x[size_t((p * h + y / fh) * w + z / fw)];
+          }
+        }
+      }
+      return r;
+    }
+    case OpKind::kDilate: {
+      const TensorDesc& in = g.tensor(op.inputs[0]);
+      const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3];
+      const int64_t oh = out.shape[2], ow = out.shape[3], s = op.stride;
+      for (int64_t p = 0; p < nc; ++p) {
+        for (int64_t y = 0; y < h; ++y) {
+          for (int64_t z = 0; z < w; ++z) r[size_t((p * oh + y * s) * ow + z * s)] = x[size_t((p * h + y) * w + z)];
+        }
+      }
+      return r;
+    }
   }
   throw GraphError(g.name() + ": " + op.name + ": unknown operator");
 }

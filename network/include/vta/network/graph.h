@@ -34,7 +34,7 @@ struct TensorDesc {
 enum class OpKind : uint8_t {
   kConv2d,         ///< int8 NCHW x int8 O(I/groups)HW weight -> int32; kernel, stride, pad (zeros), groups
   kDense,          ///< int8 (N, K) x int8 (M, K) weight -> int32 (N, M)
-  kShr,            ///< int32 >> shift (arithmetic)
+  kShr,            ///< int32 (or int8, on the host) >> shift (arithmetic)
   kAdd,            ///< int32 + int32, or int32 + int8 sign-extended (a residual), wrapping
   kRelu,           ///< max(x, 0)
   kClip,           ///< min(max(x, lo), hi)
@@ -43,6 +43,11 @@ enum class OpKind : uint8_t {
   kGlobalAvgPool,  ///< int8 (N, C, H, W) -> int32 (N, C): the sum over H x W (scale with kShr)
   kBiasAdd,        ///< int32 (N, C, ...) + (int8 constant bias[C] << shift), wrapping
   kFlatten,        ///< int8 (N, C, H, W) -> int8 (N, C x H x W), the same values in the same order
+  kAvgPool,        ///< int8 -> int32: the sum over each kernel x kernel window (zero padding counted)
+  kConcat,         ///< int8 tensors joined along the channels (dimension 1), in input order
+  kUpsample,       ///< int8 -> int8: nearest neighbour, each value repeated `kernel` times down, `stride` across
+  kDilate,         ///< int8 -> int8: `stride` - 1 zeros between values, `pad` more zero rows and columns
+                   ///< at the bottom and right (a transposed convolution's input)
 };
 const char* to_string(OpKind k);
 
@@ -88,6 +93,10 @@ class Graph {
   /// x + (bias[c] << shift) for each element of channel c (dimension 1); `bias` an int8 constant (C).
   std::string bias_add(const std::string& name, const std::string& x, const std::string& bias, int shift);
   std::string flatten(const std::string& name, const std::string& x);
+  std::string avg_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad);
+  std::string concat(const std::string& name, const std::vector<std::string>& xs);
+  std::string upsample(const std::string& name, const std::string& x, int factor_h, int factor_w);
+  std::string dilate(const std::string& name, const std::string& x, int stride, int extra);
   /// shr, clip to [0, 127] (relu) or [-128, 127], cast: int32 -> int8, the ops named `name`.shr ...
   std::string requantize(const std::string& name, const std::string& x, int shift, bool relu);
 
