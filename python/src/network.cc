@@ -1,6 +1,7 @@
 // vta._core.network: the network layer (docs/NETWORK.md) for Python: graphs built operator by
 // operator or the generated ResNet-18, shift calibration, weights as .npy files, the plain C++
-// reference, and the executor that runs a graph with its VTA steps on the runtime's device.
+// reference, the executor that runs a graph with its VTA steps on the runtime's device, and models
+// imported from ONNX and quantized (docs/MODELS.md).
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -13,6 +14,7 @@
 #include "vta/driver/build_config.h"
 #include "vta/network/executor.h"
 #include "vta/network/npy.h"
+#include "vta/network/onnx.h"
 #include "vta/network/reference.h"
 #include "vta/network/resnet18.h"
 
@@ -54,6 +56,116 @@ net::ResNet18Options resnet18_options(int64_t image, int64_t classes, int64_t ba
   o.image = image, o.classes = classes, o.batch = batch, o.width = width, o.seed = seed;
   o.max_pool_on_vta = max_pool_on_vta;
   return o;
+}
+
+std::vector<float> float_values(const py::array& a, int64_t expected, const char* what) {
+  auto c_order = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(a);
+  if (!c_order) throw py::type_error(std::string(what) + " is not a numeric array");
+  if (c_order.size() != expected) {
+    throw py::value_error(std::string(what) + " has " + std::to_string(c_order.size()) + " values, the model's input " +
+                          std::to_string(expected));
+  }
+  return {c_order.data(), c_order.data() + c_order.size()};
+}
+
+int64_t elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (const int64_t d : shape) n *= d;
+  return n;
+}
+
+void bind_onnx(py::module_& n) {
+  py::register_exception<net::ImportError>(n, "ModelImportError", n.attr("GraphError").ptr());
+  py::class_<net::QuantizedModel>(n, "QuantizedModel")
+      .def_property_readonly(
+          "graph", [](const net::QuantizedModel& q) -> const net::Graph& { return q.graph; },
+          py::return_value_policy::reference_internal)
+      .def_property_readonly("softmax", [](const net::QuantizedModel& q) { return q.softmax; })
+      .def_property_readonly("input_frac_bits", [](const net::QuantizedModel& q) { return q.input.frac_bits; })
+      .def_property_readonly("output_scale", [](const net::QuantizedModel& q) { return q.output.scale(); })
+      .def(
+          "quantize_input",
+          [](const net::QuantizedModel& q, const py::array& x) {
+            const auto& shape = q.graph.tensor(q.graph.input_name()).shape;
+            return shaped(q.quantize_input(float_values(x, elements(shape), "the input")), shape);
+          },
+          py::arg("x"))
+      .def(
+          "dequantize_output",
+          [](const net::QuantizedModel& q, const py::array& y) {
+            auto c_order = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(y);
+            if (!c_order) throw py::type_error("the output is not an integer array");
+            return shaped(q.dequantize_output({c_order.data(), size_t(c_order.size())}),
+                          std::vector<int64_t>(c_order.shape(), c_order.shape() + c_order.ndim()));
+          },
+          py::arg("y"))
+      .def_property_readonly("layers",
+                             [](const net::QuantizedModel& q) {
+                               py::list out;
+                               for (const auto& l : q.layers) {
+                                 out.append(py::dict(py::arg("tensor") = l.tensor, py::arg("node") = l.op,
+                                                     py::arg("frac_bits") = l.params.frac_bits,
+                                                     py::arg("shift") = l.shift, py::arg("clipped") = l.clipped,
+                                                     py::arg("zero") = l.zero));
+                               }
+                               return out;
+                             })
+      .def_property_readonly("placements", [](const net::QuantizedModel& q) {
+        py::list out;
+        for (const auto& p : q.placements) {
+          out.append(py::dict(py::arg("op") = p.op, py::arg("node") = p.onnx_node,
+                              py::arg("placement") = net::to_string(p.placement), py::arg("reason") = p.reason));
+        }
+        return out;
+      });
+  py::class_<net::FloatGraph>(n, "OnnxModel")
+      .def_property_readonly("name", [](const net::FloatGraph& g) { return g.name; })
+      .def_property_readonly("input_shape", [](const net::FloatGraph& g) { return py::tuple(py::cast(g.shape(g.input))); })
+      .def_property_readonly("softmax", [](const net::FloatGraph& g) { return g.softmax; })
+      .def_property_readonly("ops",
+                             [](const net::FloatGraph& g) {
+                               py::list ops;
+                               for (const auto& o : g.ops) {
+                                 ops.append(py::dict(py::arg("name") = o.name, py::arg("onnx_op") = o.onnx_op,
+                                                     py::arg("kind") = net::to_string(o.kind), py::arg("output") = o.output));
+                               }
+                               return ops;
+                             })
+      .def(
+          "run_float",
+          [](const net::FloatGraph& g, const py::array& x) {
+            const std::vector<float> in = float_values(x, elements(g.shape(g.input)), "the input");
+            net::FloatValues v;
+            {
+              py::gil_scoped_release unlocked;
+              v = net::run_float(g, in);
+            }
+            return shaped(v.at(g.output), g.shape(g.output));
+          },
+          py::arg("x"))
+      .def(
+          "quantize",
+          [](const net::FloatGraph& g, const py::list& calibration, bool use_vta, bool equalize, bool round_to_nearest,
+             double max_clipped) {
+            std::vector<std::vector<float>> cal;
+            for (const auto& item : calibration) {
+              cal.push_back(float_values(py::cast<py::array>(item), elements(g.shape(g.input)), "a calibration input"));
+            }
+            net::QuantizeOptions o;
+            o.use_vta = use_vta, o.equalize = equalize, o.round_to_nearest = round_to_nearest, o.max_clipped = max_clipped;
+            py::gil_scoped_release unlocked;
+            return net::quantize(g, cal, build_config(), o);
+          },
+          py::arg("calibration"), py::arg("use_vta") = true, py::arg("equalize") = true,
+          py::arg("round_to_nearest") = true, py::arg("max_clipped") = 0.0005);
+  n.def(
+      "import_onnx",
+      [](const std::filesystem::path& file, int64_t batch) {
+        net::ImportOptions o;
+        o.batch = batch;
+        return net::import_onnx(file, o);
+      },
+      py::arg("file"), py::arg("batch") = 1);
 }
 
 }  // namespace
@@ -188,6 +300,7 @@ void bind_network(py::module_& m, const py::object& base_error) {
             return out;
           },
           py::arg("input"), py::arg("verify") = true);
+  bind_onnx(n);
 }
 
 }  // namespace vta::python

@@ -7,8 +7,18 @@ and the executor (its VTA steps compiled once, run on the runtime's device, veri
     x = vn.generated_input(g, seed=1)
     g.calibrate_shifts(x)
     run = vn.Executor(g).run(x)           # {"output", "steps", "vta", "seconds", "verified"}
+
+A model of your own from ONNX (docs/MODELS.md):
+
+    m = vn.import_onnx("models/fashion_mnist/cnn.onnx")
+    q = m.quantize([image for image in calibration_images])     # float arrays of the input's shape
+    ex = vn.Executor(q.graph)
+    run = ex.run(q.quantize_input(image))
+    logits = q.dequantize_output(run["output"])                # beside m.run_float(image)
 """
 
-from ._core.network import Executor, Graph, GraphError, NpyError, generated_input, resnet18  # noqa: F401
+from ._core.network import (Executor, Graph, GraphError, ModelImportError, NpyError, OnnxModel,  # noqa: F401
+                            QuantizedModel, generated_input, import_onnx, resnet18)
 
-__all__ = ["Executor", "Graph", "GraphError", "NpyError", "generated_input", "resnet18"]
+__all__ = ["Executor", "Graph", "GraphError", "ModelImportError", "NpyError", "OnnxModel", "QuantizedModel",
+           "generated_input", "import_onnx", "resnet18"]

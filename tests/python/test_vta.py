@@ -397,6 +397,30 @@ class Networks(unittest.TestCase):
         self.assertTrue(issubclass(vn.GraphError, ValueError))
 
 
+    def test_an_onnx_model_imports_quantizes_and_runs_verified(self):
+        import vta.network as vn
+        m = vn.import_onnx(os.path.join(SOURCE, "models", "fashion_mnist", "cnn.onnx"))
+        self.assertEqual(m.input_shape, (1, 1, 28, 28))
+        self.assertEqual([o["onnx_op"] for o in m.ops][:2], ["Conv", "Relu"])
+        rng = np.random.default_rng(3)
+        images = [rng.random((1, 1, 28, 28), dtype=np.float32) for _ in range(4)]
+        q = m.quantize(images)
+        self.assertTrue(any(p["placement"] == "vta" for p in q.placements))
+        ex = vn.Executor(q.graph)
+        for image in images:
+            run = ex.run(q.quantize_input(image))
+            self.assertTrue(run["verified"])
+            logits = q.dequantize_output(run["output"])
+            self.assertEqual(logits.shape, (1, 10))
+            expected = m.run_float(image)
+            self.assertLess(np.linalg.norm(logits - expected) / np.linalg.norm(expected), 0.15)
+        with self.assertRaisesRegex(vn.ModelImportError, "not an ONNX model"):
+            vn.import_onnx(os.path.join(SOURCE, "tests", "network", "onnx_malformed", "text.onnx"))
+        with self.assertRaisesRegex(ValueError, "784"):
+            m.run_float(np.zeros(3, np.float32))
+        self.assertTrue(issubclass(vn.ModelImportError, vn.GraphError))
+
+
 class Resources(unittest.TestCase):
     def test_no_growth_over_many_calls(self):
         """10,000 expressions, tensors and device arrays made and dropped: the resident set stays flat."""
