@@ -51,10 +51,13 @@ int run(int argc, char** argv) {
   app.add_option("--calibration", calibration_file,
                  "calibration inputs (.npy, N x the model's input), or random:N for N inputs uniform in [-1, 1]")
       ->required();
-  app.add_option("--calibrate", calibrate, "how many calibration inputs to use")->check(CLI::Range(int64_t{1}, int64_t{100000}));
-  app.add_option("--inputs", inputs_file, "inputs to run (.npy, N x the model's input; default: the first calibration input)")
+  app.add_option("--calibrate", calibrate, "how many calibration inputs to use")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  app.add_option("--inputs", inputs_file,
+                 "inputs to run (.npy, N x the model's input; default: the first calibration input)")
       ->check(CLI::ExistingFile);
-  app.add_option("--labels", labels_file, "the inputs' classes (.npy, N integers): top-1 accuracy")->check(CLI::ExistingFile);
+  app.add_option("--labels", labels_file, "the inputs' classes (.npy, N integers): top-1 accuracy")
+      ->check(CLI::ExistingFile);
   app.add_option("--images", images, "run only the first N inputs")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
       ->check(vta::tools::target_validator());
@@ -83,7 +86,8 @@ int run(int argc, char** argv) {
       count = std::stoll(calibration_file.substr(7));
     } catch (const std::exception&) {
     }
-    if (count < 1 || count > 10000) throw net::ImportError("--calibration " + calibration_file + ": random:N with N 1 to 10000");
+    if (count < 1 || count > 10000)
+      throw net::ImportError("--calibration " + calibration_file + ": random:N with N 1 to 10000");
     cal.shape = {count};
     uint32_t state = 1;
     cal.values.resize(size_t(count * input_size));
@@ -120,7 +124,8 @@ int run(int argc, char** argv) {
 
   t = Clock::now();
   net::Executor ex(qm.graph, config);
-  std::printf("compiled %zu steps in %.2f s (backend %s):\n", ex.steps().size(), since(t), vta::default_target().c_str());
+  std::printf("compiled %zu steps in %.2f s (backend %s):\n", ex.steps().size(), since(t),
+              vta::default_target().c_str());
   for (const auto& s : ex.steps()) {
     std::printf("  %-30s %-4s %s\n", s.name.c_str(), net::to_string(s.placement), s.description.c_str());
   }
@@ -186,7 +191,9 @@ int run(int argc, char** argv) {
   if (!labels.values.empty()) {
     std::printf("top-1 accuracy: int8 on VTA %.2f %% (%lld of %lld)", 100.0 * double(right_vta) / double(n),
                 static_cast<long long>(right_vta), static_cast<long long>(n));
-    if (float_reference) std::printf(", float %.2f %% (%lld)", 100.0 * double(right_float) / double(n), static_cast<long long>(right_float));
+    if (float_reference)
+      std::printf(", float %.2f %% (%lld)", 100.0 * double(right_float) / double(n),
+                  static_cast<long long>(right_float));
     std::printf("\n");
   }
   if (float_reference) {

@@ -25,7 +25,8 @@ bool small(const vta::network::FloatGraph& g) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const auto g = vta::network::import_onnx_bytes(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.onnx");
+    const auto g =
+        vta::network::import_onnx_bytes(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.onnx");
     if (!small(g)) return 0;
     int64_t n = 1;
     for (const int64_t d : g.shape(g.input)) n *= d;

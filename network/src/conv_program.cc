@@ -147,7 +147,8 @@ c::Tensor ConvProgramBuilder::add_bias(const Op& op, const c::Tensor& prev) {
     alu_.push_back(b);
   }
   c::Tensor out = c::compute(
-      shape_, [&](const Indices& x) { return prev(x) + b(c::make_int(0), x[1], c::make_int(0), c::make_int(0), x[4], x[5]); },
+      shape_,
+      [&](const Indices& x) { return prev(x) + b(c::make_int(0), x[1], c::make_int(0), c::make_int(0), x[4], x[5]); },
       "bias_add" + std::to_string(alu_.size()));
   alu_.push_back(out);
   return out;

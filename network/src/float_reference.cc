@@ -57,6 +57,134 @@ std::vector<float> conv(const FloatGraph& g, const FloatOp& op, const std::vecto
   return y;
 }
 
+std::vector<float> dense(const FloatGraph& g, const FloatOp& op, const std::vector<float>& x) {
+  const FloatTensor& w = g.constants.at(op.weight);
+  const int64_t m = w.shape[0], k = w.shape[1], n = int64_t(x.size()) / k;
+  std::vector<float> y(size_t(n * m));
+  for (int64_t a = 0; a < n; ++a) {
+    for (int64_t j = 0; j < m; ++j) {
+      double s = op.bias.empty() ? 0.0 : double(g.constants.at(op.bias).values[size_t(j)]);
+      for (int64_t q = 0; q < k; ++q) s += double(x[size_t(a * k + q)]) * double(w.values[size_t(j * k + q)]);
+      y[size_t(a * m + j)] = float(s);
+    }
+  }
+  return y;
+}
+
+// Max and average pools: each window of the input (padding never wins a max; an average divides by
+// the window's size, or by the values inside the input without include_pad).
+std::vector<float> window(const FloatGraph& g, const FloatOp& op, const std::vector<float>& x) {
+  const auto& s = g.shape(op.inputs[0]);
+  const auto& o = g.shape(op.output);
+  const int64_t nc = s[0] * s[1], h = s[2], w = s[3], oh = o[2], ow = o[3];
+  const bool max = op.kind == FloatOpKind::kMaxPool;
+  std::vector<float> y(size_t(nc * oh * ow));
+  for (int64_t p = 0; p < nc; ++p) {
+    for (int64_t yy = 0; yy < oh; ++yy) {
+      for (int64_t xx = 0; xx < ow; ++xx) {
+        double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
+        int64_t count = 0;
+        for (int64_t dy = 0; dy < op.kernel; ++dy) {
+          for (int64_t dx = 0; dx < op.kernel; ++dx) {
+            const int64_t iy = yy * op.stride + dy - op.pad, ix = xx * op.stride + dx - op.pad;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+            const double e = double(x[size_t((p * h + iy) * w + ix)]);
+            acc = max ? std::max(acc, e) : acc + e;
+            ++count;
+          }
+        }
+        if (!max) acc /= double(op.include_pad ? op.kernel * op.kernel : count);
+        y[size_t((p * oh + yy) * ow + xx)] = float(acc);
+      }
+    }
+  }
+  return y;
+}
+
+std::vector<float> global_avg_pool(const FloatGraph& g, const FloatOp& op, const std::vector<float>& x) {
+  const auto& s = g.shape(op.inputs[0]);
+  const int64_t nc = s[0] * s[1], hw = s[2] * s[3];
+  std::vector<float> y(static_cast<size_t>(nc));
+  for (int64_t p = 0; p < nc; ++p) {
+    double sum = 0;
+    for (int64_t e = 0; e < hw; ++e) sum += double(x[size_t(p * hw + e)]);
+    y[size_t(p)] = float(sum / double(hw));
+  }
+  return y;
+}
+
+// The operators that only move values: concat, upsample, dilate.
+std::vector<float> layout(const FloatGraph& g, const FloatOp& op, const FloatValues& v, const std::vector<float>& x) {
+  const auto& o = g.shape(op.output);
+  std::vector<float> y;
+  y.reserve(size_t(elements(o)));
+  if (op.kind == FloatOpKind::kConcat) {
+    for (int64_t a = 0; a < o[0]; ++a) {
+      for (const auto& name : op.inputs) {
+        const std::vector<float>& in = read(g, op, v, name);
+        const int64_t per = int64_t(in.size()) / o[0];
+        y.insert(y.end(), in.begin() + a * per, in.begin() + (a + 1) * per);
+      }
+    }
+    return y;
+  }
+  const auto& s = g.shape(op.inputs[0]);
+  const int64_t nc = s[0] * s[1], h = s[2], w = s[3], oh = o[2], ow = o[3];
+  y.assign(size_t(nc * oh * ow), 0.f);
+  for (int64_t p = 0; p < nc; ++p) {
+    if (op.kind == FloatOpKind::kUpsample) {  // each value repeated kernel times down, stride times across
+      for (int64_t yy = 0; yy < oh; ++yy) {
+        for (int64_t xx = 0; xx < ow; ++xx)
+          y[size_t((p * oh + yy) * ow + xx)] = x[size_t((p * h + yy / op.kernel) * w + xx / op.stride)];
+      }
+    } else {  // kDilate
+      for (int64_t yy = 0; yy < h; ++yy) {
+        for (int64_t xx = 0; xx < w; ++xx)
+          y[size_t((p * oh + yy * op.stride) * ow + xx * op.stride)] = x[size_t((p * h + yy) * w + xx)];
+      }
+    }
+  }
+  return y;
+}
+
+// One float operator on the values of its inputs (x: the first).
+std::vector<float> float_op(const FloatGraph& g, const FloatOp& op, const FloatValues& v, const std::vector<float>& x) {
+  std::vector<float> y = x;
+  switch (op.kind) {
+    case FloatOpKind::kConv: return conv(g, op, x);
+    case FloatOpKind::kDense: return dense(g, op, x);
+    case FloatOpKind::kMaxPool:
+    case FloatOpKind::kAvgPool: return window(g, op, x);
+    case FloatOpKind::kGlobalAvgPool: return global_avg_pool(g, op, x);
+    case FloatOpKind::kConcat:
+    case FloatOpKind::kUpsample:
+    case FloatOpKind::kDilate: return layout(g, op, v, x);
+    case FloatOpKind::kFlatten: return y;
+    case FloatOpKind::kRelu:
+      for (float& e : y) e = std::max(e, 0.f);
+      return y;
+    case FloatOpKind::kClip:
+      for (float& e : y) e = std::clamp(e, op.lo, op.hi);
+      return y;
+    case FloatOpKind::kAdd: {
+      const std::vector<float>& b = read(g, op, v, op.inputs[1]);
+      for (size_t e = 0; e < y.size(); ++e) y[e] += b[e];
+      return y;
+    }
+    case FloatOpKind::kScale:
+      for (float& e : y) e *= op.scale;
+      return y;
+    case FloatOpKind::kFakeQuant:  // rounding to nearest even (the default mode), the type's clamp
+      for (float& e : y) {
+        const double q =
+            std::clamp(std::nearbyint(double(e) / double(op.scale)) + op.zero, double(op.lo), double(op.hi));
+        e = float((q - op.zero) * double(op.scale));
+      }
+      return y;
+  }
+  throw ImportError(g.name + ": " + op.name + ": unknown operator");
+}
+
 }  // namespace
 
 std::vector<float> softmax(std::span<const float> logits, int64_t rows) {
@@ -89,141 +217,7 @@ FloatValues run_float(const FloatGraph& g, std::span<const float> input, bool ke
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const FloatOp& op = g.ops[i];
     const std::vector<float>& x = read(g, op, v, op.inputs[0]);
-    std::vector<float> y;
-    switch (op.kind) {
-      case FloatOpKind::kConv: y = conv(g, op, x); break;
-      case FloatOpKind::kDense: {
-        const FloatTensor& w = g.constants.at(op.weight);
-        const int64_t m = w.shape[0], k = w.shape[1], n = int64_t(x.size()) / k;
-        y.assign(size_t(n * m), 0.f);
-        for (int64_t a = 0; a < n; ++a) {
-          for (int64_t j = 0; j < m; ++j) {
-            double s = op.bias.empty() ? 0.0 : double(g.constants.at(op.bias).values[size_t(j)]);
-            for (int64_t q = 0; q < k; ++q) s += double(x[size_t(a * k + q)]) * double(w.values[size_t(j * k + q)]);
-            y[size_t(a * m + j)] = float(s);
-          }
-        }
-        break;
-      }
-      case FloatOpKind::kRelu:
-        y = x;
-        for (float& e : y) e = std::max(e, 0.f);
-        break;
-      case FloatOpKind::kClip:
-        y = x;
-        for (float& e : y) e = std::clamp(e, op.lo, op.hi);
-        break;
-      case FloatOpKind::kAdd: {
-        const std::vector<float>& b = read(g, op, v, op.inputs[1]);
-        y = x;
-        for (size_t e = 0; e < y.size(); ++e) y[e] += b[e];
-        break;
-      }
-      case FloatOpKind::kScale:
-        y = x;
-        for (float& e : y) e *= op.scale;
-        break;
-      case FloatOpKind::kMaxPool: {
-        const auto& s = g.shape(op.inputs[0]);
-        const auto& o = g.shape(op.output);
-        const int64_t nc = s[0] * s[1], h = s[2], w = s[3], oh = o[2], ow = o[3];
-        y.assign(size_t(nc * oh * ow), 0.f);
-        for (int64_t p = 0; p < nc; ++p) {
-          for (int64_t yy = 0; yy < oh; ++yy) {
-            for (int64_t xx = 0; xx < ow; ++xx) {
-              float best = -std::numeric_limits<float>::infinity();
-              for (int64_t dy = 0; dy < op.kernel; ++dy) {
-                for (int64_t dx = 0; dx < op.kernel; ++dx) {
-                  const int64_t iy = yy * op.stride + dy - op.pad, ix = xx * op.stride + dx - op.pad;
-                  if (iy >= 0 && iy < h && ix >= 0 && ix < w) best = std::max(best, x[size_t((p * h + iy) * w + ix)]);
-                }
-              }
-              y[size_t((p * oh + yy) * ow + xx)] = best;
-            }
-          }
-        }
-        break;
-      }
-      case FloatOpKind::kGlobalAvgPool: {
-        const auto& s = g.shape(op.inputs[0]);
-        const int64_t nc = s[0] * s[1], hw = s[2] * s[3];
-        y.assign(size_t(nc), 0.f);
-        for (int64_t p = 0; p < nc; ++p) {
-          double sum = 0;
-          for (int64_t e = 0; e < hw; ++e) sum += double(x[size_t(p * hw + e)]);
-          y[size_t(p)] = float(sum / double(hw));
-        }
-        break;
-      }
-      case FloatOpKind::kFlatten: y = x; break;
-      case FloatOpKind::kAvgPool: {
-        const auto& s = g.shape(op.inputs[0]);
-        const auto& o = g.shape(op.output);
-        const int64_t nc = s[0] * s[1], h = s[2], w = s[3], oh = o[2], ow = o[3];
-        y.assign(size_t(nc * oh * ow), 0.f);
-        for (int64_t p = 0; p < nc; ++p) {
-          for (int64_t yy = 0; yy < oh; ++yy) {
-            for (int64_t xx = 0; xx < ow; ++xx) {
-              double sum = 0;
-              int64_t count = 0;
-              for (int64_t dy = 0; dy < op.kernel; ++dy) {
-                for (int64_t dx = 0; dx < op.kernel; ++dx) {
-                  const int64_t iy = yy * op.stride + dy - op.pad, ix = xx * op.stride + dx - op.pad;
-                  if (iy >= 0 && iy < h && ix >= 0 && ix < w) sum += double(x[size_t((p * h + iy) * w + ix)]), ++count;
-                }
-              }
-              y[size_t((p * oh + yy) * ow + xx)] = float(sum / double(op.include_pad ? op.kernel * op.kernel : count));
-            }
-          }
-        }
-        break;
-      }
-      case FloatOpKind::kConcat: {
-        const auto& o = g.shape(op.output);
-        const int64_t n = o[0];
-        y.reserve(size_t(elements(o)));
-        for (int64_t a = 0; a < n; ++a) {
-          for (const auto& name : op.inputs) {
-            const std::vector<float>& in = read(g, op, v, name);
-            const int64_t per = int64_t(in.size()) / n;
-            y.insert(y.end(), in.begin() + a * per, in.begin() + (a + 1) * per);
-          }
-        }
-        break;
-      }
-      case FloatOpKind::kUpsample: {
-        const auto& s = g.shape(op.inputs[0]);
-        const int64_t nc = s[0] * s[1], h = s[2], w = s[3], fh = op.kernel, fw = op.stride;
-        y.assign(size_t(nc * h * fh * w * fw), 0.f);
-        for (int64_t p = 0; p < nc; ++p) {
-          for (int64_t yy = 0; yy < h * fh; ++yy) {
-            for (int64_t xx = 0; xx < w * fw; ++xx) {
-              y[size_t((p * h * fh + yy) * w * fw + xx)] = x[size_t((p * h + yy / fh) * w + xx / fw)];
-            }
-          }
-        }
-        break;
-      }
-      case FloatOpKind::kDilate: {
-        const auto& s = g.shape(op.inputs[0]);
-        const auto& o = g.shape(op.output);
-        const int64_t nc = s[0] * s[1], h = s[2], w = s[3], oh = o[2], ow = o[3];
-        y.assign(size_t(nc * oh * ow), 0.f);
-        for (int64_t p = 0; p < nc; ++p) {
-          for (int64_t yy = 0; yy < h; ++yy) {
-            for (int64_t xx = 0; xx < w; ++xx) y[size_t((p * oh + yy * op.stride) * ow + xx * op.stride)] = x[size_t((p * h + yy) * w + xx)];
-          }
-        }
-        break;
-      }
-      case FloatOpKind::kFakeQuant:
-        y = x;
-        for (float& e : y) {
-          const double q = std::clamp(std::nearbyint(double(e) / double(op.scale)) + op.zero, double(op.lo), double(op.hi));
-          e = float((q - op.zero) * double(op.scale));
-        }
-        break;
-    }
+    std::vector<float> y = float_op(g, op, v, x);
     v[op.output] = std::move(y);
     if (!keep_all) {
       for (const auto& t : op.inputs) {

@@ -111,8 +111,8 @@ std::string Graph::add_op(Op op, TensorDesc out) {
   return ops_.back().output;
 }
 
-std::string Graph::conv2d(const std::string& name, const std::string& x, const std::string& weight, int stride,
-                          int pad, int groups) {
+std::string Graph::conv2d(const std::string& name, const std::string& x, const std::string& weight, int stride, int pad,
+                          int groups) {
   Op op = make_op(OpKind::kConv2d, name, {x});
   op.weight = weight;
   const TensorDesc& in = need(op, x, ElemType::kInt8);
@@ -220,16 +220,18 @@ std::string Graph::bias_add(const std::string& name, const std::string& x, const
 std::string Graph::flatten(const std::string& name, const std::string& x) {
   Op op = make_op(OpKind::kFlatten, name, {x});
   const TensorDesc& in = need(op, x, ElemType::kInt8);
-  if (in.shape.size() < 2) throw GraphError(name_ + ": " + name + ": flatten needs (N, ...), not " + shape_text(in.shape));
+  if (in.shape.size() < 2)
+    throw GraphError(name_ + ": " + name + ": flatten needs (N, ...), not " + shape_text(in.shape));
   return add_op(op, {"", {in.shape[0], in.elements() / std::max<int64_t>(in.shape[0], 1)}, ElemType::kInt8});
 }
 
 std::string Graph::avg_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad) {
   Op op = make_op(OpKind::kAvgPool, name, {x});
   const TensorDesc& in = need(op, x, ElemType::kInt8);
-  if (in.shape.size() != 4 || kernel < 1 || stride < 1 || pad < 0 || pad >= kernel ||
-      in.shape[2] + 2 * pad < kernel || in.shape[3] + 2 * pad < kernel) {
-    throw GraphError(name_ + ": " + name + ": avg_pool needs NCHW, kernel >= 1 within the padded input, stride >= 1, 0 <= pad < kernel");
+  if (in.shape.size() != 4 || kernel < 1 || stride < 1 || pad < 0 || pad >= kernel || in.shape[2] + 2 * pad < kernel ||
+      in.shape[3] + 2 * pad < kernel) {
+    throw GraphError(name_ + ": " + name +
+                     ": avg_pool needs NCHW, kernel >= 1 within the padded input, stride >= 1, 0 <= pad < kernel");
   }
   op.kernel = kernel, op.stride = stride, op.pad = pad;
   const int64_t oh = (in.shape[2] + 2 * pad - kernel) / stride + 1, ow = (in.shape[3] + 2 * pad - kernel) / stride + 1;
@@ -247,8 +249,8 @@ std::string Graph::concat(const std::string& name, const std::vector<std::string
     if (a.size() != b.size()) a.clear();
     if (!a.empty()) a[1] = b[1] = 0;
     if (a.empty() || a != b) {
-      throw GraphError(name_ + ": " + name + ": " + xs[i] + " " + shape_text(t.shape) + " does not match " + xs[0] + " " +
-                       shape_text(tensor(xs[0]).shape) + " but in its channels");
+      throw GraphError(name_ + ": " + name + ": " + xs[i] + " " + shape_text(t.shape) + " does not match " + xs[0] +
+                       " " + shape_text(tensor(xs[0]).shape) + " but in its channels");
     }
     out.shape[1] += t.shape[1];
   }

@@ -195,8 +195,9 @@ NpyFloatArray read_npy_floats(const std::filesystem::path& path) {
   const char kind = descr.size() == 3 ? descr[1] : '?';
   const int width = descr.size() == 3 ? descr[2] - '0' : 0;
   const bool little = descr[0] == '<' || descr[0] == '|' || (descr[0] == '=' && width == 1);
-  const bool known = little && ((kind == 'f' && (width == 4 || width == 8)) || (kind == 'i' && (width == 1 || width == 4 || width == 8)) ||
-                                (kind == 'u' && width == 1));
+  const bool known =
+      little && ((kind == 'f' && (width == 4 || width == 8)) ||
+                 (kind == 'i' && (width == 1 || width == 4 || width == 8)) || (kind == 'u' && width == 1));
   if (!known) {
     refuse(path, "element type '" + descr + "' (float32/64, int8, uint8, int32/64 little-endian are read)");
   }
@@ -220,7 +221,9 @@ NpyFloatArray read_npy_floats(const std::filesystem::path& path) {
     } else if (kind == 'u') {
       a.values[i] = float(v);
     } else {
-      const int64_t signed_v = width == 8 ? int64_t(v) : width == 4 ? int64_t(int32_t(uint32_t(v))) : int64_t(int8_t(v));
+      const int64_t signed_v = width == 8   ? int64_t(v)
+                               : width == 4 ? int64_t(int32_t(uint32_t(v)))
+                                            : int64_t(int8_t(v));
       a.values[i] = float(signed_v);
     }
   }

@@ -53,9 +53,11 @@ class Importer {
     }
     for (const auto& o : graph.output()) ++readers_[o.name()];
     for (int i = 0; i < graph.node_size(); ++i) node(graph.node(i), i);
-    if (graph.output_size() != 1) fail(join({"the graph has ", std::to_string(graph.output_size()), " outputs (one is imported)"}));
+    if (graph.output_size() != 1)
+      fail(join({"the graph has ", std::to_string(graph.output_size()), " outputs (one is imported)"}));
     g_.output = resolve(graph.output(0).name());
-    if (!g_.shapes.count(g_.output)) fail("the graph output " + graph.output(0).name() + " is not computed by any node");
+    if (!g_.shapes.count(g_.output))
+      fail("the graph output " + graph.output(0).name() + " is not computed by any node");
     return std::move(g_);
   }
 
@@ -76,6 +78,57 @@ class Importer {
     if (v < 0) fail("the model imports no opset of the default ONNX domain");
     if (v < 1 || v > 18) fail("opset " + std::to_string(v) + " (1 to 18 are read)");
     return v;
+  }
+
+  // A constant's `n` values (checked against its data's size) as floats; int64 ones also kept exact.
+  std::vector<float> values_of(const onnx::TensorProto& t, int64_t n, size_t width, const std::string& where) {
+    const auto type = t.data_type();
+    std::vector<float> values(static_cast<size_t>(n));
+    if (!t.has_raw_data()) {
+      auto take = [&](const auto& field, const char* name) {
+        if (field.size() != n) {
+          fail(join(
+              {where, ": ", std::to_string(field.size()), " ", name, " values for ", std::to_string(n), " elements"}));
+        }
+        for (int i = 0; i < n; ++i) values[size_t(i)] = float(field.Get(i));
+      };
+      if (type == onnx::TensorProto_DataType_FLOAT) take(t.float_data(), "float_data");
+      if (type == onnx::TensorProto_DataType_DOUBLE) take(t.double_data(), "double_data");
+      if (type == onnx::TensorProto_DataType_INT32 || width == 1) take(t.int32_data(), "int32_data");
+      if (type == onnx::TensorProto_DataType_INT64) {
+        take(t.int64_data(), "int64_data");
+        ints_[t.name()].assign(t.int64_data().begin(), t.int64_data().end());
+      }
+      return values;
+    }
+    const std::string& raw = t.raw_data();
+    if (raw.size() != size_t(n) * width) {
+      fail(join({where, ": ", std::to_string(raw.size()), " bytes of data for ", std::to_string(n), " elements"}));
+    }
+    for (size_t i = 0; i < size_t(n); ++i) {
+      const char* p = raw.data() + i * width;
+      if (type == onnx::TensorProto_DataType_FLOAT) {
+        float v;
+        std::memcpy(&v, p, 4);
+        values[i] = v;
+      } else if (type == onnx::TensorProto_DataType_DOUBLE) {
+        double v;
+        std::memcpy(&v, p, 8);
+        values[i] = float(v);
+      } else if (type == onnx::TensorProto_DataType_INT64) {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        values[i] = float(v);
+        ints_[t.name()].push_back(v);
+      } else if (width == 1) {
+        values[i] = type == onnx::TensorProto_DataType_INT8 ? float(int8_t(*p)) : float(uint8_t(*p));
+      } else {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        values[i] = float(v);
+      }
+    }
+    return values;
   }
 
   // A constant's values as floats (FLOAT, DOUBLE, INT64, INT32), sizes checked against its dims.
@@ -104,50 +157,7 @@ class Importer {
         fail(where + ": element type " + onnx::TensorProto_DataType_Name(type) +
              " (float, double, int64, int32, int8, uint8 are read)");
     }
-    c.values.resize(size_t(n));
-    if (t.has_raw_data()) {
-      const std::string& raw = t.raw_data();
-      if (raw.size() != size_t(n) * width) {
-        fail(join({where, ": ", std::to_string(raw.size()), " bytes of data for ", std::to_string(n), " elements"}));
-      }
-      for (size_t i = 0; i < size_t(n); ++i) {
-        const char* p = raw.data() + i * width;
-        if (type == onnx::TensorProto_DataType_FLOAT) {
-          float v;
-          std::memcpy(&v, p, 4);
-          c.values[i] = v;
-        } else if (type == onnx::TensorProto_DataType_DOUBLE) {
-          double v;
-          std::memcpy(&v, p, 8);
-          c.values[i] = float(v);
-        } else if (type == onnx::TensorProto_DataType_INT64) {
-          int64_t v;
-          std::memcpy(&v, p, 8);
-          c.values[i] = float(v);
-          ints_[t.name()].push_back(v);
-        } else if (width == 1) {
-          c.values[i] = type == onnx::TensorProto_DataType_INT8 ? float(int8_t(*p)) : float(uint8_t(*p));
-        } else {
-          int32_t v;
-          std::memcpy(&v, p, 4);
-          c.values[i] = float(v);
-        }
-      }
-    } else {
-      auto take = [&](const auto& field, const char* name) {
-        if (field.size() != n) {
-          fail(join({where, ": ", std::to_string(field.size()), " ", name, " values for ", std::to_string(n), " elements"}));
-        }
-        for (int i = 0; i < n; ++i) c.values[size_t(i)] = float(field.Get(i));
-      };
-      if (type == onnx::TensorProto_DataType_FLOAT) take(t.float_data(), "float_data");
-      if (type == onnx::TensorProto_DataType_DOUBLE) take(t.double_data(), "double_data");
-      if (type == onnx::TensorProto_DataType_INT32 || width == 1) take(t.int32_data(), "int32_data");
-      if (type == onnx::TensorProto_DataType_INT64) {
-        take(t.int64_data(), "int64_data");
-        ints_[t.name()].assign(t.int64_data().begin(), t.int64_data().end());
-      }
-    }
+    c.values = values_of(t, n, width, where);
     for (const float v : c.values) {
       if (!std::isfinite(v)) fail(where + ": a value is not finite");
     }
@@ -166,7 +176,9 @@ class Importer {
     for (const auto& in : graph.input()) {
       if (!g_.constants.count(in.name())) inputs.push_back(&in);
     }
-    if (inputs.size() != 1) fail(join({"the graph has ", std::to_string(inputs.size()), " inputs besides its initializers (one is imported)"}));
+    if (inputs.size() != 1)
+      fail(join(
+          {"the graph has ", std::to_string(inputs.size()), " inputs besides its initializers (one is imported)"}));
     const onnx::ValueInfoProto& in = *inputs[0];
     const std::string where = "input " + in.name();
     if (!in.type().has_tensor_type()) fail(where + " is not a tensor");
@@ -251,7 +263,8 @@ class Importer {
     if (is_constant(n, 0)) {  // a constant quantized: its integers, for a DequantizeLinear to read
       const FloatTensor& c = constant(n, 0);
       FloatTensor q = c;
-      for (float& v : q.values) v = float(std::clamp(std::nearbyint(double(v) / double(scale)) + zero, u ? 0.0 : -128.0, u ? 255.0 : 127.0));
+      for (float& v : q.values)
+        v = float(std::clamp(std::nearbyint(double(v) / double(scale)) + zero, u ? 0.0 : -128.0, u ? 255.0 : 127.0));
       g_.constants[n.output(0)] = std::move(q);
       int_type_[n.output(0)] = u ? 2 : 1;
       return;
@@ -274,13 +287,15 @@ class Importer {
       return alias(n, q->second.dequantized);
     }
     if (!is_constant(n, 0)) fail(n, "input " + n.input(0) + " is neither a constant nor a QuantizeLinear's output");
-    if (g_.constants.count(n.output(0)) || g_.shapes.count(n.output(0))) fail(n, "output " + n.output(0) + " is defined twice");
+    if (g_.constants.count(n.output(0)) || g_.shapes.count(n.output(0)))
+      fail(n, "output " + n.output(0) + " is defined twice");
     const FloatTensor& c = constant(n, 0);
     const FloatTensor& s = constant(n, 1);
     const FloatTensor* z = n.input_size() > 2 && !n.input(2).empty() ? &constant(n, 2) : nullptr;
     int64_t axis = attr_int(n, "axis", 1);
     if (axis < 0) axis += int64_t(c.shape.size());
-    const int64_t channels = s.values.size() == 1 ? 1 : (axis >= 0 && axis < int64_t(c.shape.size()) ? c.shape[size_t(axis)] : -1);
+    const int64_t channels =
+        s.values.size() == 1 ? 1 : (axis >= 0 && axis < int64_t(c.shape.size()) ? c.shape[size_t(axis)] : -1);
     if (channels != int64_t(s.values.size()) || (z && z->values.size() != s.values.size())) {
       fail(n, "its scale " + n.input(1) + " is neither one value nor one per element of axis " + std::to_string(axis));
     }
@@ -298,13 +313,17 @@ class Importer {
   // weight scale allowed), its output quantized with the output's scale.
   void qlinear(const onnx::NodeProto& n) {
     const bool conv = n.op_type() == "QLinearConv";
-    if (conv) only_attributes(n, {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"});
-    else only_attributes(n, {});
+    if (conv)
+      only_attributes(n, {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"});
+    else
+      only_attributes(n, {});
     if (n.input_size() < 8) fail(n, std::to_string(n.input_size()) + " inputs (at least 8)");
     const auto q = quantized_.find(n.input(0));
-    if (q == quantized_.end()) fail(n, "input " + n.input(0) + " is not a QuantizeLinear's or QLinear operator's output");
+    if (q == quantized_.end())
+      fail(n, "input " + n.input(0) + " is not a QuantizeLinear's or QLinear operator's output");
     const auto [x_scale, x_zero] = qparams(n, 1);
-    if (x_scale != q->second.scale || x_zero != q->second.zero) fail(n, "the input's scale and zero point differ from its producer's");
+    if (x_scale != q->second.scale || x_zero != q->second.zero)
+      fail(n, "the input's scale and zero point differ from its producer's");
     const FloatTensor& wq = constant(n, 3);
     const FloatTensor& ws = constant(n, 4);
     const FloatTensor& wz = constant(n, 5);
@@ -347,11 +366,12 @@ class Importer {
   // An activation input (defined earlier, not a constant).
   std::string activation(const onnx::NodeProto& n, int i) {
     if (i >= n.input_size() || n.input(i).empty()) fail(n, "input " + std::to_string(i) + " is missing");
-    const std::string name = resolve(n.input(i));
+    std::string name = resolve(n.input(i));
     if (g_.constants.count(name)) fail(n, "input " + name + " is a constant where an activation is expected");
     if (!g_.shapes.count(name)) {
-      fail(n, "reads " + name + ", which no earlier node produces and no initializer holds (a cycle, a node out of "
-                                "order, or a missing initializer)");
+      fail(n, "reads " + name +
+                  ", which no earlier node produces and no initializer holds (a cycle, a node out of "
+                  "order, or a missing initializer)");
     }
     return name;
   }
@@ -360,7 +380,8 @@ class Importer {
     const auto it = g_.constants.find(n.input(i));
     if (it != g_.constants.end()) return it->second;
     if (!g_.shapes.count(resolve(n.input(i)))) {
-      fail(n, "reads " + n.input(i) + ", which no earlier node produces and no initializer holds (a missing initializer)");
+      fail(n,
+           "reads " + n.input(i) + ", which no earlier node produces and no initializer holds (a missing initializer)");
     }
     fail(n, "input " + n.input(i) + " must be a constant (an initializer), not an activation");
   }
@@ -389,7 +410,8 @@ class Importer {
   std::vector<int64_t> attr_ints(const onnx::NodeProto& n, const std::string& name) const {
     const auto* a = attr(n, name);
     if (!a) return {};
-    if (a->type() != onnx::AttributeProto_AttributeType_INTS) fail(n, "attribute " + name + " is not a list of integers");
+    if (a->type() != onnx::AttributeProto_AttributeType_INTS)
+      fail(n, "attribute " + name + " is not a list of integers");
     return {a->ints().begin(), a->ints().end()};
   }
   std::string attr_string(const onnx::NodeProto& n, const std::string& name, const std::string& fallback) const {
@@ -421,8 +443,9 @@ class Importer {
       fail(n, "attribute strides " + shape_text(strides) + ": one stride of 1 to 64 for both dimensions");
     }
     const auto pads = attr_ints(n, "pads");
-    if (!pads.empty() && (pads.size() != 4 || std::any_of(pads.begin(), pads.end(), [&](int64_t p) { return p != pads[0]; }) ||
-                          pads[0] < 0 || pads[0] >= kh)) {
+    if (!pads.empty() &&
+        (pads.size() != 4 || std::any_of(pads.begin(), pads.end(), [&](int64_t p) { return p != pads[0]; }) ||
+         pads[0] < 0 || pads[0] >= kh)) {
       fail(n, "attribute pads " + shape_text(pads) + ": equal pads on every side, smaller than the kernel");
     }
     const auto dil = attr_ints(n, "dilations");
@@ -437,7 +460,8 @@ class Importer {
 
   std::vector<int64_t> windowed(const onnx::NodeProto& n, const std::vector<int64_t>& in, int64_t channels,
                                 const FloatOp& op) const {
-    const int64_t oh = (in[2] + 2 * op.pad - op.kernel) / op.stride + 1, ow = (in[3] + 2 * op.pad - op.kernel) / op.stride + 1;
+    const int64_t oh = (in[2] + 2 * op.pad - op.kernel) / op.stride + 1,
+                  ow = (in[3] + 2 * op.pad - op.kernel) / op.stride + 1;
     if (in[2] + 2 * op.pad < op.kernel || in[3] + 2 * op.pad < op.kernel) {
       fail(n, "the kernel " + std::to_string(op.kernel) + " is larger than the padded input " + shape_text(in));
     }
@@ -450,7 +474,8 @@ class Importer {
     op.onnx_op = n.op_type();
     op.name = node_name(n);
     op.output = n.output(0);
-    if (g_.shapes.count(op.output) || g_.constants.count(op.output)) fail(n, "output " + op.output + " is defined twice");
+    if (g_.shapes.count(op.output) || g_.constants.count(op.output))
+      fail(n, "output " + op.output + " is defined twice");
     g_.shapes[op.output] = std::move(shape);
     producer_[op.output] = g_.ops.size();
     g_.ops.push_back(std::move(op));
@@ -476,7 +501,8 @@ class Importer {
   }
 
   void node(const onnx::NodeProto& n, int index) {
-    if (!n.domain().empty() && n.domain() != "ai.onnx") fail(n, "domain " + n.domain() + " (the default ONNX domain is read)");
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      fail(n, "domain " + n.domain() + " (the default ONNX domain is read)");
     if (n.output_size() < 1 || n.output(0).empty()) fail(n, "has no output");
     (void)index;
     const std::string& t = n.op_type();
@@ -511,7 +537,8 @@ class Importer {
         fail(n, "its mask output is read (inference drops nothing)");
       }
       if (is_constant(n, 0) && n.output_size() == 1) {  // a constant's copy (exporters share equal constants so)
-        if (g_.constants.count(n.output(0)) || g_.shapes.count(n.output(0))) fail(n, "output " + n.output(0) + " is defined twice");
+        if (g_.constants.count(n.output(0)) || g_.shapes.count(n.output(0)))
+          fail(n, "output " + n.output(0) + " is defined twice");
         g_.constants[n.output(0)] = g_.constants.at(n.input(0));
         if (ints_.count(n.input(0))) ints_[n.output(0)] = ints_.at(n.input(0));
         return;
@@ -524,7 +551,8 @@ class Importer {
       const auto rank = int64_t(s.size());
       int64_t axis = attr_int(n, "axis", opset_ >= 13 ? -1 : 1);
       if (axis < 0) axis += rank;
-      if (axis != rank - 1) fail(n, "attribute axis " + std::to_string(axis) + ": a softmax over the last axis is supported");
+      if (axis != rank - 1)
+        fail(n, "attribute axis " + std::to_string(axis) + ": a softmax over the last axis is supported");
       if (model_.graph().output_size() != 1 || n.output(0) != model_.graph().output(0).name()) {
         fail(n, "Softmax runs on the host after the graph's output: it must produce the graph's output");
       }
@@ -564,7 +592,8 @@ class Importer {
     op.weight = n.input(1);
     if (n.input_size() > 2 && !n.input(2).empty()) {
       const FloatTensor& b = constant(n, 2);
-      if (b.shape != std::vector<int64_t>{w.shape[0]}) fail(n, "bias " + shape_text(b.shape) + " is not one per output channel");
+      if (b.shape != std::vector<int64_t>{w.shape[0]})
+        fail(n, "bias " + shape_text(b.shape) + " is not one per output channel");
       op.bias = n.input(2);
     }
     add(op, n, windowed(n, in, w.shape[0], op));
@@ -577,7 +606,8 @@ class Importer {
     op.inputs = {activation(n, 0)};
     const auto& in = g_.shapes[op.inputs[0]];
     const FloatTensor& b = constant(n, 1);
-    if (in.size() != 2 || b.shape.size() != 2) fail(n, "inputs " + shape_text(in) + " and " + shape_text(b.shape) + " are not matrices");
+    if (in.size() != 2 || b.shape.size() != 2)
+      fail(n, "inputs " + shape_text(in) + " and " + shape_text(b.shape) + " are not matrices");
     if (gemm && attr_int(n, "transA", 0) != 0) fail(n, "attribute transA 1 is not supported");
     const bool trans_b = gemm && attr_int(n, "transB", 0) != 0;
     const int64_t k = trans_b ? b.shape[1] : b.shape[0], m = trans_b ? b.shape[0] : b.shape[1];
@@ -612,7 +642,8 @@ class Importer {
     std::vector<const FloatTensor*> p;
     for (int i = 1; i <= 4; ++i) {
       p.push_back(&constant(n, i));
-      if (elements_of(p.back()->shape) != o) fail(n, "input " + n.input(i) + " " + shape_text(p.back()->shape) + " is not one value per channel");
+      if (elements_of(p.back()->shape) != o)
+        fail(n, "input " + n.input(i) + " " + shape_text(p.back()->shape) + " is not one value per channel");
     }
     const float eps = attr_float(n, "epsilon", 1e-5f);
     if (!conv) {  // on its own: a 1x1 depthwise convolution (one weight and one bias per channel)
@@ -673,7 +704,8 @@ class Importer {
       FloatOp* p = sole_producer(x, FloatOpKind::kConv);
       if (!p) p = sole_producer(x, FloatOpKind::kDense);
       if (!p || g_.shapes[x].size() < 2) {
-        fail(n, "adding constant " + n.input(c) + " is supported as a per-channel bias of the Conv or Gemm/MatMul before it only");
+        fail(n, "adding constant " + n.input(c) +
+                    " is supported as a per-channel bias of the Conv or Gemm/MatMul before it only");
       }
       const int64_t ch = g_.shapes[x][1];
       if (!p || elements_of(k.shape) != ch || k.shape.empty() || k.shape.size() > g_.shapes[x].size()) {
@@ -698,7 +730,8 @@ class Importer {
   void mul(const onnx::NodeProto& n) {
     only_attributes(n, {});
     const int c = is_constant(n, 0) ? 0 : 1;
-    if (n.input_size() != 2 || !is_constant(n, c) || constant(n, c).values.size() != 1 || !(constant(n, c).values[0] > 0)) {
+    if (n.input_size() != 2 || !is_constant(n, c) || constant(n, c).values.size() != 1 ||
+        !(constant(n, c).values[0] > 0)) {
       fail(n, "a Mul by one positive constant is supported");
     }
     FloatOp op = make(FloatOpKind::kScale);
@@ -745,10 +778,12 @@ class Importer {
     const auto rank = int64_t(out.size());
     int64_t axis = attr_int(n, "axis", -999);
     if (axis < 0 && axis != -999) axis += rank;
-    if (axis != 1 || rank < 2) fail(n, "attribute axis " + std::to_string(axis) + ": a concatenation of channels (axis 1) is supported");
+    if (axis != 1 || rank < 2)
+      fail(n, "attribute axis " + std::to_string(axis) + ": a concatenation of channels (axis 1) is supported");
     for (size_t i = 1; i < op.inputs.size(); ++i) {
       std::vector<int64_t> a = g_.shapes[op.inputs[i]], b = out;
-      if (a.size() != b.size()) fail(n, "inputs of ranks " + std::to_string(a.size()) + " and " + std::to_string(b.size()));
+      if (a.size() != b.size())
+        fail(n, "inputs of ranks " + std::to_string(a.size()) + " and " + std::to_string(b.size()));
       out[1] += a[1];
       a[1] = b[1] = 0;
       if (a != b) fail(n, "input " + op.inputs[i] + " differs from " + op.inputs[0] + " in more than its channels");
@@ -765,7 +800,8 @@ class Importer {
     op.inputs = {activation(n, 0)};
     const auto& in = g_.shapes[op.inputs[0]];
     if (in.size() != 4) fail(n, "input " + shape_text(in) + " is not NCHW");
-    if (attr_string(n, "mode", "nearest") != "nearest") fail(n, "attribute mode " + attr_string(n, "mode", "") + " (nearest is supported)");
+    if (attr_string(n, "mode", "nearest") != "nearest")
+      fail(n, "attribute mode " + attr_string(n, "mode", "") + " (nearest is supported)");
     std::vector<double> scales;
     if (n.op_type() == "Upsample" && attr(n, "scales")) {
       const auto* a = attr(n, "scales");
@@ -784,7 +820,8 @@ class Importer {
     if (scales.size() != 4 || scales[0] != 1 || scales[1] != 1 || !whole(scales[2]) || !whole(scales[3])) {
       fail(n, "scales must be (1, 1, fh, fw) with integer factors of 1 to 64 (an upsample)");
     }
-    const std::string coord = attr_string(n, "coordinate_transformation_mode", opset_ >= 11 ? "half_pixel" : "asymmetric");
+    const std::string coord =
+        attr_string(n, "coordinate_transformation_mode", opset_ >= 11 ? "half_pixel" : "asymmetric");
     const std::string nearest = attr_string(n, "nearest_mode", opset_ >= 11 ? "round_prefer_floor" : "floor");
     for (int d = 2; d < 4; ++d) {  // the mapping ONNX defines, checked against repetition
       const auto f = int64_t(scales[size_t(d)]);
@@ -793,16 +830,23 @@ class Importer {
         if (coord == "half_pixel" || coord == "pytorch_half_pixel") {
           x = (double(y) + 0.5) / double(f) - 0.5;
         } else if (coord != "asymmetric") {
-          fail(n, "attribute coordinate_transformation_mode " + coord + " (half_pixel, pytorch_half_pixel, asymmetric)");
+          fail(n,
+               "attribute coordinate_transformation_mode " + coord + " (half_pixel, pytorch_half_pixel, asymmetric)");
         }
         double src = 0;
-        if (nearest == "floor") src = std::floor(x);
-        else if (nearest == "ceil") src = std::ceil(x);
-        else if (nearest == "round_prefer_floor") src = x - std::floor(x) == 0.5 ? std::floor(x) : std::round(x);
-        else if (nearest == "round_prefer_ceil") src = std::round(x);
-        else fail(n, "attribute nearest_mode " + nearest);
+        if (nearest == "floor")
+          src = std::floor(x);
+        else if (nearest == "ceil")
+          src = std::ceil(x);
+        else if (nearest == "round_prefer_floor")
+          src = x - std::floor(x) == 0.5 ? std::floor(x) : std::round(x);
+        else if (nearest == "round_prefer_ceil")
+          src = std::round(x);
+        else
+          fail(n, "attribute nearest_mode " + nearest);
         if (int64_t(std::clamp(src, 0.0, double(in[size_t(d)] - 1))) != y / f) {
-          fail(n, "its nearest mapping (" + coord + ", " + nearest + ") does not repeat each value " + std::to_string(f) + " times");
+          fail(n, join({"its nearest mapping (", coord, ", ", nearest, ") does not repeat each value ",
+                        std::to_string(f), " times"}));
         }
       }
     }
@@ -816,17 +860,20 @@ class Importer {
   void conv_transpose(const onnx::NodeProto& n) {
     only_attributes(n, {"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad", "output_padding"});
     if (attr(n, "output_shape")) fail(n, "attribute output_shape is not supported");
-    if (attr_int(n, "group", 1) != 1) fail(n, "attribute group " + std::to_string(attr_int(n, "group", 1)) + " (1 is supported)");
+    if (attr_int(n, "group", 1) != 1)
+      fail(n, "attribute group " + std::to_string(attr_int(n, "group", 1)) + " (1 is supported)");
     const std::string x = activation(n, 0);
     const auto& in = g_.shapes[x];
     const FloatTensor& w = constant(n, 1);
     if (in.size() != 4 || w.shape.size() != 4 || w.shape[0] != in[1]) {
-      fail(n, "input " + shape_text(in) + " and weight " + shape_text(w.shape) + " do not make an NCHW transposed convolution");
+      fail(n, "input " + shape_text(in) + " and weight " + shape_text(w.shape) +
+                  " do not make an NCHW transposed convolution");
     }
     FloatOp probe = make(FloatOpKind::kConv);
     window(n, probe, w.shape[2], w.shape[3]);
     const auto op_pad = attr_ints(n, "output_padding");
-    if (!op_pad.empty() && (op_pad.size() != 2 || op_pad[0] != op_pad[1] || op_pad[0] < 0 || op_pad[0] >= probe.stride)) {
+    if (!op_pad.empty() &&
+        (op_pad.size() != 2 || op_pad[0] != op_pad[1] || op_pad[0] < 0 || op_pad[0] >= probe.stride)) {
       fail(n, "attribute output_padding " + shape_text(op_pad) + ": one value below the stride");
     }
     const int64_t k = probe.kernel, s = probe.stride, p = probe.pad, extra = op_pad.empty() ? 0 : op_pad[0];
@@ -852,7 +899,8 @@ class Importer {
     conv.weight = new_constant(node_name(n) + ".weight", std::move(wc));
     if (n.input_size() > 2 && !n.input(2).empty()) {
       const FloatTensor& b = constant(n, 2);
-      if (b.shape != std::vector<int64_t>{co}) fail(n, "bias " + shape_text(b.shape) + " is not one per output channel");
+      if (b.shape != std::vector<int64_t>{co})
+        fail(n, "bias " + shape_text(b.shape) + " is not one per output channel");
       conv.bias = n.input(2);
     }
     const auto& d = g_.shapes[conv.inputs[0]];
@@ -874,9 +922,10 @@ class Importer {
       only_attributes(n, {"allowzero"});
       if (!is_constant(n, 1) || !ints_.count(n.input(1))) fail(n, "the shape must be an int64 constant");
       const auto& s = ints_[n.input(1)];
-      const bool ok = s.size() == 2 && (s[0] == in[0] || s[0] == 0 || (s[0] == -1 && s[1] == rest)) &&
-                      (s[1] == rest || s[1] == -1);
-      if (!ok) fail(n, "reshape of " + shape_text(in) + " to " + shape_text(s) + ": only (N, everything else) is supported");
+      const bool ok =
+          s.size() == 2 && (s[0] == in[0] || s[0] == 0 || (s[0] == -1 && s[1] == rest)) && (s[1] == rest || s[1] == -1);
+      if (!ok)
+        fail(n, "reshape of " + shape_text(in) + " to " + shape_text(s) + ": only (N, everything else) is supported");
     }
     if (in.size() == 2) return alias(n, op.inputs[0]);
     add(op, n, {in[0], rest});
@@ -925,7 +974,8 @@ const std::vector<int64_t>& FloatGraph::shape(const std::string& tensor) const {
 
 FloatGraph import_onnx_bytes(std::string_view bytes, const std::string& what, const ImportOptions& options) {
   if (int64_t(bytes.size()) > kMaxOnnxBytes) {
-    throw ImportError(what + ": " + std::to_string(bytes.size()) + " bytes (at most " + std::to_string(kMaxOnnxBytes) + ")");
+    throw ImportError(what + ": " + std::to_string(bytes.size()) + " bytes (at most " + std::to_string(kMaxOnnxBytes) +
+                      ")");
   }
   if (bytes.empty()) throw ImportError(what + ": not an ONNX model: the file is empty");
   if (options.batch < 1 || options.batch > 4096) throw ImportError(what + ": batch " + std::to_string(options.batch));
@@ -950,7 +1000,8 @@ FloatGraph import_onnx(const std::filesystem::path& file, const ImportOptions& o
   in.seekg(0, std::ios::end);
   const auto size = int64_t(in.tellg());
   if (size > kMaxOnnxBytes) {
-    throw ImportError(file.string() + ": " + std::to_string(size) + " bytes (at most " + std::to_string(kMaxOnnxBytes) + ")");
+    throw ImportError(file.string() + ": " + std::to_string(size) + " bytes (at most " + std::to_string(kMaxOnnxBytes) +
+                      ")");
   }
   in.seekg(0);
   std::string bytes(size_t(size), '\0');

@@ -28,9 +28,10 @@ std::vector<const Op*> fuse_after(const Graph& g, const Op& conv) {
     const bool elementwise = op.kind == OpKind::kShr || op.kind == OpKind::kAdd || op.kind == OpKind::kRelu ||
                              op.kind == OpKind::kClip || op.kind == OpKind::kCast || op.kind == OpKind::kBiasAdd;
     if (!elementwise || op.placement != Placement::kVta || op.inputs[0] != current) {
-      throw GraphError(join({g.name(), ": ", op.name, " (", to_string(op.kind), ", ", to_string(op.placement),
-                             ") reads the int32 result of VTA convolution ", conv.name,
-                             "; the chain after a VTA convolution must be VTA bias_add/shr/add/relu/clip ending in a cast"}));
+      throw GraphError(
+          join({g.name(), ": ", op.name, " (", to_string(op.kind), ", ", to_string(op.placement),
+                ") reads the int32 result of VTA convolution ", conv.name,
+                "; the chain after a VTA convolution must be VTA bias_add/shr/add/relu/clip ending in a cast"}));
     }
     if (op.kind == OpKind::kAdd && g.tensor(op.inputs[1]).type != ElemType::kInt8) {
       throw GraphError(join({g.name(), ": ", op.name, ": the residual ", op.inputs[1],

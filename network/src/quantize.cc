@@ -78,7 +78,7 @@ class Quantizer {
     QuantParams params;
     bool wide = false;
     Placement placement = Placement::kHost;
-    int weight_frac = 0;  // the producing convolution's or dense's
+    int weight_frac = 0;       // the producing convolution's or dense's
     std::vector<double> bias;  // wide: a bias still to add, in accumulator units (one per channel)
     std::string node;          // the operator the bias belongs to
   };
@@ -106,7 +106,8 @@ class Quantizer {
       throw ImportError(join({g_.name, ": ", w.node, ": its bias is too large for the accumulator's scale"}));
     }
     std::vector<int8_t> q(total.size());
-    for (size_t i = 0; i < q.size(); ++i) q[i] = int8_t(std::clamp(std::lround(total[i] / std::ldexp(1.0, left)), -127L, 127L));
+    for (size_t i = 0; i < q.size(); ++i)
+      q[i] = int8_t(std::clamp(std::lround(total[i] / std::ldexp(1.0, left)), -127L, 127L));
     if (std::all_of(q.begin(), q.end(), [](int8_t v) { return v == 0; })) return w.name;
     const std::string b = m_.graph.constant(unique(name + ".bias"), {channels}, q);
     return m_.graph.bias_add(unique(name + ".bias_add"), w.name, b, left);
@@ -192,7 +193,7 @@ class Quantizer {
   std::string narrow(const std::string& tensor, const std::string& node) {
     const Q& q = q_.at(tensor);
     if (!q.wide) return tensor;
-    const std::string key = tensor + "#int8";
+    std::string key = tensor + "#int8";
     if (!q_.count(key)) {
       q_[key] = requantize(q, frac_for(tensor, q.params.multiplier), -128, 127, q.name + ".q", node, tensor);
     }
@@ -225,65 +226,57 @@ class Quantizer {
         q_[op.output] = q;
         return;
       }
-      case FloatOpKind::kMaxPool: {
-        const Q& x = int8_input(op, 0);
-        const size_t mark = m_.graph.ops().size();
-        const std::string t = m_.graph.max_pool(unique(op.name), x.name, op.kernel, op.stride, op.pad);
-        const std::string why = options_.use_vta ? vta_refusal(m_.graph, m_.graph.ops().back(), config_) : "VTA not used";
-        place(mark, why.empty() ? Placement::kVta : Placement::kHost, op.name, why.empty() ? "VTA: ALU max" : why);
-        q_[op.output] = make_q(t, x.params, false, Placement::kHost);
-        return;
-      }
-      case FloatOpKind::kGlobalAvgPool: {
-        const Q& x = int8_input(op, 0);
-        const auto& s = g_.shape(op.inputs[0]);
-        const size_t mark = m_.graph.ops().size();
-        const std::string t = m_.graph.global_avg_pool(unique(op.name), x.name);
-        place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
-        // the sum of H x W values: the mean times H x W, so the multiplier takes 1 / (H x W)
-        q_[op.output] = make_q(t, normalized({x.params.frac_bits, x.params.multiplier / double(s[2] * s[3])}), true,
-                               Placement::kHost);
-        return;
-      }
-      case FloatOpKind::kAvgPool: {
-        if (op.pad > 0 && !op.include_pad) {
-          fail(op, "an AveragePool with padding excluded from its count (count_include_pad 0) divides by a "
-                   "different count at the borders; VTA's scales are one power of two per tensor");
-        }
-        const Q& x = int8_input(op, 0);
-        const size_t mark = m_.graph.ops().size();
-        const std::string t = m_.graph.avg_pool(unique(op.name), x.name, op.kernel, op.stride, op.pad);
-        place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
-        // the window's sum: the mean times kernel x kernel, the multiplier takes 1 / (kernel x kernel)
-        q_[op.output] = make_q(t, normalized({x.params.frac_bits, x.params.multiplier / double(op.kernel * op.kernel)}),
-                               true, Placement::kHost);
-        return;
-      }
+      case FloatOpKind::kMaxPool:
+      case FloatOpKind::kAvgPool:
+      case FloatOpKind::kGlobalAvgPool: return pool(op);
       case FloatOpKind::kUpsample:
-      case FloatOpKind::kDilate: {
-        const Q& x = int8_input(op, 0);
-        const size_t mark = m_.graph.ops().size();
-        const std::string t = op.kind == FloatOpKind::kUpsample
-                                  ? m_.graph.upsample(unique(op.name), x.name, op.kernel, op.stride)
-                                  : m_.graph.dilate(unique(op.name), x.name, op.stride, op.pad);
-        place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
-        q_[op.output] = make_q(t, x.params, false, Placement::kHost);
-        return;
-      }
+      case FloatOpKind::kDilate:
+      case FloatOpKind::kFlatten: return layout(op);
       case FloatOpKind::kConcat: return concat(op);
-      case FloatOpKind::kFlatten: {
-        const Q& x = int8_input(op, 0);
-        if (m_.graph.tensor(x.name).shape.size() == 2) {
-          q_[op.output] = x;
-          return;
-        }
-        const size_t mark = m_.graph.ops().size();
-        const std::string t = m_.graph.flatten(unique(op.name), x.name);
-        place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
-        q_[op.output] = make_q(t, x.params, false, Placement::kHost);
-        return;
-      }
     }
+  }
+
+  // The pools, on an int8 input: a max pool keeps its scale (on VTA's ALU where plan.h allows); an
+  // average pool's sum is the mean times the window's size, whose inverse the multiplier takes.
+  void pool(const FloatOp& op) {
+    if (op.kind == FloatOpKind::kAvgPool && op.pad > 0 && !op.include_pad) {
+      fail(op,
+           "an AveragePool with padding excluded from its count (count_include_pad 0) divides by a "
+           "different count at the borders; VTA's scales are one power of two per tensor");
+    }
+    const Q& x = int8_input(op, 0);
+    const size_t mark = m_.graph.ops().size();
+    const std::string name = unique(op.name);
+    if (op.kind == FloatOpKind::kMaxPool) {
+      const std::string t = m_.graph.max_pool(name, x.name, op.kernel, op.stride, op.pad);
+      const std::string why = options_.use_vta ? vta_refusal(m_.graph, m_.graph.ops().back(), config_) : "VTA not used";
+      place(mark, why.empty() ? Placement::kVta : Placement::kHost, op.name, why.empty() ? "VTA: ALU max" : why);
+      q_[op.output] = make_q(t, x.params, false, Placement::kHost);
+      return;
+    }
+    const auto& s = g_.shape(op.inputs[0]);
+    const bool global = op.kind == FloatOpKind::kGlobalAvgPool;
+    const std::string t =
+        global ? m_.graph.global_avg_pool(name, x.name) : m_.graph.avg_pool(name, x.name, op.kernel, op.stride, op.pad);
+    place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
+    const double window = global ? double(s[2] * s[3]) : double(op.kernel * op.kernel);
+    q_[op.output] = make_q(t, normalized({x.params.frac_bits, x.params.multiplier / window}), true, Placement::kHost);
+  }
+
+  // Upsample, dilate and flatten: the int8 values moved on the host, their scale kept.
+  void layout(const FloatOp& op) {
+    const Q& x = int8_input(op, 0);
+    if (op.kind == FloatOpKind::kFlatten && m_.graph.tensor(x.name).shape.size() == 2) {
+      q_[op.output] = x;
+      return;
+    }
+    const size_t mark = m_.graph.ops().size();
+    const std::string name = unique(op.name);
+    const std::string t = op.kind == FloatOpKind::kUpsample ? m_.graph.upsample(name, x.name, op.kernel, op.stride)
+                          : op.kind == FloatOpKind::kDilate ? m_.graph.dilate(name, x.name, op.stride, op.pad)
+                                                            : m_.graph.flatten(name, x.name);
+    place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
+    q_[op.output] = make_q(t, x.params, false, Placement::kHost);
   }
 
   // A convolution or dense: weights at the largest power of two that keeps them in int8 (the input's
@@ -332,7 +325,8 @@ class Quantizer {
                    " is not one");
     }
     std::vector<const FloatOp*> clamps{&op};
-    for (std::string t = op.output; readers_[t] == 1 && t != g_.output && reader_.at(t)->kind == FloatOpKind::kFakeQuant;
+    for (std::string t = op.output;
+         readers_[t] == 1 && t != g_.output && reader_.at(t)->kind == FloatOpKind::kFakeQuant;
          t = reader_.at(t)->output) {
       clamps.push_back(reader_.at(t));
     }
@@ -341,10 +335,13 @@ class Quantizer {
     const int frac = frac_for(out, w.params.multiplier);
     const double s = std::ldexp(1.0, std::min(frac, w.params.frac_bits)) / w.params.multiplier;
     double f_lo = -std::numeric_limits<double>::infinity(), f_hi = std::numeric_limits<double>::infinity();
-    for (const FloatOp* c : clamps) {
-      const bool fq = c->kind == FloatOpKind::kFakeQuant;
-      f_lo = std::max(f_lo, c->kind == FloatOpKind::kRelu ? 0.0 : fq ? (double(c->lo) - c->zero) * double(c->scale) : double(c->lo));
-      f_hi = std::min(f_hi, c->kind == FloatOpKind::kRelu ? std::numeric_limits<double>::infinity() : fq ? (double(c->hi) - c->zero) * double(c->scale) : double(c->hi));
+    for (const FloatOp* c : clamps) {                                   // the bounds in real values, intersected
+      double lo_c = 0, hi_c = std::numeric_limits<double>::infinity();  // (ReLU)
+      if (c->kind == FloatOpKind::kClip) lo_c = double(c->lo), hi_c = double(c->hi);
+      if (c->kind == FloatOpKind::kFakeQuant) {
+        lo_c = (double(c->lo) - c->zero) * double(c->scale), hi_c = (double(c->hi) - c->zero) * double(c->scale);
+      }
+      f_lo = std::max(f_lo, lo_c), f_hi = std::min(f_hi, hi_c);
     }
     const int32_t lo = std::isfinite(f_lo) ? int32_t(std::clamp(std::lround(f_lo * s), -128L, 127L)) : -128;
     const int32_t hi = std::isfinite(f_hi) ? int32_t(std::clamp(std::lround(f_hi * s), -128L, 127L)) : 127;
@@ -389,8 +386,10 @@ class Quantizer {
       if (q.wide && readers_.at(op.inputs[size_t(i)]) == 1 && m_.graph.producer(q.name).kind != OpKind::kAdd) main = i;
     }
     if (main < 0) {
-      fail(op, "an Add needs one operand that is a Conv's or Gemm's output read only by it (the residual is added to "
-               "that sum); neither " + op.inputs[0] + " nor " + op.inputs[1] + " is");
+      fail(op,
+           "an Add needs one operand that is a Conv's or Gemm's output read only by it (the residual is added to "
+           "that sum); neither " +
+               op.inputs[0] + " nor " + op.inputs[1] + " is");
     }
     const Q w = q_.at(op.inputs[size_t(main)]);
     const Q r = int8_input(op, size_t(1 - main));
@@ -422,8 +421,8 @@ class Quantizer {
 // The next weighted operator after `a` through channel-preserving, positively homogeneous operators
 // each read only by the next; nullptr when there is none. `spread` is how many of B's input columns
 // each channel of A becomes (flatten's H x W).
-const FloatOp* next_weighted(const FloatGraph& g, const FloatOp& a, const std::map<std::string, std::vector<const FloatOp*>>& readers,
-                             int64_t& spread) {
+const FloatOp* next_weighted(const FloatGraph& g, const FloatOp& a,
+                             const std::map<std::string, std::vector<const FloatOp*>>& readers, int64_t& spread) {
   std::string t = a.output;
   spread = 1;
   for (;;) {

@@ -49,33 +49,103 @@ std::vector<int32_t> conv2d(std::span<const int32_t> x, std::span<const int8_t> 
   return out;
 }
 
+namespace {
+
+// A convolution in op.groups groups: each group's channels convolved with its own filters.
+std::vector<int32_t> grouped_conv2d(const Graph& g, const Op& op, const std::vector<int32_t>& x) {
+  const TensorDesc& in = g.tensor(op.inputs[0]);
+  const TensorDesc& w = g.tensor(op.weight);
+  const TensorDesc& out = g.tensor(op.output);
+  if (op.groups == 1) {
+    return conv2d(x, g.weight(op.weight), in.shape[0], in.shape[1], in.shape[2], in.shape[3], w.shape[0], op.kernel,
+                  op.stride, op.pad);
+  }
+  std::vector<int32_t> r(size_t(out.elements()));
+  const int64_t n = in.shape[0], c = in.shape[1], hw = in.shape[2] * in.shape[3], groups = op.groups;
+  const int64_t cg = c / groups, og = w.shape[0] / groups, ohw = out.shape[2] * out.shape[3];
+  const std::vector<int8_t>& wv = g.weight(op.weight);
+  const int64_t wg = og * cg * op.kernel * op.kernel;
+  for (int64_t a = 0; a < n; ++a) {
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      const auto part = conv2d(std::span(x).subspan(size_t((a * c + gi * cg) * hw), size_t(cg * hw)),
+                               std::span(wv).subspan(size_t(gi * wg), size_t(wg)), 1, cg, in.shape[2], in.shape[3], og,
+                               op.kernel, op.stride, op.pad);
+      std::copy(part.begin(), part.end(), r.begin() + (a * w.shape[0] + gi * og) * ohw);
+    }
+  }
+  return r;
+}
+
+// Max (padding never wins) or sum (padding adds nothing) over each kernel x kernel window.
+template <class Combine>
+std::vector<int32_t> window_op(const Graph& g, const Op& op, const std::vector<int32_t>& x, int32_t init,
+                               Combine combine) {
+  const TensorDesc& in = g.tensor(op.inputs[0]);
+  const TensorDesc& out = g.tensor(op.output);
+  std::vector<int32_t> r(size_t(out.elements()));
+  const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3];
+  const int64_t oh = out.shape[2], ow = out.shape[3];
+  for (int64_t p = 0; p < nc; ++p) {
+    for (int64_t y = 0; y < oh; ++y) {
+      for (int64_t z = 0; z < ow; ++z) {
+        int32_t acc = init;
+        for (int64_t dy = 0; dy < op.kernel; ++dy) {
+          for (int64_t dx = 0; dx < op.kernel; ++dx) {
+            const int64_t iy = y * op.stride + dy - op.pad, ix = z * op.stride + dx - op.pad;
+            if (iy >= 0 && iy < h && ix >= 0 && ix < w) acc = combine(acc, x[size_t((p * h + iy) * w + ix)]);
+          }
+        }
+        r[size_t((p * oh + y) * ow + z)] = acc;
+      }
+    }
+  }
+  return r;
+}
+
+// The operators that only move int8 values: concat, upsample, dilate.
+std::vector<int32_t> layout_op(const Graph& g, const Op& op, const Values& values, const std::vector<int32_t>& x) {
+  const TensorDesc& out = g.tensor(op.output);
+  std::vector<int32_t> r(size_t(out.elements()));
+  const TensorDesc& in = g.tensor(op.inputs[0]);
+  if (op.kind == OpKind::kConcat) {
+    const int64_t n = out.shape[0], per_out = out.elements() / std::max<int64_t>(n, 1);
+    int64_t at = 0;  // the offset of this input's channels within an image of the output
+    for (const std::string& name : op.inputs) {
+      const std::vector<int32_t>& v = value_of(g, op, values, name);
+      const int64_t per_in = int64_t(v.size()) / std::max<int64_t>(n, 1);
+      for (int64_t a = 0; a < n; ++a) {
+        std::copy(v.begin() + a * per_in, v.begin() + (a + 1) * per_in, r.begin() + a * per_out + at);
+      }
+      at += per_in;
+    }
+    return r;
+  }
+  const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3];
+  const int64_t oh = out.shape[2], ow = out.shape[3];
+  for (int64_t p = 0; p < nc; ++p) {
+    if (op.kind == OpKind::kUpsample) {  // each value repeated kernel times down, stride times across
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t z = 0; z < ow; ++z)
+          r[size_t((p * oh + y) * ow + z)] = x[size_t((p * h + y / op.kernel) * w + z / op.stride)];
+      }
+    } else {  // kDilate: stride - 1 zeros between values
+      for (int64_t y = 0; y < h; ++y) {
+        for (int64_t z = 0; z < w; ++z)
+          r[size_t((p * oh + y * op.stride) * ow + z * op.stride)] = x[size_t((p * h + y) * w + z)];
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
 std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& values) {
   const TensorDesc& out = g.tensor(op.output);
   const std::vector<int32_t>& x = value_of(g, op, values, op.inputs.at(0));
   std::vector<int32_t> r(size_t(out.elements()));
   switch (op.kind) {
-    case OpKind::kConv2d: {
-      const TensorDesc& in = g.tensor(op.inputs[0]);
-      const TensorDesc& w = g.tensor(op.weight);
-      if (op.groups == 1) {
-        return conv2d(x, g.weight(op.weight), in.shape[0], in.shape[1], in.shape[2], in.shape[3], w.shape[0],
-                      op.kernel, op.stride, op.pad);
-      }
-      // groups: each group's channels convolved with its own filters, one image and group at a time
-      const int64_t n = in.shape[0], c = in.shape[1], hw = in.shape[2] * in.shape[3], groups = op.groups;
-      const int64_t cg = c / groups, og = w.shape[0] / groups, ohw = out.shape[2] * out.shape[3];
-      const std::vector<int8_t>& wv = g.weight(op.weight);
-      const int64_t wg = og * cg * op.kernel * op.kernel;
-      for (int64_t a = 0; a < n; ++a) {
-        for (int64_t gi = 0; gi < groups; ++gi) {
-          const auto part = conv2d(std::span(x).subspan(size_t((a * c + gi * cg) * hw), size_t(cg * hw)),
-                                   std::span(wv).subspan(size_t(gi * wg), size_t(wg)), 1, cg, in.shape[2],
-                                   in.shape[3], og, op.kernel, op.stride, op.pad);
-          std::copy(part.begin(), part.end(), r.begin() + (a * w.shape[0] + gi * og) * ohw);
-        }
-      }
-      return r;
-    }
+    case OpKind::kConv2d: return grouped_conv2d(g, op, x);
     case OpKind::kDense: {
       const TensorDesc& in = g.tensor(op.inputs[0]);
       const auto& w = g.weight(op.weight);
@@ -113,26 +183,10 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
         r[i] = x[i];
       }
       return r;
-    case OpKind::kMaxPool: {
-      const TensorDesc& in = g.tensor(op.inputs[0]);
-      const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3];
-      const int64_t oh = out.shape[2], ow = out.shape[3];
-      for (int64_t p = 0; p < nc; ++p) {
-        for (int64_t y = 0; y < oh; ++y) {
-          for (int64_t z = 0; z < ow; ++z) {
-            int32_t best = std::numeric_limits<int32_t>::min();
-            for (int64_t dy = 0; dy < op.kernel; ++dy) {
-              for (int64_t dx = 0; dx < op.kernel; ++dx) {
-                const int64_t iy = y * op.stride + dy - op.pad, ix = z * op.stride + dx - op.pad;
-                if (iy >= 0 && iy < h && ix >= 0 && ix < w) best = std::max(best, x[size_t((p * h + iy) * w + ix)]);
-              }
-            }
-            r[size_t((p * oh + y) * ow + z)] = best;
-          }
-        }
-      }
-      return r;
-    }
+    case OpKind::kMaxPool:
+      return window_op(g, op, x, std::numeric_limits<int32_t>::min(),
+                       [](int32_t a, int32_t b) { return std::max(a, b); });
+    case OpKind::kAvgPool: return window_op(g, op, x, 0, [](int32_t a, int32_t b) { return a + b; });
     case OpKind::kGlobalAvgPool: {
       const TensorDesc& in = g.tensor(op.inputs[0]);
       const int64_t nc = in.shape[0] * in.shape[1], hw = in.shape[2] * in.shape[3];
@@ -154,62 +208,9 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
       return r;
     }
     case OpKind::kFlatten: return x;
-    case OpKind::kAvgPool: {
-      const TensorDesc& in = g.tensor(op.inputs[0]);
-      const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3];
-      const int64_t oh = out.shape[2], ow = out.shape[3];
-      for (int64_t p = 0; p < nc; ++p) {
-        for (int64_t y = 0; y < oh; ++y) {
-          for (int64_t z = 0; z < ow; ++z) {
-            int32_t sum = 0;
-            for (int64_t dy = 0; dy < op.kernel; ++dy) {
-              for (int64_t dx = 0; dx < op.kernel; ++dx) {
-                const int64_t iy = y * op.stride + dy - op.pad, ix = z * op.stride + dx - op.pad;
-                if (iy >= 0 && iy < h && ix >= 0 && ix < w) sum += x[size_t((p * h + iy) * w + ix)];
-              }
-            }
-            r[size_t((p * oh + y) * ow + z)] = sum;
-          }
-        }
-      }
-      return r;
-    }
-    case OpKind::kConcat: {
-      const int64_t n = out.shape[0], per_out = out.elements() / std::max<int64_t>(n, 1);
-      int64_t at = 0;  // the offset of this input's channels within an image of the output
-      for (const std::string& name : op.inputs) {
-        const std::vector<int32_t>& v = value_of(g, op, values, name);
-        const int64_t per_in = int64_t(v.size()) / std::max<int64_t>(n, 1);
-        for (int64_t a = 0; a < n; ++a) {
-          std::copy(v.begin() + a * per_in, v.begin() + (a + 1) * per_in, r.begin() + a * per_out + at);
-        }
-        at += per_in;
-      }
-      return r;
-    }
-    case OpKind::kUpsample: {
-      const TensorDesc& in = g.tensor(op.inputs[0]);
-      const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3], fh = op.kernel, fw = op.stride;
-      for (int64_t p = 0; p < nc; ++p) {
-        for (int64_t y = 0; y < h * fh; ++y) {
-          for (int64_t z = 0; z < w * fw; ++z) {
-            r[size_t((p * h * fh + y) * w * fw + z)] = x[size_t((p * h + y / fh) * w + z / fw)];
-          }
-        }
-      }
-      return r;
-    }
-    case OpKind::kDilate: {
-      const TensorDesc& in = g.tensor(op.inputs[0]);
-      const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3];
-      const int64_t oh = out.shape[2], ow = out.shape[3], s = op.stride;
-      for (int64_t p = 0; p < nc; ++p) {
-        for (int64_t y = 0; y < h; ++y) {
-          for (int64_t z = 0; z < w; ++z) r[size_t((p * oh + y * s) * ow + z * s)] = x[size_t((p * h + y) * w + z)];
-        }
-      }
-      return r;
-    }
+    case OpKind::kConcat:
+    case OpKind::kUpsample:
+    case OpKind::kDilate: return layout_op(g, op, values, x);
   }
   throw GraphError(g.name() + ": " + op.name + ": unknown operator");
 }

@@ -40,7 +40,8 @@ double traffic_cycles(const Config& config, const ConvGeometry& g, Residual resi
   const double bytes =
       spatial * double(g.oc_blocks * (g.in_blocks * k * k + sc_blocks)) * wgt_elem +
       oc_tiles * spatial *
-          double(g.batches * ((g.depthwise ? t.oc_block : g.in_blocks) * in_rows * in_cols + sc_blocks * t.h_block * sc_cols)) *
+          double(g.batches *
+                 ((g.depthwise ? t.oc_block : g.in_blocks) * in_rows * in_cols + sc_blocks * t.h_block * sc_cols)) *
           inp_elem +
       double(g.batches * g.oc_blocks * g.out_height * g.out_width) * (inp_elem + (loads_residual ? acc_elem : 0));
   const double memory = bytes / beat;
@@ -92,9 +93,8 @@ SramNeed sram_need(const ConvGeometry& g, Residual residual, const ConvTiling& t
   // (the shortcut's chunk: its rows read only, columns at its stride)
   const int64_t sc_ic = g.shortcut_blocks > 0 ? shortcut_ic_block(t.ic_block, g.shortcut_blocks) : 0;
   SramNeed need;
-  need.acc = (t.oc_block * t.h_block * t.w_block * (residual == Residual::kAluAdd ? 2 : 1) +
-              (g.bias ? t.oc_block : 0)) *
-             vt;
+  need.acc =
+      (t.oc_block * t.h_block * t.w_block * (residual == Residual::kAluAdd ? 2 : 1) + (g.bias ? t.oc_block : 0)) * vt;
   need.inp = ((g.depthwise ? t.oc_block : t.ic_block) * g.input_rows(t.h_block) * g.input_cols(t.w_block) +
               sc_ic * t.h_block * g.shortcut_cols(t.w_block)) *
              vt;

@@ -99,17 +99,17 @@ void bind_onnx(py::module_& n) {
                           std::vector<int64_t>(c_order.shape(), c_order.shape() + c_order.ndim()));
           },
           py::arg("y"))
-      .def_property_readonly("layers",
-                             [](const net::QuantizedModel& q) {
-                               py::list out;
-                               for (const auto& l : q.layers) {
-                                 out.append(py::dict(py::arg("tensor") = l.tensor, py::arg("node") = l.op,
-                                                     py::arg("frac_bits") = l.params.frac_bits,
-                                                     py::arg("shift") = l.shift, py::arg("clipped") = l.clipped,
-                                                     py::arg("zero") = l.zero));
-                               }
-                               return out;
-                             })
+      .def_property_readonly(
+          "layers",
+          [](const net::QuantizedModel& q) {
+            py::list out;
+            for (const auto& l : q.layers) {
+              out.append(py::dict(py::arg("tensor") = l.tensor, py::arg("node") = l.op,
+                                  py::arg("frac_bits") = l.params.frac_bits, py::arg("shift") = l.shift,
+                                  py::arg("clipped") = l.clipped, py::arg("zero") = l.zero));
+            }
+            return out;
+          })
       .def_property_readonly("placements", [](const net::QuantizedModel& q) {
         py::list out;
         for (const auto& p : q.placements) {
@@ -120,17 +120,19 @@ void bind_onnx(py::module_& n) {
       });
   py::class_<net::FloatGraph>(n, "OnnxModel")
       .def_property_readonly("name", [](const net::FloatGraph& g) { return g.name; })
-      .def_property_readonly("input_shape", [](const net::FloatGraph& g) { return py::tuple(py::cast(g.shape(g.input))); })
+      .def_property_readonly("input_shape",
+                             [](const net::FloatGraph& g) { return py::tuple(py::cast(g.shape(g.input))); })
       .def_property_readonly("softmax", [](const net::FloatGraph& g) { return g.softmax; })
-      .def_property_readonly("ops",
-                             [](const net::FloatGraph& g) {
-                               py::list ops;
-                               for (const auto& o : g.ops) {
-                                 ops.append(py::dict(py::arg("name") = o.name, py::arg("onnx_op") = o.onnx_op,
-                                                     py::arg("kind") = net::to_string(o.kind), py::arg("output") = o.output));
-                               }
-                               return ops;
-                             })
+      .def_property_readonly(
+          "ops",
+          [](const net::FloatGraph& g) {
+            py::list ops;
+            for (const auto& o : g.ops) {
+              ops.append(py::dict(py::arg("name") = o.name, py::arg("onnx_op") = o.onnx_op,
+                                  py::arg("kind") = net::to_string(o.kind), py::arg("output") = o.output));
+            }
+            return ops;
+          })
       .def(
           "run_float",
           [](const net::FloatGraph& g, const py::array& x) {
@@ -152,7 +154,8 @@ void bind_onnx(py::module_& n) {
               cal.push_back(float_values(py::cast<py::array>(item), elements(g.shape(g.input)), "a calibration input"));
             }
             net::QuantizeOptions o;
-            o.use_vta = use_vta, o.equalize = equalize, o.round_to_nearest = round_to_nearest, o.max_clipped = max_clipped;
+            o.use_vta = use_vta, o.equalize = equalize, o.round_to_nearest = round_to_nearest,
+            o.max_clipped = max_clipped;
             py::gil_scoped_release unlocked;
             return net::quantize(g, cal, build_config(), o);
           },

@@ -65,7 +65,7 @@ TEST(NetworkGraph, RefusalsNameTheOperatorAndTensor) {
   const auto x = g.input("x", {1, 16, 8, 8});
   const auto w = g.constant("w", {32, 8, 3, 3}, std::vector<int8_t>(32 * 8 * 9, 1));
   expect_error([&] { g.conv2d("c", x, w, 1, 1); }, "c: input (1, 16, 8, 8) and weight (32, 8, 3, 3)");
-  expect_error([&] { g.shr("s", x, 3); }, "s (shr) needs x to be int32, not int8");
+  expect_error([&] { g.relu("s", x); }, "s (relu) needs x to be int32, not int8");
   expect_error([&] { g.relu("r", "nothing"); }, "r reads nothing, which is not defined");
   expect_error([&] { g.constant("k", {2, 2}, {1, 2, 3}); }, "constant k has 3 values for shape (2, 2)");
   expect_error([&] { g.input("y", {1, 1, 1, 1}); }, "a second input y");
@@ -656,7 +656,8 @@ TEST(NetworkExecutor, DepthwiseConvolutionIsABlockDiagonalGemm) {
     const Values ref = run_reference(g, input);
     Executor ex(g, cfg);
     ASSERT_EQ(ex.steps().size(), 1u);
-    EXPECT_EQ(ex.steps()[0].description, "depthwise conv2d 3x3/" + std::to_string(stride) + " + bias_add + shr + clip + cast");
+    EXPECT_EQ(ex.steps()[0].description,
+              "depthwise conv2d 3x3/" + std::to_string(stride) + " + bias_add + shr + clip + cast");
     const NetworkRun run = ex.run(input, {}, &ref);
     EXPECT_EQ(run.steps[0].mismatches, 0) << "stride " << stride;
     // one GEMM micro-op per output pixel, tap and block (the reduction is one block wide)
@@ -669,7 +670,10 @@ TEST(NetworkExecutor, DepthwiseConvolutionIsABlockDiagonalGemm) {
   // other group counts stay on the host, with the reason
   Graph g("grouped");
   const std::string x = g.input("data", {cfg.batch(), 2 * cfg.block_in(), 4, 4});
-  g.conv2d("conv", x, g.constant("w", {2 * cfg.block_in(), cfg.block_in(), 3, 3}, random_int8(size_t(cfg.block_in() * cfg.block_in() * 18), 1)), 1, 1, 2);
+  g.conv2d("conv", x,
+           g.constant("w", {2 * cfg.block_in(), cfg.block_in(), 3, 3},
+                      random_int8(size_t(cfg.block_in()) * size_t(cfg.block_in()) * 18, 1)),
+           1, 1, 2);
   EXPECT_NE(vta_refusal(g, g.ops()[0], cfg).find("2 groups runs on the host"), std::string::npos);
 }
 

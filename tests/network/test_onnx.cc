@@ -34,7 +34,7 @@ std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1, float h
 // A small ONNX model written with the protobuf API: one float input, initializers, nodes, one output.
 class ModelBuilder {
  public:
-  explicit ModelBuilder(std::vector<int64_t> input_shape, int opset = 13) {
+  explicit ModelBuilder(const std::vector<int64_t>& input_shape, int opset = 13) {
     m_.set_ir_version(8);
     auto* o = m_.add_opset_import();
     o->set_domain("");
@@ -63,7 +63,8 @@ class ModelBuilder {
     for (const int64_t x : v) t->add_int64_data(x);
     return name;
   }
-  std::string bytes(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int>& v, bool is_unsigned) {
+  std::string bytes(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int>& v,
+                    bool is_unsigned) {
     auto* t = g_->add_initializer();
     t->set_name(name);
     t->set_data_type(is_unsigned ? onnx::TensorProto_DataType_UINT8 : onnx::TensorProto_DataType_INT8);
@@ -175,9 +176,9 @@ TEST(OnnxImport, ConvBatchNormReluPoolGemmMatchPlainLoops) {
   std::vector<float> want = conv_loops(x, w, bias, 4, 6, 6, 8, 3, 1, 1, 1);
   for (size_t i = 0; i < want.size(); ++i) {
     const size_t c = i / 36;
-    want[i] = std::max(
-        0.f, float((double(want[i]) - double(mean[c])) / std::sqrt(double(var[c]) + 1e-3) * double(scale[c]) +
-                   double(beta[c])));
+    want[i] =
+        std::max(0.f, float((double(want[i]) - double(mean[c])) / std::sqrt(double(var[c]) + 1e-3) * double(scale[c]) +
+                            double(beta[c])));
   }
   std::vector<float> pooled(8 * 9);
   for (size_t c = 0; c < 8; ++c) {
@@ -237,8 +238,9 @@ TEST(OnnxImport, ResidualClipScaleAveragePoolMatMulSoftmax) {
 
 TEST(OnnxImport, StandaloneBatchNormIsADepthwiseConvolution) {
   ModelBuilder b({1, 3, 2, 2});
-  b.node("BatchNormalization", {"x", b.constant("s", {3}, {1.f, 2.f, 3.f}), b.constant("b", {3}, {0.f, 1.f, -1.f}),
-                                b.constant("m", {3}, {0.5f, 0.f, 1.f}), b.constant("v", {3}, {1.f, 4.f, 0.25f})},
+  b.node("BatchNormalization",
+         {"x", b.constant("s", {3}, {1.f, 2.f, 3.f}), b.constant("b", {3}, {0.f, 1.f, -1.f}),
+          b.constant("m", {3}, {0.5f, 0.f, 1.f}), b.constant("v", {3}, {1.f, 4.f, 0.25f})},
          "bn");
   const FloatGraph g = b.import("bn");
   ASSERT_EQ(g.ops.size(), 1u);
@@ -279,9 +281,9 @@ TEST(OnnxImport, QuantizedModelsAreReadAsFakeQuantization) {
       b.node("Relu", {"conv"}, "relu");
       b.node("QuantizeLinear", {"relu", b.constant("ys", {}, {1.f / 16}), b.bytes("yz", {}, {0}, true)}, "yq");
     } else {
-      auto& conv = b.node("QLinearConv", {"xq", "xs", "xz", "w", "ws", "wz", b.constant("ys", {}, {1.f / 16}),
-                                          b.bytes("yz", {}, {0}, true)},
-                          "yq");
+      auto& conv = b.node(
+          "QLinearConv",
+          {"xq", "xs", "xz", "w", "ws", "wz", b.constant("ys", {}, {1.f / 16}), b.bytes("yz", {}, {0}, true)}, "yq");
       ModelBuilder::ints(conv, "pads", {1, 1, 1, 1});
     }
     b.node("DequantizeLinear", {"yq", "ys", "yz"}, "y");
@@ -290,7 +292,8 @@ TEST(OnnxImport, QuantizedModelsAreReadAsFakeQuantization) {
     // by hand: x fake-quantized to int8 at 1/64, the dequantized weights, the sum, (ReLU,) the output
     // fake-quantized to uint8 at 1/16 (its clamp at 0 is the ReLU)
     std::vector<float> xf(x.size()), wf(wq.size());
-    for (size_t i = 0; i < x.size(); ++i) xf[i] = float(std::clamp(std::nearbyint(double(x[i]) * 64), -128.0, 127.0) / 64);
+    for (size_t i = 0; i < x.size(); ++i)
+      xf[i] = float(std::clamp(std::nearbyint(double(x[i]) * 64), -128.0, 127.0) / 64);
     for (size_t i = 0; i < wq.size(); ++i) wf[i] = float(wq[i]) * wscale[i / (size_t(c) * 9)];
     std::vector<float> want = conv_loops(xf, wf, {}, c, 6, 6, o, 3, 1, 1, 1);
     for (float& v : want) v = float(std::clamp(std::nearbyint(double(v) * 16), 0.0, 255.0) / 16);
@@ -304,9 +307,9 @@ TEST(OnnxImport, QuantizedModelsAreReadAsFakeQuantization) {
     EXPECT_EQ(ex.steps()[0].placement, Placement::kVta) << ex.steps()[0].description;
     const auto y = q.dequantize_output(r.output);
     double err = 0, norm = 0;
-    for (size_t i = 0; i < y.size(); ++i) err += std::pow(double(y[i] - want[i]), 2), norm += std::pow(double(want[i]), 2);
+    for (size_t i = 0; i < y.size(); ++i)
+      err += std::pow(double(y[i] - want[i]), 2), norm += std::pow(double(want[i]), 2);
     EXPECT_LT(std::sqrt(err / norm), 0.05) << (qlinear ? "QLinearConv" : "QDQ");
-
   }
 }
 
@@ -326,8 +329,9 @@ TEST(OnnxImport, UpsamplingOperatorsQuantizeAndRun) {
   b.node("Resize", {"pool", "", b.constant("scales", {4}, {1, 1, 2, 2})}, "up");
   auto& cat = b.node("Concat", {"up", "r1"}, "cat");
   ModelBuilder::integer(cat, "axis", 1);
-  auto& ct = b.node("ConvTranspose", {"cat", b.constant("wt", {32, 16, 3, 3}, random_floats(32 * 16 * 9, 22, -0.1f, 0.1f)),
-                                      b.constant("bt", {16}, random_floats(16, 23, -0.1f, 0.1f))},
+  auto& ct = b.node("ConvTranspose",
+                    {"cat", b.constant("wt", {32, 16, 3, 3}, random_floats(32 * 16 * 9, 22, -0.1f, 0.1f)),
+                     b.constant("bt", {16}, random_floats(16, 23, -0.1f, 0.1f))},
                     "ct");
   ModelBuilder::ints(ct, "strides", {2, 2});
   ModelBuilder::ints(ct, "pads", {1, 1, 1, 1});
@@ -351,8 +355,8 @@ TEST(OnnxImport, UpsamplingOperatorsQuantizeAndRun) {
             for (int64_t kx = 0; kx < 3; ++kx) {
               const int64_t oy = y * 2 + ky - 1, ox = z * 2 + kx - 1;
               if (oy < 0 || oy >= 16 || ox < 0 || ox >= 16) continue;
-              ct_want[size_t(o * 256 + oy * 16 + ox)] +=
-                  double(v.at("cat")[size_t(i * 64 + y * 8 + z)]) * double(wt[size_t(((i * 16 + o) * 3 + ky) * 3 + kx)]);
+              ct_want[size_t(o * 256 + oy * 16 + ox)] += double(v.at("cat")[size_t(i * 64 + y * 8 + z)]) *
+                                                         double(wt[size_t(((i * 16 + o) * 3 + ky) * 3 + kx)]);
             }
           }
         }
@@ -450,7 +454,8 @@ TEST(OnnxQuantize, TrainedClassifiersRunOnVtaBitForBit) {
       if (op.kind != OpKind::kConv2d) continue;
       if (p.placement == Placement::kVta) ++on_vta;
       if (p.placement == Placement::kHost) {
-        EXPECT_NE(p.reason.find("1 input"), std::string::npos) << model << ": only the 1-channel conv stays on the host: " << p.reason;
+        EXPECT_NE(p.reason.find("1 input"), std::string::npos)
+            << model << ": only the 1-channel conv stays on the host: " << p.reason;
       }
     }
     EXPECT_EQ(on_vta, vta_convs) << model;
@@ -483,11 +488,30 @@ TEST(OnnxQuantize, TrainedClassifiersRunOnVtaBitForBit) {
 TEST(OnnxNodeTests, SupportedOperatorsMatchOnnxOutputs) {
   const fs::path root = "/usr/share/libonnx-testdata/data/node";
   if (!fs::is_directory(root)) GTEST_SKIP() << root << " is missing: scripts/setup.sh installs libonnx-testdata";
-  const std::set<std::string> ops{"Conv",    "Gemm",    "MatMul",  "Relu",    "Clip",     "Add",
-                                  "Mul",     "MaxPool", "Flatten", "Reshape", "Identity", "Softmax",
-                                  "Dropout", "BatchNormalization", "GlobalAveragePool", "QuantizeLinear",
-                                  "DequantizeLinear", "QLinearConv", "QLinearMatMul", "AveragePool",
-                                  "Concat", "Resize", "Upsample", "ConvTranspose"};
+  const std::set<std::string> ops{"Conv",
+                                  "Gemm",
+                                  "MatMul",
+                                  "Relu",
+                                  "Clip",
+                                  "Add",
+                                  "Mul",
+                                  "MaxPool",
+                                  "Flatten",
+                                  "Reshape",
+                                  "Identity",
+                                  "Softmax",
+                                  "Dropout",
+                                  "BatchNormalization",
+                                  "GlobalAveragePool",
+                                  "QuantizeLinear",
+                                  "DequantizeLinear",
+                                  "QLinearConv",
+                                  "QLinearMatMul",
+                                  "AveragePool",
+                                  "Concat",
+                                  "Resize",
+                                  "Upsample",
+                                  "ConvTranspose"};
   const std::set<std::string> parameters{"Conv",   "Gemm",     "MatMul",       "Clip", "Reshape", "BatchNormalization",
                                          "Resize", "Upsample", "ConvTranspose"};
   auto read_tensor = [](const fs::path& p) {
@@ -551,9 +575,11 @@ FloatGraph resnet18_onnx(int64_t image, uint32_t seed) {
   int64_t next = 0;
   auto conv = [&](const std::string& x, int64_t in, int64_t out, int64_t k, int64_t stride, const std::string& name) {
     const float bound = 1.f / std::sqrt(float(in * k * k));
-    auto& n = b.node("Conv", {x, b.constant(name + ".w", {out, in, k, k}, random_floats(size_t(out * in * k * k), ++s, -bound, bound)),
-                              b.constant(name + ".b", {out}, std::vector<float>(size_t(out), 0.f))},
-                     name);
+    auto& n = b.node(
+        "Conv",
+        {x, b.constant(name + ".w", {out, in, k, k}, random_floats(size_t(out * in * k * k), ++s, -bound, bound)),
+         b.constant(name + ".b", {out}, std::vector<float>(size_t(out), 0.f))},
+        name);
     ModelBuilder::ints(n, "kernel_shape", {k, k});
     ModelBuilder::ints(n, "strides", {stride, stride});
     ModelBuilder::ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
@@ -582,8 +608,9 @@ FloatGraph resnet18_onnx(int64_t image, uint32_t seed) {
   }
   b.node("GlobalAveragePool", {x}, "avgpool");
   b.node("Flatten", {"avgpool"}, "flatten");
-  auto& fc = b.node("Gemm", {"flatten", b.constant("fc.w", {1000, 512}, random_floats(512000, ++s, -0.04f, 0.04f)),
-                             b.constant("fc.b", {1000}, random_floats(1000, ++s, -0.04f, 0.04f))},
+  auto& fc = b.node("Gemm",
+                    {"flatten", b.constant("fc.w", {1000, 512}, random_floats(512000, ++s, -0.04f, 0.04f)),
+                     b.constant("fc.b", {1000}, random_floats(1000, ++s, -0.04f, 0.04f))},
                     "fc");
   ModelBuilder::integer(fc, "transB", 1);
   return b.import("fc");

@@ -54,9 +54,9 @@ struct FloatOp {
   std::string output;
   std::string weight, bias;  ///< kConv, kDense: constants (bias may be empty)
   int kernel = 1, stride = 1, pad = 0, groups = 1;
-  float lo = 0, hi = 0;  ///< kClip
-  float scale = 1;       ///< kScale, kFakeQuant
-  int32_t zero = 0;      ///< kFakeQuant: the zero point
+  float lo = 0, hi = 0;      ///< kClip
+  float scale = 1;           ///< kScale, kFakeQuant
+  int32_t zero = 0;          ///< kFakeQuant: the zero point
   bool include_pad = false;  ///< kAvgPool
 };
 
@@ -167,7 +167,7 @@ struct QuantizedModel {
 /// reference on `calibration` (each one input, the input's shape), weights per tensor at the largest
 /// power of two that keeps them in int8, biases at the accumulator's scale (an int8 shifted left).
 /// Throws ImportError naming an operator the quantized graph cannot express.
-QuantizedModel quantize(const FloatGraph& g, const std::vector<std::vector<float>>& calibration,
-                        const Config& config, const QuantizeOptions& options = {});
+QuantizedModel quantize(const FloatGraph& g, const std::vector<std::vector<float>>& calibration, const Config& config,
+                        const QuantizeOptions& options = {});
 
 }  // namespace vta::network
