@@ -15,14 +15,23 @@ using c::Indices;
 
 namespace {
 
+// The output of a step's first operator in VTA's blocked layout.
+std::vector<int64_t> blocked_output(const Graph& g, const Step& step, const c::Env& env) {
+  const TensorDesc& out = g.tensor(step.ops[0]->output);
+  return {out.shape[0] / env.BATCH, out.shape[1] / env.BLOCK_OUT, out.shape[2], out.shape[3], env.BATCH, env.BLOCK_OUT};
+}
+
 class ConvProgramBuilder {
  public:
   ConvProgramBuilder(const Graph& g, const Step& step, const c::Env& env, const ConvTiling& t)
-      : g_(g), step_(step), env_(env), t_(t), geo_(conv_geometry(env.config, g, step)) {
-    const TensorDesc& out = g.tensor(step.ops[0]->output);
-    shape_ = {
-        out.shape[0] / env.BATCH, out.shape[1] / env.BLOCK_OUT, out.shape[2], out.shape[3], env.BATCH, env.BLOCK_OUT};
-  }
+      : g_(g),
+        step_(step),
+        env_(env),
+        t_(t),
+        geo_(conv_geometry(env.config, g, step)),
+        shape_(blocked_output(g, step, env)),
+        chain_(g, env, shape_),
+        alu_(chain_.stages()) {}
 
   Program build() {
     declare_inputs();
@@ -31,7 +40,7 @@ class ConvProgramBuilder {
     declare_convolution();
     declare_chain();
     std::vector<c::Tensor> args{data_, kernel_};
-    if (bias_) args.push_back(bias_);
+    if (chain_.bias()) args.push_back(chain_.bias());
     if (residual_) args.push_back(residual_);
     if (shortcut()) args.insert(args.end(), {sc_data_, sc_kernel_});
     args.push_back(res_);
@@ -56,8 +65,6 @@ class ConvProgramBuilder {
   void declare_convolution();
   void declare_chain();
   void load_residual();
-  c::Tensor add_bias(const Op& op, const c::Tensor& prev);
-  c::Tensor elementwise(const Op& op, c::Tensor prev, const std::string& prefix);
   struct OutputLoops {
     c::IterVar b_out, oc_out, x_out, y_inn;
   };
@@ -76,8 +83,8 @@ class ConvProgramBuilder {
   c::Tensor sc_data_, sc_kernel_, sc_data_buf_, sc_kernel_buf_, sc_conv_, shortcut_value_;
   c::IterVar sc_ic_, sc_ic_tns_;
   c::Tensor residual_, residual_buf_, start_, res_conv_, res_;
-  c::Tensor bias_, bias_buf_;
-  std::vector<c::Tensor> alu_;  // the ALU stages, in order
+  AluChain chain_;
+  std::vector<c::Tensor>& alu_;  // the ALU stages, in order (chain_'s)
 };
 
 void ConvProgramBuilder::declare_inputs() {
@@ -103,55 +110,10 @@ void ConvProgramBuilder::declare_inputs() {
   ic_tns_ = c::reduce_axis(env_.BLOCK_IN, "ic_tns");
 }
 
-// An elementwise operator after `prev` as ALU stages (clip: MAX then MIN); the last one's tensor.
-c::Tensor ConvProgramBuilder::elementwise(const Op& op, c::Tensor prev, const std::string& prefix) {
-  auto stage = [&](const std::string& name, const std::function<c::Expr(const Indices&)>& body) {
-    prev = c::compute(shape_, body, prefix + name + std::to_string(alu_.size()));
-    alu_.push_back(prev);
-  };
-  switch (op.kind) {
-    case OpKind::kShr: stage("shr", [&](const Indices& x) { return prev(x) >> op.shift; }); break;
-    case OpKind::kRelu: stage("relu", [&](const Indices& x) { return c::max(prev(x), 0); }); break;
-    case OpKind::kClip: {
-      if (op.lo != std::numeric_limits<int32_t>::min()) {
-        stage("clip_lo", [&](const Indices& x) { return c::max(prev(x), int64_t(op.lo)); });
-      }
-      if (op.hi != std::numeric_limits<int32_t>::max()) {
-        stage("clip_hi", [&](const Indices& x) { return c::min(prev(x), int64_t(op.hi)); });
-      }
-      break;
-    }
-    default: throw GraphError(join({g_.name(), ": ", op.name, ": not an operator VTA fuses after a convolution"}));
-  }
-  return prev;
-}
-
 void ConvProgramBuilder::load_residual() {
   residual_ = c::placeholder(shape_, "residual", c::DType::kInt8);
   residual_buf_ = c::compute(
       shape_, [&](const Indices& x) { return c::cast(env_.acc_dtype, residual_(x)); }, "residual_buf");
-}
-
-// The bias (kBiasAdd): one int8 value per output channel (replicated over the BATCH lanes), loaded
-// into the accumulator per output tile, shifted left there, and added to every row and column.
-c::Tensor ConvProgramBuilder::add_bias(const Op& op, const c::Tensor& prev) {
-  if (bias_) throw GraphError(join({g_.name(), ": ", op.name, ": a second bias_add in one VTA step"}));
-  const std::vector<int64_t> shape{1, shape_[1], 1, 1, env_.BATCH, env_.BLOCK_OUT};
-  bias_ = c::placeholder(shape, "bias", c::DType::kInt8);
-  bias_buf_ = c::compute(
-      shape, [&](const Indices& x) { return c::cast(env_.acc_dtype, bias_(x)); }, "bias_buf");
-  c::Tensor b = bias_buf_;
-  if (op.shift != 0) {
-    b = c::compute(
-        shape, [&](const Indices& x) { return bias_buf_(x) >> -op.shift; }, "bias_shl");
-    alu_.push_back(b);
-  }
-  c::Tensor out = c::compute(
-      shape_,
-      [&](const Indices& x) { return prev(x) + b(c::make_int(0), x[1], c::make_int(0), c::make_int(0), x[4], x[5]); },
-      "bias_add" + std::to_string(alu_.size()));
-  alu_.push_back(out);
-  return out;
 }
 
 // The shortcut (Residual::kShortcut): a 1x1 convolution of its own input into the accumulator, its
@@ -186,7 +148,7 @@ void ConvProgramBuilder::declare_shortcut() {
       "shortcut_conv");
   shortcut_value_ = sc_conv_;
   for (size_t i = 1; i + 1 < step_.shortcut.size(); ++i) {
-    shortcut_value_ = elementwise(*step_.shortcut[i], shortcut_value_, "shortcut_");
+    shortcut_value_ = chain_.elementwise(*step_.shortcut[i], shortcut_value_, "shortcut_");
   }
 }
 
@@ -233,12 +195,12 @@ void ConvProgramBuilder::declare_chain() {
             shape_, [&](const Indices& x) { return residual_buf_(x) + prev(x); }, "add" + std::to_string(alu_.size()));
         alu_.push_back(cur);
         break;
-      case OpKind::kBiasAdd: cur = add_bias(op, prev); break;
+      case OpKind::kBiasAdd: cur = chain_.add_bias(op, prev); break;
       case OpKind::kCast:
         res_ = c::compute(
             shape_, [&](const Indices& x) { return c::cast(env_.inp_dtype, prev(x)); }, "res");
         break;
-      default: cur = elementwise(op, prev, "");
+      default: cur = chain_.elementwise(op, prev);
     }
   }
 }
@@ -277,7 +239,7 @@ void ConvProgramBuilder::schedule_convolution(c::Schedule& s, const OutputLoops&
   s[kernel_buf_].compute_at(s[res_conv_], ic_out);
   s[data_buf_].pragma(data_buf_->op->axis[0], env_.dma_copy);
   s[kernel_buf_].pragma(kernel_buf_->op->axis[0], env_.dma_copy);
-  for (const c::Tensor& b : {residual_buf_, bias_buf_}) {
+  for (const c::Tensor& b : {residual_buf_, chain_.bias_buf()}) {
     if (!b) continue;
     s[b].set_scope(env_.acc_scope);
     s[b].compute_at(s[res_], loops.x_out);
@@ -301,6 +263,52 @@ void ConvProgramBuilder::schedule_shortcut(c::Schedule& s, const c::IterVar& x_o
 }
 
 }  // namespace
+
+// An elementwise operator after `prev` as ALU stages (clip: MAX then MIN); the last one's tensor.
+c::Tensor AluChain::elementwise(const Op& op, c::Tensor prev, const std::string& prefix) {
+  auto stage = [&](const std::string& name, const std::function<c::Expr(const Indices&)>& body) {
+    prev = c::compute(shape_, body, prefix + name + std::to_string(alu_.size()));
+    alu_.push_back(prev);
+  };
+  switch (op.kind) {
+    case OpKind::kShr: stage("shr", [&](const Indices& x) { return prev(x) >> op.shift; }); break;
+    case OpKind::kRelu: stage("relu", [&](const Indices& x) { return c::max(prev(x), 0); }); break;
+    case OpKind::kClip: {
+      if (op.lo != std::numeric_limits<int32_t>::min()) {
+        stage("clip_lo", [&](const Indices& x) { return c::max(prev(x), int64_t(op.lo)); });
+      }
+      if (op.hi != std::numeric_limits<int32_t>::max()) {
+        stage("clip_hi", [&](const Indices& x) { return c::min(prev(x), int64_t(op.hi)); });
+      }
+      break;
+    }
+    case OpKind::kBiasAdd: return add_bias(op, prev);
+    default: throw GraphError(join({g_.name(), ": ", op.name, ": not an operator VTA's ALU runs after a sum"}));
+  }
+  return prev;
+}
+
+// The bias (kBiasAdd): one int8 value per output channel (replicated over the BATCH lanes), loaded
+// into the accumulator per output tile, shifted left there, and added to every row and column.
+c::Tensor AluChain::add_bias(const Op& op, const c::Tensor& prev) {
+  if (bias_) throw GraphError(join({g_.name(), ": ", op.name, ": a second bias_add in one VTA step"}));
+  const std::vector<int64_t> shape{1, shape_[1], 1, 1, env_.BATCH, env_.BLOCK_OUT};
+  bias_ = c::placeholder(shape, "bias", c::DType::kInt8);
+  bias_buf_ = c::compute(
+      shape, [&](const Indices& x) { return c::cast(env_.acc_dtype, bias_(x)); }, "bias_buf");
+  c::Tensor b = bias_buf_;
+  if (op.shift != 0) {
+    b = c::compute(
+        shape, [&](const Indices& x) { return bias_buf_(x) >> -op.shift; }, "bias_shl");
+    alu_.push_back(b);
+  }
+  c::Tensor out = c::compute(
+      shape_,
+      [&](const Indices& x) { return prev(x) + b(c::make_int(0), x[1], c::make_int(0), c::make_int(0), x[4], x[5]); },
+      "bias_add" + std::to_string(alu_.size()));
+  alu_.push_back(out);
+  return out;
+}
 
 Program conv_program(const Graph& g, const Step& step, const c::Env& env, const ConvTiling& tiling) {
   return ConvProgramBuilder(g, step, env, tiling).build();

@@ -43,7 +43,7 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
   steps_ = plan_steps(g);
   for (Step& s : steps_) {
     if (s.placement != Placement::kVta) continue;
-    if (s.ops[0]->kind == OpKind::kMaxPool) {
+    if (s.ops[0]->kind == OpKind::kMaxPool || s.ops[0]->kind == OpKind::kAvgPool) {
       plan_pool(s);
     } else {
       plan_conv(s);
@@ -60,7 +60,6 @@ void Executor::plan_conv(Step& s) {
   const Graph& g = graph_;
   const c::Env env(config_);
   const Op& conv = *s.ops[0];
-  const int64_t o = g.tensor(conv.output).shape[1];
   for (const Op* op : convolutions(s)) {
     if (const std::string why = vta_refusal(g, *op, config_); !why.empty()) {
       throw GraphError(join({g.name(), ": ", op->name, ": ", why}));
@@ -95,7 +94,16 @@ void Executor::plan_conv(Step& s) {
                                          int(w.shape[2]), int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
     device_->weights.emplace(op->weight, std::move(d));
   }
-  for (const Op* op : s.ops) {  // biases: (1, O / BLOCK_OUT, 1, 1, BATCH, BLOCK_OUT), replicated over the batch lanes
+  load_biases(s);
+}
+
+// The step's biases on the target: (1, O / BLOCK_OUT, 1, 1, BATCH, BLOCK_OUT), replicated over the
+// batch lanes.
+void Executor::load_biases(const Step& s) {
+  const Graph& g = graph_;
+  const c::Env env(config_);
+  const int64_t o = g.tensor(s.ops[0]->output).shape[1];
+  for (const Op* op : s.ops) {
     if (op->kind != OpKind::kBiasAdd || device_->weights.count(op->weight)) continue;
     const std::vector<int8_t>& b = g.weight(op->weight);
     std::vector<int8_t> packed(size_t(o * env.BATCH));
@@ -119,12 +127,12 @@ void Executor::plan_pool(Step& s) {
     throw GraphError(join({g.name(), ": ", pool.name, ": ", why}));
   }
   const ChosenProgram chosen = choose_tiling(
-      pool_tilings(config_, g, pool),
-      [&](const ConvTiling& t) { return build_program(pool_program(g, s, env, t), env); }, config_,
-      join({g.name(), ": ", pool.name}));
+      pool_tilings(config_, g, s), [&](const ConvTiling& t) { return build_program(pool_program(g, s, env, t), env); },
+      config_, join({g.name(), ": ", pool.name}));
   s.tiling = chosen.tiling;
   s.estimated_cycles = chosen.estimated_cycles;
   s.module = chosen.module;
+  load_biases(s);
 }
 
 Executor::~Executor() = default;

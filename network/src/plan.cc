@@ -12,8 +12,8 @@
 namespace vta::network {
 namespace {
 
-// The operators fused after a VTA convolution: a chain of elementwise operators, each the only reader
-// of the one before, ending with the int8 cast (VTA stores int8).
+// The operators fused after a VTA convolution or average pool (an int32 sum): a chain of elementwise
+// operators, each the only reader of the one before, ending with the int8 cast (VTA stores int8).
 std::vector<const Op*> fuse_after(const Graph& g, const Op& conv) {
   std::vector<const Op*> chain{&conv};
   std::string current = conv.output;
@@ -126,15 +126,22 @@ std::vector<Step> plan_steps(const Graph& g) {
         s.description.append(" + ").append(to_string(s.ops[i]->kind));
         if (s.ops[i]->kind == OpKind::kAdd) s.inputs.push_back(s.ops[i]->inputs[1]);
       }
-    } else if (op.kind == OpKind::kMaxPool) {
-      s.ops = {&op};
+    } else if (op.kind == OpKind::kMaxPool || op.kind == OpKind::kAvgPool) {
+      const bool max = op.kind == OpKind::kMaxPool;
+      s.ops = max ? std::vector<const Op*>{&op} : fuse_after(g, op);
       s.inputs = op.inputs;
-      s.description = join(
-          {"max_pool ", std::to_string(op.kernel), "x", std::to_string(op.kernel), "/", std::to_string(op.stride)});
+      s.description = join({max ? "max_pool " : "avg_pool ", std::to_string(op.kernel), "x", std::to_string(op.kernel),
+                            "/", std::to_string(op.stride)});
+      for (size_t i = 1; i < s.ops.size(); ++i) s.description.append(" + ").append(to_string(s.ops[i]->kind));
+      for (const Op* o : s.ops) {
+        if (o->kind == OpKind::kAdd) {
+          throw GraphError(join({g.name(), ": ", o->name, ": a residual add after a VTA average pool is not fused"}));
+        }
+      }
     } else {
       throw GraphError(join({g.name(), ": ", op.name, " (", to_string(op.kind),
-                             ") is placed on VTA, which runs convolutions with the elementwise operators fused after",
-                             " them, and max pools; place it on the host"}));
+                             ") is placed on VTA, which runs convolutions and average pools with the elementwise ",
+                             "operators fused after them, and max pools; place it on the host"}));
     }
     for (const Op* o : s.ops) taken.insert(o);
     s.name = s.ops.back()->output;
@@ -179,6 +186,8 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
       }
       return "";
     }
+    case OpKind::kAvgPool:
+      return tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]);  // (zero padding adds nothing)
     case OpKind::kMaxPool: {
       if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
       if (op.pad > 0 && !non_negative(g, op.inputs[0])) {
@@ -194,8 +203,8 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
     case OpKind::kCast:
     case OpKind::kBiasAdd: return "";  // fused after a VTA convolution (plan_steps checks the chain)
     default:
-      return join({to_string(op.kind), " runs on the host: VTA steps are convolutions with the elementwise operators ",
-                   "fused after them, and max pools"});
+      return join({to_string(op.kind), " runs on the host: VTA steps are convolutions and average pools with the ",
+                   "elementwise operators fused after them, and max pools"});
   }
 }
 

@@ -1,4 +1,4 @@
-// One VTA program: a max pool on the ALU.
+// One VTA program: a max or average pool on the ALU.
 
 #include "programs.h"
 #include "vta/compiler/te.h"
@@ -8,8 +8,9 @@ namespace c = vta::compiler;
 
 // The input tile (with its halo, zero-padded by the DMA, sign-extended into the accumulator with
 // ACC_8BIT) and the output tile, both in the accumulator: a copy of the window's first element, then
-// one MAX stage per other element (in place), the int8 store. Tiles: c_block channel blocks x h_block
-// output rows x the whole width, output-channel tiles shared among virtual threads.
+// one MAX (max pool) or ADD (average pool: the window's sum) stage per other element, in place; an
+// average pool's chain after its sum (bias_add, shr, clip); the int8 store. Tiles: c_block channel
+// blocks x h_block output rows x the whole width, output-channel tiles shared among virtual threads.
 Program pool_program(const Graph& g, const Step& step, const c::Env& env, const ConvTiling& t) {
   const Op& pool = *step.ops[0];
   const TensorDesc& in = g.tensor(pool.inputs[0]);
@@ -34,17 +35,23 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
   auto window = [&](const Indices& x, int64_t dy, int64_t dx) {
     return data_buf(x[0], x[1], c::Expr(x[2]) * stride + dy, c::Expr(x[3]) * stride + dx, x[4], x[5]);
   };
-  std::vector<c::Tensor> alu;
+  const bool max = pool.kind == OpKind::kMaxPool;
+  AluChain chain(g, env, shape);
+  std::vector<c::Tensor>& alu = chain.stages();
   alu.push_back(c::compute(
       shape, [&](const Indices& x) { return window(x, 0, 0); }, "win0"));
   for (int64_t e = 1; e < k * k; ++e) {
     const c::Tensor prev = alu.back();
     alu.push_back(c::compute(
         shape,
-        [&](const Indices& x) { return c::max(prev(x[0], x[1], x[2], x[3], x[4], x[5]), window(x, e / k, e % k)); },
+        [&](const Indices& x) {
+          const c::Expr acc = prev(x[0], x[1], x[2], x[3], x[4], x[5]), next = window(x, e / k, e % k);
+          return max ? c::max(acc, next) : acc + next;
+        },
         "win" + std::to_string(e)));
   }
-  const c::Tensor last = alu.back();
+  c::Tensor last = alu.back();
+  for (size_t i = 1; i + 1 < step.ops.size(); ++i) last = chain.elementwise(*step.ops[i], last);
   c::Tensor res = c::compute(
       shape, [&](const Indices& x) { return c::cast(env.inp_dtype, last(x[0], x[1], x[2], x[3], x[4], x[5])); }, "res");
   c::Schedule s = c::create_schedule(res);
@@ -59,16 +66,22 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
     s[res].reorder({tx, b_out});
     s[res].bind(tx, "cthread");
   }
-  s[data_buf].set_scope(env.acc_scope);
-  s[data_buf].compute_at(s[res], y_out);
-  s[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
+  for (const c::Tensor& b : {data_buf, chain.bias_buf()}) {
+    if (!b) continue;
+    s[b].set_scope(env.acc_scope);
+    s[b].compute_at(s[res], y_out);
+    s[b].pragma(b->op->axis[0], env.dma_copy);
+  }
   for (const c::Tensor& a : alu) {
     s[a].set_scope(env.acc_scope);
     s[a].compute_at(s[res], y_out);
     s[a].pragma(a->op->axis[0], env.alu);
   }
   s[res].pragma(y_inn, env.dma_copy);
-  return {std::move(s), {data, res}};
+  std::vector<c::Tensor> args{data};
+  if (chain.bias()) args.push_back(chain.bias());
+  args.push_back(res);
+  return {std::move(s), std::move(args)};
 }
 
 }  // namespace vta::network

@@ -183,7 +183,7 @@ class Quantizer {
     t = m_.graph.clip(unique(name + ".clip"), t, std::max(lo, -128), std::min(hi, 127));
     t = m_.graph.cast(unique(name), t);
     place(mark, w.placement, node,
-          w.placement == Placement::kVta ? "fused after its VTA convolution" : "requantizes a host operator's sum");
+          w.placement == Placement::kVta ? "fused after its VTA sum" : "requantizes a host operator's sum");
     const QuantParams p{frac, w.params.multiplier};
     report(tensor, node, p, w.weight_frac, shift);
     return make_q(t, p, false, w.placement);
@@ -258,9 +258,12 @@ class Quantizer {
     const bool global = op.kind == FloatOpKind::kGlobalAvgPool;
     const std::string t =
         global ? m_.graph.global_avg_pool(name, x.name) : m_.graph.avg_pool(name, x.name, op.kernel, op.stride, op.pad);
-    place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
+    // an average pool's sum on VTA's ALU where plan.h allows, its requantization fused after it
+    const std::string why = options_.use_vta ? vta_refusal(m_.graph, m_.graph.ops().back(), config_) : "VTA not used";
+    const Placement p = why.empty() ? Placement::kVta : Placement::kHost;
+    place(mark, p, op.name, why.empty() ? "VTA: ALU add" : why);
     const double window = global ? double(s[2] * s[3]) : double(op.kernel * op.kernel);
-    q_[op.output] = make_q(t, normalized({x.params.frac_bits, x.params.multiplier / window}), true, Placement::kHost);
+    q_[op.output] = make_q(t, normalized({x.params.frac_bits, x.params.multiplier / window}), true, p);
   }
 
   // Upsample, dilate and flatten: the int8 values moved on the host, their scale kept.
@@ -404,7 +407,7 @@ class Quantizer {
     t = m_.graph.shr(unique(op.name + ".shr"), t, shift);
     t = m_.graph.add(unique(op.name), t, r.name);
     place(mark, w.placement, op.name,
-          w.placement == Placement::kVta ? "fused after its VTA convolution" : "adds to a host operator's sum");
+          w.placement == Placement::kVta ? "fused after its VTA sum" : "adds to a host operator's sum");
     q_[op.output] = make_q(t, {r.params.frac_bits, r.params.multiplier}, true, w.placement, w.weight_frac);
   }
 

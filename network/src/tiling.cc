@@ -130,7 +130,10 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeomet
   return out;
 }
 
-std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const Op& pool) {
+std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const Step& step) {
+  const Op& pool = *step.ops[0];
+  const bool bias =
+      std::any_of(step.ops.begin(), step.ops.end(), [](const Op* op) { return op->kind == OpKind::kBiasAdd; });
   const TensorDesc& in = g.tensor(pool.inputs[0]);
   const TensorDesc& out = g.tensor(pool.output);
   const int64_t blocks = in.shape[1] / config.block_in(), oh = out.shape[2], ow = out.shape[3];
@@ -141,7 +144,7 @@ std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const
       if (blocks % cb != 0 || (blocks / cb) % vt != 0) continue;
       for (int64_t hb = 1; hb <= oh; ++hb) {
         if (oh % hb != 0) continue;
-        const int64_t need = cb * (((hb - 1) * pool.stride + pool.kernel) * wp + hb * ow) * vt;
+        const int64_t need = cb * (((hb - 1) * pool.stride + pool.kernel) * wp + hb * ow + (bias ? 1 : 0)) * vt;
         if (need > int64_t(config.acc_depth())) continue;
         scored.push_back({(blocks / cb) * (oh / hb), {cb, hb, ow, 1, vt}});
       }

@@ -677,6 +677,34 @@ TEST(NetworkExecutor, DepthwiseConvolutionIsABlockDiagonalGemm) {
   EXPECT_NE(vta_refusal(g, g.ops()[0], cfg).find("2 groups runs on the host"), std::string::npos);
 }
 
+// An average pool's window sum on the ALU (a copy, then one ADD per window element), with its
+// requantization fused after it (the rounding bias, the shift, the clip): bit for bit, padded too.
+TEST(NetworkExecutor, AveragePoolSumsOnTheAlu) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = 2 * cfg.block_in();
+  for (const auto& [kernel, stride, pad] : {std::tuple{2, 2, 0}, std::tuple{3, 1, 1}}) {
+    Graph g("avg");
+    const std::string x = g.input("data", {cfg.batch(), ch, 8, 8});
+    std::string a = g.avg_pool("pool", x, kernel, stride, pad);
+    a = g.bias_add("pool.round", a, g.constant("pool.b", {ch}, std::vector<int8_t>(size_t(ch), 4)), 0);
+    g.set_output(g.requantize("pool.q", a, 3, false));
+    for (Op& op : g.mutable_ops()) op.placement = Placement::kVta;
+    EXPECT_EQ(vta_refusal(g, g.ops()[0], cfg), "");
+    const auto input = random_int8(size_t(g.tensor("data").elements()), 9);
+    const Values ref = run_reference(g, input);
+    Executor ex(g, cfg);
+    ASSERT_EQ(ex.steps().size(), 1u);
+    EXPECT_EQ(ex.steps()[0].description, "avg_pool " + std::to_string(kernel) + "x" + std::to_string(kernel) + "/" +
+                                             std::to_string(stride) + " + bias_add + shr + clip + cast");
+    const NetworkRun run = ex.run(input, {}, &ref);
+    EXPECT_EQ(run.steps[0].mismatches, 0) << kernel << "x" << kernel;
+    EXPECT_EQ(run.steps[0].stats.gemm_counter, 0u);
+    size_t inside = 0;  // neither saturated nor zero: the test sees the sums
+    for (const int32_t v : ref.at(g.output_name())) inside += v > -128 && v < 127 && v != 0;
+    EXPECT_GT(inside, ref.at(g.output_name()).size() / 2);
+  }
+}
+
 // Grouped and depthwise convolutions (host): each group against a convolution of its channels alone.
 TEST(NetworkReference, GroupedConvolutionIsOneConvolutionPerGroup) {
   for (const int groups : {2, 8}) {

@@ -68,8 +68,9 @@ class Executor {
  private:
   struct DeviceState;
   class Activations;
-  void plan_conv(Step& s);  ///< a VTA convolution: its residual, tiling, program and weights
-  void plan_pool(Step& s);  ///< a VTA max_pool: its tiling and program
+  void plan_conv(Step& s);          ///< a VTA convolution: its residual, tiling, program and weights
+  void plan_pool(Step& s);          ///< a VTA max or average pool: its tiling and program
+  void load_biases(const Step& s);  ///< the step's bias_add constants, packed, on the target
   /// The steps [first, last) `options` selects; throws GraphError for an empty or unknown slice.
   std::pair<size_t, size_t> slice(const RunOptions& options, const Values* reference) const;
   StepResult run_step(size_t i, Activations& values, const RunOptions& options, const Values* reference);

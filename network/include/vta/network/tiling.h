@@ -59,8 +59,9 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeomet
 /// the shortcut's `blocks` input-channel blocks (their greatest common divisor).
 int64_t shortcut_ic_block(int64_t ic_block, int64_t blocks);
 
-/// The tilings of a VTA max pool whose input and output tiles fit the accumulator, fewest tiles first.
-std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const Op& pool);
+/// The tilings of a VTA pool step whose input and output tiles (and an average pool's bias) fit the
+/// accumulator, fewest tiles first.
+std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const Step& step);
 
 /// The candidates built and estimated per step. (ResNet-18 on the tsim: 8 -> 7,310,075 cycles; 16 ->
 /// 7,270,100; 32 -> 7,257,626; docs/PERFORMANCE.md.)
