@@ -10,7 +10,6 @@ writes DIR/cnn.onnx and DIR/dwsep.onnx, and DIR/float_accuracy.json with each mo
 over the 10,000 test images (float, as exported). Inputs are (1, 1, 28, 28) float images in [0, 1].
 """
 import argparse
-import gzip
 import json
 import os
 import time
@@ -19,15 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-DATA = "/usr/share/datasets/fashion-mnist"
-
-
-def read_idx(name):
-    with gzip.open(os.path.join(DATA, name), "rb") as f:
-        raw = f.read()
-    dims = raw[3]
-    shape = tuple(int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(dims))
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
+from dataset import read_idx  # (this folder's: the images Debian's dataset-fashion-mnist holds)
 
 
 def conv_bn(cin, cout, kernel=3, groups=1):

@@ -510,9 +510,7 @@ class Importer {
     if (t == "Gemm" || t == "MatMul") return dense(n);
     if (t == "BatchNormalization") return batch_norm(n);
     if (t == "Relu") {
-      only_attributes(n, {});
-      FloatOp op = make(FloatOpKind::kRelu);
-      op.inputs = {activation(n, 0)};
+      const FloatOp op = unary(n, FloatOpKind::kRelu);
       return add(op, n, g_.shapes[op.inputs[0]]);
     }
     if (t == "Clip") return clip(n);
@@ -524,9 +522,7 @@ class Importer {
     if (t == "Resize" || t == "Upsample") return resize(n);
     if (t == "ConvTranspose") return conv_transpose(n);
     if (t == "GlobalAveragePool") {
-      only_attributes(n, {});
-      FloatOp op = make(FloatOpKind::kGlobalAvgPool);
-      op.inputs = {activation(n, 0)};
+      const FloatOp op = unary(n, FloatOpKind::kGlobalAvgPool);
       const auto& s = g_.shapes[op.inputs[0]];
       if (s.size() != 4) fail(n, "input " + shape_text(s) + " is not NCHW");
       return add(op, n, {s[0], s[1], 1, 1});
@@ -572,6 +568,14 @@ class Importer {
       return constant_from(copy, "node " + node_name(n) + " (Constant)");
     }
     fail(n, "operator " + t + " is not supported (docs/MODELS.md lists what is)");
+  }
+
+  // An operator of one activation and no attributes.
+  FloatOp unary(const onnx::NodeProto& n, FloatOpKind kind) {
+    only_attributes(n, {});
+    FloatOp op = make(kind);
+    op.inputs = {activation(n, 0)};
+    return op;
   }
 
   void conv(const onnx::NodeProto& n) {
@@ -990,23 +994,7 @@ FloatGraph import_onnx_bytes(std::string_view bytes, const std::string& what, co
 }
 
 FloatGraph import_onnx(const std::filesystem::path& file, const ImportOptions& options) {
-  try {
-    require_regular_file(file);
-  } catch (const FileError& e) {
-    throw ImportError(e.what());
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ImportError("cannot open " + file.string());
-  in.seekg(0, std::ios::end);
-  const auto size = int64_t(in.tellg());
-  if (size > kMaxOnnxBytes) {
-    throw ImportError(file.string() + ": " + std::to_string(size) + " bytes (at most " + std::to_string(kMaxOnnxBytes) +
-                      ")");
-  }
-  in.seekg(0);
-  std::string bytes(size_t(size), '\0');
-  if (!in.read(bytes.data(), size)) throw ImportError("cannot read " + file.string());
-  return import_onnx_bytes(bytes, file.string(), options);
+  return import_onnx_bytes(read_file_as<ImportError>(file, uint64_t(kMaxOnnxBytes)), file.string(), options);
 }
 
 }  // namespace vta::network
