@@ -22,6 +22,7 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev          # ONNX import (docs/MODELS.md)
   libonnx-testdata                     # ONNX's own node tests, run against the importer
   dataset-fashion-mnist                # the trained classifiers' images (models/fashion_mnist)
+  slurm-wlm munge iproute2             # a single-node Slurm cluster for sweeps (scripts/slurm.sh; ss picks its ports)
 )
 # Retraining the classifiers (models/fashion_mnist/train.py) takes PyTorch: scripts/setup.sh --train
 if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-torch python3-onnx); fi
