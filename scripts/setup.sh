@@ -13,6 +13,7 @@ PACKAGES=(
   xvfb xauth x11-apps netpbm           # GTKWave opened headless in a test (Xvfb), its screen saved (xwd, netpbm)
   clang-format clang-tidy              # format and lint (scripts/lint.sh)
   libboost-dev                         # the remote device server (Boost.Asio)
+  libboost-filesystem-dev              # Boost.Process (vta-sweep: workers, sbatch, builds) links it
   libssl-dev                           # its token handshake (HMAC-SHA256, OpenSSL)
   libsystemc-dev                       # the SystemC/TLM-2.0 component and VTA_TARGET=systemc
   dpkg-dev file                        # cpack -G DEB: the package's Depends (dpkg-shlibdeps)

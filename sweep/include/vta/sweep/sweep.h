@@ -1,0 +1,60 @@
+#pragma once
+/// \file vta/sweep/sweep.h
+/// Sweeps and regressions (docs/SWEEP.md): a spec names configurations, workloads and backends; it
+/// expands into independent tasks (one configuration x one workload x one backend each) in a sweep
+/// directory; each task runs in a process of its own (on this machine, or as one index of a Slurm job
+/// array) and writes one JSON result; merging joins the results into one table (JSON, CSV, Markdown)
+/// and a JUnit file. A task whose configuration is not this build's runs the vta-sweep of a build tree
+/// made for that configuration (cached by the configuration's hash, built once under a lock).
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vta::sweep {
+
+/// A spec, a sweep directory or a task that cannot be used; the message names the file and the entry.
+class SweepError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Task {
+  int index = 0;
+  std::string config;       ///< the configuration's name (its file's, or base + the varied keys)
+  std::string config_hash;  ///< of its canonical JSON: its file is <dir>/configs/<hash>.json
+  std::string workload;     ///< the workload as JSON text ({"kind": "tutorial", "name": "matmul"}, ...)
+  std::string label;        ///< the workload in a few words ("tutorial matmul", "resnet18 64")
+  std::string backend;      ///< fsim, tsim, systemc
+};
+
+/// Reads `spec` and writes the sweep directory `dir`: configs/<hash>.json, tasks.json, results/ (empty).
+/// Throws SweepError naming the spec and the entry (an unknown key, a configuration that does not
+/// validate, an unknown workload or backend, no tasks, more than 100,000).
+std::vector<Task> expand(const std::filesystem::path& spec, const std::filesystem::path& dir);
+/// The tasks of a sweep directory.
+std::vector<Task> read_tasks(const std::filesystem::path& dir);
+
+/// Runs task `index` of `dir` in this process (its configuration must be this build's) and writes
+/// results/<index>.json; the verdict as an exit status (0 verified, 1 not).
+int run_task_here(const std::filesystem::path& dir, int index);
+/// Runs task `index`: here when its configuration is this build's, else through the vta-sweep of the
+/// build tree of its configuration under `cache` (built first when missing).
+int run_task(const std::filesystem::path& dir, int index, const std::filesystem::path& cache);
+
+/// Runs every task on this machine, `workers` at a time, each bounded by `task_seconds`.
+void run_local(const std::filesystem::path& dir, int workers, int task_seconds, const std::filesystem::path& cache);
+/// Runs every task as one Slurm job array (sbatch --wait; `sbatch_args` added, e.g. --partition, and
+/// `throttle` tasks at once when > 0), bounded by `seconds` in all. SLURM_CONF as the environment says.
+void run_slurm(const std::filesystem::path& dir, const std::vector<std::string>& sbatch_args, int throttle, int seconds,
+               const std::filesystem::path& cache);
+
+struct Summary {
+  int tasks = 0, verified = 0, failed = 0, missing = 0;
+};
+/// Joins results/*.json into results.json, results.csv, results.md and junit.xml in `dir`.
+Summary merge(const std::filesystem::path& dir);
+
+}  // namespace vta::sweep

@@ -1,0 +1,490 @@
+// Sweeps: the spec expanded into tasks, one task run, the executors (local workers, a Slurm job
+// array) and the merged results (docs/SWEEP.md).
+
+#include "vta/sweep/sweep.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/process.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "compiled.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/config.h"
+#include "vta/driver/file.h"
+#include "vta/network/executor.h"
+#include "vta/network/onnx.h"
+#include "vta/network/resnet18.h"
+
+namespace vta::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+namespace bp = boost::process;
+using json = nlohmann::json;
+
+constexpr int kMaxTasks = 100000;
+
+json read_json(const fs::path& path, const std::string& what) {
+  const std::string text = read_file_as<SweepError>(path, 64 << 20, what + ": ");
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw SweepError(path.string() + ": " + what + " is not JSON: " + e.what());
+  }
+}
+
+void write_json(const fs::path& path, const json& j) {
+  const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << j.dump(2) << "\n";
+    if (!out) throw SweepError("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path);  // whole or not at all: a reader never sees half a result
+}
+
+// The configuration's canonical text (every key, as vta::Config writes it) and its hash (FNV-1a 64).
+std::string canonical(const std::string& text, const std::string& origin) {
+  try {
+    return Config::from_json_text(text, origin).to_json_text();
+  } catch (const std::exception& e) {
+    throw SweepError(e.what());  // (the message names `origin`)
+  }
+}
+std::string hash_of(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+const std::string& this_build_hash() {
+  static const std::string h = hash_of(build_config().to_json_text());
+  return h;
+}
+
+struct NamedConfig {
+  std::string name, text;
+};
+
+// The configurations an entry of "configs" names: a file, or a base (a file, default this build's)
+// with keys varied over lists (their cartesian product).
+std::vector<NamedConfig> configs_of(const json& entry, const fs::path& base_dir, const std::string& where) {
+  if (!entry.is_object()) throw SweepError(where + " is not an object");
+  for (const auto& [k, v] : entry.items()) {
+    if (k != "file" && k != "base" && k != "vary" && k != "name")
+      throw SweepError(where + ": unknown key \"" + k + "\"");
+  }
+  auto load = [&](const std::string& key) -> NamedConfig {
+    if (!entry.contains(key)) return {"this build", build_config().to_json_text()};
+    const fs::path p = base_dir / entry.at(key).get<std::string>();
+    return {p.stem().string(), read_file_as<SweepError>(p, 1 << 20, where + ": ")};
+  };
+  if (entry.contains("file")) {
+    if (entry.contains("base") || entry.contains("vary"))
+      throw SweepError(where + ": \"file\" or \"base\" with \"vary\"");
+    NamedConfig c = load("file");
+    if (entry.contains("name")) c.name = entry.at("name").get<std::string>();
+    return {{c.name, canonical(c.text, where)}};
+  }
+  const NamedConfig base = load("base");
+  std::vector<NamedConfig> out{{entry.value("name", base.name), base.text}};
+  if (!entry.contains("vary")) return {{out[0].name, canonical(out[0].text, where)}};
+  if (!entry.at("vary").is_object()) throw SweepError(where + ": \"vary\" is not an object of lists");
+  for (const auto& [key, values] : entry.at("vary").items()) {
+    if (!values.is_array() || values.empty()) throw SweepError(where + ": vary." + key + " is not a non-empty list");
+    std::vector<NamedConfig> next;
+    for (const NamedConfig& c : out) {
+      for (const auto& v : values) {
+        json j = json::parse(c.text);
+        j[key] = v;
+        next.push_back({c.name + " " + key + "=" + v.dump(), j.dump()});
+        if (next.size() > size_t(kMaxTasks)) throw SweepError(where + ": more than 100,000 configurations");
+      }
+    }
+    out = std::move(next);
+  }
+  for (NamedConfig& c : out) c.text = canonical(c.text, where + " (" + c.name + ")");
+  return out;
+}
+
+// A workload entry checked and completed (paths made absolute); its label.
+std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const std::string& where) {
+  if (!w.is_object() || !w.contains("kind")) throw SweepError(where + " has no \"kind\"");
+  const std::string kind = w.at("kind").get<std::string>();
+  auto only = [&](std::initializer_list<const char*> keys) {
+    for (const auto& [k, v] : w.items()) {
+      if (k != "kind" && std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) {
+        throw SweepError(where + ": unknown key \"" + k + "\" for a " + kind + " workload");
+      }
+    }
+  };
+  if (kind == "tutorial") {
+    only({"name", "seed"});
+    const std::string name = w.value("name", "");
+    if (name != "matmul" && name != "conv") throw SweepError(where + ": tutorial \"" + name + "\" (matmul or conv)");
+    return {w, "tutorial " + name};
+  }
+  if (kind == "resnet18") {
+    only({"image", "width", "seed"});
+    const int64_t image = w.value("image", 64);
+    if (image < 32 || image > 1024 || image % 32 != 0) throw SweepError(where + ": image " + std::to_string(image));
+    return {w, "resnet18 " + std::to_string(image)};
+  }
+  if (kind == "onnx") {
+    only({"model", "calibration", "seed"});
+    const fs::path model = base_dir / w.value("model", "");
+    if (!fs::is_regular_file(model)) throw SweepError(where + ": no model file " + model.string());
+    w["model"] = fs::absolute(model).lexically_normal().string();
+    return {w, "onnx " + model.stem().string()};
+  }
+  throw SweepError(where + ": workload kind \"" + kind + "\" (tutorial, resnet18, onnx)");
+}
+
+json task_json(const Task& t) {
+  return {
+      {"index", t.index}, {"config", t.config},  {"config_hash", t.config_hash}, {"workload", json::parse(t.workload)},
+      {"label", t.label}, {"backend", t.backend}};
+}
+
+json stats_json(const Stats& s) { return json::parse(s.to_json()); }
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(0.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+// Runs the workload on this process's device; the result's fields.
+json run_workload(const json& w) {
+  const std::string kind = w.at("kind").get<std::string>();
+  const auto seed = w.value("seed", uint32_t{1});
+  if (kind == "tutorial") {
+    const tutorials::Result r =
+        w.at("name") == "matmul" ? tutorials::compiled_matrix_multiply(seed) : tutorials::compiled_convolution(seed);
+    return {{"verified", r.ok()}, {"error", r.error}, {"stats", stats_json(r.stats)}};
+  }
+  network::NetworkRun run;
+  if (kind == "resnet18") {
+    network::ResNet18Options o;
+    o.image = w.value("image", int64_t{64}), o.width = w.value("width", int64_t{16}), o.seed = seed;
+    o.batch = build_config().batch();
+    network::Graph g = network::resnet18(o);
+    const std::vector<int8_t> input = network::generated_input(g, seed);
+    network::calibrate_shifts(g, input);
+    network::Executor ex(g, build_config());
+    const network::Values ref = network::run_reference(g, input);
+    run = ex.run(input, {}, &ref);
+  } else {  // onnx: random calibration and input (uniform in [0, 1]), every step verified
+    const network::FloatGraph fg = network::import_onnx(w.at("model").get<std::string>());
+    int64_t n = 1;
+    for (const int64_t d : fg.shape(fg.input)) n *= d;
+    const std::string cal = w.value("calibration", "random:2");
+    const int count = cal.starts_with("random:") ? std::atoi(cal.c_str() + 7) : 0;
+    if (count < 1 || count > 1000) throw SweepError("onnx workload: calibration \"" + cal + "\" (random:N)");
+    std::vector<std::vector<float>> inputs;
+    for (int i = 0; i < count; ++i) inputs.push_back(random_floats(size_t(n), seed + uint32_t(i)));
+    const network::QuantizedModel q = network::quantize(fg, inputs, build_config());
+    network::Executor ex(q.graph, build_config());
+    const std::vector<int8_t> x = q.quantize_input(random_floats(size_t(n), seed + 1000));
+    const network::Values ref = network::run_reference(q.graph, x);
+    run = ex.run(x, {}, &ref);
+  }
+  return {{"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}};
+}
+
+fs::path self_path() { return fs::read_symlink("/proc/self/exe"); }
+
+// Waits for `c` at most `limit` (Boost 1.74's child::wait_for can spin forever once the child has
+// exited: polled instead); false, with the child terminated, when it ran out of time.
+bool wait_bounded(bp::child& c, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (c.running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      c.terminate();
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  c.wait();
+  return true;
+}
+
+// This configuration's build tree under `cache`, made once (others wait on the lock) with the
+// targets a task needs; its vta-sweep.
+fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache) {
+  fs::create_directories(cache);
+  const fs::path tree = cache / hash;
+  const fs::path program = tree / "sweep" / "vta-sweep";
+  const int lock = ::open((cache / (hash + ".lock")).c_str(), O_CREAT | O_RDWR, 0644);
+  if (lock < 0) throw SweepError("cannot open the lock of " + tree.string());
+  ::flock(lock, LOCK_EX);  // (released when the process ends, too)
+  try {
+    if (!fs::exists(program)) {
+      const fs::path log = tree.string() + ".build.log";
+      bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
+                      "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
+                      "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF", "--target",
+                      "vta-sweep", bp::std_out > log.string(), bp::std_err > log.string());
+      if (!wait_bounded(build, std::chrono::hours(2))) {
+        throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
+      }
+      if (build.exit_code() != 0) throw SweepError("building " + tree.string() + " failed: see " + log.string());
+    }
+  } catch (...) {
+    ::close(lock);
+    throw;
+  }
+  ::close(lock);
+  return program;
+}
+
+std::string csv_field(std::string s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
+  const json spec = read_json(spec_path, "the spec");
+  const std::string where = spec_path.string();
+  if (!spec.is_object()) throw SweepError(where + ": the spec is not a JSON object");
+  for (const auto& [k, v] : spec.items()) {
+    if (k != "name" && k != "configs" && k != "workloads" && k != "backends") {
+      throw SweepError(where + ": unknown key \"" + k + "\" (name, configs, workloads, backends)");
+    }
+  }
+  const fs::path base = spec_path.parent_path();
+  std::vector<NamedConfig> configs;
+  const json config_entries = spec.value("configs", json::array({json::object()}));
+  for (size_t i = 0; i < config_entries.size(); ++i) {
+    for (auto& c : configs_of(config_entries[i], base, where + ": configs[" + std::to_string(i) + "]")) {
+      configs.push_back(std::move(c));
+    }
+  }
+  std::vector<std::pair<json, std::string>> workloads;
+  if (!spec.contains("workloads") || !spec.at("workloads").is_array() || spec.at("workloads").empty()) {
+    throw SweepError(where + ": \"workloads\" must be a non-empty list");
+  }
+  for (size_t i = 0; i < spec.at("workloads").size(); ++i) {
+    workloads.push_back(workload_of(spec.at("workloads")[i], base, where + ": workloads[" + std::to_string(i) + "]"));
+  }
+  std::vector<std::string> backends = spec.value("backends", std::vector<std::string>{"fsim"});
+  for (const auto& b : backends) {
+    if (b != "fsim" && b != "tsim" && b != "systemc")
+      throw SweepError(where + ": backend \"" + b + "\" (fsim, tsim, systemc)");
+  }
+  if (configs.size() * workloads.size() * backends.size() > size_t(kMaxTasks)) {
+    throw SweepError(where + ": more than 100,000 tasks");
+  }
+  fs::create_directories(dir / "configs");
+  fs::create_directories(dir / "results");
+  std::vector<Task> tasks;
+  json list = json::array();
+  for (const NamedConfig& c : configs) {
+    const std::string hash = hash_of(c.text);
+    std::ofstream(dir / "configs" / (hash + ".json"), std::ios::trunc) << c.text << "\n";
+    for (const auto& [w, label] : workloads) {
+      for (const auto& b : backends) {
+        Task t{int(tasks.size()), c.name, hash, w.dump(), label, b};
+        list.push_back(task_json(t));
+        tasks.push_back(std::move(t));
+      }
+    }
+  }
+  write_json(dir / "tasks.json", {{"name", spec.value("name", spec_path.stem().string())}, {"tasks", list}});
+  return tasks;
+}
+
+std::vector<Task> read_tasks(const fs::path& dir) {
+  const json j = read_json(dir / "tasks.json", "the sweep's task list");
+  std::vector<Task> tasks;
+  try {
+    for (const auto& t : j.at("tasks")) {
+      tasks.push_back({t.at("index").get<int>(), t.at("config").get<std::string>(),
+                       t.at("config_hash").get<std::string>(), t.at("workload").dump(),
+                       t.at("label").get<std::string>(), t.at("backend").get<std::string>()});
+    }
+  } catch (const json::exception& e) {
+    throw SweepError((dir / "tasks.json").string() + ": " + e.what());
+  }
+  return tasks;
+}
+
+int run_task_here(const fs::path& dir, int index) {
+  const std::vector<Task> tasks = read_tasks(dir);
+  if (index < 0 || index >= int(tasks.size())) {
+    throw SweepError(dir.string() + ": no task " + std::to_string(index) + " (" + std::to_string(tasks.size()) +
+                     " tasks)");
+  }
+  const Task& t = tasks[size_t(index)];
+  if (t.config_hash != this_build_hash()) {
+    throw SweepError("task " + std::to_string(index) + " is for configuration " + t.config_hash + ", this build is " +
+                     this_build_hash());
+  }
+  ::setenv("VTA_TARGET", t.backend.c_str(), 1);  // (before this process's runtime first opens a device)
+  json result = task_json(t);
+  result["command"] = "vta-sweep task " + fs::absolute(dir).string() + " " + std::to_string(index);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    result.update(run_workload(json::parse(t.workload)));
+  } catch (const std::exception& e) {
+    result["verified"] = false;
+    result["error"] = e.what();
+  }
+  result["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_json(dir / "results" / (std::to_string(index) + ".json"), result);
+  return result.at("verified").get<bool>() ? 0 : 1;
+}
+
+int run_task(const fs::path& dir, int index, const fs::path& cache) {
+  const std::vector<Task> tasks = read_tasks(dir);
+  if (index >= 0 && index < int(tasks.size()) && tasks[size_t(index)].config_hash != this_build_hash()) {
+    const fs::path program = tree_for(dir, tasks[size_t(index)].config_hash, cache);
+    return bp::system(program.string(), "task", dir.string(), std::to_string(index), "--here");
+  }
+  return run_task_here(dir, index);
+}
+
+void run_local(const fs::path& dir, int workers, int task_seconds, const fs::path& cache) {
+  const std::vector<Task> tasks = read_tasks(dir);
+  std::vector<std::thread> pool;
+  std::atomic<size_t> next{0};
+  for (int w = 0; w < std::max(1, workers); ++w) {
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < tasks.size(); i = next++) {
+        const fs::path log = dir / "results" / (std::to_string(i) + ".log");
+        bp::child c(self_path().string(), "task", dir.string(), std::to_string(i), "--cache", cache.string(),
+                    bp::std_out > log.string(), bp::std_err > log.string());
+        wait_bounded(c, std::chrono::seconds(task_seconds));  // (one out of time: merge reports it missing)
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+}
+
+void run_slurm(const fs::path& dir, const std::vector<std::string>& sbatch_args, int throttle, int seconds,
+               const fs::path& cache) {
+  const std::vector<Task> tasks = read_tasks(dir);
+  const fs::path script = dir / "slurm_task.sh";
+  {
+    std::ofstream out(script, std::ios::trunc);
+    out << "#!/bin/sh\n# one task of the sweep per array index (written by vta-sweep)\nexec '" << self_path().string()
+        << "' task '" << fs::absolute(dir).string() << "' \"$SLURM_ARRAY_TASK_ID\" --cache '"
+        << fs::absolute(cache).string() << "'\n";
+  }
+  fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+  fs::create_directories(dir / "logs");
+  std::vector<std::string> args{
+      "--wait", "--quiet", "--job-name=vta-sweep",
+      "--array=0-" + std::to_string(tasks.size() - 1) + (throttle > 0 ? "%" + std::to_string(throttle) : ""),
+      "--output=" + (fs::absolute(dir) / "logs" / "%a.log").string()};
+  args.insert(args.end(), sbatch_args.begin(), sbatch_args.end());
+  args.push_back(fs::absolute(script).string());
+  const auto sbatch = bp::search_path("sbatch");
+  if (sbatch.empty()) throw SweepError("sbatch is not on the PATH (Debian's slurm-client; docs/SWEEP.md)");
+  bp::child c(sbatch, args);
+  if (!wait_bounded(c, std::chrono::seconds(seconds))) {
+    throw SweepError("the Slurm job array did not finish within " + std::to_string(seconds) + " s");
+  }
+  // sbatch --wait exits non-zero when a task failed: the results say which
+}
+
+Summary merge(const fs::path& dir) {
+  const std::vector<Task> tasks = read_tasks(dir);
+  Summary s;
+  json all = json::array();
+  std::ostringstream csv, md, junit;
+  const char* keys[] = {"inp_load_nbytes",  "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes",
+                        "out_store_nbytes", "gemm_counter",    "alu_counter",     "cycle_count"};
+  csv << "index,config,config_hash,workload,backend,verified";
+  for (const char* k : keys) csv << "," << k;
+  csv << ",seconds,error\n";
+  md << "| # | configuration | workload | backend | verified | cycles | GEMM micro-ops | bytes moved | seconds |\n"
+     << "|---|---|---|---|---|---|---|---|---|\n";
+  std::ostringstream cases;
+  for (const Task& t : tasks) {
+    ++s.tasks;
+    const fs::path path = dir / "results" / (std::to_string(t.index) + ".json");
+    json r;
+    if (fs::exists(path)) {
+      r = read_json(path, "a task's result");
+    } else {
+      r = task_json(t);
+      r["verified"] = false;
+      r["missing"] = true;
+      r["error"] = "no result: the task did not finish (see its log)";
+      r["command"] = "vta-sweep task " + fs::absolute(dir).string() + " " + std::to_string(t.index);
+      ++s.missing;
+    }
+    const bool ok = r.value("verified", false);
+    ok ? ++s.verified : ++s.failed;
+    const json stats = r.value("stats", json::object());
+    auto stat = [&](const char* k) { return stats.contains(k) && !stats.at(k).is_null() ? stats.at(k).dump() : ""; };
+    csv << t.index << "," << csv_field(t.config) << "," << t.config_hash << "," << csv_field(t.label) << ","
+        << t.backend << "," << (ok ? "true" : "false");
+    for (const char* k : keys) csv << "," << stat(k);
+    csv << "," << r.value("seconds", 0.0) << "," << csv_field(r.value("error", "")) << "\n";
+    uint64_t bytes = 0;
+    for (const char* k :
+         {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes", "out_store_nbytes"}) {
+      bytes += stats.value(k, uint64_t{0});
+    }
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.2f", r.value("seconds", 0.0));
+    md << "| " << t.index << " | " << t.config << " | " << t.label << " | " << t.backend << " | "
+       << (ok ? "yes" : "**no**") << " | " << (stat("cycle_count").empty() ? "-" : stat("cycle_count")) << " | "
+       << stat("gemm_counter") << " | " << bytes << " | " << secs << " |\n";
+    cases << "  <testcase classname=\"" << xml_escape(t.config) << "\" name=\""
+          << xml_escape(t.label + " on " + t.backend) << "\" time=\"" << r.value("seconds", 0.0) << "\">";
+    if (!ok) {
+      cases << "<failure message=\"" << xml_escape(r.value("error", "outputs differ from the reference")) << "\">"
+            << xml_escape("reproduce: " + r.value("command", std::string())) << "</failure>";
+    }
+    cases << "</testcase>\n";
+    all.push_back(r);
+  }
+  junit << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"vta-sweep\" tests=\"" << s.tasks
+        << "\" failures=\"" << s.failed << "\">\n"
+        << cases.str() << "</testsuite>\n";
+  md << "\n" << s.verified << " of " << s.tasks << " tasks verified";
+  if (s.missing) md << "; " << s.missing << " did not finish";
+  md << ".\n";
+  write_json(dir / "results.json", all);
+  std::ofstream(dir / "results.csv", std::ios::trunc) << csv.str();
+  std::ofstream(dir / "results.md", std::ios::trunc) << md.str();
+  std::ofstream(dir / "junit.xml", std::ios::trunc) << junit.str();
+  return s;
+}
+
+}  // namespace vta::sweep
