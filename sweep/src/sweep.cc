@@ -84,7 +84,7 @@ std::vector<NamedConfig> configs_of(const json& entry, const fs::path& base_dir,
   if (!entry.is_object()) throw SweepError(where + " is not an object");
   for (const auto& [k, v] : entry.items()) {
     if (k != "file" && k != "base" && k != "vary" && k != "name")
-      throw SweepError(where + ": unknown key \"" + k + "\"");
+      throw SweepError(std::string(where).append(": unknown key \"").append(k).append("\""));
   }
   auto load = [&](const std::string& key) -> NamedConfig {
     if (!entry.contains(key)) return {"this build", build_config().to_json_text()};
@@ -103,7 +103,9 @@ std::vector<NamedConfig> configs_of(const json& entry, const fs::path& base_dir,
   if (!entry.contains("vary")) return {{out[0].name, canonical(out[0].text, where)}};
   if (!entry.at("vary").is_object()) throw SweepError(where + ": \"vary\" is not an object of lists");
   for (const auto& [key, values] : entry.at("vary").items()) {
-    if (!values.is_array() || values.empty()) throw SweepError(where + ": vary." + key + " is not a non-empty list");
+    if (!values.is_array() || values.empty()) {
+      throw SweepError(std::string(where).append(": vary.").append(key).append(" is not a non-empty list"));
+    }
     std::vector<NamedConfig> next;
     for (const NamedConfig& c : out) {
       for (const auto& v : values) {
@@ -124,9 +126,15 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
   if (!w.is_object() || !w.contains("kind")) throw SweepError(where + " has no \"kind\"");
   const std::string kind = w.at("kind").get<std::string>();
   auto only = [&](std::initializer_list<const char*> keys) {
-    for (const auto& [k, v] : w.items()) {
+    for (const auto& item : w.items()) {
+      const std::string& k = item.key();
       if (k != "kind" && std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) {
-        throw SweepError(where + ": unknown key \"" + k + "\" for a " + kind + " workload");
+        throw SweepError(std::string(where)
+                             .append(": unknown key \"")
+                             .append(k)
+                             .append("\" for a ")
+                             .append(kind)
+                             .append(" workload"));
       }
     }
   };
@@ -196,6 +204,7 @@ json run_workload(const json& w) {
     const int count = cal.starts_with("random:") ? std::atoi(cal.c_str() + 7) : 0;
     if (count < 1 || count > 1000) throw SweepError("onnx workload: calibration \"" + cal + "\" (random:N)");
     std::vector<std::vector<float>> inputs;
+    inputs.reserve(size_t(count));
     for (int i = 0; i < count; ++i) inputs.push_back(random_floats(size_t(n), seed + uint32_t(i)));
     const network::QuantizedModel q = network::quantize(fg, inputs, build_config());
     network::Executor ex(q.graph, build_config());
@@ -228,7 +237,7 @@ bool wait_bounded(bp::child& c, std::chrono::seconds limit) {
 fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache) {
   fs::create_directories(cache);
   const fs::path tree = cache / hash;
-  const fs::path program = tree / "sweep" / "vta-sweep";
+  fs::path program = tree / "sweep" / "vta-sweep";
   const int lock = ::open((cache / (hash + ".lock")).c_str(), O_CREAT | O_RDWR, 0644);
   if (lock < 0) throw SweepError("cannot open the lock of " + tree.string());
   ::flock(lock, LOCK_EX);  // (released when the process ends, too)
@@ -252,13 +261,6 @@ fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& 
   return program;
 }
 
-std::string csv_field(std::string s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 std::string xml_escape(const std::string& s) {
   std::string out;
   for (const char c : s) {
@@ -273,6 +275,88 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
+// What a configuration costs in hardware: SRAM bytes per buffer and in all, multiply-accumulators.
+json resources_of(const fs::path& dir, const std::string& hash) {
+  const fs::path file = dir / "configs" / (hash + ".json");
+  const Config c = Config::from_json_text(read_file_as<SweepError>(file, 1 << 20), file.string());
+  const ConfigParams& p = c.params();
+  const json sram = {{"uop", uint64_t{1} << p.log_uop_buff_size},
+                     {"inp", uint64_t{1} << p.log_inp_buff_size},
+                     {"wgt", uint64_t{1} << p.log_wgt_buff_size},
+                     {"acc", uint64_t{1} << p.log_acc_buff_size},
+                     {"out", uint64_t{1} << c.log_out_buff_size()}};
+  uint64_t total = 0;
+  for (const auto& [k, v] : sram.items()) total += v.get<uint64_t>();
+  return {{"sram_bytes", sram}, {"total_sram_bytes", total}, {"macs", c.batch() * c.block_in() * c.block_out()}};
+}
+
+// One point of the Pareto chart: a configuration's SRAM and a workload's cycles on it.
+struct Point {
+  std::string config;
+  double sram = 0, cycles = 0;
+  bool front = false;
+};
+
+// The points no other point beats on both axes (no more SRAM and no more cycles, one of them fewer).
+void mark_front(std::vector<Point>& points) {
+  for (Point& p : points) {
+    p.front = std::none_of(points.begin(), points.end(), [&](const Point& q) {
+      return q.sram <= p.sram && q.cycles <= p.cycles && (q.sram < p.sram || q.cycles < p.cycles);
+    });
+  }
+}
+
+// An SVG of one panel per workload: cycles against SRAM bytes, one point per configuration, the front
+// joined and filled.
+std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels) {
+  const int w = 520, h = 300, pad = 60;
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h * int(panels.size())
+      << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  int row = 0;
+  for (const auto& [title, pts] : panels) {
+    double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
+    for (const Point& p : pts)
+      x0 = std::min(x0, p.sram), x1 = std::max(x1, p.sram), y0 = std::min(y0, p.cycles), y1 = std::max(y1, p.cycles);
+    if (x1 <= x0) x1 = x0 + 1;
+    if (y1 <= y0) y1 = y0 + 1;
+    const int top = row * h;
+    auto px = [&](double x) { return pad + (x - x0) / (x1 - x0) * (w - 2 * pad); };
+    auto py = [&](double y) { return top + h - pad - (y - y0) / (y1 - y0) * (h - 2 * pad); };
+    svg << "<text x=\"" << pad << "\" y=\"" << top + 20 << "\" font-weight=\"bold\">" << xml_escape(title)
+        << "</text>\n"
+        << "<line x1=\"" << pad << "\" y1=\"" << top + h - pad << "\" x2=\"" << w - pad << "\" y2=\"" << top + h - pad
+        << "\" stroke=\"black\"/><line x1=\"" << pad << "\" y1=\"" << top + pad << "\" x2=\"" << pad << "\" y2=\""
+        << top + h - pad << "\" stroke=\"black\"/>\n"
+        << "<text x=\"" << w / 2 << "\" y=\"" << top + h - 20 << "\" text-anchor=\"middle\">SRAM bytes (" << x0
+        << " to " << x1 << ")</text>\n<text x=\"14\" y=\"" << top + h / 2 << "\" transform=\"rotate(-90 14 "
+        << top + h / 2 << ")\" text-anchor=\"middle\">cycles (" << y0 << " to " << y1 << ")</text>\n";
+    std::vector<Point> front;
+    for (const Point& p : pts) {
+      if (p.front) front.push_back(p);
+    }
+    std::sort(front.begin(), front.end(), [](const Point& a, const Point& b) { return a.sram < b.sram; });
+    svg << "<polyline fill=\"none\" stroke=\"#c0392b\" points=\"";
+    for (const Point& p : front) svg << px(p.sram) << "," << py(p.cycles) << " ";
+    svg << "\"/>\n";
+    for (const Point& p : pts) {
+      svg << "<circle cx=\"" << px(p.sram) << "\" cy=\"" << py(p.cycles) << "\" r=\"4\" fill=\""
+          << (p.front ? "#c0392b" : "#7f8c8d") << "\"><title>" << xml_escape(p.config) << ": " << p.cycles
+          << " cycles, " << p.sram << " SRAM bytes</title></circle>\n";
+    }
+    ++row;
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+std::string csv_field(std::string s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 }  // namespace
 
 std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
@@ -281,7 +365,8 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
   if (!spec.is_object()) throw SweepError(where + ": the spec is not a JSON object");
   for (const auto& [k, v] : spec.items()) {
     if (k != "name" && k != "configs" && k != "workloads" && k != "backends") {
-      throw SweepError(where + ": unknown key \"" + k + "\" (name, configs, workloads, backends)");
+      throw SweepError(
+          std::string(where).append(": unknown key \"").append(k).append("\" (name, configs, workloads, backends)"));
     }
   }
   const fs::path base = spec_path.parent_path();
@@ -301,8 +386,9 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
   }
   std::vector<std::string> backends = spec.value("backends", std::vector<std::string>{"fsim"});
   for (const auto& b : backends) {
-    if (b != "fsim" && b != "tsim" && b != "systemc")
-      throw SweepError(where + ": backend \"" + b + "\" (fsim, tsim, systemc)");
+    if (b != "fsim" && b != "tsim" && b != "systemc") {
+      throw SweepError(std::string(where).append(": backend \"").append(b).append("\" (fsim, tsim, systemc)"));
+    }
   }
   if (configs.size() * workloads.size() * backends.size() > size_t(kMaxTasks)) {
     throw SweepError(where + ": more than 100,000 tasks");
@@ -378,15 +464,22 @@ int run_task(const fs::path& dir, int index, const fs::path& cache) {
 
 void run_local(const fs::path& dir, int workers, int task_seconds, const fs::path& cache) {
   const std::vector<Task> tasks = read_tasks(dir);
+  const fs::path self = self_path();
   std::vector<std::thread> pool;
   std::atomic<size_t> next{0};
   for (int w = 0; w < std::max(1, workers); ++w) {
     pool.emplace_back([&] {
       for (size_t i = next++; i < tasks.size(); i = next++) {
         const fs::path log = dir / "results" / (std::to_string(i) + ".log");
-        bp::child c(self_path().string(), "task", dir.string(), std::to_string(i), "--cache", cache.string(),
-                    bp::std_out > log.string(), bp::std_err > log.string());
-        wait_bounded(c, std::chrono::seconds(task_seconds));  // (one out of time: merge reports it missing)
+        try {
+          bp::child c(self.string(), "task", dir.string(), std::to_string(i), "--cache", cache.string(),
+                      bp::std_out > log.string(), bp::std_err > log.string());
+          if (!wait_bounded(c, std::chrono::seconds(task_seconds))) {
+            std::ofstream(log, std::ios::app) << "vta-sweep: stopped after " << task_seconds << " s\n";
+          }
+        } catch (const std::exception& e) {  // (no result file: merge reports the task and points at its log)
+          std::ofstream(log, std::ios::app) << "vta-sweep: the task could not start: " << e.what() << "\n";
+        }
       }
     });
   }
@@ -430,8 +523,12 @@ Summary merge(const fs::path& dir) {
   csv << "index,config,config_hash,workload,backend,verified";
   for (const char* k : keys) csv << "," << k;
   csv << ",seconds,error\n";
-  md << "| # | configuration | workload | backend | verified | cycles | GEMM micro-ops | bytes moved | seconds |\n"
-     << "|---|---|---|---|---|---|---|---|---|\n";
+  md << "| # | configuration | workload | backend | verified | cycles | GEMM micro-ops | bytes moved | SRAM KiB | MACs "
+        "| "
+        "seconds |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::map<std::string, json> resources;             // by configuration hash
+  std::map<std::string, std::vector<Point>> panels;  // by workload and backend
   std::ostringstream cases;
   for (const Task& t : tasks) {
     ++s.tasks;
@@ -443,12 +540,15 @@ Summary merge(const fs::path& dir) {
       r = task_json(t);
       r["verified"] = false;
       r["missing"] = true;
-      r["error"] = "no result: the task did not finish (see its log)";
+      r["error"] = "no result: the task did not finish (its log: " +
+                   (dir / "results" / (std::to_string(t.index) + ".log")).string() + ", or logs/ for Slurm)";
       r["command"] = "vta-sweep task " + fs::absolute(dir).string() + " " + std::to_string(t.index);
       ++s.missing;
     }
     const bool ok = r.value("verified", false);
     ok ? ++s.verified : ++s.failed;
+    if (!resources.count(t.config_hash)) resources[t.config_hash] = resources_of(dir, t.config_hash);
+    r["resources"] = resources[t.config_hash];
     const json stats = r.value("stats", json::object());
     auto stat = [&](const char* k) { return stats.contains(k) && !stats.at(k).is_null() ? stats.at(k).dump() : ""; };
     csv << t.index << "," << csv_field(t.config) << "," << t.config_hash << "," << csv_field(t.label) << ","
@@ -464,7 +564,12 @@ Summary merge(const fs::path& dir) {
     std::snprintf(secs, sizeof secs, "%.2f", r.value("seconds", 0.0));
     md << "| " << t.index << " | " << t.config << " | " << t.label << " | " << t.backend << " | "
        << (ok ? "yes" : "**no**") << " | " << (stat("cycle_count").empty() ? "-" : stat("cycle_count")) << " | "
-       << stat("gemm_counter") << " | " << bytes << " | " << secs << " |\n";
+       << stat("gemm_counter") << " | " << bytes << " | " << r["resources"]["total_sram_bytes"].get<uint64_t>() / 1024
+       << " | " << r["resources"]["macs"].get<int64_t>() << " | " << secs << " |\n";
+    if (ok && !stat("cycle_count").empty()) {
+      panels[t.label + " on " + t.backend].push_back(
+          {t.config, double(r["resources"]["total_sram_bytes"].get<uint64_t>()), std::stod(stat("cycle_count"))});
+    }
     cases << "  <testcase classname=\"" << xml_escape(t.config) << "\" name=\""
           << xml_escape(t.label + " on " + t.backend) << "\" time=\"" << r.value("seconds", 0.0) << "\">";
     if (!ok) {
@@ -480,6 +585,18 @@ Summary merge(const fs::path& dir) {
   md << "\n" << s.verified << " of " << s.tasks << " tasks verified";
   if (s.missing) md << "; " << s.missing << " did not finish";
   md << ".\n";
+  if (!panels.empty()) {  // the configurations on each workload's front: no other has less SRAM and fewer cycles
+    md << "\nPareto front (SRAM bytes against cycles; pareto.svg):\n\n";
+    for (auto& [title, pts] : panels) {
+      mark_front(pts);
+      md << "- " << title << ":";
+      for (const Point& p : pts) {
+        if (p.front) md << " " << p.config << " (" << p.cycles << " cycles, " << p.sram / 1024 << " KiB);";
+      }
+      md << "\n";
+    }
+    std::ofstream(dir / "pareto.svg", std::ios::trunc) << pareto_svg(panels);
+  }
   write_json(dir / "results.json", all);
   std::ofstream(dir / "results.csv", std::ios::trunc) << csv.str();
   std::ofstream(dir / "results.md", std::ios::trunc) << md.str();
