@@ -232,27 +232,25 @@ bool wait_bounded(bp::child& c, std::chrono::seconds limit) {
   return true;
 }
 
-// This configuration's build tree under `cache`, made once (others wait on the lock) with the
-// targets a task needs; its vta-sweep.
+// This configuration's build tree under `cache`, brought up to date with this source tree (made by the
+// first task that needs it; the others wait on the lock, then find nothing to do); its vta-sweep.
 fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache) {
   fs::create_directories(cache);
   const fs::path tree = cache / hash;
   fs::path program = tree / "sweep" / "vta-sweep";
-  const int lock = ::open((cache / (hash + ".lock")).c_str(), O_CREAT | O_RDWR, 0644);
+  const int lock = ::open((cache / (hash + ".lock")).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (lock < 0) throw SweepError("cannot open the lock of " + tree.string());
   ::flock(lock, LOCK_EX);  // (released when the process ends, too)
   try {
-    if (!fs::exists(program)) {
-      const fs::path log = tree.string() + ".build.log";
-      bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
-                      "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
-                      "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF", "--target",
-                      "vta-sweep", bp::std_out > log.string(), bp::std_err > log.string());
-      if (!wait_bounded(build, std::chrono::hours(2))) {
-        throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
-      }
-      if (build.exit_code() != 0) throw SweepError("building " + tree.string() + " failed: see " + log.string());
+    const fs::path log = tree.string() + ".build.log";
+    bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
+                    "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
+                    "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF", "--target",
+                    "vta-sweep", bp::std_out > log.string(), bp::std_err > log.string());
+    if (!wait_bounded(build, std::chrono::hours(2))) {
+      throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
     }
+    if (build.exit_code() != 0) throw SweepError("building " + tree.string() + " failed: see " + log.string());
   } catch (...) {
     ::close(lock);
     throw;
