@@ -484,6 +484,24 @@ void run_local(const fs::path& dir, int workers, int task_seconds, const fs::pat
   for (auto& t : pool) t.join();
 }
 
+// Runs a Slurm client command (bounded by `seconds`); its standard output without the final newline.
+// Throws SweepError with its standard error when it fails.
+std::string slurm_command(const std::string& name, const std::vector<std::string>& args, int seconds) {
+  const auto exe = bp::search_path(name);
+  if (exe.empty()) throw SweepError(name + " is not on the PATH (Debian's slurm-client; docs/SWEEP.md)");
+  // (the outputs go to files: reading a pipe would wait for the command without a bound)
+  const fs::path base = fs::temp_directory_path() / ("vta-sweep-" + std::to_string(::getpid()) + "-" + name);
+  const std::string out = base.string() + ".out", err = base.string() + ".err";
+  bp::child c(exe, args, bp::std_out > out, bp::std_err > err);
+  const bool done = wait_bounded(c, std::chrono::seconds(seconds));
+  std::string text = read_file_as<SweepError>(out, 1 << 20), errors = read_file_as<SweepError>(err, 1 << 20);
+  fs::remove(out), fs::remove(err);
+  if (!done) throw SweepError(name + " did not answer within " + std::to_string(seconds) + " s");
+  if (c.exit_code() != 0) throw SweepError(name + " failed (exit " + std::to_string(c.exit_code()) + "): " + errors);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
 void run_slurm(const fs::path& dir, const std::vector<std::string>& sbatch_args, int throttle, int seconds,
                const fs::path& cache) {
   const std::vector<Task> tasks = read_tasks(dir);
@@ -497,18 +515,26 @@ void run_slurm(const fs::path& dir, const std::vector<std::string>& sbatch_args,
   fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
   fs::create_directories(dir / "logs");
   std::vector<std::string> args{
-      "--wait", "--quiet", "--job-name=vta-sweep",
+      "--parsable", "--job-name=vta-sweep",
       "--array=0-" + std::to_string(tasks.size() - 1) + (throttle > 0 ? "%" + std::to_string(throttle) : ""),
       "--output=" + (fs::absolute(dir) / "logs" / "%a.log").string()};
   args.insert(args.end(), sbatch_args.begin(), sbatch_args.end());
   args.push_back(fs::absolute(script).string());
-  const auto sbatch = bp::search_path("sbatch");
-  if (sbatch.empty()) throw SweepError("sbatch is not on the PATH (Debian's slurm-client; docs/SWEEP.md)");
-  bp::child c(sbatch, args);
-  if (!wait_bounded(c, std::chrono::seconds(seconds))) {
-    throw SweepError("the Slurm job array did not finish within " + std::to_string(seconds) + " s");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  const std::string job = slurm_command("sbatch", args, 120);
+  if (job.empty() || job.find_first_not_of("0123456789;") != std::string::npos) {
+    throw SweepError("sbatch did not print a job id: \"" + job + "\"");
   }
-  // sbatch --wait exits non-zero when a task failed: the results say which
+  const std::string id = job.substr(0, job.find(';'));  // ("ID;CLUSTER" on a federation)
+  // (polled every second: sbatch --wait's own polling backs off to half a minute)
+  while (!slurm_command("squeue", {"--noheader", "--jobs=" + id, "--format=%i"}, 60).empty()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      slurm_command("scancel", {id}, 60);
+      throw SweepError("the Slurm job array " + id + " did not finish within " + std::to_string(seconds) +
+                       " s; cancelled");
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
 }
 
 Summary merge(const fs::path& dir) {
@@ -589,7 +615,8 @@ Summary merge(const fs::path& dir) {
       mark_front(pts);
       md << "- " << title << ":";
       for (const Point& p : pts) {
-        if (p.front) md << " " << p.config << " (" << p.cycles << " cycles, " << p.sram / 1024 << " KiB);";
+        if (p.front)
+          md << " " << p.config << " (" << uint64_t(p.cycles) << " cycles, " << uint64_t(p.sram) / 1024 << " KiB);";
       }
       md << "\n";
     }
