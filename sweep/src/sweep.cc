@@ -326,9 +326,10 @@ std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels) 
         << "<line x1=\"" << pad << "\" y1=\"" << top + h - pad << "\" x2=\"" << w - pad << "\" y2=\"" << top + h - pad
         << "\" stroke=\"black\"/><line x1=\"" << pad << "\" y1=\"" << top + pad << "\" x2=\"" << pad << "\" y2=\""
         << top + h - pad << "\" stroke=\"black\"/>\n"
-        << "<text x=\"" << w / 2 << "\" y=\"" << top + h - 20 << "\" text-anchor=\"middle\">SRAM bytes (" << x0
-        << " to " << x1 << ")</text>\n<text x=\"14\" y=\"" << top + h / 2 << "\" transform=\"rotate(-90 14 "
-        << top + h / 2 << ")\" text-anchor=\"middle\">cycles (" << y0 << " to " << y1 << ")</text>\n";
+        << "<text x=\"" << w / 2 << "\" y=\"" << top + h - 20 << "\" text-anchor=\"middle\">SRAM bytes ("
+        << uint64_t(x0) << " to " << uint64_t(x1) << ")</text>\n<text x=\"14\" y=\"" << top + h / 2
+        << "\" transform=\"rotate(-90 14 " << top + h / 2 << ")\" text-anchor=\"middle\">cycles (" << uint64_t(y0)
+        << " to " << uint64_t(y1) << ")</text>\n";
     std::vector<Point> front;
     for (const Point& p : pts) {
       if (p.front) front.push_back(p);
@@ -339,8 +340,8 @@ std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels) 
     svg << "\"/>\n";
     for (const Point& p : pts) {
       svg << "<circle cx=\"" << px(p.sram) << "\" cy=\"" << py(p.cycles) << "\" r=\"4\" fill=\""
-          << (p.front ? "#c0392b" : "#7f8c8d") << "\"><title>" << xml_escape(p.config) << ": " << p.cycles
-          << " cycles, " << p.sram << " SRAM bytes</title></circle>\n";
+          << (p.front ? "#c0392b" : "#7f8c8d") << "\"><title>" << xml_escape(p.config) << ": " << uint64_t(p.cycles)
+          << " cycles, " << uint64_t(p.sram) << " SRAM bytes</title></circle>\n";
     }
     ++row;
   }
