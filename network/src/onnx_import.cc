@@ -516,8 +516,8 @@ class Importer {
     if (t == "Clip") return clip(n);
     if (t == "Add" || t == "Sum") return add_node(n);
     if (t == "Mul") return mul(n);
-    if (t == "MaxPool") return max_pool(n);
-    if (t == "AveragePool") return avg_pool(n);
+    if (t == "MaxPool") return pool(n, FloatOpKind::kMaxPool);
+    if (t == "AveragePool") return pool(n, FloatOpKind::kAvgPool);
     if (t == "Concat") return concat(n);
     if (t == "Resize" || t == "Upsample") return resize(n);
     if (t == "ConvTranspose") return conv_transpose(n);
@@ -744,32 +744,25 @@ class Importer {
     add(op, n, g_.shapes[op.inputs[0]]);
   }
 
-  void max_pool(const onnx::NodeProto& n) {
-    only_attributes(n, {"kernel_shape", "strides", "pads", "dilations", "auto_pad", "ceil_mode", "storage_order"});
+  // MaxPool and AveragePool: a square window, one stride, equal pads, no ceil mode.
+  void pool(const onnx::NodeProto& n, FloatOpKind kind) {
+    const bool max = kind == FloatOpKind::kMaxPool;
+    if (max) {
+      only_attributes(n, {"kernel_shape", "strides", "pads", "dilations", "auto_pad", "ceil_mode", "storage_order"});
+      if (attr_int(n, "storage_order", 0) != 0) fail(n, "attribute storage_order 1 is not supported");
+      if (n.output_size() > 1 && !n.output(1).empty()) fail(n, "the Indices output is not supported");
+    } else {
+      only_attributes(n, {"kernel_shape", "strides", "pads", "auto_pad", "ceil_mode", "count_include_pad"});
+    }
     if (attr_int(n, "ceil_mode", 0) != 0) fail(n, "attribute ceil_mode 1 is not supported");
-    if (attr_int(n, "storage_order", 0) != 0) fail(n, "attribute storage_order 1 is not supported");
-    if (n.output_size() > 1 && !n.output(1).empty()) fail(n, "the Indices output is not supported");
-    FloatOp op = make(FloatOpKind::kMaxPool);
+    FloatOp op = make(kind);
     op.inputs = {activation(n, 0)};
     const auto& in = g_.shapes[op.inputs[0]];
     if (in.size() != 4) fail(n, "input " + shape_text(in) + " is not NCHW");
     const auto ks = attr_ints(n, "kernel_shape");
     if (ks.size() != 2) fail(n, "attribute kernel_shape must give two sizes");
     window(n, op, ks[0], ks[1]);
-    add(op, n, windowed(n, in, in[1], op));
-  }
-
-  void avg_pool(const onnx::NodeProto& n) {
-    only_attributes(n, {"kernel_shape", "strides", "pads", "auto_pad", "ceil_mode", "count_include_pad"});
-    if (attr_int(n, "ceil_mode", 0) != 0) fail(n, "attribute ceil_mode 1 is not supported");
-    FloatOp op = make(FloatOpKind::kAvgPool);
-    op.inputs = {activation(n, 0)};
-    const auto& in = g_.shapes[op.inputs[0]];
-    if (in.size() != 4) fail(n, "input " + shape_text(in) + " is not NCHW");
-    const auto ks = attr_ints(n, "kernel_shape");
-    if (ks.size() != 2) fail(n, "attribute kernel_shape must give two sizes");
-    window(n, op, ks[0], ks[1]);
-    op.include_pad = attr_int(n, "count_include_pad", 0) != 0;
+    op.include_pad = !max && attr_int(n, "count_include_pad", 0) != 0;
     add(op, n, windowed(n, in, in[1], op));
   }
 

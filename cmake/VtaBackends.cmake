@@ -1,0 +1,10 @@
+# vta_link_backends(TARGET): links every clocked backend this build makes (the tsim, SystemC) into a
+# program, so that VTA_TARGET / --target can name them: each registers itself when linked.
+function(vta_link_backends target)
+  if(VTA_BUILD_TSIM)
+    target_link_libraries(${target} PRIVATE vta::tsim)
+  endif()
+  if(VTA_BUILD_SYSTEMC)
+    target_link_libraries(${target} PRIVATE vta::systemc)
+  endif()
+endfunction()
