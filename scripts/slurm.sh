@@ -69,6 +69,25 @@ start() {
   munged --force --key-file="$dir/munge.key" --socket="$dir/munge.socket" --pid-file="$dir/munged.pid" \
     --log-file="$dir/log/munged.log" --seed-file="$dir/munged.seed" ||
     fail "munged did not start: $(tail -n 5 "$dir/log/munged.log" 2>/dev/null)"
+  local attempt
+  for attempt in 1 2 3; do
+    write_conf
+    if start_daemons; then
+      echo "export SLURM_CONF=$conf"
+      return 0
+    fi
+    # a port taken between choosing it and binding it is the one cause tried again, with new ports
+    grep -q "Address already in use" "$dir"/log/slurm*.log 2>/dev/null || break
+    echo "slurm.sh: a port was taken meanwhile; choosing others (attempt $attempt)" >&2
+  done
+  echo "slurm.sh: the node is not idle after 60 s; the daemons' logs:" >&2
+  tail -n 20 "$dir"/log/*.log >&2 || true
+  stop
+  exit 1
+}
+
+# slurm.conf with ports free now
+write_conf() {
   local host cpus memory ctld_port slurmd_port
   host=$(hostname -s)
   cpus=$(nproc)
@@ -112,19 +131,21 @@ DefMemPerCPU=$((memory / cpus))
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=vta Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
-  SLURM_CONF="$conf" slurmctld -f "$conf" || fail "slurmctld did not start: $(tail -n 5 "$dir/log/slurmctld.log" 2>/dev/null)"
-  SLURM_CONF="$conf" slurmd -f "$conf" || fail "slurmd did not start: $(tail -n 5 "$dir/log/slurmd.log" 2>/dev/null)"
+}
+
+# slurmctld and slurmd (stopped first if an earlier attempt left them); true once the node is idle
+start_daemons() {
+  for daemon in slurmd slurmctld; do
+    if pid_alive "$dir/$daemon.pid"; then kill "$(cat "$dir/$daemon.pid")" 2>/dev/null || true; fi
+  done
+  rm -f "$dir"/log/slurmctld.log "$dir"/log/slurmd.log
+  SLURM_CONF="$conf" slurmctld -f "$conf" || return 1
+  SLURM_CONF="$conf" slurmd -f "$conf" || return 1
   for _ in $(seq 1 600); do  # 60 s
-    if [ "$(SLURM_CONF="$conf" timeout 5 sinfo -h -o %t 2>/dev/null | head -n 1)" = idle ]; then
-      echo "export SLURM_CONF=$conf"
-      return 0
-    fi
+    [ "$(SLURM_CONF="$conf" timeout 5 sinfo -h -o %t 2>/dev/null | head -n 1)" = idle ] && return 0
     sleep 0.1
   done
-  echo "slurm.sh: the node is not idle after 60 s; the daemons' logs:" >&2
-  tail -n 20 "$dir"/log/*.log >&2 || true
-  stop
-  exit 1
+  return 1
 }
 
 case "$action" in
