@@ -76,8 +76,7 @@ int run(int argc, char** argv) {
   const net::FloatGraph fg = net::import_onnx(model);
   std::printf("imported %s: %zu operators, input %s, in %.2f s\n", model.c_str(), fg.ops.size(), fg.input.c_str(),
               since(t));
-  int64_t input_size = 1;
-  for (const int64_t d : fg.shape(fg.input)) input_size *= d;
+  const int64_t input_size = fg.elements(fg.input);
 
   net::NpyFloatArray cal;
   if (calibration_file.starts_with("random:")) {  // uniform in [-1, 1], the same inputs every run
@@ -89,12 +88,8 @@ int run(int argc, char** argv) {
     if (count < 1 || count > 10000)
       throw net::ImportError("--calibration " + calibration_file + ": random:N with N 1 to 10000");
     cal.shape = {count};
-    uint32_t state = 1;
-    cal.values.resize(size_t(count * input_size));
-    for (float& v : cal.values) {
-      state = state * 1664525u + 1013904223u;
-      v = float(state >> 8) / float(1 << 23) - 1.f;
-    }
+    for (const auto& x : net::random_inputs(fg, count, 1, -1.f, 1.f))
+      cal.values.insert(cal.values.end(), x.begin(), x.end());
   } else {
     cal = net::read_npy_floats(calibration_file);
   }

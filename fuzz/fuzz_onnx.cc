@@ -11,9 +11,7 @@ namespace {
 
 bool small(const vta::network::FloatGraph& g) {
   for (const auto& [name, shape] : g.shapes) {
-    int64_t n = 1;
-    for (const int64_t d : shape) n *= d;
-    if (n > 4096) return false;
+    if (vta::network::shape_elements(shape) > 4096) return false;
   }
   for (const auto& [name, c] : g.constants) {
     if (c.values.size() > 4096) return false;
@@ -28,9 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto g =
         vta::network::import_onnx_bytes(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.onnx");
     if (!small(g)) return 0;
-    int64_t n = 1;
-    for (const int64_t d : g.shape(g.input)) n *= d;
-    const std::vector<float> x(size_t(n), 0.5f);
+    const std::vector<float> x(size_t(g.elements(g.input)), 0.5f);
     (void)vta::network::run_float(g, x);
     (void)vta::network::quantize(g, {x}, vta::build_config());
   } catch (const vta::network::GraphError&) {  // ImportError, and the quantized graph's own refusals

@@ -195,7 +195,6 @@ void ConvProgramBuilder::declare_chain() {
             shape_, [&](const Indices& x) { return residual_buf_(x) + prev(x); }, "add" + std::to_string(alu_.size()));
         alu_.push_back(cur);
         break;
-      case OpKind::kBiasAdd: cur = chain_.add_bias(op, prev); break;
       case OpKind::kCast:
         res_ = c::compute(
             shape_, [&](const Indices& x) { return c::cast(env_.inp_dtype, prev(x)); }, "res");

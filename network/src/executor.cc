@@ -76,9 +76,9 @@ void Executor::plan_conv(Step& s) {
   for (const Op* op : convolutions(s)) {
     if (device_->weights.count(op->weight)) continue;
     const TensorDesc& w = g.tensor(op->weight);
-    const bool depthwise = op->groups > 1;
+    const bool diagonal = depthwise(g, *op);
     std::vector<int8_t> dense;
-    if (depthwise) {  // (O, 1, K, K) as the block-diagonal (O, BLOCK_IN, K, K) of a grouped GEMM
+    if (diagonal) {  // (O, 1, K, K) as the block-diagonal (O, BLOCK_IN, K, K) of a grouped GEMM
       const int64_t kk = w.shape[2] * w.shape[3], block = env.BLOCK_IN;
       const std::vector<int8_t>& dw = g.weight(op->weight);
       dense.assign(size_t(w.shape[0] * block * kk), 0);
@@ -86,11 +86,11 @@ void Executor::plan_conv(Step& s) {
         for (int64_t t = 0; t < kk; ++t) dense[size_t((c * block + c % block) * kk + t)] = dw[size_t(c * kk + t)];
       }
     }
-    const int64_t in_channels = depthwise ? env.BLOCK_IN : w.shape[1];
+    const int64_t in_channels = diagonal ? env.BLOCK_IN : w.shape[1];
     std::unique_ptr<Target::Tensor> d = target_->empty(
         {w.shape[0] / env.BLOCK_OUT, in_channels / env.BLOCK_IN, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN},
         op->weight);
-    d->copy_from(vta::runtime::pack_oihw(depthwise ? dense : g.weight(op->weight), int(w.shape[0]), int(in_channels),
+    d->copy_from(vta::runtime::pack_oihw(diagonal ? dense : g.weight(op->weight), int(w.shape[0]), int(in_channels),
                                          int(w.shape[2]), int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
     device_->weights.emplace(op->weight, std::move(d));
   }

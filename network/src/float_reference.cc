@@ -4,18 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "join.h"
 #include "vta/network/onnx.h"
 
 namespace vta::network {
 namespace {
-
-int64_t elements(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (const int64_t d : shape) n *= d;
-  return n;
-}
 
 const std::vector<float>& read(const FloatGraph& g, const FloatOp& op, const FloatValues& v, const std::string& t) {
   const auto it = v.find(t);
@@ -117,7 +112,7 @@ std::vector<float> global_avg_pool(const FloatGraph& g, const FloatOp& op, const
 std::vector<float> layout(const FloatGraph& g, const FloatOp& op, const FloatValues& v, const std::vector<float>& x) {
   const auto& o = g.shape(op.output);
   std::vector<float> y;
-  y.reserve(size_t(elements(o)));
+  y.reserve(size_t(shape_elements(o)));
   if (op.kind == FloatOpKind::kConcat) {
     for (int64_t a = 0; a < o[0]; ++a) {
       for (const auto& name : op.inputs) {
@@ -187,6 +182,23 @@ std::vector<float> float_op(const FloatGraph& g, const FloatOp& op, const FloatV
 
 }  // namespace
 
+int64_t shape_elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (const int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<std::vector<float>> random_inputs(const FloatGraph& g, int64_t count, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<std::vector<float>> inputs(size_t(std::max<int64_t>(count, 0)),
+                                         std::vector<float>(size_t(g.elements(g.input))));
+  for (auto& x : inputs) {
+    for (float& v : x) v = d(rng);
+  }
+  return inputs;
+}
+
 std::vector<float> softmax(std::span<const float> logits, int64_t rows) {
   std::vector<float> p(logits.size());
   const int64_t m = rows > 0 ? int64_t(logits.size()) / rows : 0;
@@ -201,9 +213,7 @@ std::vector<float> softmax(std::span<const float> logits, int64_t rows) {
 }
 
 FloatValues run_float(const FloatGraph& g, std::span<const float> input, bool keep_all) {
-  const auto& in_shape = g.shape(g.input);
-  int64_t n_in = 1;
-  for (const int64_t d : in_shape) n_in *= d;
+  const int64_t n_in = g.elements(g.input);
   if (int64_t(input.size()) != n_in) {
     throw ImportError(join({g.name, ": the input ", g.input, " needs ", std::to_string(n_in), " values, not ",
                             std::to_string(input.size())}));

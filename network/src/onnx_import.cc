@@ -31,12 +31,6 @@ std::string shape_text(const std::vector<int64_t>& s) {
   return t + ")";
 }
 
-int64_t elements_of(const std::vector<int64_t>& s) {
-  int64_t n = 1;
-  for (const int64_t d : s) n *= d;
-  return n;
-}
-
 class Importer {
  public:
   Importer(const onnx::ModelProto& model, std::string what, const ImportOptions& options)
@@ -52,7 +46,7 @@ class Importer {
       for (const auto& i : node.input()) ++readers_[i];
     }
     for (const auto& o : graph.output()) ++readers_[o.name()];
-    for (int i = 0; i < graph.node_size(); ++i) node(graph.node(i), i);
+    for (const auto& n : graph.node()) node(n);
     if (graph.output_size() != 1)
       fail(join({"the graph has ", std::to_string(graph.output_size()), " outputs (one is imported)"}));
     g_.output = resolve(graph.output(0).name());
@@ -500,11 +494,10 @@ class Importer {
     return unique;
   }
 
-  void node(const onnx::NodeProto& n, int index) {
+  void node(const onnx::NodeProto& n) {
     if (!n.domain().empty() && n.domain() != "ai.onnx")
       fail(n, "domain " + n.domain() + " (the default ONNX domain is read)");
     if (n.output_size() < 1 || n.output(0).empty()) fail(n, "has no output");
-    (void)index;
     const std::string& t = n.op_type();
     if (t == "Conv") return conv(n);
     if (t == "Gemm" || t == "MatMul") return dense(n);
@@ -626,7 +619,7 @@ class Importer {
     op.weight = new_constant(node_name(n) + ".weight", std::move(w));
     if (gemm && n.input_size() > 2 && !n.input(2).empty()) {
       const FloatTensor& c = constant(n, 2);
-      const int64_t ce = elements_of(c.shape);
+      const int64_t ce = shape_elements(c.shape);
       if (ce != m && ce != 1) fail(n, "bias C " + shape_text(c.shape) + " is neither (M) nor a scalar");
       FloatTensor bias{{m}, std::vector<float>(size_t(m))};
       for (int64_t i = 0; i < m; ++i) bias.values[size_t(i)] = beta * c.values[size_t(ce == 1 ? 0 : i)];
@@ -646,7 +639,7 @@ class Importer {
     std::vector<const FloatTensor*> p;
     for (int i = 1; i <= 4; ++i) {
       p.push_back(&constant(n, i));
-      if (elements_of(p.back()->shape) != o)
+      if (shape_elements(p.back()->shape) != o)
         fail(n, "input " + n.input(i) + " " + shape_text(p.back()->shape) + " is not one value per channel");
     }
     const float eps = attr_float(n, "epsilon", 1e-5f);
@@ -662,7 +655,7 @@ class Importer {
     FloatTensor w = g_.constants.at(conv->weight);
     FloatTensor b{{o}, std::vector<float>(size_t(o), 0.f)};
     if (!conv->bias.empty()) b.values = g_.constants.at(conv->bias).values;
-    const int64_t per = elements_of(w.shape) / o;
+    const int64_t per = shape_elements(w.shape) / o;
     for (int64_t c = 0; c < o; ++c) {
       const auto at = [&](int i) { return double(p[size_t(i)]->values[size_t(c)]); };  // scale, b, mean, var
       const double f = at(0) / std::sqrt(at(3) + double(eps));
@@ -712,7 +705,7 @@ class Importer {
                     " is supported as a per-channel bias of the Conv or Gemm/MatMul before it only");
       }
       const int64_t ch = g_.shapes[x][1];
-      if (!p || elements_of(k.shape) != ch || k.shape.empty() || k.shape.size() > g_.shapes[x].size()) {
+      if (!p || shape_elements(k.shape) != ch || k.shape.empty() || k.shape.size() > g_.shapes[x].size()) {
         fail(n, "adding constant " + n.input(c) + " " + shape_text(k.shape) +
                     " is supported as a per-channel bias of the Conv or Gemm/MatMul before it only");
       }
@@ -909,7 +902,7 @@ class Importer {
     FloatOp op = make(FloatOpKind::kFlatten);
     op.inputs = {activation(n, 0)};
     const auto& in = g_.shapes[op.inputs[0]];
-    const int64_t rest = elements_of(in) / in[0];
+    const int64_t rest = shape_elements(in) / in[0];
     if (n.op_type() == "Flatten") {
       only_attributes(n, {"axis"});
       const int64_t axis = attr_int(n, "axis", 1);

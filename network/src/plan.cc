@@ -120,7 +120,7 @@ std::vector<Step> plan_steps(const Graph& g) {
     } else if (op.kind == OpKind::kConv2d) {
       s.ops = fuse_after(g, op);
       s.inputs = {op.inputs[0]};
-      s.description = join({op.groups > 1 ? "depthwise conv2d " : "conv2d ", std::to_string(op.kernel), "x",
+      s.description = join({depthwise(g, op) ? "depthwise conv2d " : "conv2d ", std::to_string(op.kernel), "x",
                             std::to_string(op.kernel), "/", std::to_string(op.stride)});
       for (size_t i = 1; i < s.ops.size(); ++i) {
         s.description.append(" + ").append(to_string(s.ops[i]->kind));
@@ -161,6 +161,12 @@ std::vector<const Op*> convolutions(const Step& s) {
   return c;
 }
 
+bool depthwise(const Graph& g, const Op& op) {
+  const int64_t channels = g.tensor(op.inputs[0]).shape[1];
+  return op.kind == OpKind::kConv2d && op.groups > 1 && op.groups == channels &&
+         g.tensor(op.output).shape[1] == channels;
+}
+
 std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
   const auto tiles = [&](const TensorDesc& in, int64_t out_channels) -> std::string {
     if (in.shape.size() != 4 || in.shape[0] % config.batch() != 0 || in.shape[1] % config.block_in() != 0 ||
@@ -175,13 +181,12 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
     case OpKind::kConv2d: {
       if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
       if (op.pad != op.kernel / 2) return "VTA convolutions here pad by kernel/2";
-      const int64_t channels = g.tensor(op.inputs[0]).shape[1], out = g.tensor(op.output).shape[1];
-      const bool depthwise = op.groups == channels && out == channels;
-      if (op.groups != 1 && !depthwise) {
+      const bool dw = depthwise(g, op);
+      if (op.groups != 1 && !dw) {
         return "a convolution in " + std::to_string(op.groups) +
                " groups runs on the host (VTA runs dense and depthwise convolutions)";
       }
-      if (depthwise && config.block_in() != config.block_out()) {
+      if (dw && config.block_in() != config.block_out()) {
         return "a depthwise convolution runs on VTA as a block-diagonal GEMM, which needs BLOCK_IN = BLOCK_OUT";
       }
       return "";

@@ -68,7 +68,7 @@ ConvGeometry conv_geometry(const Config& config, const Graph& g, const Step& ste
   const TensorDesc& out = g.tensor(conv.output);
   ConvGeometry geo;
   geo.batches = in.shape[0] / config.batch();
-  geo.depthwise = conv.groups > 1;  // (vta_refusal admits groups == channels only)
+  geo.depthwise = depthwise(g, conv);
   geo.in_blocks = geo.depthwise ? 1 : in.shape[1] / config.block_in();
   geo.oc_blocks = out.shape[1] / config.block_out();
   geo.out_height = out.shape[2];

@@ -68,12 +68,6 @@ std::vector<float> float_values(const py::array& a, int64_t expected, const char
   return {c_order.data(), c_order.data() + c_order.size()};
 }
 
-int64_t elements(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (const int64_t d : shape) n *= d;
-  return n;
-}
-
 void bind_onnx(py::module_& n) {
   py::register_exception<net::ImportError>(n, "ModelImportError", n.attr("GraphError").ptr());
   py::class_<net::QuantizedModel>(n, "QuantizedModel")
@@ -86,8 +80,8 @@ void bind_onnx(py::module_& n) {
       .def(
           "quantize_input",
           [](const net::QuantizedModel& q, const py::array& x) {
-            const auto& shape = q.graph.tensor(q.graph.input_name()).shape;
-            return shaped(q.quantize_input(float_values(x, elements(shape), "the input")), shape);
+            const net::TensorDesc& in = q.graph.tensor(q.graph.input_name());
+            return shaped(q.quantize_input(float_values(x, in.elements(), "the input")), in.shape);
           },
           py::arg("x"))
       .def(
@@ -136,7 +130,7 @@ void bind_onnx(py::module_& n) {
       .def(
           "run_float",
           [](const net::FloatGraph& g, const py::array& x) {
-            const std::vector<float> in = float_values(x, elements(g.shape(g.input)), "the input");
+            const std::vector<float> in = float_values(x, g.elements(g.input), "the input");
             net::FloatValues v;
             {
               py::gil_scoped_release unlocked;
@@ -151,7 +145,7 @@ void bind_onnx(py::module_& n) {
              double max_clipped) {
             std::vector<std::vector<float>> cal;
             for (const auto& item : calibration) {
-              cal.push_back(float_values(py::cast<py::array>(item), elements(g.shape(g.input)), "a calibration input"));
+              cal.push_back(float_values(py::cast<py::array>(item), g.elements(g.input), "a calibration input"));
             }
             net::QuantizeOptions o;
             o.use_vta = use_vta, o.equalize = equalize, o.round_to_nearest = round_to_nearest,

@@ -14,7 +14,6 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <sstream>
 #include <thread>
 
@@ -168,14 +167,6 @@ json task_json(const Task& t) {
 
 json stats_json(const Stats& s) { return json::parse(s.to_json()); }
 
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(0.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
-
 // Runs the workload on this process's device; the result's fields.
 json run_workload(const json& w) {
   const std::string kind = w.at("kind").get<std::string>();
@@ -198,17 +189,13 @@ json run_workload(const json& w) {
     run = ex.run(input, {}, &ref);
   } else {  // onnx: random calibration and input (uniform in [0, 1]), every step verified
     const network::FloatGraph fg = network::import_onnx(w.at("model").get<std::string>());
-    int64_t n = 1;
-    for (const int64_t d : fg.shape(fg.input)) n *= d;
     const std::string cal = w.value("calibration", "random:2");
     const int count = cal.starts_with("random:") ? std::atoi(cal.c_str() + 7) : 0;
     if (count < 1 || count > 1000) throw SweepError("onnx workload: calibration \"" + cal + "\" (random:N)");
-    std::vector<std::vector<float>> inputs;
-    inputs.reserve(size_t(count));
-    for (int i = 0; i < count; ++i) inputs.push_back(random_floats(size_t(n), seed + uint32_t(i)));
-    const network::QuantizedModel q = network::quantize(fg, inputs, build_config());
+    const network::QuantizedModel q =
+        network::quantize(fg, network::random_inputs(fg, count, seed, 0.f, 1.f), build_config());
     network::Executor ex(q.graph, build_config());
-    const std::vector<int8_t> x = q.quantize_input(random_floats(size_t(n), seed + 1000));
+    const std::vector<int8_t> x = q.quantize_input(network::random_inputs(fg, 1, seed + 1000, 0.f, 1.f)[0]);
     const network::Values ref = network::run_reference(q.graph, x);
     run = ex.run(x, {}, &ref);
   }
@@ -426,20 +413,25 @@ std::vector<Task> read_tasks(const fs::path& dir) {
   return tasks;
 }
 
-int run_task_here(const fs::path& dir, int index) {
-  const std::vector<Task> tasks = read_tasks(dir);
+namespace {
+
+const Task& task_at(const std::vector<Task>& tasks, const fs::path& dir, int index) {
   if (index < 0 || index >= int(tasks.size())) {
     throw SweepError(dir.string() + ": no task " + std::to_string(index) + " (" + std::to_string(tasks.size()) +
                      " tasks)");
   }
-  const Task& t = tasks[size_t(index)];
+  return tasks[size_t(index)];
+}
+
+// Runs `t` in this process (its configuration is this build's) and writes its result.
+int run_here(const fs::path& dir, const Task& t) {
   if (t.config_hash != this_build_hash()) {
-    throw SweepError("task " + std::to_string(index) + " is for configuration " + t.config_hash + ", this build is " +
+    throw SweepError("task " + std::to_string(t.index) + " is for configuration " + t.config_hash + ", this build is " +
                      this_build_hash());
   }
   ::setenv("VTA_TARGET", t.backend.c_str(), 1);  // (before this process's runtime first opens a device)
   json result = task_json(t);
-  result["command"] = "vta-sweep task " + fs::absolute(dir).string() + " " + std::to_string(index);
+  result["command"] = "vta-sweep task " + fs::absolute(dir).string() + " " + std::to_string(t.index);
   const auto start = std::chrono::steady_clock::now();
   try {
     result.update(run_workload(json::parse(t.workload)));
@@ -448,17 +440,22 @@ int run_task_here(const fs::path& dir, int index) {
     result["error"] = e.what();
   }
   result["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  write_json(dir / "results" / (std::to_string(index) + ".json"), result);
+  write_json(dir / "results" / (std::to_string(t.index) + ".json"), result);
   return result.at("verified").get<bool>() ? 0 : 1;
 }
 
+}  // namespace
+
+int run_task_here(const fs::path& dir, int index) { return run_here(dir, task_at(read_tasks(dir), dir, index)); }
+
 int run_task(const fs::path& dir, int index, const fs::path& cache) {
   const std::vector<Task> tasks = read_tasks(dir);
-  if (index >= 0 && index < int(tasks.size()) && tasks[size_t(index)].config_hash != this_build_hash()) {
-    const fs::path program = tree_for(dir, tasks[size_t(index)].config_hash, cache);
+  const Task& t = task_at(tasks, dir, index);
+  if (t.config_hash != this_build_hash()) {
+    const fs::path program = tree_for(dir, t.config_hash, cache);
     return bp::system(program.string(), "task", dir.string(), std::to_string(index), "--here");
   }
-  return run_task_here(dir, index);
+  return run_here(dir, t);
 }
 
 void run_local(const fs::path& dir, int workers, int task_seconds, const fs::path& cache) {

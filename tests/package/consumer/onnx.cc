@@ -13,9 +13,7 @@ int main(int argc, char** argv) {
   if (argc != 2) return 2;
   try {
     const auto g = vta::network::import_onnx(argv[1]);
-    int64_t n = 1;
-    for (const int64_t d : g.shape(g.input)) n *= d;
-    const std::vector<float> x(size_t(n), 0.25f);
+    const std::vector<float> x(size_t(g.elements(g.input)), 0.25f);
     const auto q = vta::network::quantize(g, {x}, vta::build_config());
     vta::network::Executor ex(q.graph, vta::build_config());
     const auto in = q.quantize_input(x);

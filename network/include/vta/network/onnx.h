@@ -60,6 +60,9 @@ struct FloatOp {
   bool include_pad = false;  ///< kAvgPool
 };
 
+/// The number of elements of a tensor of `shape`.
+int64_t shape_elements(const std::vector<int64_t>& shape);
+
 struct FloatTensor {
   std::vector<int64_t> shape;
   std::vector<float> values;
@@ -75,6 +78,7 @@ struct FloatGraph {
   std::map<std::string, FloatTensor> constants;
   std::map<std::string, std::vector<int64_t>> shapes;  ///< every activation's
   const std::vector<int64_t>& shape(const std::string& tensor) const;
+  int64_t elements(const std::string& tensor) const { return shape_elements(shape(tensor)); }
 };
 
 struct ImportOptions {
@@ -97,6 +101,10 @@ FloatGraph import_onnx_bytes(std::string_view bytes, const std::string& what, co
 using FloatValues = std::map<std::string, std::vector<float>>;
 /// Runs the float graph on `input` (its input's shape, row-major); every tensor kept when `keep_all`.
 FloatValues run_float(const FloatGraph& g, std::span<const float> input, bool keep_all = false);
+/// `count` inputs for `g`, each value uniform in [lo, hi] (std::mt19937 from `seed`): calibration and
+/// test inputs for a model that comes without data (vta-onnx --calibration random:N, vta-sweep).
+std::vector<std::vector<float>> random_inputs(const FloatGraph& g, int64_t count, uint32_t seed, float lo, float hi);
+
 /// The softmax of each of the `rows` rows `logits` holds (row-major).
 std::vector<float> softmax(std::span<const float> logits, int64_t rows);
 

@@ -61,6 +61,10 @@ Residual residual_of(const Graph& g, const Step& step);
 /// The convolutions a VTA convolution step runs: its own, then its shortcut's if it has one.
 std::vector<const Op*> convolutions(const Step& step);
 
+/// Whether convolution `op` of `g` is depthwise: one group per channel, as many outputs as inputs (the
+/// one grouped form VTA runs, as a block-diagonal GEMM).
+bool depthwise(const Graph& g, const Op& op);
+
 /// Why operator `op` of `g` cannot run on VTA `config` ("" when it can): a convolution's or pool's
 /// tensors that do not fill whole tiles, padding other than kernel/2, groups, a padded pool over
 /// values that may be negative; operators that are no VTA step's start (dense, global pools,
