@@ -24,6 +24,7 @@ PACKAGES=(
   libonnx-testdata                     # ONNX's own node tests, run against the importer
   dataset-fashion-mnist                # the trained classifiers' images (models/fashion_mnist)
   slurm-wlm munge iproute2             # a single-node Slurm cluster for sweeps (scripts/slurm.sh; ss picks its ports)
+  yosys                                # synthesis estimates of the RTL (hw/synth, docs/SYNTHESIS.md)
 )
 # Retraining the classifiers (models/fashion_mnist/train.py) takes PyTorch: scripts/setup.sh --train
 if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-torch python3-onnx); fi

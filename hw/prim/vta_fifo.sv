@@ -1,32 +1,31 @@
-// Synchronous FIFO with valid/ready on both sides. Depth entries of type T (default: Width bits) in
-// registers; no combinational path from input to output (data is visible the cycle after it is
-// written). Every queue between units uses this cell. For structs wider than 64 bits pass
-// .Width($bits(struct_t)) instead of .T(struct_t): Verilator 5.006 simulates storage of a wide struct
-// type markedly slower (the R slice of vta_vme alone cost the tsim 20 %).
+// Synchronous FIFO with valid/ready on both sides. Depth entries of Width bits in registers; no
+// combinational path from input to output (data is visible the cycle after it is written). Every
+// queue between units uses this cell; a struct passes as its bits (.Width($bits(signal))): Yosys 0.23
+// has no type parameters, and Verilator 5.006 simulates storage of a wide struct type markedly slower
+// than of a vector (the R slice of vta_vme alone cost the tsim 20 %).
 `include "vta_assert.svh"
 
 module vta_fifo #(
   parameter int unsigned Width = 8,
-  parameter int unsigned Depth = 4,
-  parameter type T = logic [Width-1:0]
+  parameter int unsigned Depth = 4
 ) (
   input  logic                     clk_i,
   input  logic                     rst_ni,
   // write side
   input  logic                     wvalid_i,
   output logic                     wready_o,
-  input  T                         wdata_i,
+  input  logic [Width-1:0]         wdata_i,
   // read side
   output logic                     rvalid_o,
   input  logic                     rready_i,
-  output T                         rdata_o,
+  output logic [Width-1:0]         rdata_o,
   // occupancy
   output logic [$clog2(Depth+1)-1:0] count_o
 );
   localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1;
   localparam int unsigned CountW = $clog2(Depth + 1);
 
-  T                  mem_q [Depth];
+  logic [Width-1:0]  mem_q [Depth];
   logic [PtrW-1:0]   wptr_d, wptr_q, rptr_d, rptr_q;
   logic [CountW-1:0] count_d, count_q;
   logic              do_write, do_read;
@@ -36,7 +35,7 @@ module vta_fifo #(
   end
 
   function automatic logic [PtrW-1:0] next_ptr(logic [PtrW-1:0] p);
-    return (p == PtrW'(Depth - 1)) ? '0 : p + 1'b1;
+    next_ptr = (p == PtrW'(Depth - 1)) ? '0 : p + 1'b1;
   endfunction
 
   // Outputs come from registers only: no combinational path from any input to any output.

@@ -38,8 +38,10 @@ module vta_alu
   logic                       uop_re, acc_re;
   logic [LogUopBuffDepth-1:0] uop_raddr;
   logic [LogAccBuffDepth-1:0] acc_raddr;
-  assign uop_rd_o = '{re: uop_re, addr: uop_raddr};
-  assign acc_rd_o = '{re: acc_re, addr: acc_raddr};
+  assign uop_rd_o.re   = uop_re;
+  assign uop_rd_o.addr = uop_raddr;
+  assign acc_rd_o.re   = acc_re;
+  assign acc_rd_o.addr = acc_raddr;
   typedef logic [LogAccBuffDepth-1:0] acc_addr_t;
 
   function automatic logic [AccWidth-1:0] alu_lane(logic [AluOpcodeBitWidth-1:0] op, logic [AccWidth-1:0] a,
@@ -50,15 +52,15 @@ module vta_alu
     sb = signed'(b);
     amount = sb[AccWidth-1] ? (~b + 1'b1) : b;  // |b|
     case (alu_op_e'(op))
-      AluMin:  return (sa < sb) ? a : b;
-      AluMax:  return (sa > sb) ? a : b;
-      AluAdd:  return a + b;
-      AluMul:  return a * b;
+      AluMin:  alu_lane = (sa < sb) ? a : b;
+      AluMax:  alu_lane = (sa > sb) ? a : b;
+      AluAdd:  alu_lane = a + b;
+      AluMul:  alu_lane = a * b;
       AluShr: begin
-        if (!sb[AccWidth-1]) return (amount >= AccWidth - 1) ? {AccWidth{a[AccWidth-1]}} : AccWidth'(sa >>> amount);
-        return (amount >= AccWidth) ? '0 : a << amount;
+        if (!sb[AccWidth-1]) alu_lane = (amount >= AccWidth - 1) ? {AccWidth{a[AccWidth-1]}} : AccWidth'(sa >>> amount);
+        else alu_lane = (amount >= AccWidth) ? '0 : a << amount;
       end
-      default: return a;
+      default: alu_lane = a;
     endcase
   endfunction
 
@@ -94,9 +96,9 @@ module vta_alu
 
   function automatic acc_t forward(acc_addr_t addr, acc_t sram, logic v3, acc_addr_t a3, acc_t d3, logic v4,
                                    acc_addr_t a4, acc_t d4);
-    if (v3 && a3 == addr) return d3;
-    if (v4 && a4 == addr) return d4;
-    return sram;
+    if (v3 && a3 == addr) forward = d3;
+    else if (v4 && a4 == addr) forward = d4;
+    else forward = sram;
   endfunction
 
   // ---- S1 ------------------------------------------------------------------------------------
@@ -178,8 +180,12 @@ module vta_alu
     s4_data_d  = s3_data_q;
   end
 
-  assign acc_wr_o    = '{we: s3_valid_q, addr: s3_addr_q, data: s3_data_q};
-  assign out_wr_o    = '{we: s3_valid_q, addr: s3_addr_q, data: out_q};
+  assign acc_wr_o.we   = s3_valid_q;
+  assign acc_wr_o.addr = s3_addr_q;
+  assign acc_wr_o.data = s3_data_q;
+  assign out_wr_o.we   = s3_valid_q;
+  assign out_wr_o.addr = s3_addr_q;
+  assign out_wr_o.data = out_q;
   assign uop_done_o  = s3_valid_q;
   assign busy_o      = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q;
   assign error_o     = error_q;

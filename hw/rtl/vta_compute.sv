@@ -140,18 +140,24 @@ module vta_compute
   function automatic logic [OutMatrixWidth-1:0] truncate(logic [AccMatrixWidth-1:0] acc);
     logic [OutMatrixWidth-1:0] o;
     for (int l = 0; l < Lanes; l++) o[l * OutWidth +: OutWidth] = acc[l * AccWidth +: OutWidth];
-    return o;
+    truncate = o;
   endfunction
 
   always_comb begin
     uop_we    = ul_we;
     uop_waddr = ul_waddr;
     uop_wdata = ul_wdata;
-    uop_rd    = '{re: gm_uop_rd.re || al_uop_rd.re, addr: alu_busy ? al_uop_rd.addr : gm_uop_rd.addr};
-    acc_rd    = '{re: gm_acc_rd.re || al_acc_rd.re, addr: alu_busy ? al_acc_rd.addr : gm_acc_rd.addr};
+    uop_rd.re   = gm_uop_rd.re || al_uop_rd.re;
+    uop_rd.addr = alu_busy ? al_uop_rd.addr : gm_uop_rd.addr;
+    acc_rd.re   = gm_acc_rd.re || al_acc_rd.re;
+    acc_rd.addr = alu_busy ? al_acc_rd.addr : gm_acc_rd.addr;
     if (al_we || a8_we) begin
-      acc_wr = '{we: 1'b1, addr: al_we ? al_waddr : a8_waddr, data: al_we ? al_wdata : a8_wdata};
-      out_wr = '{we: 1'b1, addr: acc_wr.addr, data: truncate(acc_wr.data)};
+      acc_wr.we   = 1'b1;
+      acc_wr.addr = al_we ? al_waddr : a8_waddr;
+      acc_wr.data = al_we ? al_wdata : a8_wdata;
+      out_wr.we   = 1'b1;
+      out_wr.addr = acc_wr.addr;
+      out_wr.data = truncate(acc_wr.data);
     end else begin
       acc_wr = al_acc_wr.we ? al_acc_wr : gm_acc_wr;
       acc_wr.we = gm_acc_wr.we || al_acc_wr.we;
@@ -169,7 +175,7 @@ module vta_compute
     m     = decode_mem(insn_i);
     g     = decode_gemm(insn_i);
     a     = decode_alu(insn_i);
-    load_fits = mem_block_fits(m, m.mem_type == MemUop ? UopBuffDepth : AccBuffDepth);
+    load_fits = mem_block_fits(insn_i, m.mem_type == MemUop ? UopBuffDepth : AccBuffDepth);
     unique case (op)
       OpLoad:  valid = (m.mem_type == MemUop || m.mem_type == MemAcc || m.mem_type == MemAcc8Bit) &&
                        load_fits;

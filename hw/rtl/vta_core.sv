@@ -19,8 +19,8 @@ module vta_core
   output logic [3:0]          error_stage_o,  // {token, store, compute, load}
   // debug view (for diagnostics and waveforms)
   output logic [3:0]          busy_o,         // {fetch, store, compute, load}
-  output logic [3:0][TokenWidth-1:0] tokens_o, // {s2g, g2s, g2l, l2g}
-  output logic [2:0][$clog2(InsnQueueDepth+1)-1:0] queue_fill_o, // {store, compute, load}
+  output logic [4*TokenWidth-1:0] tokens_o,  // {s2g, g2s, g2l, l2g}, TokenWidth bits each
+  output logic [3*$clog2(InsnQueueDepth+1)-1:0] queue_fill_o,  // {store, compute, load}, FillW bits each
   output logic [2:0]          insn_start_o,   // {store, compute, load} took an instruction from its queue
   output logic [2:0]          stall_o,        // {store, compute, load} holds an instruction, waiting for a token
   // statistics (spec 7.3), cleared by clear_stats_i
@@ -33,12 +33,15 @@ module vta_core
   output logic [63:0]         gemm_count_o,
   output logic [63:0]         alu_count_o,
   // read clients: 0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc
-  output mem_rd_req_t [4:0]    rd_req_o,
-  input  mem_rd_rsp_t [4:0]    rd_rsp_i,
+  output mem_rd_reqs_t        rd_req_o,
+  input  mem_rd_rsps_t        rd_rsp_i,
   // write client: store
   output mem_wr_req_t          wr_req_o,
   input  mem_wr_rsp_t          wr_rsp_i
 );
+  // (The per-stage vectors are flat: Yosys 0.23 reads no multi-dimensional packed arrays.)
+  localparam int unsigned FillW = $clog2(InsnQueueDepth + 1);
+
   // ---- fetch and the instruction queues -------------------------------------------------------
   logic  ld_q_wvalid, ld_q_wready, co_q_wvalid, co_q_wready, st_q_wvalid, st_q_wready;
   logic  ld_q_rvalid, ld_q_rready, co_q_rvalid, co_q_rready, st_q_rvalid, st_q_rready;
@@ -47,20 +50,20 @@ module vta_core
 
   vta_fetch u_fetch (
     .clk_i, .rst_ni, .start_i, .insn_addr_i, .insn_count_i, .busy_o(fetch_busy),
-    .mem_req_o(rd_req_o[0]), .mem_rsp_i(rd_rsp_i[0]),
+    .mem_req_o(rd_req_o[0*MemRdReqWidth +: MemRdReqWidth]), .mem_rsp_i(rd_rsp_i[0*MemRdRspWidth +: MemRdRspWidth]),
     .load_valid_o(ld_q_wvalid), .load_ready_i(ld_q_wready),
     .compute_valid_o(co_q_wvalid), .compute_ready_i(co_q_wready),
     .store_valid_o(st_q_wvalid), .store_ready_i(st_q_wready), .insn_o(fetched));
 
-  vta_fifo #(.T(insn_t), .Depth(InsnQueueDepth)) u_load_q (
+  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_load_q (
     .clk_i, .rst_ni, .wvalid_i(ld_q_wvalid), .wready_o(ld_q_wready), .wdata_i(fetched),
-    .rvalid_o(ld_q_rvalid), .rready_i(ld_q_rready), .rdata_o(ld_insn), .count_o(queue_fill_o[0]));
-  vta_fifo #(.T(insn_t), .Depth(InsnQueueDepth)) u_compute_q (
+    .rvalid_o(ld_q_rvalid), .rready_i(ld_q_rready), .rdata_o(ld_insn), .count_o(queue_fill_o[0*FillW +: FillW]));
+  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_compute_q (
     .clk_i, .rst_ni, .wvalid_i(co_q_wvalid), .wready_o(co_q_wready), .wdata_i(fetched),
-    .rvalid_o(co_q_rvalid), .rready_i(co_q_rready), .rdata_o(co_insn), .count_o(queue_fill_o[1]));
-  vta_fifo #(.T(insn_t), .Depth(InsnQueueDepth)) u_store_q (
+    .rvalid_o(co_q_rvalid), .rready_i(co_q_rready), .rdata_o(co_insn), .count_o(queue_fill_o[1*FillW +: FillW]));
+  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_store_q (
     .clk_i, .rst_ni, .wvalid_i(st_q_wvalid), .wready_o(st_q_wready), .wdata_i(fetched),
-    .rvalid_o(st_q_rvalid), .rready_i(st_q_rready), .rdata_o(st_insn), .count_o(queue_fill_o[2]));
+    .rvalid_o(st_q_rvalid), .rready_i(st_q_rready), .rdata_o(st_insn), .count_o(queue_fill_o[2*FillW +: FillW]));
 
   // ---- token queues ---------------------------------------------------------------------------
   logic l2g_push, l2g_pop, l2g_ready, l2g_full, l2g_over;
@@ -68,13 +71,17 @@ module vta_core
   logic g2s_push, g2s_pop, g2s_ready, g2s_full, g2s_over;
   logic s2g_push, s2g_pop, s2g_ready, s2g_full, s2g_over;
   vta_token_queue #(.CountWidth(TokenWidth)) u_l2g (
-    .clk_i, .rst_ni, .push_i(l2g_push), .pop_i(l2g_pop), .ready_o(l2g_ready), .full_o(l2g_full), .count_o(tokens_o[0]), .overflow_o(l2g_over));
+    .clk_i, .rst_ni, .push_i(l2g_push), .pop_i(l2g_pop), .ready_o(l2g_ready), .full_o(l2g_full),
+    .count_o(tokens_o[0*TokenWidth +: TokenWidth]), .overflow_o(l2g_over));
   vta_token_queue #(.CountWidth(TokenWidth)) u_g2l (
-    .clk_i, .rst_ni, .push_i(g2l_push), .pop_i(g2l_pop), .ready_o(g2l_ready), .full_o(g2l_full), .count_o(tokens_o[1]), .overflow_o(g2l_over));
+    .clk_i, .rst_ni, .push_i(g2l_push), .pop_i(g2l_pop), .ready_o(g2l_ready), .full_o(g2l_full),
+    .count_o(tokens_o[1*TokenWidth +: TokenWidth]), .overflow_o(g2l_over));
   vta_token_queue #(.CountWidth(TokenWidth)) u_g2s (
-    .clk_i, .rst_ni, .push_i(g2s_push), .pop_i(g2s_pop), .ready_o(g2s_ready), .full_o(g2s_full), .count_o(tokens_o[2]), .overflow_o(g2s_over));
+    .clk_i, .rst_ni, .push_i(g2s_push), .pop_i(g2s_pop), .ready_o(g2s_ready), .full_o(g2s_full),
+    .count_o(tokens_o[2*TokenWidth +: TokenWidth]), .overflow_o(g2s_over));
   vta_token_queue #(.CountWidth(TokenWidth)) u_s2g (
-    .clk_i, .rst_ni, .push_i(s2g_push), .pop_i(s2g_pop), .ready_o(s2g_ready), .full_o(s2g_full), .count_o(tokens_o[3]), .overflow_o(s2g_over));
+    .clk_i, .rst_ni, .push_i(s2g_push), .pop_i(s2g_pop), .ready_o(s2g_ready), .full_o(s2g_full),
+    .count_o(tokens_o[3*TokenWidth +: TokenWidth]), .overflow_o(s2g_over));
 
   // ---- the stages -------------------------------------------------------------------------------
   inp_rd_t                    inp_rd;
@@ -89,8 +96,8 @@ module vta_core
   vta_load u_load (
     .clk_i, .rst_ni, .insn_valid_i(ld_q_rvalid), .insn_ready_o(ld_q_rready), .insn_i(ld_insn),
     .g2l_ready_i(g2l_ready), .l2g_full_i(l2g_full), .g2l_pop_o(g2l_pop), .l2g_push_o(l2g_push),
-    .inp_req_o(rd_req_o[2]), .inp_rsp_i(rd_rsp_i[2]),
-    .wgt_req_o(rd_req_o[3]), .wgt_rsp_i(rd_rsp_i[3]),
+    .inp_req_o(rd_req_o[2*MemRdReqWidth +: MemRdReqWidth]), .inp_rsp_i(rd_rsp_i[2*MemRdRspWidth +: MemRdRspWidth]),
+    .wgt_req_o(rd_req_o[3*MemRdReqWidth +: MemRdReqWidth]), .wgt_rsp_i(rd_rsp_i[3*MemRdRspWidth +: MemRdRspWidth]),
     .inp_rd_i(inp_rd), .inp_rdata_o(inp_rdata), .wgt_rd_i(wgt_rd), .wgt_rdata_o(wgt_rdata),
     .busy_o(ld_busy), .error_o(ld_err), .stat_valid_o(ld_stat), .stat_inp_bytes_o(ld_inp_bytes),
     .stat_wgt_bytes_o(ld_wgt_bytes));
@@ -100,8 +107,8 @@ module vta_core
     .l2g_ready_i(l2g_ready), .l2g_pop_o(l2g_pop), .s2g_ready_i(s2g_ready), .s2g_pop_o(s2g_pop),
     .g2l_full_i(g2l_full), .g2s_full_i(g2s_full),
     .g2l_push_o(g2l_push), .g2s_push_o(g2s_push),
-    .uop_req_o(rd_req_o[1]), .uop_rsp_i(rd_rsp_i[1]),
-    .acc_req_o(rd_req_o[4]), .acc_rsp_i(rd_rsp_i[4]),
+    .uop_req_o(rd_req_o[1*MemRdReqWidth +: MemRdReqWidth]), .uop_rsp_i(rd_rsp_i[1*MemRdRspWidth +: MemRdRspWidth]),
+    .acc_req_o(rd_req_o[4*MemRdReqWidth +: MemRdReqWidth]), .acc_rsp_i(rd_rsp_i[4*MemRdRspWidth +: MemRdRspWidth]),
     .inp_rd_o(inp_rd), .inp_rdata_i(inp_rdata), .wgt_rd_o(wgt_rd), .wgt_rdata_i(wgt_rdata),
     .out_rd_i(out_rd), .out_rdata_o(out_rdata),
     .busy_o(co_busy), .finish_o(done_o), .error_o(co_err), .gemm_uop_o(gemm_uop), .alu_uop_o(alu_uop),

@@ -51,7 +51,7 @@ module vta_fetch
   insn_t      buf_wdata, head;
   logic [CntW-1:0] buf_count;
 
-  vta_fifo #(.T(insn_t), .Depth(BufDepth)) u_buf (
+  vta_fifo #(.Width(InsWidth), .Depth(BufDepth)) u_buf (
     .clk_i,
     .rst_ni,
     .wvalid_i (buf_wvalid),
@@ -131,7 +131,7 @@ module vta_fetch
     assign cmdq_wready = 1'b1;
     assign rx_ready    = 1'b1;
     assign rx_write    = mem_rsp_i.data_valid;
-    assign buf_wdata   = insn_t'(mem_rsp_i.data);
+    assign buf_wdata   = InsWidth'(mem_rsp_i.data);
   end
 
   // Commands: only what the buffer can hold once everything outstanding has arrived. A command not
@@ -143,8 +143,10 @@ module vta_fetch
     cmd_valid   = active_q && to_request_q != '0 && cmdq_wready &&
                   (offered_q || chunk == to_request_q || chunk >= 32'(BufDepth / 2));
   end
-  assign mem_req_o = '{cmd_valid: cmd_valid, cmd: '{addr: MemAddrWidth'(next_addr_q), bytes: chunk * InsnBytes},
-                       data_ready: rx_ready};
+  assign mem_req_o.cmd_valid  = cmd_valid;
+  assign mem_req_o.cmd.addr   = MemAddrWidth'(next_addr_q);
+  assign mem_req_o.cmd.bytes  = chunk * InsnBytes;
+  assign mem_req_o.data_ready = rx_ready;
 
   always_comb begin
     active_d      = active_q;

@@ -42,10 +42,14 @@ module vta_gemm
   logic [LogInpBuffDepth-1:0] inp_raddr;
   logic [LogWgtBuffDepth-1:0] wgt_raddr;
   logic [LogAccBuffDepth-1:0] acc_raddr;
-  assign uop_rd_o = '{re: uop_re, addr: uop_raddr};
-  assign inp_rd_o = '{re: inp_re, addr: inp_raddr};
-  assign wgt_rd_o = '{re: wgt_re, addr: wgt_raddr};
-  assign acc_rd_o = '{re: acc_re, addr: acc_raddr};
+  assign uop_rd_o.re   = uop_re;
+  assign uop_rd_o.addr = uop_raddr;
+  assign inp_rd_o.re   = inp_re;
+  assign inp_rd_o.addr = inp_raddr;
+  assign wgt_rd_o.re   = wgt_re;
+  assign wgt_rd_o.addr = wgt_raddr;
+  assign acc_rd_o.re   = acc_re;
+  assign acc_rd_o.addr = acc_raddr;
   typedef logic [LogAccBuffDepth-1:0] acc_addr_t;
 
   // ---- S0: loop generator ------------------------------------------------------------------
@@ -155,8 +159,12 @@ module vta_gemm
 
   logic [OutMatrixWidth-1:0] out_d, out_q;
   assign out_d       = out_new;
-  assign acc_wr_o    = '{we: s3_valid_q, addr: s3_addr_q, data: s3_data_q};
-  assign out_wr_o    = '{we: s3_valid_q, addr: s3_addr_q, data: out_q};
+  assign acc_wr_o.we   = s3_valid_q;
+  assign acc_wr_o.addr = s3_addr_q;
+  assign acc_wr_o.data = s3_data_q;
+  assign out_wr_o.we   = s3_valid_q;
+  assign out_wr_o.addr = s3_addr_q;
+  assign out_wr_o.data = out_q;
 
   // Busy until the loop is done (or killed) and the pipeline has drained.
   assign busy_o  = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q;

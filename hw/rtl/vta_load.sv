@@ -78,7 +78,7 @@ module vta_load
     deps   = insn_deps(insn_i);
     is_inp = insn_opcode(insn_i) == OpLoad && m.mem_type == MemInp;
     is_wgt = insn_opcode(insn_i) == OpLoad && m.mem_type == MemWgt;
-    fits   = mem_block_fits(m, is_inp ? InpBuffDepth : WgtBuffDepth);
+    fits   = mem_block_fits(insn_i, is_inp ? InpBuffDepth : WgtBuffDepth);
 
     state_d       = state_q;
     push_d        = push_q;

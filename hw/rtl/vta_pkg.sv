@@ -56,13 +56,17 @@ package vta_pkg;
 
   // Whether a LOAD or STORE's padded block, (y_pad_0 + y_size + y_pad_1) rows of
   // (x_pad_0 + x_size + x_pad_1) elements from sram_base, fits a buffer of `depth` elements (spec 3.6);
-  // an instruction with x_size 0 moves nothing and always fits.
-  /* verilator lint_off UNUSEDSIGNAL */  // the other fields of m
-  function automatic logic mem_block_fits(mem_insn_t m, int unsigned depth);
+  // an instruction with x_size 0 moves nothing and always fits. (It reads the fields from the
+  // instruction itself: Yosys 0.23 reads no members of a struct-typed function argument.)
+  /* verilator lint_off UNUSEDSIGNAL */  // the instruction's other fields
+  function automatic logic mem_block_fits(insn_t insn, int unsigned depth);
     logic [33:0] rows, cols;
-    rows = 34'(m.y_pad_0) + 34'(m.y_size) + 34'(m.y_pad_1);
-    cols = 34'(m.x_pad_0) + 34'(m.x_size) + 34'(m.x_pad_1);
-    return m.x_size == '0 || 34'(m.sram_base) + rows * cols <= 34'(depth);
+    rows = 34'(insn[MemYPad0Lsb +: MemYPad0Width]) + 34'(insn[MemYSizeLsb +: MemYSizeWidth]) +
+           34'(insn[MemYPad1Lsb +: MemYPad1Width]);
+    cols = 34'(insn[MemXPad0Lsb +: MemXPad0Width]) + 34'(insn[MemXSizeLsb +: MemXSizeWidth]) +
+           34'(insn[MemXPad1Lsb +: MemXPad1Width]);
+    mem_block_fits = insn[MemXSizeLsb +: MemXSizeWidth] == '0 ||
+                     34'(insn[MemSramBaseLsb +: MemSramBaseWidth]) + rows * cols <= 34'(depth);
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -90,74 +94,64 @@ package vta_pkg;
     logic [LogWgtBuffDepth-1:0] wgt;
   } uop_t;
 
+  // The decoders build each struct as a concatenation in its field order (Yosys 0.23 reads neither
+  // assignment patterns nor members written in a function); every field is sized to its struct width.
   function automatic opcode_e insn_opcode(insn_t insn);
-    return opcode_e'(insn[MemOpcodeLsb +: MemOpcodeWidth]);
+    insn_opcode = opcode_e'(insn[MemOpcodeLsb +: MemOpcodeWidth]);
   endfunction
 
   function automatic deps_t insn_deps(insn_t insn);
-    deps_t d;
-    d.pop_prev  = insn[MemPopPrevDepLsb];
-    d.pop_next  = insn[MemPopNextDepLsb];
-    d.push_prev = insn[MemPushPrevDepLsb];
-    d.push_next = insn[MemPushNextDepLsb];
-    return d;
+    insn_deps = {insn[MemPopPrevDepLsb], insn[MemPopNextDepLsb], insn[MemPushPrevDepLsb], insn[MemPushNextDepLsb]};
   endfunction
 
   function automatic mem_insn_t decode_mem(insn_t insn);
-    mem_insn_t m;
-    m.mem_type  = insn[MemMemoryTypeLsb +: MemMemoryTypeWidth];
-    m.sram_base = insn[MemSramBaseLsb +: MemSramBaseWidth];
-    m.dram_base = insn[MemDramBaseLsb +: MemDramBaseWidth];
-    m.y_size    = insn[MemYSizeLsb +: MemYSizeWidth];
-    m.x_size    = insn[MemXSizeLsb +: MemXSizeWidth];
-    m.x_stride  = insn[MemXStrideLsb +: MemXStrideWidth];
-    m.y_pad_0   = insn[MemYPad0Lsb +: MemYPad0Width];
-    m.y_pad_1   = insn[MemYPad1Lsb +: MemYPad1Width];
-    m.x_pad_0   = insn[MemXPad0Lsb +: MemXPad0Width];
-    m.x_pad_1   = insn[MemXPad1Lsb +: MemXPad1Width];
-    return m;
+    decode_mem = {MemopIdBitWidth'(insn[MemMemoryTypeLsb +: MemMemoryTypeWidth]),
+                  MemopSramAddrBitWidth'(insn[MemSramBaseLsb +: MemSramBaseWidth]),
+                  MemopDramAddrBitWidth'(insn[MemDramBaseLsb +: MemDramBaseWidth]),
+                  MemopSizeBitWidth'(insn[MemYSizeLsb +: MemYSizeWidth]),
+                  MemopSizeBitWidth'(insn[MemXSizeLsb +: MemXSizeWidth]),
+                  MemopStrideBitWidth'(insn[MemXStrideLsb +: MemXStrideWidth]),
+                  MemopPadBitWidth'(insn[MemYPad0Lsb +: MemYPad0Width]),
+                  MemopPadBitWidth'(insn[MemYPad1Lsb +: MemYPad1Width]),
+                  MemopPadBitWidth'(insn[MemXPad0Lsb +: MemXPad0Width]),
+                  MemopPadBitWidth'(insn[MemXPad1Lsb +: MemXPad1Width])};
   endfunction
 
   function automatic loop_insn_t decode_gemm(insn_t insn);
-    loop_insn_t g;
-    g = '0;
-    g.reset          = insn[GemmResetRegLsb];
-    g.uop_bgn        = insn[GemmUopBgnLsb +: GemmUopBgnWidth];
-    g.uop_end        = insn[GemmUopEndLsb +: GemmUopEndWidth];
-    g.iter_out       = insn[GemmIterOutLsb +: GemmIterOutWidth];
-    g.iter_in        = insn[GemmIterInLsb +: GemmIterInWidth];
-    g.dst_factor_out = insn[GemmDstFactorOutLsb +: GemmDstFactorOutWidth];
-    g.dst_factor_in  = insn[GemmDstFactorInLsb +: GemmDstFactorInWidth];
-    g.src_factor_out = UopSrcIdxBits'(insn[GemmSrcFactorOutLsb +: GemmSrcFactorOutWidth]);
-    g.src_factor_in  = UopSrcIdxBits'(insn[GemmSrcFactorInLsb +: GemmSrcFactorInWidth]);
-    g.wgt_factor_out = insn[GemmWgtFactorOutLsb +: GemmWgtFactorOutWidth];
-    g.wgt_factor_in  = insn[GemmWgtFactorInLsb +: GemmWgtFactorInWidth];
-    return g;
+    decode_gemm = {insn[GemmResetRegLsb],
+                   LogUopBuffDepth'(insn[GemmUopBgnLsb +: GemmUopBgnWidth]),
+                   (LogUopBuffDepth + 1)'(insn[GemmUopEndLsb +: GemmUopEndWidth]),
+                   LoopIterWidth'(insn[GemmIterOutLsb +: GemmIterOutWidth]),
+                   LoopIterWidth'(insn[GemmIterInLsb +: GemmIterInWidth]),
+                   LogAccBuffDepth'(insn[GemmDstFactorOutLsb +: GemmDstFactorOutWidth]),
+                   LogAccBuffDepth'(insn[GemmDstFactorInLsb +: GemmDstFactorInWidth]),
+                   UopSrcIdxBits'(insn[GemmSrcFactorOutLsb +: GemmSrcFactorOutWidth]),
+                   UopSrcIdxBits'(insn[GemmSrcFactorInLsb +: GemmSrcFactorInWidth]),
+                   LogWgtBuffDepth'(insn[GemmWgtFactorOutLsb +: GemmWgtFactorOutWidth]),
+                   LogWgtBuffDepth'(insn[GemmWgtFactorInLsb +: GemmWgtFactorInWidth]),
+                   AluOpcodeBitWidth'(0), 1'b0, AluopImmBitWidth'(0)};  // the ALU's fields
   endfunction
 
   function automatic loop_insn_t decode_alu(insn_t insn);
-    loop_insn_t a;
-    a = '0;
-    a.uop_bgn        = insn[AluUopBgnLsb +: AluUopBgnWidth];
-    a.uop_end        = insn[AluUopEndLsb +: AluUopEndWidth];
-    a.iter_out       = insn[AluIterOutLsb +: AluIterOutWidth];
-    a.iter_in        = insn[AluIterInLsb +: AluIterInWidth];
-    a.dst_factor_out = insn[AluDstFactorOutLsb +: AluDstFactorOutWidth];
-    a.dst_factor_in  = insn[AluDstFactorInLsb +: AluDstFactorInWidth];
-    a.src_factor_out = UopSrcIdxBits'(insn[AluSrcFactorOutLsb +: AluSrcFactorOutWidth]);
-    a.src_factor_in  = UopSrcIdxBits'(insn[AluSrcFactorInLsb +: AluSrcFactorInWidth]);
-    a.alu_opcode     = insn[AluAluOpcodeLsb +: AluAluOpcodeWidth];
-    a.use_imm        = insn[AluUseImmLsb];
-    a.imm            = insn[AluImmLsb +: AluImmWidth];
-    return a;
+    decode_alu = {1'b0,  // reset
+                  LogUopBuffDepth'(insn[AluUopBgnLsb +: AluUopBgnWidth]),
+                  (LogUopBuffDepth + 1)'(insn[AluUopEndLsb +: AluUopEndWidth]),
+                  LoopIterWidth'(insn[AluIterOutLsb +: AluIterOutWidth]),
+                  LoopIterWidth'(insn[AluIterInLsb +: AluIterInWidth]),
+                  LogAccBuffDepth'(insn[AluDstFactorOutLsb +: AluDstFactorOutWidth]),
+                  LogAccBuffDepth'(insn[AluDstFactorInLsb +: AluDstFactorInWidth]),
+                  UopSrcIdxBits'(insn[AluSrcFactorOutLsb +: AluSrcFactorOutWidth]),
+                  UopSrcIdxBits'(insn[AluSrcFactorInLsb +: AluSrcFactorInWidth]),
+                  LogWgtBuffDepth'(0), LogWgtBuffDepth'(0),  // the weight factors: GEMM only
+                  AluOpcodeBitWidth'(insn[AluAluOpcodeLsb +: AluAluOpcodeWidth]),
+                  insn[AluUseImmLsb],
+                  AluopImmBitWidth'(insn[AluImmLsb +: AluImmWidth])};
   endfunction
 
   function automatic uop_t decode_uop(uop_word_t word);
-    uop_t u;
-    u.dst = word[UopDstIdxLsb +: UopDstIdxWidth];
-    u.src = word[UopSrcIdxLsb +: UopSrcIdxWidth];
-    u.wgt = word[UopWgtIdxLsb +: UopWgtIdxWidth];
-    return u;
+    decode_uop = {LogAccBuffDepth'(word[UopDstIdxLsb +: UopDstIdxWidth]),
+                  UopSrcIdxBits'(word[UopSrcIdxLsb +: UopSrcIdxWidth]),
+                  LogWgtBuffDepth'(word[UopWgtIdxLsb +: UopWgtIdxWidth])};
   endfunction
 
   // ---- SRAM ports between units (vta_ram_1r1w: registered read, data the cycle after re) --------
@@ -207,6 +201,15 @@ package vta_pkg;
     logic                data_valid;
     logic [BusWidth-1:0] data;
   } mem_rd_rsp_t;
+  // The memory engine's read clients (0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc): client i's request and
+  // response are the i-th MemRdReqWidth / MemRdRspWidth bits of these vectors. (Yosys 0.23 selects
+  // elements of packed struct arrays wrongly and has no $bits of a type: the widths are stated here,
+  // and vta_vme checks them against the structs at elaboration.)
+  localparam int unsigned NumReadClients = 5;
+  localparam int unsigned MemRdReqWidth = 1 + MemAddrWidth + 32 + 1;  // $bits(mem_rd_req_t)
+  localparam int unsigned MemRdRspWidth = 2 + BusWidth;               // $bits(mem_rd_rsp_t)
+  typedef logic [NumReadClients*MemRdReqWidth-1:0] mem_rd_reqs_t;
+  typedef logic [NumReadClients*MemRdRspWidth-1:0] mem_rd_rsps_t;
   typedef struct packed {  // write client -> memory engine
     logic                  cmd_valid;
     mem_cmd_t              cmd;
@@ -297,12 +300,12 @@ package vta_pkg;
     StageStore   = 2'd3
   } stage_e;
 
-  function automatic stage_e insn_stage(insn_t insn);
+  function automatic logic [1:0] insn_stage(insn_t insn);  // a stage_e (Yosys 0.23: no enum results)
     logic [MemopIdBitWidth-1:0] mem_type;
     mem_type = insn[MemMemoryTypeLsb +: MemMemoryTypeWidth];
-    if (insn_opcode(insn) == OpStore) return StageStore;
-    if (insn_opcode(insn) == OpLoad && (mem_type == MemInp || mem_type == MemWgt)) return StageLoad;
-    return StageCompute;
+    if (insn_opcode(insn) == OpStore) insn_stage = StageStore;
+    else if (insn_opcode(insn) == OpLoad && (mem_type == MemInp || mem_type == MemWgt)) insn_stage = StageLoad;
+    else insn_stage = StageCompute;
   endfunction
 
 endpackage : vta_pkg

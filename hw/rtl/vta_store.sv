@@ -49,7 +49,7 @@ module vta_store
     deps = insn_deps(insn_i);
     ok   = insn_opcode(insn_i) == OpStore &&
            (m.x_size == '0 || (m.mem_type == MemOut && m.x_pad_0 == '0 && m.x_pad_1 == '0 && m.y_pad_0 == '0 &&
-                               m.y_pad_1 == '0 && mem_block_fits(m, AccBuffDepth)));
+                               m.y_pad_1 == '0 && mem_block_fits(insn_i, AccBuffDepth)));
     // starts when its pop has a token and its push has room (only this stage pushes s2g)
     go   = insn_valid_i && (!deps.pop_prev || g2s_ready_i) && (!deps.push_prev || !s2g_full_i);
 

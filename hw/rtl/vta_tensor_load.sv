@@ -92,7 +92,7 @@ module vta_tensor_load
   // Which element slot of its beat a (narrow) element falls in, from the low bits of its byte address.
   localparam int unsigned LowW = $clog2(BusBytes);
   function automatic logic [SlotW-1:0] slot_of(logic [LowW-1:0] low);
-    return SlotW'(low >> $clog2(ElemBytes));
+    slot_of = SlotW'(low >> $clog2(ElemBytes));
   endfunction
 
   function automatic logic [SramWidth-1:0] widen(logic [ElemBits-1:0] e);
@@ -103,7 +103,7 @@ module vta_tensor_load
     end else begin
       w = SramWidth'(e);
     end
-    return w;
+    widen = w;
   endfunction
 
   always_comb begin
@@ -123,7 +123,7 @@ module vta_tensor_load
     cmd_addr_d  = cmd_addr_q;
     if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
       cmd_row_d  = cmd_row_q + 1'b1;
-      cmd_addr_d = cmd_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
+      cmd_addr_d = cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
     end
 
     // Element extraction from the beat stream.
@@ -179,10 +179,10 @@ module vta_tensor_load
       if (ext_col_q + 1'b1 == insn_q.x_size) begin
         ext_col_d  = '0;
         ext_row_d  = ext_row_q + 1'b1;
-        ext_addr_d = ext_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
+        ext_addr_d = ext_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
         mem_req_o.data_ready = 1'b1;  // a row always ends its last beat
         beat_d = '0;
-        if (Narrow) slot_d = slot_of(LowW'(ext_addr_q + addr_t'(insn_q.x_stride) * ElemBytes));
+        if (Narrow) slot_d = slot_of(LowW'(ext_addr_q + AddrW'(insn_q.x_stride) * ElemBytes));
       end else begin
         ext_col_d = ext_col_q + 1'b1;
         beat_d    = '0;
@@ -201,11 +201,11 @@ module vta_tensor_load
       // x_size = 0 is a no-op; so is a block with no rows at all (nothing to write).
       active_d   = insn_i.x_size != '0 && (insn_i.y_size != '0 || insn_i.y_pad_0 != '0 || insn_i.y_pad_1 != '0);
       cmd_row_d  = '0;
-      cmd_addr_d = addr_t'(insn_i.dram_base) * ElemBytes;
+      cmd_addr_d = AddrW'(insn_i.dram_base) * ElemBytes;
       ext_row_d  = '0;
       ext_col_d  = '0;
-      ext_addr_d = addr_t'(insn_i.dram_base) * ElemBytes;
-      slot_d     = Narrow ? slot_of(LowW'(addr_t'(insn_i.dram_base) * ElemBytes)) : '0;
+      ext_addr_d = AddrW'(insn_i.dram_base) * ElemBytes;
+      slot_d     = Narrow ? slot_of(LowW'(AddrW'(insn_i.dram_base) * ElemBytes)) : '0;
       beat_d     = '0;
       wr_row_d   = '0;
       wr_col_d   = '0;

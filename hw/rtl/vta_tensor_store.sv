@@ -41,7 +41,7 @@ module vta_tensor_store
   typedef logic [AddrW-1:0] addr_t;
 
   function automatic logic [SlotW-1:0] slot_of(logic [LowW-1:0] low);
-    return SlotW'(low >> $clog2(ElemBytes));
+    slot_of = SlotW'(low >> $clog2(ElemBytes));
   endfunction
 
   mem_insn_t insn_d, insn_q;
@@ -82,7 +82,7 @@ module vta_tensor_store
     cmd_addr_d  = cmd_addr_q;
     if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
       cmd_row_d  = cmd_row_q + 1'b1;
-      cmd_addr_d = cmd_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
+      cmd_addr_d = cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
     end
     pend_d = pend_q + 16'(mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) - 16'(mem_rsp_i.ack);
     // Read ahead while the FIFO (plus the read in flight) has room.
@@ -93,7 +93,7 @@ module vta_tensor_store
     rd_addr_d    = rd_addr_q + (SramAddrW + 1)'(sram_re_o);
     if (!active_q && start_i) begin
       cmd_row_d  = '0;
-      cmd_addr_d = addr_t'(insn_i.dram_base) * ElemBytes;
+      cmd_addr_d = AddrW'(insn_i.dram_base) * ElemBytes;
       rd_count_d = '0;
       rd_addr_d  = (SramAddrW + 1)'(insn_i.sram_base);
     end
@@ -114,7 +114,7 @@ module vta_tensor_store
   // A row's beats follow its command: only rows whose command was accepted may send data.
   assign rows_left     = active_q && bt_row_q != insn_q.y_size && bt_row_q < cmd_row_q;
   assign row_end       = bt_col_q + 1'b1 == insn_q.x_size;
-  assign next_row_addr = bt_addr_q + addr_t'(insn_q.x_stride) * ElemBytes;
+  assign next_row_addr = bt_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
 
   if (Narrow) begin : gen_narrow
     // Put the element into its slot; send the beat when the row ends or the beat is full.
@@ -204,8 +204,8 @@ module vta_tensor_store
       active_d   = insn_i.x_size != '0 && insn_i.y_size != '0;
       bt_row_d   = '0;
       bt_col_d   = '0;
-      bt_addr_d  = addr_t'(insn_i.dram_base) * ElemBytes;
-      slot_d     = Narrow ? slot_of(LowW'(addr_t'(insn_i.dram_base) * ElemBytes)) : '0;
+      bt_addr_d  = AddrW'(insn_i.dram_base) * ElemBytes;
+      slot_d     = Narrow ? slot_of(LowW'(AddrW'(insn_i.dram_base) * ElemBytes)) : '0;
       beat_d     = '0;
       acc_data_d = '0;
       acc_strb_d = '0;

@@ -70,19 +70,32 @@ module vta_top
   axil_rsp_t axil_rsp;
   axi_req_t  axi_req;
   axi_rsp_t  axi_rsp;
-  assign axil_req = '{aw_valid: s_axil_awvalid_i, aw_addr: s_axil_awaddr_i, w_valid: s_axil_wvalid_i,
-                      w_data: s_axil_wdata_i, w_strb: s_axil_wstrb_i, b_ready: s_axil_bready_i,
-                      ar_valid: s_axil_arvalid_i, ar_addr: s_axil_araddr_i, r_ready: s_axil_rready_i};
+  assign axil_req.aw_valid = s_axil_awvalid_i;
+  assign axil_req.aw_addr  = s_axil_awaddr_i;
+  assign axil_req.w_valid  = s_axil_wvalid_i;
+  assign axil_req.w_data   = s_axil_wdata_i;
+  assign axil_req.w_strb   = s_axil_wstrb_i;
+  assign axil_req.b_ready  = s_axil_bready_i;
+  assign axil_req.ar_valid = s_axil_arvalid_i;
+  assign axil_req.ar_addr  = s_axil_araddr_i;
+  assign axil_req.r_ready  = s_axil_rready_i;
   assign {s_axil_awready_o, s_axil_wready_o, s_axil_bvalid_o, s_axil_bresp_o, s_axil_arready_o, s_axil_rvalid_o,
           s_axil_rdata_o, s_axil_rresp_o} = axil_rsp;
   assign {m_axi_awvalid_o, m_axi_awid_o, m_axi_awaddr_o, m_axi_awlen_o, m_axi_awsize_o, m_axi_awburst_o,
           m_axi_wvalid_o, m_axi_wdata_o, m_axi_wstrb_o, m_axi_wlast_o, m_axi_bready_o,
           m_axi_arvalid_o, m_axi_arid_o, m_axi_araddr_o, m_axi_arlen_o, m_axi_arsize_o, m_axi_arburst_o,
           m_axi_rready_o} = axi_req;
-  assign axi_rsp = '{aw_ready: m_axi_awready_i, w_ready: m_axi_wready_i, b_valid: m_axi_bvalid_i,
-                     b: '{id: m_axi_bid_i, resp: m_axi_bresp_i}, ar_ready: m_axi_arready_i,
-                     r_valid: m_axi_rvalid_i,
-                     r: '{id: m_axi_rid_i, data: m_axi_rdata_i, resp: m_axi_rresp_i, last: m_axi_rlast_i}};
+  assign axi_rsp.aw_ready = m_axi_awready_i;
+  assign axi_rsp.w_ready  = m_axi_wready_i;
+  assign axi_rsp.b_valid  = m_axi_bvalid_i;
+  assign axi_rsp.b.id     = m_axi_bid_i;
+  assign axi_rsp.b.resp   = m_axi_bresp_i;
+  assign axi_rsp.ar_ready = m_axi_arready_i;
+  assign axi_rsp.r_valid  = m_axi_rvalid_i;
+  assign axi_rsp.r.id     = m_axi_rid_i;
+  assign axi_rsp.r.data   = m_axi_rdata_i;
+  assign axi_rsp.r.resp   = m_axi_rresp_i;
+  assign axi_rsp.r.last   = m_axi_rlast_i;
 
   logic        start, clear_stats, done, mem_busy;
   logic [31:0] insn_addr, insn_count;
@@ -90,11 +103,11 @@ module vta_top
   logic [3:0]  busy /*verilator public_flat_rd*/;        // read by the tsim's timeline too
   logic [2:0]  insn_start /*verilator public_flat_rd*/;  // (TimelineRecorder, tsim/src/simulator.cc)
   logic [2:0]  stall /*verilator public_flat_rd*/;
-  logic [3:0][7:0] tokens;
-  logic [2:0][FillWidth-1:0] queue_fill;
-  logic [6:0][63:0] stats;
-  mem_rd_req_t [4:0] rd_req;
-  mem_rd_rsp_t [4:0] rd_rsp;
+  logic [4*8-1:0] tokens;  // per stage or queue, flat (Yosys 0.23 reads no multi-dimensional packed arrays)
+  logic [3*FillWidth-1:0] queue_fill;
+  logic [7*64-1:0] stats;
+  mem_rd_reqs_t rd_req;
+  mem_rd_rsps_t rd_rsp;
   mem_wr_req_t       wr_req;
   mem_wr_rsp_t       wr_rsp;
 
@@ -109,8 +122,9 @@ module vta_top
     .clk_i, .rst_ni, .start_i(start), .insn_addr_i(insn_addr), .insn_count_i(insn_count), .done_o(done),
     .error_o(), .error_stage_o(core_error), .busy_o(busy), .tokens_o(tokens), .queue_fill_o(queue_fill),
     .insn_start_o(insn_start), .stall_o(stall), .clear_stats_i(clear_stats),
-    .inp_bytes_o(stats[0]), .wgt_bytes_o(stats[1]), .acc_bytes_o(stats[2]), .uop_bytes_o(stats[3]),
-    .out_bytes_o(stats[4]), .gemm_count_o(stats[5]), .alu_count_o(stats[6]),
+    .inp_bytes_o(stats[0*64 +: 64]), .wgt_bytes_o(stats[1*64 +: 64]), .acc_bytes_o(stats[2*64 +: 64]),
+    .uop_bytes_o(stats[3*64 +: 64]),
+    .out_bytes_o(stats[4*64 +: 64]), .gemm_count_o(stats[5*64 +: 64]), .alu_count_o(stats[6*64 +: 64]),
     .rd_req_o(rd_req), .rd_rsp_i(rd_rsp), .wr_req_o(wr_req), .wr_rsp_i(wr_rsp));
 
   vta_vme #(.MaxReads(MaxReads), .MaxWrites(MaxWrites)) u_vme (
@@ -123,8 +137,16 @@ module vta_top
   // 2 inp, 3 wgt, 4 acc) a data beat taken this cycle; bit 5: the store's write client held up by
   // the memory engine.
   logic [5:0] mem_activity /*verilator public_flat_rd*/;
+  /* verilator lint_off UNUSEDSIGNAL */  // one field of each is read
+  mem_rd_req_t client_req;
+  mem_rd_rsp_t client_rsp;
+  /* verilator lint_on UNUSEDSIGNAL */
   always_comb begin
-    for (int i = 0; i < 5; i++) mem_activity[i] = rd_rsp[i].data_valid && rd_req[i].data_ready;
+    for (int i = 0; i < NumReadClients; i++) begin
+      client_req      = rd_req[i*MemRdReqWidth +: MemRdReqWidth];
+      client_rsp      = rd_rsp[i*MemRdRspWidth +: MemRdRspWidth];
+      mem_activity[i] = client_rsp.data_valid && client_req.data_ready;
+    end
     mem_activity[5] = (wr_req.cmd_valid && !wr_rsp.cmd_ready) || (wr_req.data_valid && !wr_rsp.data_ready);
   end
 

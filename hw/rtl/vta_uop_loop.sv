@@ -76,9 +76,9 @@ module vta_uop_loop
         k_d = {1'b0, insn_q.uop_bgn};
         if (!last_j) begin
           j_d      = j_q + 1'b1;
-          dst_in_d = dst_in_q + off_t'(insn_q.dst_factor_in);
-          src_in_d = src_in_q + off_t'(insn_q.src_factor_in);
-          wgt_in_d = wgt_in_q + off_t'(insn_q.wgt_factor_in);
+          dst_in_d = dst_in_q + OffsetWidth'(insn_q.dst_factor_in);
+          src_in_d = src_in_q + OffsetWidth'(insn_q.src_factor_in);
+          wgt_in_d = wgt_in_q + OffsetWidth'(insn_q.wgt_factor_in);
         end else begin
           j_d      = '0;
           dst_in_d = '0;
@@ -86,9 +86,9 @@ module vta_uop_loop
           wgt_in_d = '0;
           if (!last_i) begin
             i_d       = i_q + 1'b1;
-            dst_out_d = dst_out_q + off_t'(insn_q.dst_factor_out);
-            src_out_d = src_out_q + off_t'(insn_q.src_factor_out);
-            wgt_out_d = wgt_out_q + off_t'(insn_q.wgt_factor_out);
+            dst_out_d = dst_out_q + OffsetWidth'(insn_q.dst_factor_out);
+            src_out_d = src_out_q + OffsetWidth'(insn_q.src_factor_out);
+            wgt_out_d = wgt_out_q + OffsetWidth'(insn_q.wgt_factor_out);
           end else begin
             active_d = 1'b0;
           end

@@ -35,9 +35,9 @@ module vta_vcr
   input  logic        mem_busy_i,
   input  logic [2:0]  insn_start_i,     // {store, compute, load} took an instruction
   input  logic [2:0]  stall_i,          // {store, compute, load} holds an instruction waiting for a token
-  input  logic [2:0][QueueFillWidth-1:0] queue_fill_i,
-  input  logic [3:0][TokenWidth-1:0] tokens_i,
-  input  logic [6:0][63:0] stats_i      // inp, wgt, acc, uop, out bytes, gemm, alu counters
+  input  logic [3*QueueFillWidth-1:0] queue_fill_i,  // {store, compute, load}
+  input  logic [4*TokenWidth-1:0] tokens_i,          // {s2g, g2s, g2l, l2g}
+  input  logic [7*64-1:0] stats_i  // inp, wgt, acc, uop, out bytes, gemm, alu counters (64 bits each, inp lowest)
 );
   localparam logic [1:0] RespOkay = 2'b00;
   if (QueueFillWidth > 10) begin : gen_fill_check
@@ -48,7 +48,7 @@ module vta_vcr
   logic [8:0]  err_d, err_q;
   logic [3:0]  client_d, client_q;
   logic [63:0] cycles_d, cycles_q;
-  logic [2:0][31:0] insns_d, insns_q, busy_d, busy_q, stall_d, stall_q;
+  logic [3*32-1:0] insns_d, insns_q, busy_d, busy_q, stall_d, stall_q;  // per stage, 32 bits each
   logic        bvalid_d, bvalid_q, rvalid_d, rvalid_q;
   logic [31:0] rdata_d, rdata_q, rmux;
   logic        wr, rd, running, launch, idle;
@@ -57,11 +57,12 @@ module vta_vcr
   logic [8:0]  err_now;
 
   function automatic logic [31:0] apply_strobes(logic [31:0] old, logic [31:0] data, logic [3:0] strb);
-    logic [31:0] r = old;
+    logic [31:0] r;
+    r = old;
     for (int b = 0; b < 4; b++) begin
       if (strb[b]) r[8*b +: 8] = data[8*b +: 8];
     end
-    return r;
+    apply_strobes = r;
   endfunction
 
   // ---- the packed registers, from the field positions of vcr_map.h --------------------------------
@@ -72,14 +73,14 @@ module vta_vcr
     status_word[VcrStatusMemBusyLsb] = mem_busy_i;
     status_word[VcrStatusErrorPendingLsb] = (core_error_i != '0) || (mem_error_i != '0);
     fill_word = '0;
-    fill_word[VcrQueueFillLoadLsb +: VcrQueueFillLoadWidth] = VcrQueueFillLoadWidth'(queue_fill_i[0]);
-    fill_word[VcrQueueFillComputeLsb +: VcrQueueFillComputeWidth] = VcrQueueFillComputeWidth'(queue_fill_i[1]);
-    fill_word[VcrQueueFillStoreLsb +: VcrQueueFillStoreWidth] = VcrQueueFillStoreWidth'(queue_fill_i[2]);
+    fill_word[VcrQueueFillLoadLsb +: VcrQueueFillLoadWidth] = VcrQueueFillLoadWidth'(queue_fill_i[0*QueueFillWidth +: QueueFillWidth]);
+    fill_word[VcrQueueFillComputeLsb +: VcrQueueFillComputeWidth] = VcrQueueFillComputeWidth'(queue_fill_i[1*QueueFillWidth +: QueueFillWidth]);
+    fill_word[VcrQueueFillStoreLsb +: VcrQueueFillStoreWidth] = VcrQueueFillStoreWidth'(queue_fill_i[2*QueueFillWidth +: QueueFillWidth]);
     tokens_word = '0;
-    tokens_word[VcrTokensL2gLsb +: VcrTokensL2gWidth] = VcrTokensL2gWidth'(tokens_i[0]);
-    tokens_word[VcrTokensG2lLsb +: VcrTokensG2lWidth] = VcrTokensG2lWidth'(tokens_i[1]);
-    tokens_word[VcrTokensG2sLsb +: VcrTokensG2sWidth] = VcrTokensG2sWidth'(tokens_i[2]);
-    tokens_word[VcrTokensS2gLsb +: VcrTokensS2gWidth] = VcrTokensS2gWidth'(tokens_i[3]);
+    tokens_word[VcrTokensL2gLsb +: VcrTokensL2gWidth] = VcrTokensL2gWidth'(tokens_i[0*TokenWidth +: TokenWidth]);
+    tokens_word[VcrTokensG2lLsb +: VcrTokensG2lWidth] = VcrTokensG2lWidth'(tokens_i[1*TokenWidth +: TokenWidth]);
+    tokens_word[VcrTokensG2sLsb +: VcrTokensG2sWidth] = VcrTokensG2sWidth'(tokens_i[2*TokenWidth +: TokenWidth]);
+    tokens_word[VcrTokensS2gLsb +: VcrTokensS2gWidth] = VcrTokensS2gWidth'(tokens_i[3*TokenWidth +: TokenWidth]);
   end
 
   // ---- register read multiplexer ----------------------------------------------------------------
@@ -93,29 +94,29 @@ module vta_vcr
       VcrErrorInfo:     rmux = 32'(client_q) << VcrErrorInfoClientLsb;
       VcrCyclesHi:      rmux = cycles_q[63:32];
       VcrTokens:        rmux = tokens_word;
-      VcrInpBytesLo:    rmux = stats_i[0][31:0];
-      VcrInpBytesHi:    rmux = stats_i[0][63:32];
-      VcrWgtBytesLo:    rmux = stats_i[1][31:0];
-      VcrWgtBytesHi:    rmux = stats_i[1][63:32];
-      VcrAccBytesLo:    rmux = stats_i[2][31:0];
-      VcrAccBytesHi:    rmux = stats_i[2][63:32];
-      VcrUopBytesLo:    rmux = stats_i[3][31:0];
-      VcrUopBytesHi:    rmux = stats_i[3][63:32];
-      VcrOutBytesLo:    rmux = stats_i[4][31:0];
-      VcrOutBytesHi:    rmux = stats_i[4][63:32];
-      VcrGemmCountLo:   rmux = stats_i[5][31:0];
-      VcrGemmCountHi:   rmux = stats_i[5][63:32];
-      VcrAluCountLo:    rmux = stats_i[6][31:0];
-      VcrAluCountHi:    rmux = stats_i[6][63:32];
-      VcrLoadInsns:     rmux = insns_q[0];
-      VcrComputeInsns:  rmux = insns_q[1];
-      VcrStoreInsns:    rmux = insns_q[2];
-      VcrLoadBusy:      rmux = busy_q[0];
-      VcrComputeBusy:   rmux = busy_q[1];
-      VcrStoreBusy:     rmux = busy_q[2];
-      VcrLoadStall:     rmux = stall_q[0];
-      VcrComputeStall:  rmux = stall_q[1];
-      VcrStoreStall:    rmux = stall_q[2];
+      VcrInpBytesLo:    rmux = stats_i[0*64 +: 32];
+      VcrInpBytesHi:    rmux = stats_i[0*64+32 +: 32];
+      VcrWgtBytesLo:    rmux = stats_i[1*64 +: 32];
+      VcrWgtBytesHi:    rmux = stats_i[1*64+32 +: 32];
+      VcrAccBytesLo:    rmux = stats_i[2*64 +: 32];
+      VcrAccBytesHi:    rmux = stats_i[2*64+32 +: 32];
+      VcrUopBytesLo:    rmux = stats_i[3*64 +: 32];
+      VcrUopBytesHi:    rmux = stats_i[3*64+32 +: 32];
+      VcrOutBytesLo:    rmux = stats_i[4*64 +: 32];
+      VcrOutBytesHi:    rmux = stats_i[4*64+32 +: 32];
+      VcrGemmCountLo:   rmux = stats_i[5*64 +: 32];
+      VcrGemmCountHi:   rmux = stats_i[5*64+32 +: 32];
+      VcrAluCountLo:    rmux = stats_i[6*64 +: 32];
+      VcrAluCountHi:    rmux = stats_i[6*64+32 +: 32];
+      VcrLoadInsns:     rmux = insns_q[0*32 +: 32];
+      VcrComputeInsns:  rmux = insns_q[1*32 +: 32];
+      VcrStoreInsns:    rmux = insns_q[2*32 +: 32];
+      VcrLoadBusy:      rmux = busy_q[0*32 +: 32];
+      VcrComputeBusy:   rmux = busy_q[1*32 +: 32];
+      VcrStoreBusy:     rmux = busy_q[2*32 +: 32];
+      VcrLoadStall:     rmux = stall_q[0*32 +: 32];
+      VcrComputeStall:  rmux = stall_q[1*32 +: 32];
+      VcrStoreStall:    rmux = stall_q[2*32 +: 32];
       VcrStatus:        rmux = status_word;
       VcrQueueFill:     rmux = fill_word;
       VcrWatchdog:      rmux = wdog_q;
@@ -127,8 +128,14 @@ module vta_vcr
   // ---- transactions and control ---------------------------------------------------------------------
   assign wr = axil_req_i.aw_valid && axil_req_i.w_valid && !bvalid_q;
   assign rd = axil_req_i.ar_valid && !rvalid_q;
-  assign axil_rsp_o = '{aw_ready: wr, w_ready: wr, b_valid: bvalid_q, b_resp: RespOkay, ar_ready: !rvalid_q,
-                        r_valid: rvalid_q, r_data: rdata_q, r_resp: RespOkay};
+  assign axil_rsp_o.aw_ready = wr;
+  assign axil_rsp_o.w_ready  = wr;
+  assign axil_rsp_o.b_valid  = bvalid_q;
+  assign axil_rsp_o.b_resp   = RespOkay;
+  assign axil_rsp_o.ar_ready = !rvalid_q;
+  assign axil_rsp_o.r_valid  = rvalid_q;
+  assign axil_rsp_o.r_data   = rdata_q;
+  assign axil_rsp_o.r_resp   = RespOkay;
   assign bvalid_d = wr || (bvalid_q && !axil_req_i.b_ready);
   assign rvalid_d = rd || (rvalid_q && !axil_req_i.r_ready);
   assign rdata_d  = rd ? rmux : rdata_q;
@@ -155,7 +162,7 @@ module vta_vcr
 
     drained = busy_i == '0 && !mem_busy_i;
     for (int s = 0; s < 3; s++) begin
-      if (queue_fill_i[s] != '0 && !stall_i[s]) drained = 1'b0;
+      if (queue_fill_i[s*QueueFillWidth +: QueueFillWidth] != '0 && !stall_i[s]) drained = 1'b0;
     end
     // the watchdog: idle = running with no stage busy, no memory traffic and no instruction taken
     idle   = running && busy_i[2:0] == '0 && !mem_busy_i && insn_start_i == '0;
@@ -170,9 +177,9 @@ module vta_vcr
     busy_d   = busy_q;
     stall_d  = stall_q;
     for (int s = 0; s < 3; s++) begin
-      insns_d[s] = insns_q[s] + 32'(running && insn_start_i[s]);
-      busy_d[s]  = busy_q[s] + 32'(running && busy_i[s]);
-      stall_d[s] = stall_q[s] + 32'(running && stall_i[s]);
+      insns_d[s*32 +: 32] = insns_q[s*32 +: 32] + 32'(running && insn_start_i[s]);
+      busy_d[s*32 +: 32]  = busy_q[s*32 +: 32] + 32'(running && busy_i[s]);
+      stall_d[s*32 +: 32] = stall_q[s*32 +: 32] + 32'(running && stall_i[s]);
     end
     // Error sources are recorded even after done (an instruction FINISH did not wait for may fail
     // later); only a running accelerator stops on them.

@@ -15,7 +15,6 @@ module vta_vme
   import vta_config_pkg::*;
   import vta_pkg::*;
 #(
-  parameter int unsigned NumReadClients = 5,
   parameter int unsigned MaxReads = 16,
   parameter int unsigned MaxWrites = 8,
   localparam int unsigned StrbWidth = BusWidth / 8
@@ -23,8 +22,8 @@ module vta_vme
   input  logic                              clk_i,
   input  logic                              rst_ni,
   // the core's memory clients
-  input  mem_rd_req_t [NumReadClients-1:0] rd_req_i,
-  output mem_rd_rsp_t [NumReadClients-1:0] rd_rsp_o,
+  input  mem_rd_reqs_t                      rd_req_i,
+  output mem_rd_rsps_t                      rd_rsp_o,
   input  mem_wr_req_t                       wr_req_i,
   output mem_wr_rsp_t                       wr_rsp_o,
   // AXI4 master
@@ -59,17 +58,22 @@ module vta_vme
   // depends combinationally on another client's valid. A client that keeps its command valid keeps
   // the grant; a newly served client costs one cycle.
   logic [ClientW-1:0] grant_d;
+  logic [NumReadClients-1:0] client_cmd_valid, client_data_ready;  // per client (gen_client below)
   always_comb begin
     grant_d = grant;
     for (int i = NumReadClients - 1; i >= 0; i--) begin
-      if (rd_req_i[i].cmd_valid) grant_d = ClientW'(i);
+      if (client_cmd_valid[i]) grant_d = ClientW'(i);
     end
   end
-  assign rd_cmd_valid = rd_req_i[grant].cmd_valid;
+  /* verilator lint_off UNUSEDSIGNAL */  // the data_ready is the client's own business
+  mem_rd_req_t granted;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign granted      = rd_req_i[grant*MemRdReqWidth +: MemRdReqWidth];
+  assign rd_cmd_valid = granted.cmd_valid;
 
   vta_vme_burst #(.AddrWidth(AxiAddrWidth), .TagWidth(ClientW)) u_read_split (
-    .clk_i, .rst_ni, .cmd_valid_i(rd_cmd_valid), .cmd_ready_o(rd_cmd_ready), .cmd_addr_i(rd_req_i[grant].cmd.addr),
-    .cmd_bytes_i(rd_req_i[grant].cmd.bytes), .cmd_tag_i(grant), .burst_valid_o(ar_valid), .burst_ready_i(ar_ready),
+    .clk_i, .rst_ni, .cmd_valid_i(rd_cmd_valid), .cmd_ready_o(rd_cmd_ready), .cmd_addr_i(granted.cmd.addr),
+    .cmd_bytes_i(granted.cmd.bytes), .cmd_tag_i(grant), .burst_valid_o(ar_valid), .burst_ready_i(ar_ready),
     .burst_addr_o(ar_addr), .burst_len_o(ar_len), .burst_last_o(), .burst_tag_o(ar_tag),
     .range_error_o(rd_range_err));
 
@@ -78,9 +82,14 @@ module vta_vme
   logic ar_slice_ready;
   assign ar_ready = ar_slice_ready && reads_q != ReadCntW'(MaxReads);
   assign ar_fire  = ar_valid && ar_ready;  // counted as outstanding from here
-  vta_fifo #(.T(axi_ax_t), .Depth(2)) u_ar_slice (
-    .clk_i, .rst_ni, .wvalid_i(ar_fire), .wready_o(ar_slice_ready),
-    .wdata_i('{id: AxiIdWidth'(ar_tag), addr: ar_addr, len: ar_len, size: BeatSize, burst: BurstIncr}),
+  axi_ax_t ar_in;
+  assign ar_in.id    = AxiIdWidth'(ar_tag);
+  assign ar_in.addr  = ar_addr;
+  assign ar_in.len   = ar_len;
+  assign ar_in.size  = BeatSize;
+  assign ar_in.burst = BurstIncr;
+  vta_fifo #(.Width($bits(ar_in)), .Depth(2)) u_ar_slice (
+    .clk_i, .rst_ni, .wvalid_i(ar_fire), .wready_o(ar_slice_ready), .wdata_i(ar_in),
     .rvalid_o(axi_req_o.ar_valid), .rready_i(axi_rsp_i.ar_ready), .rdata_o(axi_req_o.ar), .count_o());
 
   // R: RREADY and everything the clients see come from the slice's registers. (The R and W slices
@@ -88,28 +97,42 @@ module vta_vme
   // type about 20 % slower on the whole convolution, measured.)
   logic   rs_valid, rs_ready;
   axi_r_t rs;
-  vta_fifo #(.Width($bits(axi_r_t)), .Depth(2)) u_r_slice (
+  vta_fifo #(.Width($bits(rs)), .Depth(2)) u_r_slice (
     .clk_i, .rst_ni, .wvalid_i(axi_rsp_i.r_valid), .wready_o(axi_req_o.r_ready), .wdata_i(axi_rsp_i.r),
     .rvalid_o(rs_valid), .rready_i(rs_ready), .rdata_o(rs), .count_o());
 
   assign r_bad_id = rs.id >= AxiIdWidth'(NumReadClients);
   // Per client: its response, and the checks that it holds a command, and the engine its data, until
   // taken. (The checks sample per-client signals: Verilator 5.006 generates code that does not compile
-  // when an assertion samples the whole response array of a 256-bit bus.)
+  // when an assertion samples the whole response array of a 256-bit bus. Yosys 0.23 writes no member
+  // of a struct declared in a generate block: the response is a concatenation in mem_rd_rsp_t's field
+  // order, cmd_ready, data_valid, data. Static per-client assignments; an always_comb loop over the
+  // clients made the whole tsim 12 % slower, measured.)
   for (genvar i = 0; i < NumReadClients; i++) begin : gen_client
-    mem_cmd_t cmd;
-    logic     cmd_valid, cmd_ready, data_valid, data_ready;
-    assign cmd_ready   = grant == ClientW'(i) && rd_cmd_ready;
-    assign data_valid  = !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid;
-    assign rd_rsp_o[i] = '{cmd_ready: cmd_ready, data_valid: data_valid, data: rs.data};
-    assign cmd         = rd_req_i[i].cmd;
-    assign cmd_valid   = rd_req_i[i].cmd_valid;
-    assign data_ready  = rd_req_i[i].data_ready;
-    `VTA_ASSERT_HANDSHAKE(ReadCmdHeld, cmd_valid, cmd_ready, cmd)
-    `VTA_ASSERT_HANDSHAKE(ReadDataHeld, data_valid, data_ready, rs.data)
+    logic cmd_ready, data_valid;
+    // cmd_valid is mem_rd_req_t's first (top) field, data_ready its last (bit 0)
+    assign client_cmd_valid[i]  = rd_req_i[i*MemRdReqWidth + MemRdReqWidth - 1];
+    assign client_data_ready[i] = rd_req_i[i*MemRdReqWidth];
+    assign cmd_ready            = grant == ClientW'(i) && rd_cmd_ready;
+    assign data_valid           = !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid;
+    assign rd_rsp_o[i*MemRdRspWidth +: MemRdRspWidth] = {cmd_ready, data_valid, rs.data};
+`ifndef SYNTHESIS
+    /* verilator lint_off UNUSEDSIGNAL */  // its address and byte count go through `granted`
+    mem_rd_req_t req;
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign req = rd_req_i[i*MemRdReqWidth +: MemRdReqWidth];
+    `VTA_ASSERT(ReadClientBitsAgree, client_cmd_valid[i] == req.cmd_valid && client_data_ready[i] == req.data_ready)
+    `VTA_ASSERT_HANDSHAKE(ReadCmdHeld, req.cmd_valid, cmd_ready, req.cmd)
+    `VTA_ASSERT_HANDSHAKE(ReadDataHeld, data_valid, req.data_ready, rs.data)
+`endif
   end
+`ifndef SYNTHESIS
+  if ($bits(mem_rd_req_t) != MemRdReqWidth || $bits(mem_rd_rsp_t) != MemRdRspWidth) begin : gen_width_check
+    $error("vta_pkg: MemRdReqWidth / MemRdRspWidth disagree with the structs");
+  end
+`endif
   // beats with an unknown ID are drained (and flagged)
-  assign rs_ready  = r_bad_id || rd_req_i[ClientW'(rs.id)].data_ready;
+  assign rs_ready  = r_bad_id || client_data_ready[ClientW'(rs.id)];
   assign r_fire    = rs_valid && rs_ready;
   assign reads_d        = reads_q + ReadCntW'(ar_fire) - ReadCntW'(r_fire && rs.last);
 
@@ -138,21 +161,31 @@ module vta_vme
   logic aw_slice_ready;
   assign aw_ready = aw_slice_ready && writes_q != WriteCntW'(MaxWrites) && wq_wready && bq_wready;
   assign aw_fire  = aw_valid && aw_ready;
-  vta_fifo #(.T(axi_ax_t), .Depth(2)) u_aw_slice (
-    .clk_i, .rst_ni, .wvalid_i(aw_fire), .wready_o(aw_slice_ready),
-    .wdata_i('{id: '0, addr: aw_addr, len: aw_len, size: BeatSize, burst: BurstIncr}),
+  axi_ax_t aw_in;
+  assign aw_in.id    = '0;
+  assign aw_in.addr  = aw_addr;
+  assign aw_in.len   = aw_len;
+  assign aw_in.size  = BeatSize;
+  assign aw_in.burst = BurstIncr;
+  vta_fifo #(.Width($bits(aw_in)), .Depth(2)) u_aw_slice (
+    .clk_i, .rst_ni, .wvalid_i(aw_fire), .wready_o(aw_slice_ready), .wdata_i(aw_in),
     .rvalid_o(axi_req_o.aw_valid), .rready_i(axi_rsp_i.aw_ready), .rdata_o(axi_req_o.aw), .count_o());
 
   // W: the client's beats enter a slice; WLAST is set per burst on the way out.
   logic   ws_valid, ws_ready;
   axi_w_t ws;  // last: the client's end of command
-  vta_fifo #(.Width($bits(axi_w_t)), .Depth(2)) u_w_slice (
-    .clk_i, .rst_ni, .wvalid_i(wr_req_i.data_valid), .wready_o(wr_rsp_o.data_ready),
-    .wdata_i(axi_w_t'{data: wr_req_i.data, strb: wr_req_i.strb, last: wr_req_i.last}),
+  axi_w_t ws_in;
+  assign ws_in.data = wr_req_i.data;
+  assign ws_in.strb = wr_req_i.strb;
+  assign ws_in.last = wr_req_i.last;
+  vta_fifo #(.Width($bits(ws)), .Depth(2)) u_w_slice (
+    .clk_i, .rst_ni, .wvalid_i(wr_req_i.data_valid), .wready_o(wr_rsp_o.data_ready), .wdata_i(ws_in),
     .rvalid_o(ws_valid), .rready_i(ws_ready), .rdata_o(ws), .count_o());
   assign w_burst_end    = wbeat_q == wq_head[7:0];
   assign axi_req_o.w_valid = ws_valid && wq_rvalid;
-  assign axi_req_o.w       = '{data: ws.data, strb: ws.strb, last: w_burst_end};
+  assign axi_req_o.w.data  = ws.data;
+  assign axi_req_o.w.strb  = ws.strb;
+  assign axi_req_o.w.last  = w_burst_end;
   assign ws_ready          = axi_rsp_i.w_ready && wq_rvalid;
   assign w_fire            = ws_valid && wq_rvalid && axi_rsp_i.w_ready;
   assign wbeat_d        = w_fire ? (w_burst_end ? '0 : wbeat_q + 1'b1) : wbeat_q;

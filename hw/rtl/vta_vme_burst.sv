@@ -50,10 +50,10 @@ module vta_vme_burst
   // through the clients).
   always_comb begin
     // this burst: up to the 4 KiB page end, at most MaxBurst, at most what is left
-    to_page = beat_t'(BeatsPer4K) - beat_t'(beat_q[PageW-1:0]);
+    to_page = BeatW'(BeatsPer4K) - BeatW'(beat_q[PageW-1:0]);
     n       = left_q;
     if (n > to_page) n = to_page;
-    if (n > beat_t'(MaxBurst)) n = beat_t'(MaxBurst);
+    if (n > BeatW'(MaxBurst)) n = BeatW'(MaxBurst);
   end
   assign burst_valid_o = active_q;
   assign burst_addr_o  = AddrWidth'(beat_q << LowW);
@@ -65,8 +65,8 @@ module vta_vme_burst
   assign accept        = cmd_valid_i && cmd_ready_o;
   assign end_byte      = (CmdAddrWidth + 1)'(cmd_addr_i) + (CmdAddrWidth + 1)'(cmd_bytes_i);
   assign out_of_range  = end_byte > (CmdAddrWidth + 1)'(64'(1) << AddrWidth);
-  assign first         = beat_t'(cmd_addr_i >> LowW);
-  assign end_beat      = beat_t'((end_byte + (CmdAddrWidth + 1)'(BusBytes) - 1'b1) >> LowW);
+  assign first         = BeatW'(cmd_addr_i >> LowW);
+  assign end_beat      = BeatW'((end_byte + (CmdAddrWidth + 1)'(BusBytes) - 1'b1) >> LowW);
   assign range_error_o = accept && out_of_range;
 
   always_comb begin

@@ -167,9 +167,42 @@ json task_json(const Task& t) {
 
 json stats_json(const Stats& s) { return json::parse(s.to_json()); }
 
+fs::path self_path() { return fs::read_symlink("/proc/self/exe"); }
+
+// Waits for `c` at most `limit` (Boost 1.74's child::wait_for can spin forever once the child has
+// exited: polled instead); false, with the child terminated, when it ran out of time.
+bool wait_bounded(bp::child& c, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (c.running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      c.terminate();
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  c.wait();
+  return true;
+}
+
+// This build's configuration synthesized by Yosys (the build's vta_synth target, docs/SYNTHESIS.md);
+// the result's fields: its utilisation, verified when Yosys ran clean.
+json synthesize() {
+  const fs::path tree = self_path().parent_path().parent_path();  // <tree>/sweep/vta-sweep
+  const fs::path log = tree / "synth" / "vta_synth.log";
+  fs::create_directories(log.parent_path());
+  bp::child run(bp::search_path("cmake"), "--build", tree.string(), "--target", "vta_synth", bp::std_out > log.string(),
+                bp::std_err > log.string());
+  if (!wait_bounded(run, std::chrono::hours(1))) throw SweepError("Yosys ran more than an hour (" + log.string() + ")");
+  if (run.exit_code() != 0) throw SweepError("synthesis failed: see " + log.string());
+  return {{"verified", true},
+          {"error", ""},
+          {"utilization", read_json(tree / "synth" / "utilization.json", "Yosys's figures")}};
+}
+
 // Runs the workload on this process's device; the result's fields.
 json run_workload(const json& w) {
   const std::string kind = w.at("kind").get<std::string>();
+  if (kind == "synthesis") return synthesize();
   const auto seed = w.value("seed", uint32_t{1});
   if (kind == "tutorial") {
     const tutorials::Result r =
@@ -200,23 +233,6 @@ json run_workload(const json& w) {
     run = ex.run(x, {}, &ref);
   }
   return {{"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}};
-}
-
-fs::path self_path() { return fs::read_symlink("/proc/self/exe"); }
-
-// Waits for `c` at most `limit` (Boost 1.74's child::wait_for can spin forever once the child has
-// exited: polled instead); false, with the child terminated, when it ran out of time.
-bool wait_bounded(bp::child& c, std::chrono::seconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (c.running()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      c.terminate();
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  c.wait();
-  return true;
 }
 
 // This configuration's build tree under `cache`, brought up to date with this source tree (made by the
@@ -275,25 +291,36 @@ json resources_of(const fs::path& dir, const std::string& hash) {
   return {{"sram_bytes", sram}, {"total_sram_bytes", total}, {"macs", c.batch() * c.block_in() * c.block_out()}};
 }
 
-// One point of the Pareto chart: a configuration's SRAM and a workload's cycles on it.
+// One point of the Pareto chart: a configuration's cost (its LUTs when every configuration of the
+// panel was synthesized, else its SRAM bytes) and a workload's cycles on it.
 struct Point {
   std::string config;
   double sram = 0, cycles = 0;
+  double luts = -1;  // -1: not synthesized
+  double cost = 0;   // the x axis: luts or sram
   bool front = false;
 };
 
-// The points no other point beats on both axes (no more SRAM and no more cycles, one of them fewer).
+// The points no other point beats on both axes (no higher cost and no more cycles, one of them less).
 void mark_front(std::vector<Point>& points) {
   for (Point& p : points) {
     p.front = std::none_of(points.begin(), points.end(), [&](const Point& q) {
-      return q.sram <= p.sram && q.cycles <= p.cycles && (q.sram < p.sram || q.cycles < p.cycles);
+      return q.cost <= p.cost && q.cycles <= p.cycles && (q.cost < p.cost || q.cycles < p.cycles);
     });
   }
 }
 
+// The cost axis of a panel: LUTs when every point has them.
+std::string choose_cost(std::vector<Point>& points) {
+  const bool luts = std::all_of(points.begin(), points.end(), [](const Point& p) { return p.luts >= 0; });
+  for (Point& p : points) p.cost = luts ? p.luts : p.sram;
+  return luts ? "LUTs" : "SRAM bytes";
+}
+
 // An SVG of one panel per workload: cycles against SRAM bytes, one point per configuration, the front
 // joined and filled.
-std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels) {
+std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels,
+                       const std::map<std::string, std::string>& axes) {
   const int w = 520, h = 300, pad = 60;
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h * int(panels.size())
@@ -302,7 +329,7 @@ std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels) 
   for (const auto& [title, pts] : panels) {
     double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
     for (const Point& p : pts)
-      x0 = std::min(x0, p.sram), x1 = std::max(x1, p.sram), y0 = std::min(y0, p.cycles), y1 = std::max(y1, p.cycles);
+      x0 = std::min(x0, p.cost), x1 = std::max(x1, p.cost), y0 = std::min(y0, p.cycles), y1 = std::max(y1, p.cycles);
     if (x1 <= x0) x1 = x0 + 1;
     if (y1 <= y0) y1 = y0 + 1;
     const int top = row * h;
@@ -313,7 +340,7 @@ std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels) 
         << "<line x1=\"" << pad << "\" y1=\"" << top + h - pad << "\" x2=\"" << w - pad << "\" y2=\"" << top + h - pad
         << "\" stroke=\"black\"/><line x1=\"" << pad << "\" y1=\"" << top + pad << "\" x2=\"" << pad << "\" y2=\""
         << top + h - pad << "\" stroke=\"black\"/>\n"
-        << "<text x=\"" << w / 2 << "\" y=\"" << top + h - 20 << "\" text-anchor=\"middle\">SRAM bytes ("
+        << "<text x=\"" << w / 2 << "\" y=\"" << top + h - 20 << "\" text-anchor=\"middle\">" << axes.at(title) << " ("
         << uint64_t(x0) << " to " << uint64_t(x1) << ")</text>\n<text x=\"14\" y=\"" << top + h / 2
         << "\" transform=\"rotate(-90 14 " << top + h / 2 << ")\" text-anchor=\"middle\">cycles (" << uint64_t(y0)
         << " to " << uint64_t(y1) << ")</text>\n";
@@ -321,14 +348,16 @@ std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels) 
     for (const Point& p : pts) {
       if (p.front) front.push_back(p);
     }
-    std::sort(front.begin(), front.end(), [](const Point& a, const Point& b) { return a.sram < b.sram; });
+    std::sort(front.begin(), front.end(), [](const Point& a, const Point& b) { return a.cost < b.cost; });
     svg << "<polyline fill=\"none\" stroke=\"#c0392b\" points=\"";
-    for (const Point& p : front) svg << px(p.sram) << "," << py(p.cycles) << " ";
+    for (const Point& p : front) svg << px(p.cost) << "," << py(p.cycles) << " ";
     svg << "\"/>\n";
     for (const Point& p : pts) {
-      svg << "<circle cx=\"" << px(p.sram) << "\" cy=\"" << py(p.cycles) << "\" r=\"4\" fill=\""
+      svg << "<circle cx=\"" << px(p.cost) << "\" cy=\"" << py(p.cycles) << "\" r=\"4\" fill=\""
           << (p.front ? "#c0392b" : "#7f8c8d") << "\"><title>" << xml_escape(p.config) << ": " << uint64_t(p.cycles)
-          << " cycles, " << uint64_t(p.sram) << " SRAM bytes</title></circle>\n";
+          << " cycles, " << uint64_t(p.sram) << " SRAM bytes";
+      if (p.luts >= 0) svg << ", " << uint64_t(p.luts) << " LUTs";
+      svg << "</title></circle>\n";
     }
     ++row;
   }
@@ -350,11 +379,17 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
   const std::string where = spec_path.string();
   if (!spec.is_object()) throw SweepError(where + ": the spec is not a JSON object");
   for (const auto& [k, v] : spec.items()) {
-    if (k != "name" && k != "configs" && k != "workloads" && k != "backends") {
-      throw SweepError(
-          std::string(where).append(": unknown key \"").append(k).append("\" (name, configs, workloads, backends)"));
+    if (k != "name" && k != "configs" && k != "workloads" && k != "backends" && k != "synthesis") {
+      throw SweepError(std::string(where)
+                           .append(": unknown key \"")
+                           .append(k)
+                           .append("\" (name, configs, workloads, backends, synthesis)"));
     }
   }
+  if (spec.contains("synthesis") && !spec.at("synthesis").is_boolean()) {
+    throw SweepError(where + ": \"synthesis\" must be true or false");
+  }
+  const bool synthesis = spec.value("synthesis", false);
   const fs::path base = spec_path.parent_path();
   std::vector<NamedConfig> configs;
   const json config_entries = spec.value("configs", json::array({json::object()}));
@@ -376,7 +411,7 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
       throw SweepError(std::string(where).append(": backend \"").append(b).append("\" (fsim, tsim, systemc)"));
     }
   }
-  if (configs.size() * workloads.size() * backends.size() > size_t(kMaxTasks)) {
+  if (configs.size() * (workloads.size() * backends.size() + (synthesis ? 1 : 0)) > size_t(kMaxTasks)) {
     throw SweepError(where + ": more than 100,000 tasks");
   }
   fs::create_directories(dir / "configs");
@@ -392,6 +427,11 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
         list.push_back(task_json(t));
         tasks.push_back(std::move(t));
       }
+    }
+    if (synthesis) {  // one Yosys run per configuration (its resources; the Pareto chart's LUT axis)
+      Task t{int(tasks.size()), c.name, hash, json{{"kind", "synthesis"}}.dump(), "synthesis", "yosys"};
+      list.push_back(task_json(t));
+      tasks.push_back(std::move(t));
     }
   }
   write_json(dir / "tasks.json", {{"name", spec.value("name", spec_path.stem().string())}, {"tasks", list}});
@@ -429,7 +469,9 @@ int run_here(const fs::path& dir, const Task& t) {
     throw SweepError("task " + std::to_string(t.index) + " is for configuration " + t.config_hash + ", this build is " +
                      this_build_hash());
   }
-  ::setenv("VTA_TARGET", t.backend.c_str(), 1);  // (before this process's runtime first opens a device)
+  if (t.backend != "yosys") {  // (before this process's runtime first opens a device; synthesis opens none)
+    ::setenv("VTA_TARGET", t.backend.c_str(), 1);
+  }
   json result = task_json(t);
   result["command"] = "vta-sweep task " + fs::absolute(dir).string() + " " + std::to_string(t.index);
   const auto start = std::chrono::steady_clock::now();
@@ -546,18 +588,26 @@ Summary merge(const fs::path& dir) {
   for (const char* k : keys) csv << "," << k;
   csv << ",seconds,error\n";
   md << "| # | configuration | workload | backend | verified | cycles | GEMM micro-ops | bytes moved | SRAM KiB | MACs "
-        "| "
-        "seconds |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "| LUTs | seconds |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::map<std::string, json> resources;             // by configuration hash
   std::map<std::string, std::vector<Point>> panels;  // by workload and backend
   std::ostringstream cases;
+  std::map<int, json> results;
+  for (const Task& t : tasks) {  // the synthesis tasks' figures join their configuration's resources
+    const fs::path path = dir / "results" / (std::to_string(t.index) + ".json");
+    if (fs::exists(path)) results[t.index] = read_json(path, "a task's result");
+    if (!resources.count(t.config_hash)) resources[t.config_hash] = resources_of(dir, t.config_hash);
+    const json& u = results.count(t.index) ? results[t.index].value("utilization", json()) : json();
+    if (t.label == "synthesis" && u.is_object() && results[t.index].value("verified", false)) {
+      for (const char* k : {"lut", "ff", "bram36", "dsp"}) resources[t.config_hash][k] = u.at(k);
+    }
+  }
   for (const Task& t : tasks) {
     ++s.tasks;
-    const fs::path path = dir / "results" / (std::to_string(t.index) + ".json");
     json r;
-    if (fs::exists(path)) {
-      r = read_json(path, "a task's result");
+    if (results.count(t.index)) {
+      r = results[t.index];
     } else {
       r = task_json(t);
       r["verified"] = false;
@@ -569,8 +619,9 @@ Summary merge(const fs::path& dir) {
     }
     const bool ok = r.value("verified", false);
     ok ? ++s.verified : ++s.failed;
-    if (!resources.count(t.config_hash)) resources[t.config_hash] = resources_of(dir, t.config_hash);
     r["resources"] = resources[t.config_hash];
+    const json& res = r["resources"];
+    const std::string luts = res.contains("lut") ? std::to_string(res.at("lut").get<int64_t>()) : "-";
     const json stats = r.value("stats", json::object());
     auto stat = [&](const char* k) { return stats.contains(k) && !stats.at(k).is_null() ? stats.at(k).dump() : ""; };
     csv << t.index << "," << csv_field(t.config) << "," << t.config_hash << "," << csv_field(t.label) << ","
@@ -587,10 +638,11 @@ Summary merge(const fs::path& dir) {
     md << "| " << t.index << " | " << t.config << " | " << t.label << " | " << t.backend << " | "
        << (ok ? "yes" : "**no**") << " | " << (stat("cycle_count").empty() ? "-" : stat("cycle_count")) << " | "
        << stat("gemm_counter") << " | " << bytes << " | " << r["resources"]["total_sram_bytes"].get<uint64_t>() / 1024
-       << " | " << r["resources"]["macs"].get<int64_t>() << " | " << secs << " |\n";
+       << " | " << r["resources"]["macs"].get<int64_t>() << " | " << luts << " | " << secs << " |\n";
     if (ok && !stat("cycle_count").empty()) {
       panels[t.label + " on " + t.backend].push_back(
-          {t.config, double(r["resources"]["total_sram_bytes"].get<uint64_t>()), std::stod(stat("cycle_count"))});
+          {t.config, double(res.at("total_sram_bytes").get<uint64_t>()), std::stod(stat("cycle_count")),
+           res.contains("lut") ? res.at("lut").get<double>() : -1.0, 0.0, false});
     }
     cases << "  <testcase classname=\"" << xml_escape(t.config) << "\" name=\""
           << xml_escape(t.label + " on " + t.backend) << "\" time=\"" << r.value("seconds", 0.0) << "\">";
@@ -607,18 +659,23 @@ Summary merge(const fs::path& dir) {
   md << "\n" << s.verified << " of " << s.tasks << " tasks verified";
   if (s.missing) md << "; " << s.missing << " did not finish";
   md << ".\n";
-  if (!panels.empty()) {  // the configurations on each workload's front: no other has less SRAM and fewer cycles
-    md << "\nPareto front (SRAM bytes against cycles; pareto.svg):\n\n";
+  if (!panels.empty()) {  // the configurations on each workload's front: no other costs less and runs fewer cycles
+    md << "\nPareto front (cycles against LUTs where every configuration was synthesized, else SRAM bytes; "
+          "pareto.svg):\n\n";
+    std::map<std::string, std::string> axes;
     for (auto& [title, pts] : panels) {
+      axes[title] = choose_cost(pts);
       mark_front(pts);
-      md << "- " << title << ":";
+      md << "- " << title << " (" << axes[title] << "):";
       for (const Point& p : pts) {
-        if (p.front)
-          md << " " << p.config << " (" << uint64_t(p.cycles) << " cycles, " << uint64_t(p.sram) / 1024 << " KiB);";
+        if (!p.front) continue;
+        md << " " << p.config << " (" << uint64_t(p.cycles) << " cycles, " << uint64_t(p.sram) / 1024 << " KiB";
+        if (p.luts >= 0) md << ", " << uint64_t(p.luts) << " LUTs";
+        md << ");";
       }
       md << "\n";
     }
-    std::ofstream(dir / "pareto.svg", std::ios::trunc) << pareto_svg(panels);
+    std::ofstream(dir / "pareto.svg", std::ios::trunc) << pareto_svg(panels, axes);
   }
   write_json(dir / "results.json", all);
   std::ofstream(dir / "results.csv", std::ios::trunc) << csv.str();

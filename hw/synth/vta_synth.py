@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Synthesizes the RTL with Debian's Yosys (synth_xilinx, 7-series) and reports what it uses.
+
+  vta_synth.py --out DIR [--timeout SECONDS] FILE...
+
+FILE... are the RTL sources in dependency order (packages first, simulation-only files left out):
+the build runs this as `cmake --build BUILD --target vta_synth` with hw/CMakeLists.txt's lists and the
+configuration's generated package. It writes DIR/src (the sources as Yosys reads them,
+yosys_sources.py), DIR/yosys.log, DIR/netlist.json (the synthesized netlist) and
+DIR/utilization.json, and prints one line: LUTs, flip-flops, 36 Kb block RAMs, DSP slices, against
+the PYNQ-Z1's xc7z020.
+
+It fails, naming the message, when Yosys stops, runs out of time, or warns about anything but the
+block RAM primitives' port widths: a warning such as "identifier ... is implicitly declared" means
+Yosys read a construct differently from Verilator, which the synthesized numbers must not hide.
+"""
+import argparse
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import yosys_sources  # noqa: E402  (the sibling module)
+
+# The xc7z020 (PYNQ-Z1, the reference VTA's board): what the programmable logic offers.
+XC7Z020 = {'lut': 53200, 'ff': 106400, 'bram36': 140, 'dsp': 220}
+# Warnings every synth_xilinx run of block RAMs prints (the primitives' ports are wider than used).
+BENIGN_WARNING = re.compile(r"^Warning: Resizing cell port \S+\.(DIADI|DIBDI|DIPADIP|DIPBDIP|DOADO|DOBDO|DOPADOP|"
+                            r"DOPBDOP|WEA|WEBWE|ADDRARDADDR|ADDRBWRADDR) from \d+ bits to \d+ bits\.$")
+
+
+def count(cells, prefix):
+    return sum(n for name, n in cells.items() if name.startswith(prefix))
+
+
+def utilization(cells):
+    """LUT / FF / BRAM36 / DSP figures from the netlist's cell counts (Vivado's way of counting)."""
+    lut_logic = count(cells, 'LUT')
+    # distributed RAM: a RAM64M / RAM32M takes four LUTs of a SLICEM, a RAM64X1D / RAM32X1D two
+    lut_memory = 4 * (cells.get('RAM64M', 0) + cells.get('RAM32M', 0)) + 2 * (
+        cells.get('RAM64X1D', 0) + cells.get('RAM32X1D', 0)) + cells.get('RAM128X1D', 0) * 4
+    return {
+        'lut': lut_logic + lut_memory,
+        'lut_logic': lut_logic,
+        'lut_memory': lut_memory,
+        'ff': sum(cells.get(k, 0) for k in ('FDCE', 'FDPE', 'FDRE', 'FDSE')),
+        'bram36': cells.get('RAMB36E1', 0) + cells.get('RAMB18E1', 0) / 2,
+        'dsp': cells.get('DSP48E1', 0),
+        'carry4': cells.get('CARRY4', 0),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--out', required=True, type=pathlib.Path)
+    parser.add_argument('--top', default='vta_top')
+    parser.add_argument('--timeout', type=float, default=1800, help='bound on the Yosys run, seconds')
+    parser.add_argument('--yosys', default='yosys')
+    parser.add_argument('sources', nargs='+', type=pathlib.Path)
+    args = parser.parse_args()
+
+    src = args.out / 'src'
+    written = yosys_sources.write(src, args.sources)
+    log = args.out / 'yosys.log'
+    netlist = args.out / 'netlist.json'
+    stat_json = args.out / 'stat.json'
+    script = (f'read_verilog -sv -DSYNTHESIS -I{src} {" ".join(str(p) for p in written)}; '
+              f'synth_xilinx -top {args.top} -family xc7 -flatten; '
+              f'tee -q -o {stat_json} stat -json; write_json {netlist}')
+    start = time.monotonic()
+    try:
+        run = subprocess.run([args.yosys, '-q', '-l', str(log), '-p', script], capture_output=True, text=True,
+                             timeout=args.timeout, check=False)
+    except FileNotFoundError:
+        sys.exit(f'vta_synth: {args.yosys} not found (apt-get install yosys; scripts/setup.sh installs it)')
+    except subprocess.TimeoutExpired:
+        sys.exit(f'vta_synth: Yosys ran past --timeout {args.timeout:.0f} s (its log: {log})')
+    seconds = time.monotonic() - start
+    messages = (run.stdout + run.stderr).splitlines()
+    if run.returncode != 0:
+        error = next((m for m in messages if 'ERROR' in m), messages[-1] if messages else 'no output')
+        sys.exit(f'vta_synth: Yosys failed: {error} (log: {log})')
+    suspicious = [m for m in messages if m.startswith('Warning') and not BENIGN_WARNING.match(m)]
+    if suspicious:
+        sys.exit(f'vta_synth: Yosys warned {len(suspicious)} time(s), first: {suspicious[0]} (log: {log})')
+
+    stats = json.loads(stat_json.read_text())
+    cells = stats['modules']['\\' + args.top]['num_cells_by_type']
+    result = {'top': args.top, 'part': 'xc7z020', 'tool': 'yosys synth_xilinx -family xc7',
+              'seconds': round(seconds, 1), **utilization(cells), 'capacity': XC7Z020, 'cells': cells}
+    (args.out / 'utilization.json').write_text(json.dumps(result, indent=2) + '\n')
+    share = {k: 100.0 * result[k] / XC7Z020[k] for k in XC7Z020}
+    print(f"{args.top}: {result['lut']} LUT ({share['lut']:.1f} % of xc7z020; {result['lut_memory']} as memory), "
+          f"{result['ff']} FF ({share['ff']:.1f} %), {result['bram36']:g} BRAM36 ({share['bram36']:.1f} %), "
+          f"{result['dsp']} DSP48E1 ({share['dsp']:.1f} %); Yosys {seconds:.0f} s")
+
+
+if __name__ == '__main__':
+    main()
