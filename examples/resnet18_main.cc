@@ -47,12 +47,22 @@ int run(int argc, char** argv) {
   app.add_flag("!--no-verify", verify, "skip the reference and the per-step comparison");
   app.add_flag("--vta-max-pool", vta_pool, "run the max pool after conv1 on VTA's ALU (default: on the host)");
   app.add_flag("--shifts", shifts, "print each shift with the fraction of values it saturates and zeroes");
+  std::string tilings_file, save_tilings;
+  bool tune = false;
+  app.add_option("--tilings", tilings_file, "run each convolution with the tiling this file names (--save-tilings)")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--tune", tune,
+               "search every ranked tiling of each convolution (64, all estimated) instead of the first 16");
+  app.add_option("--save-tilings", save_tilings, "write the tiling of each convolution to this file");
   std::string remote_address;
   app.add_option("--remote", remote_address,
                  "run on a device server through the module-level client (programs uploaded once, activations "
                  "kept in the server's memory): HOST:PORT of a vta-device-server, or 'local' for a server in this "
                  "process (serving --target)");
   VTA_CLI_PARSE(app, argc, argv);
+  vta::network::PlanOptions plan;  // (a bad tilings file is refused before anything is built)
+  if (!tilings_file.empty()) plan.tilings = vta::network::load_tilings(tilings_file, vta::build_config());
+  if (tune) plan.candidates = 64, plan.tried = 64;
   if (!remote_address.empty() && remote_address != "local" && !target.empty()) {
     std::fprintf(stderr,
                  "vta-resnet18: error: with --remote HOST:PORT the server's backend runs the programs "
@@ -120,7 +130,8 @@ int run(int argc, char** argv) {
     remote = std::make_shared<vta::rpc::Remote>(vta::rpc::connect(host, port));
   }
   t = Clock::now();
-  vta::network::Executor ex(g, vta::build_config(), remote ? vta::network::remote_target(remote) : nullptr);
+  vta::network::Executor ex(g, vta::build_config(), remote ? vta::network::remote_target(remote) : nullptr, plan);
+  if (!save_tilings.empty()) vta::network::save_tilings(save_tilings, ex.tilings(), vta::build_config());
   const std::string where =
       remote ? remote->target() + " through the device server at " + remote->where() : vta::default_target();
   std::printf("compiled %zu steps in %.2f s (backend %s)\n", ex.steps().size(), since(t), where.c_str());

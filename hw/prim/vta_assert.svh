@@ -1,7 +1,8 @@
 // Assertions in the style of OpenTitan's prim_assert: one macro per kind of check, each a named
 // concurrent assertion on the rising clock edge, disabled during reset, reporting through
 // vta_assert_pkg::vta_assert_failed. Active when the simulator is built with assertions (Verilator
-// --assert); nothing under SYNTHESIS. A module includes this file and names each check:
+// --assert); nothing under SYNTHESIS. A module includes this file and names each check (and each
+// cover point, `VTA_COVER, counted by a coverage build):
 //   `VTA_ASSERT(CountInRange, count_q <= Depth)
 //   `VTA_ASSERT_HANDSHAKE(WriteHeldUntilReady, wvalid_i, wready_o, wdata_i)
 // The clock and active-low reset default to clk_i and rst_ni.
@@ -14,6 +15,7 @@
 `define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni)
 `define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni)
 `define VTA_ASSERT_KNOWN(name, valid, data, clk = clk_i, rst_n = rst_ni)
+`define VTA_COVER(name, cond, clk = clk_i, rst_n = rst_ni)
 
 `else
 
@@ -33,6 +35,11 @@
 // Data is known (no X or Z bit) whenever valid (four-state simulators; Verilator is two-state).
 `define VTA_ASSERT_KNOWN(name, valid, data, clk = clk_i, rst_n = rst_ni) \
   `VTA_ASSERT(name, (valid) |-> !$isunknown(data), clk, rst_n)
+
+// A cover point: counted on every rising edge of `clk` outside reset where `cond` holds (Verilator
+// --coverage; docs/COVERAGE.md lists what the default regression leaves at zero).
+`define VTA_COVER(name, cond, clk = clk_i, rst_n = rst_ni) \
+  name: cover property (@(posedge clk) disable iff (!(rst_n)) (cond));
 
 `endif
 

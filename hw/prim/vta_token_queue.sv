@@ -47,4 +47,9 @@ module vta_token_queue #(
   // The stages push only when the counter has room and pop only when it holds a token (docs/ISA.md).
   `VTA_ASSERT_NEVER(NoPushWhenFull, push_i && full_o && !pop_i)
   `VTA_ASSERT_NEVER(NoPopWhenEmpty, pop_i && !ready_o)
+
+  // what the regressions should reach: a full counter, a push and a pop in one cycle, a stage waiting
+  `VTA_COVER(Full, full_o)
+  `VTA_COVER(PushAndPopTogether, do_push && do_pop)
+  `VTA_COVER(EmptiedByPop, do_pop && count_q == CountWidth'(1))
 endmodule : vta_token_queue

@@ -12,6 +12,7 @@
 // misses), so consecutive micro-ops on the same tiles see each other's results without stalls.
 // Operations (docs/ISA.md): MIN, MAX, ADD (wrapping), SHR (arithmetic; a negative amount shifts
 // left; right by 31 or more leaves the sign, left by 32 or more gives 0), MUL (low 32 bits).
+`include "vta_assert.svh"
 module vta_alu
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -232,4 +233,20 @@ module vta_alu
       error_q      <= error_d;
     end
   end
+
+  // every ALU operation with a vector and with an immediate operand, and a result forwarded
+  `VTA_COVER(MinVector, s2_valid_q && insn_q.alu_opcode == AluMin && !insn_q.use_imm)
+  `VTA_COVER(MinImm, s2_valid_q && insn_q.alu_opcode == AluMin && insn_q.use_imm)
+  `VTA_COVER(MaxVector, s2_valid_q && insn_q.alu_opcode == AluMax && !insn_q.use_imm)
+  `VTA_COVER(MaxImm, s2_valid_q && insn_q.alu_opcode == AluMax && insn_q.use_imm)
+  `VTA_COVER(AddVector, s2_valid_q && insn_q.alu_opcode == AluAdd && !insn_q.use_imm)
+  `VTA_COVER(AddImm, s2_valid_q && insn_q.alu_opcode == AluAdd && insn_q.use_imm)
+  `VTA_COVER(MulVector, s2_valid_q && insn_q.alu_opcode == AluMul && !insn_q.use_imm)
+  `VTA_COVER(MulImm, s2_valid_q && insn_q.alu_opcode == AluMul && insn_q.use_imm)
+  `VTA_COVER(ShrVector, s2_valid_q && insn_q.alu_opcode == AluShr && !insn_q.use_imm)
+  `VTA_COVER(ShrImmRight, s2_valid_q && insn_q.alu_opcode == AluShr && insn_q.use_imm && !insn_q.imm[AluopImmBitWidth-1])
+  `VTA_COVER(ShrImmLeft, s2_valid_q && insn_q.alu_opcode == AluShr && insn_q.use_imm && insn_q.imm[AluopImmBitWidth-1])
+  `VTA_COVER(ForwardedFromS3, s2_valid_q && s3_valid_q && s3_addr_q == s2_addr_q)
+  `VTA_COVER(ForwardedFromS4, s2_valid_q && s4_valid_q && s4_addr_q == s2_addr_q)
+  `VTA_COVER(IndexOutOfRange, bad_index)
 endmodule : vta_alu

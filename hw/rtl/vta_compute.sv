@@ -10,6 +10,7 @@
 // Owns the micro-op, accumulator and output SRAMs. Every accumulator write also writes the output
 // SRAM with the low 8 bits of each lane (accumulator loads included), so a STORE reads what the
 // fsim's truncating store would produce.
+`include "vta_assert.svh"
 module vta_compute
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -290,4 +291,14 @@ module vta_compute
       bytes_q     <= bytes_d;
     end
   end
+
+  // every unit at work, an instruction refused, a valid instruction waiting for its tokens
+  `VTA_COVER(LoadsMicroOps, state_q == StRun && unit_q == UnitUop)
+  `VTA_COVER(LoadsAccumulators, state_q == StRun && unit_q == UnitAcc)
+  `VTA_COVER(LoadsAcc8, state_q == StRun && unit_q == UnitAcc8)
+  `VTA_COVER(RunsGemm, state_q == StRun && unit_q == UnitGemm)
+  `VTA_COVER(RunsAlu, state_q == StRun && unit_q == UnitAlu)
+  `VTA_COVER(Finishes, finish_o)
+  `VTA_COVER(RefusesAnInstruction, state_q == StError)
+  `VTA_COVER(WaitsForTokens, state_q == StIdle && insn_valid_i && !go)
 endmodule : vta_compute

@@ -7,6 +7,7 @@
 // the beats it asked for at once (buses narrower than an instruction: one beat per cycle; wider: one
 // instruction per cycle, the beat held until its last instruction of the stream leaves). Commands
 // ask for at least half a buffer unless fewer instructions remain.
+`include "vta_assert.svh"
 module vta_fetch
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -213,4 +214,9 @@ module vta_fetch
       outstanding_q <= outstanding_d;
     end
   end
+
+  // each instruction queue full while fetch holds an instruction for it (head-of-line blocking)
+  `VTA_COVER(LoadQueueFull, load_valid_o && !load_ready_i)
+  `VTA_COVER(ComputeQueueFull, compute_valid_o && !compute_ready_i)
+  `VTA_COVER(StoreQueueFull, store_valid_o && !store_ready_i)
 endmodule : vta_fetch

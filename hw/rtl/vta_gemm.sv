@@ -11,6 +11,7 @@
 // The SRAMs live outside (vta_compute); their reads have one cycle of latency and read the old word
 // when written in the same cycle, which the forwarding accounts for. An index past its buffer stops
 // the instruction with error_o (the compute module turns it into the error status).
+`include "vta_assert.svh"
 module vta_gemm
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -208,4 +209,9 @@ module vta_gemm
       error_q      <= error_d;
     end
   end
+
+  // both kinds of GEMM micro-op, and an index past its buffer
+  `VTA_COVER(ResetMicroOp, s1_valid_q && reset_q)
+  `VTA_COVER(AccumulateMicroOp, s1_valid_q && !reset_q)
+  `VTA_COVER(IndexOutOfRange, bad_index)
 endmodule : vta_gemm

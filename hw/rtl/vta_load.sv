@@ -5,6 +5,7 @@
 // stage stops), run the tensor load (x_size = 0: nothing), then push a load->compute token if asked.
 // Owns the input and weight SRAMs; the GEMM reads them through the exported read ports. Reports the
 // bytes each instruction counts in the statistics (padding excluded, spec 7.3).
+`include "vta_assert.svh"
 module vta_load
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -145,4 +146,10 @@ module vta_load
       bytes_q <= bytes_d;
     end
   end
+
+  // both buffers loaded, an instruction refused, a valid instruction waiting for its tokens
+  `VTA_COVER(LoadsInputs, state_q == StRun && inp_q)
+  `VTA_COVER(LoadsWeights, state_q == StRun && !inp_q)
+  `VTA_COVER(RefusesAnInstruction, state_q == StError)
+  `VTA_COVER(WaitsForTokens, state_q == StIdle && insn_valid_i && !go)
 endmodule : vta_load

@@ -5,6 +5,7 @@
 // pads and that the rows fit the output buffer (else error_o, the stage stops), run the tensor store
 // (x_size = 0: nothing), and after the last write is acknowledged push a store->compute token if
 // asked. Reads the output SRAM, which the compute stage owns, through its read port.
+`include "vta_assert.svh"
 module vta_store
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -111,4 +112,9 @@ module vta_store
       bytes_q <= bytes_d;
     end
   end
+
+  // a store, an instruction refused, a valid instruction waiting for its tokens
+  `VTA_COVER(Stores, state_q == StRun)
+  `VTA_COVER(RefusesAnInstruction, state_q == StError)
+  `VTA_COVER(WaitsForTokens, state_q == StIdle && insn_valid_i && !go)
 endmodule : vta_store

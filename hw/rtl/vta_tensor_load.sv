@@ -10,6 +10,7 @@
 //
 // Widen = 1 is the ACC_8BIT load: each DRAM element of SramWidth/32 bytes is sign-extended from int8
 // to int32 lanes.
+`include "vta_assert.svh"
 module vta_tensor_load
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -247,5 +248,16 @@ module vta_tensor_load
       wr_col_q   <= wr_col_d;
       wr_addr_q  <= wr_addr_d;
     end
+  end
+
+  // every kind of padding, and a narrow row starting in the middle of a bus beat
+  `VTA_COVER(PadTop, start_i && !active_q && insn_i.x_size != '0 && insn_i.y_pad_0 != '0)
+  `VTA_COVER(PadBottom, start_i && !active_q && insn_i.x_size != '0 && insn_i.y_pad_1 != '0)
+  `VTA_COVER(PadLeft, start_i && !active_q && insn_i.x_size != '0 && insn_i.x_pad_0 != '0)
+  `VTA_COVER(PadRight, start_i && !active_q && insn_i.x_size != '0 && insn_i.x_pad_1 != '0)
+  `VTA_COVER(StridedRows, start_i && !active_q && insn_i.y_size > MemopSizeBitWidth'(1) &&
+                          insn_i.x_stride != MemopStrideBitWidth'(insn_i.x_size))
+  if (Narrow) begin : gen_narrow_cover
+    `VTA_COVER(RowStartsMidBeat, start_i && !active_q && slot_d != '0)
   end
 endmodule : vta_tensor_load

@@ -38,8 +38,12 @@ struct Executor::DeviceState {
   std::vector<std::unique_ptr<Target::Program>> programs;          // per step (VTA steps only)
 };
 
-Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target> target)
-    : graph_(g), config_(config), target_(target ? std::move(target) : local_target()), device_(new DeviceState) {
+Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target> target, PlanOptions plan)
+    : graph_(g),
+      config_(config),
+      target_(target ? std::move(target) : local_target()),
+      plan_(std::move(plan)),
+      device_(new DeviceState) {
   steps_ = plan_steps(g);
   for (Step& s : steps_) {
     if (s.placement != Placement::kVta) continue;
@@ -49,11 +53,25 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
       plan_conv(s);
     }
   }
+  for (const auto& entry : plan_.tilings) {
+    const std::string& name = entry.first;
+    if (!std::any_of(steps_.begin(), steps_.end(), [&](const Step& s) { return s.name == name && s.module; })) {
+      throw GraphError(join({g.name(), ": a tuned tiling names step ", name, ", which is no VTA convolution here"}));
+    }
+  }
   // every VTA program on the target, once
   device_->programs.resize(steps_.size());
   for (size_t i = 0; i < steps_.size(); ++i) {
     if (steps_[i].module) device_->programs[i] = target_->load(*steps_[i].module, steps_[i].name);
   }
+}
+
+TilingTable Executor::tilings() const {
+  TilingTable out;
+  for (const Step& s : steps_) {
+    if (s.module && s.ops[0]->kind != OpKind::kMaxPool && s.ops[0]->kind != OpKind::kAvgPool) out[s.name] = s.tiling;
+  }
+  return out;
 }
 
 void Executor::plan_conv(Step& s) {
@@ -66,10 +84,21 @@ void Executor::plan_conv(Step& s) {
     }
   }
   s.residual = residual_of(g, s);
+  const ConvGeometry geometry = conv_geometry(config_, g, s);
+  std::vector<ConvTiling> candidates;
+  const auto tuned = plan_.tilings.find(s.name);
+  if (tuned != plan_.tilings.end()) {  // the tuned tiling, if it still fits and compiles
+    if (!sram_need(geometry, s.residual, tuned->second).fits(config_)) {
+      throw GraphError(join({g.name(), ": step ", s.name, ": the tuned tiling ", tuned->second.to_string(),
+                             " does not fit this configuration's SRAMs"}));
+    }
+    candidates = {tuned->second};
+  } else {
+    candidates = tiling_candidates(config_, geometry, s.residual, plan_.candidates);
+  }
   const ChosenProgram chosen = choose_tiling(
-      tiling_candidates(config_, conv_geometry(config_, g, s), s.residual),
-      [&](const ConvTiling& t) { return build_program(conv_program(g, s, env, t), env); }, config_,
-      join({g.name(), ": ", conv.name}));
+      candidates, [&](const ConvTiling& t) { return build_program(conv_program(g, s, env, t), env); }, config_,
+      join({g.name(), ": ", conv.name}), plan_.tried);
   s.tiling = chosen.tiling;
   s.estimated_cycles = chosen.estimated_cycles;
   s.module = chosen.module;

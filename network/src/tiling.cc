@@ -104,7 +104,8 @@ SramNeed sram_need(const ConvGeometry& g, Residual residual, const ConvTiling& t
 
 int64_t shortcut_ic_block(int64_t ic_block, int64_t blocks) { return std::gcd(ic_block, blocks); }
 
-std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeometry& g, Residual residual) {
+std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeometry& g, Residual residual,
+                                          size_t limit) {
   struct Scored {
     double cycles;
     ConvTiling t;
@@ -126,7 +127,7 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeomet
   }
   std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) { return a.cycles < b.cycles; });
   std::vector<ConvTiling> out;
-  for (size_t i = 0; i < scored.size() && i < 32; ++i) out.push_back(scored[i].t);
+  for (size_t i = 0; i < scored.size() && i < limit; ++i) out.push_back(scored[i].t);
   return out;
 }
 
@@ -159,7 +160,7 @@ std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const
 
 ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
                             const std::function<compiler::Module(const ConvTiling&)>& build, const Config& config,
-                            const std::string& what) {
+                            const std::string& what, int tried) {
   std::string failures;
   ChosenProgram best;
   uint64_t best_cycles = UINT64_MAX;
@@ -172,7 +173,7 @@ ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
         best.tiling = t;
         best.estimated_cycles = cycles;
       }
-      if (++built == kTilingsTried) break;
+      if (++built == tried) break;
     } catch (const compiler::ScheduleError& e) {
       failures.append("\n  ").append(t.to_string()).append(": ").append(e.what());
     }

@@ -25,6 +25,7 @@ int report(const vta::sweep::Summary& s, const fs::path& dir) {
   std::printf("%d of %d tasks verified%s; results: %s/results.{json,csv,md}, %s/junit.xml\n", s.verified, s.tasks,
               s.missing ? (", " + std::to_string(s.missing) + " did not finish").c_str() : "", dir.c_str(),
               dir.c_str());
+  if (!s.coverage.empty()) std::printf("%s; report: %s/coverage/html/index.html\n", s.coverage.c_str(), dir.c_str());
   return s.verified == s.tasks ? 0 : 1;
 }
 

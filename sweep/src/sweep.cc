@@ -33,6 +33,7 @@ namespace bp = boost::process;
 using json = nlohmann::json;
 
 constexpr int kMaxTasks = 100000;
+constexpr bool kCoverageBuild = VTA_TSIM_COVERAGE_BUILD;  // this build's tsim counts coverage
 
 json read_json(const fs::path& path, const std::string& what) {
   const std::string text = read_file_as<SweepError>(path, 64 << 20, what + ": ");
@@ -143,11 +144,17 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
     if (name != "matmul" && name != "conv") throw SweepError(where + ": tutorial \"" + name + "\" (matmul or conv)");
     return {w, "tutorial " + name};
   }
-  if (kind == "resnet18") {
-    only({"image", "width", "seed"});
+  if (kind == "resnet18" || kind == "tune") {
+    if (kind == "tune") {
+      only({"image", "width", "seed", "candidates"});
+      const int64_t n = w.value("candidates", 64);
+      if (n < 1 || n > 256) throw SweepError(where + ": candidates " + std::to_string(n) + " (1 to 256)");
+    } else {
+      only({"image", "width", "seed"});
+    }
     const int64_t image = w.value("image", 64);
     if (image < 32 || image > 1024 || image % 32 != 0) throw SweepError(where + ": image " + std::to_string(image));
-    return {w, "resnet18 " + std::to_string(image)};
+    return {w, (kind == "tune" ? "tune resnet18 " : "resnet18 ") + std::to_string(image)};
   }
   if (kind == "onnx") {
     only({"model", "calibration", "seed"});
@@ -156,13 +163,15 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
     w["model"] = fs::absolute(model).lexically_normal().string();
     return {w, "onnx " + model.stem().string()};
   }
-  throw SweepError(where + ": workload kind \"" + kind + "\" (tutorial, resnet18, onnx)");
+  throw SweepError(where + ": workload kind \"" + kind + "\" (tutorial, resnet18, tune, onnx)");
 }
 
 json task_json(const Task& t) {
-  return {
+  json j = {
       {"index", t.index}, {"config", t.config},  {"config_hash", t.config_hash}, {"workload", json::parse(t.workload)},
       {"label", t.label}, {"backend", t.backend}};
+  if (t.coverage) j["coverage"] = true;
+  return j;
 }
 
 json stats_json(const Stats& s) { return json::parse(s.to_json()); }
@@ -199,10 +208,63 @@ json synthesize() {
           {"utilization", read_json(tree / "synth" / "utilization.json", "Yosys's figures")}};
 }
 
+// ResNet-18 as a resnet18 or tune workload builds it, calibrated.
+network::Graph resnet18_of(const json& w, uint32_t seed, std::vector<int8_t>& input) {
+  network::ResNet18Options o;
+  o.image = w.value("image", int64_t{64}), o.width = w.value("width", int64_t{16}), o.seed = seed;
+  o.batch = build_config().batch();
+  network::Graph g = network::resnet18(o);
+  input = network::generated_input(g, seed);
+  network::calibrate_shifts(g, input);
+  return g;
+}
+
+// Tunes ResNet-18's tilings for this configuration: every ranked candidate of each convolution built
+// and estimated (compiler::estimate_cycles), the chosen tilings run on this backend and verified,
+// each step's estimate against its measured cycles; the tilings written to <dir>/tilings/<index>.json
+// (vta-resnet18 --tilings). The result's fields.
+json tune(const json& w, const fs::path& dir, int index) {
+  std::vector<int8_t> input;
+  const network::Graph g = resnet18_of(w, w.value("seed", uint32_t{1}), input);
+  network::PlanOptions wide;
+  wide.candidates = w.value("candidates", size_t{64}), wide.tried = int(wide.candidates);
+  const network::Executor plain(g, build_config());  // the default search, for its estimates
+  network::Executor tuned(g, build_config(), nullptr, wide);
+  const network::Values ref = network::run_reference(g, input);
+  const network::NetworkRun run = tuned.run(input, {}, &ref);
+  json steps = json::array();
+  uint64_t default_estimate = 0, tuned_estimate = 0, measured = 0;
+  for (size_t i = 0; i < run.steps.size(); ++i) {
+    const network::Step& s = *run.steps[i].step;
+    if (!s.module || !run.steps[i].stats.cycle_count) continue;
+    const uint64_t cycles = *run.steps[i].stats.cycle_count;
+    default_estimate += plain.steps()[i].estimated_cycles, tuned_estimate += s.estimated_cycles, measured += cycles;
+    steps.push_back({{"step", s.name},
+                     {"tiling", s.tiling.to_string()},
+                     {"default_tiling", plain.steps()[i].tiling.to_string()},
+                     {"default_estimate", plain.steps()[i].estimated_cycles},
+                     {"estimate", s.estimated_cycles},
+                     {"measured", cycles}});
+  }
+  fs::create_directories(dir / "tilings");
+  const fs::path file = dir / "tilings" / (std::to_string(index) + ".json");
+  network::save_tilings(file, tuned.tilings(), build_config());
+  json tuning = {{"steps", steps},
+                 {"tilings_file", fs::absolute(file).string()},
+                 {"default_estimate", default_estimate},
+                 {"estimate", tuned_estimate}};
+  if (measured) {
+    tuning["measured"] = measured;
+    tuning["estimate_error_percent"] = 100.0 * (double(tuned_estimate) - double(measured)) / double(measured);
+  }
+  return {{"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}, {"tuning", tuning}};
+}
+
 // Runs the workload on this process's device; the result's fields.
-json run_workload(const json& w) {
+json run_workload(const json& w, const fs::path& dir, int index) {
   const std::string kind = w.at("kind").get<std::string>();
   if (kind == "synthesis") return synthesize();
+  if (kind == "tune") return tune(w, dir, index);
   const auto seed = w.value("seed", uint32_t{1});
   if (kind == "tutorial") {
     const tutorials::Result r =
@@ -211,12 +273,8 @@ json run_workload(const json& w) {
   }
   network::NetworkRun run;
   if (kind == "resnet18") {
-    network::ResNet18Options o;
-    o.image = w.value("image", int64_t{64}), o.width = w.value("width", int64_t{16}), o.seed = seed;
-    o.batch = build_config().batch();
-    network::Graph g = network::resnet18(o);
-    const std::vector<int8_t> input = network::generated_input(g, seed);
-    network::calibrate_shifts(g, input);
+    std::vector<int8_t> input;
+    const network::Graph g = resnet18_of(w, seed, input);
     network::Executor ex(g, build_config());
     const network::Values ref = network::run_reference(g, input);
     run = ex.run(input, {}, &ref);
@@ -237,19 +295,22 @@ json run_workload(const json& w) {
 
 // This configuration's build tree under `cache`, brought up to date with this source tree (made by the
 // first task that needs it; the others wait on the lock, then find nothing to do); its vta-sweep.
-fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache) {
+// A coverage tree (VTA_TSIM_COVERAGE) is a tree of its own, <hash>-coverage.
+fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache, bool coverage) {
   fs::create_directories(cache);
-  const fs::path tree = cache / hash;
+  const std::string name = hash + (coverage ? "-coverage" : "");
+  const fs::path tree = cache / name;
   fs::path program = tree / "sweep" / "vta-sweep";
-  const int lock = ::open((cache / (hash + ".lock")).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  const int lock = ::open((cache / (name + ".lock")).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (lock < 0) throw SweepError("cannot open the lock of " + tree.string());
   ::flock(lock, LOCK_EX);  // (released when the process ends, too)
   try {
     const fs::path log = tree.string() + ".build.log";
     bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
                     "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
-                    "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF", "--target",
-                    "vta-sweep", bp::std_out > log.string(), bp::std_err > log.string());
+                    "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF",
+                    std::string("-DVTA_TSIM_COVERAGE=") + (coverage ? "ON" : "OFF"), "--target", "vta-sweep",
+                    bp::std_out > log.string(), bp::std_err > log.string());
     if (!wait_bounded(build, std::chrono::hours(2))) {
       throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
     }
@@ -365,6 +426,51 @@ std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels,
   return svg.str();
 }
 
+// Runs `program args` with its output in `log`, bounded by `limit`; throws SweepError naming the log.
+void run_logged(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
+                std::chrono::seconds limit, const fs::path& cwd = fs::current_path()) {
+  const auto exe = bp::search_path(program);
+  if (exe.empty()) throw SweepError(program + " not found (scripts/setup.sh installs it)");
+  bp::child c(exe, bp::args(args), bp::std_out > log.string(), bp::std_err > log.string(), bp::start_dir(cwd.string()));
+  if (!wait_bounded(c, limit)) throw SweepError(program + " ran out of time (" + log.string() + ")");
+  if (c.exit_code() != 0) throw SweepError(program + " failed: see " + log.string());
+}
+
+// The tasks' coverage files merged (verilator_coverage), its lcov file and HTML report (genhtml), the
+// figure and the cover points never reached (scripts/coverage_report.py): its lines for results.md,
+// none without coverage files, one naming the problem when a tool fails.
+std::vector<std::string> merge_coverage(const fs::path& dir) try {
+  const fs::path out = dir / "coverage", raw = out / "raw";
+  std::vector<std::string> files;
+  if (fs::is_directory(raw)) {
+    for (const auto& e : fs::directory_iterator(raw)) {
+      if (e.path().extension() == ".dat") files.push_back(e.path().string());
+    }
+  }
+  if (files.empty()) return {};
+  std::sort(files.begin(), files.end());
+  const fs::path log = out / "merge.log", merged = out / "merged.dat", info = out / "coverage.info";
+  std::vector<std::string> args = {"--write", merged.string()};
+  args.insert(args.end(), files.begin(), files.end());
+  run_logged("verilator_coverage", args, log, std::chrono::minutes(30));
+  run_logged("verilator_coverage", {"--write-info", info.string(), merged.string()}, log, std::chrono::minutes(30));
+  // (the sources are named as Verilator saw them, relative to tsim/)
+  run_logged("genhtml",
+             {"--quiet", "--output-directory", fs::absolute(out / "html").string(), fs::absolute(info).string()},
+             out / "genhtml.log", std::chrono::minutes(30), fs::path(VTA_SOURCE_DIR) / "tsim");
+  const fs::path report = out / "summary.txt";
+  run_logged("python3",
+             {std::string(VTA_SOURCE_DIR) + "/scripts/coverage_report.py", merged.string(), "--json",
+              (out / "summary.json").string()},
+             report, std::chrono::minutes(10));
+  std::vector<std::string> lines;
+  std::istringstream in(read_file_as<SweepError>(report, 1 << 24));
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+} catch (const std::exception& e) {
+  return {std::string("RTL coverage not merged: ") + e.what()};
+}
+
 std::string csv_field(std::string s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -379,17 +485,20 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
   const std::string where = spec_path.string();
   if (!spec.is_object()) throw SweepError(where + ": the spec is not a JSON object");
   for (const auto& [k, v] : spec.items()) {
-    if (k != "name" && k != "configs" && k != "workloads" && k != "backends" && k != "synthesis") {
+    if (k != "name" && k != "configs" && k != "workloads" && k != "backends" && k != "synthesis" && k != "coverage") {
       throw SweepError(std::string(where)
                            .append(": unknown key \"")
                            .append(k)
-                           .append("\" (name, configs, workloads, backends, synthesis)"));
+                           .append("\" (name, configs, workloads, backends, synthesis, coverage)"));
     }
   }
-  if (spec.contains("synthesis") && !spec.at("synthesis").is_boolean()) {
-    throw SweepError(where + ": \"synthesis\" must be true or false");
+  for (const char* flag : {"synthesis", "coverage"}) {
+    if (spec.contains(flag) && !spec.at(flag).is_boolean()) {
+      throw SweepError(where + ": \"" + flag + "\" must be true or false");
+    }
   }
   const bool synthesis = spec.value("synthesis", false);
+  const bool coverage = spec.value("coverage", false);
   const fs::path base = spec_path.parent_path();
   std::vector<NamedConfig> configs;
   const json config_entries = spec.value("configs", json::array({json::object()}));
@@ -423,13 +532,13 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
     std::ofstream(dir / "configs" / (hash + ".json"), std::ios::trunc) << c.text << "\n";
     for (const auto& [w, label] : workloads) {
       for (const auto& b : backends) {
-        Task t{int(tasks.size()), c.name, hash, w.dump(), label, b};
+        Task t{int(tasks.size()), c.name, hash, w.dump(), label, b, coverage && b != "fsim"};
         list.push_back(task_json(t));
         tasks.push_back(std::move(t));
       }
     }
     if (synthesis) {  // one Yosys run per configuration (its resources; the Pareto chart's LUT axis)
-      Task t{int(tasks.size()), c.name, hash, json{{"kind", "synthesis"}}.dump(), "synthesis", "yosys"};
+      Task t{int(tasks.size()), c.name, hash, json{{"kind", "synthesis"}}.dump(), "synthesis", "yosys", false};
       list.push_back(task_json(t));
       tasks.push_back(std::move(t));
     }
@@ -445,7 +554,8 @@ std::vector<Task> read_tasks(const fs::path& dir) {
     for (const auto& t : j.at("tasks")) {
       tasks.push_back({t.at("index").get<int>(), t.at("config").get<std::string>(),
                        t.at("config_hash").get<std::string>(), t.at("workload").dump(),
-                       t.at("label").get<std::string>(), t.at("backend").get<std::string>()});
+                       t.at("label").get<std::string>(), t.at("backend").get<std::string>(),
+                       t.value("coverage", false)});
     }
   } catch (const json::exception& e) {
     throw SweepError((dir / "tasks.json").string() + ": " + e.what());
@@ -472,11 +582,14 @@ int run_here(const fs::path& dir, const Task& t) {
   if (t.backend != "yosys") {  // (before this process's runtime first opens a device; synthesis opens none)
     ::setenv("VTA_TARGET", t.backend.c_str(), 1);
   }
+  if (t.coverage) {  // the tsim writes this process's counts there at exit (tsim/src/coverage.h)
+    ::setenv("VTA_COVERAGE_DIR", (dir / "coverage" / "raw").c_str(), 1);
+  }
   json result = task_json(t);
   result["command"] = "vta-sweep task " + fs::absolute(dir).string() + " " + std::to_string(t.index);
   const auto start = std::chrono::steady_clock::now();
   try {
-    result.update(run_workload(json::parse(t.workload)));
+    result.update(run_workload(json::parse(t.workload), dir, t.index));
   } catch (const std::exception& e) {
     result["verified"] = false;
     result["error"] = e.what();
@@ -493,8 +606,8 @@ int run_task_here(const fs::path& dir, int index) { return run_here(dir, task_at
 int run_task(const fs::path& dir, int index, const fs::path& cache) {
   const std::vector<Task> tasks = read_tasks(dir);
   const Task& t = task_at(tasks, dir, index);
-  if (t.config_hash != this_build_hash()) {
-    const fs::path program = tree_for(dir, t.config_hash, cache);
+  if (t.config_hash != this_build_hash() || t.coverage != kCoverageBuild) {
+    const fs::path program = tree_for(dir, t.config_hash, cache, t.coverage);
     return bp::system(program.string(), "task", dir.string(), std::to_string(index), "--here");
   }
   return run_here(dir, t);
@@ -592,7 +705,7 @@ Summary merge(const fs::path& dir) {
      << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::map<std::string, json> resources;             // by configuration hash
   std::map<std::string, std::vector<Point>> panels;  // by workload and backend
-  std::ostringstream cases;
+  std::ostringstream cases, tuned;
   std::map<int, json> results;
   for (const Task& t : tasks) {  // the synthesis tasks' figures join their configuration's resources
     const fs::path path = dir / "results" / (std::to_string(t.index) + ".json");
@@ -644,6 +757,18 @@ Summary merge(const fs::path& dir) {
           {t.config, double(res.at("total_sram_bytes").get<uint64_t>()), std::stod(stat("cycle_count")),
            res.contains("lut") ? res.at("lut").get<double>() : -1.0, 0.0, false});
     }
+    if (r.contains("tuning")) {  // a tune task: its search against the default one, its estimate against the run
+      const json& tu = r.at("tuning");
+      tuned << "- " << t.config << ", " << t.label << " on " << t.backend << ": estimated "
+            << tu.value("default_estimate", uint64_t{0}) << " cycles with the default search, "
+            << tu.value("estimate", uint64_t{0}) << " tuned";
+      if (tu.contains("measured")) {
+        char err[32];
+        std::snprintf(err, sizeof err, "%+.1f", tu.at("estimate_error_percent").get<double>());
+        tuned << "; measured " << tu.at("measured").get<uint64_t>() << " (estimate " << err << " %)";
+      }
+      tuned << "; tilings: " << tu.value("tilings_file", std::string()) << "\n";
+    }
     cases << "  <testcase classname=\"" << xml_escape(t.config) << "\" name=\""
           << xml_escape(t.label + " on " + t.backend) << "\" time=\"" << r.value("seconds", 0.0) << "\">";
     if (!ok) {
@@ -659,6 +784,14 @@ Summary merge(const fs::path& dir) {
   md << "\n" << s.verified << " of " << s.tasks << " tasks verified";
   if (s.missing) md << "; " << s.missing << " did not finish";
   md << ".\n";
+  if (!tuned.str().empty()) md << "\nTuned tilings (vta-resnet18 --tilings FILE runs them):\n\n" << tuned.str();
+  const std::vector<std::string> coverage = merge_coverage(dir);
+  if (!coverage.empty()) {
+    s.coverage = coverage.front();
+    md << "\n" << coverage.front() << " (coverage/html/index.html)\n\n";
+    for (size_t i = 1; i < coverage.size(); ++i)
+      md << "- " << coverage[i].substr(coverage[i].find_first_not_of(' ')) << "\n";
+  }
   if (!panels.empty()) {  // the configurations on each workload's front: no other costs less and runs fewer cycles
     md << "\nPareto front (cycles against LUTs where every configuration was synthesized, else SRAM bytes; "
           "pareto.svg):\n\n";

@@ -22,6 +22,7 @@
 #include "vta/network/reference.h"
 #include "vta/network/remote.h"
 #include "vta/network/resnet18.h"
+#include "vta/network/tuning.h"
 #include "vta/runtime/tensor.h"
 
 namespace vta::network {
@@ -726,6 +727,67 @@ TEST(NetworkReference, GroupedConvolutionIsOneConvolutionPerGroup) {
     }
     expect_error([&] { g.conv2d("bad", x, "w", 1, 1, 3); }, "in 3 group(s)");
   }
+}
+
+// Tuned tilings (vta/network/tuning.h): a wider search never estimates worse than the default one;
+// its tilings saved and given back to a new executor are the ones it runs, verified; a file for
+// another configuration, naming a step the network lacks, or with a tiling that does not fit is
+// refused by name.
+TEST(TunedTilings, SavedAndGivenBackTheyAreWhatRuns) {
+  Graph g = resnet18(small());
+  const auto input = generated_input(g, 2);
+  calibrate_shifts(g, input);
+  const Values ref = run_reference(g, input);
+  PlanOptions wide;
+  wide.candidates = 64, wide.tried = 64;
+  const Executor plain(g, vta::build_config());
+  Executor tuned(g, vta::build_config(), nullptr, wide);
+  const TilingTable tilings = tuned.tilings();
+  ASSERT_EQ(tilings.size(), 16u);  // every VTA convolution step
+  for (size_t i = 0; i < tuned.steps().size(); ++i) {
+    EXPECT_LE(tuned.steps()[i].estimated_cycles, plain.steps()[i].estimated_cycles) << tuned.steps()[i].name;
+  }
+  const fs::path file = fs::temp_directory_path() / ("vta_tilings_" + std::to_string(::getpid()) + ".json");
+  save_tilings(file, tilings, vta::build_config());
+  PlanOptions given;
+  given.tilings = load_tilings(file, vta::build_config());
+  ASSERT_EQ(given.tilings.size(), tilings.size());
+  // a different tiling for one step, to see the table (not the search) decides
+  const std::string changed = "layer4.1";
+  ConvTiling other = tilings.at(changed);
+  other.virtual_threads = other.virtual_threads == 2 ? 1 : 2;
+  given.tilings[changed] = other;
+  Executor ex(g, vta::build_config(), nullptr, given);
+  for (const Step& s : ex.steps()) {
+    if (!given.tilings.count(s.name)) continue;
+    EXPECT_EQ(s.tiling.to_string(), given.tilings.at(s.name).to_string()) << s.name;
+  }
+  const NetworkRun run = ex.run(input, {}, &ref);
+  EXPECT_TRUE(run.verified());
+  EXPECT_EQ(run.output, ref.at(g.output_name()));
+
+  // refusals
+  {
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string key = "\"LOG_ACC_BUFF_SIZE\": ";
+    const size_t at = text.find(key);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at + key.size(), 2, "16");
+    std::ofstream(file, std::ios::trunc) << text;
+  }
+  expect_error([&] { (void)load_tilings(file, vta::build_config()); }, "tuned for another configuration");
+  std::ofstream(file, std::ios::trunc) << "{\"format\": \"vta-tilings-1\"";
+  expect_error([&] { (void)load_tilings(file, vta::build_config()); }, "not JSON");
+  fs::remove(file);
+  PlanOptions unknown;
+  unknown.tilings["layer9"] = ConvTiling{};
+  expect_error([&] { Executor bad(g, vta::build_config(), nullptr, unknown); },
+               "a tuned tiling names step layer9, which is no VTA convolution here");
+  PlanOptions too_big;
+  too_big.tilings["layer1.0"] = ConvTiling{64, 64, 64, 64, 2};
+  expect_error([&] { Executor bad(g, vta::build_config(), nullptr, too_big); },
+               "step layer1.0: the tuned tiling oc 64 h 64 w 64 ic 64 vt 2 does not fit");
 }
 
 }  // namespace

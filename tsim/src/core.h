@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "Vvta_top.h"
+#include "coverage.h"
 #include "extension.h"
 #include "vta/tsim/rtl_assert.h"
 
@@ -30,6 +31,7 @@ class Core {
     // and removes them from it when destroyed: make that context this model's own both times.
     Verilated::threadContextp(ctx_.get());
     top_->final();
+    collect_coverage(*ctx_);
     top_.reset();
   }
   Core(const Core&) = delete;

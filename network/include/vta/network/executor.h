@@ -21,6 +21,7 @@
 #include "vta/network/reference.h"
 #include "vta/network/target.h"
 #include "vta/network/tiling.h"
+#include "vta/network/tuning.h"
 
 namespace vta::network {
 
@@ -48,19 +49,33 @@ struct RunOptions {
   std::string first, last;
 };
 
+/// How the executor chooses each VTA convolution's tiling.
+struct PlanOptions {
+  /// Tilings by step name (a tuned file, vta/network/tuning.h): a step listed runs with its tiling,
+  /// which must fit the SRAMs and compile (GraphError naming the step otherwise).
+  TilingTable tilings;
+  /// Any other step: the candidates ranked by traffic (at most this many), the first `tried` that
+  /// compile built and estimated, the fastest kept.
+  size_t candidates = 32;
+  int tried = kTilingsTried;
+};
+
 class Executor {
  public:
   /// Fuses and compiles every VTA operator of `g` for `config` (the target's device must have it)
   /// and copies the weights to the target (nullptr: local_target()). Throws GraphError naming an
   /// operator VTA cannot run and compiler::ScheduleError when no tiling of a convolution fits the
   /// SRAMs; the target's errors (a server refusing the modules' configuration) as they come.
-  explicit Executor(const Graph& g, const Config& config, std::shared_ptr<Target> target = nullptr);
+  explicit Executor(const Graph& g, const Config& config, std::shared_ptr<Target> target = nullptr,
+                    PlanOptions plan = {});
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
   const Graph& graph() const { return graph_; }
   const std::vector<Step>& steps() const { return steps_; }
+  /// The tiling of every VTA convolution step, by step name (what save_tilings writes).
+  TilingTable tilings() const;
   /// Runs the graph on `input` (NCHW int8). `reference` (run_reference's, all values kept) is needed
   /// to verify and to run a slice; without it verification is skipped.
   NetworkRun run(std::span<const int8_t> input, const RunOptions& options = {}, const Values* reference = nullptr);
@@ -77,6 +92,7 @@ class Executor {
   const Graph& graph_;
   Config config_;
   std::shared_ptr<Target> target_;
+  PlanOptions plan_;
   std::vector<Step> steps_;
   std::unique_ptr<DeviceState> device_;
 };

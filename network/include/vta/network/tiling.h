@@ -52,8 +52,9 @@ struct SramNeed {
 SramNeed sram_need(const ConvGeometry& geometry, Residual residual, const ConvTiling& tiling);
 
 /// The tilings of a convolution whose buffers fit `config`'s SRAMs, best first by the traffic they
-/// make (at most 32).
-std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeometry& geometry, Residual residual);
+/// make (at most `limit`).
+std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeometry& geometry, Residual residual,
+                                          size_t limit = 32);
 
 /// The input-channel blocks the shortcut's reduction loads at a time, for a tiling's `ic_block` and
 /// the shortcut's `blocks` input-channel blocks (their greatest common divisor).
@@ -74,13 +75,13 @@ struct ChosenProgram {
   std::shared_ptr<const compiler::Module> module;
 };
 
-/// Builds `candidates` in order with `build` until kTilingsTried have compiled, estimates each
+/// Builds `candidates` in order with `build` until `tried` have compiled, estimates each
 /// (compiler::estimate_cycles) and keeps the fastest (the first of equals); its module is built again
 /// for the runs (an estimated module's kernels belong to the estimate's runtime). Throws
 /// compiler::ScheduleError "`what`: no tiling fits the SRAMs" with each candidate's error when none
 /// compiles.
 ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
                             const std::function<compiler::Module(const ConvTiling&)>& build, const Config& config,
-                            const std::string& what);
+                            const std::string& what, int tried = kTilingsTried);
 
 }  // namespace vta::network

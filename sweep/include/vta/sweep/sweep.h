@@ -27,7 +27,8 @@ struct Task {
   std::string config_hash;  ///< of its canonical JSON: its file is <dir>/configs/<hash>.json
   std::string workload;     ///< the workload as JSON text ({"kind": "tutorial", "name": "matmul"}, ...)
   std::string label;        ///< the workload in a few words ("tutorial matmul", "resnet18 64")
-  std::string backend;      ///< fsim, tsim, systemc
+  std::string backend;      ///< fsim, tsim, systemc (yosys for a synthesis task)
+  bool coverage = false;    ///< run in a coverage tree, writing <dir>/coverage/raw/ (docs/COVERAGE.md)
 };
 
 /// Reads `spec` and writes the sweep directory `dir`: configs/<hash>.json, tasks.json, results/ (empty).
@@ -53,8 +54,11 @@ void run_slurm(const std::filesystem::path& dir, const std::vector<std::string>&
 
 struct Summary {
   int tasks = 0, verified = 0, failed = 0, missing = 0;
+  std::string coverage;  ///< the merged RTL coverage's one-line figure, when the tasks counted it
 };
-/// Joins results/*.json into results.json, results.csv, results.md and junit.xml in `dir`.
+/// Joins results/*.json into results.json, results.csv, results.md and junit.xml in `dir`; with
+/// coverage files under coverage/raw/, also coverage/merged.dat (verilator_coverage), the lcov file,
+/// coverage/html/ (genhtml) and the figure and unreached cover points in results.md.
 Summary merge(const std::filesystem::path& dir);
 
 }  // namespace vta::sweep
