@@ -4,7 +4,7 @@
 # model's counts written under OUT/raw, merges them (verilator_coverage), writes the HTML report
 # (genhtml) and prints the figure and the cover points never reached.
 #
-#   scripts/coverage.sh [--out DIR] [--build DIR] [-- CTEST_ARGS...]
+#   scripts/coverage.sh [--out DIR] [--build DIR] [--require-every-cover-point] [-- CTEST_ARGS...]
 #
 # The regression is ctest's `tsim` label but the trained classifiers' 500 images (label model) unless
 # CTEST_ARGS say otherwise (e.g. -- -L tsim -R Random).
@@ -14,11 +14,13 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build-cov"
 out=""
+require=()
 ctest_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
+    --require-every-cover-point) require=(--require-every-cover-point); shift ;;
     --) shift; ctest_args=("$@"); break ;;
     *) echo "coverage.sh: unknown argument $1 (--out DIR, --build DIR, -- CTEST_ARGS)" >&2; exit 2 ;;
   esac
@@ -43,5 +45,5 @@ verilator_coverage --write "$out/merged.dat" "${files[@]}" >/dev/null
 verilator_coverage --write-info "$out/coverage.info" "$out/merged.dat" >/dev/null
 (cd "$root/tsim" && genhtml --quiet --output-directory "$out/html" --title "VTA RTL coverage" "$out/coverage.info") >"$out/genhtml.log" 2>&1 ||
   echo "coverage.sh: genhtml failed: $out/genhtml.log" >&2
-/usr/bin/python3 "$root/scripts/coverage_report.py" "$out/merged.dat" --json "$out/summary.json"
+/usr/bin/python3 "$root/scripts/coverage_report.py" "$out/merged.dat" --json "$out/summary.json" "${require[@]}"
 echo "coverage: ${#files[@]} processes, $(($(date +%s) - start)) s; report $out/html/index.html"

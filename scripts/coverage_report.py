@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarizes a merged Verilator coverage file (docs/COVERAGE.md).
 
-  coverage_report.py MERGED.dat [--json OUT.json] [--uncovered N]
+  coverage_report.py MERGED.dat [--json OUT.json] [--require-every-cover-point]
 
 Prints the one-line figure (line, toggle and cover-point percentages), then every cover point
 (`VTA_COVER in the RTL) the runs never reached, by module, and writes the same as JSON. The
@@ -60,6 +60,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('merged', type=pathlib.Path)
     parser.add_argument('--json', type=pathlib.Path)
+    parser.add_argument('--require-every-cover-point', action='store_true',
+                        help='exit 1 when a cover point was never reached')
     args = parser.parse_args()
     if not args.merged.is_file():
         sys.exit(f'coverage_report: no file {args.merged}')
@@ -78,6 +80,8 @@ def main():
             'percent': pct, 'covered': {k: v[0] for k, v in totals.items()},
             'points': {k: v[1] for k, v in totals.items()},
             'uncovered_cover_points': {m: v for m, v in sorted(uncovered.items())}}, indent=2) + '\n')
+    if args.require_every_cover_point and uncovered:
+        sys.exit('coverage_report: the regression no longer reaches every cover point (listed above)')
 
 
 if __name__ == '__main__':

@@ -4,7 +4,8 @@
 # three other configurations and ResNet-18 on two, then builds a clang tree with AddressSanitizer +
 # UndefinedBehaviorSanitizer (and libFuzzer's coverage instrumentation), runs the software tests again
 # under them and fuzzes every reader of untrusted input for 20 s each (label fuzz, docs/FUZZING.md).
-# The Verilated models are only built in the Release tree and the configuration trees. Every tree
+# A coverage tree runs the default regression with Verilator's coverage counters (docs/COVERAGE.md).
+# The Verilated models are only built in the Release, configuration and coverage trees. Every tree
 # compiles through ccache, so the configuration trees reuse the Release tree's objects.
 # Options: --no-sanitizers skips the sanitizer tree; --no-lint skips format and lint; any other
 # argument is passed to ctest (e.g. -L driver) and skips the configuration trees.
@@ -61,6 +62,10 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
   "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/block32.json" \
     -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_BUILD_TSIM=OFF --target vta-resnet18 >/dev/null
   "$dir/examples/vta-resnet18" --target fsim | tail -3
+  # RTL coverage of the default regression (docs/COVERAGE.md): its own tree, the figure printed, every
+  # cover point of the RTL reached
+  phase "RTL coverage of the default regression (coverage tree)"
+  "$root/scripts/coverage.sh" --build "$build-cov" --require-every-cover-point
 fi
 
 if [ "$sanitizers" -eq 1 ]; then

@@ -244,12 +244,10 @@ module vta_vme
   assign wr_cmd_valid = wr_req_i.cmd_valid;
   `VTA_ASSERT_HANDSHAKE(WriteCmdHeld, wr_cmd_valid, wr_rsp_o.cmd_ready, wr_cmd)
 
-  // back-pressure on every AXI channel, read clients competing, a read response for no client
+  // back-pressure on the AXI channels that have it (B is always taken), read clients competing
   `VTA_COVER(ArBackPressure, axi_req_o.ar_valid && !axi_rsp_i.ar_ready)
   `VTA_COVER(RBackPressure, axi_rsp_i.r_valid && !axi_req_o.r_ready)
   `VTA_COVER(AwBackPressure, axi_req_o.aw_valid && !axi_rsp_i.aw_ready)
   `VTA_COVER(WBackPressure, axi_req_o.w_valid && !axi_rsp_i.w_ready)
-  `VTA_COVER(BBackPressure, axi_rsp_i.b_valid && !axi_req_o.b_ready)
   `VTA_COVER(ReadClientsCompete, $countones(client_cmd_valid) > 1)
-  `VTA_COVER(ReadResponseForNoClient, rs_valid && r_bad_id)
 endmodule : vta_vme

@@ -330,6 +330,12 @@ class RandomProgram {
 
   void build() {
     init_loads();
+    // now and then a burst of 300 micro-op kernels, 600 compute instructions: more than the compute
+    // queue holds (512) by the time fetch has read them, so fetch holds the head of its buffer (RTL
+    // cover ComputeQueueFull)
+    if (coin(2)) {
+      for (int k = 0; k < 300; ++k) random_kernel(int(rnd(0, 1)));
+    }
     const int n = int(rnd(4, 30));
     for (int k = 0; k < n; ++k) {
       const int h = int(rnd(0, 1));
@@ -349,6 +355,10 @@ class RandomProgram {
         emit(random_load(Stage::kCompute, MemId::kAcc8Bit, h * na_ / 2, na_ / 2, inp_, unit,
                          uint32_t(inp_.size() / unit)),
              {h ? kAcc1 : kAcc0});
+      } else if (r < 40) {
+        // micro-ops loaded with padding and strided rows into the thread's half of the micro-op buffer
+        // (zero micro-ops for the pads; no kernel uses them: each kernel loads its own first)
+        emit(random_load(Stage::kCompute, MemId::kUop, h * nu_ / 2, nu_ / 2, uop_, 4, kUopWords), {});
       } else if (r < 80) {
         random_kernel(h);
       } else {
