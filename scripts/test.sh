@@ -32,6 +32,8 @@ phase "Release build"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
 phase "Release tests (ctest)"
 (cd "$build" && ctest --output-on-failure --timeout 600 -j "$jobs" "${ctest_args[@]}")
+# what Yosys made of the RTL (test Synth.Xc7z020, docs/SYNTHESIS.md)
+if [ -f "$build/tests/hw/synth/summary.txt" ]; then echo "Yosys synth_xilinx: $(cat "$build/tests/hw/synth/summary.txt")"; fi
 if [ "$lint" -eq 1 ]; then
   phase "format and lint"
   "$root/scripts/lint.sh" "$build"

@@ -7,8 +7,8 @@ FILE... are the RTL sources in dependency order (packages first, simulation-only
 the build runs this as `cmake --build BUILD --target vta_synth` with hw/CMakeLists.txt's lists and the
 configuration's generated package. It writes DIR/src (the sources as Yosys reads them,
 yosys_sources.py), DIR/yosys.log, DIR/netlist.json (the synthesized netlist) and
-DIR/utilization.json, and prints one line: LUTs, flip-flops, 36 Kb block RAMs, DSP slices, against
-the PYNQ-Z1's xc7z020.
+DIR/utilization.json, and prints one line (also DIR/summary.txt): LUTs, flip-flops, 36 Kb block
+RAMs, DSP slices, against the PYNQ-Z1's xc7z020.
 
 It fails, naming the message, when Yosys stops, runs out of time, or warns about anything but the
 block RAM primitives' port widths: a warning such as "identifier ... is implicitly declared" means
@@ -93,9 +93,11 @@ def main():
               'seconds': round(seconds, 1), **utilization(cells), 'capacity': XC7Z020, 'cells': cells}
     (args.out / 'utilization.json').write_text(json.dumps(result, indent=2) + '\n')
     share = {k: 100.0 * result[k] / XC7Z020[k] for k in XC7Z020}
-    print(f"{args.top}: {result['lut']} LUT ({share['lut']:.1f} % of xc7z020; {result['lut_memory']} as memory), "
-          f"{result['ff']} FF ({share['ff']:.1f} %), {result['bram36']:g} BRAM36 ({share['bram36']:.1f} %), "
-          f"{result['dsp']} DSP48E1 ({share['dsp']:.1f} %); Yosys {seconds:.0f} s")
+    line = (f"{args.top}: {result['lut']} LUT ({share['lut']:.1f} % of xc7z020; {result['lut_memory']} as memory), "
+            f"{result['ff']} FF ({share['ff']:.1f} %), {result['bram36']:g} BRAM36 ({share['bram36']:.1f} %), "
+            f"{result['dsp']} DSP48E1 ({share['dsp']:.1f} %); Yosys {seconds:.0f} s")
+    (args.out / 'summary.txt').write_text(line + '\n')
+    print(line)
 
 
 if __name__ == '__main__':
