@@ -18,7 +18,9 @@
 #include <thread>
 
 #include "compiled.h"
+#include "vta/compiler/seeded_run.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/capture.h"
 #include "vta/driver/config.h"
 #include "vta/driver/file.h"
 #include "vta/network/executor.h"
@@ -121,6 +123,18 @@ std::vector<NamedConfig> configs_of(const json& entry, const fs::path& base_dir,
   return out;
 }
 
+// The kernels of a suite folder: built modules (.vtam) and captured runs (.vtacap), sorted.
+std::vector<fs::path> suite_files(const fs::path& folder) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(folder)) {
+    if (e.is_regular_file() && (e.path().extension() == ".vtam" || e.path().extension() == ".vtacap")) {
+      files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 // A workload entry checked and completed (paths made absolute); its label.
 std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const std::string& where) {
   if (!w.is_object() || !w.contains("kind")) throw SweepError(where + " has no \"kind\"");
@@ -163,7 +177,17 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
     w["model"] = fs::absolute(model).lexically_normal().string();
     return {w, "onnx " + model.stem().string()};
   }
-  throw SweepError(where + ": workload kind \"" + kind + "\" (tutorial, resnet18, tune, onnx)");
+  if (kind == "suite") {  // a regression suite: a folder of built modules and captured runs
+    only({"dir", "seed"});
+    const fs::path folder = base_dir / w.value("dir", "");
+    if (!fs::is_directory(folder)) throw SweepError(where + ": no folder " + folder.string());
+    w["dir"] = fs::absolute(folder).lexically_normal().string();
+    if (suite_files(folder).empty()) {
+      throw SweepError(where + ": " + folder.string() + " holds no module (.vtam) nor capture (.vtacap)");
+    }
+    return {w, "suite " + folder.filename().string()};
+  }
+  throw SweepError(where + ": workload kind \"" + kind + "\" (tutorial, resnet18, tune, onnx, suite)");
 }
 
 json task_json(const Task& t) {
@@ -260,11 +284,62 @@ json tune(const json& w, const fs::path& dir, int index) {
   return {{"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}, {"tuning", tuning}};
 }
 
+// Runs a regression suite on this process's backend: each captured run replayed against its capture
+// (outcome, statistics, memory; cycles when both have them), each built module run with inputs from
+// the seed here and on the fsim (outputs and counters equal). The result's fields: every kernel's
+// verdict, the statistics of this backend summed.
+json run_suite(const json& w) {
+  const std::string target = default_target();
+  const auto seed = w.value("seed", uint32_t{1});
+  json kernels = json::array();
+  Stats total;
+  bool all = true;
+  for (const fs::path& file : suite_files(w.at("dir").get<std::string>())) {
+    json k = {{"file", file.filename().string()}};
+    std::vector<std::string> problems;
+    try {
+      if (file.extension() == ".vtacap") {
+        ReplayOptions ro;
+        ro.target = target;
+        const ReplayResult r = replay(Capture::load(file.string()), ro);
+        problems = r.differences;
+        total += r.result.stats;
+      } else {
+        const compiler::Module m = compiler::Module::load(file.string());
+        const compiler::SeededRun here = compiler::run_seeded(m, make_device(target, build_config()), seed);
+        const compiler::SeededRun fsim = compiler::run_seeded(m, make_device("fsim", build_config()), seed);
+        total += here.result.stats;
+        if (here.result.status != RunStatus::kOk) problems.push_back(target + " failed: " + here.result.error);
+        if (fsim.result.status != RunStatus::kOk) problems.push_back("fsim failed: " + fsim.result.error);
+        if (problems.empty() && !here.result.stats.counters_equal(fsim.result.stats)) {
+          problems.push_back("statistics differ from the fsim's");
+        }
+        if (problems.empty() && here.output != fsim.output) problems.push_back("output differs from the fsim's");
+      }
+    } catch (const std::exception& e) {
+      problems.push_back(e.what());
+    }
+    k["verified"] = problems.empty();
+    if (!problems.empty()) k["problems"] = problems;
+    all = all && problems.empty();
+    kernels.push_back(k);
+  }
+  std::string error;
+  for (const auto& k : kernels) {
+    if (!k.at("verified").get<bool>()) error += (error.empty() ? "" : "; ") + k.at("file").get<std::string>();
+  }
+  return {{"verified", all},
+          {"error", error.empty() ? "" : "kernels that differ: " + error},
+          {"stats", stats_json(total)},
+          {"kernels", kernels}};
+}
+
 // Runs the workload on this process's device; the result's fields.
 json run_workload(const json& w, const fs::path& dir, int index) {
   const std::string kind = w.at("kind").get<std::string>();
   if (kind == "synthesis") return synthesize();
   if (kind == "tune") return tune(w, dir, index);
+  if (kind == "suite") return run_suite(w);
   const auto seed = w.value("seed", uint32_t{1});
   if (kind == "tutorial") {
     const tutorials::Result r =

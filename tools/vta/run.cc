@@ -10,15 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <random>
 #include <set>
 
 #include "commands.h"
 #include "vta/compiler/build.h"
+#include "vta/compiler/seeded_run.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/file.h"
-#include "vta/runtime/context.h"
-#include "vta/runtime/tensor.h"
 #include "vta/tools/target_option.h"
 
 namespace vta::cli {
@@ -152,66 +150,21 @@ int run_capture(const RunOptions& o, bool compare) {
   return r.result.status == RunStatus::kOk ? 0 : 1;
 }
 
-uint64_t fnv1a64(const void* data, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  const auto* p = static_cast<const uint8_t*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
-
 // A built module: every argument but the last filled with seeded random values, one call on the
 // runtime's device, the statistics and a checksum of the output (the last argument).
 int run_module(const RunOptions& o) {
   if (o.budget != 0) throw std::invalid_argument("--budget applies to captured runs; a module runs with the runtime's");
   const std::string target = target_of(o);
   const compiler::Module module = compiler::Module::load(o.file);
-  // a runtime of its own on the chosen backend, over the memory the tensors live in
-  runtime::Context ctx(make_device(target, build_config(), device_options(o, target)), Dram::global());
   if (module.args().empty()) throw std::invalid_argument(o.file + ": the module has no arguments");
-  std::mt19937 rng(o.seed);
-  std::vector<runtime::DeviceTensor> tensors;
-  std::vector<void*> args;
-  tensors.reserve(module.args().size());
-  for (size_t i = 0; i < module.args().size(); ++i) {
-    const compiler::Tensor& t = module.args()[i];
-    const bool wide = t->dtype == compiler::DType::kInt32;
-    tensors.emplace_back(t->shape, wide ? runtime::DType::kInt32 : runtime::DType::kInt8, t->name);
-    if (i + 1 == module.args().size()) break;
-    std::uniform_int_distribution<int> dist(-128, 127);
-    if (wide) {
-      std::vector<int32_t> v(tensors.back().elements());
-      for (auto& x : v) x = dist(rng);
-      tensors.back().copy_from(v);
-    } else {
-      std::vector<int8_t> v(tensors.back().elements());
-      for (auto& x : v) x = int8_t(dist(rng));
-      tensors.back().copy_from(v);
-    }
+  const compiler::SeededRun r =
+      compiler::run_seeded(module, make_device(target, build_config(), device_options(o, target)), o.seed);
+  print_outcome(target, r.result, build_config(), o.json, nullptr);
+  if (r.result.status == RunStatus::kOk && !o.json) {
+    std::printf("output %s: %zu elements, fnv1a64 %016llx (inputs from --seed %u)\n", r.output_name.c_str(),
+                r.output_elements, static_cast<unsigned long long>(r.checksum()), o.seed);
   }
-  args.reserve(tensors.size());
-  for (const auto& t : tensors) args.push_back(t.handle());
-  CapturedResult r;
-  try {
-    module.call(ctx, args);
-  } catch (const std::exception& e) {
-    r.status = RunStatus::kError;
-    r.kind = ErrorKind::kInternal;
-    r.error = e.what();
-  }
-  r.stats = ctx.device().stats();
-  print_outcome(target, r, build_config(), o.json, nullptr);
-  if (r.status == RunStatus::kOk && !o.json) {
-    const runtime::DeviceTensor& out = tensors.back();
-    std::vector<uint8_t> bytes(out.bytes());
-    if (out.dtype() == runtime::DType::kInt32) {
-      out.copy_to(std::span<int32_t>(reinterpret_cast<int32_t*>(bytes.data()), out.elements()));
-    } else {
-      out.copy_to(std::span<int8_t>(reinterpret_cast<int8_t*>(bytes.data()), out.elements()));
-    }
-    std::printf("output %s: %zu elements, fnv1a64 %016llx (inputs from --seed %u)\n", out.name().c_str(),
-                out.elements(), static_cast<unsigned long long>(fnv1a64(bytes.data(), bytes.size())), o.seed);
-  }
-  return r.status == RunStatus::kOk ? 0 : 1;
+  return r.result.status == RunStatus::kOk ? 0 : 1;
 }
 
 struct CaptureOptions {
