@@ -23,6 +23,7 @@
 #include "vta/driver/capture.h"
 #include "vta/driver/config.h"
 #include "vta/driver/file.h"
+#include "vta/driver/random_program.h"
 #include "vta/network/executor.h"
 #include "vta/network/onnx.h"
 #include "vta/network/resnet18.h"
@@ -177,6 +178,13 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
     w["model"] = fs::absolute(model).lexically_normal().string();
     return {w, "onnx " + model.stem().string()};
   }
+  if (kind == "random") {  // random differential programs: seeds [first, first + count)
+    only({"first", "count"});
+    const int64_t count = w.value("count", int64_t{100});
+    if (!w.contains("first") || !w.at("first").is_number_unsigned()) throw SweepError(where + ": \"first\" (a seed)");
+    if (count < 1 || count > 10000000) throw SweepError(where + ": count " + std::to_string(count) + " (1 to 10^7)");
+    return {w, "random " + std::to_string(w.at("first").get<uint64_t>()) + "+" + std::to_string(count)};
+  }
   if (kind == "suite") {  // a regression suite: a folder of built modules and captured runs
     only({"dir", "seed"});
     const fs::path folder = base_dir / w.value("dir", "");
@@ -187,7 +195,7 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
     }
     return {w, "suite " + folder.filename().string()};
   }
-  throw SweepError(where + ": workload kind \"" + kind + "\" (tutorial, resnet18, tune, onnx, suite)");
+  throw SweepError(where + ": workload kind \"" + kind + "\" (tutorial, resnet18, tune, onnx, suite, random)");
 }
 
 json task_json(const Task& t) {
@@ -340,6 +348,21 @@ json run_workload(const json& w, const fs::path& dir, int index) {
   if (kind == "synthesis") return synthesize();
   if (kind == "tune") return tune(w, dir, index);
   if (kind == "suite") return run_suite(w);
+  if (kind == "random") {  // the random programs on this backend against the fsim (vta/driver/random_program.h)
+    auto reference = make_device("fsim", build_config());
+    auto dut = make_device(default_target(), build_config());
+    const DifferentialResult r = differential(build_config(), *reference, *dut, default_target(),
+                                              w.at("first").get<uint64_t>(), w.value("count", uint64_t{100}));
+    json mismatches = json::array();
+    for (const auto& m : r.mismatches) mismatches.push_back({{"seed", m.seed}, {"why", m.why}});
+    std::string error;
+    if (!r.mismatches.empty()) {
+      error = "seed " + std::to_string(r.mismatches[0].seed) + ": " + r.mismatches[0].why;
+    }
+    return {{"verified", r.mismatches.empty()}, {"error", error},
+            {"stats", stats_json(r.stats)},     {"programs", r.programs},
+            {"instructions", r.instructions},   {"mismatches", mismatches}};
+  }
   const auto seed = w.value("seed", uint32_t{1});
   if (kind == "tutorial") {
     const tutorials::Result r =

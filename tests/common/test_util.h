@@ -14,34 +14,12 @@
 #include "vta/driver/fsim.h"
 #include "vta/driver/isa.h"
 #include "vta/driver/memory.h"
+#include "vta/driver/random_program.h"
 
 namespace vta::test {
 
 /// A zero-filled device buffer in the global physical memory, freed on destruction.
-class DevBuf {
- public:
-  explicit DevBuf(size_t bytes) : host_(static_cast<uint8_t*>(Dram::global().alloc(bytes))), size_(bytes) {
-    if (host_ == nullptr) throw std::runtime_error("device allocation failed");
-  }
-  ~DevBuf() { Dram::global().free(host_); }
-  DevBuf(const DevBuf&) = delete;
-  DevBuf(DevBuf&& o) noexcept : host_(std::exchange(o.host_, nullptr)), size_(o.size_) {}
-  DevBuf& operator=(const DevBuf&) = delete;
-
-  uint8_t* data() const { return host_; }
-  template <class T>
-  T* as() const {
-    return reinterpret_cast<T*>(host_);
-  }
-  size_t size() const { return size_; }
-  PhysAddr phys() const { return Dram::global().phys_addr(host_); }
-  /// dram_base of this buffer's start in units of `unit` bytes.
-  uint32_t base(uint64_t unit) const { return static_cast<uint32_t>(phys() / unit); }
-
- private:
-  uint8_t* host_;
-  size_t size_;
-};
+using DevBuf = DramBuffer;
 
 /// Builds an instruction stream with the encoder and runs it on a device.
 class Program {

@@ -1,4 +1,4 @@
-// Differential testing: random valid programs (random_program.h) run on the fsim and on the tsim (or
+// Differential testing: random valid programs (vta/driver/random_program.h) run on the fsim and on the tsim (or
 // the backend VTA_DIFF_TARGET names: rpc-fsim, rpc-tsim run them through a device server);
 // every output byte and the seven statistics must agree. VTA_DIFF_PROGRAMS sets the number of
 // programs (1,000 by default; 100,000 in the long mode), VTA_DIFF_SEED the first seed. Program k uses
@@ -14,8 +14,9 @@
 #include <map>
 #include <string>
 
-#include "random_program.h"
+#include "test_util.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/random_program.h"
 #include "vta/tsim/simulator.h"
 
 namespace vta::test {
@@ -36,50 +37,20 @@ std::string target_under_test() {
 void compare_random_programs(Device& dut, const std::string& name, uint64_t count, uint64_t base) {
   const Config& c = build_config();
   auto fsim = make_test_fsim(c);
-  Device* const device = &dut;
   std::printf("differential: %llu programs from seed %llu (BATCH %d, BLOCK %d, bus %d bits)\n",
               static_cast<unsigned long long>(count), static_cast<unsigned long long>(base), c.batch(), c.block_in(),
               c.bus_width());
   const auto t0 = std::chrono::steady_clock::now();
-  uint64_t failures = 0, insns = 0, cycles = 0;
-  for (uint64_t k = 0; k < count && failures < 5; ++k) {
-    const uint64_t seed = base + k;
-    RandomProgram p(c, seed);
-    insns += p.size();
-    p.reset_memory();
-    fsim->clear_stats();
-    const RunStatus fs = p.run(*fsim);
-    const auto fout = p.output();
-    const Stats fstats = fsim->stats();
-    p.reset_memory();
-    device->clear_stats();
-    const RunStatus ts = p.run(*device);
-    const auto tout = p.output();
-    const Stats tstats = device->stats();
-    cycles += tstats.cycle_count.value_or(0);
-    std::string why;
-    if (fs != RunStatus::kOk)
-      why = "fsim refused the program: " + fsim->last_error();
-    else if (ts != RunStatus::kOk)
-      why = name + " failed: " + device->last_error();
-    else if (!fstats.counters_equal(tstats))
-      why = "statistics differ: fsim " + fstats.to_json() + " " + name + " " + tstats.to_json();
-    else if (fout != tout) {
-      size_t i = 0;
-      while (fout[i] == tout[i]) ++i;
-      why = "output byte " + std::to_string(i) + " differs: fsim " + std::to_string(fout[i]) + " " + name + " " +
-            std::to_string(tout[i]);
-    }
-    if (!why.empty()) {
-      ++failures;
-      ADD_FAILURE() << "seed " << seed << ": " << why << "\nreplay: VTA_DIFF_SEED=" << seed << " VTA_DIFF_PROGRAMS=1\n"
-                    << p.listing();
-    }
+  const DifferentialResult r = differential(c, *fsim, dut, name, base, count);
+  for (const DifferentialMismatch& m : r.mismatches) {
+    ADD_FAILURE() << "seed " << m.seed << ": " << m.why << "\nreplay: VTA_DIFF_SEED=" << m.seed
+                  << " VTA_DIFF_PROGRAMS=1\n"
+                  << m.listing;
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("differential: %llu programs, %llu instructions, %llu %s cycles, %llu mismatches, %.1f s\n",
-              static_cast<unsigned long long>(count), static_cast<unsigned long long>(insns),
-              static_cast<unsigned long long>(cycles), name.c_str(), static_cast<unsigned long long>(failures), s);
+  std::printf("differential: %llu programs, %llu instructions, %llu %s cycles, %zu mismatches, %.1f s\n",
+              static_cast<unsigned long long>(r.programs), static_cast<unsigned long long>(r.instructions),
+              static_cast<unsigned long long>(r.cycles), name.c_str(), r.mismatches.size(), s);
 }
 
 TEST(TsimDifferential, RandomProgramsAgreeWithTheFsim) {

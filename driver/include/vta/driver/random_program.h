@@ -1,5 +1,7 @@
 #pragma once
-// Random VTA programs for differential testing (fsim against tsim and any later backend).
+/// \file vta/driver/random_program.h
+/// Random VTA programs for differential testing (fsim against tsim and any later backend): the
+/// hardware tests, `vta_tsim_diff_tests` and a sweep's `random` workload use them.
 //
 // Each program first loads every SRAM region it uses (so no result depends on what an earlier
 // program left behind), then issues random instructions of all kinds for two "threads" that own
@@ -18,14 +20,46 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
-#include "test_util.h"
+#include "vta/driver/device.h"
+#include "vta/driver/fsim.h"
+#include "vta/driver/isa.h"
+#include "vta/driver/memory.h"
 #include "vta/driver/program.h"
 
-namespace vta::test {
+namespace vta {
+
+/// A zero-filled buffer in the global physical memory (Dram::global()), freed on destruction.
+class DramBuffer {
+ public:
+  explicit DramBuffer(size_t bytes) : host_(static_cast<uint8_t*>(Dram::global().alloc(bytes))), size_(bytes) {
+    if (host_ == nullptr) throw std::runtime_error("device allocation failed");
+  }
+  ~DramBuffer() { Dram::global().free(host_); }
+  DramBuffer(const DramBuffer&) = delete;
+  DramBuffer(DramBuffer&& o) noexcept : host_(std::exchange(o.host_, nullptr)), size_(o.size_) {}
+  DramBuffer& operator=(const DramBuffer&) = delete;
+
+  uint8_t* data() const { return host_; }
+  template <class T>
+  T* as() const {
+    return reinterpret_cast<T*>(host_);
+  }
+  size_t size() const { return size_; }
+  PhysAddr phys() const { return Dram::global().phys_addr(host_); }
+  /// dram_base of this buffer's start in units of `unit` bytes.
+  uint32_t base(uint64_t unit) const { return static_cast<uint32_t>(phys() / unit); }
+
+ private:
+  uint8_t* host_;
+  size_t size_;
+};
 
 class RandomProgram {
  public:
@@ -58,7 +92,7 @@ class RandomProgram {
     std::memset(out_.data(), 0, out_.size());
   }
   RunStatus run(Device& dev) {
-    DevBuf buf(insns_.size() * Config::kInsnElemBytes);
+    DramBuffer buf(insns_.size() * Config::kInsnElemBytes);
     for (size_t i = 0; i < insns_.size(); ++i) store_insn(buf.data() + i * Config::kInsnElemBytes, encode(insns_[i]));
     return dev.run(buf.phys(), uint32_t(insns_.size() + extra_count_), uint64_t{1} << 30);
   }
@@ -98,7 +132,7 @@ class RandomProgram {
         Insn* i = pick(
             [&](const Insn& x) { return moves_data(x) && MemId(x.m.memory_type) != MemId::kUop && reach(x) >= 2; });
         if (i == nullptr) return inject(Defect::kNoFinish);
-        const DevBuf& b = buffer_of(MemId(i->m.memory_type));
+        const DramBuffer& b = buffer_of(MemId(i->m.memory_type));
         const uint64_t unit = dram_unit(c_, MemId(i->m.memory_type));
         const uint64_t elems = b.size() / unit, r = reach(*i);
         i->m.dram_base = uint32_t(b.phys() / unit + elems - r + rnd(1, uint32_t(r - 1)));
@@ -177,7 +211,7 @@ class RandomProgram {
   uint32_t rnd(uint32_t lo, uint32_t hi) { return std::uniform_int_distribution<uint32_t>(lo, hi)(rng_); }
   bool coin(int percent = 50) { return rnd(0, 99) < uint32_t(percent); }
 
-  void fill(DevBuf& b, int k) {
+  void fill(DramBuffer& b, int k) {
     for (size_t i = 0; i < b.size(); ++i) b.data()[i] = uint8_t(rng_());
     initial_[size_t(k)].assign(b.data(), b.data() + b.size());
   }
@@ -246,8 +280,8 @@ class RandomProgram {
     i.m.y_pad_0 = pads[0], i.m.y_pad_1 = pads[1], i.m.x_pad_0 = pads[2], i.m.x_pad_1 = pads[3];
     return i;
   }
-  uint32_t base_of(const DevBuf& b, uint64_t unit) const { return uint32_t(b.phys() / unit); }
-  const DevBuf& buffer_of(MemId type) const {
+  uint32_t base_of(const DramBuffer& b, uint64_t unit) const { return uint32_t(b.phys() / unit); }
+  const DramBuffer& buffer_of(MemId type) const {
     switch (type) {
       case MemId::kInp:
       case MemId::kAcc8Bit: return inp_;
@@ -260,7 +294,7 @@ class RandomProgram {
   }
 
   /// A random 2D load of `type` into [lo, lo + span) of its SRAM from a DRAM buffer of `elems`.
-  Insn random_load(Stage stage, MemId type, uint32_t lo, uint32_t span, const DevBuf& buf, uint32_t unit,
+  Insn random_load(Stage stage, MemId type, uint32_t lo, uint32_t span, const DramBuffer& buf, uint32_t unit,
                    uint32_t elems) {
     for (;;) {
       const uint32_t y = rnd(1, 3), x = rnd(1, 4), stride = x + rnd(0, 3);
@@ -389,7 +423,7 @@ class RandomProgram {
   const Config& c_;
   Isa isa_;
   std::mt19937_64 rng_;
-  DevBuf inp_, wgt_, acc_, uop_, out_;
+  DramBuffer inp_, wgt_, acc_, uop_, out_;
   std::vector<std::vector<uint8_t>> initial_;
   uint32_t ni_, nw_, na_, nu_, uop_used_ = 0, extra_count_ = 0;
   std::vector<Insn> insns_;
@@ -398,4 +432,55 @@ class RandomProgram {
   int synced_[3][3] = {{-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}};
 };
 
-}  // namespace vta::test
+/// One program of a differential run that did not agree: its seed, why, its listing.
+struct DifferentialMismatch {
+  uint64_t seed = 0;
+  std::string why, listing;
+};
+struct DifferentialResult {
+  uint64_t programs = 0, instructions = 0, cycles = 0;  ///< cycles: the device under test's, when clocked
+  Stats stats;                                          ///< the device under test's, summed
+  std::vector<DifferentialMismatch> mismatches;         ///< at most `max_mismatches`
+};
+
+/// Runs the random programs of seeds [first, first + count) on `reference` and on `dut`: every
+/// output byte and the counters must agree; stops after `max_mismatches` mismatches.
+inline DifferentialResult differential(const Config& c, Device& reference, Device& dut, const std::string& dut_name,
+                                       uint64_t first, uint64_t count, uint64_t max_mismatches = 5) {
+  DifferentialResult r;
+  for (uint64_t k = 0; k < count && r.mismatches.size() < max_mismatches; ++k) {
+    const uint64_t seed = first + k;
+    RandomProgram p(c, seed);
+    r.instructions += p.size();
+    ++r.programs;
+    p.reset_memory();
+    reference.clear_stats();
+    const RunStatus fs = p.run(reference);
+    const auto fout = p.output();
+    const Stats fstats = reference.stats();
+    p.reset_memory();
+    dut.clear_stats();
+    const RunStatus ts = p.run(dut);
+    const auto tout = p.output();
+    const Stats tstats = dut.stats();
+    r.stats += tstats;
+    r.cycles += tstats.cycle_count.value_or(0);
+    std::string why;
+    if (fs != RunStatus::kOk) {
+      why = "the reference refused the program: " + reference.last_error();
+    } else if (ts != RunStatus::kOk) {
+      why = dut_name + " failed: " + dut.last_error();
+    } else if (!fstats.counters_equal(tstats)) {
+      why = "statistics differ: reference " + fstats.to_json() + " " + dut_name + " " + tstats.to_json();
+    } else if (fout != tout) {
+      size_t i = 0;
+      while (fout[i] == tout[i]) ++i;
+      why = "output byte " + std::to_string(i) + " differs: reference " + std::to_string(fout[i]) + " " + dut_name +
+            " " + std::to_string(tout[i]);
+    }
+    if (!why.empty()) r.mismatches.push_back({seed, why, p.listing()});
+  }
+  return r;
+}
+
+}  // namespace vta
