@@ -24,12 +24,18 @@ KINDS = ('line', 'toggle', 'user')
 
 def points(path):
     with open(path, encoding='utf-8', errors='replace') as f:
-        for line in f:
+        for number, line in enumerate(f, 1):
             if not line.startswith('C '):
                 continue
-            open_q, close_q = line.index("'"), line.rindex("'")
-            fields = dict(FIELD.findall(line[open_q + 1:close_q]))
-            yield fields, int(line[close_q + 1:])
+            open_q, close_q = line.find("'"), line.rfind("'")
+            try:
+                if open_q < 0 or close_q <= open_q:
+                    raise ValueError
+                fields = dict(FIELD.findall(line[open_q + 1:close_q]))
+                count = int(line[close_q + 1:])
+            except ValueError:
+                raise ValueError(f"{path}:{number}: not a coverage point (C '<key>' <count>)") from None
+            yield fields, count
 
 
 def kind_of(page):
@@ -85,4 +91,7 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    try:
+        main()
+    except (OSError, ValueError, KeyError) as e:  # an unreadable or malformed file: one line, exit 1
+        sys.exit(f'coverage_report: {e}')

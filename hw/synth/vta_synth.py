@@ -101,4 +101,7 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    try:
+        main()
+    except (OSError, ValueError, KeyError) as e:  # an unreadable or malformed file: one line, exit 1
+        sys.exit(f'vta_synth: {e}')
