@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import yosys_sources  # noqa: E402  (the sibling module)
 
