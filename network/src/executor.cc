@@ -27,6 +27,9 @@ std::vector<int8_t> narrow(const std::vector<int32_t>& v) {
   return out;
 }
 
+// A VTA pool step (its own program, tiled by pool_tilings); every other VTA step is a convolution.
+bool is_pool(const Step& s) { return s.ops[0]->kind == OpKind::kMaxPool || s.ops[0]->kind == OpKind::kAvgPool; }
+
 }  // namespace
 
 bool NetworkRun::verified() const {
@@ -47,16 +50,17 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
   steps_ = plan_steps(g);
   for (Step& s : steps_) {
     if (s.placement != Placement::kVta) continue;
-    if (s.ops[0]->kind == OpKind::kMaxPool || s.ops[0]->kind == OpKind::kAvgPool) {
+    if (is_pool(s)) {
       plan_pool(s);
     } else {
       plan_conv(s);
     }
   }
+  const TilingTable planned = tilings();
   for (const auto& entry : plan_.tilings) {
-    const std::string& name = entry.first;
-    if (!std::any_of(steps_.begin(), steps_.end(), [&](const Step& s) { return s.name == name && s.module; })) {
-      throw GraphError(join({g.name(), ": a tuned tiling names step ", name, ", which is no VTA convolution here"}));
+    if (!planned.count(entry.first)) {
+      throw GraphError(
+          join({g.name(), ": a tuned tiling names step ", entry.first, ", which is no VTA convolution here"}));
     }
   }
   // every VTA program on the target, once
@@ -69,7 +73,7 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
 TilingTable Executor::tilings() const {
   TilingTable out;
   for (const Step& s : steps_) {
-    if (s.module && s.ops[0]->kind != OpKind::kMaxPool && s.ops[0]->kind != OpKind::kAvgPool) out[s.name] = s.tiling;
+    if (s.module && !is_pool(s)) out[s.name] = s.tiling;
   }
   return out;
 }
