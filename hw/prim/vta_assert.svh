@@ -1,5 +1,5 @@
 // Assertions in the style of OpenTitan's prim_assert: one macro per kind of check, each a named
-// concurrent assertion on the rising clock edge, disabled during reset, reporting through
+// assertion on the rising clock edge, disabled during reset, reporting through
 // vta_assert_pkg::vta_assert_failed. Active when the simulator is built with assertions (Verilator
 // --assert); nothing under SYNTHESIS. A module includes this file and names each check (and each
 // cover point, `VTA_COVER, counted by a coverage build):
@@ -11,7 +11,8 @@
 
 `ifdef SYNTHESIS
 
-`define VTA_ASSERT(name, prop, clk = clk_i, rst_n = rst_ni)
+`define VTA_ASSERT(name, cond, clk = clk_i, rst_n = rst_ni)
+`define VTA_ASSERT_IMPLIES(name, cond, prop, clk = clk_i, rst_n = rst_ni)
 `define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni)
 `define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni)
 `define VTA_ASSERT_KNOWN(name, valid, data, clk = clk_i, rst_n = rst_ni)
@@ -19,22 +20,44 @@
 
 `else
 
-// `prop` holds on every rising edge of `clk` outside reset.
-`define VTA_ASSERT(name, prop, clk = clk_i, rst_n = rst_ni) \
-  name: assert property (@(posedge clk) disable iff (!(rst_n)) (prop)) \
-    else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__);
+// The checks are immediate assertions in a block clocked by `clk` (they read the values the edge
+// samples, as a concurrent assertion would): Verilator evaluates a concurrent assertion by copying
+// every signal it reads at each evaluation of the model, which made the tsim a quarter slower
+// (docs/PERFORMANCE.md); these cost one comparison per edge.
+
+// `cond` holds on every rising edge of `clk` outside reset.
+`define VTA_ASSERT(name, cond, clk = clk_i, rst_n = rst_ni) \
+  always @(posedge clk) begin \
+    if (rst_n) begin \
+      name: assert (cond) else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__); \
+    end \
+  end
+
+// Whenever `cond` holds, so does `prop` (the same edge).
+`define VTA_ASSERT_IMPLIES(name, cond, prop, clk = clk_i, rst_n = rst_ni) \
+  `VTA_ASSERT(name, !(cond) || (prop), clk, rst_n)
 
 // `cond` never holds.
 `define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni) \
   `VTA_ASSERT(name, !(cond), clk, rst_n)
 
-// A valid/ready handshake: once raised, valid stays high and data stays the same until ready.
+// A valid/ready handshake: once raised, valid stays high and data stays the same until ready (the
+// property `valid && !ready |=> valid && $stable(data)`, with the edge's data kept in name_data_q).
 `define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni) \
-  `VTA_ASSERT(name, (valid) && !(ready) |=> (valid) && $stable(data), clk, rst_n)
+  logic name``_waiting_q; \
+  logic [$bits(data)-1:0] name``_data_q; \
+  always @(posedge clk) begin \
+    if (rst_n && name``_waiting_q) begin \
+      name: assert ((valid) && (data) == name``_data_q) \
+        else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__); \
+    end \
+    name``_waiting_q <= rst_n && (valid) && !(ready); \
+    if ((valid) && !(ready)) name``_data_q <= (data); \
+  end
 
 // Data is known (no X or Z bit) whenever valid (four-state simulators; Verilator is two-state).
 `define VTA_ASSERT_KNOWN(name, valid, data, clk = clk_i, rst_n = rst_ni) \
-  `VTA_ASSERT(name, (valid) |-> !$isunknown(data), clk, rst_n)
+  `VTA_ASSERT(name, !(valid) || !$isunknown(data), clk, rst_n)
 
 // A cover point: counted on every rising edge of `clk` outside reset where `cond` holds (Verilator
 // --coverage; docs/COVERAGE.md lists what the default regression leaves at zero).

@@ -43,16 +43,16 @@ module vta_bus_checker
   `VTA_ASSERT_KNOWN(AxiWKnown, axi_req_i.w_valid, axi_req_i.w)
 
   // ---- AXI4 burst rules: INCR bursts of whole beats that never cross a 4 KiB page -----------------
-  `VTA_ASSERT(AxiArIncrFullBeats, axi_req_i.ar_valid |-> axi_req_i.ar.burst == BurstIncr && axi_req_i.ar.size == BeatSize)
-  `VTA_ASSERT(AxiAwIncrFullBeats, axi_req_i.aw_valid |-> axi_req_i.aw.burst == BurstIncr && axi_req_i.aw.size == BeatSize)
-  `VTA_ASSERT(AxiArWithin4KiB,
-              axi_req_i.ar_valid |-> int'(axi_req_i.ar.addr[11:0]) + (int'(axi_req_i.ar.len) + 1) * int'(StrbWidth) <= 4096)
-  `VTA_ASSERT(AxiAwWithin4KiB,
-              axi_req_i.aw_valid |-> int'(axi_req_i.aw.addr[11:0]) + (int'(axi_req_i.aw.len) + 1) * int'(StrbWidth) <= 4096)
+  `VTA_ASSERT_IMPLIES(AxiArIncrFullBeats, axi_req_i.ar_valid, axi_req_i.ar.burst == BurstIncr && axi_req_i.ar.size == BeatSize)
+  `VTA_ASSERT_IMPLIES(AxiAwIncrFullBeats, axi_req_i.aw_valid, axi_req_i.aw.burst == BurstIncr && axi_req_i.aw.size == BeatSize)
+  `VTA_ASSERT_IMPLIES(AxiArWithin4KiB, axi_req_i.ar_valid,
+                      int'(axi_req_i.ar.addr[11:0]) + (int'(axi_req_i.ar.len) + 1) * int'(StrbWidth) <= 4096)
+  `VTA_ASSERT_IMPLIES(AxiAwWithin4KiB, axi_req_i.aw_valid,
+                      int'(axi_req_i.aw.addr[11:0]) + (int'(axi_req_i.aw.len) + 1) * int'(StrbWidth) <= 4096)
 
   // ---- AXI4 reads: a response only for an ID with a burst outstanding ----------------------------
   logic [NumIds-1:0][CntW-1:0] reads_q;
-  `VTA_ASSERT(AxiRForOutstandingId, axi_rsp_i.r_valid |-> reads_q[axi_rsp_i.r.id] != '0)
+  `VTA_ASSERT_IMPLIES(AxiRForOutstandingId, axi_rsp_i.r_valid, reads_q[axi_rsp_i.r.id] != '0)
   `VTA_ASSERT_NEVER(AxiReadTrackerOverflow, ar_hs && reads_q[axi_req_i.ar.id] == CntW'(MaxBursts))
 
   // ---- AXI4 writes: WLAST exactly on each burst's last beat, B only for a burst sent -------------
@@ -66,8 +66,8 @@ module vta_bus_checker
   logic [7:0]      len_now;
   assign len_known = lens_n_q != '0 || (aw_hs && ahead_q == '0);
   assign len_now   = lens_n_q != '0 ? lens_q[head_q] : axi_req_i.aw.len;
-  `VTA_ASSERT(AxiWlastOnLastBeat, w_hs && len_known |-> axi_req_i.w.last == (beat_q == len_now))
-  `VTA_ASSERT(AxiBForCompletedBurst, axi_rsp_i.b_valid |-> writes_q != '0)
+  `VTA_ASSERT_IMPLIES(AxiWlastOnLastBeat, w_hs && len_known, axi_req_i.w.last == (beat_q == len_now))
+  `VTA_ASSERT_IMPLIES(AxiBForCompletedBurst, axi_rsp_i.b_valid, writes_q != '0)
   `VTA_ASSERT_NEVER(AxiWriteTrackerOverflow, aw_hs && lens_n_q == CntW'(MaxBursts))
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -67,7 +67,8 @@ module vta_tensor_load
   addr_t                        ext_addr_d, ext_addr_q;   // byte address of the current row
   logic [SlotW-1:0]             slot_d, slot_q;
   logic [BeatW-1:0]             beat_d, beat_q;
-  logic [ElemBits-1:0]          gather_d, gather_q;       // wide elements: beats collected so far
+  logic [ElemBits-1:0]          gather_q;                 // wide elements: beats collected so far
+  logic                         gather_en;                // a beat is gathered this cycle
   logic                         elem_valid, elem_take;
   logic [ElemBits-1:0]          elem, gather_next;
 
@@ -96,16 +97,16 @@ module vta_tensor_load
     slot_of = SlotW'(low >> $clog2(ElemBytes));
   endfunction
 
-  function automatic logic [SramWidth-1:0] widen(logic [ElemBits-1:0] e);
-    logic [SramWidth-1:0] w;
-    w = '0;
-    if (Widen) begin
-      for (int l = 0; l < ElemBytes; l++) w[l * 32 +: 32] = 32'(signed'(e[l * 8 +: 8]));
-    end else begin
-      w = SramWidth'(e);
+  // The SRAM word of an element: itself, or (Widen) its bytes sign-extended to 32-bit lanes. Written
+  // as wires rather than a function: a simulator then copies no temporaries of the word's width.
+  logic [SramWidth-1:0] elem_word;
+  if (Widen) begin : gen_widen
+    for (genvar l = 0; l < ElemBytes; l++) begin : gen_lane
+      assign elem_word[l * 32 +: 32] = 32'(signed'(elem[l * 8 +: 8]));
     end
-    widen = w;
-  endfunction
+  end else begin : gen_same
+    assign elem_word = elem;
+  end
 
   always_comb begin
     insn_d   = insn_q;
@@ -135,7 +136,7 @@ module vta_tensor_load
     ext_addr_d = ext_addr_q;
     slot_d     = slot_q;
     beat_d     = beat_q;
-    gather_d   = gather_q;
+    gather_en  = 1'b0;
     if (Narrow) begin
       // The element in slot slot_q of the current beat; the beat is released after the row's last
       // element or the beat's last slot.
@@ -145,7 +146,7 @@ module vta_tensor_load
       elem_valid = active_q && mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q == BeatW'(BeatsPerElem - 1);
       if (active_q && mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q != BeatW'(BeatsPerElem - 1)) begin
         mem_req_o.data_ready = 1'b1;
-        gather_d      = gather_next;
+        gather_en     = 1'b1;
         beat_d        = beat_q + 1'b1;
       end
     end
@@ -160,7 +161,7 @@ module vta_tensor_load
     last_write = wr_row_q + 1'b1 == rows && wr_col_q + 1'b1 == cols;
     sram_we_o    = write;
     sram_waddr_o = wr_addr_q[SramAddrW-1:0];
-    sram_wdata_o = pad ? '0 : widen(elem);
+    sram_wdata_o = pad ? '0 : elem_word;
     wr_row_d  = wr_row_q;
     wr_col_d  = wr_col_q;
     wr_addr_d = wr_addr_q;
@@ -216,7 +217,14 @@ module vta_tensor_load
   end
 
   logic unused_signals;
-  assign unused_signals = |ext_addr_q[0];
+  assign unused_signals = |ext_addr_q[0] ^ (|gather_q);  // the last beat's share of gather_q is never read
+
+  // The gathered beats change only when a beat arrives (an enable, not a copy every cycle: the
+  // register is a whole element wide).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) gather_q <= '0;
+    else if (gather_en) gather_q <= gather_next;
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -229,7 +237,6 @@ module vta_tensor_load
       ext_addr_q <= '0;
       slot_q     <= '0;
       beat_q     <= '0;
-      gather_q   <= '0;
       wr_row_q   <= '0;
       wr_col_q   <= '0;
       wr_addr_q  <= '0;
@@ -243,7 +250,6 @@ module vta_tensor_load
       ext_addr_q <= ext_addr_d;
       slot_q     <= slot_d;
       beat_q     <= beat_d;
-      gather_q   <= gather_d;
       wr_row_q   <= wr_row_d;
       wr_col_q   <= wr_col_d;
       wr_addr_q  <= wr_addr_d;

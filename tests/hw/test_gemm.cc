@@ -1,6 +1,8 @@
 // vta_gemm against the fsim: the same SRAM contents, random GEMM instructions (loops, factors, resets,
 // accumulation chains on one tile that need forwarding), then every accumulator word, the OUT buffer
-// and the micro-op count compared. Also: one micro-op per cycle, and index errors stop cleanly.
+// and the micro-op count compared. Also: one micro-op per cycle, and index errors stop cleanly. The
+// random instructions also run on the model of the text synthesis reads (-DSYNTHESIS: the products'
+// operands are written differently for simulation speed, and must be the same numbers).
 
 #include <gtest/gtest.h>
 
@@ -8,6 +10,7 @@
 #include <set>
 
 #include "Vvta_gemm_harness.h"
+#include "Vvta_gemm_harness_synth.h"
 #include "compute_check.h"
 #include "test_util.h"
 #include "vta/driver/build_config.h"
@@ -15,8 +18,16 @@
 namespace vta::test {
 namespace {
 
-class HwGemm : public ComputeUnitTest<Vvta_gemm_harness, 21> {
+template <class Model>
+class GemmTest : public ComputeUnitTest<Model, 21> {
  protected:
+  using ComputeUnitTest<Model, 21>::h_;
+  using ComputeUnitTest<Model, 21>::cfg_;
+  using ComputeUnitTest<Model, 21>::isa_;
+  using ComputeUnitTest<Model, 21>::fsim_;
+  using ComputeUnitTest<Model, 21>::rng_;
+  using ComputeUnitTest<Model, 21>::uops_;
+
   void SetUp() override {
     h_->start_i = 0, h_->uop_we_i = 0, h_->inp_we_i = 0, h_->wgt_we_i = 0, h_->acc_we_i = 0, h_->tb_re_i = 0;
     h_.reset();
@@ -77,28 +88,35 @@ class HwGemm : public ComputeUnitTest<Vvta_gemm_harness, 21> {
   }
 
   void compare_buffers(const std::set<uint32_t>& written) { expect_acc_and_out_match(h_, cfg_, *fsim_, written); }
+
+  // 80 random instructions against the fsim, then every buffer word they wrote.
+  void random_instructions_match_the_fsim() {
+    fill(512, 512, 256, 512);
+    std::set<uint32_t> written;
+    for (int n = 0; n < 80; ++n) {
+      const GemmInsn g = random_insn();
+      const uint64_t before = fsim_->stats().gemm_counter;
+      Program p(cfg_);
+      p.gemm(g).finish();
+      ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
+      const auto [cycles, done] = run_rtl(g);
+      ASSERT_FALSE(h_->error_o) << "instruction " << n;
+      ASSERT_EQ(uint64_t(done), fsim_->stats().gemm_counter - before) << "instruction " << n;
+      for (uint32_t i = 0; i < g.iter_out; ++i)
+        for (uint32_t j = 0; j < g.iter_in; ++j)
+          for (uint32_t k = g.uop_bgn; k < g.uop_end; ++k) {
+            written.insert(uops_[k].dst + i * g.dst_factor_out + j * g.dst_factor_in);
+          }
+    }
+    compare_buffers(written);
+  }
 };
 
-TEST_F(HwGemm, RandomInstructionsMatchTheFsim) {
-  fill(512, 512, 256, 512);
-  std::set<uint32_t> written;
-  for (int n = 0; n < 80; ++n) {
-    const GemmInsn g = random_insn();
-    const uint64_t before = fsim_->stats().gemm_counter;
-    Program p(cfg_);
-    p.gemm(g).finish();
-    ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
-    const auto [cycles, done] = run_rtl(g);
-    ASSERT_FALSE(h_->error_o) << "instruction " << n;
-    ASSERT_EQ(uint64_t(done), fsim_->stats().gemm_counter - before) << "instruction " << n;
-    for (uint32_t i = 0; i < g.iter_out; ++i)
-      for (uint32_t j = 0; j < g.iter_in; ++j)
-        for (uint32_t k = g.uop_bgn; k < g.uop_end; ++k) {
-          written.insert(uops_[k].dst + i * g.dst_factor_out + j * g.dst_factor_in);
-        }
-  }
-  compare_buffers(written);
-}
+class HwGemm : public GemmTest<Vvta_gemm_harness> {};
+class HwGemmSynthesisText : public GemmTest<Vvta_gemm_harness_synth> {};
+
+TEST_F(HwGemm, RandomInstructionsMatchTheFsim) { random_instructions_match_the_fsim(); }
+TEST_F(HwGemmSynthesisText, RandomInstructionsMatchTheFsim) { random_instructions_match_the_fsim(); }
 
 TEST_F(HwGemm, OneMicroOpPerCycle) {
   fill(64, 64, 64, 64);

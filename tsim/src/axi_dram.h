@@ -87,6 +87,8 @@ class AxiMemoryPort final : public Extension {
     reset();
     drive(top, cycle);
   }
+  /// The AXI4 master's outputs are registered in vta_top (its register slices): none follows an input.
+  bool needs_falling_edge() const override { return false; }
 
   /// The handshakes of this cycle (the values before the clock edge).
   template <class Top>

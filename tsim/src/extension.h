@@ -19,6 +19,11 @@ class Extension {
   virtual void after_edge(Vvta_top& top, uint64_t cycle) = 0;
   /// The design is being reset: forget transactions in flight, drive idle inputs.
   virtual void reset(Vvta_top& top, uint64_t cycle) = 0;
+  /// Whether before_edge needs the model evaluated with the clock low, after the inputs of the cycle
+  /// were driven: it reads an output that follows an input combinationally (the AXI4-Lite port's
+  /// write ready while a register access is in flight) or internal signals at the falling edge (a
+  /// waveform). When no extension does, a cycle is one evaluation of the model (Core::step).
+  virtual bool needs_falling_edge() const { return true; }
 };
 
 }  // namespace vta::tsim

@@ -53,6 +53,8 @@ class HostPort final : public Extension {
       state_ = State::kIdle;
     }
   }
+  /// The write ready follows the write valid combinationally: only a port at rest reads nothing.
+  bool needs_falling_edge() const override { return state_ != State::kIdle; }
   void reset(Vvta_top& top, uint64_t) override {
     state_ = State::kIdle;
     top.s_axil_awvalid_i = 0, top.s_axil_wvalid_i = 0, top.s_axil_bready_i = 0;

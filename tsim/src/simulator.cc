@@ -2,6 +2,8 @@
 // AXI4 port, the waveform tracer), drives the AXI4-Lite host port, runs programs with a cycle budget
 // and turns the error and status registers into a diagnostic.
 
+#include "vta/tsim/simulator.h"
+
 #include <verilated.h>
 
 #include <algorithm>
@@ -15,13 +17,8 @@
 #include <stdexcept>
 
 #include "Vvta_top.h"
-// the model's root: the signals vta_top marks public for the timeline (generated code, not pedantic)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-#include "Vvta_top___024root.h"
-#pragma GCC diagnostic pop
 #include "axi_dram.h"
-#include "core.h"
+#include "core.h"  // and the model's root: the signals vta_top marks public for the timeline
 #include "host_port.h"
 #include "run_control.h"
 #include "vta/driver/build_config.h"
@@ -29,7 +26,6 @@
 #include "vta/driver/program.h"
 #include "vta/driver/vcr_map.h"
 #include "vta/tsim/rtl_assert.h"
-#include "vta/tsim/simulator.h"
 #include "wave.h"
 
 namespace vta::tsim {
@@ -52,6 +48,7 @@ class TimelineRecorder final : public Extension {
   }
   void before_edge(const Vvta_top&, uint64_t) override {}
   void reset(Vvta_top&, uint64_t) override {}
+  bool needs_falling_edge() const override { return false; }
   void after_edge(Vvta_top& top, uint64_t cycle) override {
     const auto* r = top.rootp;
     const unsigned busy = r->vta_top__DOT__busy, stall = r->vta_top__DOT__stall;
