@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "vta/compiler/ir.h"
 #include "vta/driver/build_config.h"
@@ -17,6 +18,8 @@
 #include "vta/network/executor.h"
 #include "vta/network/npy.h"
 #include "vta/network/onnx.h"
+#include "vta/network/plan.h"
+#include "vta/network/target.h"
 #include "vta/tools/target_option.h"
 
 namespace {
@@ -69,7 +72,18 @@ int run(int argc, char** argv) {
                "requantize by the shift alone (rounding down, as the hand-built ResNet-18) instead of to nearest");
   app.add_flag("--host-only", host_only, "place every operator on the host (the int8 reference alone)");
   app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
+  std::string detailed_steps, detailed_target = "tsim";
+  app.add_option("--tsim-steps", detailed_steps,
+                 "fast-forward: run the VTA steps FIRST:LAST (step names, as listed after compiling) on the tsim, "
+                 "cycle by cycle, and every other on --target (the fsim), over the same device memory");
+  app.add_option("--detailed-target", detailed_target, "the backend of --tsim-steps: tsim (default) or systemc")
+      ->check(CLI::IsMember({"tsim", "systemc"}));
   VTA_CLI_PARSE(app, argc, argv);
+  if (!detailed_steps.empty() && target.find("://") != std::string::npos) {
+    std::fprintf(stderr, "vta-onnx: error: --tsim-steps needs a --target in this process (fsim), not %s\n",
+                 target.c_str());
+    return 2;
+  }
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
 
   auto t = Clock::now();
@@ -118,11 +132,27 @@ int run(int argc, char** argv) {
   }
 
   t = Clock::now();
-  net::Executor ex(qm.graph, config);
+  std::set<std::string> detailed;
+  if (!detailed_steps.empty()) {
+    const auto [first, last] = net::parse_step_range(detailed_steps);
+    try {
+      detailed = net::vta_step_names(qm.graph, first, last);
+    } catch (const net::GraphError& e) {
+      std::fprintf(stderr, "vta-onnx: error: --tsim-steps: %s\n", e.what());
+      return 2;
+    }
+  }
+  net::Executor ex(qm.graph, config, detailed.empty() ? nullptr : net::fast_forward_target(detailed_target, detailed));
   std::printf("compiled %zu steps in %.2f s (backend %s):\n", ex.steps().size(), since(t),
               vta::default_target().c_str());
   for (const auto& s : ex.steps()) {
-    std::printf("  %-30s %-4s %s\n", s.name.c_str(), net::to_string(s.placement), s.description.c_str());
+    std::printf("  %-30s %-4s %s\n", s.name.c_str(),
+                detailed.count(s.name) != 0 ? detailed_target.c_str() : net::to_string(s.placement),
+                s.description.c_str());
+  }
+  if (!detailed.empty()) {
+    std::printf("fast-forward: %zu VTA step(s) on %s, cycle by cycle; the others on %s; one device memory\n",
+                detailed.size(), detailed_target.c_str(), vta::default_target().c_str());
   }
 
   const net::NpyFloatArray in = inputs_file.empty() ? cal : net::read_npy_floats(inputs_file);
@@ -171,15 +201,18 @@ int run(int argc, char** argv) {
     std::printf("%-32s %-48s %10s %10s\n", "step (first input)", "operators", "gemm_uops", "cycles");
     for (const auto& s : first.steps) {
       if (s.step->placement != net::Placement::kVta) continue;
-      std::printf("%-32s %-48s %10llu %10llu\n", s.step->name.c_str(), s.step->description.c_str(),
-                  static_cast<unsigned long long>(s.stats.gemm_counter),
-                  static_cast<unsigned long long>(s.stats.cycle_count.value_or(0)));
+      const std::string step_cycles = s.stats.cycle_count ? std::to_string(*s.stats.cycle_count) : "-";
+      std::printf("%-32s %-48s %10llu %10s\n", s.step->name.c_str(), s.step->description.c_str(),
+                  static_cast<unsigned long long>(s.stats.gemm_counter), step_cycles.c_str());
     }
   }
   std::printf("ran %lld inputs in %.2f s (%.2f ms per inference on %s, reference and float model included: %.2f ms)\n",
               static_cast<long long>(n), run_seconds, 1e3 * run_seconds / double(n), vta::default_target().c_str(),
               1e3 * total / double(n));
-  if (clocked) {
+  if (clocked && !detailed.empty()) {
+    std::printf("fast-forward: the %zu step(s) on %s took %.0f cycles per inference\n", detailed.size(),
+                detailed_target.c_str(), double(cycles) / double(n));
+  } else if (clocked) {
     std::printf("VTA: %.0f cycles per inference, GEMM utilisation %.1f %%\n", double(cycles) / double(n),
                 cycles ? 100.0 * double(gemm) / double(cycles) : 0.0);
   }

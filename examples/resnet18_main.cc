@@ -10,11 +10,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
+#include <utility>
 
 #include "vta/compiler/ir.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/guarded_main.h"
 #include "vta/network/executor.h"
+#include "vta/network/plan.h"
 #include "vta/network/remote.h"
 #include "vta/network/resnet18.h"
 #include "vta/rpc/remote_device.h"
@@ -54,6 +57,12 @@ int run(int argc, char** argv) {
   app.add_flag("--tune", tune,
                "search every ranked tiling of each convolution (64, all estimated) instead of the first 16");
   app.add_option("--save-tilings", save_tilings, "write the tiling of each convolution to this file");
+  std::string detailed_steps, detailed_target = "tsim";
+  app.add_option("--tsim-steps", detailed_steps,
+                 "fast-forward: run the VTA steps FIRST:LAST (step names, e.g. layer3.0:layer3.1) on the tsim, "
+                 "cycle by cycle, and every other on --target (the fsim), over the same device memory");
+  app.add_option("--detailed-target", detailed_target, "the backend of --tsim-steps: tsim (default) or systemc")
+      ->check(CLI::IsMember({"tsim", "systemc"}));
   std::string remote_address;
   app.add_option("--remote", remote_address,
                  "run on a device server through the module-level client (programs uploaded once, activations "
@@ -69,29 +78,44 @@ int run(int argc, char** argv) {
                  "(vta-device-server --target); --target applies to --remote local only\n");
     return 2;
   }
+  if (!detailed_steps.empty() && !remote_address.empty()) {
+    std::fprintf(stderr, "vta-resnet18: error: --tsim-steps runs in this process's memory: drop --remote\n");
+    return 2;
+  }
+  if (!detailed_steps.empty() && target.find("://") != std::string::npos) {
+    std::fprintf(stderr, "vta-resnet18: error: --tsim-steps needs a --target in this process (fsim), not %s\n",
+                 target.c_str());
+    return 2;
+  }
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   if (!layers.empty() && !verify) {
     std::fprintf(stderr,
                  "vta-resnet18: error: --layers takes the slice's inputs from the reference: drop --no-verify\n");
     return 2;
   }
-  std::string first, last;
-  if (!layers.empty()) {
-    const auto colon = layers.find(':');
-    first = layers.substr(0, colon);
-    last = colon == std::string::npos ? first : layers.substr(colon + 1);
-  }
+  const auto [first, last] = vta::network::parse_step_range(layers);
+  const auto [detailed_first, detailed_last] = vta::network::parse_step_range(detailed_steps);
 
   vta::network::ResNet18Options o;
   o.image = image, o.seed = seed, o.max_pool_on_vta = vta_pool;
   o.batch = batch > 0 ? batch : vta::build_config().batch();
   vta::network::Graph g = vta::network::resnet18(o);
-  for (const std::string& name : {first, last}) {
+  for (const auto& [option, name] :
+       {std::pair{"--layers", first}, std::pair{"--layers", last}, std::pair{"--tsim-steps", detailed_first},
+        std::pair{"--tsim-steps", detailed_last}}) {
     if (!name.empty() && (!g.has_tensor(name) || name == g.input_name())) {
-      std::fprintf(
-          stderr,
-          "vta-resnet18: error: --layers: %s is not a tensor ResNet-18 computes (e.g. layer2.0.conv1.q, layer2.0)\n",
-          name.c_str());
+      std::fprintf(stderr,
+                   "vta-resnet18: error: %s: %s is not a tensor ResNet-18 computes (e.g. layer2.0.conv1.q, layer2.0)\n",
+                   option, name.c_str());
+      return 2;
+    }
+  }
+  std::set<std::string> detailed;
+  if (!detailed_steps.empty()) {
+    try {
+      detailed = vta::network::vta_step_names(g, detailed_first, detailed_last);
+    } catch (const vta::network::GraphError& e) {
+      std::fprintf(stderr, "vta-resnet18: error: --tsim-steps: %s\n", e.what());
       return 2;
     }
   }
@@ -130,11 +154,20 @@ int run(int argc, char** argv) {
     remote = std::make_shared<vta::rpc::Remote>(vta::rpc::connect(host, port));
   }
   t = Clock::now();
-  vta::network::Executor ex(g, vta::build_config(), remote ? vta::network::remote_target(remote) : nullptr, plan);
+  std::shared_ptr<vta::network::Target> exec_target;
+  if (remote) exec_target = vta::network::remote_target(remote);
+  if (!detailed.empty()) exec_target = vta::network::fast_forward_target(detailed_target, detailed);
+  vta::network::Executor ex(g, vta::build_config(), exec_target, plan);
   if (!save_tilings.empty()) vta::network::save_tilings(save_tilings, ex.tilings(), vta::build_config());
   const std::string where =
       remote ? remote->target() + " through the device server at " + remote->where() : vta::default_target();
   std::printf("compiled %zu steps in %.2f s (backend %s)\n", ex.steps().size(), since(t), where.c_str());
+  if (!detailed.empty()) {
+    std::printf(
+        "fast-forward: %zu VTA step(s) from %s to %s on %s, cycle by cycle; the others on %s; one device "
+        "memory\n",
+        detailed.size(), detailed_first.c_str(), detailed_last.c_str(), detailed_target.c_str(), where.c_str());
+  }
   const uint64_t trips_before = remote ? remote->round_trips() : 0;
   vta::network::RunOptions ro;
   ro.verify = verify;
@@ -158,8 +191,9 @@ int run(int argc, char** argv) {
     const std::string check = s.mismatches < 0    ? ""
                               : s.mismatches == 0 ? "ok"
                                                   : std::to_string(s.mismatches) + " differ";
+    const char* place = !vta_step ? "host" : detailed.count(s.step->name) != 0 ? detailed_target.c_str() : "vta";
     std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %s\n", s.step->name.c_str(), s.step->description.c_str(),
-                vta_step ? "vta" : "host", vta_step ? std::to_string(s.stats.gemm_counter).c_str() : "-",
+                place, vta_step ? std::to_string(s.stats.gemm_counter).c_str() : "-",
                 vta_step ? std::to_string(s.stats.bytes_moved()).c_str() : "-", cycles.c_str(), bound.c_str(),
                 over.c_str(), check.c_str());
   }
@@ -170,10 +204,26 @@ int run(int argc, char** argv) {
   std::printf("VTA: %llu GEMM micro-ops, %llu ALU micro-ops, %llu bytes moved",
               static_cast<unsigned long long>(r.vta.gemm_counter), static_cast<unsigned long long>(r.vta.alu_counter),
               static_cast<unsigned long long>(r.vta.bytes_moved()));
-  if (r.vta.cycle_count) {
+  if (r.vta.cycle_count && detailed.empty()) {
     std::printf(", %llu cycles (bound %.0f, %+.1f %%; GEMM utilisation %.1f %%)",
                 static_cast<unsigned long long>(*r.vta.cycle_count), b.larger(), b.over_percent(*r.vta.cycle_count),
                 100.0 * double(r.vta.gemm_counter) / double(*r.vta.cycle_count));
+  }
+  if (!detailed.empty()) {
+    vta::Stats sampled;
+    double seconds = 0;
+    for (const auto& s : r.steps) {
+      if (detailed.count(s.step->name) == 0) continue;
+      sampled += s.stats;
+      seconds += s.seconds;
+    }
+    const uint64_t cycles = sampled.cycle_count.value_or(0);
+    const auto sb = vta::cycle_bounds(sampled, bus);
+    std::printf(
+        "\nfast-forward: the %zu step(s) on %s took %llu cycles (bound %.0f, %+.1f %%; GEMM utilisation "
+        "%.1f %%) in %.3f s",
+        detailed.size(), detailed_target.c_str(), static_cast<unsigned long long>(cycles), sb.larger(),
+        sb.over_percent(cycles), cycles > 0 ? 100.0 * double(sampled.gemm_counter) / double(cycles) : 0.0, seconds);
   }
   std::printf("\nwall time: %.3f s (VTA programs %.3f s, host operators %.3f s, copies and the rest %.3f s)\n",
               r.seconds, vta_seconds, host_seconds, r.seconds - vta_seconds - host_seconds);

@@ -220,21 +220,11 @@ class Executor::Activations {
 };
 
 std::pair<size_t, size_t> Executor::slice(const RunOptions& options, const Values* reference) const {
-  const Graph& g = graph_;
-  auto find = [&](const std::string& name) {
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      if (steps_[i].name == name) return i;
-    }
-    throw GraphError(join({g.name(), ": no step produces ", name}));
-  };
-  size_t begin = 0, end = steps_.size();
-  if (!options.first.empty()) begin = find(options.first);
-  if (!options.last.empty()) end = find(options.last) + 1;
-  if (begin >= end) {
-    throw GraphError(join({g.name(), ": the slice ", options.first, " .. ", options.last, " is empty"}));
+  const auto range = step_range(graph_, steps_, options.first, options.last);
+  if (range.first > 0 && reference == nullptr) {
+    throw GraphError(graph_.name() + ": a slice takes its inputs from the reference");
   }
-  if (begin > 0 && reference == nullptr) throw GraphError(g.name() + ": a slice takes its inputs from the reference");
-  return {begin, end};
+  return range;
 }
 
 StepResult Executor::run_step(size_t i, Activations& values, const RunOptions& options, const Values* reference) {

@@ -1,6 +1,11 @@
 // The executor's target in this process: the runtime's device and its tensors.
 
+#include <optional>
+#include <stdexcept>
+
+#include "vta/driver/build_config.h"
 #include "vta/network/target.h"
+#include "vta/runtime/context.h"
 #include "vta/runtime/tensor.h"
 
 namespace vta::network {
@@ -19,13 +24,35 @@ class LocalTensor final : public Target::Tensor {
   runtime::DeviceTensor t_;
 };
 
+// A second runtime in this process, over the same memory (fast_forward_target's detailed device),
+// made when first used.
+class DetailedRuntime {
+ public:
+  explicit DetailedRuntime(std::string backend) : backend_(std::move(backend)) {}
+  runtime::Context& context() {
+    if (!context_) {
+      context_ = std::make_unique<runtime::Context>(make_device(backend_, build_config(), DeviceOptions::from_env()),
+                                                    Dram::global());
+    }
+    return *context_;
+  }
+
+ private:
+  std::string backend_;
+  std::unique_ptr<runtime::Context> context_;
+};
+
 class LocalProgram final : public Target::Program {
  public:
-  explicit LocalProgram(const c::Module& m) : module_(m) {}
+  /// `detailed`: the runtime that runs it (nullptr: the calling thread's).
+  LocalProgram(const c::Module& m, std::shared_ptr<DetailedRuntime> detailed)
+      : module_(m), detailed_(std::move(detailed)) {}
   Stats run(const std::vector<const Target::Tensor*>& args) override {
     std::vector<const runtime::DeviceTensor*> tensors;
     tensors.reserve(args.size());
     for (const Target::Tensor* a : args) tensors.push_back(&dynamic_cast<const LocalTensor&>(*a).tensor());
+    std::optional<runtime::Context::Scope> scope;
+    if (detailed_) scope.emplace(detailed_->context());
     vta::runtime::clear_runtime_stats();
     module_(tensors);
     return vta::runtime::runtime_stats();
@@ -33,20 +60,39 @@ class LocalProgram final : public Target::Program {
 
  private:
   c::Module module_;
+  std::shared_ptr<DetailedRuntime> detailed_;
 };
 
 class LocalTarget final : public Target {
  public:
+  LocalTarget() = default;
+  LocalTarget(std::shared_ptr<DetailedRuntime> detailed, std::set<std::string> steps)
+      : detailed_(std::move(detailed)), detailed_steps_(std::move(steps)) {}
   std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) override {
     return std::make_unique<LocalTensor>(shape, name);
   }
-  std::unique_ptr<Program> load(const c::Module& module, const std::string& /*name*/) override {
-    return std::make_unique<LocalProgram>(module);
+  std::unique_ptr<Program> load(const c::Module& module, const std::string& name) override {
+    return std::make_unique<LocalProgram>(module, detailed_steps_.count(name) != 0 ? detailed_ : nullptr);
   }
+
+ private:
+  std::shared_ptr<DetailedRuntime> detailed_;
+  std::set<std::string> detailed_steps_;
 };
 
 }  // namespace
 
 std::shared_ptr<Target> local_target() { return std::make_shared<LocalTarget>(); }
+
+std::shared_ptr<Target> fast_forward_target(const std::string& detailed_backend, std::set<std::string> detailed) {
+  if (detailed_backend.find("://") != std::string::npos) {
+    throw std::invalid_argument("fast-forward: the detailed backend " + detailed_backend +
+                                " does not run in this process's memory (use tsim or systemc)");
+  }
+  if (!is_known_target(detailed_backend)) {
+    throw std::invalid_argument("fast-forward: unknown backend " + detailed_backend);
+  }
+  return std::make_shared<LocalTarget>(std::make_shared<DetailedRuntime>(detailed_backend), std::move(detailed));
+}
 
 }  // namespace vta::network

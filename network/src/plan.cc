@@ -223,4 +223,36 @@ bool non_negative(const Graph& g, std::string tensor) {
   }
 }
 
+std::pair<size_t, size_t> step_range(const Graph& g, const std::vector<Step>& steps, const std::string& first,
+                                     const std::string& last) {
+  auto find = [&](const std::string& name) {
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (steps[i].name == name) return i;
+    }
+    throw GraphError(join({g.name(), ": no step produces ", name}));
+  };
+  size_t begin = 0, end = steps.size();
+  if (!first.empty()) begin = find(first);
+  if (!last.empty()) end = find(last) + 1;
+  if (begin >= end) throw GraphError(join({g.name(), ": the slice ", first, " .. ", last, " is empty"}));
+  return {begin, end};
+}
+
+std::pair<std::string, std::string> parse_step_range(const std::string& range) {
+  const auto colon = range.find(':');
+  if (colon == std::string::npos) return {range, range};
+  return {range.substr(0, colon), range.substr(colon + 1)};
+}
+
+std::set<std::string> vta_step_names(const Graph& g, const std::string& first, const std::string& last) {
+  const std::vector<Step> steps = plan_steps(g);
+  const auto [begin, end] = step_range(g, steps, first, last);
+  std::set<std::string> names;
+  for (size_t i = begin; i < end; ++i) {
+    if (steps[i].placement == Placement::kVta) names.insert(steps[i].name);
+  }
+  if (names.empty()) throw GraphError(join({g.name(), ": no VTA step from ", first, " to ", last}));
+  return names;
+}
+
 }  // namespace vta::network

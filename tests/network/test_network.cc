@@ -23,6 +23,7 @@
 #include "vta/network/remote.h"
 #include "vta/network/resnet18.h"
 #include "vta/network/tuning.h"
+#include "vta/runtime/context.h"
 #include "vta/runtime/tensor.h"
 
 namespace vta::network {
@@ -415,6 +416,51 @@ TEST(NetworkExecutor, OnADeviceServerActivationsStayThere) {
   EXPECT_LE(remote->round_trips() - before, 2 * vta_steps + 4);
   EXPECT_EQ(run.output, ref.at(g.output_name()));
   EXPECT_GT(run.vta.gemm_counter, 0u);
+}
+
+// Fast-forward: the small ResNet-18 on the fsim with the steps from layer2.0 to layer3.0 run cycle by
+// cycle on the tsim, over the same device memory. Every step verified; cycles for exactly the detailed
+// steps, each equal to the same step's on a tsim runtime of its own running the same slice (the
+// runtime's device made over a tsim directly, not through the fast-forward target): a fresh device at
+// the slice's first step in both, as in --layers.
+TEST(NetworkFastForward, TheChosenStepsRunOnTheTsimTheOthersOnTheFsim) {
+  if (!is_known_target("tsim")) GTEST_SKIP() << "built without the tsim";
+  Graph g = resnet18(small());
+  const auto input = generated_input(g, 5);
+  calibrate_shifts(g, input);
+  const Values ref = run_reference(g, input);
+  const std::set<std::string> detailed = vta_step_names(g, "layer2.0", "layer3.0");
+  EXPECT_EQ(detailed,
+            (std::set<std::string>{"layer2.0", "layer2.1.conv1.q", "layer2.1", "layer3.0.conv1.q", "layer3.0"}));
+  Executor ff(g, vta::build_config(), fast_forward_target("tsim", detailed));
+  const NetworkRun run = ff.run(input, {}, &ref);
+  EXPECT_TRUE(run.verified());
+  EXPECT_EQ(run.output, ref.at(g.output_name()));
+
+  runtime::Context tsim(make_device("tsim", vta::build_config()), Dram::global());
+  const runtime::Context::Scope on_tsim(tsim);
+  Executor whole(g, vta::build_config());
+  RunOptions slice;
+  slice.first = "layer2.0", slice.last = "layer3.0";
+  const NetworkRun sliced = whole.run(input, slice, &ref);
+  ASSERT_EQ(sliced.steps.size(), detailed.size());
+  size_t i = 0;
+  for (const StepResult& r : run.steps) {
+    if (r.step->placement != Placement::kVta) continue;
+    if (detailed.count(r.step->name) == 0) {
+      EXPECT_FALSE(r.stats.cycle_count) << r.step->name << " ran on the fsim";
+      continue;
+    }
+    ASSERT_TRUE(r.stats.cycle_count) << r.step->name << " ran on the tsim";
+    EXPECT_EQ(*r.stats.cycle_count, *sliced.steps[i].stats.cycle_count) << r.step->name;
+    EXPECT_EQ(r.stats.gemm_counter, sliced.steps[i].stats.gemm_counter) << r.step->name;
+    ++i;
+  }
+  EXPECT_EQ(i, detailed.size());
+  EXPECT_THROW(vta_step_names(g, "layer3.0", "layer2.0"), GraphError);
+  EXPECT_THROW(vta_step_names(g, "fc", "fc"), GraphError);
+  EXPECT_THROW(fast_forward_target("rpc://127.0.0.1:1", detailed), std::invalid_argument);
+  EXPECT_THROW(fast_forward_target("nosuch", detailed), std::invalid_argument);
 }
 
 // Max pools on the ALU: 3x3 stride 2 padded (after a clip at 0, as ResNet-18's) and 2x2 stride 2

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vta/compiler/build.h"
@@ -54,6 +56,16 @@ struct Step {
 /// or programs; residuals other than kShortcut are decided by residual_of. Throws GraphError naming an
 /// operator VTA cannot run where it is placed.
 std::vector<Step> plan_steps(const Graph& g);
+
+/// The steps [begin, end) of `steps` (plan_steps(g)'s) from the one producing `first` to the one
+/// producing `last` (tensor names; empty = from the start / to the end). Throws GraphError naming a
+/// tensor no step produces, or an empty range.
+std::pair<size_t, size_t> step_range(const Graph& g, const std::vector<Step>& steps, const std::string& first,
+                                     const std::string& last);
+/// The names of the VTA steps in that range (what fast_forward_target takes, vta/network/target.h).
+std::set<std::string> vta_step_names(const Graph& g, const std::string& first, const std::string& last);
+/// "FIRST:LAST" (or one name: FIRST:FIRST) as the pair; "" as two empty names.
+std::pair<std::string, std::string> parse_step_range(const std::string& range);
 
 /// How a VTA convolution step adds its residual (kShortcut is set by plan_steps).
 Residual residual_of(const Graph& g, const Step& step);

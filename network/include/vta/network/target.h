@@ -2,11 +2,13 @@
 /// \file vta/network/target.h
 /// Where an Executor's VTA programs run and its device tensors (the packed weights, the activations in
 /// the blocked layout) live between steps. local_target(): the runtime's device in this process
-/// (VTA_TARGET), the default. vta/network/remote.h: a session on a device server, whose memory then
-/// keeps the activations (the tutorials' RPC setup).
+/// (VTA_TARGET), the default. fast_forward_target(): the same, with the steps of interest simulated
+/// in detail on a second device over the same memory. vta/network/remote.h: a session on a device
+/// server, whose memory then keeps the activations (the tutorials' RPC setup).
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,5 +41,15 @@ class Target {
 
 /// The runtime's device in this process.
 std::shared_ptr<Target> local_target();
+
+/// Sampled simulation, the way CPU simulators fast-forward: every program runs on the runtime's
+/// device in this process (as local_target(), typically the fsim) except those of the steps
+/// `detailed` names, which run on a second device of backend `detailed_backend` (tsim, systemc) made
+/// in this process over the same device memory (Dram::global()). The tensors are shared, so a
+/// network runs at the fast backend's speed up to the steps of interest, is simulated cycle by cycle
+/// there (their statistics carry cycles), and goes on fast. The detailed device is made on the first
+/// run of a detailed step. Throws std::invalid_argument for a backend that is unknown or does not
+/// run in this process's memory (rpc://).
+std::shared_ptr<Target> fast_forward_target(const std::string& detailed_backend, std::set<std::string> detailed);
 
 }  // namespace vta::network
