@@ -15,8 +15,10 @@
 #include "vta/network/executor.h"
 #include "vta/network/npy.h"
 #include "vta/network/onnx.h"
+#include "vta/network/plan.h"
 #include "vta/network/reference.h"
 #include "vta/network/resnet18.h"
+#include "vta/network/target.h"
 
 namespace py = pybind11;
 namespace net = vta::network;
@@ -263,8 +265,16 @@ void bind_network(py::module_& m, const py::object& base_error) {
 
   py::class_<net::Executor>(n, "Executor")
       // the executor reads its graph for as long as it lives
-      .def(py::init([](const net::Graph& g) { return std::make_unique<net::Executor>(g, build_config()); }),
-           py::arg("graph"), py::keep_alive<1, 2>())
+      // tsim_steps "FIRST:LAST": fast-forward, those steps on detailed_target, the others on VTA_TARGET
+      .def(py::init([](const net::Graph& g, const std::string& tsim_steps, const std::string& detailed_target) {
+             std::shared_ptr<net::Target> target;
+             if (!tsim_steps.empty()) {
+               const auto [first, last] = net::parse_step_range(tsim_steps);
+               target = net::fast_forward_target(detailed_target, net::vta_step_names(g, first, last));
+             }
+             return std::make_unique<net::Executor>(g, build_config(), target);
+           }),
+           py::arg("graph"), py::arg("tsim_steps") = "", py::arg("detailed_target") = "tsim", py::keep_alive<1, 2>())
       .def_property_readonly("steps",
                              [](const net::Executor& e) {
                                py::list steps;

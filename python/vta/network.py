@@ -8,6 +8,11 @@ and the executor (its VTA steps compiled once, run on the runtime's device, veri
     g.calibrate_shifts(x)
     run = vn.Executor(g).run(x)           # {"output", "steps", "vta", "seconds", "verified"}
 
+Fast-forward: the steps FIRST:LAST cycle by cycle on the tsim (their "stats" carry "cycle_count"), every
+other on VTA_TARGET (the fsim), over the same device memory:
+
+    run = vn.Executor(g, tsim_steps="layer3.0.conv1.q:layer3.1").run(x)
+
 A model of your own from ONNX (docs/MODELS.md):
 
     m = vn.import_onnx("models/fashion_mnist/cnn.onnx")

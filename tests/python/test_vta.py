@@ -384,6 +384,26 @@ class Networks(unittest.TestCase):
         self.assertEqual(sum(s["stats"]["gemm_counter"] for s in vta_steps), run["vta"]["gemm_counter"])
         self.assertTrue(all(s["mismatches"] == 0 for s in run["steps"]))
 
+    def test_fast_forward_runs_the_chosen_steps_on_the_tsim(self):
+        import vta.network as vn
+        if "tsim" not in vta.backends():
+            self.skipTest("built without the tsim")
+        g = vn.resnet18(image=64, classes=10, width=16, seed=4)
+        x = vn.generated_input(g, seed=4)
+        g.calibrate_shifts(x)
+        run = vn.Executor(g, tsim_steps="layer2.0:layer2.1").run(x)
+        self.assertTrue(run["verified"])
+        clocked = {s["name"] for s in run["steps"] if s["stats"].get("cycle_count")}
+        detailed = {"layer2.0", "layer2.1.conv1.q", "layer2.1"}
+        if os.environ.get("VTA_TARGET", "") in ("", "fsim", "sim"):
+            self.assertEqual(clocked, detailed)  # the others on the fsim
+        else:
+            self.assertTrue(detailed <= clocked)  # the others on a clocked VTA_TARGET as well
+        with self.assertRaisesRegex(vn.GraphError, "is empty"):
+            vn.Executor(g, tsim_steps="layer2.1:layer2.0")
+        with self.assertRaisesRegex(ValueError, "does not run in this process"):
+            vn.Executor(g, tsim_steps="layer2.0", detailed_target="rpc://127.0.0.1:1")
+
     def test_graphs_refuse_by_name(self):
         import vta.network as vn
         g = vn.Graph("tiny")
