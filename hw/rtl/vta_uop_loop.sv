@@ -28,73 +28,22 @@ module vta_uop_loop
 );
   typedef logic [OffsetWidth-1:0] off_t;
 
-  logic                         active_d, active_q;
-  logic [LogUopBuffDepth:0]     k_d, k_q;
-  logic [LoopIterWidth-1:0]     i_d, i_q, j_d, j_q;
-  off_t                         dst_out_d, dst_out_q, src_out_d, src_out_q, wgt_out_d, wgt_out_q;
-  off_t                         dst_in_d, dst_in_q, src_in_d, src_in_q, wgt_in_d, wgt_in_q;
-  loop_insn_t                   insn_d, insn_q;
+  // The loop state changes in the clocked block only when it steps, starts or aborts (no next-state
+  // copies: an idle loop costs a simulator nothing, docs/PERFORMANCE.md).
+  logic                         active_q;
+  logic [LogUopBuffDepth:0]     k_q;
+  logic [LoopIterWidth-1:0]     i_q, j_q;
+  off_t                         dst_out_q, src_out_q, wgt_out_q;
+  off_t                         dst_in_q, src_in_q, wgt_in_q;
+  loop_insn_t                   insn_q;
   logic                         last_k, last_j, last_i, step, empty;
 
   always_comb begin
-    insn_d    = insn_q;
-    active_d  = active_q;
-    k_d       = k_q;
-    i_d       = i_q;
-    j_d       = j_q;
-    dst_out_d = dst_out_q;
-    src_out_d = src_out_q;
-    wgt_out_d = wgt_out_q;
-    dst_in_d  = dst_in_q;
-    src_in_d  = src_in_q;
-    wgt_in_d  = wgt_in_q;
-
     last_k = (k_q + 1'b1) == insn_q.uop_end;
     last_j = (j_q + 1'b1) == insn_q.iter_in;
     last_i = (i_q + 1'b1) == insn_q.iter_out;
     step   = active_q && ready_i;
     empty  = insn_i.iter_out == '0 || insn_i.iter_in == '0 || insn_i.uop_end <= {1'b0, insn_i.uop_bgn};
-
-    if (abort_i) begin
-      active_d = 1'b0;
-    end else if (!active_q && start_i) begin
-      insn_d    = insn_i;
-      active_d  = !empty;
-      k_d       = {1'b0, insn_i.uop_bgn};
-      i_d       = '0;
-      j_d       = '0;
-      dst_out_d = '0;
-      src_out_d = '0;
-      wgt_out_d = '0;
-      dst_in_d  = '0;
-      src_in_d  = '0;
-      wgt_in_d  = '0;
-    end else if (step) begin
-      if (!last_k) begin
-        k_d = k_q + 1'b1;
-      end else begin
-        k_d = {1'b0, insn_q.uop_bgn};
-        if (!last_j) begin
-          j_d      = j_q + 1'b1;
-          dst_in_d = dst_in_q + OffsetWidth'(insn_q.dst_factor_in);
-          src_in_d = src_in_q + OffsetWidth'(insn_q.src_factor_in);
-          wgt_in_d = wgt_in_q + OffsetWidth'(insn_q.wgt_factor_in);
-        end else begin
-          j_d      = '0;
-          dst_in_d = '0;
-          src_in_d = '0;
-          wgt_in_d = '0;
-          if (!last_i) begin
-            i_d       = i_q + 1'b1;
-            dst_out_d = dst_out_q + OffsetWidth'(insn_q.dst_factor_out);
-            src_out_d = src_out_q + OffsetWidth'(insn_q.src_factor_out);
-            wgt_out_d = wgt_out_q + OffsetWidth'(insn_q.wgt_factor_out);
-          end else begin
-            active_d = 1'b0;
-          end
-        end
-      end
-    end
 
     busy_o       = active_q;
     valid_o      = active_q;
@@ -104,6 +53,9 @@ module vta_uop_loop
     wgt_offset_o = wgt_out_q + wgt_in_q;
     last_o       = last_k && last_j && last_i;
   end
+
+  logic unused_fields;  // the consumer keeps the instruction's other fields
+  assign unused_fields = insn_q.reset ^ insn_q.use_imm ^ (|insn_q.alu_opcode) ^ (|insn_q.imm);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -118,18 +70,45 @@ module vta_uop_loop
       dst_in_q  <= '0;
       src_in_q  <= '0;
       wgt_in_q  <= '0;
-    end else begin
-      active_q  <= active_d;
-      insn_q    <= insn_d;
-      k_q       <= k_d;
-      i_q       <= i_d;
-      j_q       <= j_d;
-      dst_out_q <= dst_out_d;
-      src_out_q <= src_out_d;
-      wgt_out_q <= wgt_out_d;
-      dst_in_q  <= dst_in_d;
-      src_in_q  <= src_in_d;
-      wgt_in_q  <= wgt_in_d;
+    end else if (abort_i) begin
+      active_q <= 1'b0;
+    end else if (!active_q && start_i) begin
+      insn_q    <= insn_i;
+      active_q  <= !empty;
+      k_q       <= {1'b0, insn_i.uop_bgn};
+      i_q       <= '0;
+      j_q       <= '0;
+      dst_out_q <= '0;
+      src_out_q <= '0;
+      wgt_out_q <= '0;
+      dst_in_q  <= '0;
+      src_in_q  <= '0;
+      wgt_in_q  <= '0;
+    end else if (step) begin
+      if (!last_k) begin
+        k_q <= k_q + 1'b1;
+      end else begin
+        k_q <= {1'b0, insn_q.uop_bgn};
+        if (!last_j) begin
+          j_q      <= j_q + 1'b1;
+          dst_in_q <= dst_in_q + OffsetWidth'(insn_q.dst_factor_in);
+          src_in_q <= src_in_q + OffsetWidth'(insn_q.src_factor_in);
+          wgt_in_q <= wgt_in_q + OffsetWidth'(insn_q.wgt_factor_in);
+        end else begin
+          j_q      <= '0;
+          dst_in_q <= '0;
+          src_in_q <= '0;
+          wgt_in_q <= '0;
+          if (!last_i) begin
+            i_q       <= i_q + 1'b1;
+            dst_out_q <= dst_out_q + OffsetWidth'(insn_q.dst_factor_out);
+            src_out_q <= src_out_q + OffsetWidth'(insn_q.src_factor_out);
+            wgt_out_q <= wgt_out_q + OffsetWidth'(insn_q.wgt_factor_out);
+          end else begin
+            active_q <= 1'b0;
+          end
+        end
+      end
     end
   end
 endmodule : vta_uop_loop

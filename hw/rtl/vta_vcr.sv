@@ -44,13 +44,13 @@ module vta_vcr
     $error("vta_vcr: QUEUE_FILL holds queue fills of at most 10 bits (depth 1023)");
   end
 
-  logic [31:0] ctrl_d, ctrl_q, count_d, count_q, addr_d, addr_q, wdog_d, wdog_q, idle_d, idle_q;
-  logic [8:0]  err_d, err_q;
-  logic [3:0]  client_d, client_q;
-  logic [63:0] cycles_d, cycles_q;
-  logic [3*32-1:0] insns_d, insns_q, busy_d, busy_q, stall_d, stall_q;  // per stage, 32 bits each
+  logic [31:0] ctrl_d, ctrl_q, count_q, addr_q, wdog_q, idle_q;
+  logic [8:0]  err_q;
+  logic [3:0]  client_q;
+  logic [63:0] cycles_q;
+  logic [3*32-1:0] insns_q, busy_q, stall_q;  // per stage, 32 bits each
   logic        bvalid_d, bvalid_q, rvalid_d, rvalid_q;
-  logic [31:0] rdata_d, rdata_q, rmux;
+  logic [31:0] rdata_q, rmux;
   logic        wr, rd, running, launch, idle;
   logic        finish_d, finish_q;  // FINISH executed, waiting for the stages to drain
   logic        drained;
@@ -138,7 +138,6 @@ module vta_vcr
   assign axil_rsp_o.r_resp   = RespOkay;
   assign bvalid_d = wr || (bvalid_q && !axil_req_i.b_ready);
   assign rvalid_d = rd || (rvalid_q && !axil_req_i.r_ready);
-  assign rdata_d  = rd ? rmux : rdata_q;
 
   assign running       = ctrl_q[VcrCtrlLaunchBit];
   // a write of this cycle, by register
@@ -155,36 +154,19 @@ module vta_vcr
   assign insn_count_o  = count_q;
   assign irq_o         = ctrl_q[VcrCtrlDoneBit] || ctrl_q[VcrCtrlErrorBit];
 
+  // The control state (narrow) as next-state logic; the wide registers (counters, the registers the
+  // host writes, the read data) change in the clocked block below only when they change, so that a
+  // simulator does not compute their next values on every evaluation (docs/PERFORMANCE.md).
   always_comb begin
-    count_d = (wr && waddr == VcrInsnCount) ? apply_strobes(count_q, wdata, wstrb) : count_q;
-    addr_d  = (wr && waddr == VcrInsnAddr) ? apply_strobes(addr_q, wdata, wstrb) : addr_q;
-    wdog_d  = (wr && waddr == VcrWatchdog) ? apply_strobes(wdog_q, wdata, wstrb) : wdog_q;
-
     drained = busy_i == '0 && !mem_busy_i;
     for (int s = 0; s < 3; s++) begin
       if (queue_fill_i[s*QueueFillWidth +: QueueFillWidth] != '0 && !stall_i[s]) drained = 1'b0;
     end
     // the watchdog: idle = running with no stage busy, no memory traffic and no instruction taken
-    idle   = running && busy_i[2:0] == '0 && !mem_busy_i && insn_start_i == '0;
-    idle_d = idle ? idle_q + 1'b1 : '0;
+    idle    = running && busy_i[2:0] == '0 && !mem_busy_i && insn_start_i == '0;
     err_now = {running && wdog_q != '0 && idle_q >= wdog_q, mem_error_i, core_error_i};
 
-    ctrl_d   = ctrl_q;
-    err_d    = err_q;
-    client_d = client_q;
-    cycles_d = running ? cycles_q + 1'b1 : cycles_q;
-    insns_d  = insns_q;
-    busy_d   = busy_q;
-    stall_d  = stall_q;
-    for (int s = 0; s < 3; s++) begin
-      insns_d[s*32 +: 32] = insns_q[s*32 +: 32] + 32'(running && insn_start_i[s]);
-      busy_d[s*32 +: 32]  = busy_q[s*32 +: 32] + 32'(running && busy_i[s]);
-      stall_d[s*32 +: 32] = stall_q[s*32 +: 32] + 32'(running && stall_i[s]);
-    end
-    // Error sources are recorded even after done (an instruction FINISH did not wait for may fail
-    // later); only a running accelerator stops on them.
-    if (err_now != '0 && err_q == '0) client_d = mem_error_client_i;
-    err_d = err_q | err_now;
+    ctrl_d = ctrl_q;
     if (running && err_now != '0) begin
       ctrl_d = 32'(1) << VcrCtrlErrorBit;
     end else if (running && (done_i || finish_q) && drained) begin
@@ -196,13 +178,6 @@ module vta_vcr
     if (launch) begin
       finish_d = 1'b0;
       ctrl_d   = 32'(1) << VcrCtrlLaunchBit;
-      err_d    = '0;
-      client_d = '0;
-      cycles_d = '0;
-      insns_d  = '0;
-      busy_d   = '0;
-      stall_d  = '0;
-      idle_d   = '0;
     end
   end
 
@@ -226,19 +201,35 @@ module vta_vcr
     end else begin
       ctrl_q   <= ctrl_d;
       finish_q <= finish_d;
-      count_q  <= count_d;
-      addr_q   <= addr_d;
-      wdog_q   <= wdog_d;
-      idle_q   <= idle_d;
-      err_q    <= err_d;
-      client_q <= client_d;
-      cycles_q <= cycles_d;
-      insns_q  <= insns_d;
-      busy_q   <= busy_d;
-      stall_q  <= stall_d;
       bvalid_q <= bvalid_d;
       rvalid_q <= rvalid_d;
-      rdata_q  <= rdata_d;
+      if (rd) rdata_q <= rmux;
+      if (wr && waddr == VcrInsnCount) count_q <= apply_strobes(count_q, wdata, wstrb);
+      if (wr && waddr == VcrInsnAddr) addr_q <= apply_strobes(addr_q, wdata, wstrb);
+      if (wr && waddr == VcrWatchdog) wdog_q <= apply_strobes(wdog_q, wdata, wstrb);
+      if (launch) begin
+        err_q    <= '0;
+        client_q <= '0;
+        cycles_q <= '0;
+        insns_q  <= '0;
+        busy_q   <= '0;
+        stall_q  <= '0;
+        idle_q   <= '0;
+      end else begin
+        // Error sources are recorded even after done (an instruction FINISH did not wait for may
+        // fail later); only a running accelerator stops on them.
+        if (err_now != '0 && err_q == '0) client_q <= mem_error_client_i;
+        err_q  <= err_q | err_now;
+        idle_q <= idle ? idle_q + 1'b1 : '0;
+        if (running) begin
+          cycles_q <= cycles_q + 1'b1;
+          for (int s = 0; s < 3; s++) begin
+            insns_q[s*32 +: 32] <= insns_q[s*32 +: 32] + 32'(insn_start_i[s]);
+            busy_q[s*32 +: 32]  <= busy_q[s*32 +: 32] + 32'(busy_i[s]);
+            stall_q[s*32 +: 32] <= stall_q[s*32 +: 32] + 32'(stall_i[s]);
+          end
+        end
+      end
     end
   end
 endmodule : vta_vcr
