@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the benchmarks (numbers, not pass/fail): the fsim kernels, the tsim speed and the
+# Builds and runs the benchmarks (numbers, not pass/fail): the fsim kernels and whole programs, the tsim speed and the
 # tutorials' cycles against their bounds, the remote device, the compiled ResNet-18 layers' cycles, and the clean build
 # time of the tsim (Verilator + C++).
 # Extra arguments go to Google Benchmark.
@@ -9,6 +9,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${VTA_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
 "$build/bench/vta_bench_fsim" "$@"
+# whole programs through the reference's vta() entry point: 536 per sweep, against the reference's 2.1 s
+"$build/bench/vta_bench_shim" "$@"
 "$build/bench/vta_bench_tsim" "$@"
 # the remote device: latency, copy throughput, tutorials remote vs local (alternated, 5 repetitions)
 "$build/bench/vta_bench_remote" --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true "$@"
@@ -16,6 +18,12 @@ build="${VTA_BUILD_DIR:-$root/build}"
 "$build/examples/vta-compiled-tutorials" resnet18 --target tsim
 # the whole quantized ResNet-18: reference, compile, one inference on the fsim and on the tsim
 "$build/bench/vta_bench_network" "$@"
+
+# the tsim against an earlier commit (bench/tsim_speed.py --base REV; default 94934a5), side by side:
+# cycles per second alternated and instructions per cycle under callgrind. Minutes: it builds REV once.
+if [ "${VTA_BENCH_TSIM_BASE:-}" != "" ]; then
+  /usr/bin/python3 "$root/bench/tsim_speed.py" --base "$VTA_BENCH_TSIM_BASE" --build "$build"
+fi
 
 # a module called from Python against the same call from C++ (the Python package; alternated)
 if [ -d "$build/python/vta" ]; then

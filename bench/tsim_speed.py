@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""The tsim's speed against an earlier commit, side by side on this machine (docs/PERFORMANCE.md).
+
+Builds this tree's and BASE's tsim benchmark and tutorials (BASE in a worktree kept under
+~/.cache/vta/bench, built once), then prints for both tutorials:
+  - simulated cycles per second (vta_bench_tsim's sim_cycles_per_s), the two builds alternated
+    ROUNDS times, best and median of each;
+  - host instructions per simulated cycle under valgrind's callgrind (stable on a busy machine): the
+    tutorial's instructions on the tsim minus the same tutorial's on the fsim, divided by its cycles.
+
+    bench/tsim_speed.py [--base 94934a5] [--rounds 3] [--build build] [--no-callgrind]
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKLOADS = {"conv": "BM_TsimConvolution", "matmul": "BM_TsimMatrixMultiply"}
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, **kw)
+
+
+def build(tree, build_dir):
+    run([os.path.join(tree, "scripts", "build.sh"), build_dir, "-DCMAKE_BUILD_TYPE=Release",
+         "-DVTA_BUILD_HW_TESTS=OFF", "--target", "vta_bench_tsim", "--target", "vta-tutorials"],
+        cwd=tree, stdout=subprocess.DEVNULL)
+
+
+def base_tree(rev):
+    """A worktree of `rev` with its own build, made once."""
+    sha = run(["git", "-C", ROOT, "rev-parse", "--verify", rev + "^{commit}"], capture_output=True).stdout.strip()
+    cache = os.path.join(os.path.expanduser("~"), ".cache", "vta", "bench", sha[:12])
+    if not os.path.isdir(cache):
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        run(["git", "-C", ROOT, "worktree", "add", "--detach", "-f", cache, sha], stdout=subprocess.DEVNULL)
+    return cache, sha[:7]
+
+
+def cycles_per_second(build_dir):
+    out = run([os.path.join(build_dir, "bench", "vta_bench_tsim"), "--benchmark_filter=BM_Tsim(Convolution|MatrixMultiply)"],
+              capture_output=True).stdout
+    speeds = {}
+    for name, bench in WORKLOADS.items():
+        m = re.search(bench + r"\S*\s.*?sim_cycles_per_s=([\d.]+)([kM]?)", out)
+        if not m:
+            sys.exit(f"tsim_speed: no sim_cycles_per_s for {bench} in:\n{out}")
+        speeds[name] = float(m.group(1)) * {"": 1, "k": 1e3, "M": 1e6}[m.group(2)]
+    return speeds
+
+
+def instructions(build_dir, workload, target):
+    """(instructions, cycles) of one tutorial run under callgrind."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        p = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
+                 os.path.join(build_dir, "examples", "vta-tutorials"), "--target", target, workload],
+                capture_output=True, env=dict(os.environ, VTA_QUIET="1"))
+        m = re.search(r"Collected : (\d+)", p.stderr)
+        c = re.search(r"cycle_count\s*:\s*(\d+)", p.stdout)
+        if not m:
+            sys.exit(f"tsim_speed: callgrind printed no total for {workload} on {target}:\n{p.stderr[-2000:]}")
+        return int(m.group(1)), int(c.group(1)) if c else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--base", default="94934a5", help="the commit to compare with (default: 94934a5)")
+    ap.add_argument("--rounds", type=int, default=3, help="alternated runs of each build (default: 3)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="this tree's build directory")
+    ap.add_argument("--no-callgrind", action="store_true", help="skip the instruction counts")
+    a = ap.parse_args()
+    if a.rounds < 1:
+        sys.exit("tsim_speed: --rounds must be at least 1")
+
+    base_dir, base_sha = base_tree(a.base)
+    base_build = os.path.join(base_dir, "build")
+    print(f"building {base_sha} in {base_dir} and this tree in {a.build} ...", flush=True)
+    build(base_dir, base_build)
+    build(ROOT, a.build)
+    head = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True).stdout.strip()
+    builds = {base_sha: base_build, head + " (this tree)": a.build}
+
+    speeds = {b: {w: [] for w in WORKLOADS} for b in builds}
+    for r in range(a.rounds):
+        for b, d in builds.items():
+            for w, v in cycles_per_second(d).items():
+                speeds[b][w].append(v)
+        print(f"round {r + 1} of {a.rounds} done", flush=True)
+
+    print("\nsimulated cycles per second (best / median of the alternated runs):")
+    names = list(builds)
+    for w in WORKLOADS:
+        row = []
+        for b in names:
+            row.append(f"{b}: {max(speeds[b][w]) / 1e6:.3f} M / {statistics.median(speeds[b][w]) / 1e6:.3f} M")
+        ratio = statistics.median(speeds[names[1]][w]) / statistics.median(speeds[names[0]][w])
+        print(f"  {w:7s} {'   '.join(row)}   ratio (medians) {ratio:.2f}x")
+
+    if a.no_callgrind:
+        return
+    print("\nhost instructions per simulated cycle (callgrind: tsim run minus fsim run, over the cycles):")
+    for w in WORKLOADS:
+        per = {}
+        for b, d in builds.items():
+            tsim, cycles = instructions(d, w, "tsim")
+            fsim, _ = instructions(d, w, "fsim")
+            per[b] = (tsim - fsim) / cycles
+            print(f"  {w:7s} {b}: {per[b]:,.0f} per cycle ({cycles:,} cycles)", flush=True)
+        print(f"  {w:7s} ratio {per[names[0]] / per[names[1]]:.2f}x fewer")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except subprocess.CalledProcessError as e:
+        sys.exit(f"tsim_speed: {' '.join(map(str, e.cmd))} failed (exit {e.returncode})")
+    except KeyboardInterrupt:
+        sys.exit("tsim_speed: interrupted")
