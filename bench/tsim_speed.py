@@ -27,10 +27,11 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, text=True, **kw)
 
 
-def build(tree, build_dir):
-    run([os.path.join(tree, "scripts", "build.sh"), build_dir, "-DCMAKE_BUILD_TYPE=Release",
-         "-DVTA_BUILD_HW_TESTS=OFF", "--target", "vta_bench_tsim", "--target", "vta-tutorials"],
-        cwd=tree, stdout=subprocess.DEVNULL)
+def build(tree, build_dir, options=()):
+    """The two targets, with the tree's own build script (an existing tree keeps its configuration)."""
+    configure = [] if os.path.isfile(os.path.join(build_dir, "CMakeCache.txt")) else ["-DCMAKE_BUILD_TYPE=Release", *options]
+    run([os.path.join(tree, "scripts", "build.sh"), build_dir, *configure, "--target", "vta_bench_tsim",
+         "--target", "vta-tutorials"], cwd=tree, stdout=subprocess.DEVNULL)
 
 
 def base_tree(rev):
@@ -82,7 +83,7 @@ def main():
     base_dir, base_sha = base_tree(a.base)
     base_build = os.path.join(base_dir, "build")
     print(f"building {base_sha} in {base_dir} and this tree in {a.build} ...", flush=True)
-    build(base_dir, base_build)
+    build(base_dir, base_build, ["-DVTA_BUILD_HW_TESTS=OFF"])
     build(ROOT, a.build)
     head = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True).stdout.strip()
     builds = {base_sha: base_build, head + " (this tree)": a.build}

@@ -107,6 +107,7 @@ module vta_gemm
   // ---- S2: multiply-accumulate with forwarding ---------------------------------------------
   acc_t acc_old, acc_new;
   logic [OutMatrixWidth-1:0] out_new;
+  logic signed [31:0] sum;  // one lane's dot product
   // The products' operands are the elements sign-extended to 32 bits. Synthesis reads it as the
   // signed cast (Yosys puts the 8-bit operands on the DSPs' multipliers); simulation reads the same
   // value as (x ^ 0x80) - 0x80, which C++ compilers turn into one sign-extending load (the code
@@ -127,22 +128,25 @@ module vta_gemm
     end else begin
       acc_old = acc_rdata_i;
     end
+    // A reset micro-op writes zeros; so does an empty S2, whose result nothing reads (which spares
+    // a simulator the products in idle cycles).
     acc_new = '0;
-    for (int b = 0; b < Batch; b++) begin
-      for (int o = 0; o < BlockOut; o++) begin
-        logic signed [31:0] sum;
-        sum = '0;
-        for (int c = 0; c < BlockIn; c++) begin
+    sum     = '0;
+    if (s2_valid_q && !reset_q) begin
+      for (int b = 0; b < Batch; b++) begin
+        for (int o = 0; o < BlockOut; o++) begin
+          sum = '0;
+          for (int c = 0; c < BlockIn; c++) begin
 `ifdef SYNTHESIS
-          sum += 32'(signed'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth])) *
-                 32'(signed'(wgt_rdata_i[(o * BlockIn + c) * WgtWidth +: WgtWidth]));
+            sum += 32'(signed'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth])) *
+                   32'(signed'(wgt_rdata_i[(o * BlockIn + c) * WgtWidth +: WgtWidth]));
 `else
-          sum += (32'(InpWidth'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth] ^ InpSign)) - 32'(InpSign)) *
-                 (32'(WgtWidth'(wgt_rdata_i[(o * BlockIn + c) * WgtWidth +: WgtWidth] ^ WgtSign)) - 32'(WgtSign));
+            sum += (32'(InpWidth'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth] ^ InpSign)) - 32'(InpSign)) *
+                   (32'(WgtWidth'(wgt_rdata_i[(o * BlockIn + c) * WgtWidth +: WgtWidth] ^ WgtSign)) - 32'(WgtSign));
 `endif
+          end
+          acc_new[(b * BlockOut + o) * AccWidth +: AccWidth] = acc_old[(b * BlockOut + o) * AccWidth +: AccWidth] + sum;
         end
-        acc_new[(b * BlockOut + o) * AccWidth +: AccWidth] =
-            reset_q ? '0 : acc_old[(b * BlockOut + o) * AccWidth +: AccWidth] + sum;
       end
     end
     for (int l = 0; l < Batch * BlockOut; l++) begin
