@@ -50,7 +50,7 @@ module vta_vcr
   logic [63:0] cycles_q;
   logic [3*32-1:0] insns_q, busy_q, stall_q;  // per stage, 32 bits each
   logic        bvalid_d, bvalid_q, rvalid_d, rvalid_q;
-  logic [31:0] rdata_q, rmux;
+  logic [31:0] rdata_q;
   logic        wr, rd, running, launch, idle;
   logic        finish_d, finish_q;  // FINISH executed, waiting for the stages to drain
   logic        drained;
@@ -65,9 +65,10 @@ module vta_vcr
     apply_strobes = r;
   endfunction
 
-  // ---- the packed registers, from the field positions of vcr_map.h --------------------------------
-  logic [31:0] status_word, fill_word, tokens_word;
-  always_comb begin
+  // ---- the register read multiplexer: the value of the register at `addr` (called in the clocked
+  // block on a read only, so a simulator computes it once per read, not on every evaluation) --------
+  function automatic logic [31:0] register_value(logic [11:0] addr);
+    logic [31:0] status_word, fill_word, tokens_word;
     status_word = '0;
     status_word[VcrStatusBusyLsb +: VcrStatusBusyWidth] = VcrStatusBusyWidth'(busy_i);
     status_word[VcrStatusMemBusyLsb] = mem_busy_i;
@@ -81,49 +82,45 @@ module vta_vcr
     tokens_word[VcrTokensG2lLsb +: VcrTokensG2lWidth] = VcrTokensG2lWidth'(tokens_i[1*TokenWidth +: TokenWidth]);
     tokens_word[VcrTokensG2sLsb +: VcrTokensG2sWidth] = VcrTokensG2sWidth'(tokens_i[2*TokenWidth +: TokenWidth]);
     tokens_word[VcrTokensS2gLsb +: VcrTokensS2gWidth] = VcrTokensS2gWidth'(tokens_i[3*TokenWidth +: TokenWidth]);
-  end
-
-  // ---- register read multiplexer ----------------------------------------------------------------
-  always_comb begin
-    unique case (axil_req_i.ar_addr)
-      VcrCtrl:          rmux = ctrl_q;
-      VcrCycles:        rmux = cycles_q[31:0];
-      VcrInsnCount:     rmux = count_q;
-      VcrInsnAddr:      rmux = addr_q;
-      VcrErrorStatus:   rmux = 32'(err_q);
-      VcrErrorInfo:     rmux = 32'(client_q) << VcrErrorInfoClientLsb;
-      VcrCyclesHi:      rmux = cycles_q[63:32];
-      VcrTokens:        rmux = tokens_word;
-      VcrInpBytesLo:    rmux = stats_i[0*64 +: 32];
-      VcrInpBytesHi:    rmux = stats_i[0*64+32 +: 32];
-      VcrWgtBytesLo:    rmux = stats_i[1*64 +: 32];
-      VcrWgtBytesHi:    rmux = stats_i[1*64+32 +: 32];
-      VcrAccBytesLo:    rmux = stats_i[2*64 +: 32];
-      VcrAccBytesHi:    rmux = stats_i[2*64+32 +: 32];
-      VcrUopBytesLo:    rmux = stats_i[3*64 +: 32];
-      VcrUopBytesHi:    rmux = stats_i[3*64+32 +: 32];
-      VcrOutBytesLo:    rmux = stats_i[4*64 +: 32];
-      VcrOutBytesHi:    rmux = stats_i[4*64+32 +: 32];
-      VcrGemmCountLo:   rmux = stats_i[5*64 +: 32];
-      VcrGemmCountHi:   rmux = stats_i[5*64+32 +: 32];
-      VcrAluCountLo:    rmux = stats_i[6*64 +: 32];
-      VcrAluCountHi:    rmux = stats_i[6*64+32 +: 32];
-      VcrLoadInsns:     rmux = insns_q[0*32 +: 32];
-      VcrComputeInsns:  rmux = insns_q[1*32 +: 32];
-      VcrStoreInsns:    rmux = insns_q[2*32 +: 32];
-      VcrLoadBusy:      rmux = busy_q[0*32 +: 32];
-      VcrComputeBusy:   rmux = busy_q[1*32 +: 32];
-      VcrStoreBusy:     rmux = busy_q[2*32 +: 32];
-      VcrLoadStall:     rmux = stall_q[0*32 +: 32];
-      VcrComputeStall:  rmux = stall_q[1*32 +: 32];
-      VcrStoreStall:    rmux = stall_q[2*32 +: 32];
-      VcrStatus:        rmux = status_word;
-      VcrQueueFill:     rmux = fill_word;
-      VcrWatchdog:      rmux = wdog_q;
-      VcrWatchdogCount: rmux = idle_q;
-      default:          rmux = '0;
+    unique case (addr)
+      VcrCtrl:          register_value = ctrl_q;
+      VcrCycles:        register_value = cycles_q[31:0];
+      VcrInsnCount:     register_value = count_q;
+      VcrInsnAddr:      register_value = addr_q;
+      VcrErrorStatus:   register_value = 32'(err_q);
+      VcrErrorInfo:     register_value = 32'(client_q) << VcrErrorInfoClientLsb;
+      VcrCyclesHi:      register_value = cycles_q[63:32];
+      VcrTokens:        register_value = tokens_word;
+      VcrInpBytesLo:    register_value = stats_i[0*64 +: 32];
+      VcrInpBytesHi:    register_value = stats_i[0*64+32 +: 32];
+      VcrWgtBytesLo:    register_value = stats_i[1*64 +: 32];
+      VcrWgtBytesHi:    register_value = stats_i[1*64+32 +: 32];
+      VcrAccBytesLo:    register_value = stats_i[2*64 +: 32];
+      VcrAccBytesHi:    register_value = stats_i[2*64+32 +: 32];
+      VcrUopBytesLo:    register_value = stats_i[3*64 +: 32];
+      VcrUopBytesHi:    register_value = stats_i[3*64+32 +: 32];
+      VcrOutBytesLo:    register_value = stats_i[4*64 +: 32];
+      VcrOutBytesHi:    register_value = stats_i[4*64+32 +: 32];
+      VcrGemmCountLo:   register_value = stats_i[5*64 +: 32];
+      VcrGemmCountHi:   register_value = stats_i[5*64+32 +: 32];
+      VcrAluCountLo:    register_value = stats_i[6*64 +: 32];
+      VcrAluCountHi:    register_value = stats_i[6*64+32 +: 32];
+      VcrLoadInsns:     register_value = insns_q[0*32 +: 32];
+      VcrComputeInsns:  register_value = insns_q[1*32 +: 32];
+      VcrStoreInsns:    register_value = insns_q[2*32 +: 32];
+      VcrLoadBusy:      register_value = busy_q[0*32 +: 32];
+      VcrComputeBusy:   register_value = busy_q[1*32 +: 32];
+      VcrStoreBusy:     register_value = busy_q[2*32 +: 32];
+      VcrLoadStall:     register_value = stall_q[0*32 +: 32];
+      VcrComputeStall:  register_value = stall_q[1*32 +: 32];
+      VcrStoreStall:    register_value = stall_q[2*32 +: 32];
+      VcrStatus:        register_value = status_word;
+      VcrQueueFill:     register_value = fill_word;
+      VcrWatchdog:      register_value = wdog_q;
+      VcrWatchdogCount: register_value = idle_q;
+      default:          register_value = '0;
     endcase
-  end
+  endfunction
 
   // ---- transactions and control ---------------------------------------------------------------------
   assign wr = axil_req_i.aw_valid && axil_req_i.w_valid && !bvalid_q;
@@ -203,7 +200,7 @@ module vta_vcr
       finish_q <= finish_d;
       bvalid_q <= bvalid_d;
       rvalid_q <= rvalid_d;
-      if (rd) rdata_q <= rmux;
+      if (rd) rdata_q <= register_value(axil_req_i.ar_addr);
       if (wr && waddr == VcrInsnCount) count_q <= apply_strobes(count_q, wdata, wstrb);
       if (wr && waddr == VcrInsnAddr) addr_q <= apply_strobes(addr_q, wdata, wstrb);
       if (wr && waddr == VcrWatchdog) wdog_q <= apply_strobes(wdog_q, wdata, wstrb);
