@@ -91,15 +91,19 @@ module vta_alu
   logic [OffW-1:0] s1_dst_off_d, s1_dst_off_q, s1_src_off_d, s1_src_off_q;
   logic            s2_valid_d, s2_valid_q, s3_valid_d, s3_valid_q, s4_valid_d, s4_valid_q;
   acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
-  acc_t            s2_src_d, s2_src_q, s3_data_d, s3_data_q, s4_data_d, s4_data_q;
+  acc_t            s2_src_q, s3_data_d, s3_data_q, s4_data_d, s4_data_q;
   logic [OutMatrixWidth-1:0] out_d, out_q;
   logic            error_d, error_q;
 
-  function automatic acc_t forward(acc_addr_t addr, acc_t sram, logic v3, acc_addr_t a3, acc_t d3, logic v4,
-                                   acc_addr_t a4, acc_t d4);
-    if (v3 && a3 == addr) forward = d3;
-    else if (v4 && a4 == addr) forward = d4;
-    else forward = sram;
+  // An operand read from `addr` is the newest write in flight to it (S3, then S4), else the SRAM's
+  // word. Where it comes from is decided on the narrow addresses; the wide words are copied once, in
+  // the place that uses them (no function of the word's width: a simulator would copy its arguments on
+  // every evaluation).
+  localparam logic [1:0] FromSram = 2'd0, FromS3 = 2'd1, FromS4 = 2'd2;
+  function automatic logic [1:0] forward_source(acc_addr_t addr, logic v3, acc_addr_t a3, logic v4, acc_addr_t a4);
+    if (v3 && a3 == addr) forward_source = FromS3;
+    else if (v4 && a4 == addr) forward_source = FromS4;
+    else forward_source = FromSram;
   endfunction
 
   // ---- S1 ------------------------------------------------------------------------------------
@@ -136,7 +140,11 @@ module vta_alu
     out_d   = out_q;
     imm_ext = AccWidth'(signed'(insn_q.imm));
     if (s2_valid_q) begin
-      dst_val = forward(s2_addr_q, acc_rdata_i, s3_valid_q, s3_addr_q, s3_data_q, s4_valid_q, s4_addr_q, s4_data_q);
+      unique case (forward_source(s2_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q))
+        FromS3:  dst_val = s3_data_q;
+        FromS4:  dst_val = s4_data_q;
+        default: dst_val = acc_rdata_i;
+      endcase
       for (int l = 0; l < Lanes; l++) begin
         src_val[l * AccWidth +: AccWidth] = insn_q.use_imm ? imm_ext : s2_src_q[l * AccWidth +: AccWidth];
         result[l * AccWidth +: AccWidth] =
@@ -169,10 +177,6 @@ module vta_alu
     src_addr_d = (s1_valid_q && !phase_q) ? s_idx[LogAccBuffDepth-1:0] : src_addr_q;
     s2_valid_d = s1_leaves;
     s2_addr_d  = d_idx[LogAccBuffDepth-1:0];
-    s2_src_d   = (s1_valid_q && phase_q)
-                     ? forward(src_addr_q, acc_rdata_i, s3_valid_q, s3_addr_q, s3_data_q, s4_valid_q, s4_addr_q,
-                               s4_data_q)
-                     : s2_src_q;
     s3_valid_d = s2_valid_q;
     s3_addr_d  = s2_addr_q;
     s3_data_d  = result;
@@ -222,7 +226,13 @@ module vta_alu
       src_addr_q   <= src_addr_d;
       s2_valid_q   <= s2_valid_d;
       s2_addr_q    <= s2_addr_d;
-      s2_src_q     <= s2_src_d;
+      if (s1_valid_q && phase_q) begin
+        unique case (forward_source(src_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q))
+          FromS3:  s2_src_q <= s3_data_q;
+          FromS4:  s2_src_q <= s4_data_q;
+          default: s2_src_q <= acc_rdata_i;
+        endcase
+      end
       s3_valid_q   <= s3_valid_d;
       s3_addr_q    <= s3_addr_d;
       s3_data_q    <= s3_data_d;
