@@ -26,8 +26,7 @@ T* dev_alloc(size_t n) {
   return p;
 }
 
-VTAGenericInsn mem_insn(int opcode, int type, int y, int x, int pop_prev, int pop_next, int push_prev,
-                        int push_next) {
+VTAGenericInsn mem_insn(int opcode, int type, int y, int x, int pop_prev, int pop_next, int push_prev, int push_next) {
   union VTAInsn c;
   std::memset(&c, 0, sizeof c);
   c.mem.opcode = opcode, c.mem.memory_type = type, c.mem.sram_base = 0, c.mem.dram_base = 0;
@@ -140,8 +139,8 @@ int alu_program(std::mt19937& rng, int op, bool use_imm, int tiles, bool compres
   insns[2] = a.generic;
   insns[3] = mem_insn(VTA_OPCODE_STORE, VTA_MEM_ID_OUT, 1, tiles, 1, 0, 1, 0);
   insns[4] = finish_insn();
-  const uint64_t ns = vta(5, insns, uops, nullptr, nullptr, reinterpret_cast<uint32_t*>(biases),
-                          reinterpret_cast<uint32_t*>(outputs));
+  const uint64_t ns =
+      vta(5, insns, uops, nullptr, nullptr, reinterpret_cast<uint32_t*>(biases), reinterpret_cast<uint32_t*>(outputs));
   int wrong = ns == UINT64_MAX ? 1 : 0;
   for (int i = 0; i < tiles * lanes && wrong == 0; ++i) {
     const int32_t d = biases[i], src = use_imm ? imm : biases[tiles * lanes + i];
