@@ -72,16 +72,11 @@ int run(int argc, char** argv) {
                "requantize by the shift alone (rounding down, as the hand-built ResNet-18) instead of to nearest");
   app.add_flag("--host-only", host_only, "place every operator on the host (the int8 reference alone)");
   app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
-  std::string detailed_steps, detailed_target = "tsim";
-  app.add_option("--tsim-steps", detailed_steps,
-                 "fast-forward: run the VTA steps FIRST:LAST (step names, as listed after compiling) on the tsim, "
-                 "cycle by cycle, and every other on --target (the fsim), over the same device memory");
-  app.add_option("--detailed-target", detailed_target, "the backend of --tsim-steps: tsim (default) or systemc")
-      ->check(CLI::IsMember({"tsim", "systemc"}));
+  vta::tools::FastForwardOptions ff;
+  vta::tools::add_fast_forward_options(app, ff, "the names listed after compiling");
   VTA_CLI_PARSE(app, argc, argv);
-  if (!detailed_steps.empty() && target.find("://") != std::string::npos) {
-    std::fprintf(stderr, "vta-onnx: error: --tsim-steps needs a --target in this process (fsim), not %s\n",
-                 target.c_str());
+  if (const std::string refusal = vta::tools::fast_forward_refusal(ff, target); !refusal.empty()) {
+    std::fprintf(stderr, "vta-onnx: error: %s\n", refusal.c_str());
     return 2;
   }
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
@@ -133,8 +128,8 @@ int run(int argc, char** argv) {
 
   t = Clock::now();
   std::set<std::string> detailed;
-  if (!detailed_steps.empty()) {
-    const auto [first, last] = net::parse_step_range(detailed_steps);
+  if (!ff.steps.empty()) {
+    const auto [first, last] = net::parse_step_range(ff.steps);
     try {
       detailed = net::vta_step_names(qm.graph, first, last);
     } catch (const net::GraphError& e) {
@@ -142,17 +137,16 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
-  net::Executor ex(qm.graph, config, detailed.empty() ? nullptr : net::fast_forward_target(detailed_target, detailed));
+  net::Executor ex(qm.graph, config, detailed.empty() ? nullptr : net::fast_forward_target(ff.target, detailed));
   std::printf("compiled %zu steps in %.2f s (backend %s):\n", ex.steps().size(), since(t),
               vta::default_target().c_str());
   for (const auto& s : ex.steps()) {
     std::printf("  %-30s %-4s %s\n", s.name.c_str(),
-                detailed.count(s.name) != 0 ? detailed_target.c_str() : net::to_string(s.placement),
-                s.description.c_str());
+                detailed.count(s.name) != 0 ? ff.target.c_str() : net::to_string(s.placement), s.description.c_str());
   }
   if (!detailed.empty()) {
     std::printf("fast-forward: %zu VTA step(s) on %s, cycle by cycle; the others on %s; one device memory\n",
-                detailed.size(), detailed_target.c_str(), vta::default_target().c_str());
+                detailed.size(), ff.target.c_str(), vta::default_target().c_str());
   }
 
   const net::NpyFloatArray in = inputs_file.empty() ? cal : net::read_npy_floats(inputs_file);
@@ -211,7 +205,7 @@ int run(int argc, char** argv) {
               1e3 * total / double(n));
   if (clocked && !detailed.empty()) {
     std::printf("fast-forward: the %zu step(s) on %s took %.0f cycles per inference\n", detailed.size(),
-                detailed_target.c_str(), double(cycles) / double(n));
+                ff.target.c_str(), double(cycles) / double(n));
   } else if (clocked) {
     std::printf("VTA: %.0f cycles per inference, GEMM utilisation %.1f %%\n", double(cycles) / double(n),
                 cycles ? 100.0 * double(gemm) / double(cycles) : 0.0);

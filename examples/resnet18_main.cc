@@ -57,12 +57,8 @@ int run(int argc, char** argv) {
   app.add_flag("--tune", tune,
                "search every ranked tiling of each convolution (64, all estimated) instead of the first 16");
   app.add_option("--save-tilings", save_tilings, "write the tiling of each convolution to this file");
-  std::string detailed_steps, detailed_target = "tsim";
-  app.add_option("--tsim-steps", detailed_steps,
-                 "fast-forward: run the VTA steps FIRST:LAST (step names, e.g. layer3.0:layer3.1) on the tsim, "
-                 "cycle by cycle, and every other on --target (the fsim), over the same device memory");
-  app.add_option("--detailed-target", detailed_target, "the backend of --tsim-steps: tsim (default) or systemc")
-      ->check(CLI::IsMember({"tsim", "systemc"}));
+  vta::tools::FastForwardOptions ff;
+  vta::tools::add_fast_forward_options(app, ff, "layer3.0.conv1.q:layer3.1");
   std::string remote_address;
   app.add_option("--remote", remote_address,
                  "run on a device server through the module-level client (programs uploaded once, activations "
@@ -78,13 +74,12 @@ int run(int argc, char** argv) {
                  "(vta-device-server --target); --target applies to --remote local only\n");
     return 2;
   }
-  if (!detailed_steps.empty() && !remote_address.empty()) {
+  if (!ff.steps.empty() && !remote_address.empty()) {
     std::fprintf(stderr, "vta-resnet18: error: --tsim-steps runs in this process's memory: drop --remote\n");
     return 2;
   }
-  if (!detailed_steps.empty() && target.find("://") != std::string::npos) {
-    std::fprintf(stderr, "vta-resnet18: error: --tsim-steps needs a --target in this process (fsim), not %s\n",
-                 target.c_str());
+  if (const std::string refusal = vta::tools::fast_forward_refusal(ff, target); !refusal.empty()) {
+    std::fprintf(stderr, "vta-resnet18: error: %s\n", refusal.c_str());
     return 2;
   }
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
@@ -94,7 +89,7 @@ int run(int argc, char** argv) {
     return 2;
   }
   const auto [first, last] = vta::network::parse_step_range(layers);
-  const auto [detailed_first, detailed_last] = vta::network::parse_step_range(detailed_steps);
+  const auto [detailed_first, detailed_last] = vta::network::parse_step_range(ff.steps);
 
   vta::network::ResNet18Options o;
   o.image = image, o.seed = seed, o.max_pool_on_vta = vta_pool;
@@ -111,7 +106,7 @@ int run(int argc, char** argv) {
     }
   }
   std::set<std::string> detailed;
-  if (!detailed_steps.empty()) {
+  if (!ff.steps.empty()) {
     try {
       detailed = vta::network::vta_step_names(g, detailed_first, detailed_last);
     } catch (const vta::network::GraphError& e) {
@@ -156,7 +151,7 @@ int run(int argc, char** argv) {
   t = Clock::now();
   std::shared_ptr<vta::network::Target> exec_target;
   if (remote) exec_target = vta::network::remote_target(remote);
-  if (!detailed.empty()) exec_target = vta::network::fast_forward_target(detailed_target, detailed);
+  if (!detailed.empty()) exec_target = vta::network::fast_forward_target(ff.target, detailed);
   vta::network::Executor ex(g, vta::build_config(), exec_target, plan);
   if (!save_tilings.empty()) vta::network::save_tilings(save_tilings, ex.tilings(), vta::build_config());
   const std::string where =
@@ -166,7 +161,7 @@ int run(int argc, char** argv) {
     std::printf(
         "fast-forward: %zu VTA step(s) from %s to %s on %s, cycle by cycle; the others on %s; one device "
         "memory\n",
-        detailed.size(), detailed_first.c_str(), detailed_last.c_str(), detailed_target.c_str(), where.c_str());
+        detailed.size(), detailed_first.c_str(), detailed_last.c_str(), ff.target.c_str(), where.c_str());
   }
   const uint64_t trips_before = remote ? remote->round_trips() : 0;
   vta::network::RunOptions ro;
@@ -191,7 +186,7 @@ int run(int argc, char** argv) {
     const std::string check = s.mismatches < 0    ? ""
                               : s.mismatches == 0 ? "ok"
                                                   : std::to_string(s.mismatches) + " differ";
-    const char* place = !vta_step ? "host" : detailed.count(s.step->name) != 0 ? detailed_target.c_str() : "vta";
+    const char* place = !vta_step ? "host" : detailed.count(s.step->name) != 0 ? ff.target.c_str() : "vta";
     std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %s\n", s.step->name.c_str(), s.step->description.c_str(),
                 place, vta_step ? std::to_string(s.stats.gemm_counter).c_str() : "-",
                 vta_step ? std::to_string(s.stats.bytes_moved()).c_str() : "-", cycles.c_str(), bound.c_str(),
@@ -222,7 +217,7 @@ int run(int argc, char** argv) {
     std::printf(
         "\nfast-forward: the %zu step(s) on %s took %llu cycles (bound %.0f, %+.1f %%; GEMM utilisation "
         "%.1f %%) in %.3f s",
-        detailed.size(), detailed_target.c_str(), static_cast<unsigned long long>(cycles), sb.larger(),
+        detailed.size(), ff.target.c_str(), static_cast<unsigned long long>(cycles), sb.larger(),
         sb.over_percent(cycles), cycles > 0 ? 100.0 * double(sampled.gemm_counter) / double(cycles) : 0.0, seconds);
   }
   std::printf("\nwall time: %.3f s (VTA programs %.3f s, host operators %.3f s, copies and the rest %.3f s)\n",

@@ -1,7 +1,8 @@
 #pragma once
 /// \file vta/tools/target_option.h
 /// The --target option of the example programs: any registered backend ("fsim", "tsim") or a scheme
-/// address ("rpc://127.0.0.1:9091"), checked when the command line is parsed.
+/// address ("rpc://127.0.0.1:9091"), checked when the command line is parsed; and the network
+/// programs' fast-forward options (--tsim-steps, --detailed-target).
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -20,6 +21,29 @@ inline CLI::Validator target_validator() {
         return "unknown VTA target \"" + target + "\" (known: " + known.substr(0, known.size() - 2) + ")";
       },
       "TARGET");
+}
+
+/// Fast-forward (vta/network/target.h fast_forward_target): the VTA steps FIRST:LAST on a clocked
+/// backend, every other on --target.
+struct FastForwardOptions {
+  std::string steps;            ///< "FIRST:LAST" (or one step); empty: no fast-forward
+  std::string target = "tsim";  ///< the detailed backend: tsim or systemc
+};
+
+/// Adds --tsim-steps and --detailed-target; `example` names a step of the program's network.
+inline void add_fast_forward_options(CLI::App& app, FastForwardOptions& o, const std::string& example) {
+  app.add_option("--tsim-steps", o.steps,
+                 "fast-forward: run the VTA steps FIRST:LAST (step names, e.g. " + example +
+                     ") on the tsim, cycle by cycle, and every other on --target (the fsim), over the same device "
+                     "memory");
+  app.add_option("--detailed-target", o.target, "the backend of --tsim-steps: tsim (default) or systemc")
+      ->check(CLI::IsMember({"tsim", "systemc"}));
+}
+
+/// Why the options cannot be used with --target `target` (a backend outside this process), or "".
+inline std::string fast_forward_refusal(const FastForwardOptions& o, const std::string& target) {
+  if (o.steps.empty() || target.find("://") == std::string::npos) return {};
+  return "--tsim-steps needs a --target in this process (fsim), not " + target;
 }
 
 }  // namespace vta::tools
