@@ -95,16 +95,6 @@ module vta_alu
   logic [OutMatrixWidth-1:0] out_d, out_q;
   logic            error_d, error_q;
 
-  // An operand read from `addr` is the newest write in flight to it (S3, then S4), else the SRAM's
-  // word. Where it comes from is decided on the narrow addresses; the wide words are copied once, in
-  // the place that uses them (no function of the word's width: a simulator would copy its arguments on
-  // every evaluation).
-  localparam logic [1:0] FromSram = 2'd0, FromS3 = 2'd1, FromS4 = 2'd2;
-  function automatic logic [1:0] forward_source(acc_addr_t addr, logic v3, acc_addr_t a3, logic v4, acc_addr_t a4);
-    if (v3 && a3 == addr) forward_source = FromS3;
-    else if (v4 && a4 == addr) forward_source = FromS4;
-    else forward_source = FromSram;
-  endfunction
 
   // ---- S1 ------------------------------------------------------------------------------------
   uop_t            uop;

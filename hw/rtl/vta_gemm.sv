@@ -119,15 +119,12 @@ module vta_gemm
 `endif
 
   always_comb begin
-    // The newest write of the same tile wins: S3 (one ahead) before S4 (two ahead, written in the
-    // cycle this micro-op's read was issued, which the read-first SRAM did not see).
-    if (s3_valid_q && s3_addr_q == s2_addr_q) begin
-      acc_old = s3_data_q;
-    end else if (s4_valid_q && s4_addr_q == s2_addr_q) begin
-      acc_old = s4_data_q;
-    end else begin
-      acc_old = acc_rdata_i;
-    end
+    // The newest write of the same tile wins (vta_pkg::forward_source).
+    unique case (forward_source(s2_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q))
+      FromS3:  acc_old = s3_data_q;
+      FromS4:  acc_old = s4_data_q;
+      default: acc_old = acc_rdata_i;
+    endcase
     // A reset micro-op writes zeros; so does an empty S2, whose result nothing reads (which spares
     // a simulator the products in idle cycles).
     acc_new = '0;

@@ -308,4 +308,20 @@ package vta_pkg;
     else insn_stage = StageCompute;
   endfunction
 
+  // Read-after-write forwarding in the compute datapaths (vta_gemm, vta_alu): an accumulator word read
+  // from `addr` is the newest write still in flight to it — S3 (written at the end of this cycle), then
+  // S4 (written in the cycle the read was issued, which the read-first SRAM did not see) — else the
+  // SRAM's word. The choice is made on the narrow addresses; each datapath copies the wide word it
+  // names once, where it uses it.
+  localparam logic [1:0] FromSram = 2'd0;
+  localparam logic [1:0] FromS3 = 2'd1;
+  localparam logic [1:0] FromS4 = 2'd2;
+  function automatic logic [1:0] forward_source(logic [LogAccBuffDepth-1:0] addr, logic v3,
+                                                logic [LogAccBuffDepth-1:0] a3, logic v4,
+                                                logic [LogAccBuffDepth-1:0] a4);
+    if (v3 && a3 == addr) forward_source = FromS3;
+    else if (v4 && a4 == addr) forward_source = FromS4;
+    else forward_source = FromSram;
+  endfunction
+
 endpackage : vta_pkg
