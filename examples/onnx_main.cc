@@ -75,11 +75,12 @@ int run(int argc, char** argv) {
   vta::tools::FastForwardOptions ff;
   vta::tools::add_fast_forward_options(app, ff, "the names listed after compiling");
   VTA_CLI_PARSE(app, argc, argv);
-  if (const std::string refusal = vta::tools::fast_forward_refusal(ff, target); !refusal.empty()) {
-    std::fprintf(stderr, "vta-onnx: error: %s\n", refusal.c_str());
+  if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
+  if (const std::string refusal = ff.steps.empty() ? "" : vta::network::fast_forward_refusal(ff.target);
+      !refusal.empty()) {
+    std::fprintf(stderr, "vta-onnx: error: --tsim-steps: %s\n", refusal.c_str());
     return 2;
   }
-  if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
 
   auto t = Clock::now();
   const net::FloatGraph fg = net::import_onnx(model);
@@ -129,9 +130,8 @@ int run(int argc, char** argv) {
   t = Clock::now();
   std::set<std::string> detailed;
   if (!ff.steps.empty()) {
-    const auto [first, last] = net::parse_step_range(ff.steps);
     try {
-      detailed = net::vta_step_names(qm.graph, first, last);
+      detailed = net::vta_step_names(qm.graph, ff.steps);
     } catch (const net::GraphError& e) {
       std::fprintf(stderr, "vta-onnx: error: --tsim-steps: %s\n", e.what());
       return 2;

@@ -20,6 +20,7 @@
 #include "vta/network/plan.h"
 #include "vta/network/remote.h"
 #include "vta/network/resnet18.h"
+#include "vta/network/target.h"
 #include "vta/rpc/remote_device.h"
 #include "vta/tools/target_option.h"
 
@@ -78,11 +79,12 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "vta-resnet18: error: --tsim-steps runs in this process's memory: drop --remote\n");
     return 2;
   }
-  if (const std::string refusal = vta::tools::fast_forward_refusal(ff, target); !refusal.empty()) {
-    std::fprintf(stderr, "vta-resnet18: error: %s\n", refusal.c_str());
+  if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
+  if (const std::string refusal = ff.steps.empty() ? "" : vta::network::fast_forward_refusal(ff.target);
+      !refusal.empty()) {
+    std::fprintf(stderr, "vta-resnet18: error: --tsim-steps: %s\n", refusal.c_str());
     return 2;
   }
-  if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   if (!layers.empty() && !verify) {
     std::fprintf(stderr,
                  "vta-resnet18: error: --layers takes the slice's inputs from the reference: drop --no-verify\n");

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "vta/driver/build_config.h"
+#include "vta/driver/device.h"
 #include "vta/network/target.h"
 #include "vta/runtime/context.h"
 #include "vta/runtime/tensor.h"
@@ -84,13 +85,23 @@ class LocalTarget final : public Target {
 
 std::shared_ptr<Target> local_target() { return std::make_shared<LocalTarget>(); }
 
-std::shared_ptr<Target> fast_forward_target(const std::string& detailed_backend, std::set<std::string> detailed) {
-  if (detailed_backend.find("://") != std::string::npos) {
-    throw std::invalid_argument("fast-forward: the detailed backend " + detailed_backend +
-                                " does not run in this process's memory (use tsim or systemc)");
+std::string fast_forward_refusal(const std::string& detailed_backend) {
+  const auto elsewhere = [](const std::string& backend) { return backend.find("://") != std::string::npos; };
+  if (elsewhere(detailed_backend)) {
+    return "the detailed backend " + detailed_backend + " does not run in this process's memory (use tsim or systemc)";
   }
-  if (!is_known_target(detailed_backend)) {
-    throw std::invalid_argument("fast-forward: unknown backend " + detailed_backend);
+  if (!is_known_target(detailed_backend)) return "unknown backend " + detailed_backend;
+  if (const std::string runtime = default_target(); elsewhere(runtime)) {
+    return "the runtime's backend " + runtime +
+           " (VTA_TARGET) does not run in this process's memory; fast-forward shares it with the detailed "
+           "backend (use fsim)";
+  }
+  return {};
+}
+
+std::shared_ptr<Target> fast_forward_target(const std::string& detailed_backend, std::set<std::string> detailed) {
+  if (const std::string refusal = fast_forward_refusal(detailed_backend); !refusal.empty()) {
+    throw std::invalid_argument("fast-forward: " + refusal);
   }
   return std::make_shared<LocalTarget>(std::make_shared<DetailedRuntime>(detailed_backend), std::move(detailed));
 }

@@ -255,4 +255,9 @@ std::set<std::string> vta_step_names(const Graph& g, const std::string& first, c
   return names;
 }
 
+std::set<std::string> vta_step_names(const Graph& g, const std::string& range) {
+  const auto [first, last] = parse_step_range(range);
+  return vta_step_names(g, first, last);
+}
+
 }  // namespace vta::network

@@ -269,8 +269,7 @@ void bind_network(py::module_& m, const py::object& base_error) {
       .def(py::init([](const net::Graph& g, const std::string& tsim_steps, const std::string& detailed_target) {
              std::shared_ptr<net::Target> target;
              if (!tsim_steps.empty()) {
-               const auto [first, last] = net::parse_step_range(tsim_steps);
-               target = net::fast_forward_target(detailed_target, net::vta_step_names(g, first, last));
+               target = net::fast_forward_target(detailed_target, net::vta_step_names(g, tsim_steps));
              }
              return std::make_unique<net::Executor>(g, build_config(), target);
            }),

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -461,6 +462,18 @@ TEST(NetworkFastForward, TheChosenStepsRunOnTheTsimTheOthersOnTheFsim) {
   EXPECT_THROW(vta_step_names(g, "fc", "fc"), GraphError);
   EXPECT_THROW(fast_forward_target("rpc://127.0.0.1:1", detailed), std::invalid_argument);
   EXPECT_THROW(fast_forward_target("nosuch", detailed), std::invalid_argument);
+  // the runtime's own backend (VTA_TARGET) has to be in this process as well
+  const char* was = std::getenv("VTA_TARGET");
+  const std::string saved = was != nullptr ? was : "";
+  ASSERT_EQ(setenv("VTA_TARGET", "rpc://127.0.0.1:1", 1), 0);
+  EXPECT_NE(fast_forward_refusal("tsim").find("runtime's backend rpc://127.0.0.1:1 (VTA_TARGET)"), std::string::npos);
+  EXPECT_THROW(fast_forward_target("tsim", detailed), std::invalid_argument);
+  if (saved.empty()) {
+    unsetenv("VTA_TARGET");
+  } else {
+    setenv("VTA_TARGET", saved.c_str(), 1);
+  }
+  EXPECT_EQ(vta_step_names(g, "layer2.0:layer3.0"), detailed);
 }
 
 // Max pools on the ALU: 3x3 stride 2 padded (after a clip at 0, as ResNet-18's) and 2x2 stride 2

@@ -66,6 +66,8 @@ std::pair<size_t, size_t> step_range(const Graph& g, const std::vector<Step>& st
 std::set<std::string> vta_step_names(const Graph& g, const std::string& first, const std::string& last);
 /// "FIRST:LAST" (or one name: FIRST:FIRST) as the pair; "" as two empty names.
 std::pair<std::string, std::string> parse_step_range(const std::string& range);
+/// vta_step_names over parse_step_range(range): the steps of a --tsim-steps FIRST:LAST.
+std::set<std::string> vta_step_names(const Graph& g, const std::string& range);
 
 /// How a VTA convolution step adds its residual (kShortcut is set by plan_steps).
 Residual residual_of(const Graph& g, const Step& step);

@@ -48,8 +48,12 @@ std::shared_ptr<Target> local_target();
 /// in this process over the same device memory (Dram::global()). The tensors are shared, so a
 /// network runs at the fast backend's speed up to the steps of interest, is simulated cycle by cycle
 /// there (their statistics carry cycles), and goes on fast. The detailed device is made on the first
-/// run of a detailed step. Throws std::invalid_argument for a backend that is unknown or does not
-/// run in this process's memory (rpc://).
+/// run of a detailed step. Throws std::invalid_argument with fast_forward_refusal's reason.
 std::shared_ptr<Target> fast_forward_target(const std::string& detailed_backend, std::set<std::string> detailed);
+
+/// Why fast_forward_target(detailed_backend, ...) refuses now, or "": the detailed backend is unknown,
+/// or it or the runtime's backend (default_target(), VTA_TARGET) runs outside this process's memory
+/// (rpc://). Programs call it before their long preparations; fast_forward_target calls it again.
+std::string fast_forward_refusal(const std::string& detailed_backend);
 
 }  // namespace vta::network

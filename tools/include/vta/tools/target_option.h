@@ -24,7 +24,7 @@ inline CLI::Validator target_validator() {
 }
 
 /// Fast-forward (vta/network/target.h fast_forward_target): the VTA steps FIRST:LAST on a clocked
-/// backend, every other on --target.
+/// backend, every other on --target (which backends can be used: vta::network::fast_forward_refusal).
 struct FastForwardOptions {
   std::string steps;            ///< "FIRST:LAST" (or one step); empty: no fast-forward
   std::string target = "tsim";  ///< the detailed backend: tsim or systemc
@@ -38,12 +38,6 @@ inline void add_fast_forward_options(CLI::App& app, FastForwardOptions& o, const
                      "memory");
   app.add_option("--detailed-target", o.target, "the backend of --tsim-steps: tsim (default) or systemc")
       ->check(CLI::IsMember({"tsim", "systemc"}));
-}
-
-/// Why the options cannot be used with --target `target` (a backend outside this process), or "".
-inline std::string fast_forward_refusal(const FastForwardOptions& o, const std::string& target) {
-  if (o.steps.empty() || target.find("://") == std::string::npos) return {};
-  return "--tsim-steps needs a --target in this process (fsim), not " + target;
 }
 
 }  // namespace vta::tools
