@@ -28,18 +28,32 @@ FUNCTION = re.compile(r'^  function\s+automatic.*?endfunction', re.S | re.M)
 FUNCTION_NAME = re.compile(r'function\s+automatic\s+[^;(]*?(\w+)\s*\(')
 ENUM_CAST = re.compile(r"(?<![\w:])(?:\w+::)?\w+_e'\(")
 DECLARATION = re.compile(
-    r'\blocalparam\s+(?:int\s+unsigned\s+|int\s+|bit\s+|logic\s+(?:\[[^\]]*\]\s*)?)?(?P<param>\w+)\s*='
+    r'\blocalparam\b(?P<params>[^;]*);'
     r'|typedef\s+struct\s+packed\s*\{[^}]*\}\s*(?P<struct>\w+)\s*;'
     r'|typedef\s+enum[^{]*\{(?P<items>[^}]*)\}\s*(?P<enum>\w+)\s*;'
     r'|typedef\s+[^;{]*?\s(?P<alias>\w+)\s*;'
     r'|function\s+automatic\s+[^;(]*?(?P<function>\w+)\s*\(', re.S)
 
 
+def top_level_parts(text):
+    """`text` split at the commas outside brackets (the items of a declaration list)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch in '([{') - (ch in ')]}')
+        if ch == ',' and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]
+
+
 def declared_names(body):
     """Every name a package body declares."""
     names = set()
     for match in DECLARATION.finditer(re.sub(r'//[^\n]*', '', body)):
-        for group in ('param', 'struct', 'enum', 'alias', 'function'):
+        if match.group('params'):  # `localparam [type] A = x, B = y`: the last word before each `=`
+            names.update(re.findall(r'\w+', part.split('=')[0])[-1]
+                         for part in top_level_parts(match.group('params')) if '=' in part)
+        for group in ('struct', 'enum', 'alias', 'function'):
             if match.group(group):
                 names.add(match.group(group))
         if match.group('items'):
