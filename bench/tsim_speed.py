@@ -4,16 +4,23 @@
 Builds this tree's and BASE's tsim benchmark and tutorials (BASE in a worktree kept under
 ~/.cache/vta/bench, built once), then prints for both tutorials:
   - simulated cycles per second (vta_bench_tsim's sim_cycles_per_s), the two builds alternated
-    ROUNDS times, best and median of each;
+    ROUNDS times, each round from a fresh copy of the executable; lowest, median and highest;
   - host instructions per simulated cycle under valgrind's callgrind (stable on a busy machine): the
     tutorial's instructions on the tsim minus the same tutorial's on the fsim, divided by its cycles.
 
-    bench/tsim_speed.py [--base 94934a5] [--rounds 3] [--build build] [--no-callgrind]
+    bench/tsim_speed.py [--base 94934a5] [--rounds 5] [--build build] [--no-callgrind]
+
+Why fresh copies: on this machine (a VM) one executable's speed depends on where its pages landed in
+memory, which stays fixed for as long as the file stays in the page cache. Identical bytes copied to
+two files have run the convolution at 1.1 M and 1.5 M cycles/s, each copy the same run after run;
+measuring one file measures one placement. Each round runs its own copy (all kept until the end, so
+no two share pages), and the median is over placements.
 """
 
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -44,9 +51,9 @@ def base_tree(rev):
     return cache, sha[:7]
 
 
-def cycles_per_second(build_dir):
-    out = run([os.path.join(build_dir, "bench", "vta_bench_tsim"), "--benchmark_filter=BM_Tsim(Convolution|MatrixMultiply)"],
-              capture_output=True).stdout
+def cycles_per_second(executable):
+    out = run([executable, "--benchmark_filter=BM_Tsim(Convolution|MatrixMultiply)"], capture_output=True,
+              env=dict(os.environ, VTA_QUIET="1")).stdout
     speeds = {}
     for name, bench in WORKLOADS.items():
         m = re.search(bench + r"\S*\s.*?sim_cycles_per_s=([\d.]+)([kM]?)", out)
@@ -73,7 +80,8 @@ def instructions(build_dir, workload, target):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--base", default="94934a5", help="the commit to compare with (default: 94934a5)")
-    ap.add_argument("--rounds", type=int, default=3, help="alternated runs of each build (default: 3)")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="alternated runs of each build, each from a fresh copy of its executable (default: 5)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="this tree's build directory")
     ap.add_argument("--no-callgrind", action="store_true", help="skip the instruction counts")
     a = ap.parse_args()
@@ -89,18 +97,22 @@ def main():
     builds = {base_sha: base_build, head + " (this tree)": a.build}
 
     speeds = {b: {w: [] for w in WORKLOADS} for b in builds}
-    for r in range(a.rounds):
-        for b, d in builds.items():
-            for w, v in cycles_per_second(d).items():
-                speeds[b][w].append(v)
-        print(f"round {r + 1} of {a.rounds} done", flush=True)
+    with tempfile.TemporaryDirectory(prefix="tsim_speed.") as copies:
+        for r in range(a.rounds):
+            for i, (b, d) in enumerate(builds.items()):
+                executable = os.path.join(copies, f"vta_bench_tsim.{i}.{r}")
+                shutil.copy2(os.path.join(d, "bench", "vta_bench_tsim"), executable)
+                for w, v in cycles_per_second(executable).items():
+                    speeds[b][w].append(v)
+            print(f"round {r + 1} of {a.rounds} done", flush=True)
 
-    print("\nsimulated cycles per second (best / median of the alternated runs):")
+    print("\nsimulated cycles per second (lowest / median / highest of the alternated runs, one copy each):")
     names = list(builds)
     for w in WORKLOADS:
         row = []
         for b in names:
-            row.append(f"{b}: {max(speeds[b][w]) / 1e6:.3f} M / {statistics.median(speeds[b][w]) / 1e6:.3f} M")
+            v = speeds[b][w]
+            row.append(f"{b}: {min(v) / 1e6:.3f} / {statistics.median(v) / 1e6:.3f} / {max(v) / 1e6:.3f} M")
         ratio = statistics.median(speeds[names[1]][w]) / statistics.median(speeds[names[0]][w])
         print(f"  {w:7s} {'   '.join(row)}   ratio (medians) {ratio:.2f}x")
 
