@@ -108,94 +108,106 @@ module vta_tensor_load
     assign elem_word = elem;
   end
 
+  // An idle loader (most cycles of a program) holds its state and drives nothing: every term below
+  // is evaluated under active_q, so a simulator skips the lot in idle cycles.
   always_comb begin
     insn_d   = insn_q;
     active_d = active_q;
-    rows     = (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.y_size) +
-               (MemopSizeBitWidth + 5)'(insn_q.y_pad_1);
-    cols     = (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.x_size) +
-               (MemopSizeBitWidth + 5)'(insn_q.x_pad_1);
-
-    // Commands.
-    cmd_left    = active_q && cmd_row_q != insn_q.y_size;
-    mem_req_o.cmd_valid = cmd_left;
-    mem_req_o.cmd.addr  = cmd_addr_q;
-    mem_req_o.cmd.bytes = 32'(insn_q.x_size) * ElemBytes;
-    cmd_row_d   = cmd_row_q;
-    cmd_addr_d  = cmd_addr_q;
-    if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
-      cmd_row_d  = cmd_row_q + 1'b1;
-      cmd_addr_d = cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
-    end
-
-    // Element extraction from the beat stream.
-    elem_valid    = 1'b0;
+    rows     = '0;
+    cols     = '0;
+    mem_req_o.cmd_valid  = 1'b0;
+    mem_req_o.cmd.addr   = cmd_addr_q;
+    mem_req_o.cmd.bytes  = 32'(insn_q.x_size) * ElemBytes;
     mem_req_o.data_ready = 1'b0;
+    cmd_left   = 1'b0;
+    cmd_row_d  = cmd_row_q;
+    cmd_addr_d = cmd_addr_q;
+    elem_valid = 1'b0;
     ext_row_d  = ext_row_q;
     ext_col_d  = ext_col_q;
     ext_addr_d = ext_addr_q;
     slot_d     = slot_q;
     beat_d     = beat_q;
     gather_en  = 1'b0;
-    if (Narrow) begin
-      // The element in slot slot_q of the current beat; the beat is released after the row's last
-      // element or the beat's last slot.
-      elem_valid = active_q && mem_rsp_i.data_valid && ext_row_q != insn_q.y_size;
-    end else begin
-      // A wide element completes with its last beat; earlier beats are gathered.
-      elem_valid = active_q && mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q == BeatW'(BeatsPerElem - 1);
-      if (active_q && mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q != BeatW'(BeatsPerElem - 1)) begin
-        mem_req_o.data_ready = 1'b1;
-        gather_en     = 1'b1;
-        beat_d        = beat_q + 1'b1;
-      end
-    end
+    pad        = 1'b1;
+    elem_take  = 1'b0;
+    write      = 1'b0;
+    last_write = 1'b0;
+    wr_row_d   = wr_row_q;
+    wr_col_d   = wr_col_q;
+    wr_addr_d  = wr_addr_q;
+    if (active_q) begin
+      rows = (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.y_size) +
+             (MemopSizeBitWidth + 5)'(insn_q.y_pad_1);
+      cols = (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.x_size) +
+             (MemopSizeBitWidth + 5)'(insn_q.x_pad_1);
 
-    // Writer: pads are written at once; data positions wait for an element.
-    pad        = wr_row_q < (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) ||
-                 wr_row_q >= (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.y_size) ||
-                 wr_col_q < (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) ||
-                 wr_col_q >= (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.x_size);
-    elem_take  = active_q && !pad && elem_valid;
-    write      = active_q && (pad || elem_valid);
-    last_write = wr_row_q + 1'b1 == rows && wr_col_q + 1'b1 == cols;
-    sram_we_o    = write;
-    sram_waddr_o = wr_addr_q[SramAddrW-1:0];
-    sram_wdata_o = pad ? '0 : elem_word;
-    wr_row_d  = wr_row_q;
-    wr_col_d  = wr_col_q;
-    wr_addr_d = wr_addr_q;
-    if (write) begin
-      wr_addr_d = wr_addr_q + 1'b1;
-      if (wr_col_q + 1'b1 == cols) begin
-        wr_col_d = '0;
-        wr_row_d = wr_row_q + 1'b1;
-      end else begin
-        wr_col_d = wr_col_q + 1'b1;
+      // Commands.
+      cmd_left = cmd_row_q != insn_q.y_size;
+      mem_req_o.cmd_valid = cmd_left;
+      if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
+        cmd_row_d  = cmd_row_q + 1'b1;
+        cmd_addr_d = cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
       end
-      if (last_write) active_d = 1'b0;
-    end
 
-    // Advance the extractor when its element is written.
-    if (elem_take) begin
-      if (ext_col_q + 1'b1 == insn_q.x_size) begin
-        ext_col_d  = '0;
-        ext_row_d  = ext_row_q + 1'b1;
-        ext_addr_d = ext_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
-        mem_req_o.data_ready = 1'b1;  // a row always ends its last beat
-        beat_d = '0;
-        if (Narrow) slot_d = slot_of(LowW'(ext_addr_q + AddrW'(insn_q.x_stride) * ElemBytes));
+      // Element extraction from the beat stream.
+      if (Narrow) begin
+        // The element in slot slot_q of the current beat; the beat is released after the row's last
+        // element or the beat's last slot.
+        elem_valid = mem_rsp_i.data_valid && ext_row_q != insn_q.y_size;
       end else begin
-        ext_col_d = ext_col_q + 1'b1;
-        beat_d    = '0;
-        if (Narrow) begin
-          slot_d = slot_q + 1'b1;
-          if (slot_q == SlotW'(SlotsPerBeat - 1)) mem_req_o.data_ready = 1'b1;
-        end else begin
+        // A wide element completes with its last beat; earlier beats are gathered.
+        elem_valid = mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q == BeatW'(BeatsPerElem - 1);
+        if (mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q != BeatW'(BeatsPerElem - 1)) begin
           mem_req_o.data_ready = 1'b1;
+          gather_en     = 1'b1;
+          beat_d        = beat_q + 1'b1;
+        end
+      end
+
+      // Writer: pads are written at once; data positions wait for an element.
+      pad        = wr_row_q < (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) ||
+                   wr_row_q >= (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.y_size) ||
+                   wr_col_q < (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) ||
+                   wr_col_q >= (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.x_size);
+      elem_take  = !pad && elem_valid;
+      write      = pad || elem_valid;
+      last_write = wr_row_q + 1'b1 == rows && wr_col_q + 1'b1 == cols;
+      if (write) begin
+        wr_addr_d = wr_addr_q + 1'b1;
+        if (wr_col_q + 1'b1 == cols) begin
+          wr_col_d = '0;
+          wr_row_d = wr_row_q + 1'b1;
+        end else begin
+          wr_col_d = wr_col_q + 1'b1;
+        end
+        if (last_write) active_d = 1'b0;
+      end
+
+      // Advance the extractor when its element is written.
+      if (elem_take) begin
+        if (ext_col_q + 1'b1 == insn_q.x_size) begin
+          ext_col_d  = '0;
+          ext_row_d  = ext_row_q + 1'b1;
+          ext_addr_d = ext_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
+          mem_req_o.data_ready = 1'b1;  // a row always ends its last beat
+          beat_d = '0;
+          if (Narrow) slot_d = slot_of(LowW'(ext_addr_q + AddrW'(insn_q.x_stride) * ElemBytes));
+        end else begin
+          ext_col_d = ext_col_q + 1'b1;
+          beat_d    = '0;
+          if (Narrow) begin
+            slot_d = slot_q + 1'b1;
+            if (slot_q == SlotW'(SlotsPerBeat - 1)) mem_req_o.data_ready = 1'b1;
+          end else begin
+            mem_req_o.data_ready = 1'b1;
+          end
         end
       end
     end
+    sram_we_o    = write;
+    sram_waddr_o = wr_addr_q[SramAddrW-1:0];
+    sram_wdata_o = pad ? '0 : elem_word;
 
     // Start.
     if (!active_q && start_i) begin
@@ -240,7 +252,7 @@ module vta_tensor_load
       wr_row_q   <= '0;
       wr_col_q   <= '0;
       wr_addr_q  <= '0;
-    end else begin
+    end else if (active_q || start_i) begin  // (idle: every _d equals its _q)
       insn_q     <= insn_d;
       active_q   <= active_d;
       cmd_row_q  <= cmd_row_d;
