@@ -91,7 +91,7 @@ module vta_alu
   logic [OffW-1:0] s1_dst_off_d, s1_dst_off_q, s1_src_off_d, s1_src_off_q;
   logic            s2_valid_d, s2_valid_q, s3_valid_d, s3_valid_q, s4_valid_d, s4_valid_q;
   acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
-  acc_t            s2_src_q, s3_data_d, s3_data_q, s4_data_d, s4_data_q;
+  acc_t            s2_src_q, s3_data_q, s4_data_q;
   logic [OutMatrixWidth-1:0] out_d, out_q;
   logic            error_d, error_q;
 
@@ -118,30 +118,31 @@ module vta_alu
   end
 
   // ---- S2 ------------------------------------------------------------------------------------
-  acc_t dst_val, src_val, result;
-  logic [AccWidth-1:0] imm_ext;
+  acc_t                result;
+  logic [1:0]          dst_from;  // a forward_source code
+  logic [AccWidth-1:0] imm_ext, dst_lane, src_lane;
 
-  // The lanes' result is a don't-care when S2 is empty: holding the previous value then (instead of
-  // computing on stale operands) lets a simulator skip the datapath in idle cycles.
+  // The lanes' result is a don't-care when S2 is empty (S3 takes it only from a micro-op): the
+  // datapath is evaluated under s2_valid_q, so a simulator skips it in idle cycles, and each lane
+  // picks its operands itself (no whole-word copies of the forwarded accumulator).
   always_comb begin
-    dst_val = s3_data_q;
-    src_val = s3_data_q;
-    result  = s3_data_q;
-    out_d   = out_q;
-    imm_ext = AccWidth'(signed'(insn_q.imm));
+    result   = '0;
+    dst_from = forward_source(s2_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q);
+    imm_ext  = AccWidth'(signed'(insn_q.imm));
+    dst_lane = '0;
+    src_lane = '0;
     if (s2_valid_q) begin
-      unique case (forward_source(s2_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q))
-        FromS3:  dst_val = s3_data_q;
-        FromS4:  dst_val = s4_data_q;
-        default: dst_val = acc_rdata_i;
-      endcase
       for (int l = 0; l < Lanes; l++) begin
-        src_val[l * AccWidth +: AccWidth] = insn_q.use_imm ? imm_ext : s2_src_q[l * AccWidth +: AccWidth];
-        result[l * AccWidth +: AccWidth] =
-            alu_lane(insn_q.alu_opcode, dst_val[l * AccWidth +: AccWidth], src_val[l * AccWidth +: AccWidth]);
+        unique case (dst_from)
+          FromS3:  dst_lane = s3_data_q[l * AccWidth +: AccWidth];
+          FromS4:  dst_lane = s4_data_q[l * AccWidth +: AccWidth];
+          default: dst_lane = acc_rdata_i[l * AccWidth +: AccWidth];
+        endcase
+        src_lane = insn_q.use_imm ? imm_ext : s2_src_q[l * AccWidth +: AccWidth];
+        result[l * AccWidth +: AccWidth] = alu_lane(insn_q.alu_opcode, dst_lane, src_lane);
       end
-      for (int l = 0; l < Lanes; l++) out_d[l * OutWidth +: OutWidth] = result[l * AccWidth +: OutWidth];
     end
+    for (int l = 0; l < Lanes; l++) out_d[l * OutWidth +: OutWidth] = result[l * AccWidth +: OutWidth];
   end
 
   // ---- next state ----------------------------------------------------------------------------
@@ -169,10 +170,8 @@ module vta_alu
     s2_addr_d  = d_idx[LogAccBuffDepth-1:0];
     s3_valid_d = s2_valid_q;
     s3_addr_d  = s2_addr_q;
-    s3_data_d  = result;
     s4_valid_d = s3_valid_q;
     s4_addr_d  = s3_addr_q;
-    s4_data_d  = s3_data_q;
   end
 
   assign acc_wr_o.we   = s3_valid_q;
@@ -225,12 +224,15 @@ module vta_alu
       end
       s3_valid_q   <= s3_valid_d;
       s3_addr_q    <= s3_addr_d;
-      s3_data_q    <= s3_data_d;
       s4_valid_q   <= s4_valid_d;
       s4_addr_q    <= s4_addr_d;
-      s4_data_q    <= s4_data_d;
-      out_q        <= out_d;
       error_q      <= error_d;
+      // the data words change with a micro-op only (read under their valid bits)
+      if (s2_valid_q) begin
+        s3_data_q <= result;
+        out_q     <= out_d;
+      end
+      if (s3_valid_q) s4_data_q <= s3_data_q;
     end
   end
 
