@@ -73,20 +73,27 @@ module vta_tensor_store
     .count_o  (fifo_count)
   );
 
+  // An idle store engine (most cycles of a program) holds its state and drives nothing but the
+  // acknowledgement count: the rest is evaluated under active_q, so a simulator skips it then.
   always_comb begin
-    total       = 32'(insn_q.x_size) * 32'(insn_q.y_size);
-    mem_req_o.cmd_valid = active_q && cmd_row_q != insn_q.y_size;
+    total       = '0;
+    mem_req_o.cmd_valid = 1'b0;
     mem_req_o.cmd.addr  = cmd_addr_q;
     mem_req_o.cmd.bytes = 32'(insn_q.x_size) * ElemBytes;
     cmd_row_d   = cmd_row_q;
     cmd_addr_d  = cmd_addr_q;
-    if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
-      cmd_row_d  = cmd_row_q + 1'b1;
-      cmd_addr_d = cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
+    sram_re_o   = 1'b0;
+    if (active_q) begin
+      total = 32'(insn_q.x_size) * 32'(insn_q.y_size);
+      mem_req_o.cmd_valid = cmd_row_q != insn_q.y_size;
+      if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
+        cmd_row_d  = cmd_row_q + 1'b1;
+        cmd_addr_d = cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
+      end
+      // Read ahead while the FIFO (plus the read in flight) has room.
+      sram_re_o = rd_count_q != total && (32'(fifo_count) + 32'(inflight_q)) < 2;
     end
     pend_d = pend_q + 16'(mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) - 16'(mem_rsp_i.ack);
-    // Read ahead while the FIFO (plus the read in flight) has room.
-    sram_re_o    = active_q && rd_count_q != total && (32'(fifo_count) + 32'(inflight_q)) < 2;
     sram_raddr_o = rd_addr_q[SramAddrW-1:0];
     inflight_d   = sram_re_o;
     rd_count_d   = rd_count_q + 32'(sram_re_o);
@@ -234,21 +241,23 @@ module vta_tensor_store
       acc_data_q <= '0;
       acc_strb_q <= '0;
     end else begin
-      insn_q     <= insn_d;
-      active_q   <= active_d;
-      cmd_row_q  <= cmd_row_d;
-      cmd_addr_q <= cmd_addr_d;
       pend_q     <= pend_d;
-      rd_count_q <= rd_count_d;
-      rd_addr_q  <= rd_addr_d;
       inflight_q <= inflight_d;
-      bt_row_q   <= bt_row_d;
-      bt_col_q   <= bt_col_d;
-      bt_addr_q  <= bt_addr_d;
-      slot_q     <= slot_d;
-      beat_q     <= beat_d;
-      acc_data_q <= acc_data_d;
-      acc_strb_q <= acc_strb_d;
+      if (active_q || start_i) begin  // (idle: the instruction's registers hold)
+        insn_q     <= insn_d;
+        active_q   <= active_d;
+        cmd_row_q  <= cmd_row_d;
+        cmd_addr_q <= cmd_addr_d;
+        rd_count_q <= rd_count_d;
+        rd_addr_q  <= rd_addr_d;
+        bt_row_q   <= bt_row_d;
+        bt_col_q   <= bt_col_d;
+        bt_addr_q  <= bt_addr_d;
+        slot_q     <= slot_d;
+        beat_q     <= beat_d;
+        acc_data_q <= acc_data_d;
+        acc_strb_q <= acc_strb_d;
+      end
     end
   end
 endmodule : vta_tensor_store
