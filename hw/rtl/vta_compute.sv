@@ -171,22 +171,40 @@ module vta_compute
   logic go, valid, load_fits, unit_busy, unit_error;
 
   always_comb begin
-    op    = insn_opcode(insn_i);
-    deps  = insn_deps(insn_i);
-    m     = decode_mem(insn_i);
-    g     = decode_gemm(insn_i);
-    a     = decode_alu(insn_i);
-    load_fits = mem_block_fits(insn_i, m.mem_type == MemUop ? UopBuffDepth : AccBuffDepth);
-    unique case (op)
-      OpLoad:  valid = (m.mem_type == MemUop || m.mem_type == MemAcc || m.mem_type == MemAcc8Bit) &&
-                       load_fits;
-      OpGemm:  valid = g.iter_out != '0 && g.iter_in != '0 && g.uop_end > {1'b0, g.uop_bgn} &&
-                       32'(g.uop_end) <= UopBuffDepth;
-      OpAlu:   valid = a.iter_out != '0 && a.iter_in != '0 && a.uop_end > {1'b0, a.uop_bgn} &&
-                       32'(a.uop_end) <= UopBuffDepth && 32'(a.alu_opcode) <= AluOpcodeMul;
-      OpFinish: valid = 1'b1;
-      default: valid = 1'b0;
-    endcase
+    // The queue's head is decoded only while it can start (idle stage, valid head): the units take
+    // their instruction at their start only, and a simulator skips the decoders in the other
+    // cycles. Synthesis decodes in every cycle (Yosys 0.23 infers latches for a function called
+    // under a condition); both are the same circuit at the stage's ports, the fields being used
+    // only then.
+    op        = OpLoad;
+    deps      = '0;
+    m         = '0;
+    g         = '0;
+    a         = '0;
+    load_fits = 1'b0;
+    valid     = 1'b0;
+`ifndef SYNTHESIS
+    if (state_q == StIdle && insn_valid_i) begin
+`endif
+      op    = insn_opcode(insn_i);
+      deps  = insn_deps(insn_i);
+      m     = decode_mem(insn_i);
+      g     = decode_gemm(insn_i);
+      a     = decode_alu(insn_i);
+      load_fits = mem_block_fits(insn_i, m.mem_type == MemUop ? UopBuffDepth : AccBuffDepth);
+      unique case (op)
+        OpLoad:  valid = (m.mem_type == MemUop || m.mem_type == MemAcc || m.mem_type == MemAcc8Bit) &&
+                         load_fits;
+        OpGemm:  valid = g.iter_out != '0 && g.iter_in != '0 && g.uop_end > {1'b0, g.uop_bgn} &&
+                         32'(g.uop_end) <= UopBuffDepth;
+        OpAlu:   valid = a.iter_out != '0 && a.iter_in != '0 && a.uop_end > {1'b0, a.uop_bgn} &&
+                         32'(a.uop_end) <= UopBuffDepth && 32'(a.alu_opcode) <= AluOpcodeMul;
+        OpFinish: valid = 1'b1;
+        default: valid = 1'b0;
+      endcase
+`ifndef SYNTHESIS
+    end
+`endif
     // starts when its pops have tokens and its pushes have room (only this stage pushes g2l and g2s)
     go = insn_valid_i && (!deps.pop_prev || l2g_ready_i) && (!deps.pop_next || s2g_ready_i) &&
          (!deps.push_prev || !g2l_full_i) && (!deps.push_next || !g2s_full_i);

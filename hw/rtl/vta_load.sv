@@ -75,11 +75,27 @@ module vta_load
 
   // ---- control --------------------------------------------------------------------------------
   always_comb begin
-    m      = decode_mem(insn_i);
-    deps   = insn_deps(insn_i);
-    is_inp = insn_opcode(insn_i) == OpLoad && m.mem_type == MemInp;
-    is_wgt = insn_opcode(insn_i) == OpLoad && m.mem_type == MemWgt;
-    fits   = mem_block_fits(insn_i, is_inp ? InpBuffDepth : WgtBuffDepth);
+    // The queue's head is decoded only while it can start (idle stage, valid head): the loaders
+    // take their instruction at their start only, and a simulator skips the decoders in the other
+    // cycles. Synthesis decodes in every cycle (Yosys 0.23 infers latches for a function called
+    // under a condition); both are the same circuit at the stage's ports, the fields being used
+    // only then.
+    m      = '0;
+    deps   = '0;
+    is_inp = 1'b0;
+    is_wgt = 1'b0;
+    fits   = 1'b0;
+`ifndef SYNTHESIS
+    if (state_q == StIdle && insn_valid_i) begin
+`endif
+      m      = decode_mem(insn_i);
+      deps   = insn_deps(insn_i);
+      is_inp = insn_opcode(insn_i) == OpLoad && m.mem_type == MemInp;
+      is_wgt = insn_opcode(insn_i) == OpLoad && m.mem_type == MemWgt;
+      fits   = mem_block_fits(insn_i, is_inp ? InpBuffDepth : WgtBuffDepth);
+`ifndef SYNTHESIS
+    end
+`endif
 
     state_d       = state_q;
     push_d        = push_q;

@@ -46,11 +46,25 @@ module vta_store
     .sram_re_o(out_rd_o.re), .sram_raddr_o(out_rd_o.addr), .sram_rdata_i(out_rdata_i));
 
   always_comb begin
-    m    = decode_mem(insn_i);
-    deps = insn_deps(insn_i);
-    ok   = insn_opcode(insn_i) == OpStore &&
-           (m.x_size == '0 || (m.mem_type == MemOut && m.x_pad_0 == '0 && m.x_pad_1 == '0 && m.y_pad_0 == '0 &&
-                               m.y_pad_1 == '0 && mem_block_fits(insn_i, AccBuffDepth)));
+    // The queue's head is decoded only while it can start (idle stage, valid head): the engine
+    // takes its instruction at its start only, and a simulator skips the decoders in the other
+    // cycles. Synthesis decodes in every cycle (Yosys 0.23 infers latches for a function called
+    // under a condition); both are the same circuit at the stage's ports, the fields being used
+    // only then.
+    m    = '0;
+    deps = '0;
+    ok   = 1'b0;
+`ifndef SYNTHESIS
+    if (state_q == StIdle && insn_valid_i) begin
+`endif
+      m    = decode_mem(insn_i);
+      deps = insn_deps(insn_i);
+      ok   = insn_opcode(insn_i) == OpStore &&
+             (m.x_size == '0 || (m.mem_type == MemOut && m.x_pad_0 == '0 && m.x_pad_1 == '0 && m.y_pad_0 == '0 &&
+                                 m.y_pad_1 == '0 && mem_block_fits(insn_i, AccBuffDepth)));
+`ifndef SYNTHESIS
+    end
+`endif
     // starts when its pop has a token and its push has room (only this stage pushes s2g)
     go   = insn_valid_i && (!deps.pop_prev || g2s_ready_i) && (!deps.push_prev || !s2g_full_i);
 
