@@ -241,11 +241,11 @@ package vta_pkg;
     logic [BusWidth/8-1:0] strb;
     logic                  last;
   } axi_w_t;
-  typedef struct packed {
+  typedef struct packed {  // the data in the low bits (word-aligned for a simulator's copies)
     logic [AxiIdWidth-1:0] id;
-    logic [BusWidth-1:0]   data;
     logic [1:0]            resp;
     logic                  last;
+    logic [BusWidth-1:0]   data;
   } axi_r_t;
   typedef struct packed {
     logic [AxiIdWidth-1:0] id;
