@@ -171,11 +171,7 @@ module vta_compute
   logic go, valid, load_fits, unit_busy, unit_error;
 
   always_comb begin
-    // The queue's head is decoded only while it can start (idle stage, valid head): the units take
-    // their instruction at their start only, and a simulator skips the decoders in the other
-    // cycles. Synthesis decodes in every cycle (Yosys 0.23 infers latches for a function called
-    // under a condition); both are the same circuit at the stage's ports, the fields being used
-    // only then.
+    // the head decoded only while it can start (vta_pkg, above the decoders)
     op        = OpLoad;
     deps      = '0;
     m         = '0;

@@ -75,11 +75,7 @@ module vta_load
 
   // ---- control --------------------------------------------------------------------------------
   always_comb begin
-    // The queue's head is decoded only while it can start (idle stage, valid head): the loaders
-    // take their instruction at their start only, and a simulator skips the decoders in the other
-    // cycles. Synthesis decodes in every cycle (Yosys 0.23 infers latches for a function called
-    // under a condition); both are the same circuit at the stage's ports, the fields being used
-    // only then.
+    // the head decoded only while it can start (vta_pkg, above the decoders)
     m      = '0;
     deps   = '0;
     is_inp = 1'b0;

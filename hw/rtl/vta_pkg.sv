@@ -96,6 +96,12 @@ package vta_pkg;
 
   // The decoders build each struct as a concatenation in its field order (Yosys 0.23 reads neither
   // assignment patterns nor members written in a function); every field is sized to its struct width.
+  //
+  // The load, compute and store stages call them on their queue's head only while it can start (the
+  // stage idle, the head valid), with zeros otherwise: the units take their instruction at their
+  // start only, and a simulator skips the decoders in the other cycles. Synthesis decodes in every
+  // cycle (Yosys 0.23 infers a latch for a function called under a condition; docs/SYNTHESIS.md):
+  // the same circuit at the stages' ports, the fields being used under that condition alone.
   function automatic opcode_e insn_opcode(insn_t insn);
     insn_opcode = opcode_e'(insn[MemOpcodeLsb +: MemOpcodeWidth]);
   endfunction

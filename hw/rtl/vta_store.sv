@@ -46,11 +46,7 @@ module vta_store
     .sram_re_o(out_rd_o.re), .sram_raddr_o(out_rd_o.addr), .sram_rdata_i(out_rdata_i));
 
   always_comb begin
-    // The queue's head is decoded only while it can start (idle stage, valid head): the engine
-    // takes its instruction at its start only, and a simulator skips the decoders in the other
-    // cycles. Synthesis decodes in every cycle (Yosys 0.23 infers latches for a function called
-    // under a condition); both are the same circuit at the stage's ports, the fields being used
-    // only then.
+    // the head decoded only while it can start (vta_pkg, above the decoders)
     m    = '0;
     deps = '0;
     ok   = 1'b0;
