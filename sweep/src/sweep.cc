@@ -391,10 +391,33 @@ json run_workload(const json& w, const fs::path& dir, int index) {
 
 // This configuration's build tree under `cache`, brought up to date with this source tree (made by the
 // first task that needs it; the others wait on the lock, then find nothing to do); its vta-sweep.
-// A coverage tree (VTA_TSIM_COVERAGE) is a tree of its own, <hash>-coverage.
+// The tree is this source tree's own, <hash>-<source>: a tree configured from another clone would
+// build that clone's sources (or fail once the clone is gone). A coverage tree (VTA_TSIM_COVERAGE) is
+// a tree of its own, <hash>-<source>-coverage.
+// The trees of clones that are gone (their CMakeCache.txt names a source directory that no longer
+// exists) are removed: nothing can use them, and each is about 100 MB.
+void remove_orphaned_trees(const fs::path& cache) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(cache, ec)) {
+    std::ifstream in(entry.path() / "CMakeCache.txt");
+    const std::string key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+    for (std::string line; std::getline(in, line);) {
+      if (!line.starts_with(key)) continue;
+      if (!fs::exists(line.substr(key.size()), ec)) {
+        fs::remove_all(entry.path(), ec);
+        fs::remove(entry.path().string() + ".build.log", ec);
+        fs::remove(entry.path().string() + ".lock", ec);
+      }
+      break;
+    }
+  }
+}
+
 fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache, bool coverage) {
   fs::create_directories(cache);
-  const std::string name = hash + (coverage ? "-coverage" : "");
+  remove_orphaned_trees(cache);
+  static const std::string source = hash_of(VTA_SOURCE_DIR).substr(0, 8);
+  const std::string name = hash + "-" + source + (coverage ? "-coverage" : "");
   const fs::path tree = cache / name;
   fs::path program = tree / "sweep" / "vta-sweep";
   const int lock = ::open((cache / (name + ".lock")).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
