@@ -38,6 +38,7 @@ module vta_fifo #(
     next_ptr = (p == PtrW'(Depth - 1)) ? '0 : p + 1'b1;
   endfunction
 
+  // Outputs come from registers only: no combinational path from any input to any output.
   assign wready_o = count_q != CountW'(Depth);
   assign rvalid_o = count_q != '0;
   assign rdata_o  = mem_q[rptr_q];
@@ -59,6 +60,7 @@ module vta_fifo #(
     end
   end
 
+  // Storage needs no reset: an entry is read only after it was written.
   always_ff @(posedge clk_i) begin
     if (do_write) mem_q[wptr_q] <= wdata_i;
   end
