@@ -214,6 +214,11 @@ package vta_pkg;
   localparam int unsigned NumReadClients = 5;
   localparam int unsigned MemRdReqWidth = 1 + MemAddrWidth + 32 + 1;  // $bits(mem_rd_req_t)
   localparam int unsigned MemRdRspWidth = 2 + BusWidth;               // $bits(mem_rd_rsp_t)
+  // Where the one-bit fields sit in a client's request and response (checked against the structs in
+  // vta_vme): read from the vectors directly, they spare a simulator copying whole structs out.
+  localparam int unsigned MemRdReqCmdValidBit = MemRdReqWidth - 1;  // the first (top) field
+  localparam int unsigned MemRdReqDataReadyBit = 0;                 // the last field
+  localparam int unsigned MemRdRspDataValidBit = BusWidth;          // just above the data
   typedef logic [NumReadClients*MemRdReqWidth-1:0] mem_rd_reqs_t;
   typedef logic [NumReadClients*MemRdRspWidth-1:0] mem_rd_rsps_t;
   typedef struct packed {  // write client -> memory engine

@@ -136,21 +136,11 @@ module vta_top
   // For the tsim's timeline (TimelineRecorder in tsim/src/simulator.cc), no function: per read client (0 fetch, 1 uop,
   // 2 inp, 3 wgt, 4 acc) a data beat taken this cycle; bit 5: the store's write client held up by
   // the memory engine.
-  // The two bits are selected where the structs put them (data_ready ends mem_rd_req_t, data_valid
-  // sits above mem_rd_rsp_t's data), checked below: copying each client's whole request and response
-  // out of the vectors for them cost the simulation more than the rest of vta_top.
-  localparam int unsigned ReqDataReadyBit = 0;
-  localparam int unsigned RspDataValidBit = BusWidth;
-  localparam mem_rd_req_t DataReadyOnly = '{cmd_valid: 1'b0, cmd: '0, data_ready: 1'b1};
-  localparam mem_rd_rsp_t DataValidOnly = '{cmd_ready: 1'b0, data_valid: 1'b1, data: '0};
-  if (DataReadyOnly != mem_rd_req_t'(MemRdReqWidth'(1) << ReqDataReadyBit) ||
-      DataValidOnly != mem_rd_rsp_t'(MemRdRspWidth'(1) << RspDataValidBit)) begin : gen_bad_fields
-    $error("vta_top: mem_activity's bit positions no longer match the memory client structs");
-  end
   logic [5:0] mem_activity /*verilator public_flat_rd*/;
   always_comb begin
     for (int i = 0; i < NumReadClients; i++) begin
-      mem_activity[i] = rd_rsp[i*MemRdRspWidth + RspDataValidBit] && rd_req[i*MemRdReqWidth + ReqDataReadyBit];
+      mem_activity[i] = rd_rsp[i*MemRdRspWidth + MemRdRspDataValidBit] &&
+                        rd_req[i*MemRdReqWidth + MemRdReqDataReadyBit];
     end
     mem_activity[5] = (wr_req.cmd_valid && !wr_rsp.cmd_ready) || (wr_req.data_valid && !wr_rsp.data_ready);
   end

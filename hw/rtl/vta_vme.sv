@@ -110,9 +110,8 @@ module vta_vme
   // clients made the whole tsim 12 % slower, measured.)
   for (genvar i = 0; i < NumReadClients; i++) begin : gen_client
     logic cmd_ready, data_valid;
-    // cmd_valid is mem_rd_req_t's first (top) field, data_ready its last (bit 0)
-    assign client_cmd_valid[i]  = rd_req_i[i*MemRdReqWidth + MemRdReqWidth - 1];
-    assign client_data_ready[i] = rd_req_i[i*MemRdReqWidth];
+    assign client_cmd_valid[i]  = rd_req_i[i*MemRdReqWidth + MemRdReqCmdValidBit];
+    assign client_data_ready[i] = rd_req_i[i*MemRdReqWidth + MemRdReqDataReadyBit];
     assign cmd_ready            = grant == ClientW'(i) && rd_cmd_ready;
     assign data_valid           = !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid;
     assign rd_rsp_o[i*MemRdRspWidth +: MemRdRspWidth] = {cmd_ready, data_valid, rs.data};
@@ -129,6 +128,14 @@ module vta_vme
 `ifndef SYNTHESIS
   if ($bits(mem_rd_req_t) != MemRdReqWidth || $bits(mem_rd_rsp_t) != MemRdRspWidth) begin : gen_width_check
     $error("vta_pkg: MemRdReqWidth / MemRdRspWidth disagree with the structs");
+  end
+  localparam mem_rd_req_t CmdValidOnly = '{cmd_valid: 1'b1, cmd: '0, data_ready: 1'b0};
+  localparam mem_rd_req_t DataReadyOnly = '{cmd_valid: 1'b0, cmd: '0, data_ready: 1'b1};
+  localparam mem_rd_rsp_t DataValidOnly = '{cmd_ready: 1'b0, data_valid: 1'b1, data: '0};
+  if (CmdValidOnly != mem_rd_req_t'(MemRdReqWidth'(1) << MemRdReqCmdValidBit) ||
+      DataReadyOnly != mem_rd_req_t'(MemRdReqWidth'(1) << MemRdReqDataReadyBit) ||
+      DataValidOnly != mem_rd_rsp_t'(MemRdRspWidth'(1) << MemRdRspDataValidBit)) begin : gen_bit_check
+    $error("vta_pkg: the MemRd*Bit positions disagree with the structs");
   end
 `endif
   // beats with an unknown ID are drained (and flagged)
