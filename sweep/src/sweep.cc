@@ -389,11 +389,6 @@ json run_workload(const json& w, const fs::path& dir, int index) {
   return {{"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}};
 }
 
-// This configuration's build tree under `cache`, brought up to date with this source tree (made by the
-// first task that needs it; the others wait on the lock, then find nothing to do); its vta-sweep.
-// The tree is this source tree's own, <hash>-<source>: a tree configured from another clone would
-// build that clone's sources (or fail once the clone is gone). A coverage tree (VTA_TSIM_COVERAGE) is
-// a tree of its own, <hash>-<source>-coverage.
 // The trees of clones that are gone (their CMakeCache.txt names a source directory that no longer
 // exists) are removed: nothing can use them, and each is about 100 MB.
 void remove_orphaned_trees(const fs::path& cache) {
@@ -413,6 +408,11 @@ void remove_orphaned_trees(const fs::path& cache) {
   }
 }
 
+// This configuration's build tree under `cache`, brought up to date with this source tree (made by the
+// first task that needs it; the others wait on the lock, then find nothing to do); its vta-sweep.
+// The tree is this source tree's own, <hash>-<source>: a tree configured from another clone would
+// build that clone's sources (or fail once the clone is gone). A coverage tree (VTA_TSIM_COVERAGE) is
+// a tree of its own, <hash>-<source>-coverage.
 fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache, bool coverage) {
   fs::create_directories(cache);
   remove_orphaned_trees(cache);
