@@ -154,6 +154,8 @@ std::vector<std::string> backend_schemes() {
 
 bool is_known_target(std::string_view target) { return find_factory(target, nullptr) != nullptr; }
 
+bool is_scheme_address(std::string_view target) { return target.find("://") != std::string_view::npos; }
+
 namespace {
 
 uint64_t env_u64(const char* name, uint64_t fallback) {

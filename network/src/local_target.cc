@@ -86,12 +86,11 @@ class LocalTarget final : public Target {
 std::shared_ptr<Target> local_target() { return std::make_shared<LocalTarget>(); }
 
 std::string fast_forward_refusal(const std::string& detailed_backend) {
-  const auto elsewhere = [](const std::string& backend) { return backend.find("://") != std::string::npos; };
-  if (elsewhere(detailed_backend)) {
+  if (is_scheme_address(detailed_backend)) {
     return "the detailed backend " + detailed_backend + " does not run in this process's memory (use tsim or systemc)";
   }
   if (!is_known_target(detailed_backend)) return "unknown backend " + detailed_backend;
-  if (const std::string runtime = default_target(); elsewhere(runtime)) {
+  if (const std::string runtime = default_target(); is_scheme_address(runtime)) {
     return "the runtime's backend " + runtime +
            " (VTA_TARGET) does not run in this process's memory; fast-forward shares it with the detailed "
            "backend (use fsim)";

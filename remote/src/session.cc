@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "vta/driver/device.h"
 #include "vta/driver/file.h"
 #include "vta/rpc/server.h"
 
@@ -309,7 +310,7 @@ Remote connect(const std::string& host, uint16_t port, const ConnectionOptions& 
 Remote local_session(const std::string& target) {
   ServerOptions o;
   o.target = target.empty() ? default_target() : target;
-  if (o.target.find("://") != std::string::npos) {
+  if (is_scheme_address(o.target)) {
     throw std::invalid_argument("local_session: " + o.target +
                                 " is a remote device; a local session serves a backend of this process (fsim, tsim)");
   }

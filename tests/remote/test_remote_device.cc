@@ -195,6 +195,10 @@ TEST(RemoteDevice, AddressesAreCheckedByName) {
   }
   EXPECT_TRUE(is_known_target("rpc://127.0.0.1:1"));
   EXPECT_FALSE(is_known_target("rpcx://127.0.0.1:1"));
+  // outside this process: what fast-forward and local sessions refuse
+  EXPECT_TRUE(is_scheme_address("rpc://127.0.0.1:1"));
+  EXPECT_FALSE(is_scheme_address("tsim"));
+  EXPECT_FALSE(is_scheme_address("fsim"));
 }
 
 // The C API on a remote device: a deadlocked program's diagnostic comes back in

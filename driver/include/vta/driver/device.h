@@ -174,5 +174,8 @@ std::vector<std::string> backend_schemes();
 /// Whether make_device would find a backend for `target` (a name, an alias or a scheme address);
 /// for command-line validation.
 bool is_known_target(std::string_view target);
+/// Whether `target` is a scheme backend's address ("rpc://HOST:PORT"): a device outside this process,
+/// which does not share its memory.
+bool is_scheme_address(std::string_view target);
 
 }  // namespace vta
