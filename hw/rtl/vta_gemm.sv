@@ -107,15 +107,23 @@ module vta_gemm
   // ---- S2: multiply-accumulate with forwarding ---------------------------------------------
   acc_t acc_old, acc_new;
   logic [OutMatrixWidth-1:0] out_new;
+  // The dot products. The hardware's text is the loop nest below (signed products of the elements,
+  // summed in 32 bits), which synthesis, the hardware tests (HwGemmSynthesisText, the compute
+  // harness) and a tsim configured with VTA_TSIM_GEMM_DPI=OFF read. The tsim by default defines
+  // VTA_GEMM_DPI and has the simulator compute the same function, vectorized, in
+  // tsim/src/rtl_gemm.cc: the loop nest unrolled by Verilator costs about 1,100 host instructions per
+  // simulated cycle, the call about 200, and the whole tsim runs 1.14x faster (docs/PERFORMANCE.md).
+  // HwGemm runs the DPI text against the fsim, HwGemmDot the C++ against a plain reference.
+`ifdef VTA_GEMM_DPI
+  localparam int unsigned DotsWidth = Batch * BlockOut * 32;
+  import "DPI-C" function void vta_gemm_dot(input int batch, input int block_in, input int block_out,
+                                            input int inp_width, input int wgt_width,
+                                            input bit [InpMatrixWidth-1:0] inp,
+                                            input bit [WgtMatrixWidth-1:0] wgt,
+                                            output bit [DotsWidth-1:0] dots);
+  logic [DotsWidth-1:0] dots;  // lane b * BlockOut + o: row b of inp times row o of wgt
+`else
   logic signed [31:0] sum;  // one lane's dot product
-  // The products' operands are the elements sign-extended to 32 bits. Synthesis reads it as the
-  // signed cast (Yosys puts the 8-bit operands on the DSPs' multipliers); simulation reads the same
-  // value as (x ^ 0x80) - 0x80, which C++ compilers turn into one sign-extending load (the code
-  // generated for the cast takes three operations per operand): the whole tsim runs 1.2x faster
-  // (docs/PERFORMANCE.md). Both forms run the hw tests (HwGemmSynthesisText).
-`ifndef SYNTHESIS
-  localparam logic [InpWidth-1:0] InpSign = 1 << (InpWidth - 1);
-  localparam logic [WgtWidth-1:0] WgtSign = 1 << (WgtWidth - 1);
 `endif
 
   always_comb begin
@@ -128,24 +136,29 @@ module vta_gemm
     // A reset micro-op writes zeros; so does an empty S2, whose result nothing reads (which spares
     // a simulator the products in idle cycles).
     acc_new = '0;
+`ifdef VTA_GEMM_DPI
+    dots    = '0;
+    if (s2_valid_q && !reset_q) begin
+      vta_gemm_dot(Batch, BlockIn, BlockOut, InpWidth, WgtWidth, inp_rdata_i, wgt_rdata_i, dots);
+      for (int l = 0; l < Batch * BlockOut; l++) begin
+        acc_new[l * AccWidth +: AccWidth] = acc_old[l * AccWidth +: AccWidth] + AccWidth'(dots[l * 32 +: 32]);
+      end
+    end
+`else
     sum     = '0;
     if (s2_valid_q && !reset_q) begin
       for (int b = 0; b < Batch; b++) begin
         for (int o = 0; o < BlockOut; o++) begin
           sum = '0;
           for (int c = 0; c < BlockIn; c++) begin
-`ifdef SYNTHESIS
             sum += 32'(signed'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth])) *
                    32'(signed'(wgt_rdata_i[(o * BlockIn + c) * WgtWidth +: WgtWidth]));
-`else
-            sum += (32'(InpWidth'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth] ^ InpSign)) - 32'(InpSign)) *
-                   (32'(WgtWidth'(wgt_rdata_i[(o * BlockIn + c) * WgtWidth +: WgtWidth] ^ WgtSign)) - 32'(WgtSign));
-`endif
           end
           acc_new[(b * BlockOut + o) * AccWidth +: AccWidth] = acc_old[(b * BlockOut + o) * AccWidth +: AccWidth] + sum;
         end
       end
     end
+`endif
     for (int l = 0; l < Batch * BlockOut; l++) begin
       out_new[l * OutWidth +: OutWidth] = acc_new[l * AccWidth +: OutWidth];
     end

@@ -1,19 +1,22 @@
 // vta_gemm against the fsim: the same SRAM contents, random GEMM instructions (loops, factors, resets,
 // accumulation chains on one tile that need forwarding), then every accumulator word, the OUT buffer
-// and the micro-op count compared. Also: one micro-op per cycle, and index errors stop cleanly. The
-// random instructions also run on the model of the text synthesis reads (-DSYNTHESIS: the products'
-// operands are written differently for simulation speed, and must be the same numbers).
+// and the micro-op count compared. Also: one micro-op per cycle, and index errors stop cleanly. HwGemm's
+// model computes the dot products with the tsim's DPI function (-DVTA_GEMM_DPI); the random
+// instructions also run on the model of the text synthesis reads (-DSYNTHESIS: the RTL's own loop
+// nest). HwGemmDot checks that function against plain C++, in the vectorized case and the generic one.
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <set>
+#include <vector>
 
 #include "Vvta_gemm_harness.h"
 #include "Vvta_gemm_harness_synth.h"
 #include "compute_check.h"
 #include "test_util.h"
 #include "vta/driver/build_config.h"
+#include "vta/tsim/rtl_gemm.h"
 
 namespace vta::test {
 namespace {
@@ -111,6 +114,60 @@ class GemmTest : public ComputeUnitTest<Model, 21> {
     compare_buffers(written);
   }
 };
+
+// The dot products as the RTL's loop nest states them, element by element.
+std::vector<uint32_t> reference_dots(int batch, int block_in, int block_out, int inp_width, int wgt_width,
+                                     const std::vector<uint32_t>& inp, const std::vector<uint32_t>& wgt) {
+  auto element = [](const std::vector<uint32_t>& v, int index, int width) {
+    int64_t value = 0;
+    for (int bit = 0; bit < width; ++bit) {
+      const int at = index * width + bit;
+      value |= int64_t((v[at / 32] >> (at % 32)) & 1) << bit;
+    }
+    if (value >> (width - 1)) value -= int64_t(1) << width;  // two's complement
+    return value;
+  };
+  std::vector<uint32_t> dots(size_t(batch * block_out));
+  for (int b = 0; b < batch; ++b) {
+    for (int o = 0; o < block_out; ++o) {
+      uint64_t sum = 0;  // modulo 2^64, then 2^32
+      for (int c = 0; c < block_in; ++c) {
+        sum += uint64_t(element(inp, b * block_in + c, inp_width) * element(wgt, o * block_in + c, wgt_width));
+      }
+      dots[size_t(b) * size_t(block_out) + size_t(o)] = uint32_t(sum);
+    }
+  }
+  return dots;
+}
+
+TEST(HwGemmDot, MatchesTheLoopNestForEveryShape) {
+  std::mt19937 rng(7);
+  struct Shape {
+    int batch, block_in, block_out, inp_width, wgt_width;
+  };
+  // int8 rows of 16, 32 and 64 (the vectorized cases; 6 and 3 rows of weights leave some out of the
+  // groups of four), then rows of 8 int8, 16-bit and 32-bit elements, and widths that straddle words
+  // (the generic case)
+  for (const Shape s : {Shape{1, 16, 16, 8, 8}, Shape{2, 32, 8, 8, 8}, Shape{1, 64, 6, 8, 8}, Shape{2, 16, 3, 8, 8},
+                        Shape{1, 8, 4, 8, 8}, Shape{2, 16, 4, 16, 16}, Shape{1, 4, 2, 32, 32}, Shape{3, 5, 3, 7, 12}}) {
+    SCOPED_TRACE(::testing::Message() << s.batch << "x" << s.block_in << "x" << s.block_out << " " << s.inp_width << "/"
+                                      << s.wgt_width << " bits");
+    for (int round = 0; round < 20; ++round) {
+      std::vector<uint32_t> inp(size_t((s.batch * s.block_in * s.inp_width + 31) / 32 + 1));
+      std::vector<uint32_t> wgt(size_t((s.block_out * s.block_in * s.wgt_width + 31) / 32 + 1));
+      for (auto& w : inp) w = rng();
+      for (auto& w : wgt) w = rng();
+      if (round == 0) {  // every int8 element -128 (the largest products), every wider one -1
+        for (auto& w : inp) w = s.inp_width == 8 ? 0x80808080u : 0xffffffffu;
+        for (auto& w : wgt) w = s.wgt_width == 8 ? 0x80808080u : 0xffffffffu;
+      }
+      std::vector<uint32_t> dots(size_t(s.batch * s.block_out), 0xdeadbeef);
+      vta_gemm_dot(s.batch, s.block_in, s.block_out, s.inp_width, s.wgt_width, inp.data(), wgt.data(), dots.data());
+      ASSERT_EQ(dots, reference_dots(s.batch, s.block_in, s.block_out, s.inp_width, s.wgt_width, inp, wgt))
+          << "round " << round;
+    }
+  }
+}
 
 class HwGemm : public GemmTest<Vvta_gemm_harness> {};
 class HwGemmSynthesisText : public GemmTest<Vvta_gemm_harness_synth> {};
