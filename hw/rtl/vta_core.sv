@@ -125,17 +125,10 @@ module vta_core
   assign error_stage_o = {l2g_over || g2l_over || g2s_over || s2g_over, st_err, co_err, ld_err};
   assign error_o       = |error_stage_o;
 
-  logic [63:0] inp_d, inp_q, wgt_d, wgt_q, acc_d, acc_q, uop_d, uop_q, out_d, out_q, gemm_d, gemm_q, alu_d, alu_q;
-  always_comb begin
-    inp_d  = inp_q + (ld_stat ? 64'(ld_inp_bytes) : '0);
-    wgt_d  = wgt_q + (ld_stat ? 64'(ld_wgt_bytes) : '0);
-    uop_d  = uop_q + (co_stat ? 64'(co_uop_bytes) : '0);
-    acc_d  = acc_q + (co_stat ? 64'(co_acc_bytes) : '0);
-    out_d  = out_q + (st_stat ? 64'(st_out_bytes) : '0);
-    gemm_d = gemm_q + 64'(gemm_uop);
-    alu_d  = alu_q + 64'(alu_uop);
-    if (clear_stats_i) {inp_d, wgt_d, uop_d, acc_d, out_d, gemm_d, alu_d} = '0;
-  end
+  // The counters change in the clocked block, each only when it counts: the host's clear comes from
+  // the AXI4-Lite inputs, and next-state logic reading it would be evaluated twice per cycle by a
+  // simulator (Verilator's input phase and its clocked phase; docs/PERFORMANCE.md).
+  logic [63:0] inp_q, wgt_q, acc_q, uop_q, out_q, gemm_q, alu_q;
   assign inp_bytes_o  = inp_q;
   assign wgt_bytes_o  = wgt_q;
   assign acc_bytes_o  = acc_q;
@@ -153,7 +146,17 @@ module vta_core
     if (!rst_ni) begin
       {inp_q, wgt_q, uop_q, acc_q, out_q, gemm_q, alu_q} <= '0;
     end else begin
-      {inp_q, wgt_q, uop_q, acc_q, out_q, gemm_q, alu_q} <= {inp_d, wgt_d, uop_d, acc_d, out_d, gemm_d, alu_d};
+      if (clear_stats_i) begin
+        {inp_q, wgt_q, uop_q, acc_q, out_q, gemm_q, alu_q} <= '0;
+      end else begin
+        if (ld_stat) inp_q <= inp_q + 64'(ld_inp_bytes);
+        if (ld_stat) wgt_q <= wgt_q + 64'(ld_wgt_bytes);
+        if (co_stat) uop_q <= uop_q + 64'(co_uop_bytes);
+        if (co_stat) acc_q <= acc_q + 64'(co_acc_bytes);
+        if (st_stat) out_q <= out_q + 64'(st_out_bytes);
+        if (gemm_uop) gemm_q <= gemm_q + 1'b1;
+        if (alu_uop) alu_q <= alu_q + 1'b1;
+      end
     end
   end
 endmodule : vta_core

@@ -46,6 +46,11 @@ module vta_fetch
   logic [CntW-1:0]    free;
   logic               offered_q;        // the command was offered and not taken last cycle
   logic [31:0]        offered_chunk_q;  // its size
+  // The host's start, taken while idle. It comes from the AXI4-Lite inputs: the registers read it in
+  // the clocked blocks only, so that no next-state logic depends on it (a simulator would evaluate
+  // such logic twice per cycle, in its input phase and its clocked phase; docs/PERFORMANCE.md).
+  logic               launch;
+  assign launch = !active_q && start_i;
 
   // ---- the local buffer ------------------------------------------------------------------------
   logic       buf_wvalid, buf_wready, buf_rvalid, buf_rready;
@@ -84,17 +89,14 @@ module vta_fetch
     assign rx_ready  = slot_q == SlotW'(InsnsPerBeat - 1) || cur_left == CntW'(1);
     assign rx_write  = mem_rsp_i.data_valid;
     assign buf_wdata = mem_rsp_i.data[slot_q * InsWidth +: InsWidth];
-    always_comb begin
-      slot_d = mem_rsp_i.data_valid ? slot_q + 1'b1 : slot_q;
-      left_d = mem_rsp_i.data_valid ? cur_left - 1'b1 : left_q;
-      if (!active_q && start_i) begin
-        slot_d = insn_addr_i[$clog2(BusBytes)-1:$clog2(InsnBytes)];
-        left_d = '0;
-      end
-    end
+    assign slot_d = mem_rsp_i.data_valid ? slot_q + 1'b1 : slot_q;
+    assign left_d = mem_rsp_i.data_valid ? cur_left - 1'b1 : left_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         slot_q <= '0;
+        left_q <= '0;
+      end else if (launch) begin
+        slot_q <= insn_addr_i[$clog2(BusBytes)-1:$clog2(InsnBytes)];
         left_q <= '0;
       end else begin
         slot_q <= slot_d;
@@ -117,14 +119,13 @@ module vta_fetch
     always_comb begin
       beat_d = beat_q;
       if (mem_rsp_i.data_valid) beat_d = (beat_q == BeatW'(BeatsPerInsn - 1)) ? '0 : beat_q + 1'b1;
-      if (!active_q && start_i) beat_d = '0;
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         beat_q   <= '0;
         gather_q <= '0;
       end else begin
-        beat_q   <= beat_d;
+        beat_q   <= launch ? '0 : beat_d;
         gather_q <= gather_d;
       end
     end
@@ -181,14 +182,6 @@ module vta_fetch
       to_dispatch_d = to_dispatch_q - 1'b1;
       if (to_dispatch_q == 32'd1) active_d = 1'b0;
     end
-
-    if (!active_q && start_i) begin
-      active_d      = insn_count_i != '0;
-      to_request_d  = insn_count_i;
-      to_dispatch_d = insn_count_i;
-      next_addr_d   = insn_addr_i;
-      outstanding_d = '0;
-    end
     busy_o = active_q;
   end
 
@@ -207,11 +200,19 @@ module vta_fetch
     end else begin
       offered_q     <= cmd_valid && !mem_rsp_i.cmd_ready;
       offered_chunk_q <= chunk;
-      active_q      <= active_d;
-      to_request_q  <= to_request_d;
-      to_dispatch_q <= to_dispatch_d;
-      next_addr_q   <= next_addr_d;
-      outstanding_q <= outstanding_d;
+      if (launch) begin
+        active_q      <= insn_count_i != '0;
+        to_request_q  <= insn_count_i;
+        to_dispatch_q <= insn_count_i;
+        next_addr_q   <= insn_addr_i;
+        outstanding_q <= '0;
+      end else begin
+        active_q      <= active_d;
+        to_request_q  <= to_request_d;
+        to_dispatch_q <= to_dispatch_d;
+        next_addr_q   <= next_addr_d;
+        outstanding_q <= outstanding_d;
+      end
     end
   end
 

@@ -247,10 +247,10 @@ package vta_pkg;
     logic [2:0]              size;
     logic [1:0]              burst;
   } axi_ax_t;
-  typedef struct packed {
-    logic [BusWidth-1:0]   data;
+  typedef struct packed {  // the data in the low bits
     logic [BusWidth/8-1:0] strb;
     logic                  last;
+    logic [BusWidth-1:0]   data;
   } axi_w_t;
   typedef struct packed {  // the data in the low bits (word-aligned for a simulator's copies)
     logic [AxiIdWidth-1:0] id;
@@ -262,15 +262,15 @@ package vta_pkg;
     logic [AxiIdWidth-1:0] id;
     logic [1:0]            resp;
   } axi_b_t;
-  typedef struct packed {  // master -> slave
+  typedef struct packed {  // master -> slave (the write data in the low bits)
     logic    aw_valid;
     axi_ax_t aw;
-    logic    w_valid;
-    axi_w_t  w;
     logic    b_ready;
     logic    ar_valid;
     axi_ax_t ar;
     logic    r_ready;
+    logic    w_valid;
+    axi_w_t  w;
   } axi_req_t;
   typedef struct packed {  // slave -> master
     logic   aw_ready;
@@ -282,26 +282,26 @@ package vta_pkg;
     axi_r_t r;
   } axi_rsp_t;
 
-  typedef struct packed {  // host -> registers
+  typedef struct packed {  // host -> registers (the write data in the low bits)
     logic        aw_valid;
     logic [11:0] aw_addr;
     logic        w_valid;
-    logic [31:0] w_data;
     logic [3:0]  w_strb;
     logic        b_ready;
     logic        ar_valid;
     logic [11:0] ar_addr;
     logic        r_ready;
+    logic [31:0] w_data;
   } axil_req_t;
-  typedef struct packed {  // registers -> host
+  typedef struct packed {  // registers -> host (the read data in the low bits)
     logic        aw_ready;
     logic        w_ready;
     logic        b_valid;
     logic [1:0]  b_resp;
     logic        ar_ready;
     logic        r_valid;
-    logic [31:0] r_data;
     logic [1:0]  r_resp;
+    logic [31:0] r_data;
   } axil_rsp_t;
 
   // The module an instruction executes on (spec 4.4).

@@ -79,12 +79,33 @@ module vta_top
   assign axil_req.ar_valid = s_axil_arvalid_i;
   assign axil_req.ar_addr  = s_axil_araddr_i;
   assign axil_req.r_ready  = s_axil_rready_i;
-  assign {s_axil_awready_o, s_axil_wready_o, s_axil_bvalid_o, s_axil_bresp_o, s_axil_arready_o, s_axil_rvalid_o,
-          s_axil_rdata_o, s_axil_rresp_o} = axil_rsp;
-  assign {m_axi_awvalid_o, m_axi_awid_o, m_axi_awaddr_o, m_axi_awlen_o, m_axi_awsize_o, m_axi_awburst_o,
-          m_axi_wvalid_o, m_axi_wdata_o, m_axi_wstrb_o, m_axi_wlast_o, m_axi_bready_o,
-          m_axi_arvalid_o, m_axi_arid_o, m_axi_araddr_o, m_axi_arlen_o, m_axi_arsize_o, m_axi_arburst_o,
-          m_axi_rready_o} = axi_req;
+  // field by field (the structs' field order is theirs to choose: wide data on word boundaries)
+  assign s_axil_awready_o = axil_rsp.aw_ready;
+  assign s_axil_wready_o  = axil_rsp.w_ready;
+  assign s_axil_bvalid_o  = axil_rsp.b_valid;
+  assign s_axil_bresp_o   = axil_rsp.b_resp;
+  assign s_axil_arready_o = axil_rsp.ar_ready;
+  assign s_axil_rvalid_o  = axil_rsp.r_valid;
+  assign s_axil_rdata_o   = axil_rsp.r_data;
+  assign s_axil_rresp_o   = axil_rsp.r_resp;
+  assign m_axi_awvalid_o  = axi_req.aw_valid;
+  assign m_axi_awid_o     = axi_req.aw.id;
+  assign m_axi_awaddr_o   = axi_req.aw.addr;
+  assign m_axi_awlen_o    = axi_req.aw.len;
+  assign m_axi_awsize_o   = axi_req.aw.size;
+  assign m_axi_awburst_o  = axi_req.aw.burst;
+  assign m_axi_wvalid_o   = axi_req.w_valid;
+  assign m_axi_wdata_o    = axi_req.w.data;
+  assign m_axi_wstrb_o    = axi_req.w.strb;
+  assign m_axi_wlast_o    = axi_req.w.last;
+  assign m_axi_bready_o   = axi_req.b_ready;
+  assign m_axi_arvalid_o  = axi_req.ar_valid;
+  assign m_axi_arid_o     = axi_req.ar.id;
+  assign m_axi_araddr_o   = axi_req.ar.addr;
+  assign m_axi_arlen_o    = axi_req.ar.len;
+  assign m_axi_arsize_o   = axi_req.ar.size;
+  assign m_axi_arburst_o  = axi_req.ar.burst;
+  assign m_axi_rready_o   = axi_req.r_ready;
   assign axi_rsp.aw_ready = m_axi_awready_i;
   assign axi_rsp.w_ready  = m_axi_wready_i;
   assign axi_rsp.b_valid  = m_axi_bvalid_i;

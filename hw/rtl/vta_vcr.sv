@@ -153,7 +153,12 @@ module vta_vcr
 
   // The control state (narrow) as next-state logic; the wide registers (counters, the registers the
   // host writes, the read data) change in the clocked block below only when they change, so that a
-  // simulator does not compute their next values on every evaluation (docs/PERFORMANCE.md).
+  // simulator does not compute their next values on every evaluation (docs/PERFORMANCE.md). The
+  // running accelerator's transitions depend on registers only and the host's launch on the
+  // AXI4-Lite inputs: two blocks, so that a simulator evaluating the logic of changed inputs (each
+  // cycle, Verilator's input phase) evaluates only the second.
+  logic [31:0] ctrl_run;
+  logic        finish_run;
   always_comb begin
     drained = busy_i == '0 && !mem_busy_i;
     for (int s = 0; s < 3; s++) begin
@@ -163,20 +168,18 @@ module vta_vcr
     idle    = running && busy_i[2:0] == '0 && !mem_busy_i && insn_start_i == '0;
     err_now = {running && wdog_q != '0 && idle_q >= wdog_q, mem_error_i, core_error_i};
 
-    ctrl_d = ctrl_q;
+    ctrl_run = ctrl_q;
     if (running && err_now != '0) begin
-      ctrl_d = 32'(1) << VcrCtrlErrorBit;
+      ctrl_run = 32'(1) << VcrCtrlErrorBit;
     end else if (running && (done_i || finish_q) && drained) begin
       // done once FINISH executed, every stage is idle or waiting for a token, every instruction is
       // dispatched and every store's data is in memory
-      ctrl_d = 32'(1) << VcrCtrlDoneBit;
+      ctrl_run = 32'(1) << VcrCtrlDoneBit;
     end
-    finish_d = running && (finish_q || done_i) && !ctrl_d[VcrCtrlDoneBit] && !ctrl_d[VcrCtrlErrorBit];
-    if (launch) begin
-      finish_d = 1'b0;
-      ctrl_d   = 32'(1) << VcrCtrlLaunchBit;
-    end
+    finish_run = running && (finish_q || done_i) && !ctrl_run[VcrCtrlDoneBit] && !ctrl_run[VcrCtrlErrorBit];
   end
+  assign ctrl_d   = launch ? 32'(1) << VcrCtrlLaunchBit : ctrl_run;
+  assign finish_d = finish_run && !launch;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

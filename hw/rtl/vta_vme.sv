@@ -208,21 +208,12 @@ module vta_vme
   assign busy_o         = ar_valid || aw_valid || reads_q != '0 || writes_q != '0 || ws_valid || ack_q;
 
   // ---- errors ---------------------------------------------------------------------------------
-  logic [3:0] err_d, err_q, client_d, client_q;
-  always_comb begin
-    err_d = err_q | {
-      wlast_mismatch || (axi_rsp_i.b_valid && (!bq_rvalid || axi_rsp_i.b.id != '0)) || (r_fire && r_bad_id),
-      rd_range_err || wr_range_err,
-      b_fire && axi_rsp_i.b.resp != 2'b00,
-      r_fire && rs.resp != 2'b00};
-    client_d = client_q;
-    if (err_q == '0 && err_d != '0) begin
-      client_d = (r_fire && rs.resp != 2'b00) ? 4'(rs.id)
-               : rd_range_err ? 4'(grant) : WriteClient;
-    end
-  end
+  // Computed in the clocked block: they depend on the AXI inputs, and next-state logic that does is
+  // evaluated twice per cycle by a simulator (Verilator's input phase and its clocked phase;
+  // docs/PERFORMANCE.md).
+  logic [3:0] err_q, client_q;  // client_q follows the cycle's would-be client until the first error
   assign error_o        = err_q;
-  assign error_client_o = client_q;
+  assign error_client_o = err_q != '0 ? client_q : '0;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -239,8 +230,14 @@ module vta_vme
       reads_q  <= reads_d;
       writes_q <= writes_d;
       wbeat_q  <= wbeat_d;
-      err_q    <= err_d;
-      client_q <= client_d;
+      if (err_q == '0) begin  // frozen from the first error on
+        client_q <= (r_fire && rs.resp != 2'b00) ? 4'(rs.id) : rd_range_err ? 4'(grant) : WriteClient;
+      end
+      err_q <= err_q | {
+        wlast_mismatch || (axi_rsp_i.b_valid && (!bq_rvalid || axi_rsp_i.b.id != '0)) || (r_fire && r_bad_id),
+        rd_range_err || wr_range_err,
+        b_fire && axi_rsp_i.b.resp != 2'b00,
+        r_fire && rs.resp != 2'b00};
     end
   end
 
