@@ -50,7 +50,7 @@ module vta_core
 
   vta_fetch u_fetch (
     .clk_i, .rst_ni, .start_i, .insn_addr_i, .insn_count_i, .busy_o(fetch_busy),
-    .mem_req_o(rd_req_o[0*MemRdReqWidth +: MemRdReqWidth]), .mem_rsp_i(rd_rsp_i[0*MemRdRspWidth +: MemRdRspWidth]),
+    .mem_req_o(rd_req_o[0*MemRdReqSlot +: MemRdReqWidth]), .mem_rsp_i(rd_rsp_i[0*MemRdRspSlot +: MemRdRspWidth]),
     .load_valid_o(ld_q_wvalid), .load_ready_i(ld_q_wready),
     .compute_valid_o(co_q_wvalid), .compute_ready_i(co_q_wready),
     .store_valid_o(st_q_wvalid), .store_ready_i(st_q_wready), .insn_o(fetched));
@@ -96,8 +96,8 @@ module vta_core
   vta_load u_load (
     .clk_i, .rst_ni, .insn_valid_i(ld_q_rvalid), .insn_ready_o(ld_q_rready), .insn_i(ld_insn),
     .g2l_ready_i(g2l_ready), .l2g_full_i(l2g_full), .g2l_pop_o(g2l_pop), .l2g_push_o(l2g_push),
-    .inp_req_o(rd_req_o[2*MemRdReqWidth +: MemRdReqWidth]), .inp_rsp_i(rd_rsp_i[2*MemRdRspWidth +: MemRdRspWidth]),
-    .wgt_req_o(rd_req_o[3*MemRdReqWidth +: MemRdReqWidth]), .wgt_rsp_i(rd_rsp_i[3*MemRdRspWidth +: MemRdRspWidth]),
+    .inp_req_o(rd_req_o[2*MemRdReqSlot +: MemRdReqWidth]), .inp_rsp_i(rd_rsp_i[2*MemRdRspSlot +: MemRdRspWidth]),
+    .wgt_req_o(rd_req_o[3*MemRdReqSlot +: MemRdReqWidth]), .wgt_rsp_i(rd_rsp_i[3*MemRdRspSlot +: MemRdRspWidth]),
     .inp_rd_i(inp_rd), .inp_rdata_o(inp_rdata), .wgt_rd_i(wgt_rd), .wgt_rdata_o(wgt_rdata),
     .busy_o(ld_busy), .error_o(ld_err), .stat_valid_o(ld_stat), .stat_inp_bytes_o(ld_inp_bytes),
     .stat_wgt_bytes_o(ld_wgt_bytes));
@@ -107,8 +107,8 @@ module vta_core
     .l2g_ready_i(l2g_ready), .l2g_pop_o(l2g_pop), .s2g_ready_i(s2g_ready), .s2g_pop_o(s2g_pop),
     .g2l_full_i(g2l_full), .g2s_full_i(g2s_full),
     .g2l_push_o(g2l_push), .g2s_push_o(g2s_push),
-    .uop_req_o(rd_req_o[1*MemRdReqWidth +: MemRdReqWidth]), .uop_rsp_i(rd_rsp_i[1*MemRdRspWidth +: MemRdRspWidth]),
-    .acc_req_o(rd_req_o[4*MemRdReqWidth +: MemRdReqWidth]), .acc_rsp_i(rd_rsp_i[4*MemRdRspWidth +: MemRdRspWidth]),
+    .uop_req_o(rd_req_o[1*MemRdReqSlot +: MemRdReqWidth]), .uop_rsp_i(rd_rsp_i[1*MemRdRspSlot +: MemRdRspWidth]),
+    .acc_req_o(rd_req_o[4*MemRdReqSlot +: MemRdReqWidth]), .acc_rsp_i(rd_rsp_i[4*MemRdRspSlot +: MemRdRspWidth]),
     .inp_rd_o(inp_rd), .inp_rdata_i(inp_rdata), .wgt_rd_o(wgt_rd), .wgt_rdata_i(wgt_rdata),
     .out_rd_i(out_rd), .out_rdata_o(out_rdata),
     .busy_o(co_busy), .finish_o(done_o), .error_o(co_err), .gemm_uop_o(gemm_uop), .alu_uop_o(alu_uop),
@@ -120,6 +120,13 @@ module vta_core
     .mem_req_o(wr_req_o), .mem_rsp_i(wr_rsp_i),
     .out_rd_o(out_rd), .out_rdata_i(out_rdata),
     .busy_o(st_busy), .error_o(st_err), .stat_valid_o(st_stat), .stat_out_bytes_o(st_out_bytes));
+
+  // the bits between the read clients' request slots (vta_pkg)
+  if (MemRdReqSlot > MemRdReqWidth) begin : gen_req_gaps
+    for (genvar i = 0; i < NumReadClients; i++) begin : gen_gap
+      assign rd_req_o[i*MemRdReqSlot + MemRdReqWidth +: MemRdReqSlot - MemRdReqWidth] = '0;
+    end
+  end
 
   // ---- errors and statistics ----------------------------------------------------------------------
   assign error_stage_o = {l2g_over || g2l_over || g2s_over || s2g_over, st_err, co_err, ld_err};

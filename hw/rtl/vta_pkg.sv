@@ -208,19 +208,23 @@ package vta_pkg;
     logic [BusWidth-1:0] data;
   } mem_rd_rsp_t;
   // The memory engine's read clients (0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc): client i's request and
-  // response are the i-th MemRdReqWidth / MemRdRspWidth bits of these vectors. (Yosys 0.23 selects
-  // elements of packed struct arrays wrongly and has no $bits of a type: the widths are stated here,
-  // and vta_vme checks them against the structs at elaboration.)
+  // response are the low MemRdReqWidth / MemRdRspWidth bits of the i-th slot of these vectors, the
+  // slots rounded up to whole 32-bit words (the bits between are zeros: a simulator copies a struct
+  // in and out of a slot word by word instead of shifting every word). (Yosys 0.23 selects elements
+  // of packed struct arrays wrongly and has no $bits of a type: the widths are stated here, and
+  // vta_vme checks them against the structs at elaboration.)
   localparam int unsigned NumReadClients = 5;
   localparam int unsigned MemRdReqWidth = 1 + MemAddrWidth + 32 + 1;  // $bits(mem_rd_req_t)
   localparam int unsigned MemRdRspWidth = 2 + BusWidth;               // $bits(mem_rd_rsp_t)
+  localparam int unsigned MemRdReqSlot = (MemRdReqWidth + 31) / 32 * 32;
+  localparam int unsigned MemRdRspSlot = (MemRdRspWidth + 31) / 32 * 32;
   // Where the one-bit fields sit in a client's request and response (checked against the structs in
   // vta_vme): read from the vectors directly, they spare a simulator copying whole structs out.
   localparam int unsigned MemRdReqCmdValidBit = MemRdReqWidth - 1;  // the first (top) field
   localparam int unsigned MemRdReqDataReadyBit = 0;                 // the last field
   localparam int unsigned MemRdRspDataValidBit = BusWidth;          // just above the data
-  typedef logic [NumReadClients*MemRdReqWidth-1:0] mem_rd_reqs_t;
-  typedef logic [NumReadClients*MemRdRspWidth-1:0] mem_rd_rsps_t;
+  typedef logic [NumReadClients*MemRdReqSlot-1:0] mem_rd_reqs_t;
+  typedef logic [NumReadClients*MemRdRspSlot-1:0] mem_rd_rsps_t;
   typedef struct packed {  // write client -> memory engine
     logic                  cmd_valid;
     mem_cmd_t              cmd;

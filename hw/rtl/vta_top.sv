@@ -160,8 +160,8 @@ module vta_top
   logic [5:0] mem_activity /*verilator public_flat_rd*/;
   always_comb begin
     for (int i = 0; i < NumReadClients; i++) begin
-      mem_activity[i] = rd_rsp[i*MemRdRspWidth + MemRdRspDataValidBit] &&
-                        rd_req[i*MemRdReqWidth + MemRdReqDataReadyBit];
+      mem_activity[i] = rd_rsp[i*MemRdRspSlot + MemRdRspDataValidBit] &&
+                        rd_req[i*MemRdReqSlot + MemRdReqDataReadyBit];
     end
     mem_activity[5] = (wr_req.cmd_valid && !wr_rsp.cmd_ready) || (wr_req.data_valid && !wr_rsp.data_ready);
   end

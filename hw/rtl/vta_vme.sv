@@ -68,7 +68,7 @@ module vta_vme
   /* verilator lint_off UNUSEDSIGNAL */  // the data_ready is the client's own business
   mem_rd_req_t granted;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign granted      = rd_req_i[grant*MemRdReqWidth +: MemRdReqWidth];
+  assign granted      = rd_req_i[grant*MemRdReqSlot +: MemRdReqWidth];
   assign rd_cmd_valid = granted.cmd_valid;
 
   vta_vme_burst #(.AddrWidth(AxiAddrWidth), .TagWidth(ClientW)) u_read_split (
@@ -110,16 +110,19 @@ module vta_vme
   // clients made the whole tsim 12 % slower, measured.)
   for (genvar i = 0; i < NumReadClients; i++) begin : gen_client
     logic cmd_ready, data_valid;
-    assign client_cmd_valid[i]  = rd_req_i[i*MemRdReqWidth + MemRdReqCmdValidBit];
-    assign client_data_ready[i] = rd_req_i[i*MemRdReqWidth + MemRdReqDataReadyBit];
+    assign client_cmd_valid[i]  = rd_req_i[i*MemRdReqSlot + MemRdReqCmdValidBit];
+    assign client_data_ready[i] = rd_req_i[i*MemRdReqSlot + MemRdReqDataReadyBit];
     assign cmd_ready            = grant == ClientW'(i) && rd_cmd_ready;
     assign data_valid           = !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid;
-    assign rd_rsp_o[i*MemRdRspWidth +: MemRdRspWidth] = {cmd_ready, data_valid, rs.data};
+    assign rd_rsp_o[i*MemRdRspSlot +: MemRdRspWidth] = {cmd_ready, data_valid, rs.data};
+    if (MemRdRspSlot > MemRdRspWidth) begin : gen_rsp_gap
+      assign rd_rsp_o[i*MemRdRspSlot + MemRdRspWidth +: MemRdRspSlot - MemRdRspWidth] = '0;
+    end
 `ifndef SYNTHESIS
     /* verilator lint_off UNUSEDSIGNAL */  // its address and byte count go through `granted`
     mem_rd_req_t req;
     /* verilator lint_on UNUSEDSIGNAL */
-    assign req = rd_req_i[i*MemRdReqWidth +: MemRdReqWidth];
+    assign req = rd_req_i[i*MemRdReqSlot +: MemRdReqWidth];
     `VTA_ASSERT(ReadClientBitsAgree, client_cmd_valid[i] == req.cmd_valid && client_data_ready[i] == req.data_ready)
     `VTA_ASSERT_HANDSHAKE(ReadCmdHeld, req.cmd_valid, cmd_ready, req.cmd)
     `VTA_ASSERT_HANDSHAKE(ReadDataHeld, data_valid, req.data_ready, rs.data)
