@@ -171,7 +171,7 @@ module vta_compute
   logic go, valid, load_fits, unit_busy, unit_error;
 
   always_comb begin
-    // the head decoded only while it can start (vta_pkg, above the decoders)
+    // the head decoded only when it can matter (vta_pkg, above the decoders)
     op        = OpLoad;
     deps      = '0;
     m         = '0;
@@ -182,8 +182,17 @@ module vta_compute
 `ifndef SYNTHESIS
     if (state_q == StIdle && insn_valid_i) begin
 `endif
-      op    = insn_opcode(insn_i);
       deps  = insn_deps(insn_i);
+`ifndef SYNTHESIS
+    end
+`endif
+    // starts when its pops have tokens and its pushes have room (only this stage pushes g2l and g2s)
+    go = insn_valid_i && (!deps.pop_prev || l2g_ready_i) && (!deps.pop_next || s2g_ready_i) &&
+         (!deps.push_prev || !g2l_full_i) && (!deps.push_next || !g2s_full_i);
+`ifndef SYNTHESIS
+    if (state_q == StIdle && go) begin
+`endif
+      op    = insn_opcode(insn_i);
       m     = decode_mem(insn_i);
       g     = decode_gemm(insn_i);
       a     = decode_alu(insn_i);
@@ -201,9 +210,6 @@ module vta_compute
 `ifndef SYNTHESIS
     end
 `endif
-    // starts when its pops have tokens and its pushes have room (only this stage pushes g2l and g2s)
-    go = insn_valid_i && (!deps.pop_prev || l2g_ready_i) && (!deps.pop_next || s2g_ready_i) &&
-         (!deps.push_prev || !g2l_full_i) && (!deps.push_next || !g2s_full_i);
 
     unique case (unit_q)
       UnitUop:  begin unit_busy = uop_busy;  unit_error = 1'b0;      end

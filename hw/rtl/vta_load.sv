@@ -75,7 +75,7 @@ module vta_load
 
   // ---- control --------------------------------------------------------------------------------
   always_comb begin
-    // the head decoded only while it can start (vta_pkg, above the decoders)
+    // the head decoded only when it can matter (vta_pkg, above the decoders)
     m      = '0;
     deps   = '0;
     is_inp = 1'b0;
@@ -84,8 +84,16 @@ module vta_load
 `ifndef SYNTHESIS
     if (state_q == StIdle && insn_valid_i) begin
 `endif
-      m      = decode_mem(insn_i);
       deps   = insn_deps(insn_i);
+`ifndef SYNTHESIS
+    end
+`endif
+    // starts when its pop has a token and its push has room (only this stage pushes l2g)
+    go            = insn_valid_i && (!deps.pop_next || g2l_ready_i) && (!deps.push_next || !l2g_full_i);
+`ifndef SYNTHESIS
+    if (state_q == StIdle && go) begin
+`endif
+      m      = decode_mem(insn_i);
       is_inp = insn_opcode(insn_i) == OpLoad && m.mem_type == MemInp;
       is_wgt = insn_opcode(insn_i) == OpLoad && m.mem_type == MemWgt;
       fits   = mem_block_fits(insn_i, is_inp ? InpBuffDepth : WgtBuffDepth);
@@ -103,8 +111,6 @@ module vta_load
     inp_start     = 1'b0;
     wgt_start     = 1'b0;
     stat_valid_o  = 1'b0;
-    // starts when its pop has a token and its push has room (only this stage pushes l2g)
-    go            = insn_valid_i && (!deps.pop_next || g2l_ready_i) && (!deps.push_next || !l2g_full_i);
 
     unique case (state_q)
       StIdle: begin

@@ -97,11 +97,13 @@ package vta_pkg;
   // The decoders build each struct as a concatenation in its field order (Yosys 0.23 reads neither
   // assignment patterns nor members written in a function); every field is sized to its struct width.
   //
-  // The load, compute and store stages call them on their queue's head only while it can start (the
-  // stage idle, the head valid), with zeros otherwise: the units take their instruction at their
-  // start only, and a simulator skips the decoders in the other cycles. Synthesis decodes in every
-  // cycle (Yosys 0.23 infers a latch for a function called under a condition; docs/SYNTHESIS.md):
-  // the same circuit at the stages' ports, the fields being used under that condition alone.
+  // The load, compute and store stages call them on their queue's head only when it can matter, with
+  // zeros otherwise: insn_deps while the stage is idle with a valid head (its tokens decide whether
+  // it starts), the others in the cycle it starts (the units take their instruction at their start
+  // only), so a simulator skips the decoders in every other cycle, a stage waiting for a token
+  // included. Synthesis decodes in every cycle (Yosys 0.23 infers a latch for a function called
+  // under a condition; docs/SYNTHESIS.md): the same circuit at the stages' ports, the fields being
+  // used under those conditions alone.
   function automatic opcode_e insn_opcode(insn_t insn);
     insn_opcode = opcode_e'(insn[MemOpcodeLsb +: MemOpcodeWidth]);
   endfunction

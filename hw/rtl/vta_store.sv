@@ -46,23 +46,29 @@ module vta_store
     .sram_re_o(out_rd_o.re), .sram_raddr_o(out_rd_o.addr), .sram_rdata_i(out_rdata_i));
 
   always_comb begin
-    // the head decoded only while it can start (vta_pkg, above the decoders)
+    // the head decoded only when it can matter (vta_pkg, above the decoders)
     m    = '0;
     deps = '0;
     ok   = 1'b0;
 `ifndef SYNTHESIS
     if (state_q == StIdle && insn_valid_i) begin
 `endif
-      m    = decode_mem(insn_i);
       deps = insn_deps(insn_i);
+`ifndef SYNTHESIS
+    end
+`endif
+    // starts when its pop has a token and its push has room (only this stage pushes s2g)
+    go   = insn_valid_i && (!deps.pop_prev || g2s_ready_i) && (!deps.push_prev || !s2g_full_i);
+`ifndef SYNTHESIS
+    if (state_q == StIdle && go) begin
+`endif
+      m    = decode_mem(insn_i);
       ok   = insn_opcode(insn_i) == OpStore &&
              (m.x_size == '0 || (m.mem_type == MemOut && m.x_pad_0 == '0 && m.x_pad_1 == '0 && m.y_pad_0 == '0 &&
                                  m.y_pad_1 == '0 && mem_block_fits(insn_i, AccBuffDepth)));
 `ifndef SYNTHESIS
     end
 `endif
-    // starts when its pop has a token and its push has room (only this stage pushes s2g)
-    go   = insn_valid_i && (!deps.pop_prev || g2s_ready_i) && (!deps.push_prev || !s2g_full_i);
 
     state_d      = state_q;
     push_d       = push_q;
