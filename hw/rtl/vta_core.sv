@@ -156,10 +156,14 @@ module vta_core
       if (clear_stats_i) begin
         {inp_q, wgt_q, uop_q, acc_q, out_q, gemm_q, alu_q} <= '0;
       end else begin
-        if (ld_stat) inp_q <= inp_q + 64'(ld_inp_bytes);
-        if (ld_stat) wgt_q <= wgt_q + 64'(ld_wgt_bytes);
-        if (co_stat) uop_q <= uop_q + 64'(co_uop_bytes);
-        if (co_stat) acc_q <= acc_q + 64'(co_acc_bytes);
+        if (ld_stat) begin
+          inp_q <= inp_q + 64'(ld_inp_bytes);
+          wgt_q <= wgt_q + 64'(ld_wgt_bytes);
+        end
+        if (co_stat) begin
+          uop_q <= uop_q + 64'(co_uop_bytes);
+          acc_q <= acc_q + 64'(co_acc_bytes);
+        end
         if (st_stat) out_q <= out_q + 64'(st_out_bytes);
         if (gemm_uop) gemm_q <= gemm_q + 1'b1;
         if (alu_uop) alu_q <= alu_q + 1'b1;

@@ -112,7 +112,7 @@ module vta_gemm
   // harness) and a tsim configured with VTA_TSIM_GEMM_DPI=OFF read. The tsim by default defines
   // VTA_GEMM_DPI and has the simulator compute the same function, vectorized, in
   // tsim/src/rtl_gemm.cc: the loop nest unrolled by Verilator costs about 1,100 host instructions per
-  // simulated cycle, the call about 200, and the whole tsim runs 1.14x faster (docs/PERFORMANCE.md).
+  // simulated cycle on the convolution, the call about 350 (docs/PERFORMANCE.md).
   // HwGemm runs the DPI text against the fsim, HwGemmDot the C++ against a plain reference.
 `ifdef VTA_GEMM_DPI
   localparam int unsigned DotsWidth = Batch * BlockOut * 32;
