@@ -243,7 +243,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  vta::report_interrupts("vta-onnx");
   return vta::guarded_main("vta-onnx", [&] {
     try {
       return run(argc, argv);

@@ -44,10 +44,14 @@ int run(int argc, char** argv) {
   app.add_option("--layers", layers,
                  "run a slice: FIRST:LAST step names (e.g. layer2.0.conv1.q:layer2.1), inputs from the reference");
   app.add_option("--seed", seed, "seed of the generated weights and input image");
+  namespace net = vta::network;
   app.add_option("--image", image, "input height and width (a multiple of 32; ResNet-18: 224)")
-      ->check(CLI::Range(int64_t{32}, int64_t{1024}));
+      ->check(CLI::Range(net::kMinResNetImage, net::kMaxResNetImage))
+      ->check(CLI::Validator(
+          [](const std::string& v) { return std::stoll(v) % 32 == 0 ? std::string() : "not a multiple of 32: " + v; },
+          "MULTIPLE OF 32"));
   app.add_option("--batch", batch, "images per inference (default: the configuration's BATCH)")
-      ->check(CLI::Range(int64_t{1}, int64_t{64}));
+      ->check(CLI::Range(int64_t{1}, net::kMaxResNetBatch));
   app.add_flag("!--no-verify", verify, "skip the reference and the per-step comparison");
   app.add_flag("--vta-max-pool", vta_pool, "run the max pool after conv1 on VTA's ALU (default: on the host)");
   app.add_flag("--shifts", shifts, "print each shift with the fraction of values it saturates and zeroes");
@@ -249,7 +253,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  vta::report_interrupts("vta-resnet18");  // the host phases take seconds: an interrupt says so
   return vta::guarded_main("vta-resnet18", [&] {
     try {
       return run(argc, argv);

@@ -258,6 +258,15 @@ void Module::call(runtime::Context& ctx, const std::vector<void*>& buffers, cons
 }
 
 Module build(const Schedule& s, const std::vector<Tensor>& args, const Env& env, const BuildOptions& options) {
+  // a schedule lowered for VTA keeps each stage in DRAM or one of VTA's SRAMs (lower() alone takes
+  // any scope name, as TVM's does: the reference interpreter runs it)
+  for (const Stage& st : s.stages()) {
+    const std::string& scope = st.scope();
+    if (scope != kGlobalScope && scope != env.inp_scope && scope != env.wgt_scope && scope != env.acc_scope) {
+      throw ScheduleError("build: stage " + st.name() + " is in scope '" + scope + "', which VTA does not have (" +
+                          kGlobalScope + ", " + env.inp_scope + ", " + env.wgt_scope + ", " + env.acc_scope + ")");
+    }
+  }
   LowerOptions o;
   o.env = &env;
   o.vta = true;

@@ -203,7 +203,9 @@ std::string Config::to_json_text() const {
             {"LOG_INP_BUFF_SIZE", params_.log_inp_buff_size},
             {"LOG_WGT_BUFF_SIZE", params_.log_wgt_buff_size},
             {"LOG_ACC_BUFF_SIZE", params_.log_acc_buff_size}};
-  if (params_.log_bus_width >= 0) j["LOG_BUS_WIDTH"] = params_.log_bus_width;
+  // the bus width as resolved (the target's default when the file left it out): a file and the build
+  // made from it have the same text, so the same identity (a sweep's hash, a tilings file's check)
+  j["LOG_BUS_WIDTH"] = log_bus_width_;
   // written only when set, so the default configuration's text (and hash) is the reference's
   if (params_.hw_freq_mhz != ConfigParams::kDefaultHwFreqMhz) j["HW_FREQ"] = params_.hw_freq_mhz;
   return j.dump(2);

@@ -1,7 +1,10 @@
 #include "vta/driver/file.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -26,7 +29,66 @@ struct stat stat_regular(const std::filesystem::path& path) {
   return st;
 }
 
+// The partial files an interrupt handler removes: a fixed table of names a handler can read without
+// locks (a file registered when every slot is taken is still removed by its destructor, only not by
+// the handler).
+std::array<std::atomic<const char*>, 256> g_partial_files{};
+std::atomic<uint64_t> g_partial_count{0};
+
 }  // namespace
+
+PartialFile::PartialFile(std::filesystem::path final_path) : final_(std::move(final_path)) {
+  std::string name(".");  // (appended piece by piece: GCC 12 warns wrongly about a chain of + here)
+  name.append(final_.filename().string())
+      .append(".partial-")
+      .append(std::to_string(::getpid()))
+      .append("-")
+      .append(std::to_string(g_partial_count.fetch_add(1)));
+  partial_ = final_.parent_path() / name;
+  const std::string text = partial_.string();
+  registered_ = std::make_unique<char[]>(text.size() + 1);
+  std::memcpy(registered_.get(), text.c_str(), text.size() + 1);
+  for (auto& slot : g_partial_files) {
+    const char* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, registered_.get())) break;
+  }
+}
+
+PartialFile::~PartialFile() {
+  for (auto& slot : g_partial_files) {
+    const char* expected = registered_.get();
+    if (slot.compare_exchange_strong(expected, nullptr)) break;
+  }
+  if (!done_) ::unlink(partial_.c_str());
+}
+
+void PartialFile::commit() {
+  if (done_) return;
+  done_ = true;
+  if (::rename(partial_.c_str(), final_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(partial_.c_str());
+    throw FileError("cannot write " + final_.string() + ": " + std::strerror(err));
+  }
+}
+
+void write_file(const std::filesystem::path& path, std::string_view content) {
+  PartialFile file(path);
+  {
+    std::ofstream out(file.partial_path(), std::ios::binary | std::ios::trunc);
+    if (!out) throw FileError("cannot create " + file.partial_path().string() + ": " + std::strerror(errno));
+    out.write(content.data(), std::streamsize(content.size()));
+    out.close();
+    if (!out) throw FileError("cannot write " + file.partial_path().string() + ": " + std::strerror(errno));
+  }
+  file.commit();
+}
+
+void remove_partial_files() noexcept {
+  for (auto& slot : g_partial_files) {
+    if (const char* name = slot.load(); name != nullptr) ::unlink(name);
+  }
+}
 
 void require_regular_file(const std::filesystem::path& path) { (void)stat_regular(path); }
 

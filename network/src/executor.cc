@@ -47,7 +47,7 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
       target_(target ? std::move(target) : local_target()),
       plan_(std::move(plan)),
       device_(new DeviceState) {
-  steps_ = plan_steps(g);
+  steps_ = plan_steps(graph_);  // (its own copy: the steps point into it)
   for (Step& s : steps_) {
     if (s.placement != Placement::kVta) continue;
     if (is_pool(s)) {
@@ -60,7 +60,7 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
   for (const auto& entry : plan_.tilings) {
     if (!planned.count(entry.first)) {
       throw GraphError(
-          join({g.name(), ": a tuned tiling names step ", entry.first, ", which is no VTA convolution here"}));
+          join({graph_.name(), ": a tuned tiling names step ", entry.first, ", which is no VTA convolution here"}));
     }
   }
   // every VTA program on the target, once

@@ -11,6 +11,22 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s + ")";
 }
 
+// Refuses a tensor with a dimension below 1 or more than kMaxTensorElements elements (counted
+// without overflow): a size the graph's users would multiply out and allocate.
+void check_shape(const std::string& graph, const std::string& name, const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (const int64_t d : shape) {
+    if (d < 1)
+      throw GraphError(graph + ": tensor " + name + " has shape " + shape_text(shape) +
+                       ": every dimension must be >= 1");
+    if (d > kMaxTensorElements / n) {
+      throw GraphError(graph + ": tensor " + name + " has shape " + shape_text(shape) + ": more than " +
+                       std::to_string(kMaxTensorElements) + " elements");
+    }
+    n *= d;
+  }
+}
+
 Op make_op(OpKind kind, const std::string& name, std::vector<std::string> inputs) {
   Op op;
   op.kind = kind;
@@ -56,6 +72,7 @@ std::string Graph::input(const std::string& name, std::vector<int64_t> shape) {
   if (!input_.empty()) throw GraphError(name_ + ": a second input " + name + " (the graph has one: " + input_ + ")");
   if (shape.size() != 4) throw GraphError(name_ + ": input " + name + " must be NCHW, not " + shape_text(shape));
   if (tensors_.count(name)) throw GraphError(name_ + ": tensor " + name + " is defined twice");
+  check_shape(name_, name, shape);
   tensors_[name] = {name, std::move(shape), ElemType::kInt8};
   input_ = name;
   return name;
@@ -63,6 +80,7 @@ std::string Graph::input(const std::string& name, std::vector<int64_t> shape) {
 
 std::string Graph::constant(const std::string& name, std::vector<int64_t> shape, std::vector<int8_t> values) {
   if (tensors_.count(name)) throw GraphError(name_ + ": tensor " + name + " is defined twice");
+  check_shape(name_, name, shape);
   TensorDesc d{name, std::move(shape), ElemType::kInt8};
   if (d.elements() != int64_t(values.size())) {
     throw GraphError(name_ + ": constant " + name + " has " + std::to_string(values.size()) + " values for shape " +
@@ -104,6 +122,7 @@ const TensorDesc& Graph::need(const Op& op, const std::string& name, ElemType ty
 
 std::string Graph::add_op(Op op, TensorDesc out) {
   if (tensors_.count(op.name)) throw GraphError(name_ + ": tensor " + op.name + " is defined twice");
+  check_shape(name_, op.name, out.shape);
   out.name = op.name;
   op.output = op.name;
   tensors_[op.name] = std::move(out);

@@ -215,14 +215,18 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
   throw GraphError(g.name() + ": " + op.name + ": unknown operator");
 }
 
-Values run_reference(const Graph& g, std::span<const int8_t> input, bool keep_all) {
+std::vector<int32_t> checked_input(const Graph& g, std::span<const int8_t> input) {
   const TensorDesc& in = g.tensor(g.input_name());
   if (int64_t(input.size()) != in.elements()) {
     throw GraphError(g.name() + ": the input " + in.name + " needs " + std::to_string(in.elements()) + " values, not " +
                      std::to_string(input.size()));
   }
+  return {input.begin(), input.end()};
+}
+
+Values run_reference(const Graph& g, std::span<const int8_t> input, bool keep_all) {
   Values v;
-  v[in.name] = std::vector<int32_t>(input.begin(), input.end());
+  v[g.input_name()] = checked_input(g, input);
   // values no longer read are dropped unless all are kept
   std::map<std::string, size_t> last_use;
   for (size_t i = 0; i < g.ops().size(); ++i) {

@@ -102,8 +102,18 @@ bool plain_file_name(const std::string& s) {
 }  // namespace
 
 Graph resnet18(const ResNet18Options& o) {
-  if (o.image < 32 || o.image % 32 != 0) throw GraphError("resnet18: the image size must be a multiple of 32");
-  if (o.classes < 1 || o.batch < 1 || o.width < 1) throw GraphError("resnet18: classes, batch and width must be >= 1");
+  auto bound = [](const char* what, int64_t v, int64_t lo, int64_t hi) {
+    if (v < lo || v > hi) {
+      throw GraphError("resnet18: " + std::string(what) + " " + std::to_string(v) + " is out of range (" +
+                       std::to_string(lo) + " to " + std::to_string(hi) + ")");
+    }
+  };
+  bound("image", o.image, kMinResNetImage, kMaxResNetImage);
+  if (o.image % 32 != 0)
+    throw GraphError("resnet18: the image size must be a multiple of 32, not " + std::to_string(o.image));
+  bound("classes", o.classes, 1, kMaxResNetClasses);
+  bound("batch", o.batch, 1, kMaxResNetBatch);
+  bound("width", o.width, 1, kMaxResNetWidth);
   Graph g("resnet18");
   std::mt19937 rng(o.seed);
   auto weight = [&](const std::string& name, std::vector<int64_t> shape) {
@@ -160,7 +170,7 @@ std::vector<int8_t> generated_input(const Graph& g, uint32_t seed) {
 std::vector<ShiftReport> calibrate_shifts(Graph& g, const std::vector<int8_t>& input, double max_clipped) {
   std::vector<ShiftReport> reports;
   Values v;
-  v[g.input_name()] = std::vector<int32_t>(input.begin(), input.end());
+  v[g.input_name()] = checked_input(g, input);
   auto& ops = g.mutable_ops();
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].kind == OpKind::kShr) {
@@ -221,6 +231,20 @@ void save_weights(const Graph& g, const std::filesystem::path& dir) {
 // a manifest lists names, files, shapes and shifts: a few kilobytes
 constexpr uint64_t kMaxManifestBytes = uint64_t{16} << 20;
 
+namespace {
+// Refuses any key of `object` not in `keys`, naming it (a manifest holds nothing else: a misspelt key
+// would otherwise be ignored without a word).
+void only_keys(const nlohmann::json& object, std::initializer_list<const char*> keys, const std::string& where) {
+  for (const auto& item : object.items()) {
+    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return item.key() == k; })) {
+      std::string known;
+      for (const char* k : keys) known.append(known.empty() ? "" : ", ").append(k);
+      throw GraphError(where + ": unknown key \"" + item.key() + "\" (" + known + ")");
+    }
+  }
+}
+}  // namespace
+
 void load_weights(Graph& g, const std::filesystem::path& dir) {
   const auto path = dir / "manifest.json";
   const std::string text = read_file_as<GraphError>(path, kMaxManifestBytes);
@@ -232,16 +256,29 @@ void load_weights(Graph& g, const std::filesystem::path& dir) {
   }
   const std::string where = path.string() + ": ";
   try {
-    if (!m.is_object() || m.value("format", "") != "vta-network-weights/1") {
+    if (!m.is_object() || !m.contains("format") || !m.at("format").is_string() ||
+        m.at("format") != "vta-network-weights/1") {
       throw GraphError(where + "\"format\" must be \"vta-network-weights/1\"");
     }
-    if (m.value("network", "") != g.name()) {
-      throw GraphError(where + "weights of network \"" + m.value("network", "") + "\", not " + g.name());
+    only_keys(m, {"format", "network", "tensors", "shifts"}, where + "the manifest");
+    if (const std::string network = json_field<std::string>(m, "network"); network != g.name()) {
+      throw GraphError(where + "weights of network \"" + network + "\", not " + g.name());
+    }
+    if (!m.contains("tensors") || !m.at("tensors").is_array()) refuse({where, "\"tensors\" must be a list"});
+    if (!m.contains("shifts") || !m.at("shifts").is_object()) {
+      refuse({where, "\"shifts\" must be an object of operator names and shifts"});
     }
     // every weight of the graph, with its shape, and nothing else
     std::set<std::string> seen;
     for (const auto& t : m.at("tensors")) {
+      if (!t.is_object()) refuse({where, "each of \"tensors\" must be an object, not ", t.dump()});
       const std::string name = json_field<std::string>(t, "name"), file = json_field<std::string>(t, "file");
+      only_keys(t, {"name", "file", "shape", "dtype"}, where + "tensor " + name);
+      if (!t.contains("shape") || !t.at("shape").is_array() ||
+          !std::all_of(t.at("shape").begin(), t.at("shape").end(),
+                       [](const nlohmann::json& d) { return d.is_number_integer(); })) {
+        refuse({where, "tensor ", name, ": \"shape\" must be a list of integers"});
+      }
       if (!g.has_tensor(name) ||
           std::find(g.weight_names().begin(), g.weight_names().end(), name) == g.weight_names().end()) {
         refuse({where, "tensor ", name, " is not a weight of ", g.name()});
@@ -250,7 +287,9 @@ void load_weights(Graph& g, const std::filesystem::path& dir) {
       if (!plain_file_name(file)) {
         refuse({where, "tensor ", name, ": file \"", file, "\" is not a plain file name in the folder"});
       }
-      if (t.value("dtype", "int8") != "int8") refuse({where, "tensor ", name, ": dtype must be int8"});
+      if (t.contains("dtype") && json_field<std::string>(t, "dtype") != "int8") {
+        refuse({where, "tensor ", name, ": dtype must be int8"});
+      }
       const NpyArray a = read_npy(dir / file);
       const TensorDesc& d = g.tensor(name);
       if (a.shape != d.shape || a.shape != t.at("shape").get<std::vector<int64_t>>()) {

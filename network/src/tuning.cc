@@ -48,12 +48,22 @@ TilingTable load_tilings(const std::filesystem::path& path, const Config& config
   } catch (const json::exception& e) {
     throw GraphError(where + ": not JSON (" + e.what() + ")");
   }
-  if (!j.is_object() || j.value("format", "") != kFormat) {
+  if (!j.is_object() || !j.contains("format") || j.at("format") != json(kFormat)) {
     throw GraphError(where + ": not a tilings file (\"format\": \"" + kFormat + "\")");
   }
-  if (!j.contains("config") || j.at("config") != json::parse(config.to_json_text())) {
-    throw GraphError(where + ": tuned for another configuration than this one");
+  for (const auto& item : j.items()) {
+    if (item.key() != "format" && item.key() != "config" && item.key() != "steps") {
+      throw GraphError(where + ": unknown key \"" + item.key() + "\" (format, config, steps)");
+    }
   }
+  if (!j.contains("config") || !j.at("config").is_object()) throw GraphError(where + ": no \"config\" object");
+  std::string tuned_for;
+  try {  // (compared as configurations: the same one whichever defaults its text leaves out)
+    tuned_for = Config::from_json_text(j.at("config").dump(), where + ": \"config\"").to_json_text();
+  } catch (const std::exception& e) {
+    throw GraphError(e.what());
+  }
+  if (tuned_for != config.to_json_text()) throw GraphError(where + ": tuned for another configuration than this one");
   if (!j.contains("steps") || !j.at("steps").is_object()) throw GraphError(where + ": no \"steps\" object");
   TilingTable out;
   for (const auto& [name, entry] : j.at("steps").items()) {

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <optional>
@@ -91,7 +92,13 @@ c::DType dtype_of(const std::string& name) {
 std::optional<int64_t> integer(const py::handle& h) {
   if (py::isinstance<py::bool_>(h)) throw py::type_error("a bool is not an index or a value");
   if (PyIndex_Check(h.ptr()) == 0) return std::nullopt;
-  return py::int_(py::reinterpret_borrow<py::object>(h)).cast<int64_t>();
+  const py::int_ v(py::reinterpret_borrow<py::object>(h));
+  int overflow = 0;
+  const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow != 0)
+    throw py::value_error("the integer " + std::string(py::str(static_cast<const py::handle&>(v))) +
+                          " does not fit in 64 bits");
+  return int64_t(n);
 }
 
 /// Anything a tutorial writes where an expression goes: an expression, an axis, an integer.
@@ -164,63 +171,46 @@ py::array to_numpy(const DeviceArray& t) {
 
 std::vector<int64_t> shape_of(const py::array& a) { return {a.shape(), a.shape() + a.ndim()}; }
 
-// Ctrl-C while a module runs (the GIL released): a SIGINT handler of the call's own asks the executor to
-// stop at its next loop iteration (CallLimits::cancel); the call then raises KeyboardInterrupt. Only on
-// Python's main thread, where Python itself takes SIGINT; its handler is put back after the call.
-std::atomic<bool> g_interrupted{false};
-std::atomic<int> g_calls_in_progress{0};  // (what a test waits for before it sends SIGINT)
-extern "C" void on_sigint(int /*signal*/) { g_interrupted.store(true); }
+/// The name of a Python object's type, for messages ("numpy.ndarray", "int").
+std::string type_name(const py::handle& h) {
+  const py::object t = py::type::of(h);
+  const std::string module = py::str(t.attr("__module__"));
+  const std::string name = py::str(t.attr("__qualname__"));
+  return module == "builtins" ? name : module + "." + name;
+}
 
-class InterruptibleCall {
- public:
-  InterruptibleCall() {
-    const py::module_ threading = py::module_::import("threading");
-    if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return;
-    g_interrupted.store(false);
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    installed_ = sigaction(SIGINT, &sa, &old_) == 0;
-  }
-  ~InterruptibleCall() {
-    if (installed_) sigaction(SIGINT, &old_, nullptr);
-  }
-  InterruptibleCall(const InterruptibleCall&) = delete;
-  InterruptibleCall& operator=(const InterruptibleCall&) = delete;
-  const std::atomic<bool>* cancel() const { return installed_ ? &g_interrupted : nullptr; }
-  /// Runs `call` without the GIL; KeyboardInterrupt when Ctrl-C stopped it.
-  template <class F>
-  void run(F&& call) {
-    struct InProgress {
-      InProgress() { ++g_calls_in_progress; }
-      ~InProgress() { --g_calls_in_progress; }
-      InProgress(const InProgress&) = delete;
-      InProgress& operator=(const InProgress&) = delete;
-    };
-    try {
-      const InProgress counted;
-      py::gil_scoped_release unlocked;  // a long run lets other Python threads go on
-      call();
-    } catch (const c::RuntimeError&) {
-      if (!interrupted()) throw;
+/// The call's arguments as `T`s; TypeError naming the argument and what it should have been.
+template <class T>
+std::vector<const T*> call_arguments(const py::args& arrays, const char* expected) {
+  std::vector<const T*> out;
+  out.reserve(arrays.size());
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    if (!py::isinstance<T>(arrays[i])) {
+      throw py::type_error("argument " + std::to_string(i + 1) + " of the call: expected " + expected + ", not " +
+                           type_name(arrays[i]));
     }
-    if (interrupted()) {
-      PyErr_SetNone(PyExc_KeyboardInterrupt);
-      throw py::error_already_set();
-    }
+    out.push_back(arrays[i].cast<const T*>());
   }
-
- private:
-  bool interrupted() const { return installed_ && g_interrupted.load(); }
-  struct sigaction old_ {};
-  bool installed_ = false;
-};
+  return out;
+}
 
 std::vector<const vta::runtime::DeviceTensor*> device_tensors(const py::args& arrays) {
-  std::vector<const vta::runtime::DeviceTensor*> tensors;
-  tensors.reserve(arrays.size());
-  for (const auto& a : arrays) tensors.push_back(a.cast<const vta::runtime::DeviceTensor*>());
-  return tensors;
+  return call_arguments<vta::runtime::DeviceTensor>(arrays, "a device array (vta.nd.array(...), on this process)");
+}
+
+/// A count given from Python (max_host_steps, ...): an int from 0 to `max`; TypeError / ValueError by name.
+uint64_t count_argument(const char* name, const py::handle& value, uint64_t max) {
+  if (py::isinstance<py::bool_>(value) || PyIndex_Check(value.ptr()) == 0) {
+    throw py::type_error(std::string(name) + " must be an integer, not " + type_name(value));
+  }
+  const py::int_ v = py::reinterpret_borrow<py::object>(value);
+  int overflow = 0;
+  const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow != 0 || n < 0 || uint64_t(n) > max) {
+    throw py::value_error(std::string(name) + " = " + std::string(py::str(value)) + " is out of range (0 to " +
+                          std::to_string(max) + ")");
+  }
+  return uint64_t(n);
 }
 
 }  // namespace
@@ -237,6 +227,15 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<vta::ConfigError>(m, "ConfigError", PyExc_ValueError);
   const auto& remote_error = py::register_exception<vta::rpc::RemoteError>(m, "RemoteError", PyExc_RuntimeError);
   py::register_exception<vta::rpc::CallError>(m, "CallError", remote_error.ptr());
+  // an argument pybind11 cannot convert is the caller's type mistake: TypeError (pybind11 says
+  // RuntimeError), with the types named (PYBIND11_DETAILED_ERROR_MESSAGES, python/CMakeLists.txt)
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const py::cast_error& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    }
+  });
 
   // ---- the target (vta.get_env())
   py::class_<c::Env>(m, "Env")
@@ -417,10 +416,10 @@ PYBIND11_MODULE(_core, m) {
                if (py::str(key).cast<std::string>() != "max_host_steps")
                  throw py::type_error("a module call takes the arrays and max_host_steps, not " +
                                       py::str(key).cast<std::string>());
-               if (!value.is_none()) limits.max_host_steps = value.cast<uint64_t>();
+               if (!value.is_none()) limits.max_host_steps = count_argument("max_host_steps", value, INT64_MAX);
              }
              const auto tensors = device_tensors(arrays);
-             InterruptibleCall call;
+             vta::python::InterruptibleCall call;
              limits.cancel = call.cancel();
              call.run([&] { mod(tensors, limits); });
            })
@@ -458,9 +457,8 @@ PYBIND11_MODULE(_core, m) {
                                return names;
                              })
       .def("__call__", [](const vta::rpc::RemoteModule& f, const py::args& arrays) {
-        std::vector<const vta::rpc::RemoteTensor*> tensors;
-        tensors.reserve(arrays.size());
-        for (const auto& a : arrays) tensors.push_back(a.cast<const vta::rpc::RemoteTensor*>());
+        const auto tensors = call_arguments<vta::rpc::RemoteTensor>(
+            arrays, "a remote array (remote.array(...), on the module's device server)");
         py::gil_scoped_release unlocked;
         f.call(tensors);
       });
@@ -503,7 +501,11 @@ PYBIND11_MODULE(_core, m) {
       [](const std::string& host, uint16_t port, const std::string& token, double timeout_s) {
         vta::rpc::ConnectionOptions o;
         o.token = token;
-        o.timeout = std::chrono::milliseconds(int64_t(timeout_s * 1000));
+        if (!std::isfinite(timeout_s) || timeout_s <= 0 || timeout_s > 86400) {
+          throw py::value_error("timeout = " + std::to_string(timeout_s) +
+                                " s is out of range (above 0, at most a day)");
+        }
+        o.timeout = std::chrono::milliseconds(std::max<int64_t>(1, int64_t(timeout_s * 1000)));
         py::gil_scoped_release unlocked;
         return vta::rpc::connect(host, port, o);
       },
@@ -514,7 +516,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("runtime_stats", [] { return stats_dict(vta::runtime::runtime_stats()); });
   m.def("clear_runtime_stats", &vta::runtime::clear_runtime_stats);
   m.def("backend_names", &vta::backend_names);
-  m.def("_calls_in_progress", [] { return g_calls_in_progress.load(); });
+  m.def("_calls_in_progress", [] { return vta::python::InterruptibleCall::calls_in_progress().load(); });
 
   const py::object value_error = py::module_::import("builtins").attr("ValueError");
   vta::python::bind_network(m, value_error);

@@ -286,12 +286,11 @@ void bind_network(py::module_& m, const py::object& base_error) {
             const std::vector<int8_t> x = int8_values(input, "the input");
             net::RunOptions o;
             o.verify = verify;
-            net::NetworkRun r;
-            {
-              py::gil_scoped_release unlocked;
+            InterruptibleCall call;  // Ctrl-C stops a clocked step: KeyboardInterrupt
+            const net::NetworkRun r = call.run([&] {
               const net::Values reference = verify ? net::run_reference(e.graph(), x) : net::Values{};
-              r = e.run(x, o, verify ? &reference : nullptr);
-            }
+              return e.run(x, o, verify ? &reference : nullptr);
+            });
             py::list steps;
             for (const auto& s : r.steps) {
               py::dict d = step_dict(*s.step);

@@ -52,11 +52,8 @@ void bind_observability(py::module_& m, const py::object& base_error) {
           [](const Capture& c, const std::string& target) {
             ReplayOptions o;
             o.target = target;
-            ReplayResult r;
-            {
-              py::gil_scoped_release unlocked;
-              r = replay(c, o);
-            }
+            InterruptibleCall call;
+            const ReplayResult r = call.run([&] { return replay(c, o); });
             py::dict d;
             d["matches"] = r.matches(), d["differences"] = r.differences, d["warnings"] = r.warnings;
             return d;

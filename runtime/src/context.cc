@@ -34,7 +34,8 @@ Trace open_trace() {
   const char* env = std::getenv("VTA_TRACE_CALLS");
   if (env == nullptr || *env == '\0') return t;
   t.claim = PathClaim(env, PathClaim::Suffix::kAppend);
-  t.file.reset(std::fopen(t.claim.path().c_str(), "w"));
+  t.partial = std::make_unique<PartialFile>(t.claim.path());
+  t.file.reset(std::fopen(t.partial->partial_path().c_str(), "w"));
   if (t.file == nullptr) {
     throw RuntimeError("cannot open the VTA_TRACE_CALLS file " + t.claim.path() + ": " + std::strerror(errno));
   }
@@ -127,12 +128,23 @@ std::optional<std::optional<std::thread::id>> queue_owner(const void* handle) {
 Trace& Trace::operator=(Trace&& o) noexcept {
   release();
   claim = std::move(o.claim);
+  partial = std::move(o.partial);
   file = std::move(o.file);
   return *this;
 }
 
 void Trace::release() {
-  file.reset();  // closed before the name is free again
+  if (file) {
+    const bool written = std::fflush(file.get()) == 0 && std::ferror(file.get()) == 0;
+    file.reset();  // closed, then renamed onto its name, before the name is free again
+    try {
+      if (written && partial) partial->commit();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "vta runtime: VTA_TRACE_CALLS: %s\n", e.what());
+    }
+    if (!written) std::fprintf(stderr, "vta runtime: VTA_TRACE_CALLS: cannot write %s\n", claim.path().c_str());
+  }
+  partial.reset();
   claim.release();
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "vta/driver/file.h"
 #include "vta/driver/path_claim.h"
 #include "vta/runtime/command_queue.h"
 #include "vta/runtime/context.h"
@@ -35,9 +36,12 @@ struct FileCloser {
 };
 
 // A queue's call-trace file; the name is claimed for as long as the file is open, so a second thread
-// tracing at the same time writes beside it (<path>.1, <path>.2, ...) instead of truncating it.
+// tracing at the same time writes beside it (<path>.1, <path>.2, ...) instead of truncating it. It is
+// written as a partial file and renamed onto its name when the queue is done with it: complete or
+// absent whatever signal comes (vta/driver/file.h).
 struct Trace {
   PathClaim claim;
+  std::unique_ptr<PartialFile> partial;
   std::unique_ptr<std::FILE, FileCloser> file;
   Trace() = default;
   Trace(Trace&&) noexcept = default;

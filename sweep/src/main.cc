@@ -44,9 +44,12 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"local", "slurm"}));
   run_cmd->add_option("--workers", workers, "local: tasks at once (default: the cores)")->check(CLI::Range(1, 1024));
   run_cmd->add_option("--sbatch-arg", sbatch_args, "slurm: an sbatch option, e.g. --sbatch-arg=--partition=compute");
-  run_cmd->add_option("--throttle", throttle, "slurm: at most this many array tasks at once (0: no limit)");
-  run_cmd->add_option("--timeout", seconds, "slurm: seconds for the whole array (default a day)");
-  run_cmd->add_option("--task-timeout", task_seconds, "local: seconds per task (default 2 hours)");
+  run_cmd->add_option("--throttle", throttle, "slurm: at most this many array tasks at once (0: no limit)")
+      ->check(CLI::Range(0, 100000));
+  run_cmd->add_option("--timeout", seconds, "slurm: seconds for the whole array (default a day)")
+      ->check(CLI::Range(1, 365 * 86400));
+  run_cmd->add_option("--task-timeout", task_seconds, "local: seconds per task (default 2 hours)")
+      ->check(CLI::Range(1, 30 * 86400));
   run_cmd->add_option("--cache", cache, "build trees of other configurations (default $VTA_SWEEP_CACHE or ~/.cache)");
   CLI::App* expand_cmd = app.add_subcommand("expand", "expand SPEC into DIR and list the tasks, running nothing");
   expand_cmd->add_option("spec", spec, "the sweep's spec")->required()->check(CLI::ExistingFile);

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -23,6 +24,7 @@
 #include "vta/driver/capture.h"
 #include "vta/driver/config.h"
 #include "vta/driver/file.h"
+#include "vta/driver/json_field.h"
 #include "vta/driver/random_program.h"
 #include "vta/network/executor.h"
 #include "vta/network/onnx.h"
@@ -77,6 +79,18 @@ const std::string& this_build_hash() {
   return h;
 }
 
+// A field of a spec entry with its type checked (vta/driver/json_field.h): a SweepError naming
+// `where` and the key; `fallback` when the key is absent.
+template <class T>
+T field(const json& entry, const char* key, T fallback, const std::string& where) {
+  if (!entry.is_object() || !entry.contains(key)) return fallback;
+  try {
+    return json_field<T>(entry, key);
+  } catch (const std::invalid_argument& e) {
+    throw SweepError(where + ": " + e.what());
+  }
+}
+
 struct NamedConfig {
   std::string name, text;
 };
@@ -89,20 +103,21 @@ std::vector<NamedConfig> configs_of(const json& entry, const fs::path& base_dir,
     if (k != "file" && k != "base" && k != "vary" && k != "name")
       throw SweepError(std::string(where).append(": unknown key \"").append(k).append("\""));
   }
-  auto load = [&](const std::string& key) -> NamedConfig {
+  auto load = [&](const char* key) -> NamedConfig {
     if (!entry.contains(key)) return {"this build", build_config().to_json_text()};
-    const fs::path p = base_dir / entry.at(key).get<std::string>();
+    const fs::path p = base_dir / field<std::string>(entry, key, "", where);
     return {p.stem().string(), read_file_as<SweepError>(p, 1 << 20, where + ": ")};
   };
+  const std::string name = field<std::string>(entry, "name", "", where);
   if (entry.contains("file")) {
     if (entry.contains("base") || entry.contains("vary"))
       throw SweepError(where + ": \"file\" or \"base\" with \"vary\"");
     NamedConfig c = load("file");
-    if (entry.contains("name")) c.name = entry.at("name").get<std::string>();
+    if (entry.contains("name")) c.name = name;
     return {{c.name, canonical(c.text, where)}};
   }
   const NamedConfig base = load("base");
-  std::vector<NamedConfig> out{{entry.value("name", base.name), base.text}};
+  std::vector<NamedConfig> out{{entry.contains("name") ? name : base.name, base.text}};
   if (!entry.contains("vary")) return {{out[0].name, canonical(out[0].text, where)}};
   if (!entry.at("vary").is_object()) throw SweepError(where + ": \"vary\" is not an object of lists");
   for (const auto& [key, values] : entry.at("vary").items()) {
@@ -139,7 +154,12 @@ std::vector<fs::path> suite_files(const fs::path& folder) {
 // A workload entry checked and completed (paths made absolute); its label.
 std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const std::string& where) {
   if (!w.is_object() || !w.contains("kind")) throw SweepError(where + " has no \"kind\"");
-  const std::string kind = w.at("kind").get<std::string>();
+  const std::string kind = field<std::string>(w, "kind", "", where);
+  // every key's type, whatever the kind (the kinds' own keys are checked below)
+  for (const char* key : {"name", "model", "calibration", "dir"}) (void)field<std::string>(w, key, "", where);
+  for (const char* key : {"image", "width", "candidates", "count"}) (void)field<int64_t>(w, key, 0, where);
+  (void)field<uint32_t>(w, "seed", 0, where);
+  (void)field<uint64_t>(w, "first", 0, where);
   auto only = [&](std::initializer_list<const char*> keys) {
     for (const auto& item : w.items()) {
       const std::string& k = item.key();
@@ -167,8 +187,16 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
     } else {
       only({"image", "width", "seed"});
     }
-    const int64_t image = w.value("image", 64);
-    if (image < 32 || image > 1024 || image % 32 != 0) throw SweepError(where + ": image " + std::to_string(image));
+    const int64_t image = w.value("image", 64), width = w.value("width", 16);
+    if (image < network::kMinResNetImage || image > network::kMaxResNetImage || image % 32 != 0) {
+      throw SweepError(where + ": image " + std::to_string(image) + " (a multiple of 32, " +
+                       std::to_string(network::kMinResNetImage) + " to " + std::to_string(network::kMaxResNetImage) +
+                       ")");
+    }
+    if (width < 1 || width > network::kMaxResNetWidth) {
+      throw SweepError(where + ": width " + std::to_string(width) + " (1 to " +
+                       std::to_string(network::kMaxResNetWidth) + ")");
+    }
     return {w, (kind == "tune" ? "tune resnet18 " : "resnet18 ") + std::to_string(image)};
   }
   if (kind == "onnx") {
@@ -590,6 +618,36 @@ std::vector<std::string> merge_coverage(const fs::path& dir) try {
   return {std::string("RTL coverage not merged: ") + e.what()};
 }
 
+// What a sweep directory holds, all of it written by vta-sweep.
+const char* const kSweepEntries[] = {"configs",    "results",    "logs",         "coverage",
+                                     "tilings",    "tasks.json", "results.json", "results.csv",
+                                     "results.md", "junit.xml",  "pareto.svg",   "slurm_task.sh"};
+
+// A sweep directory holds one run: an existing one is emptied of the last run's tasks and results
+// before a new run writes its own (nothing of another spec is merged, or taken as this run's). A
+// folder holding anything vta-sweep did not write is refused, untouched.
+void start_clean(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return;
+  if (!fs::is_directory(dir, ec)) throw SweepError(dir.string() + " is not a folder");
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (std::none_of(std::begin(kSweepEntries), std::end(kSweepEntries), [&](const char* k) { return name == k; })) {
+      throw SweepError(dir.string() + " holds " + name +
+                       ", which is not part of a sweep directory: give --out a new or empty folder, or an earlier "
+                       "sweep's");
+    }
+  }
+  for (const char* k : kSweepEntries) fs::remove_all(dir / k);
+}
+
+// A run's identity: written into tasks.json and every result, so a merge takes only this run's.
+std::string new_run_id() {
+  std::random_device rd;
+  return hash_of(std::to_string(rd()) + "/" + std::to_string(rd()) + "/" + std::to_string(::getpid()) + "/" +
+                 std::to_string(std::chrono::system_clock::now().time_since_epoch().count()));
+}
+
 std::string csv_field(std::string s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -620,6 +678,10 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
   const bool coverage = spec.value("coverage", false);
   const fs::path base = spec_path.parent_path();
   std::vector<NamedConfig> configs;
+  const std::string name = field<std::string>(spec, "name", spec_path.stem().string(), where);
+  if (spec.contains("configs") && (!spec.at("configs").is_array() || spec.at("configs").empty())) {
+    throw SweepError(where + ": \"configs\" must be a non-empty list");
+  }
   const json config_entries = spec.value("configs", json::array({json::object()}));
   for (size_t i = 0; i < config_entries.size(); ++i) {
     for (auto& c : configs_of(config_entries[i], base, where + ": configs[" + std::to_string(i) + "]")) {
@@ -633,7 +695,16 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
   for (size_t i = 0; i < spec.at("workloads").size(); ++i) {
     workloads.push_back(workload_of(spec.at("workloads")[i], base, where + ": workloads[" + std::to_string(i) + "]"));
   }
-  std::vector<std::string> backends = spec.value("backends", std::vector<std::string>{"fsim"});
+  std::vector<std::string> backends{"fsim"};
+  if (spec.contains("backends")) {
+    const json& list = spec.at("backends");
+    if (!list.is_array() || list.empty() ||
+        !std::all_of(list.begin(), list.end(), [](const json& b) { return b.is_string(); })) {
+      throw SweepError(where + ": \"backends\" must be a non-empty list of names (fsim, tsim, systemc), not " +
+                       list.dump());
+    }
+    backends = list.get<std::vector<std::string>>();
+  }
   for (const auto& b : backends) {
     if (b != "fsim" && b != "tsim" && b != "systemc") {
       throw SweepError(std::string(where).append(": backend \"").append(b).append("\" (fsim, tsim, systemc)"));
@@ -642,6 +713,8 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
   if (configs.size() * (workloads.size() * backends.size() + (synthesis ? 1 : 0)) > size_t(kMaxTasks)) {
     throw SweepError(where + ": more than 100,000 tasks");
   }
+  start_clean(dir);
+  const std::string run = new_run_id();
   fs::create_directories(dir / "configs");
   fs::create_directories(dir / "results");
   std::vector<Task> tasks;
@@ -651,33 +724,47 @@ std::vector<Task> expand(const fs::path& spec_path, const fs::path& dir) {
     std::ofstream(dir / "configs" / (hash + ".json"), std::ios::trunc) << c.text << "\n";
     for (const auto& [w, label] : workloads) {
       for (const auto& b : backends) {
-        Task t{int(tasks.size()), c.name, hash, w.dump(), label, b, coverage && b != "fsim"};
+        Task t{int(tasks.size()), c.name, hash, w.dump(), label, b, coverage && b != "fsim", run};
         list.push_back(task_json(t));
         tasks.push_back(std::move(t));
       }
     }
     if (synthesis) {  // one Yosys run per configuration (its resources; the Pareto chart's LUT axis)
-      Task t{int(tasks.size()), c.name, hash, json{{"kind", "synthesis"}}.dump(), "synthesis", "yosys", false};
+      Task t{int(tasks.size()), c.name, hash, json{{"kind", "synthesis"}}.dump(), "synthesis", "yosys", false, run};
       list.push_back(task_json(t));
       tasks.push_back(std::move(t));
     }
   }
-  write_json(dir / "tasks.json", {{"name", spec.value("name", spec_path.stem().string())}, {"tasks", list}});
+  write_json(dir / "tasks.json", {{"name", name}, {"run", run}, {"tasks", list}});
   return tasks;
 }
 
 std::vector<Task> read_tasks(const fs::path& dir) {
-  const json j = read_json(dir / "tasks.json", "the sweep's task list");
+  const fs::path path = dir / "tasks.json";
+  const json j = read_json(path, "the sweep's task list");
   std::vector<Task> tasks;
-  try {
-    for (const auto& t : j.at("tasks")) {
-      tasks.push_back({t.at("index").get<int>(), t.at("config").get<std::string>(),
-                       t.at("config_hash").get<std::string>(), t.at("workload").dump(),
-                       t.at("label").get<std::string>(), t.at("backend").get<std::string>(),
-                       t.value("coverage", false)});
+  if (!j.is_object() || !j.contains("tasks") || !j.at("tasks").is_array() || j.at("tasks").size() > size_t(kMaxTasks)) {
+    throw SweepError(path.string() + ": \"tasks\" must be a list of at most 100,000 tasks");
+  }
+  (void)field<std::string>(j, "run", "", path.string());
+  for (size_t i = 0; i < j.at("tasks").size(); ++i) {
+    const json& t = j.at("tasks")[i];
+    const std::string where = path.string() + ": tasks[" + std::to_string(i) + "]";
+    Task task{field<int>(t, "index", -1, where),
+              field<std::string>(t, "config", "", where),
+              field<std::string>(t, "config_hash", "", where),
+              "",
+              field<std::string>(t, "label", "", where),
+              field<std::string>(t, "backend", "", where),
+              field<bool>(t, "coverage", false, where),
+              ""};
+    if (task.index != int(i)) throw SweepError(where + ": \"index\" must be " + std::to_string(i));
+    if (!t.contains("workload") || !t.at("workload").is_object() || !t.at("workload").contains("kind")) {
+      throw SweepError(where + ": \"workload\" must be an object with a \"kind\"");
     }
-  } catch (const json::exception& e) {
-    throw SweepError((dir / "tasks.json").string() + ": " + e.what());
+    task.workload = t.at("workload").dump();
+    task.run = field<std::string>(j, "run", "", path.string());
+    tasks.push_back(std::move(task));
   }
   return tasks;
 }
@@ -705,6 +792,7 @@ int run_here(const fs::path& dir, const Task& t) {
     ::setenv("VTA_COVERAGE_DIR", (dir / "coverage" / "raw").c_str(), 1);
   }
   json result = task_json(t);
+  result["run"] = t.run;
   result["command"] = "vta-sweep task " + fs::absolute(dir).string() + " " + std::to_string(t.index);
   const auto start = std::chrono::steady_clock::now();
   try {
@@ -828,7 +916,14 @@ Summary merge(const fs::path& dir) {
   std::map<int, json> results;
   for (const Task& t : tasks) {  // the synthesis tasks' figures join their configuration's resources
     const fs::path path = dir / "results" / (std::to_string(t.index) + ".json");
-    if (fs::exists(path)) results[t.index] = read_json(path, "a task's result");
+    if (fs::exists(path)) {
+      json r = read_json(path, "a task's result");
+      // (a result of another run, or of another task, is not this task's: it did not run)
+      if (r.is_object() && r.value("run", json()) == json(t.run) && r.value("index", json()) == json(t.index) &&
+          r.value("config_hash", json()) == json(t.config_hash) && r.value("backend", json()) == json(t.backend)) {
+        results[t.index] = std::move(r);
+      }
+    }
     if (!resources.count(t.config_hash)) resources[t.config_hash] = resources_of(dir, t.config_hash);
     const auto done = results.find(t.index);
     if (done != results.end() && done->second.value("verified", false) && done->second.contains("utilization")) {

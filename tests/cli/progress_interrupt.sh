@@ -2,8 +2,8 @@
 # progress_interrupt.sh COMPILED [systemc]: a long tsim run as a user sees it (a ResNet-18 layer with its
 # waveform dumped: tens of seconds): on a terminal a progress line appears after 2 s, with VTA_QUIET=1
 # or stderr not a terminal there is none; SIGINT and SIGTERM stop the run at a cycle boundary with the
-# interrupted diagnostic (where each stage is), a complete waveform and exit status 1, not death by
-# the signal. Every wait is bounded.
+# interrupted diagnostic (where each stage is), a complete waveform and exit status 128 + the signal
+# (130, 143) with one line saying so, not death by the signal. Every wait is bounded.
 set -u
 compiled=$1
 dir=$(mktemp -d)
@@ -44,6 +44,7 @@ stop() {
     file) VTA_WAVE="$dir/wave.fst" $run >"$dir/out" 2>&1 & ;;
     systemc) VTA_WAVE="$dir/wave.fst" $compiled resnet18 --layer 1 --target systemc >"$dir/out" 2>&1 & ;;
   esac
+  job=$!
   # the run is under way once the waveform holds dumped cycles
   wait_for '[ "$(stat -c %s "$dir/wave.fst" 2>/dev/null || echo 0)" -gt 100000 ]' "$mode: no waveform within 60 s"
   if [ "$mode" = tty ]; then
@@ -55,8 +56,13 @@ stop() {
   [ -n "$pid" ] || fail "$mode: the program's process was not found"
   kill -s "$sig" "$pid"
   wait_for '! kill -0 "$pid" 2>/dev/null' "$mode SIG$sig: the program did not stop within 60 s"
-  wait
+  wait "$job"
+  status=$?
   pid=
+  case $sig in INT) expected=130 ;; TERM) expected=143 ;; esac
+  [ "$status" -eq "$expected" ] || fail "$mode SIG$sig: exit status $status, not $expected: $(cat "$dir/out")"
+  grep -q "vta-compiled-tutorials: interrupted by SIG$sig" "$dir/out" ||
+    fail "$mode SIG$sig: the program does not say it was interrupted: $(cat "$dir/out")"
   grep -q "error \[interrupted\]: interrupted by SIG$sig after [0-9]* cycles; the waveform .* is complete" "$dir/out" ||
     fail "$mode SIG$sig: no interrupted diagnostic: $(cat "$dir/out")"
   grep -q "compute: " "$dir/out" || fail "$mode SIG$sig: the diagnostic does not say where the stages are"

@@ -331,6 +331,115 @@ class Interrupts(unittest.TestCase):
         vta.Module.from_json(json.dumps(small))()  # runs to its end
 
 
+class Reliability(unittest.TestCase):
+    """Issue 46's defects, each reproduced: sizes the C++ checks, an executor that keeps its own graph,
+    misuses named with the argument and the expected type, signals during clocked runs."""
+
+    def test_sizes_are_checked_by_the_cpp_they_reach(self):
+        import vta.network as vn
+        g = vn.resnet18(image=32, width=16)
+        with self.assertRaisesRegex(vn.GraphError, "the input data needs 3072 values, not 7"):
+            g.calibrate_shifts(np.ones(7, np.int8))  # read past the buffer before
+        with self.assertRaisesRegex(vn.GraphError, "needs 3072 values, not 1"):
+            g.calibrate_shifts(np.ones(1, np.int8))
+        for kwargs, message in [({"image": 2 ** 31}, "image 2147483648 is out of range"),
+                                ({"width": 2 ** 20}, "width 1048576 is out of range"),
+                                ({"image": 33}, "a multiple of 32"), ({"batch": 65}, "batch 65 is out of range")]:
+            with self.assertRaisesRegex(vn.GraphError, message):
+                vn.resnet18(**kwargs)
+        t = vn.Graph("t")
+        with self.assertRaisesRegex(vn.GraphError, r"shape \(-1, 3, 8, 8\): every dimension must be >= 1"):
+            t.input("x", [-1, 3, 8, 8])
+        with self.assertRaisesRegex(vn.GraphError, "more than 268435456 elements"):
+            t.input("x", [1, 3, 2 ** 20, 2 ** 20])
+
+    def test_an_executor_keeps_its_own_graph(self):
+        import vta.network as vn
+        g = vn.resnet18(image=32, width=16)
+        x = vn.generated_input(g)
+        g.calibrate_shifts(x)
+        ex = vn.Executor(g)
+        steps = len(ex.steps)
+        out = g.output_name
+        for i in range(100):  # the graph grows (its operators move in memory) after the executor was made
+            out = g.relu("extra%d" % i, out)
+        del g
+        run = ex.run(x)
+        self.assertTrue(run["verified"])
+        self.assertEqual(len(ex.steps), steps)
+
+    def test_misuses_name_the_argument_and_the_expected_type(self):
+        env = vta.get_env()
+        s, args = matrix_multiply(env)
+        f = vta.build(s, args)
+        arrays = [vta.array(np.zeros(a.shape, np.int8)) for a in args]
+        with self.assertRaisesRegex(TypeError, "argument 1 of the call: expected a device array .*, not numpy.ndarray"):
+            f(np.zeros(args[0].shape, np.int8), arrays[1], arrays[2])
+        with self.assertRaisesRegex(TypeError, "argument 1 of the call: expected a device array .*, not int"):
+            f(1, 2, 3)
+        for value, error, message in [(-1, ValueError, "max_host_steps = -1 is out of range"),
+                                      (2 ** 64, ValueError, "max_host_steps = 18446744073709551616 is out of range"),
+                                      ("x", TypeError, "max_host_steps must be an integer, not str")]:
+            with self.assertRaisesRegex(error, message):
+                f(*arrays, max_host_steps=value)
+        data = vta.placeholder((1, 4, 1, 16), "data", "int8")
+        with self.assertRaisesRegex(ValueError, "does not fit in 64 bits"):
+            data[0, 0, 0, 0] * 2 ** 70
+        with self.assertRaisesRegex(ValueError, "timeout = nan s is out of range"):
+            vta.connect("127.0.0.1", 1, timeout=float("nan"))
+        with self.assertRaisesRegex(TypeError, "incompatible function arguments"):
+            vta.network.resnet18(image="big")  # pybind11's own conversions: TypeError, types named
+        s2, args2 = matrix_multiply(env)
+        s2[args2[2]].set_scope("bogus")
+        with self.assertRaisesRegex(vta.ScheduleError, "scope 'bogus', which VTA does not have"):
+            vta.build(s2, args2)
+
+    def test_sigint_during_a_clocked_call_raises_keyboard_interrupt(self):
+        """SIGINT while a module runs (on the tsim when the suite runs there: the signal came during a
+        clocked run, which lost it before) raises KeyboardInterrupt, every time."""
+        env = vta.get_env()
+        s, args = matrix_multiply(env)
+        f = vta.build(s, args)
+        arrays = [vta.array(np.zeros(a.shape, np.int8)) for a in args]
+        for _ in range(3):
+            def interrupt_when_started():
+                deadline = time.monotonic() + 60
+                while vta._core._calls_in_progress() == 0 and time.monotonic() < deadline:
+                    time.sleep(0.0005)
+                os.kill(os.getpid(), signal.SIGINT)
+
+            sender = threading.Thread(target=interrupt_when_started)
+            sender.start()
+            with self.assertRaises(KeyboardInterrupt):
+                while True:  # calls until the signal comes during one
+                    f(*arrays)
+            sender.join()
+        f(*arrays)  # and the next call runs
+
+    def test_sigterm_during_a_clocked_call_ends_the_process(self):
+        """SIGTERM during a module call on the tsim does what Python does with SIGTERM: the process
+        ends by the signal, promptly (it was ignored until the run finished, then lost)."""
+        if "tsim" not in vta.backends():
+            self.skipTest("built without the tsim")
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import sys; sys.path.insert(0, %r); import test_vta as t, vta, numpy as np\n"
+             "env = vta.get_env(); s, args = t.matrix_multiply(env); f = vta.build(s, args)\n"
+             "a = [vta.array(np.zeros(x.shape, np.int8)) for x in args]\n"
+             "print('running', flush=True)\n"
+             "while True: f(*a)\n" % os.path.dirname(os.path.abspath(__file__))],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, VTA_TARGET="tsim"))
+        try:
+            self.assertEqual(child.stdout.readline().strip(), b"running")
+            time.sleep(0.5)
+            child.send_signal(signal.SIGTERM)
+            child.wait(timeout=30)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+        self.assertEqual(child.returncode, -signal.SIGTERM, child.stderr.read().decode())
+
+
 class Observability(unittest.TestCase):
     def test_estimates_and_timelines_of_a_module(self):
         env = vta.get_env()

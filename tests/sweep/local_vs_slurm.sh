@@ -2,7 +2,7 @@
 # local_vs_slurm.sh SOURCE_DIR VTA_SWEEP: one spec (the compiled tutorials, a small ResNet-18 and the
 # depthwise-separable ONNX classifier, on the fsim and the tsim) run by vta-sweep's local executor and
 # as a job array on the repository's single-node Slurm cluster: both merge to the same results (every
-# field but wall times and the sweep directory's path), every task verified. Exit 77 (skipped) when
+# field but wall times, the sweep directory's path and the run's id), every task verified. Exit 77 (skipped) when
 # not root.
 set -euo pipefail
 source_dir=$1
@@ -31,7 +31,7 @@ import json, sys
 def load(path):
     rows = json.load(open(path))
     for r in rows:
-        r.pop("seconds", None), r.pop("command", None)
+        r.pop("seconds", None), r.pop("command", None), r.pop("run", None)  # (each run its own id)
     return rows
 local, slurm = load(sys.argv[1]), load(sys.argv[2])
 assert len(local) == 8, len(local)

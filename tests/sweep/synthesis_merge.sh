@@ -11,8 +11,9 @@ rm -rf "$dir"
 grep -q '"label": "synthesis"' "$dir/tasks.json" || { echo "no synthesis task in $dir/tasks.json"; exit 1; }
 "$sweep" task "$dir" 0 --here
 hash=$(sed -n 's/.*"config_hash": "\([0-9a-f]*\)".*/\1/p' "$dir/tasks.json" | head -1)
+run=$(sed -n 's/.*"run": "\([0-9a-f]*\)".*/\1/p' "$dir/tasks.json" | head -1)
 cat >"$dir/results/1.json" <<JSON
-{"index": 1, "config": "this build", "config_hash": "$hash", "workload": {"kind": "synthesis"},
+{"index": 1, "run": "$run", "config": "this build", "config_hash": "$hash", "workload": {"kind": "synthesis"},
  "label": "synthesis", "backend": "yosys", "verified": true, "error": "", "seconds": 85.0,
  "utilization": {"lut": 28991, "ff": 8877, "bram36": 108.5, "dsp": 319}}
 JSON

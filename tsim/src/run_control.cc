@@ -12,6 +12,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "vta/driver/interrupt.h"
 #include "vta/driver/program.h"
 #include "vta/driver/vcr_map.h"
 #include "vta/tsim/simulator.h"
@@ -23,41 +24,6 @@ namespace {
 // The speed totals of vta/tsim/simulator.h: every run of every controller of the process.
 std::mutex g_speed_mu;
 SpeedTotals g_speed;
-
-// SIGINT and SIGTERM while runs are in progress: the handler only records the signal (the runs stop
-// at their next slice boundary) and puts the previous disposition back, so a second signal acts as
-// if no run were in progress (by default: ends the process). Installed while at least one run of the
-// process is waiting; the previous handlers are restored when the last one ends.
-std::atomic<int> g_signal{0};
-std::mutex g_signal_mu;
-int g_waiting_runs = 0;
-struct sigaction g_previous[2];
-constexpr int kSignals[2] = {SIGINT, SIGTERM};
-
-extern "C" void on_stop_signal(int sig) {
-  g_signal.store(sig);
-  ::sigaction(sig, &g_previous[sig == SIGINT ? 0 : 1], nullptr);
-}
-
-class StopSignals {
- public:
-  StopSignals() {
-    std::lock_guard lock(g_signal_mu);
-    if (g_waiting_runs++ > 0) return;
-    g_signal.store(0);
-    struct sigaction sa = {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 2; ++i) ::sigaction(kSignals[i], &sa, &g_previous[i]);
-  }
-  ~StopSignals() {
-    std::lock_guard lock(g_signal_mu);
-    if (--g_waiting_runs > 0) return;
-    for (int i = 0; i < 2; ++i) ::sigaction(kSignals[i], &g_previous[i], nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-};
 
 // Cycles the accelerator runs between two looks at signals and the clock (about 0.1 s of tsim time).
 constexpr uint64_t kSlice = 65536;
@@ -200,7 +166,18 @@ RunStatus RunControl::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
 }
 
 bool RunControl::wait_done(uint64_t budget, uint32_t count, int& interrupted) {
-  const StopSignals stop_signals;
+  // SIGINT and SIGTERM are recorded while the run is clocked (vta/driver/interrupt.h) and stop it at the
+  // next slice; one recorded with the last slice, or just after it, stops it too (it is never lost)
+  bool done = false;
+  {
+    const StopSignals stop_signals;
+    done = clock_until_done(budget, count, interrupted);
+  }
+  if (interrupted == 0) interrupted = stop_signal();
+  return done;
+}
+
+bool RunControl::clock_until_done(uint64_t budget, uint32_t count, int& interrupted) {
   const bool show = progress_wanted();
   const auto t0 = std::chrono::steady_clock::now();
   auto next_progress = t0 + kProgressAfter;
@@ -212,7 +189,7 @@ bool RunControl::wait_done(uint64_t budget, uint32_t count, int& interrupted) {
     if (waited >= budget) break;
     done = bus_.wait_irq(std::min(kSlice, budget - waited));
     if (done || !bus_.assertions().empty()) break;
-    if (const int sig = g_signal.load(); sig != 0) {
+    if (const int sig = stop_signal(); sig != 0) {
       interrupted = sig;
       break;
     }

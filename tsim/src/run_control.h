@@ -71,8 +71,10 @@ class RunControl {
   void read_stats();
   void print_profile(uint64_t cycles);
   /// Waits for the accelerator in slices, printing progress and watching for SIGINT/SIGTERM between
-  /// them. Returns whether it finished; `interrupted` is the signal that stopped it (0: none).
+  /// them. Returns whether it finished; `interrupted` is the signal that came during the wait (0: none),
+  /// whether or not the accelerator finished too.
   bool wait_done(uint64_t budget, uint32_t count, int& interrupted);
+  bool clock_until_done(uint64_t budget, uint32_t count, int& interrupted);  ///< wait_done's loop
 
   RegisterBus& bus_;
   Dram& memory_;

@@ -19,6 +19,7 @@
 #include "vta/sc/host_device.h"
 #include "vta/sc/memory.h"
 #include "vta/tsim/simulator.h"
+#include "wave.h"
 
 // A program that links this backend has its own main; SystemC's library calls sc_main only from its
 // own main, which is never used.
@@ -201,7 +202,14 @@ class Kernel {
 // A device of the backend: a HostDevice on the platform, each call made by the platform's host thread.
 class SystemcDevice final : public Device {
  public:
-  SystemcDevice(Dram& dram, const tsim::Simulator::Options& options) : dram_(dram), kernel_(Kernel::get(options)) {
+  /// The options, with the waveform settings checked as the tsim checks them: before SystemC
+  /// elaborates anything (an exception during elaboration cannot be recovered from).
+  static const tsim::Simulator::Options& checked(const tsim::Simulator::Options& options) {
+    if (options.wave) tsim::check_wave_options(*options.wave);
+    return options;
+  }
+  SystemcDevice(Dram& dram, const tsim::Simulator::Options& options)
+      : dram_(dram), kernel_(Kernel::get(checked(options))) {
     kernel_.execute([&] { device_ = kernel_.platform().make_device(dram_); }, dram_);
   }
   ~SystemcDevice() override {

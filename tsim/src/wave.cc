@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <verilated_fst_c.h>
 
 #include <cerrno>
@@ -16,6 +17,8 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+
+#include "vta/driver/interrupt.h"
 
 namespace vta::tsim {
 namespace {
@@ -55,6 +58,7 @@ int run_program(const std::vector<std::string>& args) {
   const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot run " + args[0] + ": " + std::strerror(rc));
+  const ChildProcess child(pid);  // (an interrupt ending this process ends the converter too)
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw std::runtime_error("waiting for " + args[0] + ": " + std::strerror(errno));
@@ -258,18 +262,16 @@ std::string insn_filter_text() {
   return out;
 }
 
-WaveTracer::WaveTracer(const WaveOptions& options, const Config& config, int time_precision)
-    : options_(options), config_(config), fst_(std::make_unique<VerilatedFstC>()) {
-  if (options_.path.empty()) throw std::invalid_argument("VTA_WAVE: empty file name");
-  const bool vcd = ends_with(options_.path, ".vcd");
-  if (!vcd && !ends_with(options_.path, ".fst")) {
-    throw std::invalid_argument("VTA_WAVE: \"" + options_.path + "\" must end in .fst or .vcd");
+void check_wave_options(const WaveOptions& o) {
+  if (o.path.empty()) throw std::invalid_argument("VTA_WAVE: empty file name");
+  if (!ends_with(o.path, ".vcd") && !ends_with(o.path, ".fst")) {
+    throw std::invalid_argument("VTA_WAVE: \"" + o.path + "\" must end in .fst or .vcd");
   }
-  if (options_.start >= options_.stop) {
-    throw std::invalid_argument("VTA_WAVE_START (" + std::to_string(options_.start) +
-                                ") must be below VTA_WAVE_STOP (" + std::to_string(options_.stop) + ")");
+  if (o.start >= o.stop) {
+    throw std::invalid_argument("VTA_WAVE_START (" + std::to_string(o.start) + ") must be below VTA_WAVE_STOP (" +
+                                std::to_string(o.stop) + ")");
   }
-  if (options_.depth != 0) {
+  if (o.depth != 0) {
     // Verilator 5.006 crashes when an FST dump is limited at run time (dumpvars); the depth is a
     // build option instead.
     throw std::invalid_argument(
@@ -277,10 +279,34 @@ WaveTracer::WaveTracer(const WaveOptions& options, const Config& config, int tim
         "-DVTA_TSIM_TRACE_DEPTH=<levels>); this build dumps " +
         std::string(VTA_TSIM_TRACE_DEPTH == 0 ? "every level" : std::to_string(VTA_TSIM_TRACE_DEPTH) + " levels"));
   }
+  // the file must be one this process can create or replace: a folder that exists and takes files,
+  // not a directory or a device under the name
+  const std::filesystem::path path(o.path);
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw std::invalid_argument("VTA_WAVE: cannot write " + o.path + ": it exists and is not a regular file");
+  }
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(folder, ec) || ::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw std::invalid_argument("VTA_WAVE: cannot write " + o.path + ": " + folder.string() +
+                                " is not a folder this process can write to");
+  }
+}
+
+WaveTracer::WaveTracer(const WaveOptions& options, const Config& config, int time_precision)
+    : options_(options), config_(config), fst_(std::make_unique<VerilatedFstC>()) {
+  check_wave_options(options_);
+  const bool vcd = ends_with(options_.path, ".vcd");
   // a second simulator (another thread's device) asking for the same file writes run.1.fst, ...
   claim_ = PathClaim(options_.path, PathClaim::Suffix::kBeforeExtension);
   options_.path = claim_.path();
-  fst_path_ = vcd ? options_.path + ".tmp.fst" : options_.path;
+  if (vcd) {  // Verilator writes FST: a partial file, converted to the VCD at close
+    fst_partial_ = std::make_unique<PartialFile>(options_.path + ".fst");
+    fst_path_ = fst_partial_->partial_path().string();
+  } else {
+    fst_path_ = options_.path;
+  }
   // One cycle in the dump's time unit (10^time_precision s, 1 ps for this model), kept even so that
   // the falling edge falls on a whole unit.
   double units = double(config.clock_period_ps()) * std::pow(10.0, -12 - time_precision);
@@ -301,10 +327,11 @@ void WaveTracer::write_view() {
     return std::filesystem::absolute(std::filesystem::path(options_.path).replace_extension(extension)).string();
   };
   auto write = [](const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("VTA_WAVE: cannot write " + path);
+    try {
+      write_file(path, text);  // whole or not at all
+    } catch (const FileError& e) {
+      throw std::runtime_error(std::string("VTA_WAVE: ") + e.what());
+    }
   };
   for (const WaveFilter f : kWaveFilters) {
     std::string extension = ".";
@@ -359,13 +386,19 @@ void WaveTracer::close() {
     }
   } release{claim_};
   write_view();  // the window dumped and the instructions run
-  if (fst_path_ == options_.path) return;
-  const int rc = run_program({"fst2vcd", "-o", options_.path, fst_path_});
+  if (!fst_partial_) return;
+  // the VCD is written beside its name and renamed when whole: an interrupt during the conversion
+  // leaves no VCD (and no FST: both partial files are removed, vta/driver/file.h)
+  PartialFile vcd(options_.path);
+  const int rc = run_program({"fst2vcd", "-o", vcd.partial_path().string(), fst_path_});
   if (rc != 0) {
-    throw std::runtime_error("VTA_WAVE: converting " + fst_path_ + " to VCD with fst2vcd failed (exit " +
-                             std::to_string(rc) + "; fst2vcd comes with Debian's gtkwave package; the FST is kept)");
+    fst_partial_->commit();
+    throw std::runtime_error("VTA_WAVE: converting " + fst_partial_->path().string() +
+                             " to VCD with fst2vcd failed (exit " + std::to_string(rc) +
+                             "; fst2vcd comes with Debian's gtkwave package; the FST is kept)");
   }
-  std::filesystem::remove(fst_path_);
+  vcd.commit();
+  fst_partial_.reset();  // (removes the FST)
 }
 
 }  // namespace vta::tsim

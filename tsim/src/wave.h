@@ -13,6 +13,7 @@
 
 #include "extension.h"
 #include "vta/driver/config.h"
+#include "vta/driver/file.h"
 #include "vta/driver/isa.h"
 #include "vta/driver/path_claim.h"
 #include "vta/tsim/simulator.h"
@@ -60,6 +61,11 @@ void note_program(const Isa& isa, const uint8_t* stream, uint32_t count);
 /// "<32 hex digits> #<index> <disassembly>".
 std::string insn_filter_text();
 
+/// Throws std::invalid_argument naming the problem with waveform settings (VTA_WAVE's name and folder,
+/// the window, the depth): the one check of the tsim and the SystemC component, made before a model
+/// is built.
+void check_wave_options(const WaveOptions& options);
+
 class WaveTracer final : public Extension {
  public:
   /// Opens the dump. `attach` is called with the FST writer to register the model's signals.
@@ -90,7 +96,8 @@ class WaveTracer final : public Extension {
   Config config_;
   uint64_t period_ = 2;                               ///< dump time units per cycle (even)
   uint64_t first_time_ = UINT64_MAX, last_time_ = 0;  ///< dumped so far
-  std::string fst_path_;  // the file Verilator writes (path itself, or a temporary for .vcd)
+  std::string fst_path_;                      // the file Verilator writes (path itself, or fst_partial_'s for .vcd)
+  std::unique_ptr<PartialFile> fst_partial_;  ///< .vcd: the FST before its conversion
   std::unique_ptr<VerilatedFstC> fst_;
   bool closed_ = false;
   PathClaim claim_;  ///< the dump's file name, reserved while it is written

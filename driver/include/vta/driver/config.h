@@ -125,7 +125,9 @@ class Config {
   /// "1x16_i8w8a32_15_15_18_17", the reference bitstream string.
   std::string bitstream_name() const;
 
-  /// The configuration as JSON text in the format of `vta_config.json`.
+  /// The configuration as JSON text in the format of `vta_config.json`, with its defaults filled
+  /// (LOG_BUS_WIDTH always; HW_FREQ only when not the default, which changes no hardware): equal
+  /// configurations have equal text, whichever keys their files left out. Its identity everywhere.
   std::string to_json_text() const;
 
  private:

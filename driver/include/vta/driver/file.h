@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace vta {
 
@@ -36,5 +38,36 @@ std::string read_file_as(const std::filesystem::path& path, uint64_t max_bytes, 
 /// Throws FileError unless `path` names a regular file (what read_file checks first), for readers
 /// that stream a file themselves.
 void require_regular_file(const std::filesystem::path& path);
+
+/// A file every writer of a user's file goes through so that it is complete or absent, whatever
+/// happens: written beside its final name (`.NAME.partial-PID-N` in the same folder) and renamed onto
+/// it by commit(). Not committed (an exception, an early return), the partial file is removed; on
+/// SIGINT or SIGTERM the programs' handler (vta/driver/guarded_main.h) removes every partial file of
+/// the process before it exits (remove_partial_files).
+class PartialFile {
+ public:
+  explicit PartialFile(std::filesystem::path final_path);
+  ~PartialFile();
+  PartialFile(const PartialFile&) = delete;
+  PartialFile& operator=(const PartialFile&) = delete;
+
+  /// Where to write until commit().
+  const std::filesystem::path& partial_path() const { return partial_; }
+  const std::filesystem::path& path() const { return final_; }
+  /// Renames the partial file onto the final name. Throws FileError (the partial file is removed).
+  void commit();
+
+ private:
+  std::filesystem::path final_, partial_;
+  std::unique_ptr<char[]> registered_;  ///< the partial name as the signal handler sees it
+  bool done_ = false;
+};
+
+/// Writes `content` to `path` whole or not at all (through a PartialFile). Throws FileError.
+void write_file(const std::filesystem::path& path, std::string_view content);
+
+/// Removes the partial file of every live PartialFile of the process. Async-signal-safe (unlink only):
+/// what an interrupt handler calls before it ends the process.
+void remove_partial_files() noexcept;
 
 }  // namespace vta

@@ -2,7 +2,9 @@
 /// \file vta/driver/guarded_main.h
 /// The `main` of every shipped program: runs `run` and turns any exception that escapes it into one
 /// line on stderr ("NAME: error: WHAT") and exit status 1. A usage error is exit status 2
-/// (VTA_CLI_PARSE).
+/// (VTA_CLI_PARSE). SIGINT and SIGTERM end it with one line and status 128 + the signal, with every
+/// partial file removed (vta/driver/file.h), whether they come while the program waits on a run (which
+/// then stops cleanly, vta/driver/interrupt.h) or at any other moment.
 
 #include <signal.h>
 #include <unistd.h>
@@ -11,12 +13,17 @@
 #include <cstring>
 #include <exception>
 
+#include "vta/driver/file.h"
+#include "vta/driver/interrupt.h"
+
 namespace vta {
 
 namespace detail {
 inline const char* g_program_name = "vta";
 extern "C" inline void on_interrupt(int sig) {
-  // async-signal-safe: write and _exit only
+  // async-signal-safe: kill, unlink, write and _exit only
+  stop_children();
+  remove_partial_files();
   const char* what = sig == SIGINT ? ": interrupted by SIGINT\n" : ": interrupted by SIGTERM\n";
   (void)!::write(STDERR_FILENO, g_program_name, std::strlen(g_program_name));
   (void)!::write(STDERR_FILENO, what, std::strlen(what));
@@ -25,8 +32,10 @@ extern "C" inline void on_interrupt(int sig) {
 }  // namespace detail
 
 /// SIGINT and SIGTERM end the program with one line on stderr ("NAME: interrupted by SIGTERM") and
-/// status 128 + the signal, instead of silently. (The clocked backends stop a run in progress on these
-/// signals with a diagnostic of their own, and put this handler back after it.)
+/// status 128 + the signal, instead of silently, after ending the converters it waits for and removing
+/// every partial file. (The clocked
+/// backends stop a run in progress on these signals with a diagnostic of their own, and put this
+/// handler back after it.) guarded_main installs it.
 inline void report_interrupts(const char* name) {
   detail::g_program_name = name;
   struct sigaction sa = {};
@@ -38,11 +47,23 @@ inline void report_interrupts(const char* name) {
 
 template <class Run>
 int guarded_main(const char* name, Run run) noexcept {
+  report_interrupts(name);
+  // a run stopped by a signal ends the program as the signal would have: 128 + the signal
+  auto interrupted = [&](const char* what) {
+    const int sig = process_stop_signal();
+    if (sig == 0) return false;
+    std::fprintf(stderr, "%s: interrupted by %s: %s\n", name, sig == SIGINT ? "SIGINT" : "SIGTERM", what);
+    return true;
+  };
   try {
-    return run();
+    const int status = run();
+    if (status != 0 && interrupted("stopped")) return 128 + process_stop_signal();
+    return status;
   } catch (const std::exception& e) {
+    if (interrupted(e.what())) return 128 + process_stop_signal();
     std::fprintf(stderr, "%s: error: %s\n", name, e.what());
   } catch (...) {
+    if (interrupted("an unknown exception")) return 128 + process_stop_signal();
     std::fprintf(stderr, "%s: error: an unknown exception\n", name);
   }
   return 1;

@@ -63,7 +63,8 @@ struct PlanOptions {
 class Executor {
  public:
   /// Fuses and compiles every VTA operator of `g` for `config` (the target's device must have it)
-  /// and copies the weights to the target (nullptr: local_target()). Throws GraphError naming an
+  /// and copies the weights to the target (nullptr: local_target()). The executor keeps its own copy
+  /// of `g`: the caller may change or destroy `g` afterwards. Throws GraphError naming an
   /// operator VTA cannot run and compiler::ScheduleError when no tiling of a convolution fits the
   /// SRAMs; the target's errors (a server refusing the modules' configuration) as they come.
   explicit Executor(const Graph& g, const Config& config, std::shared_ptr<Target> target = nullptr,
@@ -89,7 +90,7 @@ class Executor {
   /// The steps [first, last) `options` selects; throws GraphError for an empty or unknown slice.
   std::pair<size_t, size_t> slice(const RunOptions& options, const Values* reference) const;
   StepResult run_step(size_t i, Activations& values, const RunOptions& options, const Values* reference);
-  const Graph& graph_;
+  const Graph graph_;  ///< its own copy: the steps point into it
   Config config_;
   std::shared_ptr<Target> target_;
   PlanOptions plan_;

@@ -67,7 +67,11 @@ struct Op {
   Placement placement = Placement::kHost;
 };
 
+/// The most elements one tensor of a graph may have (2^28: 1 GiB as int32), whatever builds it.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 28;
+
 /// The network: its tensors, operators in execution order, weight constants, one input and one output.
+/// Every tensor's dimensions are >= 1 and its elements at most kMaxTensorElements (GraphError).
 class Graph {
  public:
   explicit Graph(std::string name) : name_(std::move(name)) {}

@@ -21,6 +21,10 @@ using Values = std::map<std::string, std::vector<int32_t>>;
 /// missing or a cast meets a value outside int8.
 std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& values);
 
+/// `input` as the graph's input values; GraphError naming the input when it is not the input's size
+/// (the one check of every function taking a graph's input).
+std::vector<int32_t> checked_input(const Graph& g, std::span<const int8_t> input);
+
 /// Runs the whole graph on `input` (NCHW int8); returns every tensor's values. With `keep_all` false
 /// only the output (and the input) are kept.
 Values run_reference(const Graph& g, std::span<const int8_t> input, bool keep_all = true);

@@ -16,8 +16,14 @@
 
 namespace vta::network {
 
+/// The sizes resnet18() accepts (the command line's and Python's bounds are these).
+inline constexpr int64_t kMinResNetImage = 32, kMaxResNetImage = 1024;  ///< and a multiple of 32
+inline constexpr int64_t kMaxResNetBatch = 64;
+inline constexpr int64_t kMaxResNetWidth = 256;
+inline constexpr int64_t kMaxResNetClasses = 100000;
+
 struct ResNet18Options {
-  int64_t image = 224;  ///< input height and width (a multiple of 32)
+  int64_t image = 224;  ///< input height and width (a multiple of 32, kMinResNetImage to kMaxResNetImage)
   int64_t classes = 1000;
   int64_t batch = 1;
   int64_t width = 64;  ///< channels of conv1 and layer1 (128, 256, 512 after); 64 in ResNet-18
@@ -27,7 +33,8 @@ struct ResNet18Options {
   bool max_pool_on_vta = false;
 };
 
-/// The graph with generated weights and every shift 0 (calibrate_shifts sets them).
+/// The graph with generated weights and every shift 0 (calibrate_shifts sets them). Throws GraphError
+/// naming the option out of its bounds (kMaxResNet*).
 Graph resnet18(const ResNet18Options& options = {});
 
 /// A deterministic input image (NCHW int8) for the graph's input.
@@ -42,7 +49,8 @@ struct ShiftReport {
 };
 
 /// Runs the reference on `input` and sets every shift to the smallest that clips at most
-/// `max_clipped` of the values its clip sees. Returns one report per shift, in order.
+/// `max_clipped` of the values its clip sees. Returns one report per shift, in order. Throws
+/// GraphError when `input` is not the size of the graph's input (as run_reference does).
 std::vector<ShiftReport> calibrate_shifts(Graph& g, const std::vector<int8_t>& input, double max_clipped = 0.005);
 
 /// The shifts' effect on `input` without changing them.

@@ -29,11 +29,14 @@ struct Task {
   std::string label;        ///< the workload in a few words ("tutorial matmul", "resnet18 64")
   std::string backend;      ///< fsim, tsim, systemc (yosys for a synthesis task)
   bool coverage = false;    ///< run in a coverage tree, writing <dir>/coverage/raw/ (docs/COVERAGE.md)
+  std::string run;          ///< the run that expanded it (tasks.json's "run"): its result carries it
 };
 
 /// Reads `spec` and writes the sweep directory `dir`: configs/<hash>.json, tasks.json, results/ (empty).
-/// Throws SweepError naming the spec and the entry (an unknown key, a configuration that does not
-/// validate, an unknown workload or backend, no tasks, more than 100,000).
+/// A `dir` holding an earlier sweep is emptied first (one directory, one run); one holding anything
+/// else is refused. Throws SweepError naming the spec and the entry (an unknown key or a key of the
+/// wrong type, a configuration that does not validate, an unknown workload or backend, no tasks, more
+/// than 100,000).
 std::vector<Task> expand(const std::filesystem::path& spec, const std::filesystem::path& dir);
 /// The tasks of a sweep directory.
 std::vector<Task> read_tasks(const std::filesystem::path& dir);
