@@ -112,7 +112,8 @@ static int run(int argc, char** argv) {
   app.add_option("--remote", remote_address,
                  "run the modules on a device server, as the tutorials' RPC setup does (upload, load_module, "
                  "remote tensors): HOST:PORT of a vta-device-server, or 'local' for a server in this process "
-                 "(serving --target)");
+                 "(serving --target)")
+      ->check(vta::tools::remote_validator());
   int virtual_threads = 2;
   app.add_option("--virtual-threads", virtual_threads,
                  "conv: virtual threads of the schedule (the tutorial: 2; with another number the statistics are "

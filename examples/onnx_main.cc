@@ -66,7 +66,12 @@ int run(int argc, char** argv) {
       ->check(vta::tools::target_validator());
   app.add_option("--max-accuracy-drop", max_drop,
                  "fail (exit 1) when int8 top-1 accuracy is more than this many points below the float model's")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            const double d = std::strtod(v.c_str(), nullptr);
+            return d >= 0.0 && d <= 100.0 ? std::string() : "must be a number from 0 to 100, not " + v;  // (NaN too)
+          },
+          "0-100"));
   app.add_flag("--report", report, "print each activation's scale, shift, saturated and zeroed fractions");
   app.add_flag("--round-down", round_down,
                "requantize by the shift alone (rounding down, as the hand-built ResNet-18) instead of to nearest");

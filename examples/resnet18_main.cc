@@ -68,7 +68,8 @@ int run(int argc, char** argv) {
   app.add_option("--remote", remote_address,
                  "run on a device server through the module-level client (programs uploaded once, activations "
                  "kept in the server's memory): HOST:PORT of a vta-device-server, or 'local' for a server in this "
-                 "process (serving --target)");
+                 "process (serving --target)")
+      ->check(vta::tools::remote_validator());
   VTA_CLI_PARSE(app, argc, argv);
   vta::network::PlanOptions plan;  // (a bad tilings file is refused before anything is built)
   if (!tilings_file.empty()) plan.tilings = vta::network::load_tilings(tilings_file, vta::build_config());

@@ -20,6 +20,7 @@ struct Registry {
   }
   std::mutex mu;
   std::map<std::string, DeviceFactory, std::less<>> factories;
+  std::map<std::string, AddressCheck, std::less<>> address_checks;  // per scheme
 };
 
 Registry& registry() {
@@ -105,9 +106,10 @@ std::string default_target() {
   return (env == nullptr || *env == '\0') ? "fsim" : env;
 }
 
-void register_backend(std::string name, DeviceFactory factory) {
+void register_backend(std::string name, DeviceFactory factory, AddressCheck check) {
   auto& r = registry();
   std::lock_guard lock(r.mu);
+  if (check) r.address_checks[name] = std::move(check);
   r.factories[std::move(name)] = std::move(factory);
 }
 
@@ -153,6 +155,24 @@ std::vector<std::string> backend_schemes() {
 }
 
 bool is_known_target(std::string_view target) { return find_factory(target, nullptr) != nullptr; }
+
+void check_target(std::string_view target) {
+  std::string address;
+  if (find_factory(target, &address) == nullptr) {
+    std::string known;
+    for (const auto& n : backend_names()) known += n + ", ";
+    for (const auto& s : backend_schemes()) known += s + "HOST:PORT, ";
+    throw std::invalid_argument("unknown VTA target \"" + std::string(target) +
+                                "\" (known: " + known.substr(0, known.size() - 2) + ")");
+  }
+  AddressCheck check;
+  if (const auto pos = target.find("://"); pos != std::string_view::npos) {
+    auto& r = registry();
+    std::lock_guard lock(r.mu);
+    if (auto it = r.address_checks.find(target.substr(0, pos + 3)); it != r.address_checks.end()) check = it->second;
+  }
+  if (check) check(address);
+}
 
 bool is_scheme_address(std::string_view target) { return target.find("://") != std::string_view::npos; }
 

@@ -260,7 +260,6 @@ void load_weights(Graph& g, const std::filesystem::path& dir) {
         m.at("format") != "vta-network-weights/1") {
       throw GraphError(where + "\"format\" must be \"vta-network-weights/1\"");
     }
-    only_keys(m, {"format", "network", "tensors", "shifts"}, where + "the manifest");
     if (const std::string network = json_field<std::string>(m, "network"); network != g.name()) {
       throw GraphError(where + "weights of network \"" + network + "\", not " + g.name());
     }
@@ -268,6 +267,7 @@ void load_weights(Graph& g, const std::filesystem::path& dir) {
     if (!m.contains("shifts") || !m.at("shifts").is_object()) {
       refuse({where, "\"shifts\" must be an object of operator names and shifts"});
     }
+    only_keys(m, {"format", "network", "tensors", "shifts"}, where + "the manifest");
     // every weight of the graph, with its shape, and nothing else
     std::set<std::string> seen;
     for (const auto& t : m.at("tensors")) {

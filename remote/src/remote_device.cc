@@ -236,8 +236,9 @@ class RemoteDevice final : public Device {
 };
 
 const bool kRegistered = [] {
-  register_backend("rpc://",
-                   [](const Config& c, const DeviceOptions& o) { return make_remote_device(o.address, c, o); });
+  register_backend(
+      "rpc://", [](const Config& c, const DeviceOptions& o) { return make_remote_device(o.address, c, o); },
+      [](std::string_view address) { (void)parse_address(address); });
   return true;
 }();
 

@@ -322,6 +322,26 @@ TEST(NetworkResNet18, WeightsSavedAndLoaded) {
   reset();
   edit_manifest("\"file\": \"fc.weight.npy\"", "\"file\": 7");
   expect_error([&] { load_weights(h, dir); }, "\"file\" must be a string, not 7");
+  // every key of the wrong type named, unknown keys refused (they were bare JSON library messages, or
+  // ignored without a word; issue 46)
+  reset();
+  edit_manifest("\"format\": \"vta-network-weights/1\"", "\"format\": 1");
+  expect_error([&] { load_weights(h, dir); }, "\"format\" must be \"vta-network-weights/1\"");
+  reset();
+  edit_manifest("\"network\": \"resnet18\"", "\"network\": [1]");
+  expect_error([&] { load_weights(h, dir); }, "\"network\" must be a string, not [1]");
+  reset();
+  edit_manifest("\"network\": \"resnet18\"", "\"network\": \"resnet18\", \"notes\": 1");
+  expect_error([&] { load_weights(h, dir); }, "the manifest: unknown key \"notes\"");
+  reset();
+  edit_manifest("\"dtype\": \"int8\"", "\"dtype\": 8");
+  expect_error([&] { load_weights(h, dir); }, "\"dtype\" must be a string, not 8");
+  reset();
+  edit_manifest("\"file\": \"fc.weight.npy\"", "\"file\": \"fc.weight.npy\", \"scale\": 2");
+  expect_error([&] { load_weights(h, dir); }, "tensor fc.weight: unknown key \"scale\"");
+  reset();
+  edit_manifest("\"shifts\": {", "\"shifts\": [], \"old\": {");
+  expect_error([&] { load_weights(h, dir); }, "\"shifts\" must be an object");
   // a FIFO named as a weights file is refused at once (it blocked the reader for ever)
   reset();
   fs::remove(dir / "fc.weight.npy");
@@ -838,6 +858,12 @@ TEST(TunedTilings, SavedAndGivenBackTheyAreWhatRuns) {
   expect_error([&] { (void)load_tilings(file, vta::build_config()); }, "tuned for another configuration");
   std::ofstream(file, std::ios::trunc) << "{\"format\": \"vta-tilings-1\"";
   expect_error([&] { (void)load_tilings(file, vta::build_config()); }, "not JSON");
+  std::ofstream(file, std::ios::trunc) << "{\"format\": 3}";
+  expect_error([&] { (void)load_tilings(file, vta::build_config()); }, "not a tilings file");
+  std::ofstream(file, std::ios::trunc) << "{\"format\": \"vta-tilings-1\", \"config\": 3, \"steps\": {}}";
+  expect_error([&] { (void)load_tilings(file, vta::build_config()); }, "no \"config\" object");
+  std::ofstream(file, std::ios::trunc) << "{\"format\": \"vta-tilings-1\", \"extra\": 3}";
+  expect_error([&] { (void)load_tilings(file, vta::build_config()); }, "unknown key \"extra\"");
   fs::remove(file);
   PlanOptions unknown;
   unknown.tilings["layer9"] = ConvTiling{};

@@ -69,7 +69,13 @@ void add_estimate_command(CLI::App& app, Commands& commands) {
       "estimate", "estimate the cycles of a built module from its instruction streams, beside its bounds");
   e->add_option("file", o.file, "a module (vta-module JSON, Module::save)")->required()->check(CLI::ExistingFile);
   e->add_option("--measure", o.measure, "also run it on this backend (tsim, systemc) and print the estimate's error")
-      ->check(vta::tools::target_validator());
+      ->check(vta::tools::target_validator())
+      ->check(CLI::Validator(
+          [](const std::string& t) {
+            return t == "fsim" || t == "sim" ? "the fsim counts no cycles: measure on tsim, systemc or a device server"
+                                             : std::string();
+          },
+          "CLOCKED TARGET"));
   e->add_flag("--json", o.json, "as one JSON object");
   e->footer(
       "The estimate is compiler::estimate_cycles (the fsim's order, the token rules, bus and latency costs); the\n"

@@ -169,7 +169,15 @@ void add_inspect_commands(CLI::App& app, Commands& commands) {
   d->add_option("file", file, "a capture (.vtacap), a module (vta-module JSON) or a binary instruction stream")
       ->check(CLI::ExistingFile);
   d->add_option("-u,--uops", uops_path, "a binary micro-op file (4 bytes per micro-op)")->check(CLI::ExistingFile);
-  d->add_option("--max-uops", max_uops, "micro-ops shown per GEMM/ALU kernel");
+  d->add_option("--max-uops", max_uops, "micro-ops shown per GEMM/ALU kernel")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return v.find_first_not_of("0123456789") == std::string::npos && !v.empty() && v.size() < 8 &&
+                           std::stoll(v) <= (1 << 20)
+                       ? std::string()
+                       : "must be a count from 0 to 1048576, not " + v;
+          },
+          "0-1048576"));
   d->add_option("-c,--config", config_path, "configuration of a raw stream (default: this build's)")
       ->check(CLI::ExistingFile);
   d->footer(

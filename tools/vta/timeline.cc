@@ -68,7 +68,13 @@ void add_timeline_command(CLI::App& app, Commands& commands) {
   t->add_option("files", o.files, "captures (.vtacap); several are stacked on one time axis (SVG)")
       ->required()
       ->check(CLI::ExistingFile);
-  t->add_option("-o,--output", o.output, "out.json (Chrome/Perfetto trace events) or out.svg")->required();
+  t->add_option("-o,--output", o.output, "out.json (Chrome/Perfetto trace events) or out.svg")
+      ->required()
+      ->check(CLI::Validator(
+          [](const std::string& out) {
+            return out.ends_with(".json") || out.ends_with(".svg") ? std::string() : "must end in .json or .svg";
+          },
+          "FILE.json|FILE.svg"));
   t->add_option("-t,--target", o.target, "tsim: recorded cycle by cycle; fsim: estimated from the program")
       ->check(CLI::IsMember({"tsim", "fsim"}));
   t->add_option("--width", o.width, "SVG width in pixels")->check(CLI::Range(300, 20000));

@@ -163,10 +163,14 @@ using DeviceFactory = std::function<std::unique_ptr<Device>(const Config&, const
 std::unique_ptr<Device> make_device(std::string_view target, const Config& config, const DeviceOptions& options = {});
 /// The backend named by VTA_TARGET, or fsim when it is unset or empty.
 std::string default_target();
+/// Checks a scheme backend's address ("HOST:PORT") without making a device: throws
+/// std::invalid_argument naming what is wrong with it.
+using AddressCheck = std::function<void(std::string_view address)>;
+
 /// Registers a backend (tsim and the remote client register themselves when linked in). A name
 /// ending in "://" registers a scheme: every target starting with it goes to `factory`, which finds
-/// the rest in DeviceOptions::address.
-void register_backend(std::string name, DeviceFactory factory);
+/// the rest in DeviceOptions::address; `check`, when given, is what check_target runs on the address.
+void register_backend(std::string name, DeviceFactory factory, AddressCheck check = {});
 /// Names of the registered backends that need no address, sorted (the ones a test can open).
 std::vector<std::string> backend_names();
 /// The registered schemes ("rpc://"), sorted.
@@ -174,6 +178,10 @@ std::vector<std::string> backend_schemes();
 /// Whether make_device would find a backend for `target` (a name, an alias or a scheme address);
 /// for command-line validation.
 bool is_known_target(std::string_view target);
+/// Throws std::invalid_argument naming the problem when make_device could not use `target`: an unknown
+/// backend (the known ones listed), or a scheme address its scheme refuses (a malformed HOST:PORT).
+/// What command lines check their --target with (a usage error).
+void check_target(std::string_view target);
 /// Whether `target` is a scheme backend's address ("rpc://HOST:PORT"): a device outside this process,
 /// which does not share its memory.
 bool is_scheme_address(std::string_view target);

@@ -1,7 +1,8 @@
 #pragma once
 /// \file vta/tools/target_option.h
 /// The --target option of the example programs: any registered backend ("fsim", "tsim") or a scheme
-/// address ("rpc://127.0.0.1:9091"), checked when the command line is parsed; and the network
+/// address ("rpc://127.0.0.1:9091"), checked when the command line is parsed (vta::check_target: a
+/// usage error, exit status 2); and the network
 /// programs' fast-forward options (--tsim-steps, --detailed-target).
 
 #include <CLI/CLI.hpp>
@@ -14,13 +15,30 @@ namespace vta::tools {
 inline CLI::Validator target_validator() {
   return CLI::Validator(
       [](std::string& target) -> std::string {
-        if (is_known_target(target)) return {};
-        std::string known;
-        for (const auto& n : backend_names()) known += n + ", ";
-        for (const auto& s : backend_schemes()) known += s + "HOST:PORT, ";
-        return "unknown VTA target \"" + target + "\" (known: " + known.substr(0, known.size() - 2) + ")";
+        try {
+          check_target(target);  // an unknown backend, a malformed rpc:// address
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
       },
       "TARGET");
+}
+
+/// The --remote option's value: "local" (a server in this process) or a device server's HOST:PORT,
+/// checked as an rpc:// target's address is (a usage error when malformed).
+inline CLI::Validator remote_validator() {
+  return CLI::Validator(
+      [](std::string& address) -> std::string {
+        if (address == "local") return {};
+        try {
+          check_target("rpc://" + address);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "HOST:PORT|local");
 }
 
 /// Fast-forward (vta/network/target.h fast_forward_target): the VTA steps FIRST:LAST on a clocked
