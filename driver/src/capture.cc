@@ -344,12 +344,12 @@ Capture Capture::from_bytes(const std::string& bytes, const std::string& origin)
   Capture c;
   try {
     const json h = json::parse(bytes.begin() + long(kMagic.size()), bytes.begin() + long(eol));
-    if (h.at("format") != "vta-capture") throw fail("format is not \"vta-capture\"");
+    if (json_member(h, "format") != "vta-capture") throw fail("format is not \"vta-capture\"");
     if (json_field<int>(h, "version") != kVersion) {
       throw fail("capture format version " + h.at("version").dump() + ", this build reads version " +
                  std::to_string(kVersion));
     }
-    c.config_json = h.at("config").dump();
+    c.config_json = json_member(h, "config", JsonKind::kObject).dump();
     try {  // re-serialised the way the writer did, for the hash
       c.config_json = Config::from_json_text(c.config_json).to_json_text();
     } catch (const std::exception& e) {
@@ -365,9 +365,9 @@ Capture Capture::from_bytes(const std::string& bytes, const std::string& origin)
     c.insn_addr = json_field<uint64_t>(h, "insn_addr");
     c.insn_count = json_field<uint32_t>(h, "insn_count");
     c.budget = json_field<uint64_t>(h, "budget");
-    c.tokens_before = parse_tokens(h.at("tokens_before"));
+    c.tokens_before = parse_tokens(json_member(h, "tokens_before", JsonKind::kObject));
     const size_t blobs_start = eol + 1;
-    for (const json& r : h.at("regions")) {
+    for (const json& r : json_member(h, "regions", JsonKind::kArray)) {
       CapturedRegion region;
       region.phys = json_field<uint64_t>(r, "phys");
       const std::string uses = json_field<std::string>(r, "uses");
@@ -379,20 +379,20 @@ Capture Capture::from_bytes(const std::string& bytes, const std::string& origin)
         region.uses |= bit;
       }
       const std::string what = "region at 0x" + hex64(region.phys);
-      region.before = read_blob(r.at("before"), bytes, blobs_start, what + " (before)");
+      region.before = read_blob(json_member(r, "before"), bytes, blobs_start, what + " (before)");
       if (region.before.size() != json_field<uint64_t>(r, "size")) throw fail(what + ": size does not match its data");
       if (r.contains("after")) {
-        region.after = read_blob(r.at("after"), bytes, blobs_start, what + " (after)");
+        region.after = read_blob(json_member(r, "after"), bytes, blobs_start, what + " (after)");
         if (region.after->size() != region.before.size()) throw fail(what + ": before and after differ in size");
       }
       c.regions.push_back(std::move(region));
     }
-    const json& res = h.at("result");
+    const json& res = json_member(h, "result", JsonKind::kObject);
     c.result.status = parse_status(json_field<std::string>(res, "status"));
     c.result.kind = parse_kind(json_field<std::string>(res, "error_kind"));
     c.result.error = json_field<std::string>(res, "error");
-    c.result.stats = parse_stats(res.at("stats"));
-    c.result.tokens_after = parse_tokens(res.at("tokens_after"));
+    c.result.stats = parse_stats(json_member(res, "stats", JsonKind::kObject));
+    c.result.tokens_after = parse_tokens(json_member(res, "tokens_after", JsonKind::kObject));
   } catch (const CaptureError& e) {
     if (std::string_view(e.what()).starts_with(origin)) throw;
     throw fail(e.what());

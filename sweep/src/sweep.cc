@@ -487,7 +487,13 @@ std::string xml_escape(const std::string& s) {
 // What a configuration costs in hardware: SRAM bytes per buffer and in all, multiply-accumulators.
 json resources_of(const fs::path& dir, const std::string& hash) {
   const fs::path file = dir / "configs" / (hash + ".json");
-  const Config c = Config::from_json_text(read_file_as<SweepError>(file, 1 << 20), file.string());
+  const Config c = [&] {
+    try {
+      return Config::from_json_text(read_file_as<SweepError>(file, 1 << 20), file.string());
+    } catch (const ConfigError& e) {
+      throw SweepError(e.what());  // (the message names the file)
+    }
+  }();
   const ConfigParams& p = c.params();
   const json sram = {{"uop", uint64_t{1} << p.log_uop_buff_size},
                      {"inp", uint64_t{1} << p.log_inp_buff_size},
@@ -759,6 +765,9 @@ std::vector<Task> read_tasks(const fs::path& dir) {
               field<bool>(t, "coverage", false, where),
               ""};
     if (task.index != int(i)) throw SweepError(where + ": \"index\" must be " + std::to_string(i));
+    if (task.config_hash.size() != 16 || task.config_hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      throw SweepError(where + ": \"config_hash\" must be 16 hexadecimal digits (configs/<hash>.json)");
+    }
     if (!t.contains("workload") || !t.at("workload").is_object() || !t.at("workload").contains("kind")) {
       throw SweepError(where + ": \"workload\" must be an object with a \"kind\"");
     }
@@ -897,6 +906,44 @@ void run_slurm(const fs::path& dir, const std::vector<std::string>& sbatch_args,
   }
 }
 
+namespace {
+// Throws std::invalid_argument naming the first field of a task's result that merging could not use
+// (a result file is a file: it may have been edited or damaged since its task wrote it).
+void check_result(const json& r) {
+  (void)json_field<bool>(r, "verified");
+  for (const char* k : {"error", "command"}) {
+    if (r.contains(k)) (void)json_field<std::string>(r, k);
+  }
+  if (r.contains("seconds") && !r.at("seconds").is_number()) throw std::invalid_argument("\"seconds\" must be a number");
+  if (r.contains("stats")) {
+    for (const auto& [k, v] : json_member(r, "stats", JsonKind::kObject).items()) {
+      if (!v.is_null() && !v.is_number_unsigned()) throw std::invalid_argument("stats." + k + " must be a count or null");
+    }
+  }
+  if (r.contains("utilization")) {
+    const json& u = json_member(r, "utilization", JsonKind::kObject);
+    for (const char* k : {"lut", "ff", "bram36", "dsp"}) {
+      if (!json_member(u, k).is_number() || json_member(u, k).get<double>() < 0) {
+        throw std::invalid_argument(std::string("utilization.") + k + " must be a number >= 0");
+      }
+    }
+  }
+  if (r.contains("tuning")) {
+    const json& t = json_member(r, "tuning", JsonKind::kObject);
+    for (const char* k : {"default_estimate", "estimate"}) {
+      if (t.contains(k)) (void)json_field<uint64_t>(t, k);
+    }
+    if (t.contains("tilings_file")) (void)json_field<std::string>(t, "tilings_file");
+    if (t.contains("measured")) {
+      (void)json_field<uint64_t>(t, "measured");
+      if (!json_member(t, "estimate_error_percent").is_number()) {
+        throw std::invalid_argument("tuning.estimate_error_percent must be a number");
+      }
+    }
+  }
+}
+}  // namespace
+
 Summary merge(const fs::path& dir) {
   const std::vector<Task> tasks = read_tasks(dir);
   Summary s;
@@ -921,7 +968,15 @@ Summary merge(const fs::path& dir) {
       // (a result of another run, or of another task, is not this task's: it did not run)
       if (r.is_object() && r.value("run", json()) == json(t.run) && r.value("index", json()) == json(t.index) &&
           r.value("config_hash", json()) == json(t.config_hash) && r.value("backend", json()) == json(t.backend)) {
-        results[t.index] = std::move(r);
+        try {
+          check_result(r);
+          results[t.index] = std::move(r);
+        } catch (const std::invalid_argument& e) {  // (a damaged result: the task is reported failed, by name)
+          json bad = task_json(t);
+          bad["verified"] = false;
+          bad["error"] = path.string() + " is damaged: " + e.what();
+          results[t.index] = std::move(bad);
+        }
       }
     }
     if (!resources.count(t.config_hash)) resources[t.config_hash] = resources_of(dir, t.config_hash);

@@ -45,4 +45,24 @@ T json_field(const Json& object, const char* key) {
   }
 }
 
+/// What a member of a JSON object must be, for json_member.
+enum class JsonKind { kAny, kObject, kArray };
+
+/// The member `key` of `object`, which must be there and of `kind`: std::invalid_argument naming the
+/// key otherwise (the readers' structured fields: a capture's regions and result, ...).
+template <class Json>
+const Json& json_member(const Json& object, const char* key, JsonKind kind = JsonKind::kAny) {
+  const std::string name = std::string("\"") + key + "\"";
+  if (!object.is_object()) throw std::invalid_argument("expected an object holding " + name);
+  const auto it = object.find(key);
+  if (it == object.end()) throw std::invalid_argument("missing " + name);
+  if (kind == JsonKind::kObject && !it->is_object()) {
+    throw std::invalid_argument(name + " must be an object, not " + it->dump().substr(0, 64));
+  }
+  if (kind == JsonKind::kArray && !it->is_array()) {
+    throw std::invalid_argument(name + " must be a list, not " + it->dump().substr(0, 64));
+  }
+  return *it;
+}
+
 }  // namespace vta
