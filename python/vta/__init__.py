@@ -125,7 +125,7 @@ def reduce_axis(dom, name="rv"):
         if len(dom) != 2 or dom[0] != 0:
             raise ScheduleError(f"reduce_axis {name}: the range must start at 0, not {dom}")
         dom = dom[1] - dom[0]
-    return _core.reduce_axis(int(dom), name)
+    return _core.reduce_axis(dom, name)  # (an integer: TypeError for anything else, from the binding)
 
 
 def sum(expr, axis, init=None):  # noqa: A001  (te.sum)
