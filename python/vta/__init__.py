@@ -18,7 +18,16 @@ import inspect
 import os
 import sys
 
-from . import _core
+try:
+    import numpy  # noqa: F401  (the device arrays' type: Debian's, beside the interpreter below)
+    from . import _core
+except ImportError as _error:  # another interpreter than the one the package was built for
+    from . import _build
+    if os.path.realpath(sys.executable) != os.path.realpath(_build.PYTHON):
+        raise ImportError(
+            f"the vta package was built for {_build.PYTHON} (Python {_build.PYTHON_VERSION}, with Debian's NumPy); "
+            f"this is {sys.executable}: run it with {_build.PYTHON} ({_error})") from _error
+    raise
 from ._core import (  # noqa: F401  (the package's vocabulary)
     CallError,
     Capture,

@@ -19,7 +19,7 @@ else
 fi
 libdir=$(dirname "$(find "$prefix" -name 'libvta.so' | head -n 1)")
 [ -n "$libdir" ] || fail "no libvta.so under $prefix"
-export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# (no LD_LIBRARY_PATH: the programs find libvta by their run paths, pkg-config's -Wl,-rpath and CMake's)
 
 # the CMake way: find_package(vta), imported target vta::vta
 timeout 300 cmake -S "$here/consumer" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >"$work/log" 2>&1 ||
