@@ -4,6 +4,7 @@
 # tree for the compile commands; it checks every translation unit of that build that is in git, except
 # those its cache (below) proves clean.
 # Usage: scripts/lint.sh [BUILD_DIR]   (default: build; scripts/test.sh runs it after its build)
+#        CI=true or VTA_LINT_ALL=1: clang-tidy on every unit (else on the units this checkout changes)
 #        scripts/lint.sh --fix-format   (rewrite the files in place instead of checking)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -81,8 +82,29 @@ check_unit() {  # FILE: 0 when clean (from the cache or checked now)
 }
 export -f check_unit
 
-echo "== clang-tidy: ${#units[@]} translation units (checks in .clang-tidy; cache: $cache) =="
-if ! printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -n 1 bash -c 'check_unit "$0"'; then
+# Outside CI (CI unset or not "true") and unless VTA_LINT_ALL=1, only the units this checkout changes
+# are checked when the cache cannot prove them: a unit whose file differs from origin/main (or from
+# HEAD without a remote), every unit when a header or .clang-tidy differs. On a fresh clone that is
+# none, and the rest (whose cache entries a newcomer's machine does not have yet) is CI's: it checks
+# every unit, and its cache makes that a matter of seconds. The count left to CI is printed.
+mode=all
+if [ "${CI:-}" != true ] && [ "${VTA_LINT_ALL:-0}" != 1 ]; then
+  base=$(git merge-base HEAD origin/main 2>/dev/null || git rev-parse HEAD)
+  mapfile -t changed < <({ git diff --name-only "$base"; git ls-files --others --exclude-standard; } | sort -u)
+  if printf '%s\n' "${changed[@]}" | grep -q -e '\.h$' -e '\.clang-tidy$'; then
+    mode=all  # (a header reaches units that did not change themselves)
+  else
+    mode=changed
+    mapfile -t units < <(printf '%s\n' "${units[@]}" |
+                         grep -Fx -f <(printf '%s\n' "${changed[@]}" | sed "s|^|$root/|") || true)
+    total=$(grep -o '"file": *"[^"]*"' "$db" | sed 's/.*"\([^"]*\)"$/\1/' | sort -u |
+            grep -Fxc -f <(git ls-files '*.cc' | sed "s|^|$root/|") || true)
+    echo "== clang-tidy: the ${#units[@]} translation units this checkout changes (of $total; CI checks all of" \
+         "them, VTA_LINT_ALL=1 does here) =="
+  fi
+fi
+[ "$mode" = all ] && echo "== clang-tidy: ${#units[@]} translation units (checks in .clang-tidy; cache: $cache) =="
+if [ ${#units[@]} -gt 0 ] && ! printf '%s\n' "${units[@]}" | xargs -P "$(nproc)" -n 1 bash -c 'check_unit "$0"'; then
   echo "lint: clang-tidy reported the findings above" >&2
   exit 1
 fi

@@ -822,7 +822,10 @@ int run_task_here(const fs::path& dir, int index) { return run_here(dir, task_at
 int run_task(const fs::path& dir, int index, const fs::path& cache) {
   const std::vector<Task> tasks = read_tasks(dir);
   const Task& t = task_at(tasks, dir, index);
-  if (t.config_hash != this_build_hash() || t.coverage != kCoverageBuild) {
+  // a coverage task needs a coverage build; any other task runs in this build if its configuration is
+  // this build's (a coverage build runs it too, counting nothing: building a second tree for it took
+  // minutes)
+  if (t.config_hash != this_build_hash() || (t.coverage && !kCoverageBuild)) {
     const fs::path program = tree_for(dir, t.config_hash, cache, t.coverage);
     return bp::system(program.string(), "task", dir.string(), std::to_string(index), "--here");
   }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "program_suite.h"
+#include "test_util.h"
 #include "tutorials.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/vcr_map.h"
@@ -88,6 +89,38 @@ TEST(Tsim, MatrixMultiplyTutorial) {
 
 TEST(Tsim, ConvolutionTutorial) {
   run_tutorial_on_tsim({"convolution", tutorials::convolution, tutorials::convolution_seed_stats});
+}
+
+// Fetch held by a full load queue (the RTL's LoadQueueFull cover point; the coverage regression reaches
+// it here in a second instead of through a whole ResNet-18): a long GEMM keeps the first load waiting
+// for its token while more loads arrive behind it than vta_top's instruction queues hold (512). The
+// tsim's statistics are the fsim's.
+TEST(Tsim, AFullLoadQueueHoldsFetchUntilTheLoadsDrain) {
+  const Config& c = build_config();
+  const DevBuf uops(4);
+  constexpr uint32_t kLoads = 600;  // (> the 512-deep queue + fetch's buffer; < the input buffer's depth)
+  if (c.inp_depth() <= kLoads) GTEST_SKIP() << "an input buffer of fewer than " << kLoads << " rows";
+  const DevBuf inp(size_t(c.inp_elem_bytes()) * kLoads);
+  for (size_t i = 0; i < inp.size(); ++i) inp.as<int8_t>()[i] = int8_t(i * 7);
+  const uint32_t inp_base = uint32_t(inp.phys() / uint64_t(c.inp_elem_bytes()));
+  Program p(c);
+  p.load(MemId::kUop, 0, uint32_t(uops.phys() / 4), 1, 1, 1);  // (a compute-stage load: micro-op 0, all zero)
+  GemmInsn g = gemm_insn(0, 1, 255, 255);                       // 65,025 micro-ops
+  g.deps = push_prev();                                         // then the first load may start
+  p.gemm(g);
+  p.load(MemId::kInp, 0, inp_base, 1, 1, 1, pop_next());
+  for (uint32_t i = 1; i + 1 < kLoads; ++i) p.load(MemId::kInp, i, inp_base + i, 1, 1, 1);
+  p.load(MemId::kInp, kLoads - 1, inp_base + kLoads - 1, 1, 1, 1, push_next());  // FINISH after every load
+  p.finish(pop_prev());
+  auto fsim = make_device("fsim", c);
+  auto tsim = make_device("tsim", c);
+  ASSERT_EQ(p.run(*fsim), RunStatus::kOk) << fsim->last_error();
+  ASSERT_EQ(p.run(*tsim), RunStatus::kOk) << tsim->last_error();
+  EXPECT_EQ(tsim->stats().gemm_counter, 255u * 255u);
+  EXPECT_EQ(tsim->stats().inp_load_nbytes, kLoads * uint64_t(c.inp_elem_bytes()));
+  EXPECT_EQ(tsim->stats().gemm_counter, fsim->stats().gemm_counter);
+  EXPECT_EQ(tsim->stats().inp_load_nbytes, fsim->stats().inp_load_nbytes);
+  EXPECT_GE(tsim->stats().cycle_count.value_or(0), 255u * 255u) << "the loads waited for the GEMM";
 }
 
 }  // namespace
