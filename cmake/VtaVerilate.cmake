@@ -22,10 +22,13 @@ function(vta_verilate)
   verilate(${args})
 endfunction()
 
-# vta_verilated_unity(TARGET): compiles the Verilated models of TARGET as a few translation units each
-# (Verilator's own __ALL.cpp grouping, with its construction-time __Slow files apart from the
-# evaluation code), instead of file by file: each of the many small generated files re-reads
-# Verilator's headers, which costs more than compiling them (docs/PERFORMANCE.md, "Test suite").
+# vta_verilated_unity(TARGET): compiles the evaluation code of TARGET's Verilated models as a few
+# translation units each (Verilator's own __ALL.cpp grouping) instead of file by file: each of the many
+# small generated files re-reads Verilator's headers, which costs more than compiling them. The
+# construction-time __Slow files (run once per model: the constructor, the initial values, the trace
+# and coverage declarations) are compiled file by file without optimisation, as Verilator's own
+# makefile does (OPT_SLOW): at -O3 in one translation unit, the coverage model's took 280 s of one core,
+# the longest step of the test command (docs/PERFORMANCE.md, "Test suite").
 function(vta_verilated_unity target)
   set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
   get_target_property(sources ${target} SOURCES)
@@ -33,9 +36,11 @@ function(vta_verilated_unity target)
     if(src MATCHES "/(V[A-Za-z0-9_]+)\\.dir/[^/]+\\.cpp$")
       set(group ${CMAKE_MATCH_1})
       if(src MATCHES "__Slow\\.cpp$")
-        string(APPEND group _slow)
+        # (a source with compile options of its own is left out of the unity files)
+        set_source_files_properties("${src}" PROPERTIES COMPILE_OPTIONS "-O0")
+      else()
+        set_source_files_properties("${src}" PROPERTIES UNITY_GROUP ${group})
       endif()
-      set_source_files_properties("${src}" PROPERTIES UNITY_GROUP ${group})
     endif()
   endforeach()
 endfunction()
