@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "join.h"
+
 namespace vta::network {
 namespace {
 
@@ -16,12 +18,13 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 void check_shape(const std::string& graph, const std::string& name, const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (const int64_t d : shape) {
-    if (d < 1)
-      throw GraphError(graph + ": tensor " + name + " has shape " + shape_text(shape) +
-                       ": every dimension must be >= 1");
+    if (d < 1) {
+      throw GraphError(
+          join({graph, ": tensor ", name, " has shape ", shape_text(shape), ": every dimension must be >= 1"}));
+    }
     if (d > kMaxTensorElements / n) {
-      throw GraphError(graph + ": tensor " + name + " has shape " + shape_text(shape) + ": more than " +
-                       std::to_string(kMaxTensorElements) + " elements");
+      throw GraphError(join({graph, ": tensor ", name, " has shape ", shape_text(shape), ": more than ",
+                             std::to_string(kMaxTensorElements), " elements"}));
     }
     n *= d;
   }

@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 
+#include "join.h"
 #include "vta/driver/file.h"
 #include "vta/driver/json_field.h"
 #include "vta/network/npy.h"
@@ -239,7 +240,7 @@ void only_keys(const nlohmann::json& object, std::initializer_list<const char*> 
     if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return item.key() == k; })) {
       std::string known;
       for (const char* k : keys) known.append(known.empty() ? "" : ", ").append(k);
-      throw GraphError(where + ": unknown key \"" + item.key() + "\" (" + known + ")");
+      throw GraphError(join({where, ": unknown key \"", item.key(), "\" (", known, ")"}));
     }
   }
 }
@@ -273,7 +274,7 @@ void load_weights(Graph& g, const std::filesystem::path& dir) {
     for (const auto& t : m.at("tensors")) {
       if (!t.is_object()) refuse({where, "each of \"tensors\" must be an object, not ", t.dump()});
       const std::string name = json_field<std::string>(t, "name"), file = json_field<std::string>(t, "file");
-      only_keys(t, {"name", "file", "shape", "dtype"}, where + "tensor " + name);
+      only_keys(t, {"name", "file", "shape", "dtype"}, join({where, "tensor ", name}));
       if (!t.contains("shape") || !t.at("shape").is_array() ||
           !std::all_of(t.at("shape").begin(), t.at("shape").end(),
                        [](const nlohmann::json& d) { return d.is_number_integer(); })) {

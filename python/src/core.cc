@@ -229,13 +229,14 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<vta::rpc::CallError>(m, "CallError", remote_error.ptr());
   // an argument pybind11 cannot convert is the caller's type mistake: TypeError (pybind11 says
   // RuntimeError), with the types named (PYBIND11_DETAILED_ERROR_MESSAGES, python/CMakeLists.txt)
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const py::cast_error& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
-    }
-  });
+  py::register_exception_translator(
+      [](std::exception_ptr p) {  // NOLINT(performance-unnecessary-value-param): pybind11 takes a function of this type
+        try {
+          if (p) std::rethrow_exception(p);
+        } catch (const py::cast_error& e) {
+          PyErr_SetString(PyExc_TypeError, e.what());
+        }
+      });
 
   // ---- the target (vta.get_env())
   py::class_<c::Env>(m, "Env")
