@@ -917,10 +917,12 @@ void check_result(const json& r) {
   for (const char* k : {"error", "command"}) {
     if (r.contains(k)) (void)json_field<std::string>(r, k);
   }
-  if (r.contains("seconds") && !r.at("seconds").is_number()) throw std::invalid_argument("\"seconds\" must be a number");
+  if (r.contains("seconds") && !r.at("seconds").is_number())
+    throw std::invalid_argument("\"seconds\" must be a number");
   if (r.contains("stats")) {
     for (const auto& [k, v] : json_member(r, "stats", JsonKind::kObject).items()) {
-      if (!v.is_null() && !v.is_number_unsigned()) throw std::invalid_argument("stats." + k + " must be a count or null");
+      if (!v.is_null() && !v.is_number_unsigned())
+        throw std::invalid_argument("stats." + k + " must be a count or null");
     }
   }
   if (r.contains("utilization")) {

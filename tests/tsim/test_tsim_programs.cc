@@ -105,8 +105,8 @@ TEST(Tsim, AFullLoadQueueHoldsFetchUntilTheLoadsDrain) {
   const uint32_t inp_base = uint32_t(inp.phys() / uint64_t(c.inp_elem_bytes()));
   Program p(c);
   p.load(MemId::kUop, 0, uint32_t(uops.phys() / 4), 1, 1, 1);  // (a compute-stage load: micro-op 0, all zero)
-  GemmInsn g = gemm_insn(0, 1, 255, 255);                       // 65,025 micro-ops
-  g.deps = push_prev();                                         // then the first load may start
+  GemmInsn g = gemm_insn(0, 1, 255, 255);                      // 65,025 micro-ops
+  g.deps = push_prev();                                        // then the first load may start
   p.gemm(g);
   p.load(MemId::kInp, 0, inp_base, 1, 1, 1, pop_next());
   for (uint32_t i = 1; i + 1 < kLoads; ++i) p.load(MemId::kInp, i, inp_base + i, 1, 1, 1);
