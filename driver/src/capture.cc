@@ -404,18 +404,7 @@ Capture Capture::from_bytes(const std::string& bytes, const std::string& origin)
   return c;
 }
 
-void Capture::save(const std::string& path) const {
-  const std::string tmp = path + ".part";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
-    const std::string bytes = to_bytes();
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
-  }
-  std::filesystem::rename(tmp, path);
-}
+void Capture::save(const std::string& path) const { write_file(path, to_bytes()); }  // (whole or absent)
 
 // A capture holds the memory regions of its run: up to the 4 GiB of a 32-bit physical space.
 constexpr uint64_t kMaxCaptureFileBytes = uint64_t{1} << 32;

@@ -54,10 +54,8 @@ class InterruptibleCall {
         deliver();
         return result;
       }
-    } catch (const pybind11::error_already_set&) {
-      throw;
     } catch (...) {
-      deliver();
+      deliver();  // (once: a signal delivered already ended the scope)
       throw;
     }
   }

@@ -87,18 +87,23 @@ c::DType dtype_of(const std::string& name) {
   throw py::value_error("unknown dtype '" + name + "' (int8, int32)");
 }
 
-/// The value of Python's and NumPy's integers (anything with __index__); none for anything else.
-/// TypeError for a bool, which is no index or value.
-std::optional<int64_t> integer(const py::handle& h) {
-  if (py::isinstance<py::bool_>(h)) throw py::type_error("a bool is not an index or a value");
-  if (PyIndex_Check(h.ptr()) == 0) return std::nullopt;
+/// The value of an integer with __index__ when it fits in 64 bits; none when it does not.
+std::optional<int64_t> int64_of(const py::handle& h) {
   const py::int_ v(py::reinterpret_borrow<py::object>(h));
   int overflow = 0;
   const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-  if (overflow != 0)
-    throw py::value_error("the integer " + std::string(py::str(static_cast<const py::handle&>(v))) +
-                          " does not fit in 64 bits");
+  if (overflow != 0) return std::nullopt;
   return int64_t(n);
+}
+
+/// The value of Python's and NumPy's integers (anything with __index__); none for anything else.
+/// TypeError for a bool, which is no index or value; ValueError past 64 bits.
+std::optional<int64_t> integer(const py::handle& h) {
+  if (py::isinstance<py::bool_>(h)) throw py::type_error("a bool is not an index or a value");
+  if (PyIndex_Check(h.ptr()) == 0) return std::nullopt;
+  const auto v = int64_of(h);
+  if (!v) throw py::value_error("the integer " + std::string(py::str(h)) + " does not fit in 64 bits");
+  return v;
 }
 
 /// Anything a tutorial writes where an expression goes: an expression, an axis, an integer.
@@ -203,14 +208,12 @@ uint64_t count_argument(const char* name, const py::handle& value, uint64_t max)
   if (py::isinstance<py::bool_>(value) || PyIndex_Check(value.ptr()) == 0) {
     throw py::type_error(std::string(name) + " must be an integer, not " + type_name(value));
   }
-  const py::int_ v = py::reinterpret_borrow<py::object>(value);
-  int overflow = 0;
-  const long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-  if (overflow != 0 || n < 0 || uint64_t(n) > max) {
+  const auto n = int64_of(value);
+  if (!n || *n < 0 || uint64_t(*n) > max) {
     throw py::value_error(std::string(name) + " = " + std::string(py::str(value)) + " is out of range (0 to " +
                           std::to_string(max) + ")");
   }
-  return uint64_t(n);
+  return uint64_t(*n);
 }
 
 }  // namespace

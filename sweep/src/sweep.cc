@@ -50,13 +50,11 @@ json read_json(const fs::path& path, const std::string& what) {
 }
 
 void write_json(const fs::path& path, const json& j) {
-  const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << j.dump(2) << "\n";
-    if (!out) throw SweepError("cannot write " + tmp.string());
+  try {
+    write_file(path, j.dump(2) + "\n");  // whole or not at all: a reader never sees half a result
+  } catch (const FileError& e) {
+    throw SweepError(e.what());
   }
-  fs::rename(tmp, path);  // whole or not at all: a reader never sees half a result
 }
 
 // The configuration's canonical text (every key, as vta::Config writes it) and its hash (FNV-1a 64).

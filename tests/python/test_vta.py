@@ -296,6 +296,14 @@ class RemoteSessions(unittest.TestCase):
 
 
 
+def interrupt_when_started():
+    """Sends this process SIGINT once a module call is in progress (at most 60 s from now)."""
+    deadline = time.monotonic() + 60
+    while vta._core._calls_in_progress() == 0 and time.monotonic() < deadline:
+        time.sleep(0.0005)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
 class Interrupts(unittest.TestCase):
     def test_ctrl_c_stops_a_long_call_and_the_next_one_runs(self):
         """A module whose host loops would run for hours: SIGINT, sent once the call has started, stops
@@ -310,12 +318,6 @@ class Interrupts(unittest.TestCase):
         f = vta.Module.from_json(json.dumps(spin))
         with self.assertRaisesRegex(vta.RunError, "max_host_steps"):
             f()  # over the default bound: refused before anything runs
-
-        def interrupt_when_started():
-            deadline = time.monotonic() + 60
-            while vta._core._calls_in_progress() == 0 and time.monotonic() < deadline:
-                time.sleep(0.001)
-            os.kill(os.getpid(), signal.SIGINT)
 
         sender = threading.Thread(target=interrupt_when_started)
         sender.start()
@@ -402,12 +404,6 @@ class Reliability(unittest.TestCase):
         f = vta.build(s, args)
         arrays = [vta.array(np.zeros(a.shape, np.int8)) for a in args]
         for _ in range(3):
-            def interrupt_when_started():
-                deadline = time.monotonic() + 60
-                while vta._core._calls_in_progress() == 0 and time.monotonic() < deadline:
-                    time.sleep(0.0005)
-                os.kill(os.getpid(), signal.SIGINT)
-
             sender = threading.Thread(target=interrupt_when_started)
             sender.start()
             with self.assertRaises(KeyboardInterrupt):

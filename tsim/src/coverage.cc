@@ -11,7 +11,10 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <string>
+
+#include "vta/driver/file.h"
 
 #if VM_COVERAGE
 #include <verilated_cov.h>
@@ -37,19 +40,14 @@ void write_totals() {
   Totals& t = totals();
   const std::lock_guard<std::mutex> lock(t.mutex);
   if (t.counts.empty()) return;
-  const std::filesystem::path tmp = t.file.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << "# SystemC::Coverage-3\n";
-    for (const auto& [key, count] : t.counts) out << "C '" << key << "' " << count << "\n";
-    if (!out) {
-      std::fprintf(stderr, "vta tsim: cannot write coverage to %s\n", tmp.c_str());
-      return;
-    }
+  std::ostringstream text;
+  text << "# SystemC::Coverage-3\n";
+  for (const auto& [key, count] : t.counts) text << "C '" << key << "' " << count << "\n";
+  try {
+    write_file(t.file, text.str());  // (whole or not at all: a merge never reads half a file)
+  } catch (const FileError& e) {
+    std::fprintf(stderr, "vta tsim: cannot write coverage: %s\n", e.what());
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, t.file, ec);  // (whole or not at all: a merge never reads half a file)
-  if (ec) std::fprintf(stderr, "vta tsim: cannot write coverage to %s: %s\n", t.file.c_str(), ec.message().c_str());
 }
 
 // Adds the points of a file Verilator wrote to the totals.
