@@ -21,6 +21,7 @@ PACKAGES=(
   ccache                               # the compiler cache: build trees and clones share objects (CMakeLists.txt)
   pybind11-dev python3-dev python3-numpy  # the Python package (python/, docs/PYTHON.md)
   libonnx-dev libprotobuf-dev          # ONNX import (docs/MODELS.md)
+  libopenblas-dev                      # the imported models' float reference: convolutions as sgemm
   libonnx-testdata                     # ONNX's own node tests, run against the importer
   dataset-fashion-mnist                # the trained classifiers' images (models/fashion_mnist)
   slurm-wlm munge iproute2             # a single-node Slurm cluster for sweeps (scripts/slurm.sh; ss picks its ports)

@@ -6,6 +6,8 @@
 #include <limits>
 #include <random>
 
+#include <cblas.h>
+
 #include "join.h"
 #include "vta/network/onnx.h"
 
@@ -18,35 +20,43 @@ const std::vector<float>& read(const FloatGraph& g, const FloatOp& op, const Flo
   return it->second;
 }
 
+// A convolution as one matrix product per image and group (OpenBLAS's sgemm): the group's filters
+// (og x cg*k*k, as the weights are stored) times the input's windows laid out as columns (cg*k*k x
+// oh*ow, zeros where a window reaches into the padding; a 1x1 convolution of stride 1 reads the input
+// as it is). ResNet-50's float run takes a small fraction of the direct loops' time.
 std::vector<float> conv(const FloatGraph& g, const FloatOp& op, const std::vector<float>& x) {
   const auto& in = g.shape(op.inputs[0]);
   const auto& out = g.shape(op.output);
   const FloatTensor& w = g.constants.at(op.weight);
   const int64_t n = in[0], c = in[1], h = in[2], wd = in[3], o = out[1], oh = out[2], ow = out[3];
   const int64_t k = op.kernel, s = op.stride, p = op.pad, cg = c / op.groups, og = o / op.groups;
-  std::vector<float> y(size_t(n * o * oh * ow), 0.f);
+  const int64_t rows = cg * k * k, cols = oh * ow;
+  std::vector<float> y(size_t(n * o * cols));
+  for (int64_t f = 0; f < o; ++f) {  // each output plane starts at its bias
+    const float b = op.bias.empty() ? 0.f : g.constants.at(op.bias).values[size_t(f)];
+    for (int64_t a = 0; a < n; ++a) std::fill_n(y.begin() + (a * o + f) * cols, cols, b);
+  }
+  const bool direct = k == 1 && s == 1 && p == 0;
+  std::vector<float> windows(direct ? 0 : size_t(rows * cols));
   for (int64_t a = 0; a < n; ++a) {
-    for (int64_t f = 0; f < o; ++f) {
-      float* plane = y.data() + (a * o + f) * oh * ow;
-      const float b = op.bias.empty() ? 0.f : g.constants.at(op.bias).values[size_t(f)];
-      std::fill(plane, plane + oh * ow, b);
-      const int64_t first = (f / og) * cg;
-      for (int64_t ch = 0; ch < cg; ++ch) {
-        const float* xin = x.data() + (a * c + first + ch) * h * wd;
-        for (int64_t dy = 0; dy < k; ++dy) {
-          for (int64_t dx = 0; dx < k; ++dx) {
-            const float wv = w.values[size_t(((f * cg + ch) * k + dy) * k + dx)];
-            for (int64_t yy = 0; yy < oh; ++yy) {
-              const int64_t iy = yy * s + dy - p;
-              if (iy < 0 || iy >= h) continue;
-              for (int64_t xx = 0; xx < ow; ++xx) {
-                const int64_t ix = xx * s + dx - p;
-                if (ix >= 0 && ix < wd) plane[yy * ow + xx] += wv * xin[iy * wd + ix];
-              }
+    for (int64_t gi = 0; gi < op.groups; ++gi) {
+      const float* xin = x.data() + (a * c + gi * cg) * h * wd;
+      if (!direct) {
+        for (int64_t r = 0; r < rows; ++r) {  // row r: channel r / (k*k), kernel offset (dy, dx)
+          const int64_t ch = r / (k * k), dy = r / k % k, dx = r % k;
+          float* row = windows.data() + r * cols;
+          for (int64_t yy = 0; yy < oh; ++yy) {
+            const int64_t iy = yy * s + dy - p;
+            for (int64_t xx = 0; xx < ow; ++xx) {
+              const int64_t ix = xx * s + dx - p;
+              row[yy * ow + xx] = iy >= 0 && iy < h && ix >= 0 && ix < wd ? xin[(ch * h + iy) * wd + ix] : 0.f;
             }
           }
         }
       }
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(og), int(cols), int(rows), 1.f,
+                  w.values.data() + gi * og * rows, int(rows), direct ? xin : windows.data(), int(cols), 1.f,
+                  y.data() + (a * o + gi * og) * cols, int(cols));
     }
   }
   return y;
