@@ -1,12 +1,12 @@
 // The float reference of an imported model: what the model computes before quantization, used to
 // calibrate the quantization and to measure the float accuracy beside the int8 one.
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
-
-#include <cblas.h>
 
 #include "join.h"
 #include "vta/network/onnx.h"
