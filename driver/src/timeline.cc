@@ -10,6 +10,9 @@
 #include "vta/driver/program.h"
 
 namespace vta {
+namespace {
+using json = nlohmann::json;
+}  // namespace
 
 const char* to_string(Activity a) {
   switch (a) {
@@ -51,7 +54,6 @@ std::vector<std::string> instruction_names(const Isa& isa, const std::vector<Raw
 }
 
 std::string Timeline::to_trace_json() const {
-  using json = nlohmann::json;
   json events = json::array();
   for (int lane = 0; lane < kLanes; ++lane) {
     events.push_back(
