@@ -520,6 +520,11 @@ PYBIND11_MODULE(_core, m) {
   m.def("runtime_stats", [] { return stats_dict(vta::runtime::runtime_stats()); });
   m.def("clear_runtime_stats", &vta::runtime::clear_runtime_stats);
   m.def("backend_names", &vta::backend_names);
+  // the target the runtime's device is made for (VTA_TARGET, fsim when unset or empty) and whether a
+  // name is a scheme address (rpc://HOST:PORT): the C++ rules themselves, so that Python's
+  // Environment.TARGET never differs from what runs
+  m.def("default_target", &vta::default_target);
+  m.def("is_scheme_address", [](const std::string& target) { return vta::is_scheme_address(target); });
   m.def("_calls_in_progress", [] { return vta::python::InterruptibleCall::calls_in_progress().load(); });
 
   const py::object value_error = py::module_::import("builtins").attr("ValueError");

@@ -82,8 +82,8 @@ class Environment:
     def TARGET(self):  # noqa: N802  (the tutorials' name)
         """The kind of device runs go to, as the tutorials test it: "sim" for the fsim and for a device
         server (rpc://: its simulators behind it), "tsim" for the cycle-accurate ones (tsim, systemc)."""
-        target = os.environ.get("VTA_TARGET", "fsim")
-        if target == "fsim" or target.startswith("rpc"):
+        target = _core.default_target()
+        if target == "fsim" or _core.is_scheme_address(target):
             return "sim"
         return "tsim" if target in ("tsim", "systemc") else target
 

@@ -116,6 +116,35 @@ class Environment(unittest.TestCase):
             vta.Environment(os.path.join(SOURCE, "README.md"))
 
 
+class TargetRule(unittest.TestCase):
+    """Environment.TARGET (the tutorials' "sim" / "tsim") follows the target the C++ runtime runs on:
+    VTA_TARGET empty ran the fsim in C++ while Python answered "", which took neither of the tutorials'
+    branches."""
+
+    def setUp(self):
+        self.saved = os.environ.get("VTA_TARGET")
+
+    def tearDown(self):
+        if self.saved is None:
+            os.environ.pop("VTA_TARGET", None)
+        else:
+            os.environ["VTA_TARGET"] = self.saved
+
+    def test_every_kind_of_value(self):
+        # VTA_TARGET -> (the device the runtime makes, the tutorials' kind), written out by hand
+        cases = {None: ("fsim", "sim"), "": ("fsim", "sim"), "fsim": ("fsim", "sim"), "tsim": ("tsim", "tsim"),
+                 "systemc": ("systemc", "tsim"), "rpc://127.0.0.1:9091": ("rpc://127.0.0.1:9091", "sim"),
+                 "rpc://[::1]:9091": ("rpc://[::1]:9091", "sim")}
+        for value, (device, kind) in cases.items():
+            with self.subTest(VTA_TARGET=value):
+                if value is None:
+                    os.environ.pop("VTA_TARGET", None)
+                else:
+                    os.environ["VTA_TARGET"] = value
+                self.assertEqual(vta._core.default_target(), device)
+                self.assertEqual(vta.get_env().TARGET, kind)
+
+
 class MatrixMultiply(unittest.TestCase):
     def test_programs_equal_the_cpp_tutorials(self):
         env = vta.get_env()
