@@ -20,10 +20,13 @@ const std::vector<float>& read(const FloatGraph& g, const FloatOp& op, const Flo
   return it->second;
 }
 
-// A convolution as one matrix product per image and group (OpenBLAS's sgemm): the group's filters
+// A convolution as matrix products (OpenBLAS's sgemm): per image and group, the group's filters
 // (og x cg*k*k, as the weights are stored) times the input's windows laid out as columns (cg*k*k x
-// oh*ow, zeros where a window reaches into the padding; a 1x1 convolution of stride 1 reads the input
-// as it is). ResNet-50's float run takes a small fraction of the direct loops' time.
+// output positions, zeros where a window reaches into the padding), a band of output rows at a time so
+// that the windows never take more than kMaxWindowValues floats whatever the input's size; a 1x1
+// convolution of stride 1 reads the input as it is.
+constexpr int64_t kMaxWindowValues = int64_t(1) << 22;
+
 std::vector<float> conv(const FloatGraph& g, const FloatOp& op, const std::vector<float>& x) {
   const auto& in = g.shape(op.inputs[0]);
   const auto& out = g.shape(op.output);
@@ -37,26 +40,30 @@ std::vector<float> conv(const FloatGraph& g, const FloatOp& op, const std::vecto
     for (int64_t a = 0; a < n; ++a) std::fill_n(y.begin() + (a * o + f) * cols, cols, b);
   }
   const bool direct = k == 1 && s == 1 && p == 0;
-  std::vector<float> windows(direct ? 0 : size_t(rows * cols));
+  const int64_t band = direct ? oh : std::clamp<int64_t>(kMaxWindowValues / std::max<int64_t>(rows * ow, 1), 1, oh);
+  std::vector<float> windows(direct ? 0 : size_t(rows * band * ow));
   for (int64_t a = 0; a < n; ++a) {
     for (int64_t gi = 0; gi < op.groups; ++gi) {
       const float* xin = x.data() + (a * c + gi * cg) * h * wd;
-      if (!direct) {
-        for (int64_t r = 0; r < rows; ++r) {  // row r: channel r / (k*k), kernel offset (dy, dx)
-          const int64_t ch = r / (k * k), dy = r / k % k, dx = r % k;
-          float* row = windows.data() + r * cols;
-          for (int64_t yy = 0; yy < oh; ++yy) {
-            const int64_t iy = yy * s + dy - p;
-            for (int64_t xx = 0; xx < ow; ++xx) {
-              const int64_t ix = xx * s + dx - p;
-              row[yy * ow + xx] = iy >= 0 && iy < h && ix >= 0 && ix < wd ? xin[(ch * h + iy) * wd + ix] : 0.f;
+      for (int64_t y0 = 0; y0 < oh; y0 += band) {
+        const int64_t bands = std::min(band, oh - y0), width = bands * ow;
+        if (!direct) {
+          for (int64_t r = 0; r < rows; ++r) {  // row r: channel r / (k*k), kernel offset (dy, dx)
+            const int64_t ch = r / (k * k), dy = r / k % k, dx = r % k;
+            float* row = windows.data() + r * width;
+            for (int64_t yy = 0; yy < bands; ++yy) {
+              const int64_t iy = (y0 + yy) * s + dy - p;
+              for (int64_t xx = 0; xx < ow; ++xx) {
+                const int64_t ix = xx * s + dx - p;
+                row[yy * ow + xx] = iy >= 0 && iy < h && ix >= 0 && ix < wd ? xin[(ch * h + iy) * wd + ix] : 0.f;
+              }
             }
           }
         }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(og), int(width), int(rows), 1.f,
+                    w.values.data() + gi * og * rows, int(rows), direct ? xin : windows.data(),
+                    int(direct ? cols : width), 1.f, y.data() + (a * o + gi * og) * cols + y0 * ow, int(cols));
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(og), int(cols), int(rows), 1.f,
-                  w.values.data() + gi * og * rows, int(rows), direct ? xin : windows.data(), int(cols), 1.f,
-                  y.data() + (a * o + gi * og) * cols, int(cols));
     }
   }
   return y;

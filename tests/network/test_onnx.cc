@@ -201,6 +201,53 @@ TEST(OnnxImport, ConvBatchNormReluPoolGemmMatchPlainLoops) {
   expect_close(run_float(g, x).at("gemm"), logits, "conv + bn + relu + pool + gemm");
 }
 
+// The float reference's convolution (sgemm on the windows) against a plain loop, on a layer whose windows
+// exceed the reference's buffer (2304 x 4096 values): it runs in bands of output rows, padded, strided,
+// in two groups.
+TEST(FloatReference, LargeConvolutionInBandsMatchesPlainLoops) {
+  FloatGraph g;
+  g.name = "bands";
+  g.input = "x";
+  g.output = "y";
+  const int64_t c = 512, h = 64, wd = 64, o = 4, k = 3, groups = 2, cg = c / groups, og = o / groups;
+  for (const int stride : {1, 2}) {
+    const int64_t oh = (h + 2 - k) / stride + 1, ow = (wd + 2 - k) / stride + 1;
+    g.shapes = {{"x", {1, c, h, wd}}, {"y", {1, o, oh, ow}}};
+    g.constants = {{"w", {{o, cg, k, k}, random_floats(size_t(o * cg * k * k), 7)}}, {"b", {{o}, random_floats(4, 8)}}};
+    FloatOp conv;
+    conv.kind = FloatOpKind::kConv;
+    conv.name = "conv";
+    conv.inputs = {"x"};
+    conv.output = "y";
+    conv.weight = "w";
+    conv.bias = "b";
+    conv.kernel = int(k), conv.stride = stride, conv.pad = 1, conv.groups = int(groups);
+    g.ops = {conv};
+    const auto x = random_floats(size_t(c * h * wd), 9);
+    const auto& w = g.constants.at("w").values;
+    std::vector<float> want(size_t(o * oh * ow));
+    for (int64_t f = 0; f < o; ++f) {
+      for (int64_t yy = 0; yy < oh; ++yy) {
+        for (int64_t xx = 0; xx < ow; ++xx) {
+          double sum = double(g.constants.at("b").values[size_t(f)]);
+          for (int64_t ch = 0; ch < cg; ++ch) {
+            for (int64_t dy = 0; dy < k; ++dy) {
+              for (int64_t dx = 0; dx < k; ++dx) {
+                const int64_t iy = yy * stride + dy - 1, ix = xx * stride + dx - 1;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                sum += double(w[size_t(((f * cg + ch) * k + dy) * k + dx)]) *
+                       double(x[size_t(((f / og * cg + ch) * h + iy) * wd + ix)]);
+              }
+            }
+          }
+          want[size_t((f * oh + yy) * ow + xx)] = float(sum);
+        }
+      }
+    }
+    expect_close(run_float(g, x).at("y"), want, "stride " + std::to_string(stride));
+  }
+}
+
 TEST(OnnxImport, ResidualClipScaleAveragePoolMatMulSoftmax) {
   ModelBuilder b({1, 2, 4, 4}, 13);
   const auto w = random_floats(2 * 2 * 9, 11);
