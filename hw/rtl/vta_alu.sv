@@ -45,6 +45,20 @@ module vta_alu
   assign acc_rd_o.addr = acc_raddr;
   typedef logic [LogAccBuffDepth-1:0] acc_addr_t;
 
+  // The low 16 bits of x * y as shifts and adds, which synthesis builds from LUTs (a MUL's cross
+  // products need only these bits).
+  function automatic logic [15:0] mul_low16(logic [15:0] x, logic [15:0] y);
+    mul_low16 = '0;
+    for (int i = 0; i < 16; i++) mul_low16 = mul_low16 + ((x & {16{y[i]}}) << i);
+  endfunction
+
+  // MUL's low 32 bits from 16-bit halves: a_lo * b_lo and a_hi * b_lo (16 x 16 multipliers: a DSP slice
+  // each) plus a_lo * b_hi's low half from LUTs, the cross products shifted up; a_hi * b_hi lies wholly
+  // above bit 31. Two DSP slices a lane instead of three keep a packed GEMM within the xc7z020's DSPs.
+  function automatic logic [31:0] mul_low32(logic [31:0] a, logic [31:0] b);
+    mul_low32 = 32'(a[15:0] * b[15:0]) + {16'(a[31:16] * b[15:0]) + mul_low16(a[15:0], b[31:16]), 16'b0};
+  endfunction
+
   function automatic logic [AccWidth-1:0] alu_lane(logic [AluOpcodeBitWidth-1:0] op, logic [AccWidth-1:0] a,
                                                    logic [AccWidth-1:0] b);
     logic signed [AccWidth-1:0] sa, sb;
@@ -56,7 +70,7 @@ module vta_alu
       AluMin:  alu_lane = (sa < sb) ? a : b;
       AluMax:  alu_lane = (sa > sb) ? a : b;
       AluAdd:  alu_lane = a + b;
-      AluMul:  alu_lane = a * b;
+      AluMul:  alu_lane = mul_low32(a, b);
       AluShr: begin
         if (!sb[AccWidth-1]) alu_lane = (amount >= AccWidth - 1) ? {AccWidth{a[AccWidth-1]}} : AccWidth'(sa >>> amount);
         else alu_lane = (amount >= AccWidth) ? '0 : a << amount;

@@ -107,8 +107,8 @@ module vta_gemm
   // ---- S2: multiply-accumulate with forwarding ---------------------------------------------
   acc_t acc_old, acc_new;
   logic [OutMatrixWidth-1:0] out_new;
-  // The dot products. The hardware's text is the loop nest below (signed products of the elements,
-  // summed in 32 bits), which synthesis, the hardware tests (HwGemmSynthesisText, the compute
+  // The dot products. The hardware's text is the loop nest below (the elements' signed products, two
+  // per multiplier, summed in 32 bits), which synthesis, the hardware tests (HwGemmSynthesisText, the compute
   // harness) and a tsim configured with VTA_TSIM_GEMM_DPI=OFF read. The tsim by default defines
   // VTA_GEMM_DPI and has the simulator compute the same function, vectorized, in
   // tsim/src/rtl_gemm.cc: the loop nest unrolled by Verilator costs about 1,100 host instructions per
@@ -123,7 +123,26 @@ module vta_gemm
                                             output bit [DotsWidth-1:0] dots);
   logic [DotsWidth-1:0] dots;  // lane b * BlockOut + o: row b of inp times row o of wgt
 `else
-  logic signed [31:0] sum;  // one lane's dot product
+  // Two int8 products per multiplier, sharing the input element: x * (w1 * 2^16 + w0), a 25 x 8-bit
+  // product one DSP48E1 computes (the packing Xilinx documents for int8 on DSP slices), the low 16 bits
+  // holding x * w0 and the high bits x * w1. Two such products and the constant 32512 are summed in
+  // the DSPs' cascade (P = A * B + PCIN): the two low products' sum lies in [-32512, 32768], so with
+  // 32512 added it fills the low 16 bits without borrowing from the high ones, which hold the two high
+  // products' sum exactly. The fabric adds the BLOCK_IN / 2 partial sums of each lane. An odd last
+  // element has its multiplier alone, its high half corrected by the low half's sign; an odd last lane
+  // has plain products.
+  // w1 * 2^16 + w0 for element c of weight rows o (w0) and o + 1 (w1): {w1 - sign(w0), w0 sign-extended
+  // to 16 bits} (a macro: Yosys 0.23 infers a latch for a function called under a condition)
+`define VTA_WEIGHT_PAIR(o, c) \
+    {9'(signed'(wgt_rdata_i[((o) + 1) * BlockIn * WgtWidth + (c) * WgtWidth +: WgtWidth])) - \
+         9'(wgt_rdata_i[(o) * BlockIn * WgtWidth + (c) * WgtWidth + WgtWidth - 1]), \
+     {(16 - WgtWidth){wgt_rdata_i[(o) * BlockIn * WgtWidth + (c) * WgtWidth + WgtWidth - 1]}}, \
+     wgt_rdata_i[(o) * BlockIn * WgtWidth + (c) * WgtWidth +: WgtWidth]}
+  localparam logic signed [33:0] LowBias = 34'sd32512;
+  logic signed [31:0] sum, sum_hi;      // the dot products of lanes o and o + 1
+  logic signed [24:0] wpair0, wpair1;   // w1 * 2^16 + w0 of two input elements
+  logic signed [33:0] two;              // their products and the bias, summed
+  logic signed [31:0] one;              // an odd last element's product
 `endif
 
   always_comb begin
@@ -146,18 +165,47 @@ module vta_gemm
     end
 `else
     sum     = '0;
+    sum_hi  = '0;
+    wpair0  = '0;
+    wpair1  = '0;
+    two     = '0;
+    one     = '0;
     if (s2_valid_q && !reset_q) begin
       for (int b = 0; b < Batch; b++) begin
-        for (int o = 0; o < BlockOut; o++) begin
+        for (int o = 0; o + 1 < BlockOut; o += 2) begin
+          sum    = '0;
+          sum_hi = '0;
+          for (int c = 0; c + 1 < BlockIn; c += 2) begin
+            wpair0 = `VTA_WEIGHT_PAIR(o, c);
+            wpair1 = `VTA_WEIGHT_PAIR(o, c + 1);
+            two    = 34'(wpair0 * signed'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth])) + LowBias +
+                     34'(wpair1 * signed'(inp_rdata_i[(b * BlockIn + c + 1) * InpWidth +: InpWidth]));
+            sum    += 32'(two[15:0]);
+            sum_hi += 32'(signed'(two[33:16]));
+          end
+          sum = sum - 32'(BlockIn / 2) * 32'(LowBias);
+          if (BlockIn % 2 == 1) begin
+            wpair0 = `VTA_WEIGHT_PAIR(o, BlockIn - 1);
+            one    = 32'(wpair0 * signed'(inp_rdata_i[(b * BlockIn + BlockIn - 1) * InpWidth +: InpWidth]));
+            sum    += 32'(signed'(one[15:0]));
+            sum_hi += 32'(signed'(one[31:16])) + 32'(one[15]);
+          end
+          acc_new[(b * BlockOut + o) * AccWidth +: AccWidth] = acc_old[(b * BlockOut + o) * AccWidth +: AccWidth] + sum;
+          acc_new[(b * BlockOut + o + 1) * AccWidth +: AccWidth] =
+              acc_old[(b * BlockOut + o + 1) * AccWidth +: AccWidth] + sum_hi;
+        end
+        if (BlockOut % 2 == 1) begin
           sum = '0;
           for (int c = 0; c < BlockIn; c++) begin
             sum += 32'(signed'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth])) *
-                   32'(signed'(wgt_rdata_i[(o * BlockIn + c) * WgtWidth +: WgtWidth]));
+                   32'(signed'(wgt_rdata_i[((BlockOut - 1) * BlockIn + c) * WgtWidth +: WgtWidth]));
           end
-          acc_new[(b * BlockOut + o) * AccWidth +: AccWidth] = acc_old[(b * BlockOut + o) * AccWidth +: AccWidth] + sum;
+          acc_new[(b * BlockOut + BlockOut - 1) * AccWidth +: AccWidth] =
+              acc_old[(b * BlockOut + BlockOut - 1) * AccWidth +: AccWidth] + sum;
         end
       end
     end
+`undef VTA_WEIGHT_PAIR
 `endif
     for (int l = 0; l < Batch * BlockOut; l++) begin
       out_new[l * OutWidth +: OutWidth] = acc_new[l * AccWidth +: OutWidth];

@@ -60,6 +60,8 @@ def main():
     parser.add_argument('--top', default='vta_top')
     parser.add_argument('--timeout', type=float, default=1800, help='bound on the Yosys run, seconds')
     parser.add_argument('--yosys', default='yosys')
+    parser.add_argument('--max-share', type=float, metavar='PERCENT',
+                        help='fail when any resource (LUT, FF, BRAM36, DSP48E1) takes more of the xc7z020')
     parser.add_argument('sources', nargs='+', type=pathlib.Path)
     args = parser.parse_args()
 
@@ -99,6 +101,11 @@ def main():
             f"{result['dsp']} DSP48E1 ({share['dsp']:.1f} %); Yosys {seconds:.0f} s")
     (args.out / 'summary.txt').write_text(line + '\n')
     print(line)
+    if args.max_share is not None:
+        over = [f'{k} {share[k]:.1f} %' for k in XC7Z020 if share[k] > args.max_share]
+        if over:
+            sys.exit(f'vta_synth: {args.top} does not fit the xc7z020 within {args.max_share:g} % of each resource: '
+                     + ', '.join(over))
 
 
 if __name__ == '__main__':

@@ -36,8 +36,10 @@ class GemmTest : public ComputeUnitTest<Model, 21> {
     h_.reset();
   }
 
-  // Fills the first n elements of each SRAM with random data, in the harness and in the fsim.
-  void fill(int n_uops, int n_inp, int n_wgt, int n_acc) {
+  // Fills the first n elements of each SRAM with random data, in the harness and in the fsim; with
+  // `extremes`, the int8 elements are mostly -128 (the largest products, which the synthesis text's
+  // packed pairs must hold without overflow) and otherwise 127, -1 or 1.
+  void fill(int n_uops, int n_inp, int n_wgt, int n_acc, bool extremes = false) {
     const int inp_elem = cfg_.inp_elem_bytes(), wgt_elem = cfg_.wgt_elem_bytes(), acc_elem = cfg_.acc_elem_bytes();
     DevBuf ub(n_uops * 4), ib(n_inp * inp_elem), wb(n_wgt * wgt_elem), ab(n_acc * acc_elem);
     uops_.clear();
@@ -48,6 +50,11 @@ class GemmTest : public ComputeUnitTest<Model, 21> {
     }
     fill_random({ib.as<int8_t>(), ib.size()}, rng_);
     fill_random({wb.as<int8_t>(), wb.size()}, rng_);
+    if (extremes) {
+      const int8_t values[] = {-128, -128, -128, -128, -128, 127, -1, 1};
+      for (size_t i = 0; i < ib.size(); ++i) ib.as<int8_t>()[i] = values[rng_() % 8];
+      for (size_t i = 0; i < wb.size(); ++i) wb.as<int8_t>()[i] = values[rng_() % 8];
+    }
     for (int i = 0; i < n_acc * acc_elem / 4; ++i) ab.as<int32_t>()[i] = int32_t(rng_() % 20001) - 10000;
     write_uops(h_, ub.as<uint32_t>(), n_uops);
     for (int i = 0; i < n_inp; ++i) {
@@ -93,8 +100,8 @@ class GemmTest : public ComputeUnitTest<Model, 21> {
   void compare_buffers(const std::set<uint32_t>& written) { expect_acc_and_out_match(h_, cfg_, *fsim_, written); }
 
   // 80 random instructions against the fsim, then every buffer word they wrote.
-  void random_instructions_match_the_fsim() {
-    fill(512, 512, 256, 512);
+  void random_instructions_match_the_fsim(bool extremes = false) {
+    fill(512, 512, 256, 512, extremes);
     std::set<uint32_t> written;
     for (int n = 0; n < 80; ++n) {
       const GemmInsn g = random_insn();
@@ -174,6 +181,7 @@ class HwGemmSynthesisText : public GemmTest<Vvta_gemm_harness_synth> {};
 
 TEST_F(HwGemm, RandomInstructionsMatchTheFsim) { random_instructions_match_the_fsim(); }
 TEST_F(HwGemmSynthesisText, RandomInstructionsMatchTheFsim) { random_instructions_match_the_fsim(); }
+TEST_F(HwGemmSynthesisText, ExtremeProductsMatchTheFsim) { random_instructions_match_the_fsim(true); }
 
 TEST_F(HwGemm, OneMicroOpPerCycle) {
   fill(64, 64, 64, 64);
