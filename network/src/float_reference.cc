@@ -46,12 +46,12 @@ std::vector<float> conv(const FloatGraph& g, const FloatOp& op, const std::vecto
     for (int64_t gi = 0; gi < op.groups; ++gi) {
       const float* xin = x.data() + (a * c + gi * cg) * h * wd;
       for (int64_t y0 = 0; y0 < oh; y0 += band) {
-        const int64_t bands = std::min(band, oh - y0), width = bands * ow;
+        const int64_t in_band = std::min(band, oh - y0), width = in_band * ow;
         if (!direct) {
           for (int64_t r = 0; r < rows; ++r) {  // row r: channel r / (k*k), kernel offset (dy, dx)
             const int64_t ch = r / (k * k), dy = r / k % k, dx = r % k;
             float* row = windows.data() + r * width;
-            for (int64_t yy = 0; yy < bands; ++yy) {
+            for (int64_t yy = 0; yy < in_band; ++yy) {
               const int64_t iy = (y0 + yy) * s + dy - p;
               for (int64_t xx = 0; xx < ow; ++xx) {
                 const int64_t ix = xx * s + dx - p;
