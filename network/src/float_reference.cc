@@ -1,6 +1,8 @@
 // The float reference of an imported model: what the model computes before quantization, used to
 // calibrate the quantization and to measure the float accuracy beside the int8 one.
 
+#include "vta/network/float_reference.h"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <random>
 
 #include "join.h"
-#include "vta/network/onnx.h"
 
 namespace vta::network {
 namespace {

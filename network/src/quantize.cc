@@ -3,12 +3,14 @@
 // int32 sum is VTA's arithmetic shift and clip; weights per tensor; biases at the accumulator's scale.
 // Each operator is placed on VTA where plan.h's rules allow, on the host otherwise, with the reason.
 
+#include "vta/network/quantize.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "join.h"
-#include "vta/network/onnx.h"
+#include "vta/network/float_reference.h"
 #include "vta/network/plan.h"
 
 namespace vta::network {

@@ -459,6 +459,54 @@ TEST(OnnxImport, MalformedCorpusIsRefusedByName) {
   EXPECT_GE(files, 30);
 }
 
+// Each operator is read in the opsets its rule names and refused by name outside them, and the
+// operator table of docs/MODELS.md lists exactly the importer's rules, in their order.
+TEST(OnnxImport, OperatorsAreReadInTheirOpsetsOnly) {
+  const auto upsample = [](const std::string& op, int opset) {
+    ModelBuilder b({1, 4, 2, 2}, opset);
+    b.node(op, {"x", b.constant("scales", {4}, {1, 1, 2, 2})}, "y");
+    return b.import("y");
+  };
+  EXPECT_EQ(upsample("Resize", 10).shape("y"), (std::vector<int64_t>{1, 4, 4, 4}));
+  EXPECT_EQ(upsample("Upsample", 9).shape("y"), (std::vector<int64_t>{1, 4, 4, 4}));
+  const auto refused = [&](const std::string& op, int opset) {
+    try {
+      upsample(op, opset);
+    } catch (const ImportError& e) {
+      return std::string(e.what());
+    }
+    return std::string("imported");
+  };
+  EXPECT_EQ(refused("Resize", 9),
+            "test.onnx: node y (Resize): operator Resize of opset 9 (it is read in opsets 10 to 18)");
+  EXPECT_EQ(refused("Upsample", 11),
+            "test.onnx: node y (Upsample): operator Upsample of opset 11 (it is read in opsets 7 to 10)");
+  EXPECT_EQ(refused("LeakyRelu", 13),
+            "test.onnx: node y (LeakyRelu): operator LeakyRelu is not supported (docs/MODELS.md lists what is)");
+
+  std::vector<std::string> documented;  // the first column of the table under "## Supported operators"
+  std::ifstream doc(vta::test::source_path("docs/MODELS.md"));
+  ASSERT_TRUE(doc);
+  bool in_section = false;
+  for (std::string line; std::getline(doc, line);) {
+    if (line.starts_with("## ")) in_section = line == "## Supported operators";
+    if (!in_section || !line.starts_with("| ") || line.starts_with("| ONNX operator")) continue;
+    const std::string cell = line.substr(2, line.find(" |", 2) - 2);
+    for (size_t at = 0; at < cell.size();) {
+      const size_t comma = std::min(cell.find(", ", at), cell.size());
+      documented.push_back(cell.substr(at, comma - at));
+      at = comma + 2;
+    }
+  }
+  std::vector<std::string> read;
+  for (const OnnxOperator& op : onnx_operators()) {
+    read.push_back(op.op_type);
+    EXPECT_LE(op.since, op.until) << op.op_type;
+    EXPECT_EQ(op.until, op.op_type == "Upsample" ? 10 : kLastOnnxOpset) << op.op_type;
+  }
+  EXPECT_EQ(documented, read);
+}
+
 // Equalization changes no float output and leaves each equalized pair's channel ranges equal.
 TEST(OnnxQuantize, EqualizationIsExactAndBalancesRanges) {
   const fs::path model = vta::test::source_path("models/fashion_mnist/dwsep.onnx");

@@ -1,0 +1,88 @@
+#pragma once
+/// \file vta/network/quantize.h
+/// Post-training quantization (docs/MODELS.md): an imported float graph as a Graph of int8 operators
+/// with power-of-two scales, so that every requantization is VTA's shift and clip. Each operator is
+/// placed on VTA or the host, and the reason is kept for printing.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vta/driver/config.h"
+#include "vta/network/graph.h"
+#include "vta/network/onnx_import.h"
+
+namespace vta::network {
+
+/// One tensor's quantization: real value = q * 2^-frac_bits * multiplier (the multiplier is 1 but
+/// after an average pool, 1 / window, folded into the next convolution or dense's weights).
+struct QuantParams {
+  int frac_bits = 0;
+  double multiplier = 1;
+  double scale() const;
+};
+
+/// What quantization decided for one activation: its parameters, the fraction of calibration values
+/// its int8 range clips, and the fraction it rounds to zero.
+struct LayerQuant {
+  std::string tensor;  ///< the float graph's tensor
+  std::string op;      ///< the ONNX node producing it
+  QuantParams params;
+  double clipped = 0, zero = 0;
+  int weight_frac_bits = 0;  ///< the producing convolution or dense's weight scale (0 otherwise)
+  int shift = 0;             ///< the requantization's right shift (0 where there is none)
+};
+
+/// Where one operator of the quantized graph runs, and why.
+struct PlacementNote {
+  std::string op;  ///< the Graph operator
+  std::string onnx_node;
+  Placement placement = Placement::kHost;
+  std::string reason;
+};
+
+struct QuantizeOptions {
+  /// A shift is chosen so that at most this fraction of an activation's calibration values saturate.
+  double max_clipped = 0.0005;
+  /// Place every operator VTA can run on VTA (else everything runs on the host reference).
+  bool use_vta = true;
+  /// Equalize channel ranges across consecutive layers first (equalize_channels): exact in float,
+  /// it lets one power-of-two weight scale per layer serve channels whose ranges differ widely
+  /// (depthwise convolutions with folded batch norms).
+  bool equalize = true;
+  /// Round each requantization to nearest (2^(shift-1) added with the bias before the shift) rather
+  /// than down; a convolution without a bias then gets one.
+  bool round_to_nearest = true;
+};
+
+/// Cross-layer equalization: for each convolution or dense A whose output reaches the next
+/// convolution or dense B only through ReLU, max pools, global average pools and flatten (each read
+/// by the next alone), output channel c of A is divided by s_c and B's weights reading channel c
+/// multiplied by s_c, with s_c = sqrt(range_A(c) / range_B(c)), so both ranges become their
+/// geometric mean. Exact: those operators commute with a positive per-channel scale. Returns the
+/// number of layer pairs equalized.
+int equalize_channels(FloatGraph& g, int sweeps = 4);
+
+/// A float graph as int8 operators: the Graph the executor runs, and how to go between its integers
+/// and the float model's values.
+struct QuantizedModel {
+  Graph graph{"model"};
+  QuantParams input, output;  ///< the graph's int8 input and its output (int8, or int32 logits)
+  bool softmax = false;
+  std::vector<LayerQuant> layers;
+  std::vector<PlacementNote> placements;
+  /// `x` (the float model's input) as the graph's int8 input: round(x * 2^frac_bits), saturated.
+  std::vector<int8_t> quantize_input(std::span<const float> x) const;
+  /// The graph's output as the float model's values.
+  std::vector<float> dequantize_output(std::span<const int32_t> y) const;
+};
+
+/// Post-training quantization of `g` for VTA `config`: activations' scales chosen by running the float
+/// reference on `calibration` (each one input, the input's shape), weights per tensor at the largest
+/// power of two that keeps them in int8, biases at the accumulator's scale (an int8 shifted left).
+/// Throws ImportError naming an operator the quantized graph cannot express.
+QuantizedModel quantize(const FloatGraph& g, const std::vector<std::vector<float>>& calibration, const Config& config,
+                        const QuantizeOptions& options = {});
+
+}  // namespace vta::network
