@@ -35,14 +35,18 @@ std::vector<float> row(const net::NpyFloatArray& a, int64_t i, int64_t size) {
 
 int64_t argmax(std::span<const float> v) { return std::max_element(v.begin(), v.end()) - v.begin(); }
 
-// The rows of `a`, each the model input's size (checked); `what` names the option.
-int64_t rows_of(const net::NpyFloatArray& a, int64_t size, const std::string& what) {
-  if (a.shape.empty() || a.values.empty() || int64_t(a.values.size()) % size != 0 ||
-      int64_t(a.values.size()) / a.shape[0] != size) {
-    throw net::ImportError(what + ": each row must hold one model input (" + std::to_string(size) + " values)");
+// The inputs a source gives, passed on; the first kept (the default input) and counted.
+struct KeepFirst final : net::CalibrationSource {
+  explicit KeepFirst(net::CalibrationSource& source) : inner(source) {}
+  std::optional<std::vector<float>> next() override {
+    auto x = inner.next();
+    if (x && count++ == 0) first = *x;
+    return x;
   }
-  return a.shape[0];
-}
+  net::CalibrationSource& inner;
+  std::vector<float> first;
+  int64_t count = 0;
+};
 
 int run(int argc, char** argv) {
   CLI::App app{"An ONNX model on VTA: imported, quantized (power-of-two scales), placed, compiled, run and verified"};
@@ -93,30 +97,16 @@ int run(int argc, char** argv) {
               since(t));
   const int64_t input_size = fg.elements(fg.input);
 
-  net::NpyFloatArray cal;
-  if (calibration_file.starts_with("random:")) {  // uniform in [-1, 1], the same inputs every run
-    int64_t count = 0;
-    try {
-      count = std::stoll(calibration_file.substr(7));
-    } catch (const std::exception&) {
-    }
-    if (count < 1 || count > 10000)
-      throw net::ImportError("--calibration " + calibration_file + ": random:N with N 1 to 10000");
-    cal.shape = {count};
-    for (const auto& x : net::random_inputs(fg, count, 1, -1.f, 1.f))
-      cal.values.insert(cal.values.end(), x.begin(), x.end());
-  } else {
-    cal = net::read_npy_floats(calibration_file);
-  }
-  const int64_t cal_rows = std::min(rows_of(cal, input_size, "--calibration"), calibrate);
-  std::vector<std::vector<float>> cal_inputs;
-  for (int64_t i = 0; i < cal_rows; ++i) cal_inputs.push_back(row(cal, i, input_size));
+  // random:N or an .npy file (vta/network/calibration.h); the first input is --inputs' default
+  const auto source = net::calibration_from_spec(calibration_file, fg, 1, calibrate, "--calibration");
+  KeepFirst cal(*source);
   t = Clock::now();
   net::QuantizeOptions qo;
   qo.use_vta = !host_only;
   qo.round_to_nearest = !round_down;
   const vta::Config& config = vta::build_config();
-  const net::QuantizedModel qm = net::quantize(fg, cal_inputs, config, qo);
+  const net::QuantizedModel qm = net::quantize(fg, cal, config, qo);
+  const int64_t cal_rows = cal.count;
   std::printf("quantized with %lld calibration inputs in %.2f s: input 2^-%d, output scale %.3g\n",
               static_cast<long long>(cal_rows), since(t), qm.input.frac_bits, qm.output.scale());
   if (report) {
@@ -154,8 +144,9 @@ int run(int argc, char** argv) {
                 detailed.size(), ff.target.c_str(), vta::default_target().c_str());
   }
 
-  const net::NpyFloatArray in = inputs_file.empty() ? cal : net::read_npy_floats(inputs_file);
-  int64_t n = inputs_file.empty() ? 1 : rows_of(in, input_size, "--inputs");
+  const net::NpyFloatArray in =
+      inputs_file.empty() ? net::NpyFloatArray{{1}, cal.first} : net::read_npy_floats(inputs_file);
+  int64_t n = inputs_file.empty() ? 1 : net::input_rows(in, input_size, "--inputs");
   if (images > 0) n = std::min(n, images);
   net::NpyFloatArray labels;
   if (!labels_file.empty()) {

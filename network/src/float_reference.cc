@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 
 #include "join.h"
 
@@ -204,17 +203,6 @@ int64_t shape_elements(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (const int64_t d : shape) n *= d;
   return n;
-}
-
-std::vector<std::vector<float>> random_inputs(const FloatGraph& g, int64_t count, uint32_t seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<std::vector<float>> inputs(size_t(std::max<int64_t>(count, 0)),
-                                         std::vector<float>(size_t(g.elements(g.input))));
-  for (auto& x : inputs) {
-    for (float& v : x) v = d(rng);
-  }
-  return inputs;
 }
 
 std::vector<float> softmax(std::span<const float> logits, int64_t rows) {

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "join.h"
+#include "vta/network/calibration.h"
 #include "vta/network/float_reference.h"
 #include "vta/network/plan.h"
 
@@ -41,16 +42,23 @@ class Quantizer {
     ++readers_[g.output];
   }
 
-  void calibrate(const std::vector<std::vector<float>>& inputs) {
-    if (inputs.empty()) throw ImportError(g_.name + ": quantization needs at least one calibration input");
-    for (const auto& x : inputs) {
-      const FloatValues v = run_float(g_, x, true);
+  void calibrate(CalibrationSource& inputs) {
+    const int64_t size = g_.elements(g_.input);
+    int64_t count = 0;
+    while (const auto x = inputs.next()) {
+      ++count;
+      if (int64_t(x->size()) != size) {
+        throw ImportError(join({g_.name, ": calibration input ", std::to_string(count), " has ",
+                                std::to_string(x->size()), " values, the model's input ", std::to_string(size)}));
+      }
+      const FloatValues v = run_float(g_, *x, true);
       for (const auto& [name, values] : v) {
         auto& s = samples_[name];
         const size_t step = std::max<size_t>(1, values.size() / kSamples);
         for (size_t i = 0; i < values.size(); i += step) s.push_back(std::fabs(values[i]));
       }
     }
+    if (count == 0) throw ImportError(g_.name + ": quantization needs at least one calibration input");
   }
 
   QuantizedModel run() {
@@ -531,6 +539,12 @@ std::vector<float> QuantizedModel::dequantize_output(std::span<const int32_t> y)
 }
 
 QuantizedModel quantize(const FloatGraph& g, const std::vector<std::vector<float>>& calibration, const Config& config,
+                        const QuantizeOptions& options) {
+  const auto source = vector_calibration(calibration);
+  return quantize(g, *source, config, options);
+}
+
+QuantizedModel quantize(const FloatGraph& g, CalibrationSource& calibration, const Config& config,
                         const QuantizeOptions& options) {
   if (options.equalize) {
     FloatGraph equalized = g;

@@ -70,6 +70,25 @@ std::vector<float> float_values(const py::array& a, int64_t expected, const char
   return {c_order.data(), c_order.data() + c_order.size()};
 }
 
+// Calibration inputs drawn from a Python iterable one at a time while quantize() runs without the
+// GIL (a list, a generator, a dataset): the interpreter is taken for each input only.
+class IterableCalibration final : public net::CalibrationSource {
+ public:
+  // (made and destroyed while the GIL is held: before the call releases it, after it takes it back)
+  IterableCalibration(const py::iterable& inputs, int64_t size) : it_(py::iter(inputs)), size_(size) {}
+  std::optional<std::vector<float>> next() override {
+    py::gil_scoped_acquire gil;
+    if (it_ == py::iterator::sentinel()) return std::nullopt;
+    std::vector<float> x = float_values(py::cast<py::array>(*it_), size_, "a calibration input");
+    ++it_;
+    return x;
+  }
+
+ private:
+  py::iterator it_;
+  int64_t size_;
+};
+
 void bind_onnx(py::module_& n) {
   py::register_exception<net::ImportError>(n, "ModelImportError", n.attr("GraphError").ptr());
   py::class_<net::QuantizedModel>(n, "QuantizedModel")
@@ -143,17 +162,14 @@ void bind_onnx(py::module_& n) {
           py::arg("x"))
       .def(
           "quantize",
-          [](const net::FloatGraph& g, const py::list& calibration, bool use_vta, bool equalize, bool round_to_nearest,
-             double max_clipped) {
-            std::vector<std::vector<float>> cal;
-            for (const auto& item : calibration) {
-              cal.push_back(float_values(py::cast<py::array>(item), g.elements(g.input), "a calibration input"));
-            }
+          [](const net::FloatGraph& g, const py::iterable& calibration, bool use_vta, bool equalize,
+             bool round_to_nearest, double max_clipped) {
             net::QuantizeOptions o;
             o.use_vta = use_vta, o.equalize = equalize, o.round_to_nearest = round_to_nearest,
             o.max_clipped = max_clipped;
+            IterableCalibration inputs(calibration, g.elements(g.input));
             py::gil_scoped_release unlocked;
-            return net::quantize(g, cal, build_config(), o);
+            return net::quantize(g, inputs, build_config(), o);
           },
           py::arg("calibration"), py::arg("use_vta") = true, py::arg("equalize") = true,
           py::arg("round_to_nearest") = true, py::arg("max_clipped") = 0.0005);

@@ -16,7 +16,7 @@ other on VTA_TARGET (the fsim), over the same device memory:
 A model of your own from ONNX (docs/MODELS.md):
 
     m = vn.import_onnx("models/fashion_mnist/cnn.onnx")
-    q = m.quantize([image for image in calibration_images])     # float arrays of the input's shape
+    q = m.quantize(calibration_images)     # any iterable of float arrays of the input's shape
     ex = vn.Executor(q.graph)
     run = ex.run(q.quantize_input(image))
     logits = q.dequantize_output(run["output"])                # beside m.run_float(image)

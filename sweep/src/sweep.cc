@@ -199,6 +199,13 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
   }
   if (kind == "onnx") {
     only({"model", "calibration", "seed"});
+    const std::string cal = w.value("calibration", "random:2");
+    try {  // random:N only (an .npy file's path would need a home beside the spec)
+      if (!network::parse_random_spec(cal, where + ": calibration"))
+        throw SweepError(where + ": calibration \"" + cal + "\" (random:N)");
+    } catch (const network::ImportError& e) {
+      throw SweepError(e.what());
+    }
     const fs::path model = base_dir / w.value("model", "");
     if (!fs::is_regular_file(model)) throw SweepError(where + ": no model file " + model.string());
     w["model"] = fs::absolute(model).lexically_normal().string();
@@ -400,15 +407,13 @@ json run_workload(const json& w, const fs::path& dir, int index) {
     network::Executor ex(g, build_config());
     const network::Values ref = network::run_reference(g, input);
     run = ex.run(input, {}, &ref);
-  } else {  // onnx: random calibration and input (uniform in [0, 1]), every step verified
+  } else {  // onnx: random calibration and input (vta/network/calibration.h's random:N), every step verified
     const network::FloatGraph fg = network::import_onnx(w.at("model").get<std::string>());
-    const std::string cal = w.value("calibration", "random:2");
-    const int count = cal.starts_with("random:") ? std::atoi(cal.c_str() + 7) : 0;
-    if (count < 1 || count > 1000) throw SweepError("onnx workload: calibration \"" + cal + "\" (random:N)");
-    const network::QuantizedModel q =
-        network::quantize(fg, network::random_inputs(fg, count, seed, 0.f, 1.f), build_config());
+    const auto count = network::parse_random_spec(w.value("calibration", "random:2"), "onnx workload: calibration");
+    const auto calibration = network::random_calibration(fg, count.value_or(0), seed);
+    const network::QuantizedModel q = network::quantize(fg, *calibration, build_config());
     network::Executor ex(q.graph, build_config());
-    const std::vector<int8_t> x = q.quantize_input(network::random_inputs(fg, 1, seed + 1000, 0.f, 1.f)[0]);
+    const std::vector<int8_t> x = q.quantize_input(*network::random_calibration(fg, 1, seed + 1000)->next());
     const network::Values ref = network::run_reference(q.graph, x);
     run = ex.run(x, {}, &ref);
   }

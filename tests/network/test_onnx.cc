@@ -507,6 +507,75 @@ TEST(OnnxImport, OperatorsAreReadInTheirOpsetsOnly) {
   EXPECT_EQ(documented, read);
 }
 
+// Calibration sources: the tools' random:N read one way, the same random inputs every time, an
+// array's rows checked and limited, and quantize() from a source equal to quantize() from a vector.
+TEST(Calibration, SourcesAndTheToolsSpelling) {
+  EXPECT_EQ(parse_random_spec("random:8", "--calibration"), 8);
+  EXPECT_EQ(parse_random_spec("random:10000", "--calibration"), 10000);
+  EXPECT_EQ(parse_random_spec("cal.npy", "--calibration"), std::nullopt);
+  for (const char* bad : {"random:0", "random:", "random:10001", "random:5x", "random:-1", "random: 3"}) {
+    try {
+      parse_random_spec(bad, "--calibration");
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const ImportError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--calibration ") + bad + ": random:N with N 1 to 10000");
+    }
+  }
+
+  ModelBuilder b({1, 16, 4, 4});
+  b.node("Conv", {"x", b.constant("w", {16, 16, 1, 1}, random_floats(256, 31, -0.5f, 0.5f))}, "c");
+  b.node("Relu", {"c"}, "y");
+  const FloatGraph g = b.import("y");
+  const auto drain = [](CalibrationSource& s) {
+    std::vector<std::vector<float>> all;
+    while (auto x = s.next()) all.push_back(std::move(*x));
+    return all;
+  };
+  const auto a = drain(*random_calibration(g, 3, 7)), again = drain(*random_calibration(g, 3, 7));
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a, again);
+  EXPECT_NE(a[0], a[1]);
+  EXPECT_NE(a, drain(*random_calibration(g, 3, 8)));
+  float lo = 1, hi = -1;
+  for (const auto& x : a) {
+    ASSERT_EQ(x.size(), 256u);
+    for (const float v : x) lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  EXPECT_GE(lo, kRandomInputLow);
+  EXPECT_LE(hi, kRandomInputHigh);
+  EXPECT_LT(lo, -0.9f);
+  EXPECT_GT(hi, 0.9f);
+  EXPECT_EQ(drain(*calibration_from_spec("random:3", g, 7, 2, "--calibration")),
+            (std::vector<std::vector<float>>{a[0], a[1]}));
+
+  NpyFloatArray rows{{3, 16, 4, 4}, {}};
+  for (const auto& x : a) rows.values.insert(rows.values.end(), x.begin(), x.end());
+  EXPECT_EQ(drain(*array_calibration(rows, 256, 100, "cal")), a);
+  EXPECT_EQ(drain(*array_calibration(rows, 256, 1, "cal")).size(), 1u);
+  try {
+    array_calibration(rows, 100, 100, "cal.npy");
+    ADD_FAILURE() << "rows of 256 values taken as inputs of 100";
+  } catch (const ImportError& e) {
+    EXPECT_STREQ(e.what(), "cal.npy: each row must hold one model input (100 values)");
+  }
+
+  const Config& cfg = vta::build_config();
+  const QuantizedModel from_vector = quantize(g, a, cfg);
+  const QuantizedModel from_source = quantize(g, *random_calibration(g, 3, 7), cfg);
+  ASSERT_EQ(from_source.layers.size(), from_vector.layers.size());
+  for (size_t i = 0; i < from_vector.layers.size(); ++i) {
+    EXPECT_EQ(from_source.layers[i].params.frac_bits, from_vector.layers[i].params.frac_bits);
+    EXPECT_EQ(from_source.layers[i].shift, from_vector.layers[i].shift);
+  }
+  auto wrong = vector_calibration({a[0], std::vector<float>(5)});
+  try {
+    quantize(g, *wrong, cfg);
+    ADD_FAILURE() << "an input of 5 values accepted";
+  } catch (const ImportError& e) {
+    EXPECT_STREQ(e.what(), "test: calibration input 2 has 5 values, the model's input 256");
+  }
+}
+
 // Equalization changes no float output and leaves each equalized pair's channel ranges equal.
 TEST(OnnxQuantize, EqualizationIsExactAndBalancesRanges) {
   const fs::path model = vta::test::source_path("models/fashion_mnist/dwsep.onnx");

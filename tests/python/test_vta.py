@@ -574,6 +574,36 @@ class Networks(unittest.TestCase):
             m.run_float(np.zeros(3, np.float32))
         self.assertTrue(issubclass(vn.ModelImportError, vn.GraphError))
 
+    def test_calibration_is_any_iterable_drawn_one_input_at_a_time(self):
+        import vta.network as vn
+        m = vn.import_onnx(os.path.join(SOURCE, "models", "fashion_mnist", "cnn.onnx"))
+        rng = np.random.default_rng(5)
+        images = [rng.random((1, 1, 28, 28), dtype=np.float32) for _ in range(3)]
+        drawn = []
+
+        def generator():
+            for image in images:
+                drawn.append(len(drawn))
+                yield image
+
+        from_list, from_generator = m.quantize(images), m.quantize(generator())
+        self.assertEqual(drawn, [0, 1, 2])
+        self.assertEqual([l["frac_bits"] for l in from_generator.layers], [l["frac_bits"] for l in from_list.layers])
+        self.assertEqual(from_generator.input_frac_bits, from_list.input_frac_bits)
+        with self.assertRaisesRegex(ValueError, "a calibration input has 3 values, the model's input 784"):
+            m.quantize(iter([images[0], np.zeros(3, np.float32)]))
+        with self.assertRaisesRegex(vn.ModelImportError, "at least one calibration input"):
+            m.quantize(x for x in [])
+
+        def broken():
+            yield images[0]
+            raise KeyError("the dataset ran dry")
+
+        with self.assertRaisesRegex(KeyError, "ran dry"):
+            m.quantize(broken())
+        with self.assertRaises(TypeError):
+            m.quantize(7)
+
 
 class Resources(unittest.TestCase):
     def test_no_growth_over_many_calls(self):

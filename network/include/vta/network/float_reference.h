@@ -17,9 +17,6 @@ namespace vta::network {
 using FloatValues = std::map<std::string, std::vector<float>>;
 /// Runs the float graph on `input` (its input's shape, row-major); every tensor kept when `keep_all`.
 FloatValues run_float(const FloatGraph& g, std::span<const float> input, bool keep_all = false);
-/// `count` inputs for `g`, each value uniform in [lo, hi] (std::mt19937 from `seed`): calibration and
-/// test inputs for a model that comes without data (vta-onnx --calibration random:N, vta-sweep).
-std::vector<std::vector<float>> random_inputs(const FloatGraph& g, int64_t count, uint32_t seed, float lo, float hi);
 
 /// The softmax of each of the `rows` rows `logits` holds (row-major).
 std::vector<float> softmax(std::span<const float> logits, int64_t rows);

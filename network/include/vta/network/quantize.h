@@ -15,6 +15,8 @@
 
 namespace vta::network {
 
+class CalibrationSource;  // calibration.h
+
 /// One tensor's quantization: real value = q * 2^-frac_bits * multiplier (the multiplier is 1 but
 /// after an average pool, 1 / window, folded into the next convolution or dense's weights).
 struct QuantParams {
@@ -83,6 +85,10 @@ struct QuantizedModel {
 /// power of two that keeps them in int8, biases at the accumulator's scale (an int8 shifted left).
 /// Throws ImportError naming an operator the quantized graph cannot express.
 QuantizedModel quantize(const FloatGraph& g, const std::vector<std::vector<float>>& calibration, const Config& config,
+                        const QuantizeOptions& options = {});
+/// The same with the calibration inputs taken one at a time from `calibration` (calibration.h), which
+/// is read to its end once; an input of the wrong size is an ImportError naming it.
+QuantizedModel quantize(const FloatGraph& g, CalibrationSource& calibration, const Config& config,
                         const QuantizeOptions& options = {});
 
 }  // namespace vta::network
