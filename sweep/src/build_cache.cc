@@ -1,0 +1,85 @@
+// The build tree of a task's configuration (docs/SWEEP.md "configurations"): one per configuration
+// and source tree under the cache, built once under a lock, its vta-sweep running the task.
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "internal.h"
+
+namespace vta::sweep {
+namespace {
+
+// The trees of clones that are gone (their CMakeCache.txt names a source directory that no longer
+// exists) are removed: nothing can use them, and each is about 100 MB.
+void remove_orphaned_trees(const fs::path& cache) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(cache, ec)) {
+    std::ifstream in(entry.path() / "CMakeCache.txt");
+    const std::string key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+    for (std::string line; std::getline(in, line);) {
+      if (!line.starts_with(key)) continue;
+      if (!fs::exists(line.substr(key.size()), ec)) {
+        fs::remove_all(entry.path(), ec);
+        fs::remove(entry.path().string() + ".build.log", ec);
+        fs::remove(entry.path().string() + ".lock", ec);
+      }
+      break;
+    }
+  }
+}
+
+// This configuration's build tree under `cache`, brought up to date with this source tree (made by the
+// first task that needs it; the others wait on the lock, then find nothing to do); its vta-sweep.
+// The tree is this source tree's own, <hash>-<source>: a tree configured from another clone would
+// build that clone's sources (or fail once the clone is gone). A coverage tree (VTA_TSIM_COVERAGE) is
+// a tree of its own, <hash>-<source>-coverage.
+fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache, bool coverage) {
+  fs::create_directories(cache);
+  remove_orphaned_trees(cache);
+  static const std::string source = hash_of(VTA_SOURCE_DIR).substr(0, 8);
+  const std::string name = hash + "-" + source + (coverage ? "-coverage" : "");
+  const fs::path tree = cache / name;
+  fs::path program = tree / "sweep" / "vta-sweep";
+  const int lock = ::open((cache / (name + ".lock")).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (lock < 0) throw SweepError("cannot open the lock of " + tree.string());
+  ::flock(lock, LOCK_EX);  // (released when the process ends, too)
+  try {
+    const fs::path log = tree.string() + ".build.log";
+    bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
+                    "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
+                    "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF",
+                    std::string("-DVTA_TSIM_COVERAGE=") + (coverage ? "ON" : "OFF"), "--target", "vta-sweep",
+                    bp::std_out > log.string(), bp::std_err > log.string());
+    if (!wait_bounded(build, std::chrono::hours(2))) {
+      throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
+    }
+    if (build.exit_code() != 0) throw SweepError("building " + tree.string() + " failed: see " + log.string());
+  } catch (...) {
+    ::close(lock);
+    throw;
+  }
+  ::close(lock);
+  return program;
+}
+
+}  // namespace
+
+constexpr bool kCoverageBuild = VTA_TSIM_COVERAGE_BUILD;  // this build's tsim counts coverage
+
+int run_task(const fs::path& dir, int index, const fs::path& cache) {
+  const std::vector<Task> tasks = read_tasks(dir);
+  const Task& t = task_at(tasks, dir, index);
+  // a coverage task needs a coverage build; any other task runs in this build if its configuration is
+  // this build's (a coverage build runs it too, counting nothing: building a second tree for it took
+  // minutes)
+  if (t.config_hash != this_build_hash() || (t.coverage && !kCoverageBuild)) {
+    const fs::path program = tree_for(dir, t.config_hash, cache, t.coverage);
+    return bp::system(program.string(), "task", dir.string(), std::to_string(index), "--here");
+  }
+  return run_here(dir, t);
+}
+
+}  // namespace vta::sweep

@@ -1,0 +1,85 @@
+// vta-sweep's shared helpers (declared in internal.h): JSON files, hashes, tasks as JSON, bounded
+// waits for the processes it starts.
+
+#include <fstream>
+#include <thread>
+
+#include "internal.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/file.h"
+
+namespace vta::sweep {
+
+json read_json(const fs::path& path, const std::string& what) {
+  const std::string text = read_file_as<SweepError>(path, 64 << 20, what + ": ");
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    throw SweepError(path.string() + ": " + what + " is not JSON: " + e.what());
+  }
+}
+
+void write_json(const fs::path& path, const json& j) {
+  try {
+    write_file(path, j.dump(2) + "\n");  // whole or not at all: a reader never sees half a result
+  } catch (const FileError& e) {
+    throw SweepError(e.what());
+  }
+}
+
+std::string hash_of(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+const std::string& this_build_hash() {
+  static const std::string h = hash_of(build_config().to_json_text());
+  return h;
+}
+
+std::vector<fs::path> suite_files(const fs::path& folder) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(folder)) {
+    if (e.is_regular_file() && (e.path().extension() == ".vtam" || e.path().extension() == ".vtacap")) {
+      files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+json task_json(const Task& t) {
+  json j = {
+      {"index", t.index}, {"config", t.config},  {"config_hash", t.config_hash}, {"workload", json::parse(t.workload)},
+      {"label", t.label}, {"backend", t.backend}};
+  if (t.coverage) j["coverage"] = true;
+  return j;
+}
+
+fs::path self_path() { return fs::read_symlink("/proc/self/exe"); }
+
+bool wait_bounded(bp::child& c, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (c.running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      c.terminate();
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  c.wait();
+  return true;
+}
+
+const Task& task_at(const std::vector<Task>& tasks, const fs::path& dir, int index) {
+  if (index < 0 || index >= int(tasks.size())) {
+    throw SweepError(dir.string() + ": no task " + std::to_string(index) + " (" + std::to_string(tasks.size()) +
+                     " tasks)");
+  }
+  return tasks[size_t(index)];
+}
+
+}  // namespace vta::sweep

@@ -1,0 +1,61 @@
+#pragma once
+// Inside vta-sweep's library (not installed): what its files share. spec.cc expands a spec into tasks,
+// workloads.cc runs one task's workload in this process, build_cache.cc finds or builds the tree of a
+// task's configuration, executors.cc runs the tasks (local workers, a Slurm job array), report.cc
+// merges the results (tables, the Pareto chart, RTL coverage); common.cc holds the helpers below.
+
+#include <boost/process.hpp>
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vta/driver/json_field.h"
+#include "vta/sweep/sweep.h"
+
+namespace vta::sweep {
+
+namespace fs = std::filesystem;
+namespace bp = boost::process;
+using json = nlohmann::json;
+
+inline constexpr int kMaxTasks = 100000;
+
+/// A JSON file (at most 64 MiB); SweepError naming the file and `what` it is when unreadable or not JSON.
+json read_json(const fs::path& path, const std::string& what);
+/// Writes `j` whole or not at all (a reader never sees half a result); SweepError when it cannot.
+void write_json(const fs::path& path, const json& j);
+/// FNV-1a 64 of `text` as 16 hexadecimal digits: a configuration's hash (of its canonical text), a run's id.
+std::string hash_of(const std::string& text);
+/// The hash of this build's configuration.
+const std::string& this_build_hash();
+/// A field of a spec entry with its type checked (vta/driver/json_field.h): a SweepError naming
+/// `where` and the key; `fallback` when the key is absent.
+template <class T>
+T field(const json& entry, const char* key, T fallback, const std::string& where) {
+  if (!entry.is_object() || !entry.contains(key)) return fallback;
+  try {
+    return json_field<T>(entry, key);
+  } catch (const std::invalid_argument& e) {
+    throw SweepError(where + ": " + e.what());
+  }
+}
+/// The kernels of a suite folder: built modules (.vtam) and captured runs (.vtacap), sorted.
+std::vector<fs::path> suite_files(const fs::path& folder);
+/// A task as tasks.json and its result hold it.
+json task_json(const Task& t);
+/// This program (vta-sweep), for the processes it starts.
+fs::path self_path();
+/// Waits for `c` at most `limit` (Boost 1.74's child::wait_for can spin forever once the child has
+/// exited: polled instead); false, with the child terminated, when it ran out of time.
+bool wait_bounded(bp::child& c, std::chrono::seconds limit);
+/// Task `index` of `tasks`; SweepError naming `dir` when there is none.
+const Task& task_at(const std::vector<Task>& tasks, const fs::path& dir, int index);
+
+/// Runs `t` in this process (its configuration must be this build's) and writes its result
+/// (workloads.cc); the verdict as an exit status.
+int run_here(const fs::path& dir, const Task& t);
+
+}  // namespace vta::sweep

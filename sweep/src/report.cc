@@ -1,0 +1,360 @@
+// The results merged (docs/SWEEP.md "results"): results.json, .csv and .md, junit.xml, the Pareto
+// chart of cycles against hardware cost, and the tasks' RTL coverage merged.
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "internal.h"
+#include "vta/driver/config.h"
+#include "vta/driver/file.h"
+
+namespace vta::sweep {
+namespace {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// What a configuration costs in hardware: SRAM bytes per buffer and in all, multiply-accumulators.
+json resources_of(const fs::path& dir, const std::string& hash) {
+  const fs::path file = dir / "configs" / (hash + ".json");
+  const Config c = [&] {
+    try {
+      return Config::from_json_text(read_file_as<SweepError>(file, 1 << 20), file.string());
+    } catch (const ConfigError& e) {
+      throw SweepError(e.what());  // (the message names the file)
+    }
+  }();
+  const ConfigParams& p = c.params();
+  const json sram = {{"uop", uint64_t{1} << p.log_uop_buff_size},
+                     {"inp", uint64_t{1} << p.log_inp_buff_size},
+                     {"wgt", uint64_t{1} << p.log_wgt_buff_size},
+                     {"acc", uint64_t{1} << p.log_acc_buff_size},
+                     {"out", uint64_t{1} << c.log_out_buff_size()}};
+  uint64_t total = 0;
+  for (const auto& [k, v] : sram.items()) total += v.get<uint64_t>();
+  return {{"sram_bytes", sram}, {"total_sram_bytes", total}, {"macs", c.batch() * c.block_in() * c.block_out()}};
+}
+
+// One point of the Pareto chart: a configuration's cost (its LUTs when every configuration of the
+// panel was synthesized, else its SRAM bytes) and a workload's cycles on it.
+struct Point {
+  std::string config;
+  double sram = 0, cycles = 0;
+  double luts = -1;  // -1: not synthesized
+  double cost = 0;   // the x axis: luts or sram
+  bool front = false;
+};
+
+// The points no other point beats on both axes (no higher cost and no more cycles, one of them less).
+void mark_front(std::vector<Point>& points) {
+  for (Point& p : points) {
+    p.front = std::none_of(points.begin(), points.end(), [&](const Point& q) {
+      return q.cost <= p.cost && q.cycles <= p.cycles && (q.cost < p.cost || q.cycles < p.cycles);
+    });
+  }
+}
+
+// The cost axis of a panel: LUTs when every point has them.
+std::string choose_cost(std::vector<Point>& points) {
+  const bool luts = std::all_of(points.begin(), points.end(), [](const Point& p) { return p.luts >= 0; });
+  for (Point& p : points) p.cost = luts ? p.luts : p.sram;
+  return luts ? "LUTs" : "SRAM bytes";
+}
+
+// An SVG of one panel per workload: cycles against SRAM bytes, one point per configuration, the front
+// joined and filled.
+std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels,
+                       const std::map<std::string, std::string>& axes) {
+  const int w = 520, h = 300, pad = 60;
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h * int(panels.size())
+      << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  int row = 0;
+  for (const auto& [title, pts] : panels) {
+    double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
+    for (const Point& p : pts)
+      x0 = std::min(x0, p.cost), x1 = std::max(x1, p.cost), y0 = std::min(y0, p.cycles), y1 = std::max(y1, p.cycles);
+    if (x1 <= x0) x1 = x0 + 1;
+    if (y1 <= y0) y1 = y0 + 1;
+    const int top = row * h;
+    auto px = [&](double x) { return pad + (x - x0) / (x1 - x0) * (w - 2 * pad); };
+    auto py = [&](double y) { return top + h - pad - (y - y0) / (y1 - y0) * (h - 2 * pad); };
+    svg << "<text x=\"" << pad << "\" y=\"" << top + 20 << "\" font-weight=\"bold\">" << xml_escape(title)
+        << "</text>\n"
+        << "<line x1=\"" << pad << "\" y1=\"" << top + h - pad << "\" x2=\"" << w - pad << "\" y2=\"" << top + h - pad
+        << "\" stroke=\"black\"/><line x1=\"" << pad << "\" y1=\"" << top + pad << "\" x2=\"" << pad << "\" y2=\""
+        << top + h - pad << "\" stroke=\"black\"/>\n"
+        << "<text x=\"" << w / 2 << "\" y=\"" << top + h - 20 << "\" text-anchor=\"middle\">" << axes.at(title) << " ("
+        << uint64_t(x0) << " to " << uint64_t(x1) << ")</text>\n<text x=\"14\" y=\"" << top + h / 2
+        << "\" transform=\"rotate(-90 14 " << top + h / 2 << ")\" text-anchor=\"middle\">cycles (" << uint64_t(y0)
+        << " to " << uint64_t(y1) << ")</text>\n";
+    std::vector<Point> front;
+    for (const Point& p : pts) {
+      if (p.front) front.push_back(p);
+    }
+    std::sort(front.begin(), front.end(), [](const Point& a, const Point& b) { return a.cost < b.cost; });
+    svg << "<polyline fill=\"none\" stroke=\"#c0392b\" points=\"";
+    for (const Point& p : front) svg << px(p.cost) << "," << py(p.cycles) << " ";
+    svg << "\"/>\n";
+    for (const Point& p : pts) {
+      svg << "<circle cx=\"" << px(p.cost) << "\" cy=\"" << py(p.cycles) << "\" r=\"4\" fill=\""
+          << (p.front ? "#c0392b" : "#7f8c8d") << "\"><title>" << xml_escape(p.config) << ": " << uint64_t(p.cycles)
+          << " cycles, " << uint64_t(p.sram) << " SRAM bytes";
+      if (p.luts >= 0) svg << ", " << uint64_t(p.luts) << " LUTs";
+      svg << "</title></circle>\n";
+    }
+    ++row;
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+// Runs `program args` with its output in `log`, bounded by `limit`; throws SweepError naming the log.
+void run_logged(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
+                std::chrono::seconds limit, const fs::path& cwd = fs::current_path()) {
+  const auto exe = bp::search_path(program);
+  if (exe.empty()) throw SweepError(program + " not found (scripts/setup.sh installs it)");
+  bp::child c(exe, bp::args(args), bp::std_out > log.string(), bp::std_err > log.string(), bp::start_dir(cwd.string()));
+  if (!wait_bounded(c, limit)) throw SweepError(program + " ran out of time (" + log.string() + ")");
+  if (c.exit_code() != 0) throw SweepError(program + " failed: see " + log.string());
+}
+
+// The tasks' coverage files merged (verilator_coverage), its lcov file and HTML report (genhtml), the
+// figure and the cover points never reached (scripts/coverage_report.py): its lines for results.md,
+// none without coverage files, one naming the problem when a tool fails.
+std::vector<std::string> merge_coverage(const fs::path& dir) try {
+  const fs::path out = dir / "coverage", raw = out / "raw";
+  std::vector<std::string> files;
+  if (fs::is_directory(raw)) {
+    for (const auto& e : fs::directory_iterator(raw)) {
+      if (e.path().extension() == ".dat") files.push_back(e.path().string());
+    }
+  }
+  if (files.empty()) return {};
+  std::sort(files.begin(), files.end());
+  const fs::path log = out / "merge.log", merged = out / "merged.dat", info = out / "coverage.info";
+  std::vector<std::string> args = {"--write", merged.string()};
+  args.insert(args.end(), files.begin(), files.end());
+  run_logged("verilator_coverage", args, log, std::chrono::minutes(30));
+  run_logged("verilator_coverage", {"--write-info", info.string(), merged.string()}, log, std::chrono::minutes(30));
+  // (the sources are named as Verilator saw them, relative to tsim/)
+  run_logged("genhtml",
+             {"--quiet", "--output-directory", fs::absolute(out / "html").string(), fs::absolute(info).string()},
+             out / "genhtml.log", std::chrono::minutes(30), fs::path(VTA_SOURCE_DIR) / "tsim");
+  const fs::path report = out / "summary.txt";
+  run_logged("python3",
+             {std::string(VTA_SOURCE_DIR) + "/scripts/coverage_report.py", merged.string(), "--json",
+              (out / "summary.json").string()},
+             report, std::chrono::minutes(10));
+  std::vector<std::string> lines;
+  std::istringstream in(read_file_as<SweepError>(report, 1 << 24));
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+} catch (const std::exception& e) {
+  return {std::string("RTL coverage not merged: ") + e.what()};
+}
+
+std::string csv_field(std::string s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// Throws std::invalid_argument naming the first field of a task's result that merging could not use
+// (a result file is a file: it may have been edited or damaged since its task wrote it).
+void check_result(const json& r) {
+  (void)json_field<bool>(r, "verified");
+  for (const char* k : {"error", "command"}) {
+    if (r.contains(k)) (void)json_field<std::string>(r, k);
+  }
+  if (r.contains("seconds") && !r.at("seconds").is_number())
+    throw std::invalid_argument("\"seconds\" must be a number");
+  if (r.contains("stats")) {
+    for (const auto& [k, v] : json_member(r, "stats", JsonKind::kObject).items()) {
+      if (!v.is_null() && !v.is_number_unsigned())
+        throw std::invalid_argument("stats." + k + " must be a count or null");
+    }
+  }
+  if (r.contains("utilization")) {
+    const json& u = json_member(r, "utilization", JsonKind::kObject);
+    for (const char* k : {"lut", "ff", "bram36", "dsp"}) {
+      if (!json_member(u, k).is_number() || json_member(u, k).get<double>() < 0) {
+        throw std::invalid_argument(std::string("utilization.") + k + " must be a number >= 0");
+      }
+    }
+  }
+  if (r.contains("tuning")) {
+    const json& t = json_member(r, "tuning", JsonKind::kObject);
+    for (const char* k : {"default_estimate", "estimate"}) {
+      if (t.contains(k)) (void)json_field<uint64_t>(t, k);
+    }
+    if (t.contains("tilings_file")) (void)json_field<std::string>(t, "tilings_file");
+    if (t.contains("measured")) {
+      (void)json_field<uint64_t>(t, "measured");
+      if (!json_member(t, "estimate_error_percent").is_number()) {
+        throw std::invalid_argument("tuning.estimate_error_percent must be a number");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Summary merge(const fs::path& dir) {
+  const std::vector<Task> tasks = read_tasks(dir);
+  Summary s;
+  json all = json::array();
+  std::ostringstream csv, md, junit;
+  const char* keys[] = {"inp_load_nbytes",  "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes",
+                        "out_store_nbytes", "gemm_counter",    "alu_counter",     "cycle_count"};
+  csv << "index,config,config_hash,workload,backend,verified";
+  for (const char* k : keys) csv << "," << k;
+  csv << ",seconds,error\n";
+  md << "| # | configuration | workload | backend | verified | cycles | GEMM micro-ops | bytes moved | SRAM KiB | MACs "
+        "| LUTs | seconds |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::map<std::string, json> resources;             // by configuration hash
+  std::map<std::string, std::vector<Point>> panels;  // by workload and backend
+  std::ostringstream cases, tuned;
+  std::map<int, json> results;
+  for (const Task& t : tasks) {  // the synthesis tasks' figures join their configuration's resources
+    const fs::path path = dir / "results" / (std::to_string(t.index) + ".json");
+    if (fs::exists(path)) {
+      json r = read_json(path, "a task's result");
+      // (a result of another run, or of another task, is not this task's: it did not run)
+      if (r.is_object() && r.value("run", json()) == json(t.run) && r.value("index", json()) == json(t.index) &&
+          r.value("config_hash", json()) == json(t.config_hash) && r.value("backend", json()) == json(t.backend)) {
+        try {
+          check_result(r);
+          results[t.index] = std::move(r);
+        } catch (const std::invalid_argument& e) {  // (a damaged result: the task is reported failed, by name)
+          json bad = task_json(t);
+          bad["verified"] = false;
+          bad["error"] = path.string() + " is damaged: " + e.what();
+          results[t.index] = std::move(bad);
+        }
+      }
+    }
+    if (!resources.count(t.config_hash)) resources[t.config_hash] = resources_of(dir, t.config_hash);
+    const auto done = results.find(t.index);
+    if (done != results.end() && done->second.value("verified", false) && done->second.contains("utilization")) {
+      for (const char* k : {"lut", "ff", "bram36", "dsp"})
+        resources[t.config_hash][k] = done->second["utilization"].at(k);
+    }
+  }
+  for (const Task& t : tasks) {
+    ++s.tasks;
+    json r;
+    if (results.count(t.index)) {
+      r = results[t.index];
+    } else {
+      r = task_json(t);
+      r["verified"] = false;
+      r["missing"] = true;
+      r["error"] = "no result: the task did not finish (its log: " +
+                   (dir / "results" / (std::to_string(t.index) + ".log")).string() + ", or logs/ for Slurm)";
+      r["command"] = "vta-sweep task " + fs::absolute(dir).string() + " " + std::to_string(t.index);
+      ++s.missing;
+    }
+    const bool ok = r.value("verified", false);
+    ok ? ++s.verified : ++s.failed;
+    r["resources"] = resources[t.config_hash];
+    const json& res = r["resources"];
+    const std::string luts = res.contains("lut") ? std::to_string(res.at("lut").get<int64_t>()) : "-";
+    const json stats = r.value("stats", json::object());
+    auto stat = [&](const char* k) { return stats.contains(k) && !stats.at(k).is_null() ? stats.at(k).dump() : ""; };
+    csv << t.index << "," << csv_field(t.config) << "," << t.config_hash << "," << csv_field(t.label) << ","
+        << t.backend << "," << (ok ? "true" : "false");
+    for (const char* k : keys) csv << "," << stat(k);
+    csv << "," << r.value("seconds", 0.0) << "," << csv_field(r.value("error", "")) << "\n";
+    uint64_t bytes = 0;
+    for (const char* k :
+         {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes", "out_store_nbytes"}) {
+      bytes += stats.value(k, uint64_t{0});
+    }
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.2f", r.value("seconds", 0.0));
+    md << "| " << t.index << " | " << t.config << " | " << t.label << " | " << t.backend << " | "
+       << (ok ? "yes" : "**no**") << " | " << (stat("cycle_count").empty() ? "-" : stat("cycle_count")) << " | "
+       << stat("gemm_counter") << " | " << bytes << " | " << res.at("total_sram_bytes").get<uint64_t>() / 1024 << " | "
+       << res.at("macs").get<int64_t>() << " | " << luts << " | " << secs << " |\n";
+    if (ok && !stat("cycle_count").empty()) {
+      panels[t.label + " on " + t.backend].push_back(
+          {t.config, double(res.at("total_sram_bytes").get<uint64_t>()), std::stod(stat("cycle_count")),
+           res.contains("lut") ? res.at("lut").get<double>() : -1.0, 0.0, false});
+    }
+    if (r.contains("tuning")) {  // a tune task: its search against the default one, its estimate against the run
+      const json& tu = r.at("tuning");
+      tuned << "- " << t.config << ", " << t.label << " on " << t.backend << ": estimated "
+            << tu.value("default_estimate", uint64_t{0}) << " cycles with the default search, "
+            << tu.value("estimate", uint64_t{0}) << " tuned";
+      if (tu.contains("measured")) {
+        char err[32];
+        std::snprintf(err, sizeof err, "%+.1f", tu.at("estimate_error_percent").get<double>());
+        tuned << "; measured " << tu.at("measured").get<uint64_t>() << " (estimate " << err << " %)";
+      }
+      tuned << "; tilings: " << tu.value("tilings_file", std::string()) << "\n";
+    }
+    cases << "  <testcase classname=\"" << xml_escape(t.config) << "\" name=\""
+          << xml_escape(t.label + " on " + t.backend) << "\" time=\"" << r.value("seconds", 0.0) << "\">";
+    if (!ok) {
+      cases << "<failure message=\"" << xml_escape(r.value("error", "outputs differ from the reference")) << "\">"
+            << xml_escape("reproduce: " + r.value("command", std::string())) << "</failure>";
+    }
+    cases << "</testcase>\n";
+    all.push_back(r);
+  }
+  junit << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"vta-sweep\" tests=\"" << s.tasks
+        << "\" failures=\"" << s.failed << "\">\n"
+        << cases.str() << "</testsuite>\n";
+  md << "\n" << s.verified << " of " << s.tasks << " tasks verified";
+  if (s.missing) md << "; " << s.missing << " did not finish";
+  md << ".\n";
+  if (!tuned.str().empty()) md << "\nTuned tilings (vta-resnet18 --tilings FILE runs them):\n\n" << tuned.str();
+  const std::vector<std::string> coverage = merge_coverage(dir);
+  if (!coverage.empty()) {
+    s.coverage = coverage.front();
+    md << "\n" << coverage.front() << " (coverage/html/index.html)\n\n";
+    for (size_t i = 1; i < coverage.size(); ++i)
+      md << "- " << coverage[i].substr(coverage[i].find_first_not_of(' ')) << "\n";
+  }
+  if (!panels.empty()) {  // the configurations on each workload's front: no other costs less and runs fewer cycles
+    md << "\nPareto front (cycles against LUTs where every configuration was synthesized, else SRAM bytes; "
+          "pareto.svg):\n\n";
+    std::map<std::string, std::string> axes;
+    for (auto& [title, pts] : panels) {
+      axes[title] = choose_cost(pts);
+      mark_front(pts);
+      md << "- " << title << " (" << axes[title] << "):";
+      for (const Point& p : pts) {
+        if (!p.front) continue;
+        md << " " << p.config << " (" << uint64_t(p.cycles) << " cycles, " << uint64_t(p.sram) / 1024 << " KiB";
+        if (p.luts >= 0) md << ", " << uint64_t(p.luts) << " LUTs";
+        md << ");";
+      }
+      md << "\n";
+    }
+    std::ofstream(dir / "pareto.svg", std::ios::trunc) << pareto_svg(panels, axes);
+  }
+  write_json(dir / "results.json", all);
+  std::ofstream(dir / "results.csv", std::ios::trunc) << csv.str();
+  std::ofstream(dir / "results.md", std::ios::trunc) << md.str();
+  std::ofstream(dir / "junit.xml", std::ios::trunc) << junit.str();
+  return s;
+}
+
+}  // namespace vta::sweep

@@ -1,0 +1,217 @@
+// One task's workload run in this process (docs/SWEEP.md "workloads"): the compiled tutorials,
+// ResNet-18, tilings tuned, an ONNX model, a suite of modules and captures, the random differential
+// programs, a synthesis; each verified, its statistics in the result.
+
+#include <cstdlib>
+#include <fstream>
+
+#include "compiled.h"
+#include "internal.h"
+#include "vta/compiler/seeded_run.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/capture.h"
+#include "vta/driver/random_program.h"
+#include "vta/network/calibration.h"
+#include "vta/network/executor.h"
+#include "vta/network/onnx.h"
+#include "vta/network/resnet18.h"
+
+namespace vta::sweep {
+namespace {
+
+json stats_json(const Stats& s) { return json::parse(s.to_json()); }
+
+// This build's configuration synthesized by Yosys (the build's vta_synth target, docs/SYNTHESIS.md);
+// the result's fields: its utilisation, verified when Yosys ran clean.
+json synthesize() {
+  const fs::path tree = self_path().parent_path().parent_path();  // <tree>/sweep/vta-sweep
+  const fs::path log = tree / "synth" / "vta_synth.log";
+  fs::create_directories(log.parent_path());
+  bp::child run(bp::search_path("cmake"), "--build", tree.string(), "--target", "vta_synth", bp::std_out > log.string(),
+                bp::std_err > log.string());
+  if (!wait_bounded(run, std::chrono::hours(1))) throw SweepError("Yosys ran more than an hour (" + log.string() + ")");
+  if (run.exit_code() != 0) throw SweepError("synthesis failed: see " + log.string());
+  return {{"verified", true},
+          {"error", ""},
+          {"utilization", read_json(tree / "synth" / "utilization.json", "Yosys's figures")}};
+}
+
+// ResNet-18 as a resnet18 or tune workload builds it, calibrated.
+network::Graph resnet18_of(const json& w, uint32_t seed, std::vector<int8_t>& input) {
+  network::ResNet18Options o;
+  o.image = w.value("image", int64_t{64}), o.width = w.value("width", int64_t{16}), o.seed = seed;
+  o.batch = build_config().batch();
+  network::Graph g = network::resnet18(o);
+  input = network::generated_input(g, seed);
+  network::calibrate_shifts(g, input);
+  return g;
+}
+
+// Tunes ResNet-18's tilings for this configuration: every ranked candidate of each convolution built
+// and estimated (compiler::estimate_cycles), the chosen tilings run on this backend and verified,
+// each step's estimate against its measured cycles; the tilings written to <dir>/tilings/<index>.json
+// (vta-resnet18 --tilings). The result's fields.
+json tune(const json& w, const fs::path& dir, int index) {
+  std::vector<int8_t> input;
+  const network::Graph g = resnet18_of(w, w.value("seed", uint32_t{1}), input);
+  network::PlanOptions wide;
+  wide.candidates = w.value("candidates", size_t{64}), wide.tried = int(wide.candidates);
+  const network::Executor plain(g, build_config());  // the default search, for its estimates
+  network::Executor tuned(g, build_config(), nullptr, wide);
+  const network::Values ref = network::run_reference(g, input);
+  const network::NetworkRun run = tuned.run(input, {}, &ref);
+  json steps = json::array();
+  uint64_t default_estimate = 0, tuned_estimate = 0, measured = 0;
+  for (size_t i = 0; i < run.steps.size(); ++i) {
+    const network::Step& s = *run.steps[i].step;
+    if (!s.module || !run.steps[i].stats.cycle_count) continue;
+    const uint64_t cycles = *run.steps[i].stats.cycle_count;
+    default_estimate += plain.steps()[i].estimated_cycles, tuned_estimate += s.estimated_cycles, measured += cycles;
+    steps.push_back({{"step", s.name},
+                     {"tiling", s.tiling.to_string()},
+                     {"default_tiling", plain.steps()[i].tiling.to_string()},
+                     {"default_estimate", plain.steps()[i].estimated_cycles},
+                     {"estimate", s.estimated_cycles},
+                     {"measured", cycles}});
+  }
+  fs::create_directories(dir / "tilings");
+  const fs::path file = dir / "tilings" / (std::to_string(index) + ".json");
+  network::save_tilings(file, tuned.tilings(), build_config());
+  json tuning = {{"steps", steps},
+                 {"tilings_file", fs::absolute(file).string()},
+                 {"default_estimate", default_estimate},
+                 {"estimate", tuned_estimate}};
+  if (measured) {
+    tuning["measured"] = measured;
+    tuning["estimate_error_percent"] = 100.0 * (double(tuned_estimate) - double(measured)) / double(measured);
+  }
+  return {{"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}, {"tuning", tuning}};
+}
+
+// Runs a regression suite on this process's backend: each captured run replayed against its capture
+// (outcome, statistics, memory; cycles when both have them), each built module run with inputs from
+// the seed here and on the fsim (outputs and counters equal). The result's fields: every kernel's
+// verdict, the statistics of this backend summed.
+json run_suite(const json& w) {
+  const std::string target = default_target();
+  const auto seed = w.value("seed", uint32_t{1});
+  json kernels = json::array();
+  Stats total;
+  std::string failed;  // the kernels that differ, by file name
+  for (const fs::path& file : suite_files(w.at("dir").get<std::string>())) {
+    json k = {{"file", file.filename().string()}};
+    std::vector<std::string> problems;
+    try {
+      if (file.extension() == ".vtacap") {
+        ReplayOptions ro;
+        ro.target = target;
+        const ReplayResult r = replay(Capture::load(file.string()), ro);
+        problems = r.differences;
+        total += r.result.stats;
+      } else {
+        const compiler::Module m = compiler::Module::load(file.string());
+        const compiler::SeededRun here = compiler::run_seeded(m, make_device(target, build_config()), seed);
+        const compiler::SeededRun fsim = compiler::run_seeded(m, make_device("fsim", build_config()), seed);
+        total += here.result.stats;
+        if (here.result.status != RunStatus::kOk) problems.push_back(target + " failed: " + here.result.error);
+        if (fsim.result.status != RunStatus::kOk) problems.push_back("fsim failed: " + fsim.result.error);
+        if (problems.empty() && !here.result.stats.counters_equal(fsim.result.stats)) {
+          problems.push_back("statistics differ from the fsim's");
+        }
+        if (problems.empty() && here.output != fsim.output) problems.push_back("output differs from the fsim's");
+      }
+    } catch (const std::exception& e) {
+      problems.push_back(e.what());
+    }
+    k["verified"] = problems.empty();
+    if (!problems.empty()) {
+      k["problems"] = problems;
+      failed += (failed.empty() ? "" : "; ") + file.filename().string();
+    }
+    kernels.push_back(k);
+  }
+  return {{"verified", failed.empty()},
+          {"error", failed.empty() ? "" : "kernels that differ: " + failed},
+          {"stats", stats_json(total)},
+          {"kernels", kernels}};
+}
+
+// Runs the workload on this process's device; the result's fields.
+json run_workload(const json& w, const fs::path& dir, int index) {
+  const std::string kind = w.at("kind").get<std::string>();
+  if (kind == "synthesis") return synthesize();
+  if (kind == "tune") return tune(w, dir, index);
+  if (kind == "suite") return run_suite(w);
+  if (kind == "random") {  // the random programs on this backend against the fsim (vta/driver/random_program.h)
+    auto reference = make_device("fsim", build_config());
+    auto dut = make_device(default_target(), build_config());
+    const DifferentialResult r = differential(build_config(), *reference, *dut, default_target(),
+                                              w.at("first").get<uint64_t>(), w.value("count", uint64_t{100}));
+    json mismatches = json::array();
+    for (const auto& m : r.mismatches) mismatches.push_back({{"seed", m.seed}, {"why", m.why}});
+    std::string error;
+    if (!r.mismatches.empty()) {
+      error = "seed " + std::to_string(r.mismatches[0].seed) + ": " + r.mismatches[0].why;
+    }
+    return {{"verified", r.mismatches.empty()}, {"error", error},
+            {"stats", stats_json(r.stats)},     {"programs", r.programs},
+            {"instructions", r.instructions},   {"mismatches", mismatches}};
+  }
+  const auto seed = w.value("seed", uint32_t{1});
+  if (kind == "tutorial") {
+    const tutorials::Result r =
+        w.at("name") == "matmul" ? tutorials::compiled_matrix_multiply(seed) : tutorials::compiled_convolution(seed);
+    return {{"verified", r.ok()}, {"error", r.error}, {"stats", stats_json(r.stats)}};
+  }
+  network::NetworkRun run;
+  if (kind == "resnet18") {
+    std::vector<int8_t> input;
+    const network::Graph g = resnet18_of(w, seed, input);
+    network::Executor ex(g, build_config());
+    const network::Values ref = network::run_reference(g, input);
+    run = ex.run(input, {}, &ref);
+  } else {  // onnx: random calibration and input (vta/network/calibration.h's random:N), every step verified
+    const network::FloatGraph fg = network::import_onnx(w.at("model").get<std::string>());
+    const auto count = network::parse_random_spec(w.value("calibration", "random:2"), "onnx workload: calibration");
+    const auto calibration = network::random_calibration(fg, count.value_or(0), seed);
+    const network::QuantizedModel q = network::quantize(fg, *calibration, build_config());
+    network::Executor ex(q.graph, build_config());
+    const std::vector<int8_t> x = q.quantize_input(*network::random_calibration(fg, 1, seed + 1000)->next());
+    const network::Values ref = network::run_reference(q.graph, x);
+    run = ex.run(x, {}, &ref);
+  }
+  return {{"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}};
+}
+
+}  // namespace
+
+// Runs `t` in this process (its configuration is this build's) and writes its result.
+int run_here(const fs::path& dir, const Task& t) {
+  if (t.config_hash != this_build_hash()) {
+    throw SweepError("task " + std::to_string(t.index) + " is for configuration " + t.config_hash + ", this build is " +
+                     this_build_hash());
+  }
+  if (t.backend != "yosys") {  // (before this process's runtime first opens a device; synthesis opens none)
+    ::setenv("VTA_TARGET", t.backend.c_str(), 1);
+  }
+  if (t.coverage) {  // the tsim writes this process's counts there at exit (tsim/src/coverage.h)
+    ::setenv("VTA_COVERAGE_DIR", (dir / "coverage" / "raw").c_str(), 1);
+  }
+  json result = task_json(t);
+  result["run"] = t.run;
+  result["command"] = "vta-sweep task " + fs::absolute(dir).string() + " " + std::to_string(t.index);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    result.update(run_workload(json::parse(t.workload), dir, t.index));
+  } catch (const std::exception& e) {
+    result["verified"] = false;
+    result["error"] = e.what();
+  }
+  result["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_json(dir / "results" / (std::to_string(t.index) + ".json"), result);
+  return result.at("verified").get<bool>() ? 0 : 1;
+}
+
+int run_task_here(const fs::path& dir, int index) { return run_here(dir, task_at(read_tasks(dir), dir, index)); }
+
+}  // namespace vta::sweep
