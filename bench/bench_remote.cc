@@ -18,8 +18,6 @@
 #include <memory>
 #include <string>
 
-#include "compiled.h"
-#include "tutorials.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/device.h"
 #include "vta/driver/isa.h"
@@ -27,6 +25,8 @@
 #include "vta/rpc/server.h"
 #include "vta/rpc/session.h"
 #include "vta/runtime.h"
+#include "vta/workloads/compiled.h"
+#include "vta/workloads/tutorials.h"
 
 namespace {
 

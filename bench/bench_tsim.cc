@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "tutorials.h"
 #include "vta/driver/build_config.h"
 #include "vta/runtime.h"
 #include "vta/tsim/simulator.h"
+#include "vta/workloads/tutorials.h"
 
 namespace {
 

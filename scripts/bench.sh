@@ -15,7 +15,7 @@ build="${VTA_BUILD_DIR:-$root/build}"
 # the remote device: latency, copy throughput, tutorials remote vs local (alternated, 5 repetitions)
 "$build/bench/vta_bench_remote" --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true "$@"
 # every ResNet-18 convolution compiled and run on the tsim: cycles against the compute/memory bounds
-"$build/examples/vta-compiled-tutorials" resnet18 --target tsim
+"$build/tools/vta-compiled-tutorials" resnet18 --target tsim
 # the whole quantized ResNet-18: reference, compile, one inference on the fsim and on the tsim
 "$build/bench/vta_bench_network" "$@"
 

@@ -21,9 +21,9 @@ vta="$build/tools/vta"
 captures="$build/captures"
 rm -rf "$captures"
 phase "the tutorials on the tsim, compiled step by step and captured"
-"$vta" capture -o "$captures" -- "$build/examples/vta-compiled-tutorials" all --target tsim --print
+"$vta" capture -o "$captures" -- "$build/tools/vta-compiled-tutorials" all --target tsim --print
 phase "the tutorials on the fsim"
-"$build/examples/vta-compiled-tutorials" all --target fsim
+"$build/tools/vta-compiled-tutorials" all --target fsim
 
 phase "the convolution's capture replayed on SystemC, its timeline drawn"
 conv=$(ls "$captures"/*.vtacap | tail -n 1)

@@ -58,12 +58,12 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
   # the whole ResNet-18 on the fsim of the BATCH 2 (two images) and BLOCK 32 configurations, verified
   echo "== ResNet-18, config batch2 (fsim) =="
   "$root/scripts/build.sh" "$build-batch2" --target vta-resnet18 >/dev/null
-  "$build-batch2/examples/vta-resnet18" --target fsim | tail -3
+  "$build-batch2/tools/vta-resnet18" --target fsim | tail -3
   echo "== ResNet-18, config block32 (fsim) =="
   dir="$build-block32"
   "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/block32.json" \
     -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_BUILD_TSIM=OFF --target vta-resnet18 >/dev/null
-  "$dir/examples/vta-resnet18" --target fsim | tail -3
+  "$dir/tools/vta-resnet18" --target fsim | tail -3
   # RTL coverage of the default regression (docs/COVERAGE.md): its own tree, the figure printed, every
   # cover point of the RTL reached
   phase "RTL coverage of the default regression (coverage tree)"

@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "router.h"
-#include "tutorials.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/guarded_main.h"
 #include "vta/runtime/context.h"
 #include "vta/sc/accelerator.h"
 #include "vta/sc/host_device.h"
 #include "vta/sc/memory.h"
+#include "vta/workloads/tutorials.h"
 
 namespace {
 

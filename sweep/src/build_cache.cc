@@ -42,7 +42,7 @@ fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& 
   static const std::string source = hash_of(VTA_SOURCE_DIR).substr(0, 8);
   const std::string name = hash + "-" + source + (coverage ? "-coverage" : "");
   const fs::path tree = cache / name;
-  fs::path program = tree / "sweep" / "vta-sweep";
+  fs::path program = tree / "tools" / "vta-sweep";
   const int lock = ::open((cache / (name + ".lock")).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (lock < 0) throw SweepError("cannot open the lock of " + tree.string());
   ::flock(lock, LOCK_EX);  // (released when the process ends, too)

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "compiled.h"
 #include "internal.h"
 #include "vta/compiler/seeded_run.h"
 #include "vta/driver/build_config.h"
@@ -15,6 +14,7 @@
 #include "vta/network/executor.h"
 #include "vta/network/onnx.h"
 #include "vta/network/resnet18.h"
+#include "vta/workloads/compiled.h"
 
 namespace vta::sweep {
 namespace {
@@ -24,7 +24,7 @@ json stats_json(const Stats& s) { return json::parse(s.to_json()); }
 // This build's configuration synthesized by Yosys (the build's vta_synth target, docs/SYNTHESIS.md);
 // the result's fields: its utilisation, verified when Yosys ran clean.
 json synthesize() {
-  const fs::path tree = self_path().parent_path().parent_path();  // <tree>/sweep/vta-sweep
+  const fs::path tree = self_path().parent_path().parent_path();  // <tree>/tools/vta-sweep
   const fs::path log = tree / "synth" / "vta_synth.log";
   fs::create_directories(log.parent_path());
   bp::child run(bp::search_path("cmake"), "--build", tree.string(), "--target", "vta_synth", bp::std_out > log.string(),

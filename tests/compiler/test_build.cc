@@ -15,12 +15,12 @@
 #include <optional>
 #include <random>
 
-#include "compiled.h"
 #include "test_paths.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"
 #include "vta/driver/build_config.h"
 #include "vta/runtime/tensor.h"
+#include "vta/workloads/compiled.h"
 
 namespace vta::tutorials {
 namespace {

@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <optional>
 
-#include "compiled.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/estimate.h"
 #include "vta/driver/build_config.h"
+#include "vta/workloads/compiled.h"
 
 namespace vta::tutorials {
 namespace {

@@ -8,9 +8,9 @@
 #include <random>
 #include <sstream>
 
-#include "compiled.h"
 #include "vta/compiler/lower.h"
 #include "vta/compiler/te.h"
+#include "vta/workloads/compiled.h"
 
 namespace vta::compiler {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "test_paths.h"
-#include "tutorials.h"
 #include "vta/runtime.h"
+#include "vta/workloads/tutorials.h"
 
 namespace vta::tutorials {
 

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiled.h"
 #include "golden_trace.h"
 #include "test_paths.h"
+#include "vta/workloads/compiled.h"
 
 namespace vta::tutorials {
 namespace {

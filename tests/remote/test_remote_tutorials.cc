@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "tutorials.h"
 #include "vta/rpc/server.h"
+#include "vta/workloads/tutorials.h"
 
 namespace vta::tutorials {
 namespace {

@@ -12,7 +12,6 @@
 #include <random>
 #include <thread>
 
-#include "compiled.h"
 #include "test_paths.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/names.h"
@@ -21,6 +20,7 @@
 #include "vta/rpc/server.h"
 #include "vta/rpc/session.h"
 #include "vta/runtime/tensor.h"
+#include "vta/workloads/compiled.h"
 
 namespace vta::rpc {
 namespace {

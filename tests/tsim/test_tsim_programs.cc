@@ -9,11 +9,11 @@
 
 #include "program_suite.h"
 #include "test_util.h"
-#include "tutorials.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/vcr_map.h"
 #include "vta/runtime.h"
 #include "vta/tsim/simulator.h"
+#include "vta/workloads/tutorials.h"
 
 namespace vta::test {
 namespace {

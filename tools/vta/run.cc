@@ -267,7 +267,7 @@ void add_run_commands(CLI::App& app, Commands& commands) {
   CLI::App* c = app.add_subcommand("capture", "run a program with VTA_CAPTURE set: every device run becomes a file");
   c->add_option("-o,--dir", cap.dir, "where the .vtacap files go (created when missing)");
   c->add_option("command", cap.command, "the program and its arguments (after --)")->required();
-  c->footer("Example:\n  vta capture -o caps -- ./build/examples/vta-tutorials conv --target tsim");
+  c->footer("Example:\n  vta capture -o caps -- ./build/tools/vta-tutorials conv --target tsim");
   commands.add(c, [] { return capture_command(cap); });
 }
 

@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <exception>
 
-#include "tutorials.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/device.h"
 #include "vta/driver/guarded_main.h"
 #include "vta/tools/target_option.h"
+#include "vta/workloads/tutorials.h"
 
 static int run(int argc, char** argv) {
   CLI::App app{"The VTA tutorials (matrix multiply blocking, 2D convolution) on the VTA runtime"};

@@ -1,7 +1,7 @@
 #include <cstdio>
 
-#include "tutorials.h"
 #include "vta/driver/build_config.h"
+#include "vta/workloads/tutorials.h"
 
 namespace vta::tutorials {
 

@@ -3,15 +3,15 @@
 // SRAMs, split into two virtual threads, its copies lowered to (padded) 2D DMA transfers, the
 // convolution tensorized into GEMM micro-ops and the normalisation mapped to the ALU; then built, run
 // on the runtime's device and checked against a plain C++ reference. With the default shape, running
-// it makes exactly the runtime calls of examples/tutorials/convolution.cc.
+// it makes exactly the runtime calls of workloads/src/convolution.cc.
 
 #include <random>
 
-#include "compiled.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"
 #include "vta/driver/build_config.h"
 #include "vta/runtime/tensor.h"
+#include "vta/workloads/compiled.h"
 
 namespace vta::tutorials {
 

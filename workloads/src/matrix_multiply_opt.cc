@@ -2,15 +2,15 @@
 // computation, look at its default schedule, block it to fit the SRAMs, move data with DMA copies,
 // tensorize the GEMM, map the epilogue to the ALU, then build and run it on the runtime's device and
 // check every output against a plain C++ reference. The final lowered program is the tutorial's, and
-// running it makes exactly the runtime calls of examples/tutorials/matrix_multiply.cc.
+// running it makes exactly the runtime calls of workloads/src/matrix_multiply.cc.
 
 #include <random>
 
-#include "compiled.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"
 #include "vta/driver/build_config.h"
 #include "vta/runtime/tensor.h"
+#include "vta/workloads/compiled.h"
 
 namespace vta::tutorials {
 

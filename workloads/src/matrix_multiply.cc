@@ -8,11 +8,11 @@
 #include <random>
 #include <vector>
 
-#include "tutorials.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/device.h"
 #include "vta/runtime.h"
 #include "vta/runtime/tensor.h"
+#include "vta/workloads/tutorials.h"
 
 namespace vta::tutorials {
 namespace {

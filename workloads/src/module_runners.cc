@@ -4,10 +4,10 @@
 #include <atomic>
 #include <string>
 
-#include "compiled.h"
 #include "vta/compiler/build.h"
 #include "vta/rpc/session.h"
 #include "vta/runtime/tensor.h"
+#include "vta/workloads/compiled.h"
 
 namespace vta::tutorials {
 namespace {

@@ -19,7 +19,6 @@
 #include <optional>
 #include <string>
 
-#include "compiled.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/ir.h"
 #include "vta/driver/build_config.h"
@@ -28,6 +27,7 @@
 #include "vta/rpc/remote_device.h"
 #include "vta/rpc/session.h"
 #include "vta/tools/target_option.h"
+#include "vta/workloads/compiled.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 #pragma once
-// The tutorials compiled from their schedules (examples/matrix_multiply_opt.cc,
-// examples/convolution_opt.cc): each declares the computation, schedules it step by step as the
+// The tutorials compiled from their schedules (workloads/src/matrix_multiply_opt.cc,
+// workloads/src/convolution_opt.cc): each declares the computation, schedules it step by step as the
 // tutorial does (printing the lowered program after each step to `steps` when given), builds it, runs
 // it on the runtime's device (VTA_TARGET) and verifies every output against a plain C++ reference.
 // The shapes and tilings are parameters: the tutorials' values are the defaults, the tests vary them.
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "tutorials.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/env.h"
 #include "vta/compiler/te.h"
+#include "vta/workloads/tutorials.h"
 
 namespace vta::rpc {
 class Remote;
