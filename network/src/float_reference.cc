@@ -9,7 +9,9 @@
 #include <cmath>
 #include <limits>
 
+#include "conv_kernel.h"
 #include "join.h"
+#include "layout_kernel.h"
 
 namespace vta::network {
 namespace {
@@ -20,52 +22,25 @@ const std::vector<float>& read(const FloatGraph& g, const FloatOp& op, const Flo
   return it->second;
 }
 
-// A convolution as matrix products (OpenBLAS's sgemm): per image and group, the group's filters
-// (og x cg*k*k, as the weights are stored) times the input's windows laid out as columns (cg*k*k x
-// output positions, zeros where a window reaches into the padding), a band of output rows at a time so
-// that the windows never take more than kMaxWindowValues floats whatever the input's size; a 1x1
-// convolution of stride 1 reads the input as it is.
-constexpr int64_t kMaxWindowValues = int64_t(1) << 22;
-
+// A convolution as matrix products: conv_kernel.h's windows, OpenBLAS's sgemm.
 std::vector<float> conv(const FloatGraph& g, const FloatOp& op, const std::vector<float>& x) {
   const auto& in = g.shape(op.inputs[0]);
   const auto& out = g.shape(op.output);
   const FloatTensor& w = g.constants.at(op.weight);
-  const int64_t n = in[0], c = in[1], h = in[2], wd = in[3], o = out[1], oh = out[2], ow = out[3];
-  const int64_t k = op.kernel, s = op.stride, p = op.pad, cg = c / op.groups, og = o / op.groups;
-  const int64_t rows = cg * k * k, cols = oh * ow;
-  std::vector<float> y(size_t(n * o * cols));
-  for (int64_t f = 0; f < o; ++f) {  // each output plane starts at its bias
+  const detail::ConvShape s{in[0],  in[1],     in[2],     in[3],  out[1],   out[2],
+                            out[3], op.kernel, op.stride, op.pad, op.groups};
+  const int64_t cols = s.oh * s.ow;
+  std::vector<float> y(size_t(s.n * s.o * cols));
+  for (int64_t f = 0; f < s.o; ++f) {  // each output plane starts at its bias
     const float b = op.bias.empty() ? 0.f : g.constants.at(op.bias).values[size_t(f)];
-    for (int64_t a = 0; a < n; ++a) std::fill_n(y.begin() + (a * o + f) * cols, cols, b);
+    for (int64_t a = 0; a < s.n; ++a) std::fill_n(y.begin() + (a * s.o + f) * cols, cols, b);
   }
-  const bool direct = k == 1 && s == 1 && p == 0;
-  const int64_t band = direct ? oh : std::clamp<int64_t>(kMaxWindowValues / std::max<int64_t>(rows * ow, 1), 1, oh);
-  std::vector<float> windows(direct ? 0 : size_t(rows * band * ow));
-  for (int64_t a = 0; a < n; ++a) {
-    for (int64_t gi = 0; gi < op.groups; ++gi) {
-      const float* xin = x.data() + (a * c + gi * cg) * h * wd;
-      for (int64_t y0 = 0; y0 < oh; y0 += band) {
-        const int64_t in_band = std::min(band, oh - y0), width = in_band * ow;
-        if (!direct) {
-          for (int64_t r = 0; r < rows; ++r) {  // row r: channel r / (k*k), kernel offset (dy, dx)
-            const int64_t ch = r / (k * k), dy = r / k % k, dx = r % k;
-            float* row = windows.data() + r * width;
-            for (int64_t yy = 0; yy < in_band; ++yy) {
-              const int64_t iy = (y0 + yy) * s + dy - p;
-              for (int64_t xx = 0; xx < ow; ++xx) {
-                const int64_t ix = xx * s + dx - p;
-                row[yy * ow + xx] = iy >= 0 && iy < h && ix >= 0 && ix < wd ? xin[(ch * h + iy) * wd + ix] : 0.f;
-              }
-            }
-          }
-        }
+  detail::conv_by_gemm(
+      x.data(), s, y.data(),
+      [&](int64_t group, int64_t og, int64_t width, int64_t rows, const float* b, int64_t ldb, float* c, int64_t ldc) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(og), int(width), int(rows), 1.f,
-                    w.values.data() + gi * og * rows, int(rows), direct ? xin : windows.data(),
-                    int(direct ? cols : width), 1.f, y.data() + (a * o + gi * og) * cols + y0 * ow, int(cols));
-      }
-    }
-  }
+                    w.values.data() + group * og * rows, int(rows), b, int(ldb), 1.f, c, int(ldc));
+      });
   return y;
 }
 
@@ -125,38 +100,18 @@ std::vector<float> global_avg_pool(const FloatGraph& g, const FloatOp& op, const
   return y;
 }
 
-// The operators that only move values: concat, upsample, dilate.
+// The operators that only move values (layout_kernel.h).
 std::vector<float> layout(const FloatGraph& g, const FloatOp& op, const FloatValues& v, const std::vector<float>& x) {
   const auto& o = g.shape(op.output);
-  std::vector<float> y;
-  y.reserve(size_t(shape_elements(o)));
   if (op.kind == FloatOpKind::kConcat) {
-    for (int64_t a = 0; a < o[0]; ++a) {
-      for (const auto& name : op.inputs) {
-        const std::vector<float>& in = read(g, op, v, name);
-        const int64_t per = int64_t(in.size()) / o[0];
-        y.insert(y.end(), in.begin() + a * per, in.begin() + (a + 1) * per);
-      }
-    }
-    return y;
+    std::vector<const std::vector<float>*> inputs;
+    for (const auto& name : op.inputs) inputs.push_back(&read(g, op, v, name));
+    return detail::concat_channels(inputs, o[0]);
   }
   const auto& s = g.shape(op.inputs[0]);
-  const int64_t nc = s[0] * s[1], h = s[2], w = s[3], oh = o[2], ow = o[3];
-  y.assign(size_t(nc * oh * ow), 0.f);
-  for (int64_t p = 0; p < nc; ++p) {
-    if (op.kind == FloatOpKind::kUpsample) {  // each value repeated kernel times down, stride times across
-      for (int64_t yy = 0; yy < oh; ++yy) {
-        for (int64_t xx = 0; xx < ow; ++xx)
-          y[size_t((p * oh + yy) * ow + xx)] = x[size_t((p * h + yy / op.kernel) * w + xx / op.stride)];
-      }
-    } else {  // kDilate
-      for (int64_t yy = 0; yy < h; ++yy) {
-        for (int64_t xx = 0; xx < w; ++xx)
-          y[size_t((p * oh + yy * op.stride) * ow + xx * op.stride)] = x[size_t((p * h + yy) * w + xx)];
-      }
-    }
-  }
-  return y;
+  if (op.kind == FloatOpKind::kUpsample)
+    return detail::upsample(x.data(), s[0] * s[1], s[2], s[3], op.kernel, op.stride);
+  return detail::dilate(x.data(), s[0] * s[1], s[2], s[3], op.stride, o[2], o[3]);
 }
 
 // One float operator on the values of its inputs (x: the first).

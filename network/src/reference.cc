@@ -1,7 +1,13 @@
 #include "vta/network/reference.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <limits>
+#include <string>
+
+#include "conv_kernel.h"
+#include "layout_kernel.h"
 
 namespace vta::network {
 namespace {
@@ -14,39 +20,40 @@ const std::vector<int32_t>& value_of(const Graph& g, const Op& op, const Values&
 
 }  // namespace
 
+namespace {
+
+// An int8 convolution in groups through conv_kernel.h, the products by OpenBLAS's dgemm: every product
+// of two int8 values and every sum of them is an integer that double holds exactly (while the windows
+// hold fewer than 2^39 values), whatever order the sums take, so the result is the exact sum, taken
+// modulo 2^32 as VTA's int32 accumulator wraps.
+std::vector<int32_t> conv_exact(std::span<const int32_t> x, std::span<const int8_t> w, const detail::ConvShape& s) {
+  int64_t widest = 0;
+  for (const int32_t v : x) widest = std::max<int64_t>(widest, v < 0 ? -int64_t(v) : int64_t(v));
+  const int64_t window = s.c / s.groups * s.k * s.k;
+  const auto rows = double(window);
+  if (rows * double(widest) * 128.0 >= 9007199254740992.0) {  // 2^53: a sum double could round
+    throw GraphError("conv2d: input values up to " + std::to_string(widest) + " over windows of " +
+                     std::to_string(window) + " are beyond the exact reference (int8 inputs are expected)");
+  }
+  const std::vector<double> xd(x.begin(), x.end()), wd(w.begin(), w.end());
+  std::vector<double> yd(size_t(s.n * s.o * s.oh * s.ow), 0.0);
+  detail::conv_by_gemm(
+      xd.data(), s, yd.data(),
+      [&](int64_t group, int64_t og, int64_t width, int64_t k, const double* b, int64_t ldb, double* c, int64_t ldc) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(og), int(width), int(k), 1.0,
+                    wd.data() + group * og * k, int(k), b, int(ldb), 1.0, c, int(ldc));
+      });
+  std::vector<int32_t> out(yd.size());
+  for (size_t i = 0; i < yd.size(); ++i) out[i] = int32_t(uint32_t(uint64_t(int64_t(yd[i]))));
+  return out;
+}
+
+}  // namespace
+
 std::vector<int32_t> conv2d(std::span<const int32_t> x, std::span<const int8_t> w, int64_t n, int64_t c, int64_t h,
                             int64_t width, int64_t o, int64_t k, int64_t stride, int64_t pad) {
   const int64_t oh = (h + 2 * pad - k) / stride + 1, ow = (width + 2 * pad - k) / stride + 1;
-  std::vector<int32_t> out(size_t(n * o * oh * ow));
-  std::vector<uint32_t> plane(size_t(oh * ow));  // unsigned: wrapping accumulation, as VTA's int32
-  for (int64_t a = 0; a < n; ++a) {
-    for (int64_t f = 0; f < o; ++f) {
-      std::fill(plane.begin(), plane.end(), 0u);
-      for (int64_t ch = 0; ch < c; ++ch) {
-        const int32_t* xin = x.data() + (a * c + ch) * h * width;
-        for (int64_t dy = 0; dy < k; ++dy) {
-          for (int64_t dx = 0; dx < k; ++dx) {
-            const uint32_t wv = uint32_t(int32_t(w[size_t(((f * c + ch) * k + dy) * k + dx)]));
-            if (wv == 0) continue;
-            // output columns whose input column z * stride + dx - pad lies inside the row
-            const int64_t z0 = std::max<int64_t>(0, (pad - dx + stride - 1) / stride);
-            const int64_t last = width - 1 + pad - dx;  // the largest z * stride that stays in the row
-            const int64_t z1 = last < 0 ? 0 : std::min<int64_t>(ow, last / stride + 1);
-            for (int64_t y = 0; y < oh; ++y) {
-              const int64_t iy = y * stride + dy - pad;
-              if (iy < 0 || iy >= h) continue;
-              const int32_t* row = xin + iy * width;
-              const int64_t shift = dx - pad;
-              uint32_t* orow = plane.data() + y * ow;
-              for (int64_t z = z0; z < z1; ++z) orow[z] += wv * uint32_t(row[z * stride + shift]);
-            }
-          }
-        }
-      }
-      std::copy(plane.begin(), plane.end(), out.begin() + (a * o + f) * oh * ow);
-    }
-  }
-  return out;
+  return conv_exact(x, w, {n, c, h, width, o, oh, ow, k, stride, pad, 1});
 }
 
 namespace {
@@ -56,24 +63,9 @@ std::vector<int32_t> grouped_conv2d(const Graph& g, const Op& op, const std::vec
   const TensorDesc& in = g.tensor(op.inputs[0]);
   const TensorDesc& w = g.tensor(op.weight);
   const TensorDesc& out = g.tensor(op.output);
-  if (op.groups == 1) {
-    return conv2d(x, g.weight(op.weight), in.shape[0], in.shape[1], in.shape[2], in.shape[3], w.shape[0], op.kernel,
-                  op.stride, op.pad);
-  }
-  std::vector<int32_t> r(size_t(out.elements()));
-  const int64_t n = in.shape[0], c = in.shape[1], hw = in.shape[2] * in.shape[3], groups = op.groups;
-  const int64_t cg = c / groups, og = w.shape[0] / groups, ohw = out.shape[2] * out.shape[3];
-  const std::vector<int8_t>& wv = g.weight(op.weight);
-  const int64_t wg = og * cg * op.kernel * op.kernel;
-  for (int64_t a = 0; a < n; ++a) {
-    for (int64_t gi = 0; gi < groups; ++gi) {
-      const auto part = conv2d(std::span(x).subspan(size_t((a * c + gi * cg) * hw), size_t(cg * hw)),
-                               std::span(wv).subspan(size_t(gi * wg), size_t(wg)), 1, cg, in.shape[2], in.shape[3], og,
-                               op.kernel, op.stride, op.pad);
-      std::copy(part.begin(), part.end(), r.begin() + (a * w.shape[0] + gi * og) * ohw);
-    }
-  }
-  return r;
+  return conv_exact(x, g.weight(op.weight),
+                    {in.shape[0], in.shape[1], in.shape[2], in.shape[3], w.shape[0], out.shape[2], out.shape[3],
+                     op.kernel, op.stride, op.pad, op.groups});
 }
 
 // Max (padding never wins) or sum (padding adds nothing) over each kernel x kernel window.
@@ -102,40 +94,19 @@ std::vector<int32_t> window_op(const Graph& g, const Op& op, const std::vector<i
   return r;
 }
 
-// The operators that only move int8 values: concat, upsample, dilate.
+// The operators that only move int8 values (layout_kernel.h).
 std::vector<int32_t> layout_op(const Graph& g, const Op& op, const Values& values, const std::vector<int32_t>& x) {
   const TensorDesc& out = g.tensor(op.output);
-  std::vector<int32_t> r(size_t(out.elements()));
-  const TensorDesc& in = g.tensor(op.inputs[0]);
   if (op.kind == OpKind::kConcat) {
-    const int64_t n = out.shape[0], per_out = out.elements() / std::max<int64_t>(n, 1);
-    int64_t at = 0;  // the offset of this input's channels within an image of the output
-    for (const std::string& name : op.inputs) {
-      const std::vector<int32_t>& v = value_of(g, op, values, name);
-      const int64_t per_in = int64_t(v.size()) / std::max<int64_t>(n, 1);
-      for (int64_t a = 0; a < n; ++a) {
-        std::copy(v.begin() + a * per_in, v.begin() + (a + 1) * per_in, r.begin() + a * per_out + at);
-      }
-      at += per_in;
-    }
-    return r;
+    std::vector<const std::vector<int32_t>*> inputs;
+    for (const std::string& name : op.inputs) inputs.push_back(&value_of(g, op, values, name));
+    return detail::concat_channels(inputs, out.shape[0]);
   }
-  const int64_t nc = in.shape[0] * in.shape[1], h = in.shape[2], w = in.shape[3];
-  const int64_t oh = out.shape[2], ow = out.shape[3];
-  for (int64_t p = 0; p < nc; ++p) {
-    if (op.kind == OpKind::kUpsample) {  // each value repeated kernel times down, stride times across
-      for (int64_t y = 0; y < oh; ++y) {
-        for (int64_t z = 0; z < ow; ++z)
-          r[size_t((p * oh + y) * ow + z)] = x[size_t((p * h + y / op.kernel) * w + z / op.stride)];
-      }
-    } else {  // kDilate: stride - 1 zeros between values
-      for (int64_t y = 0; y < h; ++y) {
-        for (int64_t z = 0; z < w; ++z)
-          r[size_t((p * oh + y * op.stride) * ow + z * op.stride)] = x[size_t((p * h + y) * w + z)];
-      }
-    }
-  }
-  return r;
+  const TensorDesc& in = g.tensor(op.inputs[0]);
+  const int64_t planes = in.shape[0] * in.shape[1];
+  if (op.kind == OpKind::kUpsample)
+    return detail::upsample(x.data(), planes, in.shape[2], in.shape[3], op.kernel, op.stride);
+  return detail::dilate(x.data(), planes, in.shape[2], in.shape[3], op.stride, out.shape[2], out.shape[3]);
 }
 
 }  // namespace
@@ -200,10 +171,13 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
     case OpKind::kBiasAdd: {
       const TensorDesc& in = g.tensor(op.inputs[0]);
       const std::vector<int8_t>& b = g.weight(op.weight);
-      const int64_t c = in.shape[1], inner = in.elements() / std::max<int64_t>(in.shape[0] * c, 1);
-      for (size_t i = 0; i < r.size(); ++i) {
-        const auto ch = size_t((int64_t(i) / inner) % c);
-        r[i] = int32_t(uint32_t(x[i]) + (uint32_t(int32_t(b[ch])) << op.shift));
+      const int64_t n = in.shape[0], c = in.shape[1], inner = in.elements() / std::max<int64_t>(n * c, 1);
+      size_t i = 0;
+      for (int64_t a = 0; a < n; ++a) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const uint32_t add = uint32_t(int32_t(b[size_t(ch)])) << op.shift;
+          for (int64_t e = 0; e < inner; ++e, ++i) r[i] = int32_t(uint32_t(x[i]) + add);
+        }
       }
       return r;
     }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 
 #include "test_paths.h"
@@ -90,8 +91,14 @@ TEST(NetworkReference, ConvolutionMatchesTheRuntimeReference) {
   struct Case {
     int64_t n, c, h, w, o, k, stride, pad;
   };
-  const Case cases[] = {{1, 3, 17, 15, 8, 7, 2, 3},  {1, 16, 14, 14, 16, 3, 1, 1}, {2, 8, 9, 9, 4, 3, 2, 1},
-                        {1, 8, 14, 14, 16, 1, 2, 0}, {1, 4, 5, 5, 4, 5, 1, 0},     {1, 2, 3, 3, 2, 3, 1, 2}};
+  const Case cases[] = {{1, 3, 17, 15, 8, 7, 2, 3},
+                        {1, 16, 14, 14, 16, 3, 1, 1},
+                        {2, 8, 9, 9, 4, 3, 2, 1},
+                        {1, 8, 14, 14, 16, 1, 2, 0},
+                        {1, 4, 5, 5, 4, 5, 1, 0},
+                        {1, 2, 3, 3, 2, 3, 1, 2},
+                        // windows of 4,608 x 1,024 values: over the kernel's 2^22, one output row a band
+                        {1, 512, 3, 1024, 2, 3, 1, 1}};
   uint32_t seed = 1;
   for (const Case& t : cases) {
     SCOPED_TRACE(testing::Message() << t.c << "x" << t.h << "x" << t.w << " k" << t.k << " s" << t.stride << " p"
@@ -102,6 +109,17 @@ TEST(NetworkReference, ConvolutionMatchesTheRuntimeReference) {
     EXPECT_EQ(conv2d(x32, w, t.n, t.c, t.h, t.w, t.o, t.k, t.stride, t.pad),
               vta::runtime::conv2d_reference(x, w, t.n, t.c, t.h, t.w, t.o, t.k, t.k, t.pad, t.stride));
   }
+}
+
+// The accumulation wraps as VTA's int32 does: 147,456 products of -128 x -128 sum to 2,415,919,104,
+// which is -1,879,048,192 modulo 2^32; and a value beyond what the exact reference holds is refused.
+TEST(NetworkReference, ConvolutionWrapsAsTheAccumulator) {
+  const int64_t c = 16384;
+  const std::vector<int32_t> x(size_t(c * 9), -128);
+  const std::vector<int8_t> w(size_t(c * 9), -128);
+  EXPECT_EQ(conv2d(x, w, 1, c, 3, 3, 1, 3, 1, 0), (std::vector<int32_t>{-1879048192}));
+  const std::vector<int32_t> wide(size_t(c * 9), std::numeric_limits<int32_t>::min());
+  expect_error([&] { conv2d(wide, w, 1, c, 3, 3, 1, 3, 1, 0); }, "beyond the exact reference");
 }
 
 TEST(NetworkReference, ElementwisePoolingAndDense) {
