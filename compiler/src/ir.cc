@@ -18,6 +18,13 @@ const char* to_string(DType t) {
   return "?";
 }
 
+std::optional<DType> dtype_from_string(std::string_view name) {
+  for (const DType t : {DType::kInt8, DType::kInt32, DType::kBool}) {
+    if (name == to_string(t)) return t;
+  }
+  return std::nullopt;
+}
+
 const char* to_string(ExprKind k) {
   switch (k) {
 #define VTA_IR_NAME(kind, handler, node) \
@@ -202,8 +209,9 @@ Expr make_reduce(Expr body, const std::vector<IterVar>& axes, Expr init) {
   return ReduceNode::make(std::move(body), axes, std::move(init));
 }
 
+Expr make_int_like(const Expr& other, int64_t v) { return make_int(v, other->dtype); }
 namespace {
-Expr like(const Expr& other, int64_t v) { return make_int(v, other->dtype); }
+Expr like(const Expr& other, int64_t v) { return make_int_like(other, v); }
 }  // namespace
 
 Expr operator+(Expr a, Expr b) { return make_binary(ExprKind::kAdd, std::move(a), std::move(b)); }

@@ -176,9 +176,7 @@ class Reader {
   }
   static std::string join(const std::string& at, const std::string& key) { return at.empty() ? key : at + "." + key; }
   DType dtype(const std::string& name, const std::string& at) const {
-    for (DType t : {DType::kInt8, DType::kInt32, DType::kBool}) {
-      if (name == to_string(t)) return t;
-    }
+    if (const auto t = dtype_from_string(name)) return *t;
     fail(at, "unknown element type \"" + name + "\" (int8, int32, bool)");
   }
   // The entry of `table` a reference names (-1: none, when `optional`); `what` names the table's kind.

@@ -81,10 +81,8 @@ std::vector<c::Tensor> tensors(const std::vector<PyTensor>& ts) {
 }
 
 c::DType dtype_of(const std::string& name) {
-  if (name == "int8") return c::DType::kInt8;
-  if (name == "int32") return c::DType::kInt32;
-  if (name == "bool") return c::DType::kBool;
-  throw py::value_error("unknown dtype '" + name + "' (int8, int32)");
+  if (const auto t = c::dtype_from_string(name)) return *t;
+  throw py::value_error("unknown dtype '" + name + "' (int8, int32, bool)");
 }
 
 /// The value of an integer with __index__ when it fits in 64 bits; none when it does not.
@@ -124,7 +122,7 @@ std::vector<c::Expr> to_exprs(const py::args& args) {
 /// A binary operator with the DSL's integer promotion (an integer takes the other side's type).
 PyExpr binary(c::ExprKind k, const c::Expr& a, const py::handle& other, bool reflected) {
   const auto v = integer(other);
-  const c::Expr b = v ? c::make_int(*v, a->dtype) : to_expr(other);
+  const c::Expr b = v ? c::make_int_like(a, *v) : to_expr(other);
   return {reflected ? c::make_binary(k, b, a) : c::make_binary(k, a, b)};
 }
 
@@ -320,16 +318,15 @@ PYBIND11_MODULE(_core, m) {
     return PyTensor{c::placeholder(shape, name, dtype_of(dtype))};
   });
   // the body is called once, with the output axes as expressions, and must return an expression
-  m.def("compute", [](const std::vector<int64_t>& shape, const std::vector<std::string>& axis_names,
+  // axis names none: the C++ default (i0, i1, ...: the tutorials' `lambda *i`)
+  m.def("compute", [](const std::vector<int64_t>& shape, const std::optional<std::vector<std::string>>& axis_names,
                       const py::function& body, const std::string& name) {
-    return PyTensor{c::compute(
-        shape, axis_names,
-        [&](const c::Indices& i) {
-          py::list axes;
-          for (const auto& v : i) axes.append(PyExpr{v});
-          return to_expr(body(*axes));
-        },
-        name)};
+    const auto call = [&](const c::Indices& i) {
+      py::list axes;
+      for (const auto& v : i) axes.append(PyExpr{v});
+      return to_expr(body(*axes));
+    };
+    return PyTensor{axis_names ? c::compute(shape, *axis_names, call, name) : c::compute(shape, call, name)};
   });
   m.def("reduce_axis", &c::reduce_axis, py::arg("extent"), py::arg("name"));
   m.def(

@@ -119,7 +119,7 @@ def compute(shape, fcompute, name="compute"):
     after the function's parameters (`lambda bo, co, bi, ci: ...`), or i0, i1, ... for `lambda *i`."""
     params = inspect.signature(fcompute).parameters.values()
     if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
-        names = [f"i{d}" for d in range(len(shape))]
+        names = None  # (the compiler's own names)
     else:
         names = [p.name for p in params]
         if len(names) != len(shape):

@@ -145,6 +145,24 @@ class TargetRule(unittest.TestCase):
                 self.assertEqual(vta.get_env().TARGET, kind)
 
 
+class RulesOfTheCompiler(unittest.TestCase):
+    """The binding holds no rules of its own: type names, an integer operand's type and the default
+    axis names are the compiler's."""
+
+    def test_type_names_promotion_and_axis_names(self):
+        for name in ("int8", "int32", "bool"):
+            self.assertEqual(vta.placeholder((4,), "t_" + name, name).dtype, name)
+        with self.assertRaisesRegex(ValueError, r"unknown dtype 'float32' \(int8, int32, bool\)"):
+            vta.placeholder((4,), "f", "float32")
+        x = vta.placeholder((2, 3), "x", "int32")
+        y = vta.compute((2, 3), lambda *i: x[i] + 1, "y")  # the integer takes int32, the names i0, i1
+        self.assertEqual(y.dtype, "int32")
+        self.assertEqual([str(a.var) for a in y.op.axis], ["i0", "i1"])
+        z = vta.compute((2, 3), lambda r, c: (x[r, c] >> 2).astype("int8"), "z")
+        self.assertEqual([str(a.var) for a in z.op.axis], ["r", "c"])
+        self.assertEqual(z.dtype, "int8")
+
+
 class MatrixMultiply(unittest.TestCase):
     def test_programs_equal_the_cpp_tutorials(self):
         env = vta.get_env()

@@ -18,6 +18,9 @@ namespace vta::compiler {
 /// Scalar types of the tutorials: int8 (inputs, weights, outputs), int32 (accumulators), bool.
 enum class DType : uint8_t { kInt8, kInt32, kBool };
 const char* to_string(DType t);
+/// The type to_string names ("int8", "int32", "bool"); nothing for any other name. The one reader of
+/// type names: module files, the Python binding.
+std::optional<DType> dtype_from_string(std::string_view name);
 int bits(DType t);
 /// Row-major strides (elements) of a shape: the last dimension has stride 1.
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);
@@ -233,6 +236,10 @@ Expr make_read(Tensor t, std::vector<Expr> indices);
 Expr make_flat_read(Tensor t, Expr offset);
 /// A sum over `axes` starting from `init` (nullptr: from 0); ScheduleError when init's type is not the body's.
 Expr make_reduce(Expr body, const std::vector<IterVar>& axes, Expr init = nullptr);
+
+/// An integer constant of `other`'s type: the DSL's promotion of an integer operand (the operators
+/// below, the Python binding's).
+Expr make_int_like(const Expr& other, int64_t v);
 
 // DSL operators (the tutorials' lambda bodies): integer constants promote to the other side's type.
 Expr operator+(Expr a, Expr b);
