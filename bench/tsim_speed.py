@@ -67,8 +67,10 @@ def instructions(build_dir, workload, target):
     """(instructions, cycles) of one tutorial run under callgrind."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
-        p = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
-                 os.path.join(build_dir, "examples", "vta-tutorials"), "--target", target, workload],
+        # (the program is in tools/ since 1bb6a53, in examples/ before: a base may be either)
+        program = next(p for p in (os.path.join(build_dir, d, "vta-tutorials") for d in ("tools", "examples"))
+                       if os.path.exists(p))
+        p = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, program, "--target", target, workload],
                 capture_output=True, env=dict(os.environ, VTA_QUIET="1"))
         m = re.search(r"Collected : (\d+)", p.stderr)
         c = re.search(r"cycle_count\s*:\s*(\d+)", p.stdout)
