@@ -1,6 +1,6 @@
 #include "evaluator.h"
 
-#include "vta/compiler/lower.h"
+#include "vta/compiler/printer.h"
 
 namespace vta::compiler {
 

@@ -1,11 +1,13 @@
 // The reference interpreter: runs lowered IR on host buffers, the independent check of every pass.
 
+#include "vta/compiler/interpreter.h"
+
 #include <memory>
 
 #include "evaluator.h"
 #include "sram.h"
-#include "vta/compiler/lower.h"
 #include "vta/compiler/names.h"
+#include "vta/compiler/printer.h"
 
 namespace vta::compiler {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "vta/compiler/lower.h"
+#include "vta/compiler/printer.h"
 #include "vta/compiler/te.h"
 #include "vta/compiler/visitor.h"
 

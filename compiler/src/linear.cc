@@ -1,6 +1,6 @@
 #include "linear.h"
 
-#include "vta/compiler/lower.h"
+#include "vta/compiler/printer.h"
 
 namespace vta::compiler {
 

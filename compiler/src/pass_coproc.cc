@@ -19,7 +19,6 @@
 
 #include <algorithm>
 
-#include "vta/compiler/lower.h"
 #include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
 #include "vta/compiler/visitor.h"

@@ -14,9 +14,9 @@
 #include "linear.h"
 #include "sram.h"
 #include "uop.h"
-#include "vta/compiler/lower.h"
 #include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/printer.h"
 #include "vta/compiler/visitor.h"
 
 namespace vta::compiler {

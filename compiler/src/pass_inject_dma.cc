@@ -10,9 +10,9 @@
 
 #include "linear.h"
 #include "sram.h"
-#include "vta/compiler/lower.h"
 #include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/printer.h"
 #include "vta/compiler/visitor.h"
 
 namespace vta::compiler {

@@ -7,9 +7,9 @@
 // prev's buffer and the copy, become `prev[i] = prev[i]`, is dropped with the loops around it.
 
 #include "sram.h"
-#include "vta/compiler/lower.h"
 #include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/printer.h"
 #include "vta/compiler/visitor.h"
 
 namespace vta::compiler {

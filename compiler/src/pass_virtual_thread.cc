@@ -9,7 +9,6 @@
 
 #include <set>
 
-#include "vta/compiler/lower.h"
 #include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
 #include "vta/compiler/visitor.h"

@@ -1,9 +1,10 @@
 // The TIR-like printer: readable text in the style of the seeds' listings.
 
+#include "vta/compiler/printer.h"
+
 #include <optional>
 #include <sstream>
 
-#include "vta/compiler/lower.h"
 #include "vta/compiler/names.h"
 #include "vta/compiler/visitor.h"
 

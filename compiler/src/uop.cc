@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "linear.h"
-#include "vta/compiler/lower.h"
 #include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
+#include "vta/compiler/printer.h"
 #include "vta/compiler/visitor.h"
 
 namespace vta::compiler {

@@ -1,12 +1,13 @@
 #pragma once
 /// \file vta/compiler/lower.h
-/// Lowering a schedule to a loop nest, printing it as TIR-like text, and running it on host buffers
-/// (a reference interpreter: the independent check of every later pass).
+/// Lowering a schedule to a loop nest: the pass list. Its programs are printed by printer.h and run
+/// on host buffers by interpreter.h (the independent check of every later pass), both included here.
 
-#include <map>
 #include <ostream>
 
 #include "vta/compiler/env.h"
+#include "vta/compiler/interpreter.h"  // IWYU pragma: export
+#include "vta/compiler/printer.h"      // IWYU pragma: export
 #include "vta/compiler/schedule.h"
 
 namespace vta::compiler {
@@ -33,15 +34,5 @@ struct LowerOptions {
 /// [replicate_thread_buffers, inplace_alu], inject_dma, [tensorize_gemm, inject_alu, coproc_sync,
 /// inject_virtual_threads, simplify] (bracketed: options.vta); then [flatten].
 Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOptions& options);
-
-/// Readable text in the style of the seeds' listings (`for (i0: int32, 0, 64) {`).
-std::string to_text(const Stmt& s);
-std::string to_text(const Expr& e);
-
-/// Host storage of a tensor: one int64 per element, row-major.
-using Buffers = std::map<const TensorNode*, std::vector<int64_t>*>;
-/// Executes `s`, reading and writing `args` (all tensors in `args` must be given); intermediates are
-/// allocated by their Allocate nodes. Stores wrap values to the tensor's type.
-void run(const Stmt& s, const Buffers& args);
 
 }  // namespace vta::compiler
