@@ -25,7 +25,9 @@ while [ $# -gt 0 ]; do
     *) echo "coverage.sh: unknown argument $1 (--out DIR, --build DIR, -- CTEST_ARGS)" >&2; exit 2 ;;
   esac
 done
-out="${out:-$build/coverage}"
+# (absolute: the regression runs inside the tree, and the tsim writes its counts under this path)
+build="$(realpath -m "$build")"
+out="$(realpath -m "${out:-$build/coverage}")"
 # The default regression: the tsim's tests but the whole networks (ResNet-18 whole and layer by layer, the
 # classifiers) and the command-line tests of interrupts and the GTKWave view: 100 s instead of 455 s
 # on 2 cores, every cover point still reached (--require-every-cover-point checks it; the last one the
