@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/file.h"
+#include "vta/network/calibration.h"
 
 namespace vta::sweep {
 
@@ -72,6 +73,16 @@ bool wait_bounded(bp::child& c, std::chrono::seconds limit) {
   }
   c.wait();
   return true;
+}
+
+int64_t onnx_calibration_count(const json& w, const std::string& where) {
+  const std::string cal = w.value("calibration", "random:2");
+  try {
+    if (const auto count = network::parse_random_spec(cal, where + ": calibration")) return *count;
+  } catch (const network::ImportError& e) {
+    throw SweepError(e.what());
+  }
+  throw SweepError(where + ": calibration \"" + cal + "\" (random:N)");
 }
 
 const Task& task_at(const std::vector<Task>& tasks, const fs::path& dir, int index) {

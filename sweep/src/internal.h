@@ -51,6 +51,10 @@ fs::path self_path();
 /// Waits for `c` at most `limit` (Boost 1.74's child::wait_for can spin forever once the child has
 /// exited: polled instead); false, with the child terminated, when it ran out of time.
 bool wait_bounded(bp::child& c, std::chrono::seconds limit);
+/// How many random calibration inputs an onnx workload `w` asks for: its "calibration", `random:N`
+/// (vta/network/calibration.h; default random:2, the only spelling a sweep takes: a file's path would
+/// need a home beside the spec); SweepError naming `where` for anything else.
+int64_t onnx_calibration_count(const json& w, const std::string& where);
 /// Task `index` of `tasks`; SweepError naming `dir` when there is none.
 const Task& task_at(const std::vector<Task>& tasks, const fs::path& dir, int index);
 

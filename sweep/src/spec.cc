@@ -12,7 +12,6 @@
 #include "vta/driver/build_config.h"
 #include "vta/driver/config.h"
 #include "vta/driver/file.h"
-#include "vta/network/calibration.h"
 #include "vta/network/resnet18.h"
 
 namespace vta::sweep {
@@ -125,13 +124,7 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
   }
   if (kind == "onnx") {
     only({"model", "calibration", "seed"});
-    const std::string cal = w.value("calibration", "random:2");
-    try {  // random:N only (an .npy file's path would need a home beside the spec)
-      if (!network::parse_random_spec(cal, where + ": calibration"))
-        throw SweepError(where + ": calibration \"" + cal + "\" (random:N)");
-    } catch (const network::ImportError& e) {
-      throw SweepError(e.what());
-    }
+    (void)onnx_calibration_count(w, where);
     const fs::path model = base_dir / w.value("model", "");
     if (!fs::is_regular_file(model)) throw SweepError(where + ": no model file " + model.string());
     w["model"] = fs::absolute(model).lexically_normal().string();

@@ -172,8 +172,7 @@ json run_workload(const json& w, const fs::path& dir, int index) {
     run = ex.run(input, {}, &ref);
   } else {  // onnx: random calibration and input (vta/network/calibration.h's random:N), every step verified
     const network::FloatGraph fg = network::import_onnx(w.at("model").get<std::string>());
-    const auto count = network::parse_random_spec(w.value("calibration", "random:2"), "onnx workload: calibration");
-    const auto calibration = network::random_calibration(fg, count.value_or(0), seed);
+    const auto calibration = network::random_calibration(fg, onnx_calibration_count(w, "onnx workload"), seed);
     const network::QuantizedModel q = network::quantize(fg, *calibration, build_config());
     network::Executor ex(q.graph, build_config());
     const std::vector<int8_t> x = q.quantize_input(*network::random_calibration(fg, 1, seed + 1000)->next());
