@@ -93,18 +93,16 @@ void throw_not_a(StmtKind k, const char* what) {
   throw InternalError(std::string("expected ") + what + ", found a " + to_string(k) + " statement");
 }
 
-Expr IntNode::make(int64_t v, DType t) { return std::make_shared<IntNode>(v, t); }
-Expr make_int(int64_t v, DType t) { return IntNode::make(v, t); }
+Expr make_int(int64_t v, DType t) { return std::make_shared<IntNode>(v, t); }
 std::optional<int64_t> const_int(const Expr& e) {
   const auto* i = e ? e->as<IntNode>() : nullptr;
   return i != nullptr ? std::optional<int64_t>(i->value) : std::nullopt;
 }
 bool is_const(const Expr& e, int64_t v) { return const_int(e) == v; }
 
-Var VarNode::make(std::string name) { return std::make_shared<VarNode>(std::move(name)); }
-Var make_var(const std::string& name) { return VarNode::make(name); }
+Var make_var(const std::string& name) { return std::make_shared<VarNode>(name); }
 
-Expr BinaryNode::make(ExprKind k, Expr a, Expr b) {
+Expr make_binary(ExprKind k, Expr a, Expr b) {
   if (!is_binary(k)) throw InternalError(std::string("make_binary: ") + to_string(k) + " is not a binary operation");
   if (!a || !b) throw InternalError("make_binary: null operand");
   if (a->dtype != b->dtype) {
@@ -115,7 +113,6 @@ Expr BinaryNode::make(ExprKind k, Expr a, Expr b) {
   const DType t = cmp ? DType::kBool : a->dtype;
   return std::make_shared<BinaryNode>(k, t, std::move(a), std::move(b));
 }
-Expr make_binary(ExprKind k, Expr a, Expr b) { return BinaryNode::make(k, std::move(a), std::move(b)); }
 
 int64_t eval_binary(const Expr& e, int64_t a, int64_t b) {
   switch (e->kind) {
@@ -145,15 +142,14 @@ int64_t eval_binary(const Expr& e, int64_t a, int64_t b) {
   }
 }
 
-Expr CastNode::make(DType t, Expr value) {
+Expr make_cast(DType t, Expr value) {
   if (!value) throw InternalError("make_cast: null operand");
   return std::make_shared<CastNode>(t, std::move(value));
 }
-Expr make_cast(DType t, Expr a) { return CastNode::make(t, std::move(a)); }
 
 SelectNode::SelectNode(Expr c, Expr x, Expr y)
     : ExprNode(ExprKind::kSelect, x->dtype), cond(std::move(c)), a(std::move(x)), b(std::move(y)) {}
-Expr SelectNode::make(Expr cond, Expr a, Expr b) {
+Expr make_select(Expr cond, Expr a, Expr b) {
   if (!cond || cond->dtype != DType::kBool) throw ScheduleError("select: the condition must be a comparison");
   if (!a || !b) throw InternalError("make_select: null branch");
   if (a->dtype != b->dtype) {
@@ -162,22 +158,19 @@ Expr SelectNode::make(Expr cond, Expr a, Expr b) {
   }
   return std::make_shared<SelectNode>(std::move(cond), std::move(a), std::move(b));
 }
-Expr make_select(Expr cond, Expr a, Expr b) { return SelectNode::make(std::move(cond), std::move(a), std::move(b)); }
 
 ReadNode::ReadNode(Tensor t, std::vector<Expr> i, bool f)
     : ExprNode(ExprKind::kRead, t->dtype), tensor(std::move(t)), indices(std::move(i)), flat(f) {}
-Expr ReadNode::make(Tensor t, std::vector<Expr> indices) {
+Expr make_read(Tensor t, std::vector<Expr> indices) {
   if (indices.size() != t->shape.size()) {
     throw ScheduleError("tensor " + t->name + " has " + std::to_string(t->shape.size()) + " dimensions, read with " +
                         std::to_string(indices.size()) + " indices");
   }
   return std::make_shared<ReadNode>(std::move(t), std::move(indices), false);
 }
-Expr ReadNode::make_flat(Tensor t, Expr offset) {
+Expr make_flat_read(Tensor t, Expr offset) {
   return std::make_shared<ReadNode>(std::move(t), std::vector<Expr>{std::move(offset)}, true);
 }
-Expr make_read(Tensor t, std::vector<Expr> indices) { return ReadNode::make(std::move(t), std::move(indices)); }
-Expr make_flat_read(Tensor t, Expr offset) { return ReadNode::make_flat(std::move(t), std::move(offset)); }
 
 ReduceNode::ReduceNode(Expr b, std::vector<Var> a, std::vector<int64_t> e, Expr i)
     : ExprNode(ExprKind::kReduce, b->dtype),
@@ -185,7 +178,7 @@ ReduceNode::ReduceNode(Expr b, std::vector<Var> a, std::vector<int64_t> e, Expr 
       axes(std::move(a)),
       extents(std::move(e)),
       init(std::move(i)) {}
-Expr ReduceNode::make(Expr body, const std::vector<IterVar>& axes, Expr init) {
+Expr make_reduce(Expr body, const std::vector<IterVar>& axes, Expr init) {
   if (init && init->dtype != body->dtype) {
     throw ScheduleError("sum: the initial value " + to_text(init) + " is " + to_string(init->dtype) +
                         ", the summed body " + to_string(body->dtype) + " (cast one of them)");
@@ -204,9 +197,6 @@ Expr ReduceNode::make(Expr body, const std::vector<IterVar>& axes, Expr init) {
                         " uses a reduction axis (it is one value per output element)");
   }
   return std::make_shared<ReduceNode>(std::move(body), std::move(vars), std::move(extents), std::move(init));
-}
-Expr make_reduce(Expr body, const std::vector<IterVar>& axes, Expr init) {
-  return ReduceNode::make(std::move(body), axes, std::move(init));
 }
 
 Expr make_int_like(const Expr& other, int64_t v) { return make_int(v, other->dtype); }
@@ -238,11 +228,10 @@ Expr logical_and(Expr a, Expr b) {
 }
 Expr select(Expr cond, Expr a, Expr b) { return make_select(std::move(cond), std::move(a), std::move(b)); }
 
-Stmt ForNode::make(Var v, int64_t extent, Stmt body) {
+Stmt make_for(Var v, int64_t extent, Stmt body) {
   if (!v || !body) throw InternalError("make_for: null variable or body");
   return std::make_shared<ForNode>(std::move(v), extent, std::move(body));
 }
-Stmt make_for(Var v, int64_t extent, Stmt body) { return ForNode::make(std::move(v), extent, std::move(body)); }
 
 const AttrNode* as_attr(const Stmt& s, std::string_view key) {
   const auto* a = s->as<AttrNode>();
@@ -271,42 +260,29 @@ LoopNest perfect_nest(const Stmt& s) {
 
 StoreNode::StoreNode(Tensor t, std::vector<Expr> i, Expr v, bool f)
     : StmtNode(StmtKind::kStore), tensor(std::move(t)), indices(std::move(i)), value(std::move(v)), flat(f) {}
-Stmt StoreNode::make(Tensor t, std::vector<Expr> indices, Expr value) {
+Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value) {
   return std::make_shared<StoreNode>(std::move(t), std::move(indices), std::move(value), false);
 }
-Stmt StoreNode::make_flat(Tensor t, Expr offset, Expr value) {
-  return std::make_shared<StoreNode>(std::move(t), std::vector<Expr>{std::move(offset)}, std::move(value), true);
-}
-Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value) {
-  return StoreNode::make(std::move(t), std::move(indices), std::move(value));
-}
 Stmt make_flat_store(Tensor t, Expr offset, Expr value) {
-  return StoreNode::make_flat(std::move(t), std::move(offset), std::move(value));
+  return std::make_shared<StoreNode>(std::move(t), std::vector<Expr>{std::move(offset)}, std::move(value), true);
 }
 
 AttrNode::AttrNode(Var v, std::string k, Expr val, Stmt b)
     : StmtNode(StmtKind::kAttr), var(std::move(v)), key(std::move(k)), value(std::move(val)), body(std::move(b)) {}
-Stmt AttrNode::make(Var v, std::string key, Stmt body, Expr value) {
-  return std::make_shared<AttrNode>(std::move(v), std::move(key), std::move(value), std::move(body));
-}
 Stmt make_attr(Var v, std::string key, Stmt body, Expr value) {
-  return AttrNode::make(std::move(v), std::move(key), std::move(body), std::move(value));
+  return std::make_shared<AttrNode>(std::move(v), std::move(key), std::move(value), std::move(body));
 }
 
 CallNode::CallNode(std::string n, Tensor d, Tensor s, std::vector<Expr> a)
     : StmtNode(StmtKind::kCall), name(std::move(n)), dst(std::move(d)), src(std::move(s)), args(std::move(a)) {}
-Stmt CallNode::make(std::string name, Tensor dst, Tensor src, std::vector<Expr> args) {
+Stmt make_call(std::string name, Tensor dst, Tensor src, std::vector<Expr> args) {
   return std::make_shared<CallNode>(std::move(name), std::move(dst), std::move(src), std::move(args));
 }
-Stmt make_call(std::string name, Tensor dst, Tensor src, std::vector<Expr> args) {
-  return CallNode::make(std::move(name), std::move(dst), std::move(src), std::move(args));
-}
 
-Stmt SeqNode::make(std::vector<Stmt> stmts) {
+Stmt make_seq(std::vector<Stmt> stmts) {
   if (stmts.size() == 1) return stmts[0];
   return std::make_shared<SeqNode>(std::move(stmts));
 }
-Stmt make_seq(std::vector<Stmt> stmts) { return SeqNode::make(std::move(stmts)); }
 
 AllocateNode::AllocateNode(Tensor t, std::string sc, std::vector<int64_t> sh, Stmt b)
     : StmtNode(StmtKind::kAllocate),
@@ -314,13 +290,10 @@ AllocateNode::AllocateNode(Tensor t, std::string sc, std::vector<int64_t> sh, St
       scope(std::move(sc)),
       shape(std::move(sh)),
       body(std::move(b)) {}
-Stmt AllocateNode::make(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape) {
+Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape) {
   if (shape.empty()) shape = t->shape;
   if (shape.size() != t->shape.size()) throw InternalError("make_allocate: buffer rank differs from " + t->name);
   return std::make_shared<AllocateNode>(std::move(t), std::move(scope), std::move(shape), std::move(body));
-}
-Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape) {
-  return AllocateNode::make(std::move(t), std::move(scope), std::move(body), std::move(shape));
 }
 
 IterVar reduce_axis(int64_t extent, const std::string& name) {

@@ -217,20 +217,20 @@ TEST(IRKinds, EveryKindHasOneNodeAndDowncastsAreChecked) {
   EXPECT_EQ(const_int(nullptr), std::nullopt);
 }
 
-// Every node's make() refuses what the node cannot hold, by name.
+// Every node's constructor function (make_x) refuses what the node cannot hold, by name.
 TEST(IRNodes, MakeValidates) {
   const EveryKind p;
-  EXPECT_THROW((void)BinaryNode::make(ExprKind::kSelect, make_int(1), make_int(2)), InternalError);
-  EXPECT_THROW((void)BinaryNode::make(ExprKind::kAdd, make_int(1), make_int(2, DType::kInt8)), ScheduleError);
-  EXPECT_EQ(BinaryNode::make(ExprKind::kLt, make_int(1), make_int(2))->dtype, DType::kBool);
-  EXPECT_THROW((void)SelectNode::make(make_int(1), make_int(1), make_int(2)), ScheduleError);  // not a comparison
-  EXPECT_THROW((void)ReadNode::make(p.in, {}), ScheduleError);                                 // rank 1, no index
-  EXPECT_THROW((void)ReduceNode::make(make_int(1), {IterVar{p.x, 4, false}}), ScheduleError);  // not a reduce_axis
-  EXPECT_THROW((void)AllocateNode::make(p.buf, "local.inp_buffer", make_seq({}), {16}), InternalError);  // rank
-  EXPECT_EQ(SeqNode::make({make_seq({})})->kind, StmtKind::kSeq);
+  EXPECT_THROW((void)make_binary(ExprKind::kSelect, make_int(1), make_int(2)), InternalError);
+  EXPECT_THROW((void)make_binary(ExprKind::kAdd, make_int(1), make_int(2, DType::kInt8)), ScheduleError);
+  EXPECT_EQ(make_binary(ExprKind::kLt, make_int(1), make_int(2))->dtype, DType::kBool);
+  EXPECT_THROW((void)make_select(make_int(1), make_int(1), make_int(2)), ScheduleError);            // not a comparison
+  EXPECT_THROW((void)make_read(p.in, {}), ScheduleError);                                           // rank 1, no index
+  EXPECT_THROW((void)make_reduce(make_int(1), {IterVar{p.x, 4, false}}), ScheduleError);            // not a reduce_axis
+  EXPECT_THROW((void)make_allocate(p.buf, "local.inp_buffer", make_seq({}), {16}), InternalError);  // rank
+  EXPECT_EQ(make_seq({make_seq({})})->kind, StmtKind::kSeq);
   const Stmt one = make_call(intrin::kSync, nullptr, nullptr, {});
-  EXPECT_EQ(SeqNode::make({one}).get(), one.get()) << "a sequence of one statement is the statement";
-  EXPECT_EQ(CastNode::make(DType::kInt8, make_int(300))->to<CastNode>().value->to<IntNode>().value, 300);
+  EXPECT_EQ(make_seq({one}).get(), one.get()) << "a sequence of one statement is the statement";
+  EXPECT_EQ(make_cast(DType::kInt8, make_int(300))->to<CastNode>().value->to<IntNode>().value, 300);
 }
 
 }  // namespace

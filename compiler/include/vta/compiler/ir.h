@@ -104,8 +104,8 @@ class Tensor : public std::shared_ptr<const TensorNode> {
   static Expr index_expr(int64_t v);
 };
 
-// The expression nodes: one struct per node of VTA_IR_EXPR_KINDS, each made (and checked) by its
-// make(); the make_* functions below are the same constructors under the DSL's names.
+// The expression nodes: one struct per node of VTA_IR_EXPR_KINDS, each made (and checked) by one
+// function, make_int, make_var, make_binary, ... below: the only way passes and the DSL build a node.
 #define VTA_IR_DECLARE(kind, handler, node) struct node##Node;
 VTA_IR_EXPR_KINDS(VTA_IR_DECLARE)
 #undef VTA_IR_DECLARE
@@ -163,36 +163,29 @@ struct IntNode final : ExprNode {
   static constexpr const char* kWhat = "an integer constant";
   int64_t value;
   IntNode(int64_t v, DType t) : ExprNode(ExprKind::kInt, t), value(v) {}
-  static Expr make(int64_t v, DType t = DType::kInt32);
 };
 struct VarNode final : ExprNode {
   static constexpr const char* kWhat = "a variable";
   std::string name;
   explicit VarNode(std::string n) : ExprNode(ExprKind::kVar, DType::kInt32), name(std::move(n)) {}
-  static Var make(std::string name);
 };
 /// `a op b` for the arithmetic, comparison and conjunction kinds (VTA_IR_BINARY_KINDS).
 struct BinaryNode final : ExprNode {
   static constexpr const char* kWhat = "a binary operation";
   Expr a, b;
   BinaryNode(ExprKind k, DType t, Expr x, Expr y) : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
-  /// ScheduleError when the operands' types differ.
-  static Expr make(ExprKind k, Expr a, Expr b);
 };
 /// `cond` ? `a` : `b`; only the chosen side is evaluated.
 struct SelectNode final : ExprNode {
   static constexpr const char* kWhat = "a select";
   Expr cond, a, b;
   SelectNode(Expr c, Expr x, Expr y);
-  /// ScheduleError when the condition is not a comparison or the branches' types differ.
-  static Expr make(Expr cond, Expr a, Expr b);
 };
 /// `value` converted to the node's type (wrapping to its width).
 struct CastNode final : ExprNode {
   static constexpr const char* kWhat = "a cast";
   Expr value;
   CastNode(DType t, Expr v) : ExprNode(ExprKind::kCast, t), value(std::move(v)) {}
-  static Expr make(DType t, Expr value);
 };
 /// `tensor`[`indices`]; when `flat`, `indices` is one row-major offset into the buffer.
 struct ReadNode final : ExprNode {
@@ -201,9 +194,6 @@ struct ReadNode final : ExprNode {
   std::vector<Expr> indices;
   bool flat;
   ReadNode(Tensor t, std::vector<Expr> i, bool f);
-  /// ScheduleError when the number of indices is not the tensor's rank.
-  static Expr make(Tensor t, std::vector<Expr> indices);
-  static Expr make_flat(Tensor t, Expr offset);
 };
 /// The sum of `body` over `axes` (each with its extent), starting from `init` (0 when null).
 struct ReduceNode final : ExprNode {
@@ -213,8 +203,6 @@ struct ReduceNode final : ExprNode {
   std::vector<int64_t> extents;  ///< one per axis
   Expr init;
   ReduceNode(Expr b, std::vector<Var> a, std::vector<int64_t> e, Expr i);
-  /// ScheduleError when an axis is not a reduce_axis, or init's type is not the body's or init uses an axis.
-  static Expr make(Expr body, const std::vector<IterVar>& axes, Expr init = nullptr);
 };
 
 Expr make_int(int64_t v, DType t = DType::kInt32);
@@ -223,6 +211,7 @@ std::optional<int64_t> const_int(const Expr& e);
 /// Whether `e` is the integer constant `v`.
 bool is_const(const Expr& e, int64_t v);
 Var make_var(const std::string& name);
+/// `a op b`; ScheduleError when the operands' types differ, InternalError when `k` is not binary.
 Expr make_binary(ExprKind k, Expr a, Expr b);
 /// `a op b` for the binary operator of `e` on operand values, not yet wrapped to e's type: the one
 /// arithmetic of the interpreter, the host executor and constant folding (floor division and modulo;
@@ -230,11 +219,14 @@ Expr make_binary(ExprKind k, Expr a, Expr b);
 /// operator that is not binary.
 int64_t eval_binary(const Expr& e, int64_t a, int64_t b);
 Expr make_cast(DType t, Expr a);
+/// ScheduleError when the condition is not a comparison or the branches' types differ.
 Expr make_select(Expr cond, Expr a, Expr b);
+/// ScheduleError when the number of indices is not the tensor's rank.
 Expr make_read(Tensor t, std::vector<Expr> indices);
 /// A read / store at a row-major offset (after flattening).
 Expr make_flat_read(Tensor t, Expr offset);
-/// A sum over `axes` starting from `init` (nullptr: from 0); ScheduleError when init's type is not the body's.
+/// A sum over `axes` starting from `init` (nullptr: from 0); ScheduleError when an axis is not a
+/// reduce_axis, init's type is not the body's or init uses an axis.
 Expr make_reduce(Expr body, const std::vector<IterVar>& axes, Expr init = nullptr);
 
 /// An integer constant of `other`'s type: the DSL's promotion of an integer operand (the operators
@@ -310,7 +302,6 @@ struct ForNode final : StmtNode {
   int64_t extent;
   Stmt body;
   ForNode(Var v, int64_t e, Stmt b) : StmtNode(StmtKind::kFor), var(std::move(v)), extent(e), body(std::move(b)) {}
-  static Stmt make(Var v, int64_t extent, Stmt body);
 };
 /// `tensor`[`indices`] = `value`; when `flat`, `indices` is one row-major offset into the buffer.
 struct StoreNode final : StmtNode {
@@ -320,16 +311,12 @@ struct StoreNode final : StmtNode {
   Expr value;
   bool flat;
   StoreNode(Tensor t, std::vector<Expr> i, Expr v, bool f);
-  static Stmt make(Tensor t, std::vector<Expr> indices, Expr value);
-  static Stmt make_flat(Tensor t, Expr offset, Expr value);
 };
 /// `seq` in order.
 struct SeqNode final : StmtNode {
   static constexpr const char* kWhat = "a sequence";
   std::vector<Stmt> seq;
   explicit SeqNode(std::vector<Stmt> s) : StmtNode(StmtKind::kSeq), seq(std::move(s)) {}
-  /// The statements in order (one statement: itself).
-  static Stmt make(std::vector<Stmt> stmts);
 };
 /// Storage of `tensor` in `scope` (the buffer's extents `shape`) around `body`.
 struct AllocateNode final : StmtNode {
@@ -339,8 +326,6 @@ struct AllocateNode final : StmtNode {
   std::vector<int64_t> shape;
   Stmt body;
   AllocateNode(Tensor t, std::string sc, std::vector<int64_t> sh, Stmt b);
-  /// `shape` empty: the tensor's; InternalError when its rank is not the tensor's.
-  static Stmt make(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape = {});
 };
 /// The annotation `key` (= `value`; null: 1) on loop `var` around `body`.
 struct AttrNode final : StmtNode {
@@ -350,7 +335,6 @@ struct AttrNode final : StmtNode {
   Expr value;
   Stmt body;
   AttrNode(Var v, std::string k, Expr val, Stmt b);
-  static Stmt make(Var v, std::string key, Stmt body, Expr value = nullptr);
 };
 /// The intrinsic `name`(`args`) (intrin::kLoadBuffer2D, ...); a DMA reads `src` and writes `dst`.
 struct CallNode final : StmtNode {
@@ -359,17 +343,18 @@ struct CallNode final : StmtNode {
   Tensor dst, src;
   std::vector<Expr> args;
   CallNode(std::string n, Tensor d, Tensor s, std::vector<Expr> a);
-  static Stmt make(std::string name, Tensor dst, Tensor src, std::vector<Expr> args);
 };
 
 Stmt make_for(Var v, int64_t extent, Stmt body);
 Stmt make_store(Tensor t, std::vector<Expr> indices, Expr value);
 Stmt make_flat_store(Tensor t, Expr offset, Expr value);
+/// The statements in order (one statement: itself).
 Stmt make_seq(std::vector<Stmt> stmts);
 Stmt make_attr(Var v, std::string key, Stmt body, Expr value = nullptr);
 /// An intrinsic call, e.g. VTALoadBuffer2D(src, src_offset, x_size, y_size, x_stride, pads..., dst_index, type).
 Stmt make_call(std::string name, Tensor dst, Tensor src, std::vector<Expr> args);
-/// Storage for `t` around `body`; `shape` = the buffer's extents (empty: the tensor's shape).
+/// Storage for `t` around `body`; `shape` = the buffer's extents (empty: the tensor's shape); InternalError
+/// when its rank is not the tensor's.
 Stmt make_allocate(Tensor t, std::string scope, Stmt body, std::vector<int64_t> shape = {});
 
 /// `s` as the annotation `key`; nullptr when it is another statement or another annotation.
