@@ -218,7 +218,7 @@ Expr make_binary(ExprKind k, Expr a, Expr b);
 /// `>>` by a negative amount shifts left). InternalError naming `e` for a division by zero or an
 /// operator that is not binary.
 int64_t eval_binary(const Expr& e, int64_t a, int64_t b);
-Expr make_cast(DType t, Expr a);
+Expr make_cast(DType t, Expr value);
 /// ScheduleError when the condition is not a comparison or the branches' types differ.
 Expr make_select(Expr cond, Expr a, Expr b);
 /// ScheduleError when the number of indices is not the tensor's rank.
