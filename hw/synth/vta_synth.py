@@ -8,7 +8,8 @@ the build runs this as `cmake --build BUILD --target vta_synth` with hw/CMakeLis
 configuration's generated package. It writes DIR/src (the sources as Yosys reads them,
 yosys_sources.py), DIR/yosys.log, DIR/netlist.json (the synthesized netlist) and
 DIR/utilization.json, and prints one line (also DIR/summary.txt): LUTs, flip-flops, 36 Kb block
-RAMs, DSP slices, against the PYNQ-Z1's xc7z020.
+RAMs, DSP slices, against the PYNQ-Z1's xc7z020; then the clock estimate of vta_timing.py (DIR/timing.json:
+the estimated Fmax, the critical path and the worst endpoints).
 
 It fails, naming the message, when Yosys stops, runs out of time, or warns about anything but the
 block RAM primitives' port widths: a warning such as "identifier ... is implicitly declared" means
@@ -24,7 +25,8 @@ import time
 
 sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import yosys_sources  # noqa: E402  (the sibling module)
+import vta_timing  # noqa: E402  (the sibling modules)
+import yosys_sources  # noqa: E402
 
 # The xc7z020 (PYNQ-Z1, the reference VTA's board): what the programmable logic offers.
 XC7Z020 = {'lut': 53200, 'ff': 106400, 'bram36': 140, 'dsp': 220}
@@ -62,6 +64,8 @@ def main():
     parser.add_argument('--yosys', default='yosys')
     parser.add_argument('--max-share', type=float, metavar='PERCENT',
                         help='fail when any resource (LUT, FF, BRAM36, DSP48E1) takes more of the xc7z020')
+    parser.add_argument('--min-fmax', type=float, metavar='MHZ',
+                        help="fail when the clock estimate (vta_timing.py) is under MHZ")
     parser.add_argument('sources', nargs='+', type=pathlib.Path)
     args = parser.parse_args()
 
@@ -94,11 +98,15 @@ def main():
     cells = stats['modules']['\\' + args.top]['num_cells_by_type']
     result = {'top': args.top, 'part': 'xc7z020', 'tool': 'yosys synth_xilinx -family xc7',
               'seconds': round(seconds, 1), **utilization(cells), 'capacity': XC7Z020, 'cells': cells}
-    (args.out / 'utilization.json').write_text(json.dumps(result, indent=2) + '\n')
     share = {k: 100.0 * result[k] / XC7Z020[k] for k in XC7Z020}
     line = (f"{args.top}: {result['lut']} LUT ({share['lut']:.1f} % of xc7z020; {result['lut_memory']} as memory), "
             f"{result['ff']} FF ({share['ff']:.1f} %), {result['bram36']:g} BRAM36 ({share['bram36']:.1f} %), "
             f"{result['dsp']} DSP48E1 ({share['dsp']:.1f} %); Yosys {seconds:.0f} s")
+    timing = vta_timing.estimate(netlist, args.top)
+    (args.out / 'timing.json').write_text(json.dumps(timing, indent=2) + '\n')
+    result['fmax_mhz'] = timing['fmax_mhz']
+    (args.out / 'utilization.json').write_text(json.dumps(result, indent=2) + '\n')
+    line += '\n' + vta_timing.summary(timing)
     (args.out / 'summary.txt').write_text(line + '\n')
     print(line)
     if args.max_share is not None:
@@ -106,6 +114,9 @@ def main():
         if over:
             sys.exit(f'vta_synth: {args.top} does not fit the xc7z020 within {args.max_share:g} % of each resource: '
                      + ', '.join(over))
+    if args.min_fmax is not None and timing['fmax_mhz'] < args.min_fmax:
+        sys.exit(f"vta_synth: {args.top} is estimated at {timing['fmax_mhz']:.1f} MHz, under {args.min_fmax:g} MHz "
+                 f"(critical path {timing['worst'][0]['from']} -> {timing['worst'][0]['to']}; {args.out / 'timing.json'})")
 
 
 if __name__ == '__main__':
