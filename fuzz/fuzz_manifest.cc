@@ -1,22 +1,18 @@
 // libFuzzer harness: a weights manifest (manifest.json) read into a small ResNet-18 graph, beside one
 // valid .npy file; the weights load or a GraphError names the problem, never a crash.
-#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "scratch.h"
 #include "vta/network/npy.h"
 #include "vta/network/resnet18.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vta::network;  // NOLINT
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("vta_fuzz_manifest_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
+  static const std::filesystem::path dir = vta::fuzz::scratch_dir("vta_fuzz_manifest");
   static const Graph small = [] {
     ResNet18Options o;
     o.image = 32, o.classes = 10, o.width = 16;

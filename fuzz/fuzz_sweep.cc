@@ -3,13 +3,13 @@
 // 1, a sweep directory's tasks.json (read_tasks, then merge); 2, a task's result file beside a valid
 // task list (merge). Every refusal is a SweepError naming the file and the key; nothing else escapes,
 // nothing crashes. No task is run.
-#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "scratch.h"
 #include "vta/sweep/sweep.h"
 
 namespace {
@@ -25,11 +25,7 @@ void write(const fs::path& path, const uint8_t* data, size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using vta::sweep::SweepError;
-  static const fs::path base = [] {
-    auto d = fs::temp_directory_path() / ("vta_fuzz_sweep_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path base = vta::fuzz::scratch_dir("vta_fuzz_sweep");
   if (size == 0) return 0;
   const fs::path spec = base / "spec.json", dir = base / "sweep";
   try {

@@ -128,6 +128,34 @@ TEST(CompiledConv2d, OverlappingTilesLoadAheadOfTheEpilogue) {
 namespace vta::compiler {
 namespace {
 
+// Runs a module of two inputs, a (int32) and b (int32, or int8 as B), into an int8 result on seeded random
+// values in [lo, hi] (b's taken modulo 128 when it is int8), and gives the three arrays to the caller's
+// checks.
+template <class B>
+struct ElementwiseRun {
+  std::vector<int32_t> a;
+  std::vector<B> b;
+  std::vector<int8_t> out;
+};
+template <class B>
+ElementwiseRun<B> run_elementwise(const Module& m, const Tensor& a, const Tensor& b, const Tensor& res, unsigned seed,
+                                  int32_t lo, int32_t hi) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int32_t> d(lo, hi);
+  const size_t n = size_t(a->elements());
+  ElementwiseRun<B> r{std::vector<int32_t>(n), std::vector<B>(n), std::vector<int8_t>(n)};
+  for (auto& v : r.a) v = d(rng);
+  for (auto& v : r.b) v = static_cast<B>(sizeof(B) == 1 ? d(rng) % 128 : d(rng));
+  constexpr auto kB = sizeof(B) == 1 ? vta::runtime::DType::kInt8 : vta::runtime::DType::kInt32;
+  runtime::DeviceTensor da(a->shape, vta::runtime::DType::kInt32, "a"), db(b->shape, kB, "b"),
+      dr(res->shape, vta::runtime::DType::kInt8, "res");
+  da.copy_from(r.a);
+  db.copy_from(r.b);
+  m({&da, &db, &dr});
+  dr.copy_to(r.out);
+  return r;
+}
+
 // A pure ALU workload: c = relu(a + b) on int32 tensors loaded into the accumulator.
 TEST(CompiledAlu, ElementwiseAddThenRelu) {
   const Env env(vta::build_config());
@@ -161,21 +189,9 @@ TEST(CompiledAlu, ElementwiseAddThenRelu) {
   EXPECT_NE(text.find(", 2, 0, 0, dtype=int32)"), std::string::npos) << text;
   EXPECT_NE(text.find(", 1, 1, 0, dtype=int32)"), std::string::npos) << text;
 
-  std::mt19937 rng(4);
-  std::uniform_int_distribution<int32_t> d(-1000, 1000);
-  const size_t n = size_t(a->elements());
-  std::vector<int32_t> ha(n), hb(n);
-  for (auto& v : ha) v = d(rng);
-  for (auto& v : hb) v = d(rng);
-  runtime::DeviceTensor da(a->shape, vta::runtime::DType::kInt32, "a"), db(b->shape, vta::runtime::DType::kInt32, "b"),
-      dr(res->shape, vta::runtime::DType::kInt8, "res");
-  da.copy_from(ha);
-  db.copy_from(hb);
-  m({&da, &db, &dr});
-  std::vector<int8_t> got(n);
-  dr.copy_to(got);
-  for (size_t i = 0; i < n; ++i) {
-    ASSERT_EQ(got[i], static_cast<int8_t>(std::max(ha[i] + hb[i], 0))) << "element " << i;
+  const auto r = run_elementwise<int32_t>(m, a, b, res, 4, -1000, 1000);
+  for (size_t i = 0; i < r.out.size(); ++i) {
+    ASSERT_EQ(r.out[i], static_cast<int8_t>(std::max(r.a[i] + r.b[i], 0))) << "element " << i;
   }
 }
 
@@ -217,26 +233,13 @@ TEST(CompiledAlu, Int8OperandIsLoadedSignExtended) {
       << text;
   EXPECT_EQ(text.find("coproc_scope\" = 1"), std::string::npos) << "nothing runs on the load stage\n" << text;
 
-  std::mt19937 rng(5);
-  std::uniform_int_distribution<int32_t> d(-200, 200);
-  const size_t n = size_t(a->elements());
-  std::vector<int32_t> ha(n);
-  std::vector<int8_t> hb(n);
-  for (auto& v : ha) v = d(rng);
-  for (auto& v : hb) v = static_cast<int8_t>(d(rng) % 128);
-  runtime::DeviceTensor da(a->shape, vta::runtime::DType::kInt32, "a"), db(b->shape, vta::runtime::DType::kInt8, "b"),
-      dr(res->shape, vta::runtime::DType::kInt8, "res");
-  da.copy_from(ha);
-  db.copy_from(hb);
-  m({&da, &db, &dr});
-  std::vector<int8_t> got(n);
-  dr.copy_to(got);
+  const auto r = run_elementwise<int8_t>(m, a, b, res, 5, -200, 200);
   size_t negative = 0;
-  for (size_t i = 0; i < n; ++i) {
-    negative += hb[i] < 0;
-    ASSERT_EQ(got[i], static_cast<int8_t>(std::clamp(ha[i] + hb[i], 0, 127))) << "element " << i;
+  for (size_t i = 0; i < r.out.size(); ++i) {
+    negative += r.b[i] < 0;
+    ASSERT_EQ(r.out[i], static_cast<int8_t>(std::clamp(r.a[i] + r.b[i], 0, 127))) << "element " << i;
   }
-  EXPECT_GT(negative, n / 4) << "the test must exercise the sign extension";
+  EXPECT_GT(negative, r.out.size() / 4) << "the test must exercise the sign extension";
 }
 
 // MUL (opcode 4) by a tensor and by an immediate, and a copy (the ISA has no MOV: MUL by 0 then ADD):
@@ -278,22 +281,10 @@ TEST(CompiledAlu, MultiplyAndCopy) {
   EXPECT_NE(text.find(", 4, 1, -3, dtype=int32)"), std::string::npos) << text;
   EXPECT_NE(text.find(", 4, 1, 0, dtype=int32)"), std::string::npos) << text;
 
-  std::mt19937 rng(6);
-  std::uniform_int_distribution<int32_t> d(-100000, 100000);
-  const size_t n = size_t(a->elements());
-  std::vector<int32_t> ha(n), hb(n);
-  for (auto& v : ha) v = d(rng);
-  for (auto& v : hb) v = d(rng);
-  runtime::DeviceTensor da(a->shape, vta::runtime::DType::kInt32, "a"), db(b->shape, vta::runtime::DType::kInt32, "b"),
-      dr(res->shape, vta::runtime::DType::kInt8, "res");
-  da.copy_from(ha);
-  db.copy_from(hb);
-  m({&da, &db, &dr});
-  std::vector<int8_t> got(n);
-  dr.copy_to(got);
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t p = uint32_t(ha[i]) * uint32_t(hb[i]);  // wraps, as the ALU's low 32 bits
-    ASSERT_EQ(got[i], static_cast<int8_t>(p * uint32_t(-3) + p)) << "element " << i;
+  const auto r = run_elementwise<int32_t>(m, a, b, res, 6, -100000, 100000);
+  for (size_t i = 0; i < r.out.size(); ++i) {
+    const uint32_t p = uint32_t(r.a[i]) * uint32_t(r.b[i]);  // wraps, as the ALU's low 32 bits
+    ASSERT_EQ(r.out[i], static_cast<int8_t>(p * uint32_t(-3) + p)) << "element " << i;
   }
 }
 

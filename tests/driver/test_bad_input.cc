@@ -308,6 +308,8 @@ TEST(BadInputThreads, ThreadsSharingKernelHandlesAndTracingGetTheirOwnFiles) {
     int syncs = 0;
     while (std::getline(in, line)) syncs += line == "VTASynchronize()";
     EXPECT_EQ(syncs, 20) << path << ": one thread's complete trace (20 programs, one synchronize each)";
+    in.close();
+    std::remove(path.c_str());
   }
 }
 
@@ -422,6 +424,7 @@ TEST(BadInputConfig, FilesAreReadWithABoundAndErrorsNameThem) {
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
+  std::remove(path.c_str());
 }
 
 // ---- 9. handles, memory use, the reference shim ----------------------------------------------------
