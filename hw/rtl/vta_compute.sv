@@ -2,10 +2,10 @@
 // program order.
 //
 // For each instruction from the fetch queue: wait for the tokens it pops (load->compute for pop_prev,
-// store->compute for pop_next; both taken when it is accepted), check it (illegal opcode or memory
-// type, zero iterations, an empty or too large micro-op range, an illegal ALU opcode, a load block
-// past its buffer: error_o, the stage stops), run it, then push compute->load (push_prev) and
-// compute->store (push_next) if asked. FINISH completes at once and pulses finish_o.
+// store->compute for pop_next; both taken when it is accepted), stop with error_o when fetch found it
+// illegal (an illegal opcode or memory type, zero iterations, an empty or too large micro-op range, an
+// illegal ALU opcode, a load block past its buffer: vta_insn_check), run it, then push compute->load
+// (push_prev) and compute->store (push_next) if asked. FINISH completes at once and pulses finish_o.
 //
 // Owns the micro-op, accumulator and output SRAMs. Every accumulator write also writes the output
 // SRAM with the low 8 bits of each lane (accumulator loads included), so a STORE reads what the
@@ -20,6 +20,7 @@ module vta_compute
   input  logic                       insn_valid_i,
   output logic                       insn_ready_o,
   input  insn_t                      insn_i,
+  input  logic                       insn_legal_i,  // fetch's verdict on insn_i (vta_insn_check)
   // tokens
   input  logic                       l2g_ready_i,
   output logic                       l2g_pop_o,
@@ -168,7 +169,7 @@ module vta_compute
   end
 
   // ---- control --------------------------------------------------------------------------------
-  logic go, valid, load_fits, unit_busy, unit_error;
+  logic go, unit_busy, unit_error;
 
   always_comb begin
     // the head decoded only when it can matter (vta_pkg, above the decoders)
@@ -177,8 +178,6 @@ module vta_compute
     m         = '0;
     g         = '0;
     a         = '0;
-    load_fits = 1'b0;
-    valid     = 1'b0;
 `ifndef SYNTHESIS
     if (state_q == StIdle && insn_valid_i) begin
 `endif
@@ -196,17 +195,6 @@ module vta_compute
       m     = decode_mem(insn_i);
       g     = decode_gemm(insn_i);
       a     = decode_alu(insn_i);
-      load_fits = mem_block_fits(insn_i, m.mem_type == MemUop ? UopBuffDepth : AccBuffDepth);
-      unique case (op)
-        OpLoad:  valid = (m.mem_type == MemUop || m.mem_type == MemAcc || m.mem_type == MemAcc8Bit) &&
-                         load_fits;
-        OpGemm:  valid = g.iter_out != '0 && g.iter_in != '0 && g.uop_end > {1'b0, g.uop_bgn} &&
-                         32'(g.uop_end) <= UopBuffDepth;
-        OpAlu:   valid = a.iter_out != '0 && a.iter_in != '0 && a.uop_end > {1'b0, a.uop_bgn} &&
-                         32'(a.uop_end) <= UopBuffDepth && 32'(a.alu_opcode) <= AluOpcodeMul;
-        OpFinish: valid = 1'b1;
-        default: valid = 1'b0;
-      endcase
 `ifndef SYNTHESIS
     end
 `endif
@@ -245,7 +233,7 @@ module vta_compute
           push_prev_d  = deps.push_prev;
           push_next_d  = deps.push_next;
           bytes_d      = 32'(m.x_size) * 32'(m.y_size) * (m.mem_type == MemUop ? UopElemBytes : AccElemBytes);
-          if (!valid) begin
+          if (!insn_legal_i) begin
             state_d = StError;
           end else if (op == OpFinish || (op == OpLoad && m.x_size == '0)) begin
             // Completes at once: only its tokens act (and FINISH signals the end of the run).

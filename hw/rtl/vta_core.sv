@@ -46,6 +46,11 @@ module vta_core
   logic  ld_q_wvalid, ld_q_wready, co_q_wvalid, co_q_wready, st_q_wvalid, st_q_wready;
   logic  ld_q_rvalid, ld_q_rready, co_q_rvalid, co_q_rready, st_q_rvalid, st_q_rready;
   insn_t fetched, ld_insn, co_insn, st_insn;
+  logic  fetched_legal, ld_legal, co_legal, st_legal;  // each instruction's verdict (vta_insn_check)
+  logic [InsWidth:0] ld_entry, co_entry, st_entry;     // the queues' heads: {verdict, instruction}
+  assign {ld_legal, ld_insn} = ld_entry;
+  assign {co_legal, co_insn} = co_entry;
+  assign {st_legal, st_insn} = st_entry;
   logic  fetch_busy, ld_busy, co_busy, st_busy;
 
   vta_fetch u_fetch (
@@ -53,17 +58,17 @@ module vta_core
     .mem_req_o(rd_req_o[0*MemRdReqSlot +: MemRdReqWidth]), .mem_rsp_i(rd_rsp_i[0*MemRdRspSlot +: MemRdRspWidth]),
     .load_valid_o(ld_q_wvalid), .load_ready_i(ld_q_wready),
     .compute_valid_o(co_q_wvalid), .compute_ready_i(co_q_wready),
-    .store_valid_o(st_q_wvalid), .store_ready_i(st_q_wready), .insn_o(fetched));
+    .store_valid_o(st_q_wvalid), .store_ready_i(st_q_wready), .insn_o(fetched), .insn_legal_o(fetched_legal));
 
-  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_load_q (
-    .clk_i, .rst_ni, .wvalid_i(ld_q_wvalid), .wready_o(ld_q_wready), .wdata_i(fetched),
-    .rvalid_o(ld_q_rvalid), .rready_i(ld_q_rready), .rdata_o(ld_insn), .count_o(queue_fill_o[0*FillW +: FillW]));
-  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_compute_q (
-    .clk_i, .rst_ni, .wvalid_i(co_q_wvalid), .wready_o(co_q_wready), .wdata_i(fetched),
-    .rvalid_o(co_q_rvalid), .rready_i(co_q_rready), .rdata_o(co_insn), .count_o(queue_fill_o[1*FillW +: FillW]));
-  vta_fifo #(.Width(InsWidth), .Depth(InsnQueueDepth)) u_store_q (
-    .clk_i, .rst_ni, .wvalid_i(st_q_wvalid), .wready_o(st_q_wready), .wdata_i(fetched),
-    .rvalid_o(st_q_rvalid), .rready_i(st_q_rready), .rdata_o(st_insn), .count_o(queue_fill_o[2*FillW +: FillW]));
+  vta_fifo #(.Width(InsWidth + 1), .Depth(InsnQueueDepth)) u_load_q (
+    .clk_i, .rst_ni, .wvalid_i(ld_q_wvalid), .wready_o(ld_q_wready), .wdata_i({fetched_legal, fetched}),
+    .rvalid_o(ld_q_rvalid), .rready_i(ld_q_rready), .rdata_o(ld_entry), .count_o(queue_fill_o[0*FillW +: FillW]));
+  vta_fifo #(.Width(InsWidth + 1), .Depth(InsnQueueDepth)) u_compute_q (
+    .clk_i, .rst_ni, .wvalid_i(co_q_wvalid), .wready_o(co_q_wready), .wdata_i({fetched_legal, fetched}),
+    .rvalid_o(co_q_rvalid), .rready_i(co_q_rready), .rdata_o(co_entry), .count_o(queue_fill_o[1*FillW +: FillW]));
+  vta_fifo #(.Width(InsWidth + 1), .Depth(InsnQueueDepth)) u_store_q (
+    .clk_i, .rst_ni, .wvalid_i(st_q_wvalid), .wready_o(st_q_wready), .wdata_i({fetched_legal, fetched}),
+    .rvalid_o(st_q_rvalid), .rready_i(st_q_rready), .rdata_o(st_entry), .count_o(queue_fill_o[2*FillW +: FillW]));
 
   // ---- token queues ---------------------------------------------------------------------------
   logic l2g_push, l2g_pop, l2g_ready, l2g_full, l2g_over;
@@ -94,7 +99,7 @@ module vta_core
   logic [31:0] ld_inp_bytes, ld_wgt_bytes, co_uop_bytes, co_acc_bytes, st_out_bytes;
 
   vta_load u_load (
-    .clk_i, .rst_ni, .insn_valid_i(ld_q_rvalid), .insn_ready_o(ld_q_rready), .insn_i(ld_insn),
+    .clk_i, .rst_ni, .insn_valid_i(ld_q_rvalid), .insn_ready_o(ld_q_rready), .insn_i(ld_insn), .insn_legal_i(ld_legal),
     .g2l_ready_i(g2l_ready), .l2g_full_i(l2g_full), .g2l_pop_o(g2l_pop), .l2g_push_o(l2g_push),
     .inp_req_o(rd_req_o[2*MemRdReqSlot +: MemRdReqWidth]), .inp_rsp_i(rd_rsp_i[2*MemRdRspSlot +: MemRdRspWidth]),
     .wgt_req_o(rd_req_o[3*MemRdReqSlot +: MemRdReqWidth]), .wgt_rsp_i(rd_rsp_i[3*MemRdRspSlot +: MemRdRspWidth]),
@@ -103,7 +108,7 @@ module vta_core
     .stat_wgt_bytes_o(ld_wgt_bytes));
 
   vta_compute u_compute (
-    .clk_i, .rst_ni, .insn_valid_i(co_q_rvalid), .insn_ready_o(co_q_rready), .insn_i(co_insn),
+    .clk_i, .rst_ni, .insn_valid_i(co_q_rvalid), .insn_ready_o(co_q_rready), .insn_i(co_insn), .insn_legal_i(co_legal),
     .l2g_ready_i(l2g_ready), .l2g_pop_o(l2g_pop), .s2g_ready_i(s2g_ready), .s2g_pop_o(s2g_pop),
     .g2l_full_i(g2l_full), .g2s_full_i(g2s_full),
     .g2l_push_o(g2l_push), .g2s_push_o(g2s_push),
@@ -115,7 +120,7 @@ module vta_core
     .stat_valid_o(co_stat), .stat_uop_bytes_o(co_uop_bytes), .stat_acc_bytes_o(co_acc_bytes));
 
   vta_store u_store (
-    .clk_i, .rst_ni, .insn_valid_i(st_q_rvalid), .insn_ready_o(st_q_rready), .insn_i(st_insn),
+    .clk_i, .rst_ni, .insn_valid_i(st_q_rvalid), .insn_ready_o(st_q_rready), .insn_i(st_insn), .insn_legal_i(st_legal),
     .g2s_ready_i(g2s_ready), .s2g_full_i(s2g_full), .g2s_pop_o(g2s_pop), .s2g_push_o(s2g_push),
     .mem_req_o(wr_req_o), .mem_rsp_i(wr_rsp_i),
     .out_rd_o(out_rd), .out_rdata_i(out_rdata),

@@ -1,6 +1,8 @@
 // Fetch: on start, reads insn_count 16-byte instructions from insn_addr and dispatches each, in
-// program order, to the load, compute or store queue (insn_stage(), spec 4.4); a full queue blocks
-// the dispatch (head-of-line).
+// program order, to the load, compute or store queue (insn_stage(), spec 4.4), with the verdict its
+// stage acts on (insn_legal_o, vta_insn_check); a full queue blocks the dispatch (head-of-line). The
+// check takes two steps, so that neither is long: the padded block's rows and columns are summed as
+// an instruction enters the local buffer and kept beside it, the rest is decided as it leaves.
 //
 // The read-data channel is shared with the other memory clients, so fetch must never hold it: it
 // requests only as many instructions as its local buffer can take (credits), and therefore accepts
@@ -29,7 +31,8 @@ module vta_fetch
   input  logic                compute_ready_i,
   output logic                store_valid_o,
   input  logic                store_ready_i,
-  output insn_t               insn_o
+  output insn_t               insn_o,
+  output logic                insn_legal_o    // insn_o is one its stage runs (else the stage stops)
 );
   localparam int unsigned InsnBytes = InsWidth / 8;
   localparam int unsigned BusBytes = BusWidth / 8;
@@ -52,22 +55,28 @@ module vta_fetch
   logic               launch;
   assign launch = !active_q && start_i;
 
-  // ---- the local buffer ------------------------------------------------------------------------
+  // ---- the local buffer: each instruction with its padded block's rows and columns ---------------
+  localparam int unsigned EntryWidth = InsWidth + 2 * BlockDimWidth;
   logic       buf_wvalid, buf_wready, buf_rvalid, buf_rready;
   insn_t      buf_wdata, head;
+  logic [EntryWidth-1:0] entry_in, entry_out;
+  logic [BlockDimWidth-1:0] head_rows, head_cols;
   logic [CntW-1:0] buf_count;
 
-  vta_fifo #(.Width(InsWidth), .Depth(BufDepth)) u_buf (
+  assign entry_in = {block_cols(buf_wdata), block_rows(buf_wdata), buf_wdata};
+  assign {head_cols, head_rows, head} = entry_out;
+  vta_fifo #(.Width(EntryWidth), .Depth(BufDepth)) u_buf (
     .clk_i,
     .rst_ni,
     .wvalid_i (buf_wvalid),
     .wready_o (buf_wready),
-    .wdata_i  (buf_wdata),
+    .wdata_i  (entry_in),
     .rvalid_o (buf_rvalid),
     .rready_i (buf_rready),
-    .rdata_o  (head),
+    .rdata_o  (entry_out),
     .count_o  (buf_count)
   );
+  vta_insn_check u_check (.insn_i(head), .rows_i(head_rows), .cols_i(head_cols), .legal_o(insn_legal_o));
 
   // ---- beats into instructions -------------------------------------------------------------------
   // rx_ready: the beat on mem_rsp_i.data is consumed this cycle; rx_write: an instruction enters the buffer.

@@ -1,8 +1,9 @@
 // The load stage: LOAD INP and LOAD WGT, one instruction at a time in program order.
 //
 // For each instruction from the fetch queue: wait for a compute->load token if it pops one (taken
-// when the instruction is accepted), check that the padded block fits its SRAM (else error_o, the
-// stage stops), run the tensor load (x_size = 0: nothing), then push a load->compute token if asked.
+// when the instruction is accepted), stop with error_o when fetch found it illegal (its padded block
+// past its SRAM: vta_insn_check), run the tensor load (x_size = 0: nothing), then push a
+// load->compute token if asked.
 // Owns the input and weight SRAMs; the GEMM reads them through the exported read ports. Reports the
 // bytes each instruction counts in the statistics (padding excluded, spec 7.3).
 `include "vta_assert.svh"
@@ -16,6 +17,7 @@ module vta_load
   input  logic                       insn_valid_i,
   output logic                       insn_ready_o,
   input  insn_t                      insn_i,
+  input  logic                       insn_legal_i,  // fetch's verdict on insn_i (vta_insn_check)
   // tokens
   input  logic                       g2l_ready_i,
   input  logic                       l2g_full_i,
@@ -43,7 +45,7 @@ module vta_load
 
   mem_insn_t m;
   deps_t     deps;
-  logic      is_inp, is_wgt, fits, go;
+  logic      is_inp, go;
   logic      push_d, push_q, inp_d, inp_q;
   logic [31:0] bytes_d, bytes_q;
 
@@ -79,8 +81,6 @@ module vta_load
     m      = '0;
     deps   = '0;
     is_inp = 1'b0;
-    is_wgt = 1'b0;
-    fits   = 1'b0;
 `ifndef SYNTHESIS
     if (state_q == StIdle && insn_valid_i) begin
 `endif
@@ -94,9 +94,7 @@ module vta_load
     if (state_q == StIdle && go) begin
 `endif
       m      = decode_mem(insn_i);
-      is_inp = insn_opcode(insn_i) == OpLoad && m.mem_type == MemInp;
-      is_wgt = insn_opcode(insn_i) == OpLoad && m.mem_type == MemWgt;
-      fits   = mem_block_fits(insn_i, is_inp ? InpBuffDepth : WgtBuffDepth);
+      is_inp = m.mem_type == MemInp;  // else WGT: fetch routes no other instruction here
 `ifndef SYNTHESIS
     end
 `endif
@@ -120,13 +118,13 @@ module vta_load
           bytes_d      = 32'(m.x_size) * 32'(m.y_size) * (is_inp ? InpElemBytes : WgtElemBytes);
           inp_d        = is_inp;
           push_d       = deps.push_next;
-          if (!(is_inp || is_wgt) || !fits) begin
+          if (!insn_legal_i) begin
             state_d = StError;
           end else if (m.x_size == '0) begin
             l2g_push_o = deps.push_next;  // a no-op: only its tokens act
           end else begin
             inp_start = is_inp;
-            wgt_start = is_wgt;
+            wgt_start = !is_inp;
             state_d   = StRun;
           end
         end

@@ -54,19 +54,19 @@ package vta_pkg;
     logic [MemopPadBitWidth-1:0]      x_pad_1;
   } mem_insn_t;
 
-  // Whether a LOAD or STORE's padded block, (y_pad_0 + y_size + y_pad_1) rows of
-  // (x_pad_0 + x_size + x_pad_1) elements from sram_base, fits a buffer of `depth` elements (spec 3.6);
-  // an instruction with x_size 0 moves nothing and always fits. (It reads the fields from the
-  // instruction itself: Yosys 0.23 reads no members of a struct-typed function argument.)
+  // A LOAD or STORE's padded block: (y_pad_0 + y_size + y_pad_1) rows of (x_pad_0 + x_size + x_pad_1)
+  // elements, summed when the instruction enters fetch's buffer (vta_insn_check takes them from there).
+  // BlockDimWidth holds a size plus two pads.
+  localparam int unsigned BlockDimWidth = (MemopPadBitWidth < MemopSizeBitWidth) ? MemopSizeBitWidth + 1 :
+                                                                                  MemopPadBitWidth + 2;
   /* verilator lint_off UNUSEDSIGNAL */  // the instruction's other fields
-  function automatic logic mem_block_fits(insn_t insn, int unsigned depth);
-    logic [33:0] rows, cols;
-    rows = 34'(insn[MemYPad0Lsb +: MemYPad0Width]) + 34'(insn[MemYSizeLsb +: MemYSizeWidth]) +
-           34'(insn[MemYPad1Lsb +: MemYPad1Width]);
-    cols = 34'(insn[MemXPad0Lsb +: MemXPad0Width]) + 34'(insn[MemXSizeLsb +: MemXSizeWidth]) +
-           34'(insn[MemXPad1Lsb +: MemXPad1Width]);
-    mem_block_fits = insn[MemXSizeLsb +: MemXSizeWidth] == '0 ||
-                     34'(insn[MemSramBaseLsb +: MemSramBaseWidth]) + rows * cols <= 34'(depth);
+  function automatic logic [BlockDimWidth-1:0] block_rows(insn_t insn);
+    block_rows = BlockDimWidth'(insn[MemYPad0Lsb +: MemYPad0Width]) + BlockDimWidth'(insn[MemYSizeLsb +: MemYSizeWidth]) +
+                 BlockDimWidth'(insn[MemYPad1Lsb +: MemYPad1Width]);
+  endfunction
+  function automatic logic [BlockDimWidth-1:0] block_cols(insn_t insn);
+    block_cols = BlockDimWidth'(insn[MemXPad0Lsb +: MemXPad0Width]) + BlockDimWidth'(insn[MemXSizeLsb +: MemXSizeWidth]) +
+                 BlockDimWidth'(insn[MemXPad1Lsb +: MemXPad1Width]);
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 

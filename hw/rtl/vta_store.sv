@@ -1,8 +1,8 @@
 // The store stage: STORE instructions, one at a time in program order.
 //
 // For each instruction from the fetch queue: wait for a compute->store token if it pops one (taken
-// when the instruction is accepted), check the memory type (only OUT can be stored), the absence of
-// pads and that the rows fit the output buffer (else error_o, the stage stops), run the tensor store
+// when the instruction is accepted), stop with error_o when fetch found it illegal (not OUT, padded,
+// or rows past the output buffer: vta_insn_check), run the tensor store
 // (x_size = 0: nothing), and after the last write is acknowledged push a store->compute token if
 // asked. Reads the output SRAM, which the compute stage owns, through its read port.
 `include "vta_assert.svh"
@@ -15,6 +15,7 @@ module vta_store
   input  logic                       insn_valid_i,
   output logic                       insn_ready_o,
   input  insn_t                      insn_i,
+  input  logic                       insn_legal_i,  // fetch's verdict on insn_i (vta_insn_check)
   input  logic                       g2s_ready_i,
   input  logic                       s2g_full_i,
   output logic                       g2s_pop_o,
@@ -36,7 +37,7 @@ module vta_store
 
   mem_insn_t   m;
   deps_t       deps;
-  logic        ok, go, start, engine_busy, engine_pending;
+  logic        go, start, engine_busy, engine_pending;
   logic        push_d, push_q;
   logic [31:0] bytes_d, bytes_q;
 
@@ -49,7 +50,6 @@ module vta_store
     // the head decoded only when it can matter (vta_pkg, above the decoders)
     m    = '0;
     deps = '0;
-    ok   = 1'b0;
 `ifndef SYNTHESIS
     if (state_q == StIdle && insn_valid_i) begin
 `endif
@@ -63,9 +63,6 @@ module vta_store
     if (state_q == StIdle && go) begin
 `endif
       m    = decode_mem(insn_i);
-      ok   = insn_opcode(insn_i) == OpStore &&
-             (m.x_size == '0 || (m.mem_type == MemOut && m.x_pad_0 == '0 && m.x_pad_1 == '0 && m.y_pad_0 == '0 &&
-                                 m.y_pad_1 == '0 && mem_block_fits(insn_i, AccBuffDepth)));
 `ifndef SYNTHESIS
     end
 `endif
@@ -85,7 +82,7 @@ module vta_store
           g2s_pop_o    = deps.pop_prev;
           push_d       = deps.push_prev;
           bytes_d      = 32'(m.x_size) * 32'(m.y_size) * OutElemBytes;
-          if (!ok) begin
+          if (!insn_legal_i) begin
             state_d = StError;
           end else if (m.x_size == '0) begin
             // a no-op: only its tokens act (a push still waits for earlier stores' data)

@@ -87,6 +87,7 @@ TEST(HwCompute, ProgramMatchesTheFsim) {
     h->insn_valid_i = next < compute.size();
     if (next < compute.size()) {
       put_insn(h->insn_i, compute[next]);
+      h->insn_legal_i = 1;  // the program is valid (fetch's verdict on it: HwFetch)
     }
     if (inp_pending) {
       for (int w = 0; w < inp_elem / 4; ++w)

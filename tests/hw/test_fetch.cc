@@ -1,6 +1,7 @@
 // vta_fetch with a C++ memory model: every instruction reaches the queue of its stage (vta::stage_of),
-// in program order, under random queue back-pressure; commands never ask for more than the buffer
-// holds; and fetch never refuses a read beat (it must not hold the shared read channel).
+// in program order, under random queue back-pressure, with the verdict its stage acts on
+// (vta_insn_check against insn_legal.h's rules); commands never ask for more than the buffer holds;
+// and fetch never refuses a read beat (it must not hold the shared read channel).
 
 #include <gtest/gtest.h>
 
@@ -8,8 +9,10 @@
 #include <random>
 
 #include "Vvta_fetch.h"
+#include "insn_legal.h"
 #include "mem_port.h"
 #include "sim_harness.h"
+#include "vta/driver/build_config.h"
 #include "vta/driver/isa.h"
 
 namespace vta::test {
@@ -17,18 +20,28 @@ namespace {
 
 constexpr uint64_t kBase = 0x40000;
 
-TEST(HwFetch, DispatchesEveryInstructionToItsQueueInOrder) {
+// Runs: random instructions (`boundary` false: every field random) or instructions around each
+// legality rule's boundary (insn_legal.h); each dispatched one is checked for its queue, its order and
+// its verdict; `legal` counts the legal ones dispatched.
+void dispatch_runs(bool boundary, int& legal) {
   Harness<Vvta_fetch> h;
   h->start_i = 0;
   set_rd_rsp(h->mem_rsp_i, false, false, 0);
   h->load_ready_i = h->compute_ready_i = h->store_ready_i = 0;
   h.reset();
-  std::mt19937_64 rng(17);
+  const Config& cfg = build_config();
+  const Isa isa(cfg);
+  std::mt19937_64 rng(boundary ? 18 : 17);
   const int bus = 8;  // the default 64-bit bus
+  legal = 0;
   for (int run = 0; run < 60; ++run) {
     const uint32_t count = 1 + rng() % 120, first = uint32_t(rng() % 64);
     std::vector<RawInsn> mem(first + count + 8);
-    for (auto& r : mem) r = RawInsn{rng(), rng()};
+    if (boundary) {
+      mem = boundary_instructions(cfg, isa, rng, int(mem.size()));
+    } else {
+      for (auto& r : mem) r = RawInsn{rng(), rng()};
+    }
     std::vector<RawInsn> want[3], got[3];
     for (uint32_t i = 0; i < count; ++i) want[int(stage_of(mem[first + i])) - 1].push_back(mem[first + i]);
     h->insn_addr_i = uint32_t(kBase + first * 16);
@@ -70,6 +83,12 @@ TEST(HwFetch, DispatchesEveryInstructionToItsQueueInOrder) {
       const RawInsn insn = get_insn(h->insn_o);
       const int valid = int(h->load_valid_o) + int(h->compute_valid_o) + int(h->store_valid_o);
       ASSERT_LE(valid, 1);
+      if (valid == 1) {
+        const bool verdict = legal_reference(cfg, isa, insn);
+        EXPECT_EQ(bool(h->insn_legal_o), verdict) << isa.disassemble(insn);
+        legal += verdict && ((h->load_valid_o && h->load_ready_i) || (h->compute_valid_o && h->compute_ready_i) ||
+                             (h->store_valid_o && h->store_ready_i));
+      }
       dispatched += (h->load_valid_o && h->load_ready_i) || (h->compute_valid_o && h->compute_ready_i) ||
                     (h->store_valid_o && h->store_ready_i);
       if (h->load_valid_o && h->load_ready_i) got[0].push_back(insn);
@@ -81,6 +100,20 @@ TEST(HwFetch, DispatchesEveryInstructionToItsQueueInOrder) {
     EXPECT_TRUE(beats.empty());
     for (int q = 0; q < 3; ++q) EXPECT_EQ(got[q], want[q]) << "queue " << q << " run " << run;
   }
+}
+
+TEST(HwFetch, DispatchesEveryInstructionToItsQueueInOrder) {
+  int legal = 0;
+  dispatch_runs(false, legal);
+}
+
+// The two steps of the check (rows and columns summed as an instruction enters the buffer, the rest
+// as it leaves) give the reference's verdict at each rule's boundary, both ways.
+TEST(HwFetch, ChecksEachInstructionAsItsStageRules) {
+  int legal = 0;
+  dispatch_runs(true, legal);
+  EXPECT_GT(legal, 500) << "the boundary instructions must be legal about half the time";
+  EXPECT_LT(legal, 3000);
 }
 
 TEST(HwFetch, ZeroInstructionsIsNotStarted) {

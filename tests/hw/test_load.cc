@@ -1,6 +1,7 @@
 // vta_load: a random program of LOAD INP / LOAD WGT (token flags, no-ops, padding) with tokens granted
 // at random times and memory stalls. Checks token discipline, statistics, the final contents of both
-// SRAMs (through the ports the GEMM reads) against the spec's layout, and the range error.
+// SRAMs (through the ports the GEMM reads) against the spec's layout, and that an instruction fetch found
+// illegal stops the stage.
 
 #include <gtest/gtest.h>
 
@@ -34,7 +35,11 @@ class HwLoad : public ::testing::Test {
     h_.reset();
   }
 
-  void set_insn(RawInsn r) { put_insn(h_->insn_i, r); }
+  // an instruction at the queue's head, with fetch's verdict on it (vta_insn_check; HwFetch checks it)
+  void set_insn(RawInsn r, bool legal = true) {
+    put_insn(h_->insn_i, r);
+    h_->insn_legal_i = legal;
+  }
 
   // One cycle of the environment around the module.
   void cycle(bool stalls) {
@@ -122,12 +127,13 @@ TEST_F(HwLoad, RandomProgramWithTokens) {
   }
 }
 
-TEST_F(HwLoad, BlockPastTheBufferIsAnError) {
+// An instruction fetch found illegal (here a block past the weight buffer) stops the stage.
+TEST_F(HwLoad, AnIllegalInstructionStopsTheStage) {
   MemInsn m;
   m.memory_type = uint8_t(MemId::kWgt);
   m.sram_base = uint32_t(cfg_.wgt_depth() - 2), m.x_size = 3, m.y_size = 1, m.x_stride = 3;
   m.dram_base = uint32_t(kBase / uint64_t(cfg_.wgt_elem_bytes()));
-  set_insn(isa_.encode(m));
+  set_insn(isa_.encode(m), /*legal=*/false);
   h_->insn_valid_i = 1;
   cycle(false);
   h_.tick();
