@@ -114,9 +114,9 @@ def main():
         if over:
             sys.exit(f'vta_synth: {args.top} does not fit the xc7z020 within {args.max_share:g} % of each resource: '
                      + ', '.join(over))
-    if args.min_fmax is not None and timing['fmax_mhz'] < args.min_fmax:
-        sys.exit(f"vta_synth: {args.top} is estimated at {timing['fmax_mhz']:.1f} MHz, under {args.min_fmax:g} MHz "
-                 f"(critical path {timing['worst'][0]['from']} -> {timing['worst'][0]['to']}; {args.out / 'timing.json'})")
+    refusal = vta_timing.under_goal(timing, args.min_fmax) if args.min_fmax is not None else None
+    if refusal:
+        sys.exit(f"vta_synth: {refusal} ({args.out / 'timing.json'})")
 
 
 if __name__ == '__main__':

@@ -101,6 +101,14 @@ class TimingEstimate(unittest.TestCase):
         r = self.run_estimate({'a': ff(20, 10), 'm': piped, 'b': ff(11, 12)})
         self.assertAlmostEqual(r['period_ns'], (303 + NET + 2739) / 1000, places=3)  # A's setup before PREG
 
+    def test_the_goal_is_refused_with_the_critical_path(self):
+        r = self.run_estimate({'a': ff(20, 10), 'l1': lut('LUT2', [10, 11], 12), 'b': ff(12, 14)},
+                              {'a_q': [10], 'b_q': [14]})
+        self.assertIsNone(vta_timing.under_goal(r, r['fmax_mhz']))
+        refusal = vta_timing.under_goal(r, r['fmax_mhz'] + 1)
+        self.assertIn('under the goal', refusal)
+        self.assertIn('a_q -> b_q', refusal)
+
     def test_a_combinational_loop_is_refused_by_name(self):
         with self.assertRaises(SystemExit) as e:
             self.run_estimate({'a': lut('LUT2', [11, 3], 10), 'b': lut('LUT2', [10, 3], 11)}, {'loop_net': [10]})
