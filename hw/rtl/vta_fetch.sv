@@ -1,8 +1,7 @@
 // Fetch: on start, reads insn_count 16-byte instructions from insn_addr and dispatches each, in
 // program order, to the load, compute or store queue (insn_stage(), spec 4.4), with the verdict its
-// stage acts on (insn_legal_o, vta_insn_check); a full queue blocks the dispatch (head-of-line). The
-// check takes two steps, so that neither is long: the padded block's rows and columns are summed as
-// an instruction enters the local buffer and kept beside it, the rest is decided as it leaves.
+// stage acts on (insn_legal_o: vta_insn_check, around the local buffer, which keeps what the check
+// needs beside each instruction); a full queue blocks the dispatch (head-of-line).
 //
 // The read-data channel is shared with the other memory clients, so fetch must never hold it: it
 // requests only as many instructions as its local buffer can take (credits), and therefore accepts
@@ -55,28 +54,28 @@ module vta_fetch
   logic               launch;
   assign launch = !active_q && start_i;
 
-  // ---- the local buffer: each instruction with its padded block's rows and columns ---------------
-  localparam int unsigned EntryWidth = InsWidth + 2 * BlockDimWidth;
+  // ---- the local buffer: each instruction with what vta_insn_check keeps for it ----------------
+  localparam int unsigned EntryWidth = InsWidth + InsnCheckKeep;
   logic       buf_wvalid, buf_wready, buf_rvalid, buf_rready;
   insn_t      buf_wdata, head;
-  logic [EntryWidth-1:0] entry_in, entry_out;
-  logic [BlockDimWidth-1:0] head_rows, head_cols;
+  logic [InsnCheckKeep-1:0] kept_in, kept_out;
+  logic [EntryWidth-1:0] entry_out;
   logic [CntW-1:0] buf_count;
 
-  assign entry_in = {block_cols(buf_wdata), block_rows(buf_wdata), buf_wdata};
-  assign {head_cols, head_rows, head} = entry_out;
+  assign {kept_out, head} = entry_out;
   vta_fifo #(.Width(EntryWidth), .Depth(BufDepth)) u_buf (
     .clk_i,
     .rst_ni,
     .wvalid_i (buf_wvalid),
     .wready_o (buf_wready),
-    .wdata_i  (entry_in),
+    .wdata_i  ({kept_in, buf_wdata}),
     .rvalid_o (buf_rvalid),
     .rready_i (buf_rready),
     .rdata_o  (entry_out),
     .count_o  (buf_count)
   );
-  vta_insn_check u_check (.insn_i(head), .rows_i(head_rows), .cols_i(head_cols), .legal_o(insn_legal_o));
+  vta_insn_check u_check (.new_en_i(buf_wvalid), .new_insn_i(buf_wdata), .kept_o(kept_in), .insn_i(head),
+                          .kept_i(kept_out), .legal_o(insn_legal_o));
 
   // ---- beats into instructions -------------------------------------------------------------------
   // rx_ready: the beat on mem_rsp_i.data is consumed this cycle; rx_write: an instruction enters the buffer.

@@ -54,21 +54,14 @@ package vta_pkg;
     logic [MemopPadBitWidth-1:0]      x_pad_1;
   } mem_insn_t;
 
-  // A LOAD or STORE's padded block: (y_pad_0 + y_size + y_pad_1) rows of (x_pad_0 + x_size + x_pad_1)
-  // elements, summed when the instruction enters fetch's buffer (vta_insn_check takes them from there).
-  // BlockDimWidth holds a size plus two pads.
+  // A LOAD or STORE's padded block, (y_pad_0 + y_size + y_pad_1) rows of (x_pad_0 + x_size + x_pad_1)
+  // elements: each dimension a size plus two pads. What fetch keeps beside each instruction for
+  // vta_insn_check: a block's two dimensions.
+  /* verilator lint_off UNUSEDPARAM */  // (read by fetch and vta_insn_check only)
   localparam int unsigned BlockDimWidth = (MemopPadBitWidth < MemopSizeBitWidth) ? MemopSizeBitWidth + 1 :
                                                                                   MemopPadBitWidth + 2;
-  /* verilator lint_off UNUSEDSIGNAL */  // the instruction's other fields
-  function automatic logic [BlockDimWidth-1:0] block_rows(insn_t insn);
-    block_rows = BlockDimWidth'(insn[MemYPad0Lsb +: MemYPad0Width]) + BlockDimWidth'(insn[MemYSizeLsb +: MemYSizeWidth]) +
-                 BlockDimWidth'(insn[MemYPad1Lsb +: MemYPad1Width]);
-  endfunction
-  function automatic logic [BlockDimWidth-1:0] block_cols(insn_t insn);
-    block_cols = BlockDimWidth'(insn[MemXPad0Lsb +: MemXPad0Width]) + BlockDimWidth'(insn[MemXSizeLsb +: MemXSizeWidth]) +
-                 BlockDimWidth'(insn[MemXPad1Lsb +: MemXPad1Width]);
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
+  localparam int unsigned InsnCheckKeep = 2 * BlockDimWidth;
+  /* verilator lint_on UNUSEDPARAM */
 
   // GEMM and ALU share the micro-op loop; source factors are as wide as the wider index space.
   typedef struct packed {

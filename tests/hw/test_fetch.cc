@@ -9,6 +9,7 @@
 #include <random>
 
 #include "Vvta_fetch.h"
+#include "Vvta_fetch_synth.h"
 #include "insn_legal.h"
 #include "mem_port.h"
 #include "sim_harness.h"
@@ -22,9 +23,11 @@ constexpr uint64_t kBase = 0x40000;
 
 // Runs: random instructions (`boundary` false: every field random) or instructions around each
 // legality rule's boundary (insn_legal.h); each dispatched one is checked for its queue, its order and
-// its verdict; `legal` counts the legal ones dispatched.
+// its verdict; `legal` counts the legal ones dispatched. Model: the simulator's text (the verdict
+// decided as an instruction enters fetch's buffer) or synthesis's (decided as it leaves).
+template <class Model>
 void dispatch_runs(bool boundary, int& legal) {
-  Harness<Vvta_fetch> h;
+  Harness<Model> h;
   h->start_i = 0;
   set_rd_rsp(h->mem_rsp_i, false, false, 0);
   h->load_ready_i = h->compute_ready_i = h->store_ready_i = 0;
@@ -104,16 +107,24 @@ void dispatch_runs(bool boundary, int& legal) {
 
 TEST(HwFetch, DispatchesEveryInstructionToItsQueueInOrder) {
   int legal = 0;
-  dispatch_runs(false, legal);
+  dispatch_runs<Vvta_fetch>(false, legal);
 }
 
 // The two steps of the check (rows and columns summed as an instruction enters the buffer, the rest
 // as it leaves) give the reference's verdict at each rule's boundary, both ways.
 TEST(HwFetch, ChecksEachInstructionAsItsStageRules) {
   int legal = 0;
-  dispatch_runs(true, legal);
+  dispatch_runs<Vvta_fetch>(true, legal);
   EXPECT_GT(legal, 500) << "the boundary instructions must be legal about half the time";
   EXPECT_LT(legal, 3000);
+}
+
+// The same on the text synthesis reads.
+TEST(HwFetchSynthesisText, ChecksEachInstructionAsItsStageRules) {
+  int legal = 0;
+  dispatch_runs<Vvta_fetch_synth>(true, legal);
+  EXPECT_GT(legal, 500);
+  dispatch_runs<Vvta_fetch_synth>(false, legal);
 }
 
 TEST(HwFetch, ZeroInstructionsIsNotStarted) {
