@@ -170,34 +170,15 @@ module vta_compute
 
   // ---- control --------------------------------------------------------------------------------
   logic go, unit_busy, unit_error;
+  // starts when its pops have tokens and its pushes have room (only this stage pushes g2l and g2s)
+  logic [OpcodeBitWidth-1:0] head_op;
+  vta_insn_head u_head (
+    .idle_i(state_q == StIdle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(l2g_ready_i),
+    .next_token_i(s2g_ready_i), .prev_room_i(!g2l_full_i), .next_room_i(!g2s_full_i), .deps_o(deps), .go_o(go),
+    .op_o(head_op), .mem_o(m), .gemm_o(g), .alu_o(a));
+  assign op = opcode_e'(head_op);
 
   always_comb begin
-    // the head decoded only when it can matter (vta_pkg, above the decoders)
-    op        = OpLoad;
-    deps      = '0;
-    m         = '0;
-    g         = '0;
-    a         = '0;
-`ifndef SYNTHESIS
-    if (state_q == StIdle && insn_valid_i) begin
-`endif
-      deps  = insn_deps(insn_i);
-`ifndef SYNTHESIS
-    end
-`endif
-    // starts when its pops have tokens and its pushes have room (only this stage pushes g2l and g2s)
-    go = insn_valid_i && (!deps.pop_prev || l2g_ready_i) && (!deps.pop_next || s2g_ready_i) &&
-         (!deps.push_prev || !g2l_full_i) && (!deps.push_next || !g2s_full_i);
-`ifndef SYNTHESIS
-    if (state_q == StIdle && go) begin
-`endif
-      op    = insn_opcode(insn_i);
-      m     = decode_mem(insn_i);
-      g     = decode_gemm(insn_i);
-      a     = decode_alu(insn_i);
-`ifndef SYNTHESIS
-    end
-`endif
 
     unique case (unit_q)
       UnitUop:  begin unit_busy = uop_busy;  unit_error = 1'b0;      end

@@ -1,15 +1,16 @@
 // The head of a stage's instruction queue as the stage sees it: the instruction's dependency flags,
 // whether its tokens let it start (go_o: each pop it asks for has a token, each push it asks for has
-// room), and the instruction for the stage's decoders.
+// room), and the instruction decoded (opcode, LOAD/STORE, GEMM and ALU fields; a stage reads those of
+// its own instructions).
 //
-// The one place the RTL differs between simulation and synthesis for speed: in simulation the flags
-// are shown only while the stage is idle with a valid head, and the instruction only in the cycle it
-// starts (zeros otherwise, which decode to what the stages expect when nothing starts), so a simulator
-// skips the stages' decoders in every other cycle, a stage waiting for a token included. Synthesis
-// passes both through: Yosys 0.23 infers a latch for logic assigned under such a condition
-// (docs/SYNTHESIS.md), and the stages use them under those conditions alone, so the circuit at their
-// ports is the same.
+// Where the stages' logic differs between simulation and synthesis, for speed: in simulation the flags
+// are decoded only while the stage is idle with a valid head, and the rest only in the cycle it
+// starts (zeros otherwise), so a simulator skips the decoders in every other cycle, a stage waiting
+// for a token included. Synthesis decodes in every cycle: Yosys 0.23 infers a latch for a function
+// called under a condition (docs/SYNTHESIS.md), and the stages use the fields under those conditions
+// alone, so the circuit at their ports is the same.
 module vta_insn_head
+  import vta_config_pkg::*;
   import vta_pkg::*;
 (
   input  logic  idle_i,        // the stage takes an instruction this cycle if go_o
@@ -19,16 +20,22 @@ module vta_insn_head
   input  logic  next_token_i,  // a token for pop_next (likewise)
   input  logic  prev_room_i,   // room for push_prev (likewise)
   input  logic  next_room_i,   // room for push_next (likewise)
-  output deps_t deps_o,
-  output logic  go_o,
-  output insn_t start_insn_o
+  output deps_t                     deps_o,
+  output logic                      go_o,
+  output logic [OpcodeBitWidth-1:0] op_o,    // an opcode_e (Yosys 0.23: no enum ports)
+  output mem_insn_t                 mem_o,
+  output loop_insn_t                gemm_o,
+  output loop_insn_t                alu_o
 );
   deps_t deps;
   logic  go;
 
   always_comb begin
-    deps         = '0;
-    start_insn_o = '0;
+    deps   = '0;
+    op_o   = '0;
+    mem_o  = '0;
+    gemm_o = '0;
+    alu_o  = '0;
 `ifndef SYNTHESIS
     if (idle_i && valid_i) begin
 `endif
@@ -41,7 +48,10 @@ module vta_insn_head
 `ifndef SYNTHESIS
     if (idle_i && go) begin
 `endif
-      start_insn_o = insn_i;
+      op_o   = insn_opcode(insn_i);
+      mem_o  = decode_mem(insn_i);
+      gemm_o = decode_gemm(insn_i);
+      alu_o  = decode_alu(insn_i);
 `ifndef SYNTHESIS
     end
 `endif

@@ -76,28 +76,18 @@ module vta_load
     .re_i(wgt_rd_i.re), .raddr_i(wgt_rd_i.addr), .rdata_o(wgt_rdata_o));
 
   // ---- control --------------------------------------------------------------------------------
+  // starts when its pop has a token and its push has room (only this stage pushes l2g)
+  /* verilator lint_off UNUSEDSIGNAL */  // a LOAD's fields only
+  logic [OpcodeBitWidth-1:0] head_op;
+  loop_insn_t                head_gemm, head_alu;
+  /* verilator lint_on UNUSEDSIGNAL */
+  vta_insn_head u_head (
+    .idle_i(state_q == StIdle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(1'b1), .next_token_i(g2l_ready_i),
+    .prev_room_i(1'b1), .next_room_i(!l2g_full_i), .deps_o(deps), .go_o(go), .op_o(head_op), .mem_o(m),
+    .gemm_o(head_gemm), .alu_o(head_alu));
+
   always_comb begin
-    // the head decoded only when it can matter (vta_pkg, above the decoders)
-    m      = '0;
-    deps   = '0;
-    is_inp = 1'b0;
-`ifndef SYNTHESIS
-    if (state_q == StIdle && insn_valid_i) begin
-`endif
-      deps   = insn_deps(insn_i);
-`ifndef SYNTHESIS
-    end
-`endif
-    // starts when its pop has a token and its push has room (only this stage pushes l2g)
-    go            = insn_valid_i && (!deps.pop_next || g2l_ready_i) && (!deps.push_next || !l2g_full_i);
-`ifndef SYNTHESIS
-    if (state_q == StIdle && go) begin
-`endif
-      m      = decode_mem(insn_i);
-      is_inp = m.mem_type == MemInp;  // else WGT: fetch routes no other instruction here
-`ifndef SYNTHESIS
-    end
-`endif
+    is_inp = m.mem_type == MemInp;  // else WGT: fetch routes no other instruction here
 
     state_d       = state_q;
     push_d        = push_q;

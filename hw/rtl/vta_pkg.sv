@@ -90,13 +90,9 @@ package vta_pkg;
   // The decoders build each struct as a concatenation in its field order (Yosys 0.23 reads neither
   // assignment patterns nor members written in a function); every field is sized to its struct width.
   //
-  // The load, compute and store stages call them on their queue's head only when it can matter, with
-  // zeros otherwise: insn_deps while the stage is idle with a valid head (its tokens decide whether
-  // it starts), the others in the cycle it starts (the units take their instruction at their start
-  // only), so a simulator skips the decoders in every other cycle, a stage waiting for a token
-  // included. Synthesis decodes in every cycle (Yosys 0.23 infers a latch for a function called
-  // under a condition; docs/SYNTHESIS.md): the same circuit at the stages' ports, the fields being
-  // used under those conditions alone.
+  // The load, compute and store stages decode their queue's head as vta_insn_head shows it: in
+  // simulation the flags only while the stage is idle with a valid head, the rest only in the cycle
+  // it starts (zeros otherwise), so a simulator skips the decoders in every other cycle.
   function automatic opcode_e insn_opcode(insn_t insn);
     insn_opcode = opcode_e'(insn[MemOpcodeLsb +: MemOpcodeWidth]);
   endfunction

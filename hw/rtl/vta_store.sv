@@ -46,26 +46,17 @@ module vta_store
     .mem_req_o, .mem_rsp_i,
     .sram_re_o(out_rd_o.re), .sram_raddr_o(out_rd_o.addr), .sram_rdata_i(out_rdata_i));
 
+  // starts when its pop has a token and its push has room (only this stage pushes s2g)
+  /* verilator lint_off UNUSEDSIGNAL */  // a STORE's fields only
+  logic [OpcodeBitWidth-1:0] head_op;
+  loop_insn_t                head_gemm, head_alu;
+  /* verilator lint_on UNUSEDSIGNAL */
+  vta_insn_head u_head (
+    .idle_i(state_q == StIdle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(g2s_ready_i), .next_token_i(1'b1),
+    .prev_room_i(!s2g_full_i), .next_room_i(1'b1), .deps_o(deps), .go_o(go), .op_o(head_op), .mem_o(m),
+    .gemm_o(head_gemm), .alu_o(head_alu));
+
   always_comb begin
-    // the head decoded only when it can matter (vta_pkg, above the decoders)
-    m    = '0;
-    deps = '0;
-`ifndef SYNTHESIS
-    if (state_q == StIdle && insn_valid_i) begin
-`endif
-      deps = insn_deps(insn_i);
-`ifndef SYNTHESIS
-    end
-`endif
-    // starts when its pop has a token and its push has room (only this stage pushes s2g)
-    go   = insn_valid_i && (!deps.pop_prev || g2s_ready_i) && (!deps.push_prev || !s2g_full_i);
-`ifndef SYNTHESIS
-    if (state_q == StIdle && go) begin
-`endif
-      m    = decode_mem(insn_i);
-`ifndef SYNTHESIS
-    end
-`endif
 
     state_d      = state_q;
     push_d       = push_q;
