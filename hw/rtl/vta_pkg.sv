@@ -55,8 +55,9 @@ package vta_pkg;
   } mem_insn_t;
 
   // A LOAD or STORE's padded block, (y_pad_0 + y_size + y_pad_1) rows of (x_pad_0 + x_size + x_pad_1)
-  // elements: each dimension a size plus two pads. What fetch keeps beside each instruction for
-  // vta_insn_check: a block's two dimensions.
+  // elements: each dimension a size plus two pads. InsnCheckKeep: the width of what fetch keeps beside
+  // each instruction for vta_insn_check (a block's two dimensions in synthesis, the verdict in
+  // simulation).
   /* verilator lint_off UNUSEDPARAM */  // (read by fetch and vta_insn_check only)
   localparam int unsigned BlockDimWidth = (MemopPadBitWidth < MemopSizeBitWidth) ? MemopSizeBitWidth + 1 :
                                                                                   MemopPadBitWidth + 2;

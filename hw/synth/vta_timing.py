@@ -151,8 +151,8 @@ def dedicated(driver_type, driver_port, sink_type, sink_port):
 class Design:
     """The timing graph of the top module: pins as (cell, port, index), nets as bits."""
 
-    def __init__(self, netlist, top, lib, nets=True):
-        self.nets = nets  # False: every net free (the bound no placement can beat)
+    def __init__(self, netlist, top, lib):
+        self.nets = True  # False: every net free (the bound no placement can beat); analyse() again after a change
         modules = netlist.get('modules', {})
         if top not in modules:
             raise SystemExit(f'vta_timing: the netlist has no module {top} (it has {", ".join(sorted(modules))})')
@@ -192,10 +192,10 @@ class Design:
 
     def wire(self, bit, sink_cell, sink_port):
         """The delay of the net from the bit's driver to one sink pin."""
+        if not self.nets:
+            return 0
         src = self.source(bit)
         if src is not None and dedicated(self.cells[src[0]]['type'], src[1], self.cells[sink_cell]['type'], sink_port):
-            return 0
-        if not self.nets:
             return 0
         return NET_BASE_PS + NET_PER_FANOUT_DOUBLING_PS * math.log2(max(len(self.sinks[bit]), 1))
 
@@ -362,9 +362,9 @@ def estimate(netlist_path, top='vta_top', paths=10, library=CELLS_SIM):
     worst = design.worst(paths)
     if not worst:
         raise SystemExit(f'vta_timing: {top} has no timed path (no registers?)')
-    bound = Design(netlist, top, lib, nets=False)
-    bound.analyse()
-    best = bound.worst(1)[0]
+    design.nets = False  # the same graph, every net free
+    design.analyse()
+    best = design.worst(1)[0]
     return {'part': 'xc7z020-1', 'tool': 'vta_timing.py over Yosys synth_xilinx', 'top': top,
             'fmax_mhz': worst[0]['fmax_mhz'], 'period_ns': worst[0]['delay_ns'],
             'fmax_bound_mhz': best['fmax_mhz'], 'bound_path': {k: best[k] for k in ('from', 'to', 'delay_ns')},
