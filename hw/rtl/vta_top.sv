@@ -118,7 +118,9 @@ module vta_top
   assign axi_rsp.r.resp   = m_axi_rresp_i;
   assign axi_rsp.r.last   = m_axi_rlast_i;
 
-  logic        start, clear_stats, done, mem_busy;
+  logic        start, clear_stats, done, mem_busy, quiesce, soft_reset;
+  logic        core_rst_n;  // the pin, or the host's reset (CTRL_RESET) once the memory engine is idle
+  assign core_rst_n = rst_ni && !soft_reset;
   logic [31:0] insn_addr, insn_count;
   logic [3:0]  core_error, mem_error, mem_error_client;
   logic [3:0]  busy /*verilator public_flat_rd*/;        // read by the tsim's timeline too
@@ -135,12 +137,13 @@ module vta_top
   vta_vcr #(.QueueFillWidth(FillWidth)) u_vcr (
     .clk_i, .rst_ni, .axil_req_i(axil_req), .axil_rsp_o(axil_rsp),
     .start_o(start), .clear_stats_o(clear_stats), .insn_addr_o(insn_addr), .insn_count_o(insn_count), .irq_o,
+    .quiesce_o(quiesce), .soft_reset_o(soft_reset),
     .done_i(done), .core_error_i(core_error), .mem_error_i(mem_error), .mem_error_client_i(mem_error_client),
     .busy_i(busy), .mem_busy_i(mem_busy), .insn_start_i(insn_start), .stall_i(stall), .queue_fill_i(queue_fill),
     .tokens_i(tokens), .stats_i(stats));
 
   vta_core #(.InsnQueueDepth(InsnQueueDepth)) u_core (
-    .clk_i, .rst_ni, .start_i(start), .insn_addr_i(insn_addr), .insn_count_i(insn_count), .done_o(done),
+    .clk_i, .rst_ni(core_rst_n), .start_i(start), .insn_addr_i(insn_addr), .insn_count_i(insn_count), .done_o(done),
     .error_o(), .error_stage_o(core_error), .busy_o(busy), .tokens_o(tokens), .queue_fill_o(queue_fill),
     .insn_start_o(insn_start), .stall_o(stall), .clear_stats_i(clear_stats),
     .inp_bytes_o(stats[0*64 +: 64]), .wgt_bytes_o(stats[1*64 +: 64]), .acc_bytes_o(stats[2*64 +: 64]),
@@ -149,8 +152,8 @@ module vta_top
     .rd_req_o(rd_req), .rd_rsp_i(rd_rsp), .wr_req_o(wr_req), .wr_rsp_i(wr_rsp));
 
   vta_vme #(.MaxReads(MaxReads), .MaxWrites(MaxWrites)) u_vme (
-    .clk_i, .rst_ni, .rd_req_i(rd_req), .rd_rsp_o(rd_rsp), .wr_req_i(wr_req), .wr_rsp_o(wr_rsp),
-    .axi_req_o(axi_req), .axi_rsp_i(axi_rsp),
+    .clk_i, .rst_ni(core_rst_n), .rd_req_i(rd_req), .rd_rsp_o(rd_rsp), .wr_req_i(wr_req), .wr_rsp_o(wr_rsp),
+    .axi_req_o(axi_req), .axi_rsp_i(axi_rsp), .quiesce_i(quiesce),
     .busy_o(mem_busy), .error_o(mem_error), .error_client_o(mem_error_client));
 
 `ifndef SYNTHESIS

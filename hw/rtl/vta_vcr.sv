@@ -8,6 +8,12 @@
 // stays set while running. FINISH (once the stores' data is in memory) sets CTRL to 0x2, an error (or the watchdog) to 0x4; irq_o is
 // high while bit 1 or bit 2 is set. One read and one write transaction at a time; a write needs AW
 // and W together; unmapped addresses read 0 and ignore writes.
+//
+// A reset from the host (CTRL bit 4, what a board's driver uses after a failed run: it has no reset
+// pin): quiesce_o stops the memory engine taking new commands, and once its bursts are done
+// (mem_busy_i low) soft_reset_o resets the core and the memory engine for one cycle, and this block
+// forgets the run (CTRL, errors, cycles, the run's counters). The register port itself, INSN_COUNT,
+// INSN_ADDR and WATCHDOG are kept. STATUS_RESET_PENDING is high from the write until the reset.
 module vta_vcr
   import vta_config_pkg::*;
   import vta_pkg::*;
@@ -26,6 +32,8 @@ module vta_vcr
   output logic [31:0] insn_addr_o,
   output logic [31:0] insn_count_o,
   output logic        irq_o,
+  output logic        quiesce_o,        // a reset waits: take no new memory command
+  output logic        soft_reset_o,     // reset the core and the memory engine (one cycle)
   // from the core and the memory engine
   input  logic        done_i,
   input  logic [3:0]  core_error_i,     // {token, store, compute, load}
@@ -55,6 +63,7 @@ module vta_vcr
   logic        finish_d, finish_q;  // FINISH executed, waiting for the stages to drain
   logic        drained;
   logic [8:0]  err_now;
+  logic        reset_req, reset_req_q, soft_reset_q;
 
   function automatic logic [31:0] apply_strobes(logic [31:0] old, logic [31:0] data, logic [3:0] strb);
     logic [31:0] r;
@@ -73,6 +82,7 @@ module vta_vcr
     status_word[VcrStatusBusyLsb +: VcrStatusBusyWidth] = VcrStatusBusyWidth'(busy_i);
     status_word[VcrStatusMemBusyLsb] = mem_busy_i;
     status_word[VcrStatusErrorPendingLsb] = (core_error_i != '0) || (mem_error_i != '0);
+    status_word[VcrStatusResetPendingLsb] = reset_req_q;
     fill_word = '0;
     fill_word[VcrQueueFillLoadLsb +: VcrQueueFillLoadWidth] = VcrQueueFillLoadWidth'(queue_fill_i[0*QueueFillWidth +: QueueFillWidth]);
     fill_word[VcrQueueFillComputeLsb +: VcrQueueFillComputeWidth] = VcrQueueFillComputeWidth'(queue_fill_i[1*QueueFillWidth +: QueueFillWidth]);
@@ -144,7 +154,10 @@ module vta_vcr
   assign waddr = axil_req_i.aw_addr;
   assign wdata = axil_req_i.w_data;
   assign wstrb = axil_req_i.w_strb;
-  assign launch        = wr && waddr == VcrCtrl && wstrb[0] && wdata[VcrCtrlLaunchBit] && !running;
+  assign launch        = wr && waddr == VcrCtrl && wstrb[0] && wdata[VcrCtrlLaunchBit] && !running && !reset_req_q;
+  assign reset_req     = wr && waddr == VcrCtrl && wstrb[0] && wdata[VcrCtrlResetBit];
+  assign quiesce_o     = reset_req_q;
+  assign soft_reset_o  = soft_reset_q;
   assign start_o       = launch;
   assign clear_stats_o = wr && waddr == VcrCtrl && wstrb[0] && wdata[VcrCtrlClearStatsBit];
   assign insn_addr_o   = addr_q;
@@ -178,8 +191,8 @@ module vta_vcr
     end
     finish_run = running && (finish_q || done_i) && !ctrl_run[VcrCtrlDoneBit] && !ctrl_run[VcrCtrlErrorBit];
   end
-  assign ctrl_d   = launch ? 32'(1) << VcrCtrlLaunchBit : ctrl_run;
-  assign finish_d = finish_run && !launch;
+  assign ctrl_d   = launch ? 32'(1) << VcrCtrlLaunchBit : soft_reset_q ? '0 : ctrl_run;
+  assign finish_d = finish_run && !launch && !soft_reset_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -198,16 +211,20 @@ module vta_vcr
       bvalid_q <= 1'b0;
       rvalid_q <= 1'b0;
       rdata_q  <= '0;
+      reset_req_q  <= 1'b0;
+      soft_reset_q <= 1'b0;
     end else begin
       ctrl_q   <= ctrl_d;
       finish_q <= finish_d;
       bvalid_q <= bvalid_d;
       rvalid_q <= rvalid_d;
+      soft_reset_q <= reset_req_q && !mem_busy_i;
+      reset_req_q  <= (reset_req_q && mem_busy_i) || (reset_req && !soft_reset_q);
       if (rd) rdata_q <= register_value(axil_req_i.ar_addr);
       if (wr && waddr == VcrInsnCount) count_q <= apply_strobes(count_q, wdata, wstrb);
       if (wr && waddr == VcrInsnAddr) addr_q <= apply_strobes(addr_q, wdata, wstrb);
       if (wr && waddr == VcrWatchdog) wdog_q <= apply_strobes(wdog_q, wdata, wstrb);
-      if (launch) begin
+      if (launch || soft_reset_q) begin
         err_q    <= '0;
         client_q <= '0;
         cycles_q <= '0;

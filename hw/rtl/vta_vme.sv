@@ -9,6 +9,8 @@
 // of a command's last burst arrives. Up to MaxWrites bursts outstanding.
 // Errors (sticky until reset): a non-OKAY RRESP/BRESP, a command past the address space, a client
 // wlast that disagrees with the command's length, a response with an unknown ID.
+// quiesce_i: no new command is taken (the clients hold theirs); the bursts already taken complete, so
+// busy_o falls and the engine can be reset without cutting an AXI transaction short (CTRL_RESET).
 `include "vta_assert.svh"
 
 module vta_vme
@@ -29,6 +31,7 @@ module vta_vme
   // AXI4 master
   output axi_req_t                          axi_req_o,
   input  axi_rsp_t                          axi_rsp_i,
+  input  logic                              quiesce_i,     // take no new command
   // status
   output logic                              busy_o,        // a command is being split or a burst is outstanding
   output logic [3:0]                        error_o,       // {protocol, range, write response, read response}
@@ -69,7 +72,7 @@ module vta_vme
   mem_rd_req_t granted;
   /* verilator lint_on UNUSEDSIGNAL */
   assign granted      = rd_req_i[grant*MemRdReqSlot +: MemRdReqWidth];
-  assign rd_cmd_valid = granted.cmd_valid;
+  assign rd_cmd_valid = granted.cmd_valid && !quiesce_i;
 
   vta_vme_burst #(.AddrWidth(AxiAddrWidth), .TagWidth(ClientW)) u_read_split (
     .clk_i, .rst_ni, .cmd_valid_i(rd_cmd_valid), .cmd_ready_o(rd_cmd_ready), .cmd_addr_i(granted.cmd.addr),
@@ -112,7 +115,7 @@ module vta_vme
     logic cmd_ready, data_valid;
     assign client_cmd_valid[i]  = rd_req_i[i*MemRdReqSlot + MemRdReqCmdValidBit];
     assign client_data_ready[i] = rd_req_i[i*MemRdReqSlot + MemRdReqDataReadyBit];
-    assign cmd_ready            = grant == ClientW'(i) && rd_cmd_ready;
+    assign cmd_ready            = grant == ClientW'(i) && rd_cmd_ready && !quiesce_i;
     assign data_valid           = !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid;
     assign rd_rsp_o[i*MemRdRspSlot +: MemRdRspWidth] = {cmd_ready, data_valid, rs.data};
     if (MemRdRspSlot > MemRdRspWidth) begin : gen_rsp_gap
@@ -154,8 +157,10 @@ module vta_vme
   logic [7:0]           wbeat_d, wbeat_q;
   logic                 w_burst_end, wlast_mismatch;
 
+  logic wr_cmd_ready;
+  assign wr_rsp_o.cmd_ready = wr_cmd_ready && !quiesce_i;
   vta_vme_burst #(.AddrWidth(AxiAddrWidth), .TagWidth(1)) u_write_split (
-    .clk_i, .rst_ni, .cmd_valid_i(wr_req_i.cmd_valid), .cmd_ready_o(wr_rsp_o.cmd_ready), .cmd_addr_i(wr_req_i.cmd.addr),
+    .clk_i, .rst_ni, .cmd_valid_i(wr_req_i.cmd_valid && !quiesce_i), .cmd_ready_o(wr_cmd_ready), .cmd_addr_i(wr_req_i.cmd.addr),
     .cmd_bytes_i(wr_req_i.cmd.bytes), .cmd_tag_i(1'b0), .burst_valid_o(aw_valid), .burst_ready_i(aw_ready),
     .burst_addr_o(aw_addr), .burst_len_o(aw_len), .burst_last_o(aw_last), .burst_tag_o(),
     .range_error_o(wr_range_err));

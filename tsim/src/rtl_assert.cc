@@ -31,6 +31,16 @@ void AssertionLog::record(const char* name, const char* path, const char* file, 
   if (failures_.size() < kMaxDistinct) failures_.push_back({name, path, source_name(file), line, 1});
 }
 
+std::string AssertionLog::take_report(uint64_t cycle) {
+  if (failures_.empty()) return {};
+  std::string d = "RTL assertion " + failures_.front().name + " failed by cycle " + std::to_string(cycle) +
+                  " (a hardware or bus-model bug: please report it)\n";
+  for (const auto& f : failures_)
+    d += "  " + f.to_string() + (f.count > 1 ? ", " + std::to_string(f.count) + " times" : "") + "\n";
+  failures_.clear();
+  return d;
+}
+
 }  // namespace vta::tsim
 
 extern "C" void vta_assert_failed(const char* name, const char* path, const char* file, int line) {

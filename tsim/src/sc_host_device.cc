@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "run_control.h"
+#include "vta/driver/run_control.h"
+#include "wave.h"
 #include "vta/driver/build_config.h"
 #include "vta/sc/host_device.h"
 
@@ -11,13 +12,13 @@ namespace vta::sc {
 
 using sc_core::sc_time;
 
-struct HostDevice::Impl final : tsim::RegisterBus {
+struct HostDevice::Impl final : RegisterBus {
   Impl(tlm::tlm_fw_transport_if<>& b, const sc_core::sc_signal<bool>& i, sc_core::sc_signal<bool>& r, Accelerator& a,
        uint64_t base_addr, Dram& memory)
       : bus(b), irq(i), rst_n(r), acc(a), base(base_addr), control(*this, memory, build_config(), run_options()) {}
 
-  static tsim::RunOptions run_options() {
-    tsim::RunOptions o;
+  static RunControlOptions run_options() {
+    RunControlOptions o;
     o.name = "systemc";
     return o;
   }
@@ -42,7 +43,11 @@ struct HostDevice::Impl final : tsim::RegisterBus {
     rst_n.write(true);
     sc_core::wait(clock_period());
   }
-  tsim::AssertionLog& assertions() override { return acc.assertion_log(); }
+  bool faulted() const override { return !acc.assertion_log().empty(); }
+  std::string take_fault() override { return acc.assertion_log().take_report(acc.cycle()); }
+  void on_program(const Isa& isa, const uint8_t* stream, uint32_t count) override {
+    tsim::note_program(isa, stream, count);
+  }
   // an interrupted run leaves a complete waveform behind, as on the tsim
   std::string close_waveform() override { return acc.close_wave(); }
 
@@ -69,7 +74,7 @@ struct HostDevice::Impl final : tsim::RegisterBus {
   sc_core::sc_signal<bool>& rst_n;
   Accelerator& acc;
   uint64_t base;
-  tsim::RunControl control;
+  RunControl control;
 };
 
 HostDevice::HostDevice(tlm::tlm_fw_transport_if<>& bus, const sc_core::sc_signal<bool>& irq,

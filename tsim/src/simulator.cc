@@ -20,7 +20,7 @@
 #include "axi_dram.h"
 #include "core.h"  // and the model's root: the signals vta_top marks public for the timeline
 #include "host_port.h"
-#include "run_control.h"
+#include "vta/driver/run_control.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/isa.h"
 #include "vta/driver/program.h"
@@ -131,8 +131,8 @@ struct Simulator::Impl final : RegisterBus {
     wave.reset();  // before the model it traces
   }
 
-  static RunOptions run_options(const Options& o) {
-    RunOptions r;
+  static RunControlOptions run_options(const Options& o) {
+    RunControlOptions r;
     r.default_budget = o.default_budget;
     r.watchdog = o.watchdog;
     r.host_validation = o.host_validation;
@@ -162,7 +162,9 @@ struct Simulator::Impl final : RegisterBus {
   }
   uint64_t cycles() const override { return core.cycle; }
   void reset_design() override { core.reset(); }
-  tsim::AssertionLog& assertions() override { return core.asserts; }
+  bool faulted() const override { return !core.asserts.empty(); }
+  std::string take_fault() override { return core.asserts.take_report(core.cycle); }
+  void on_program(const Isa& isa, const uint8_t* stream, uint32_t count) override { note_program(isa, stream, count); }
   std::string close_waveform() override {
     if (!wave) return {};
     std::string path = wave->path();

@@ -20,7 +20,7 @@ struct Register {
 
 // clang-format off
 inline constexpr Register kRegisters[] = {
-  {"CTRL",            0x00, true,  "bit0 launch (write 1 to start), bit1 done, bit2 error, bit3 clear statistics (write 1)"},
+  {"CTRL",            0x00, true,  "bit0 launch (write 1 to start), bit1 done, bit2 error, bit3 clear statistics (write 1), bit4 reset (write 1)"},
   {"CYCLES",          0x04, false, "cycles since launch, low word (frozen at done or error)"},
   {"INSN_COUNT",      0x08, true,  "number of instructions to fetch"},
   {"INSN_ADDR",       0x0C, true,  "instruction stream byte address"},
@@ -69,6 +69,7 @@ inline constexpr Bit kBits[] = {
   {"CTRL_DONE",        1, "CTRL: FINISH completed"},
   {"CTRL_ERROR",       2, "CTRL: the run stopped on an error (see ERROR_STATUS)"},
   {"CTRL_CLEAR_STATS", 3, "CTRL: write 1 to clear the seven statistics"},
+  {"CTRL_RESET",       4, "CTRL: write 1 to reset the accelerator once its memory transfers are done (STATUS_RESET_PENDING until then)"},
   {"ERR_LOAD",         0, "ERROR_STATUS: the load stage refused an instruction"},
   {"ERR_COMPUTE",      1, "ERROR_STATUS: the compute stage refused an instruction"},
   {"ERR_STORE",        2, "ERROR_STATUS: the store stage refused an instruction"},
@@ -94,6 +95,7 @@ inline constexpr Field kFields[] = {
   {"STATUS_BUSY",          0,  4,  "STATUS: busy {fetch, store, compute, load}"},
   {"STATUS_MEM_BUSY",      4,  1,  "STATUS: the memory engine has requests in flight"},
   {"STATUS_ERROR_PENDING", 5,  1,  "STATUS: an error is pending (also after done)"},
+  {"STATUS_RESET_PENDING", 6,  1,  "STATUS: a CTRL_RESET waits for the memory engine to finish its bursts"},
   {"QUEUE_FILL_LOAD",      0,  10, "QUEUE_FILL: instructions queued for the load stage"},
   {"QUEUE_FILL_COMPUTE",   10, 10, "QUEUE_FILL: instructions queued for the compute stage"},
   {"QUEUE_FILL_STORE",     20, 10, "QUEUE_FILL: instructions queued for the store stage"},

@@ -40,6 +40,9 @@ class AssertionLog {
   const std::vector<AssertionFailure>& failures() const { return failures_; }
   void clear() { failures_.clear(); }
   void record(const char* name, const char* path, const char* file, int line);
+  /// "RTL assertion <first> failed by cycle <cycle> (...)" and one line per failure, each line ended;
+  /// clears the log (what a run's diagnostic says: RegisterBus::take_fault).
+  std::string take_report(uint64_t cycle);
 
   static constexpr size_t kMaxDistinct = 64;
 

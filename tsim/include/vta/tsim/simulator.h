@@ -22,6 +22,7 @@
 #include <string>
 
 #include "vta/driver/device.h"
+#include "vta/driver/run_control.h"
 #include "vta/driver/timeline.h"
 
 namespace vta::tsim {
@@ -123,14 +124,9 @@ class Simulator {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Cycles clocked inside Simulator::run and the wall-clock seconds they took, summed over every
-/// Simulator of the process (for speed reports; register accesses and resets are not included).
-struct SpeedTotals {
-  uint64_t cycles = 0;
-  double seconds = 0;
-  double cycles_per_second() const { return seconds > 0 ? double(cycles) / seconds : 0; }
-};
-SpeedTotals speed_totals();
+/// The speed totals of every register-level run of the process (vta/driver/run_control.h).
+using vta::SpeedTotals;
+using vta::speed_totals;
 
 /// Makes the tsim backend (as make_device("tsim", ...) does). Throws std::invalid_argument when
 /// `config` is not the configuration the RTL was built for.

@@ -7,12 +7,12 @@
 #include <csignal>
 #include <map>
 
-#include "../../tsim/src/run_control.h"
+#include "vta/driver/run_control.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/interrupt.h"
 #include "vta/driver/vcr_map.h"
 
-namespace vta::tsim {
+namespace vta {
 namespace {
 
 // An accelerator that finishes every program at once: DONE set, no error, no instruction left. When
@@ -32,20 +32,18 @@ class FinishingBus final : public RegisterBus {
   }
   uint64_t cycles() const override { return cycles_; }
   void reset_design() override {}
-  AssertionLog& assertions() override { return log_; }
 
  private:
   int signal_;
   uint64_t cycles_ = 0;
   std::map<uint32_t, uint32_t> regs_;
-  AssertionLog log_;
 };
 
 RunStatus run_with(int signal, std::string& error, ErrorKind& kind) {
   Dram dram;
   void* insns = dram.alloc(Config::kInsnElemBytes);
   FinishingBus bus(signal);
-  RunOptions o;
+  RunControlOptions o;
   o.host_validation = false;
   RunControl control(bus, dram, build_config(), o);
   const RunStatus status = control.run(dram.phys_addr(insns), 1, 0);
@@ -76,4 +74,4 @@ TEST(RunControlSignals, WithoutASignalTheRunSucceedsAndTheHandlersAreRestored) {
 }
 
 }  // namespace
-}  // namespace vta::tsim
+}  // namespace vta

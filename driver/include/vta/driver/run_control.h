@@ -1,9 +1,11 @@
 #pragma once
-// Running a program on the accelerator through its control registers, and turning what the registers
-// say into the statistics and a diagnostic: the part of the simulation controller that does not care
-// how the design is clocked. The tsim clocks the Verilated model itself (Simulator); a virtual platform
-// clocks it with SystemC and reaches its registers over TLM. Both give the same verdicts, the same
-// diagnostics and the same statistics because they run this code.
+/// \file vta/driver/run_control.h
+/// Running a program on the accelerator through its control registers (vta/driver/vcr_map.h), and
+/// turning what the registers say into the statistics and a diagnostic: the part of every
+/// register-level backend that does not care how the design is reached. The tsim clocks the Verilated
+/// model itself; a virtual platform clocks it with SystemC and reaches its registers over TLM; a board
+/// reaches them through its Linux driver's register window. All give the same verdicts, the same
+/// diagnostics and the same statistics because they run this code.
 
 #include <cstdint>
 #include <string>
@@ -11,9 +13,8 @@
 #include "vta/driver/device.h"
 #include "vta/driver/isa.h"
 #include "vta/driver/memory.h"
-#include "vta/tsim/rtl_assert.h"
 
-namespace vta::tsim {
+namespace vta {
 
 /// The accelerator as a run sees it.
 class RegisterBus {
@@ -29,14 +30,20 @@ class RegisterBus {
   virtual uint64_t cycles() const = 0;
   /// Resets the design (SRAM contents stay, tokens and counters are cleared).
   virtual void reset_design() = 0;
-  /// The RTL's assertions that failed since they were last cleared.
-  virtual tsim::AssertionLog& assertions() = 0;
+  /// Whether the design reported a fault of its own since the last take_fault() (a simulator: an RTL
+  /// assertion failed). A run stops at the next look and fails with kInternal.
+  virtual bool faulted() const { return false; }
+  /// What the fault was, for the diagnostic after "error [internal]: " (ends with a newline), and
+  /// forgets it.
+  virtual std::string take_fault() { return {}; }
+  /// Told every program a run is about to start (a simulator names the instructions in its waveform).
+  virtual void on_program(const Isa& /*isa*/, const uint8_t* /*stream*/, uint32_t /*count*/) {}
   /// Finishes the waveform being written, if any, and returns its path ("" when none): an interrupted
   /// run leaves a complete file behind.
   virtual std::string close_waveform() { return {}; }
 };
 
-struct RunOptions {
+struct RunControlOptions {
   uint64_t default_budget = uint64_t{1} << 34;  ///< cycles, when run() is given 0
   uint32_t watchdog = 4096;                     ///< written to the WATCHDOG register after every reset
   bool host_validation = true;                  ///< validate each program as the fsim does before starting it
@@ -49,7 +56,7 @@ struct RunOptions {
 
 class RunControl {
  public:
-  RunControl(RegisterBus& bus, Dram& memory, const Config& config, RunOptions options);
+  RunControl(RegisterBus& bus, Dram& memory, const Config& config, RunControlOptions options);
   RunControl(const RunControl&) = delete;
   RunControl& operator=(const RunControl&) = delete;
 
@@ -79,11 +86,20 @@ class RunControl {
   RegisterBus& bus_;
   Dram& memory_;
   Isa isa_;
-  RunOptions options_;
+  RunControlOptions options_;
   Stats stats_;
   Stats base_;  ///< statistics before the last reset (the hardware counters restart from 0)
   std::string last_error_;
   ErrorKind last_error_kind_ = ErrorKind::kNone;
 };
 
-}  // namespace vta::tsim
+/// Cycles clocked inside RunControl::run and the wall-clock seconds they took, summed over every
+/// controller of the process (for speed reports; register accesses and resets are not included).
+struct SpeedTotals {
+  uint64_t cycles = 0;
+  double seconds = 0;
+  double cycles_per_second() const { return seconds > 0 ? double(cycles) / seconds : 0; }
+};
+SpeedTotals speed_totals();
+
+}  // namespace vta

@@ -1,6 +1,6 @@
 // The run controller: a program through the control registers, the statistics, the diagnostics.
 
-#include "run_control.h"
+#include "vta/driver/run_control.h"
 
 #include <unistd.h>
 
@@ -15,13 +15,11 @@
 #include "vta/driver/interrupt.h"
 #include "vta/driver/program.h"
 #include "vta/driver/vcr_map.h"
-#include "vta/tsim/simulator.h"
-#include "wave.h"
 
-namespace vta::tsim {
+namespace vta {
 
 namespace {
-// The speed totals of vta/tsim/simulator.h: every run of every controller of the process.
+// The speed totals: every run of every controller of the process.
 std::mutex g_speed_mu;
 SpeedTotals g_speed;
 
@@ -42,7 +40,7 @@ SpeedTotals speed_totals() {
   return g_speed;
 }
 
-RunControl::RunControl(RegisterBus& bus, Dram& memory, const Config& config, RunOptions options)
+RunControl::RunControl(RegisterBus& bus, Dram& memory, const Config& config, RunControlOptions options)
     : bus_(bus), memory_(memory), isa_(config), options_(options) {}
 
 void RunControl::reset() {
@@ -88,7 +86,7 @@ RunStatus RunControl::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
     }
   }
   // names for the instruction signals of any waveform being written
-  note_program(isa_, memory_.translate(insn_addr, uint64_t(count) * Config::kInsnElemBytes), count);
+  bus_.on_program(isa_, memory_.translate(insn_addr, uint64_t(count) * Config::kInsnElemBytes), count);
   if (options_.shared) {
     bus_.write_reg(vcr::kCtrl, vcr::bit("CTRL_CLEAR_STATS"));
     base_ = stats_;
@@ -105,7 +103,7 @@ RunStatus RunControl::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
     g_speed.cycles += bus_.cycles() - start;
     g_speed.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  if (!bus_.assertions().empty()) return assertion_failed(before);
+  if (bus_.faulted()) return assertion_failed(before);
   if (interrupted != 0) {
     const std::string wave = bus_.close_waveform();
     return fail(RunStatus::kError, ErrorKind::kInterrupted,
@@ -143,7 +141,7 @@ RunStatus RunControl::run(PhysAddr insn_addr, uint32_t count, uint64_t budget) {
                            insn_addr, count),
                   before);
     }
-    if (!bus_.assertions().empty()) return assertion_failed(before);
+    if (bus_.faulted()) return assertion_failed(before);
     if (vcr::extract(status, vcr::field("STATUS_ERROR_PENDING")) == 0) {
       stats_.cycle_count = stats_.cycle_count.value_or(0) + cycles;
       read_stats();
@@ -188,7 +186,7 @@ bool RunControl::clock_until_done(uint64_t budget, uint32_t count, int& interrup
     const uint64_t waited = bus_.cycles() - start;
     if (waited >= budget) break;
     done = bus_.wait_irq(std::min(kSlice, budget - waited));
-    if (done || !bus_.assertions().empty()) break;
+    if (done || bus_.faulted()) break;
     if (const int sig = stop_signal(); sig != 0) {
       interrupted = sig;
       break;
@@ -232,15 +230,9 @@ ErrorKind RunControl::classify(uint32_t error_status, PhysAddr insn_addr, uint32
 }
 
 RunStatus RunControl::assertion_failed(const Stats& before) {
-  std::ostringstream d;
-  const auto& failures = bus_.assertions().failures();
-  d << "vta " << options_.name << ": error [" << to_string(ErrorKind::kInternal) << "]: RTL assertion "
-    << failures.front().name << " failed by cycle " << bus_.cycles()
-    << " (a hardware or bus-model bug: please report it)\n";
-  for (const auto& f : failures)
-    d << "  " << f.to_string() << (f.count > 1 ? ", " + std::to_string(f.count) + " times" : "") << "\n";
-  bus_.assertions().clear();
-  return fail(RunStatus::kError, ErrorKind::kInternal, d.str(), before);
+  std::string d = "vta " + std::string(options_.name) + ": error [" + to_string(ErrorKind::kInternal) + "]: ";
+  d += bus_.take_fault();
+  return fail(RunStatus::kError, ErrorKind::kInternal, d, before);
 }
 
 RunStatus RunControl::fail(RunStatus status, ErrorKind kind, std::string diagnostic, const Stats& before) {
@@ -331,4 +323,4 @@ std::string RunControl::diagnose(RunStatus status, ErrorKind kind, const std::st
   return d.str();
 }
 
-}  // namespace vta::tsim
+}  // namespace vta
