@@ -21,6 +21,7 @@ struct Registry {
   std::mutex mu;
   std::map<std::string, DeviceFactory, std::less<>> factories;
   std::map<std::string, AddressCheck, std::less<>> address_checks;  // per scheme
+  std::map<std::string, MemoryFactory, std::less<>> memories;       // backends with memory of their own
 };
 
 Registry& registry() {
@@ -152,6 +153,31 @@ std::vector<std::string> backend_schemes() {
     if (is_scheme(name)) names.push_back(name);
   }
   return names;
+}
+
+void register_backend_memory(std::string name, MemoryFactory make) {
+  auto& r = registry();
+  std::lock_guard lock(r.mu);
+  r.memories[std::move(name)] = std::move(make);
+}
+
+namespace {
+Dram* make_global_dram() {
+  MemoryFactory make;
+  {
+    auto& r = registry();
+    std::lock_guard lock(r.mu);
+    if (auto it = r.memories.find(default_target()); it != r.memories.end()) make = it->second;
+  }
+  return make ? make().release() : new Dram;
+}
+}  // namespace
+
+Dram& Dram::global() {
+  // Never destroyed: buffers still alive at exit (a leaked VTABufferAlloc, a static device) may free
+  // into it while other static objects are destroyed; the system reclaims the memory.
+  static Dram* dram = make_global_dram();
+  return *dram;
 }
 
 bool is_known_target(std::string_view target) { return find_factory(target, nullptr) != nullptr; }

@@ -3,19 +3,20 @@
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <stdexcept>
 #include <string>
 
 namespace vta {
-
-Dram& Dram::global() {
-  // Never destroyed: buffers still alive at exit (a leaked VTABufferAlloc, a static device) may free
-  // into it while other static objects are destroyed; the system reclaims the reservation.
-  static Dram* dram = new Dram;
-  return *dram;
+namespace {
+std::string to_hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
 }
+}  // namespace
 
 Dram::Dram(int address_bits) {
   if (address_bits <= kPageBits || address_bits > kMaxAddressBits) {
@@ -39,7 +40,36 @@ Dram::Dram(int address_bits) {
   dirty_.assign((total_pages_ + 63) / 64, 0);
 }
 
-Dram::~Dram() { munmap(base_, total_pages_ * kPageBytes); }
+Dram::Dram(DramRegion region) {
+  const auto what = [&](const std::string& problem) {
+    return std::invalid_argument("vta: the memory region " + region.name + " " + problem);
+  };
+  if (region.host == nullptr || reinterpret_cast<uintptr_t>(region.host) % kPageBytes != 0)
+    throw what("is not mapped at a page boundary");
+  if (region.phys == 0 || region.phys % kPageBytes != 0)
+    throw what("has physical address 0x" + to_hex(region.phys) + ", which is 0 or not a multiple of 4096");
+  if (region.bytes < kPageBytes || region.bytes % kPageBytes != 0)
+    throw what("has " + std::to_string(region.bytes) + " bytes, not a whole number of 4 KiB pages");
+  if (region.phys + region.bytes > (uint64_t{1} << 32) || region.phys + region.bytes < region.phys)
+    throw what("ends past the 32-bit physical address space (0x" + to_hex(region.phys) + " + " +
+               std::to_string(region.bytes) + " bytes): VTA's addresses are 32 bits");
+  total_pages_ = region.bytes / kPageBytes;
+  base_ = region.host;
+  phys0_ = region.phys;
+  free_pages_[0] = total_pages_;
+  // What the region held before is unknown: every page is cleaned as it is handed out.
+  dirty_.assign((total_pages_ + 63) / 64, ~uint64_t{0});
+  dirty_pages_ = total_pages_;
+  region_ = std::move(region);
+}
+
+Dram::~Dram() {
+  if (!region_) {
+    munmap(base_, total_pages_ * kPageBytes);
+  } else if (region_->release) {
+    region_->release();
+  }
+}
 
 void* Dram::alloc(size_t size) {
   if (size == 0 || size > total_pages_ * kPageBytes) return nullptr;
@@ -52,9 +82,9 @@ void* Dram::alloc(size_t size) {
 }
 
 void* Dram::alloc_at(PhysAddr phys, size_t size) {
-  if (size == 0 || size > total_pages_ * kPageBytes || phys % kPageBytes != 0 || phys == 0) return nullptr;
+  if (size == 0 || size > total_pages_ * kPageBytes || phys % kPageBytes != 0 || phys < phys0_) return nullptr;
   const size_t pages = (size + kPageBytes - 1) / kPageBytes;
-  const uint64_t first = (phys >> kPageBits) - 1;
+  const uint64_t first = (phys - phys0_) >> kPageBits;
   if (first >= total_pages_ || pages > total_pages_ - first) return nullptr;
   std::lock_guard lock(mu_);
   // The free run that contains the first page must hold all of them.
@@ -70,7 +100,7 @@ void* Dram::take(std::map<size_t, size_t>::iterator run, size_t first, size_t pa
   free_pages_.erase(run);
   if (first > run_first) free_pages_[run_first] = first - run_first;
   if (run_first + run_pages > first + pages) free_pages_[first + pages] = run_first + run_pages - first - pages;
-  const PhysAddr phys = static_cast<PhysAddr>(first + 1) << kPageBits;
+  const PhysAddr phys = phys0_ + (static_cast<PhysAddr>(first) << kPageBits);
   uint8_t* host = base_ + first * kPageBytes;  // zero: never touched, given back, or cleaned here
   if (dirty_pages_ > 0) clean(first, pages);
   by_phys_[phys] = DramBlock{phys, host, size, pages};
@@ -81,13 +111,17 @@ bool Dram::free(void* host) {
   const auto h = reinterpret_cast<uintptr_t>(host), b0 = reinterpret_cast<uintptr_t>(base_);
   if (h < b0 || h - b0 >= total_pages_ * kPageBytes) return false;
   std::lock_guard lock(mu_);
-  auto b = by_phys_.find(PhysAddr(h - b0) + kPageBytes);
+  auto b = by_phys_.find(PhysAddr(h - b0) + phys0_);
   if (b == by_phys_.end()) return false;
-  size_t first = static_cast<size_t>(b->first >> kPageBits) - 1, pages = b->second.pages;
+  size_t first = static_cast<size_t>((b->first - phys0_) >> kPageBits), pages = b->second.pages;
   by_phys_.erase(b);
   // Give the pages back: their memory is released and they read as zero when reused. Small frees
   // are given back together (each madvise flushes the TLB: ~15 us here, 100x a malloc/free pair).
-  if (pages * kPageBytes >= kDirtyLimit) {
+  // A region's pages are not ours to give back: they are cleaned when handed out again.
+  if (region_) {
+    for (size_t p = first; p < first + pages; ++p) dirty_[p / 64] |= uint64_t{1} << (p % 64);
+    dirty_pages_ += pages;
+  } else if (pages * kPageBytes >= kDirtyLimit) {
     madvise(base_ + first * kPageBytes, pages * kPageBytes, MADV_DONTNEED);
   } else {
     for (size_t p = first; p < first + pages; ++p) dirty_[p / 64] |= uint64_t{1} << (p % 64);
@@ -157,7 +191,7 @@ void Dram::clean(size_t first, size_t pages) {
 std::optional<DramBlock> Dram::block_of(const void* host) const {
   const auto h = reinterpret_cast<uintptr_t>(host), b0 = reinterpret_cast<uintptr_t>(base_);
   if (h < b0 || h - b0 > total_pages_ * kPageBytes) return std::nullopt;
-  const PhysAddr phys = PhysAddr(h - b0) + kPageBytes;
+  const PhysAddr phys = PhysAddr(h - b0) + phys0_;
   std::lock_guard lock(mu_);
   auto it = by_phys_.upper_bound(phys);
   if (it == by_phys_.begin()) return std::nullopt;
@@ -194,6 +228,13 @@ std::optional<DramBlock> Dram::block_at(PhysAddr phys) const {
   const DramBlock* b = find_phys(phys);
   if (b == nullptr) return std::nullopt;
   return *b;
+}
+
+std::pair<PhysAddr, PhysAddr> Dram::live_span() const {
+  std::lock_guard lock(mu_);
+  if (by_phys_.empty()) return {0, 0};
+  const DramBlock& last = by_phys_.rbegin()->second;
+  return {by_phys_.begin()->first, last.phys + last.pages * kPageBytes};
 }
 
 size_t Dram::live_blocks() const {

@@ -231,6 +231,8 @@ void Simulator::stop_wave() {
 }
 
 void Simulator::write_reg(uint32_t offset, uint32_t value) { impl_->write_reg(offset, value); }
+bool Simulator::clock_until_irq(uint64_t cycles) { return impl_->wait_irq(cycles); }
+std::string Simulator::take_fault() { return impl_->take_fault(); }
 uint32_t Simulator::read_reg(uint32_t offset) { return impl_->read_reg(offset); }
 
 const Stats& Simulator::stats() const { return impl_->control.stats(); }

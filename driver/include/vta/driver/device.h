@@ -171,6 +171,11 @@ using AddressCheck = std::function<void(std::string_view address)>;
 /// ending in "://" registers a scheme: every target starting with it goes to `factory`, which finds
 /// the rest in DeviceOptions::address; `check`, when given, is what check_target runs on the address.
 void register_backend(std::string name, DeviceFactory factory, AddressCheck check = {});
+/// Makes the memory of a backend that has its own (a board: its DMA buffer). When VTA_TARGET names
+/// the backend, Dram::global() is made by it (at its first call), so every buffer the runtime and the
+/// C API allocate is in memory the device can reach.
+using MemoryFactory = std::function<std::unique_ptr<Dram>()>;
+void register_backend_memory(std::string name, MemoryFactory make);
 /// Names of the registered backends that need no address, sorted (the ones a test can open).
 std::vector<std::string> backend_names();
 /// The registered schemes ("rpc://"), sorted.

@@ -115,6 +115,14 @@ class Simulator {
   uint64_t cycle() const;
   const PortCounters& port_counters() const;
 
+  /// Clocks the design until its interrupt output is high or `cycles` cycles have passed, and returns
+  /// whether it is high: the free-running clock of the board emulator, whose driver runs programs
+  /// through the registers itself (run() clocks its own runs).
+  bool clock_until_irq(uint64_t cycles);
+  /// The RTL assertions that failed since the last call, as a run's diagnostic states them ("" when
+  /// none); forgets them.
+  std::string take_fault();
+
   /// Starts / stops a waveform dump (the C++ API of VTA_WAVE).
   void start_wave(const WaveOptions& wave);
   void stop_wave();
