@@ -27,6 +27,7 @@ PACKAGES=(
   slurm-wlm munge iproute2             # a single-node Slurm cluster for sweeps (scripts/slurm.sh; ss picks its ports)
   yosys                                # synthesis estimates of the RTL (hw/synth, docs/SYNTHESIS.md)
   lcov                                 # the RTL coverage report in HTML (genhtml; scripts/coverage.sh, docs/COVERAGE.md)
+  device-tree-compiler                 # the board kit's device-tree overlays, compiled in a test (hw/fpga, docs/FPGA.md)
 )
 # Retraining the classifiers (models/fashion_mnist/train.py) takes PyTorch: scripts/setup.sh --train
 if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-torch python3-onnx); fi

@@ -76,7 +76,7 @@ struct Emulator::Impl {
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) return;
     if (client >= 0 && gone(client)) drop_driver();  // its end may be seen here first
-    if (client >= 0) {  // a board has one driver at a time
+    if (client >= 0) {                               // a board has one driver at a time
       send_reply(fd, wire::Status::kBusy, 0, "another driver (process) has the board");
       ::close(fd);
       return;
@@ -104,9 +104,7 @@ struct Emulator::Impl {
     if (k != sizeof r) return false;
     uint32_t value = 0;
     switch (wire::Op(r.op)) {
-      case wire::Op::kRead:
-        value = sim->read_reg(r.offset);
-        break;
+      case wire::Op::kRead: value = sim->read_reg(r.offset); break;
       case wire::Op::kWrite:
         sim->write_reg(r.offset, r.value);
         if (r.offset == vcr::kCtrl && (r.value & vcr::bit("CTRL_LAUNCH"))) running = true;
@@ -120,8 +118,8 @@ struct Emulator::Impl {
         break;
       }
       default:
-        return send_reply(client, wire::Status::kFault, 0, "the board emulator got an unknown request " +
-                                                              std::to_string(r.op) + "\n");
+        return send_reply(client, wire::Status::kFault, 0,
+                          "the board emulator got an unknown request " + std::to_string(r.op) + "\n");
     }
     const std::string fault = sim->take_fault();
     return send_reply(client, fault.empty() ? wire::Status::kOk : wire::Status::kFault, value, fault);
@@ -151,8 +149,10 @@ Emulator::Emulator(EmulatorOptions options) : impl_(std::make_unique<Impl>(std::
   const EmulatorOptions& o = m.options;
   if (o.dir.empty()) throw std::invalid_argument("vta-board-emulator: no directory given for the board's files");
   if (o.dma_bytes == 0 || o.dma_bytes % Dram::kPageBytes != 0 || o.dma_bytes > (uint64_t{1} << 31)) {
-    throw std::invalid_argument("vta-board-emulator: the DMA buffer's size must be a whole number of 4 KiB pages "
-                                "up to 2 GiB, not " + std::to_string(o.dma_bytes));
+    throw std::invalid_argument(
+        "vta-board-emulator: the DMA buffer's size must be a whole number of 4 KiB pages "
+        "up to 2 GiB, not " +
+        std::to_string(o.dma_bytes));
   }
   const fs::path dir = fs::absolute(o.dir);
   std::error_code ec;
@@ -172,7 +172,7 @@ Emulator::Emulator(EmulatorOptions options) : impl_(std::make_unique<Impl>(std::
   ::close(fd);
   if (p == MAP_FAILED) fail("cannot map " + dma.string());
   m.dma = static_cast<uint8_t*>(p);
-  DramRegion region{m.dma, o.dma_phys, o.dma_bytes, dma.string(), {}};
+  DramRegion region{m.dma, o.dma_phys, o.dma_bytes, dma.string(), /*zeroed=*/true, {}};  // a new file
   m.memory = std::make_unique<Dram>(std::move(region));
   // the accelerator reaches the whole buffer: one allocation spanning it
   if (m.memory->alloc_at(o.dma_phys, o.dma_bytes) == nullptr) {

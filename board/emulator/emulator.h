@@ -23,10 +23,10 @@
 namespace vta::board {
 
 struct EmulatorOptions {
-  std::string dir;                            ///< where the files are made (created if missing)
-  uint64_t dma_bytes = uint64_t{256} << 20;   ///< the DMA buffer's size
-  PhysAddr dma_phys = 0x10000000;             ///< its physical address
-  tsim::Simulator::Options sim;               ///< DRAM timing, waveform, ... (dram_memory is the buffer)
+  std::string dir;                           ///< where the files are made (created if missing)
+  uint64_t dma_bytes = uint64_t{256} << 20;  ///< the DMA buffer's size
+  PhysAddr dma_phys = 0x10000000;            ///< its physical address
+  tsim::Simulator::Options sim;              ///< DRAM timing, waveform, ... (dram_memory is the buffer)
   /// When set, the physical address the sysfs file states (a driver given a wrong one: tests).
   std::optional<PhysAddr> stated_phys;
 };

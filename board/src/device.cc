@@ -31,7 +31,8 @@ std::string hex(uint32_t v) {
 class BoardBus final : public RegisterBus {
  public:
   BoardBus(RegisterWindow& window, double stall_seconds)
-      : window_(window), stall_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(stall_seconds))),
+      : window_(window),
+        stall_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(stall_seconds))),
         stall_seconds_(stall_seconds) {}
 
   void write_reg(uint32_t offset, uint32_t value) override { window_.write(offset, value); }
@@ -60,8 +61,8 @@ class BoardBus final : public RegisterBus {
       if (now != last) {
         last = now, moved = Clock::now();
       } else if (Clock::now() - moved > stall_) {
-        throw std::runtime_error("fpga: the accelerator's cycle counter has stood at " + std::to_string(now) +
-                                 " for " + std::to_string(stall_seconds_).substr(0, 5) +
+        throw std::runtime_error("fpga: the accelerator's cycle counter has stood at " + std::to_string(now) + " for " +
+                                 std::to_string(stall_seconds_).substr(0, 5) +
                                  " s while a run is in progress (VTA_FPGA_STALL_SECONDS): its clock is stopped or "
                                  "the bitstream is not VTA's");
       }
@@ -96,9 +97,7 @@ class BoardBus final : public RegisterBus {
   }
 
  private:
-  bool run_over() const {
-    return (window_.read(vcr::kCtrl) & (vcr::bit("CTRL_DONE") | vcr::bit("CTRL_ERROR"))) != 0;
-  }
+  bool run_over() const { return (window_.read(vcr::kCtrl) & (vcr::bit("CTRL_DONE") | vcr::bit("CTRL_ERROR"))) != 0; }
 
   RegisterWindow& window_;
   Clock::duration stall_;
@@ -118,7 +117,8 @@ class BoardDevice final : public Device {
     control_.reset();
     // A window that is not VTA's (another bitstream, a wrong UIO device) is caught here, not in a run.
     if (const uint32_t w = window_->read(vcr::kWatchdog); w != vcr::kDefaultWatchdog) {
-      throw std::runtime_error("fpga: " + window_->name() + " does not behave as VTA's registers: WATCHDOG was set to " +
+      throw std::runtime_error("fpga: " + window_->name() +
+                               " does not behave as VTA's registers: WATCHDOG was set to " +
                                std::to_string(vcr::kDefaultWatchdog) + " and reads " + std::to_string(w) +
                                " (is VTA's bitstream loaded, and is this its UIO device?)");
     }

@@ -74,8 +74,7 @@ class UioWindow final : public RegisterWindow {
  private:
   // The size of map 0 from sysfs (/sys/class/uio/uioN/maps/map0/size), or a page when it is not there.
   static size_t map_size(const std::string& path) {
-    const std::string sysfs =
-        "/sys/class/uio/" + std::filesystem::path(path).filename().string() + "/maps/map0/size";
+    const std::string sysfs = "/sys/class/uio/" + std::filesystem::path(path).filename().string() + "/maps/map0/size";
     std::error_code ec;
     if (!std::filesystem::exists(sysfs, ec)) return 4096;
     const std::string text = read_file(sysfs, 64);
@@ -162,8 +161,8 @@ class EmulatorWindow final : public RegisterWindow {
     auto* p = static_cast<char*>(data);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (n > 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                             std::chrono::steady_clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       pollfd pf{fd_, POLLIN, 0};
       const int ready = left.count() > 0 ? ::poll(&pf, 1, int(left.count())) : 0;
       if (ready < 0 && errno == EINTR) continue;

@@ -57,9 +57,9 @@ Dram::Dram(DramRegion region) {
   base_ = region.host;
   phys0_ = region.phys;
   free_pages_[0] = total_pages_;
-  // What the region held before is unknown: every page is cleaned as it is handed out.
-  dirty_.assign((total_pages_ + 63) / 64, ~uint64_t{0});
-  dirty_pages_ = total_pages_;
+  // What the region held before is unknown (unless it says): every page is cleaned as it is handed out.
+  dirty_.assign((total_pages_ + 63) / 64, region.zeroed ? 0 : ~uint64_t{0});
+  dirty_pages_ = region.zeroed ? 0 : total_pages_;
   region_ = std::move(region);
 }
 

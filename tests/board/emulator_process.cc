@@ -23,6 +23,7 @@ EmulatorProcess::EmulatorProcess(const std::vector<std::string>& extra)
   if (pid_ < 0) throw std::runtime_error("cannot fork");
   if (pid_ == 0) {
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     ::execv(argv[0], argv.data());
@@ -37,7 +38,8 @@ EmulatorProcess::EmulatorProcess(const std::vector<std::string>& extra)
       pid_ = -1;
       throw std::runtime_error("vta-board-emulator exited before serving (status " + std::to_string(status) + ")");
     }
-    if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("vta-board-emulator did not start in 60 s");
+    if (std::chrono::steady_clock::now() > deadline)
+      throw std::runtime_error("vta-board-emulator did not start in 60 s");
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   settings_ = board::BoardSettings::from_file(board.string());

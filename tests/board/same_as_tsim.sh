@@ -10,7 +10,7 @@ trap 'rm -rf "$scratch"' EXIT
 "$@" --target tsim >"$scratch/tsim.out"
 "$emulator" run -- "$@" >"$scratch/fpga.out"
 for f in tsim fpga; do
-  grep -v -E '^(tsim|fpga): [0-9]+ cycles simulated' "$scratch/$f.out" | sed -E 's/ on (tsim|fpga) ==$/ on TARGET ==/' >"$scratch/$f.cmp"
+  grep -v -E '^(tsim|fpga): [0-9]+ cycles (simulated|run) in' "$scratch/$f.out" | sed -E 's/ on (tsim|fpga) ==$/ on TARGET ==/' >"$scratch/$f.cmp"
 done
 if ! diff -u "$scratch/tsim.cmp" "$scratch/fpga.cmp"; then
   echo "same_as_tsim: $* differs between the tsim and the board (above)" >&2

@@ -193,8 +193,8 @@ TEST(Board, ProgramsGiveTheTsimsStatisticsAndCycles) {
     std::fill(out.data(), out.data() + (1 << 14), 0);
     ASSERT_EQ(run(*rig.dev, *rig.memory, p), RunStatus::kOk) << rig.dev->last_error();
     EXPECT_TRUE(std::equal(want.begin(), want.end(), out.data())) << "seed " << seed;
-    EXPECT_EQ(rig.dev->stats(), tsim->stats()) << "seed " << seed << ": fpga " << rig.dev->stats().to_json()
-                                                << "\ntsim " << tsim->stats().to_json();
+    EXPECT_EQ(rig.dev->stats(), tsim->stats())
+        << "seed " << seed << ": fpga " << rig.dev->stats().to_json() << "\ntsim " << tsim->stats().to_json();
     cycles += rig.dev->stats().cycle_count.value_or(0);
   }
   EXPECT_GT(cycles, 0u);

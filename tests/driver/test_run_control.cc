@@ -7,9 +7,9 @@
 #include <csignal>
 #include <map>
 
-#include "vta/driver/run_control.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/interrupt.h"
+#include "vta/driver/run_control.h"
 #include "vta/driver/vcr_map.h"
 
 namespace vta {

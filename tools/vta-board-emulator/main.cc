@@ -43,8 +43,9 @@ struct TempDir {
 };
 
 int run(int argc, char** argv) {
-  CLI::App app{"Emulate a VTA board (its UIO register window and u-dma-buf DMA buffer) with the Verilated RTL, "
-               "for VTA_TARGET=fpga without a board (docs/FPGA.md)"};
+  CLI::App app{
+      "Emulate a VTA board (its UIO register window and u-dma-buf DMA buffer) with the Verilated RTL, "
+      "for VTA_TARGET=fpga without a board (docs/FPGA.md)"};
   app.require_subcommand(1);
   std::string dir;
   uint64_t dma_mib = 256;
@@ -69,7 +70,8 @@ int run(int argc, char** argv) {
   auto parse_addr = [](const std::string& s, const char* what) {
     char* end = nullptr;
     const unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-    if (s.empty() || *end != '\0' || s[0] == '-') throw std::invalid_argument(std::string(what) + " \"" + s + "\" is not a number");
+    if (s.empty() || *end != '\0' || s[0] == '-')
+      throw std::invalid_argument(std::string(what) + " \"" + s + "\" is not a number");
     return vta::PhysAddr(v);
   };
   std::optional<TempDir> temp;
@@ -100,6 +102,7 @@ int run(int argc, char** argv) {
     ::setenv("VTA_TARGET", "fpga", 1);
     ::setenv("VTA_FPGA_BOARD", emulator.board_file().c_str(), 1);
     std::vector<char*> args;
+    args.reserve(command.size() + 1);
     for (auto& a : command) args.push_back(a.data());
     args.push_back(nullptr);
     ::execvp(args[0], args.data());

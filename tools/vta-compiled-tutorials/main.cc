@@ -104,8 +104,7 @@ static int run(int argc, char** argv) {
   app.add_option("workload", which, "matmul, conv, all (the two tutorials) or resnet18 (every ResNet-18 convolution)")
       ->check(CLI::IsMember({"matmul", "conv", "all", "resnet18"}));
   app.add_option("--seed", seed, "seed of the random int8 inputs");
-  app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
-      ->check(vta::tools::target_validator());
+  app.add_option("--target", target, vta::tools::kTargetHelp)->check(vta::tools::target_validator());
   app.add_option("--layer", layer, "resnet18: run only this layer (1 to 10)")->check(CLI::Range(1, 10));
   app.add_flag("--print", print, "print the lowered program after each schedule step");
   std::string remote_address;
@@ -210,7 +209,7 @@ static int run(int argc, char** argv) {
     std::fprintf(stderr, "vta-compiled-tutorials: error: %s\n", e.what());
     return 1;
   }
-  vta::tutorials::print_tsim_speed();
+  vta::tutorials::print_clocked_speed();
   return ok ? 0 : 1;
 }
 

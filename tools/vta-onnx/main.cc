@@ -66,8 +66,7 @@ int run(int argc, char** argv) {
   app.add_option("--labels", labels_file, "the inputs' classes (.npy, N integers): top-1 accuracy")
       ->check(CLI::ExistingFile);
   app.add_option("--images", images, "run only the first N inputs")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
-  app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
-      ->check(vta::tools::target_validator());
+  app.add_option("--target", target, vta::tools::kTargetHelp)->check(vta::tools::target_validator());
   app.add_option("--max-accuracy-drop", max_drop,
                  "fail (exit 1) when int8 top-1 accuracy is more than this many points below the float model's")
       ->check(CLI::Validator(

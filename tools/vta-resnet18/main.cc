@@ -36,8 +36,7 @@ int run(int argc, char** argv) {
   int64_t image = 224;
   int64_t batch = 0;
   bool verify = true, shifts = false, vta_pool = false;
-  app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
-      ->check(vta::tools::target_validator());
+  app.add_option("--target", target, vta::tools::kTargetHelp)->check(vta::tools::target_validator());
   app.add_option("--weights", weights, "a folder of .npy weights with manifest.json (default: generated, calibrated)")
       ->check(CLI::ExistingDirectory);
   app.add_option("--save-weights", save_weights, "write the weights used (and their shifts) to this folder");

@@ -20,8 +20,7 @@ static int run(int argc, char** argv) {
   std::string target;
   app.add_option("workload", which, "matmul, conv or all")->check(CLI::IsMember({"matmul", "conv", "all"}));
   app.add_option("--seed", seed, "seed of the random int8 inputs");
-  app.add_option("--target", target, "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
-      ->check(vta::tools::target_validator());
+  app.add_option("--target", target, vta::tools::kTargetHelp)->check(vta::tools::target_validator());
   VTA_CLI_PARSE(app, argc, argv);
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   bool ok = true;
@@ -40,7 +39,7 @@ static int run(int argc, char** argv) {
     std::fprintf(stderr, "vta-tutorials: error: %s\n", e.what());
     return 1;
   }
-  vta::tutorials::print_tsim_speed();
+  vta::tutorials::print_clocked_speed();
   return ok ? 0 : 1;
 }
 

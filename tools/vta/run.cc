@@ -38,9 +38,7 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("file", o.file, "a captured run (.vtacap) or, for run, a built module (Module::save)")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("-t,--target", o.target,
-                  "backend: fsim, tsim, systemc or rpc://HOST:PORT (default: VTA_TARGET, else fsim)")
-      ->check(vta::tools::target_validator());
+  cmd->add_option("-t,--target", o.target, vta::tools::kTargetHelp)->check(vta::tools::target_validator());
   cmd->add_option("--budget", o.budget,
                   "bound of the run in the backend's unit (cycles; fsim: work units); 0 = as captured")
       ->check(CLI::Range(uint64_t{0}, uint64_t{1} << 62));

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "vta/driver/run_control.h"
-#include "wave.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/run_control.h"
 #include "vta/sc/host_device.h"
+#include "wave.h"
 
 namespace vta::sc {
 

@@ -20,10 +20,10 @@
 #include "axi_dram.h"
 #include "core.h"  // and the model's root: the signals vta_top marks public for the timeline
 #include "host_port.h"
-#include "vta/driver/run_control.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/isa.h"
 #include "vta/driver/program.h"
+#include "vta/driver/run_control.h"
 #include "vta/driver/vcr_map.h"
 #include "vta/tsim/rtl_assert.h"
 #include "wave.h"

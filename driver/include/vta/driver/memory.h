@@ -34,10 +34,11 @@ struct DramBlock {
 /// Memory a Dram manages instead of reserving its own: a physically contiguous buffer mapped into this
 /// process (a board's DMA buffer).
 struct DramRegion {
-  uint8_t* host = nullptr;  ///< where it is mapped (page-aligned)
-  PhysAddr phys = 0;        ///< its physical address (page-aligned, not 0)
-  size_t bytes = 0;         ///< its size (a whole number of pages)
-  std::string name;         ///< what it is, for diagnostics ("/dev/udmabuf0")
+  uint8_t* host = nullptr;        ///< where it is mapped (page-aligned)
+  PhysAddr phys = 0;              ///< its physical address (page-aligned, not 0)
+  size_t bytes = 0;               ///< its size (a whole number of pages)
+  std::string name;               ///< what it is, for diagnostics ("/dev/udmabuf0")
+  bool zeroed = false;            ///< its bytes are all zero already (else each page is zeroed when handed out)
   std::function<void()> release;  ///< called when the Dram is destroyed (unmaps it)
 };
 
@@ -108,7 +109,7 @@ class Dram {
   std::vector<uint64_t> dirty_;  ///< bit per page: freed but not yet given back (so not zero)
   size_t dirty_pages_ = 0;
   size_t total_pages_;
-  uint8_t* base_ = nullptr;  ///< host address of page 0
+  uint8_t* base_ = nullptr;      ///< host address of page 0
   PhysAddr phys0_ = kPageBytes;  ///< physical address of page 0
   std::optional<DramRegion> region_;
   std::map<PhysAddr, DramBlock> by_phys_;

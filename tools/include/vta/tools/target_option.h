@@ -12,6 +12,10 @@
 
 namespace vta::tools {
 
+/// The --target option's help, the same in every program.
+inline constexpr const char* kTargetHelp =
+    "backend: fsim, tsim, systemc, fpga (a board, docs/FPGA.md) or rpc://HOST:PORT (default: VTA_TARGET, else fsim)";
+
 inline CLI::Validator target_validator() {
   return CLI::Validator(
       [](std::string& target) -> std::string {

@@ -133,8 +133,8 @@ class Simulator {
 };
 
 /// The speed totals of every register-level run of the process (vta/driver/run_control.h).
-using vta::SpeedTotals;
 using vta::speed_totals;
+using vta::SpeedTotals;
 
 /// Makes the tsim backend (as make_device("tsim", ...) does). Throws std::invalid_argument when
 /// `config` is not the configuration the RTL was built for.

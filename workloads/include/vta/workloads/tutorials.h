@@ -4,14 +4,11 @@
 // device (VTA_TARGET), verifies every output against a plain C++ reference and reports the statistics.
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "vta/driver/device.h"
-#ifdef VTA_HAVE_TSIM
-#include <cstdio>
-
-#include "vta/tsim/simulator.h"
-#endif
+#include "vta/driver/run_control.h"
 
 namespace vta::tutorials {
 
@@ -36,15 +33,15 @@ using vta::CycleBounds;
 /// reference outputs); true when every output is right and every counter equals the seed's.
 bool report(const char* title, const Result& r, const Stats& seed, const char* success, const std::string& where = "");
 
-/// Prints the tsim's total simulated cycles and speed when this program ran on it. Inline: a program
-/// built with the tsim defines VTA_HAVE_TSIM (the library itself does not link the tsim).
-inline void print_tsim_speed() {
-#ifdef VTA_HAVE_TSIM
-  if (const auto speed = vta::tsim::speed_totals(); speed.cycles > 0) {
-    std::printf("tsim: %llu cycles simulated in %.2f s (%.0f cycles/s)\n",
-                static_cast<unsigned long long>(speed.cycles), speed.seconds, speed.cycles_per_second());
+/// Prints the cycles the register-level backends (tsim, systemc, fpga) ran and their speed when this
+/// program ran on one: "tsim: N cycles simulated in S s (R cycles/s)" ("run" on a board).
+inline void print_clocked_speed() {
+  if (const auto speed = vta::speed_totals(); speed.cycles > 0) {
+    const std::string target = vta::default_target();
+    std::printf("%s: %llu cycles %s in %.2f s (%.0f cycles/s)\n", target.c_str(),
+                static_cast<unsigned long long>(speed.cycles), target == "fpga" ? "run" : "simulated", speed.seconds,
+                speed.cycles_per_second());
   }
-#endif
 }
 
 /// The statistics tables printed by the seeds.

@@ -1,0 +1,87 @@
+// vta_top with the port names Vivado's block design recognises as interfaces (s_axi_control: AXI4-Lite
+// slave, m_axi_gmem: AXI4 master, ap_clk, ap_rst_n, interrupt), in Verilog because a block design's
+// module reference cannot be SystemVerilog at its top. The parameters must be the configuration's
+// (BusWidth, AxiIdWidth of vta_config_pkg / vta_pkg); hw/fpga/check_kit.py checks the defaults against
+// the build's configuration, and vta_project.tcl passes the others. docs/FPGA.md.
+module vta_axi_wrapper #(
+  parameter BUS_WIDTH = 64,
+  parameter ID_WIDTH  = 4
+) (
+  input  wire                    ap_clk,
+  input  wire                    ap_rst_n,
+  output wire                    interrupt,
+  // AXI4-Lite slave: the control registers (vta/driver/vcr_map.h)
+  input  wire [11:0]             s_axi_control_awaddr,
+  input  wire                    s_axi_control_awvalid,
+  output wire                    s_axi_control_awready,
+  input  wire [31:0]             s_axi_control_wdata,
+  input  wire [3:0]              s_axi_control_wstrb,
+  input  wire                    s_axi_control_wvalid,
+  output wire                    s_axi_control_wready,
+  output wire [1:0]              s_axi_control_bresp,
+  output wire                    s_axi_control_bvalid,
+  input  wire                    s_axi_control_bready,
+  input  wire [11:0]             s_axi_control_araddr,
+  input  wire                    s_axi_control_arvalid,
+  output wire                    s_axi_control_arready,
+  output wire [31:0]             s_axi_control_rdata,
+  output wire [1:0]              s_axi_control_rresp,
+  output wire                    s_axi_control_rvalid,
+  input  wire                    s_axi_control_rready,
+  // AXI4 master: the accelerator's memory
+  output wire [ID_WIDTH-1:0]     m_axi_gmem_arid,
+  output wire [31:0]             m_axi_gmem_araddr,
+  output wire [7:0]              m_axi_gmem_arlen,
+  output wire [2:0]              m_axi_gmem_arsize,
+  output wire [1:0]              m_axi_gmem_arburst,
+  output wire                    m_axi_gmem_arvalid,
+  input  wire                    m_axi_gmem_arready,
+  input  wire [ID_WIDTH-1:0]     m_axi_gmem_rid,
+  input  wire [BUS_WIDTH-1:0]    m_axi_gmem_rdata,
+  input  wire [1:0]              m_axi_gmem_rresp,
+  input  wire                    m_axi_gmem_rlast,
+  input  wire                    m_axi_gmem_rvalid,
+  output wire                    m_axi_gmem_rready,
+  output wire [ID_WIDTH-1:0]     m_axi_gmem_awid,
+  output wire [31:0]             m_axi_gmem_awaddr,
+  output wire [7:0]              m_axi_gmem_awlen,
+  output wire [2:0]              m_axi_gmem_awsize,
+  output wire [1:0]              m_axi_gmem_awburst,
+  output wire                    m_axi_gmem_awvalid,
+  input  wire                    m_axi_gmem_awready,
+  output wire [BUS_WIDTH-1:0]    m_axi_gmem_wdata,
+  output wire [BUS_WIDTH/8-1:0]  m_axi_gmem_wstrb,
+  output wire                    m_axi_gmem_wlast,
+  output wire                    m_axi_gmem_wvalid,
+  input  wire                    m_axi_gmem_wready,
+  input  wire [ID_WIDTH-1:0]     m_axi_gmem_bid,
+  input  wire [1:0]              m_axi_gmem_bresp,
+  input  wire                    m_axi_gmem_bvalid,
+  output wire                    m_axi_gmem_bready
+);
+  vta_top u_vta (
+    .clk_i(ap_clk), .rst_ni(ap_rst_n), .irq_o(interrupt),
+    .s_axil_awvalid_i(s_axi_control_awvalid), .s_axil_awready_o(s_axi_control_awready),
+    .s_axil_awaddr_i(s_axi_control_awaddr),
+    .s_axil_wvalid_i(s_axi_control_wvalid), .s_axil_wready_o(s_axi_control_wready),
+    .s_axil_wdata_i(s_axi_control_wdata), .s_axil_wstrb_i(s_axi_control_wstrb),
+    .s_axil_bvalid_o(s_axi_control_bvalid), .s_axil_bready_i(s_axi_control_bready),
+    .s_axil_bresp_o(s_axi_control_bresp),
+    .s_axil_arvalid_i(s_axi_control_arvalid), .s_axil_arready_o(s_axi_control_arready),
+    .s_axil_araddr_i(s_axi_control_araddr),
+    .s_axil_rvalid_o(s_axi_control_rvalid), .s_axil_rready_i(s_axi_control_rready),
+    .s_axil_rdata_o(s_axi_control_rdata), .s_axil_rresp_o(s_axi_control_rresp),
+    .m_axi_arvalid_o(m_axi_gmem_arvalid), .m_axi_arready_i(m_axi_gmem_arready), .m_axi_arid_o(m_axi_gmem_arid),
+    .m_axi_araddr_o(m_axi_gmem_araddr), .m_axi_arlen_o(m_axi_gmem_arlen), .m_axi_arsize_o(m_axi_gmem_arsize),
+    .m_axi_arburst_o(m_axi_gmem_arburst),
+    .m_axi_rvalid_i(m_axi_gmem_rvalid), .m_axi_rready_o(m_axi_gmem_rready), .m_axi_rid_i(m_axi_gmem_rid),
+    .m_axi_rdata_i(m_axi_gmem_rdata), .m_axi_rresp_i(m_axi_gmem_rresp), .m_axi_rlast_i(m_axi_gmem_rlast),
+    .m_axi_awvalid_o(m_axi_gmem_awvalid), .m_axi_awready_i(m_axi_gmem_awready), .m_axi_awid_o(m_axi_gmem_awid),
+    .m_axi_awaddr_o(m_axi_gmem_awaddr), .m_axi_awlen_o(m_axi_gmem_awlen), .m_axi_awsize_o(m_axi_gmem_awsize),
+    .m_axi_awburst_o(m_axi_gmem_awburst),
+    .m_axi_wvalid_o(m_axi_gmem_wvalid), .m_axi_wready_i(m_axi_gmem_wready), .m_axi_wdata_o(m_axi_gmem_wdata),
+    .m_axi_wstrb_o(m_axi_gmem_wstrb), .m_axi_wlast_o(m_axi_gmem_wlast),
+    .m_axi_bvalid_i(m_axi_gmem_bvalid), .m_axi_bready_o(m_axi_gmem_bready), .m_axi_bid_i(m_axi_gmem_bid),
+    .m_axi_bresp_i(m_axi_gmem_bresp)
+  );
+endmodule
