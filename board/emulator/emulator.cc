@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -28,6 +29,8 @@ using Clock = std::chrono::steady_clock;
 
 // Cycles clocked between two looks at the socket while the accelerator runs.
 constexpr uint64_t kSlice = 2048;
+// Seconds a driver has to finish sending a request it began (or to take a reply).
+constexpr long kRequestSeconds = 10;
 // Longest fault message sent to a driver.
 constexpr size_t kMaxFault = 16 << 10;
 
@@ -82,6 +85,10 @@ struct Emulator::Impl {
       return;
     }
     client = fd;
+    // a request is 12 bytes sent at once: one that stops half-way does not hold the board for ever
+    timeval bound{kRequestSeconds, 0};
+    ::setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+    ::setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof bound);
     if (!send_reply(client, wire::Status::kOk, wire::kMagic)) drop_driver();
   }
 
@@ -101,7 +108,10 @@ struct Emulator::Impl {
   bool handle() {
     wire::Request r;
     const ssize_t k = ::recv(client, &r, sizeof r, MSG_WAITALL);
-    if (k != sizeof r) return false;
+    if (k != sizeof r) {
+      if (k > 0) std::fprintf(stderr, "vta-board-emulator: a driver sent %zd bytes of a request and stopped\n", k);
+      return false;
+    }
     uint32_t value = 0;
     switch (wire::Op(r.op)) {
       case wire::Op::kRead: value = sim->read_reg(r.offset); break;

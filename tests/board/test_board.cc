@@ -203,15 +203,18 @@ TEST(Board, ProgramsGiveTheTsimsStatisticsAndCycles) {
 TEST(Board, ARunPastItsBudgetIsATimeoutAndTheBoardResetsWithBurstsInFlight) {
   Rig rig;
   const Config& c = build_config();
-  // 64 loads of 2,048 rows each, memory-bound: the budget ends the run with reads outstanding, which
-  // CTRL_RESET lets finish before it resets. (The driver looks at the budget between waits of up to
-  // 10 ms, so a run stops somewhat past it: docs/FPGA.md.)
-  Buffer data(*rig.memory, 2048 * 256);
-  test::Program big(c);
-  for (int i = 0; i < 64; ++i) big.load(MemId::kInp, 0, data.base(c.inp_elem_bytes()), 2048, 1, 1);
-  big.finish();
+  // 4,096 loads of 2,048 rows, memory-bound (about 17 M cycles, seconds of emulation: no
+  // scheduling delay of this process lets the emulator finish it before the budget is looked at): the
+  // budget ends the run with reads outstanding, which CTRL_RESET lets finish before it resets. (The
+  // driver looks at the budget between waits of up to 10 ms, so a run stops somewhat past it:
+  // docs/FPGA.md.)
+  constexpr uint32_t kRows = 2048;
+  Buffer data(*rig.memory, size_t(kRows) * c.inp_elem_bytes());
+  test::Program endless(c);
+  for (int i = 0; i < 4096; ++i) endless.load(MemId::kInp, 0, data.base(c.inp_elem_bytes()), kRows, 1, 1);
+  endless.finish();
   for (const uint64_t budget : {20000, 50000}) {
-    EXPECT_EQ(run(*rig.dev, *rig.memory, big, budget), RunStatus::kTimeout);
+    EXPECT_EQ(run(*rig.dev, *rig.memory, endless, budget), RunStatus::kTimeout);
     EXPECT_EQ(rig.dev->last_error_kind(), ErrorKind::kTimeout);
     EXPECT_NE(rig.dev->last_error().find("exceeded its cycle budget of " + std::to_string(budget)), std::string::npos)
         << rig.dev->last_error();
@@ -222,8 +225,11 @@ TEST(Board, ARunPastItsBudgetIsATimeoutAndTheBoardResetsWithBurstsInFlight) {
     EXPECT_EQ(run(*rig.dev, *rig.memory, long_gemm(uops, 10, 10)), RunStatus::kOk) << rig.dev->last_error();
   }
   rig.dev->clear_stats();
-  EXPECT_EQ(run(*rig.dev, *rig.memory, big), RunStatus::kOk) << rig.dev->last_error();
-  EXPECT_EQ(rig.dev->stats().inp_load_nbytes, uint64_t(64) * 2048 * c.inp_elem_bytes());
+  test::Program some(c);
+  for (int i = 0; i < 4; ++i) some.load(MemId::kInp, 0, data.base(c.inp_elem_bytes()), kRows, 1, 1);
+  some.finish();
+  EXPECT_EQ(run(*rig.dev, *rig.memory, some), RunStatus::kOk) << rig.dev->last_error();
+  EXPECT_EQ(rig.dev->stats().inp_load_nbytes, uint64_t(4) * kRows * c.inp_elem_bytes());
 }
 
 TEST(Board, InvalidProgramsGetTheTsimsVerdictAndDiagnostic) {
@@ -271,8 +277,11 @@ TEST(Board, TheEmulatorDyingMidRunIsAnErrorAtOnce) {
   const auto t0 = Clock::now();
   const std::string e = what_of([&] { run(*rig.dev, *rig.memory, p); });
   killer.join();
-  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
-  EXPECT_NE(e.find("closed the register window"), std::string::npos) << e;
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10));
+  // in a wait or a register access: "closed the register window during ...", or "went away before ..."
+  // when the death came between two requests
+  EXPECT_TRUE(e.find("closed the register window") != std::string::npos || e.find("went away") != std::string::npos)
+      << e;
 }
 
 TEST(Board, AStoppedEmulatorIsReportedWithinItsBound) {
