@@ -40,9 +40,7 @@ std::string hex(uint64_t v) {
   return b;
 }
 
-[[noreturn]] void fail(const std::string& what) {
-  throw std::runtime_error("vta-board-emulator: " + what + ": " + std::strerror(errno));
-}
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 
 bool send_all(int fd, const void* data, size_t n) {
   const auto* p = static_cast<const char*>(data);
@@ -157,17 +155,17 @@ struct Emulator::Impl {
 Emulator::Emulator(EmulatorOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
   Impl& m = *impl_;
   const EmulatorOptions& o = m.options;
-  if (o.dir.empty()) throw std::invalid_argument("vta-board-emulator: no directory given for the board's files");
+  if (o.dir.empty()) throw std::invalid_argument("no directory given for the board's files");
   if (o.dma_bytes == 0 || o.dma_bytes % Dram::kPageBytes != 0 || o.dma_bytes > (uint64_t{1} << 31)) {
     throw std::invalid_argument(
-        "vta-board-emulator: the DMA buffer's size must be a whole number of 4 KiB pages "
+        "the DMA buffer's size must be a whole number of 4 KiB pages "
         "up to 2 GiB, not " +
         std::to_string(o.dma_bytes));
   }
   const fs::path dir = fs::absolute(o.dir);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("vta-board-emulator: cannot make " + dir.string() + ": " + ec.message());
+  if (ec) throw std::runtime_error("cannot make " + dir.string() + ": " + ec.message());
 
   // the DMA buffer: a file both processes map
   const fs::path dma = dir / "udmabuf0";
@@ -186,13 +184,13 @@ Emulator::Emulator(EmulatorOptions options) : impl_(std::make_unique<Impl>(std::
   m.memory = std::make_unique<Dram>(std::move(region));
   // the accelerator reaches the whole buffer: one allocation spanning it
   if (m.memory->alloc_at(o.dma_phys, o.dma_bytes) == nullptr) {
-    throw std::runtime_error("vta-board-emulator: cannot take the DMA buffer at " + hex(o.dma_phys));
+    throw std::runtime_error("cannot take the DMA buffer at " + hex(o.dma_phys));
   }
 
   // its sysfs attributes, as u-dma-buf makes them
   const fs::path sysfs = dir / "u-dma-buf" / "udmabuf0";
   fs::create_directories(sysfs, ec);
-  if (ec) throw std::runtime_error("vta-board-emulator: cannot make " + sysfs.string() + ": " + ec.message());
+  if (ec) throw std::runtime_error("cannot make " + sysfs.string() + ": " + ec.message());
   m.made.push_back(dir / "u-dma-buf");
   write_file(sysfs / "phys_addr", hex(o.stated_phys.value_or(o.dma_phys)) + "\n");
   write_file(sysfs / "size", std::to_string(o.dma_bytes) + "\n");
@@ -206,7 +204,7 @@ Emulator::Emulator(EmulatorOptions options) : impl_(std::make_unique<Impl>(std::
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (uio.string().size() >= sizeof addr.sun_path) {
-    throw std::invalid_argument("vta-board-emulator: " + uio.string() + " is too long a path for a socket (" +
+    throw std::invalid_argument("" + uio.string() + " is too long a path for a socket (" +
                                 std::to_string(sizeof addr.sun_path - 1) + " characters at most): use a shorter --dir");
   }
   std::memcpy(addr.sun_path, uio.c_str(), uio.string().size() + 1);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "vta/driver/memory.h"
 #include "vta/runtime.h"
 
 namespace vta::runtime {
@@ -25,6 +26,9 @@ DeviceTensor::DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string 
   for (int64_t d : shape_) {
     if (d <= 0) throw std::invalid_argument("DeviceTensor " + name_ + ": every dimension must be positive");
   }
+  // The process's memory is made at its first use (a board's DMA buffer, vta/driver/memory.h): what keeps
+  // it from being made is the error to report, not "out of device memory".
+  (void)Dram::global();
   handle_ = VTABufferAlloc(bytes());
   if (handle_ == nullptr) throw std::runtime_error("DeviceTensor " + name_ + ": out of device memory");
   std::memset(VTABufferCPUPtr(nullptr, handle_), 0, bytes());
