@@ -266,18 +266,25 @@ TEST(Board, AWrongPhysicalAddressIsABusErrorNamingTheClient) {
   EXPECT_NE(rig.dev->last_error().find("memory client: fetch"), std::string::npos) << rig.dev->last_error();
 }
 
-TEST(Board, TheEmulatorDyingMidRunIsAnErrorAtOnce) {
-  Rig rig;
+// Runs a 16 M-cycle program (seconds of emulation) while `sig` is sent to the emulator after `after`:
+// what the run threw, and how long it took.
+std::pair<std::string, Clock::duration> run_while_signalled(Rig& rig, int sig, std::chrono::milliseconds after) {
   Buffer uops(*rig.memory, 64);
-  const test::Program p = long_gemm(uops, 4000, 4000);  // 16 M cycles: seconds of emulation
-  std::thread killer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    rig.emulator.signal(SIGKILL);
+  const test::Program p = long_gemm(uops, 4000, 4000);
+  std::thread signaller([&] {
+    std::this_thread::sleep_for(after);
+    rig.emulator.signal(sig);
   });
   const auto t0 = Clock::now();
-  const std::string e = what_of([&] { run(*rig.dev, *rig.memory, p); });
-  killer.join();
-  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10));
+  std::string e = what_of([&] { run(*rig.dev, *rig.memory, p); });
+  signaller.join();
+  return {std::move(e), Clock::now() - t0};
+}
+
+TEST(Board, TheEmulatorDyingMidRunIsAnErrorAtOnce) {
+  Rig rig;
+  const auto [e, took] = run_while_signalled(rig, SIGKILL, std::chrono::milliseconds(300));
+  EXPECT_LT(took, std::chrono::seconds(10));
   // in a wait or a register access: "closed the register window during ...", or "went away before ..."
   // when the death came between two requests
   EXPECT_TRUE(e.find("closed the register window") != std::string::npos || e.find("went away") != std::string::npos)
@@ -286,16 +293,8 @@ TEST(Board, TheEmulatorDyingMidRunIsAnErrorAtOnce) {
 
 TEST(Board, AStoppedEmulatorIsReportedWithinItsBound) {
   Rig rig({}, [](BoardSettings& s) { s.stall_seconds = 1; });
-  Buffer uops(*rig.memory, 64);
-  const test::Program p = long_gemm(uops, 4000, 4000);
-  std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    rig.emulator.signal(SIGSTOP);
-  });
-  const auto t0 = Clock::now();
-  const std::string e = what_of([&] { run(*rig.dev, *rig.memory, p); });
-  stopper.join();
-  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(4));
+  const auto [e, took] = run_while_signalled(rig, SIGSTOP, std::chrono::milliseconds(200));
+  EXPECT_LT(took, std::chrono::seconds(4));
   EXPECT_NE(e.find("did not answer"), std::string::npos) << e;
   EXPECT_NE(e.find("within 1 s"), std::string::npos) << e;
 }
