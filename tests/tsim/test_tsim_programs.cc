@@ -64,6 +64,43 @@ TEST(Tsim, ReferenceRegisterOffsets) {
   EXPECT_EQ(sim.read_reg(vcr::kCycles), 0u);
 }
 
+// The host's reset (CTRL_RESET, what a board's driver uses: docs/HARDWARE.md) in the middle of a
+// memory-bound run: STATUS_RESET_PENDING while the memory engine finishes the bursts it has taken, then the
+// run is forgotten (CTRL, errors, cycles, tokens, statistics), and the next program runs as on a fresh
+// accelerator. The bus checker's assertions watch the AXI port throughout: an abandoned burst fails them.
+TEST(Tsim, TheHostsResetLetsTheBurstsInFlightFinish) {
+  const Config& c = build_config();
+  tsim::Simulator sim(tsim::Simulator::Options{});
+  constexpr uint32_t kRows = 512;
+  const DevBuf inp(size_t(c.inp_elem_bytes()) * kRows);
+  Program p(c);
+  for (int i = 0; i < 64; ++i) p.load(MemId::kInp, 0, uint32_t(inp.phys() / c.inp_elem_bytes()), kRows, 1, 1);
+  p.finish();
+  const DevBuf insns = p.to_device();
+  sim.write_reg(vcr::kInsnCount, uint32_t(p.insns().size()));
+  sim.write_reg(vcr::kInsnAddr, uint32_t(insns.phys()));
+  sim.write_reg(vcr::kCtrl, vcr::bit("CTRL_LAUNCH"));
+  EXPECT_FALSE(sim.clock_until_irq(3000)) << "the program runs for about 70,000 cycles";
+  ASSERT_NE(vcr::extract(sim.read_reg(vcr::kStatus), vcr::field("STATUS_MEM_BUSY")), 0u) << "reads in flight";
+  sim.write_reg(vcr::kCtrl, vcr::bit("CTRL_RESET"));
+  EXPECT_NE(vcr::extract(sim.read_reg(vcr::kStatus), vcr::field("STATUS_RESET_PENDING")), 0u);
+  sim.write_reg(vcr::kCtrl, vcr::bit("CTRL_LAUNCH"));  // ignored while the reset waits
+  int reads = 0;
+  while (vcr::extract(sim.read_reg(vcr::kStatus), vcr::field("STATUS_RESET_PENDING")) != 0) {
+    ASSERT_LT(++reads, 1000) << "the reset did not complete";
+  }
+  EXPECT_EQ(sim.read_reg(vcr::kCtrl), 0u);
+  EXPECT_EQ(sim.read_reg(vcr::kErrorStatus), 0u);
+  EXPECT_EQ(sim.read_reg(vcr::kCycles), 0u);
+  EXPECT_EQ(sim.read_reg(vcr::kTokens), 0u);
+  EXPECT_EQ(sim.read_reg(vcr::kStatsBase), 0u) << "inp_load_nbytes";
+  EXPECT_EQ(sim.read_reg(vcr::kInsnCount), uint32_t(p.insns().size())) << "kept";
+  EXPECT_EQ(sim.take_fault(), "") << "the AXI port's assertions held";
+  // and the whole program runs afterwards, with the statistics of a fresh start
+  ASSERT_EQ(sim.run(insns.phys(), uint32_t(p.insns().size()), 1'000'000), RunStatus::kOk) << sim.last_error();
+  EXPECT_EQ(sim.stats().inp_load_nbytes, uint64_t(64) * kRows * c.inp_elem_bytes());
+}
+
 struct TutorialCase {
   const char* name;
   tutorials::Result (*run)(uint32_t);
