@@ -19,6 +19,7 @@
 
 #include "vta/board/wire.h"
 #include "vta/driver/file.h"
+#include "vta/driver/format.h"
 #include "vta/driver/vcr_map.h"
 
 namespace vta::board {
@@ -33,12 +34,6 @@ constexpr uint64_t kSlice = 2048;
 constexpr long kRequestSeconds = 10;
 // Longest fault message sent to a driver.
 constexpr size_t kMaxFault = 16 << 10;
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "vta/board/board.h"
-#include "vta/driver/file.h"
+#include "vta/driver/format.h"
 #include "vta/driver/run_control.h"
 #include "vta/driver/vcr_map.h"
 
@@ -22,18 +22,12 @@ using Clock = std::chrono::steady_clock;
 // between waits.
 constexpr int kWaitSliceMs = 10;
 
-std::string hex(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%x", v);
-  return b;
-}
-
 class BoardBus final : public RegisterBus {
  public:
   BoardBus(RegisterWindow& window, double stall_seconds)
       : window_(window),
         stall_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(stall_seconds))),
-        stall_seconds_(stall_seconds) {}
+        stall_text_(format_seconds(stall_seconds) + " s") {}
 
   void write_reg(uint32_t offset, uint32_t value) override { window_.write(offset, value); }
   uint32_t read_reg(uint32_t offset) override { return window_.read(offset); }
@@ -62,8 +56,8 @@ class BoardBus final : public RegisterBus {
         last = now, moved = Clock::now();
       } else if (Clock::now() - moved > stall_) {
         throw std::runtime_error("fpga: the accelerator's cycle counter has stood at " + std::to_string(now) + " for " +
-                                 std::to_string(stall_seconds_).substr(0, 5) +
-                                 " s while a run is in progress (VTA_FPGA_STALL_SECONDS): its clock is stopped or "
+                                 stall_text_ +
+                                 " while a run is in progress (VTA_FPGA_STALL_SECONDS): its clock is stopped or "
                                  "the bitstream is not VTA's");
       }
       if (!waited) std::this_thread::sleep_for(std::chrono::microseconds(100));
@@ -78,8 +72,8 @@ class BoardBus final : public RegisterBus {
       const uint32_t status = window_.read(vcr::kStatus);
       if (vcr::extract(status, vcr::field("STATUS_RESET_PENDING")) == 0) return;
       if (Clock::now() > deadline) {
-        throw std::runtime_error("fpga: the accelerator did not reset within " +
-                                 std::to_string(stall_seconds_).substr(0, 5) + " s (STATUS " + hex(status) +
+        throw std::runtime_error("fpga: the accelerator did not reset within " + stall_text_ + " (STATUS " +
+                                 hex(status) +
                                  "): its memory engine still waits for bursts the memory port never completed; "
                                  "reload the bitstream");
       }
@@ -101,7 +95,7 @@ class BoardBus final : public RegisterBus {
 
   RegisterWindow& window_;
   Clock::duration stall_;
-  double stall_seconds_;
+  std::string stall_text_;  ///< the bound as the diagnostics write it ("10 s")
   mutable std::string fault_;
 };
 

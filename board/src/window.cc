@@ -19,6 +19,7 @@
 #include "vta/board/board.h"
 #include "vta/board/wire.h"
 #include "vta/driver/file.h"
+#include "vta/driver/format.h"
 #include "vta/driver/vcr_map.h"
 
 namespace vta::board {
@@ -92,7 +93,9 @@ class UioWindow final : public RegisterWindow {
 class EmulatorWindow final : public RegisterWindow {
  public:
   EmulatorWindow(const std::string& path, double stall_seconds)
-      : name_("the board emulator at " + path), timeout_ms_(int(stall_seconds * 1000)), stall_seconds_(stall_seconds) {
+      : name_("the board emulator at " + path),
+        timeout_ms_(int(stall_seconds * 1000)),
+        stall_text_(format_seconds(stall_seconds) + " s") {
     fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) throw std::runtime_error("fpga: cannot make a socket: " + errno_text());
     sockaddr_un addr{};
@@ -109,7 +112,7 @@ class EmulatorWindow final : public RegisterWindow {
       throw std::runtime_error("fpga: cannot reach " + name_ + ": " + why + " (is vta-board-emulator running?)");
     }
     try {
-      const wire::Reply hello = receive("its greeting");
+      const wire::Reply hello = receive(nullptr, timeout_ms_);
       if (hello.status != uint32_t(wire::Status::kOk) || hello.value != wire::kMagic) {
         throw std::runtime_error("fpga: " + name_ + " refused the connection" +
                                  (fault_.empty() ? std::string() : ": " + fault_));
@@ -122,42 +125,46 @@ class EmulatorWindow final : public RegisterWindow {
   ~EmulatorWindow() override { ::close(fd_); }
 
   void write(uint32_t offset, uint32_t value) override {
-    call({uint32_t(wire::Op::kWrite), offset, value}, "a write of register " + hex(offset), timeout_ms_);
+    call({uint32_t(wire::Op::kWrite), offset, value}, timeout_ms_);
   }
-  uint32_t read(uint32_t offset) override {
-    return call({uint32_t(wire::Op::kRead), offset, 0}, "a read of register " + hex(offset), timeout_ms_);
-  }
+  uint32_t read(uint32_t offset) override { return call({uint32_t(wire::Op::kRead), offset, 0}, timeout_ms_); }
   bool wait_interrupt(int timeout_ms) override {
-    return call({uint32_t(wire::Op::kWaitIrq), 0, uint32_t(timeout_ms)}, "an interrupt wait",
-                timeout_ms + timeout_ms_) != 0;
+    return call({uint32_t(wire::Op::kWaitIrq), 0, uint32_t(timeout_ms)}, timeout_ms + timeout_ms_) != 0;
   }
   std::string take_fault() override { return std::exchange(fault_, {}); }
   const std::string& name() const override { return name_; }
 
  private:
-  static std::string hex(uint32_t v) {
-    char b[16];
-    std::snprintf(b, sizeof b, "0x%x", v);
-    return b;
+  // What a request is, for a diagnostic (the greeting when `r` is null); made only when one is raised.
+  static std::string describe(const wire::Request* r) {
+    if (r == nullptr) return "its greeting";
+    switch (wire::Op(r->op)) {
+      case wire::Op::kRead: return "a read of register " + hex(r->offset);
+      case wire::Op::kWrite: return "a write of register " + hex(r->offset);
+      case wire::Op::kWaitIrq: return "an interrupt wait";
+    }
+    return "a request";
   }
 
-  uint32_t call(const wire::Request& r, const std::string& what, int timeout_ms) {
-    send_all(&r, sizeof r, what);
-    const wire::Reply reply = receive(what, timeout_ms);
-    return reply.value;
+  uint32_t call(const wire::Request& r, int timeout_ms) {
+    send_all(r);
+    return receive(&r, timeout_ms).value;
   }
 
-  void send_all(const void* data, size_t n, const std::string& what) {
-    const auto* p = static_cast<const char*>(data);
+  void send_all(const wire::Request& r) {
+    const auto* p = reinterpret_cast<const char*>(&r);
+    size_t n = sizeof r;
     while (n > 0) {
       const ssize_t k = ::send(fd_, p, n, MSG_NOSIGNAL);
       if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) throw std::runtime_error("fpga: " + name_ + " went away before " + what + ": " + errno_text());
+      if (k <= 0) {
+        throw std::runtime_error("fpga: " + name_ + " went away before " + describe(&r) + ": " + errno_text());
+      }
       p += k, n -= size_t(k);
     }
   }
 
-  void receive_all(void* data, size_t n, const std::string& what, int timeout_ms) {
+  void receive_all(void* data, size_t n, const wire::Request* what, int timeout_ms) {
     auto* p = static_cast<char*>(data);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (n > 0) {
@@ -167,26 +174,24 @@ class EmulatorWindow final : public RegisterWindow {
       const int ready = left.count() > 0 ? ::poll(&pf, 1, int(left.count())) : 0;
       if (ready < 0 && errno == EINTR) continue;
       if (ready == 0) {
-        char bound[32];
-        std::snprintf(bound, sizeof bound, "%g", stall_seconds_);
-        throw std::runtime_error("fpga: " + name_ + " did not answer " + what + " within " + bound +
-                                 " s of its due time (VTA_FPGA_STALL_SECONDS): the emulator hangs or is stopped");
+        throw std::runtime_error("fpga: " + name_ + " did not answer " + describe(what) + " within " + stall_text_ +
+                                 " of its due time (VTA_FPGA_STALL_SECONDS): the emulator hangs or is stopped");
       }
       const ssize_t k = ::recv(fd_, p, n, 0);
       if (k < 0 && errno == EINTR) continue;
       if (k <= 0) {
-        throw std::runtime_error("fpga: " + name_ + " closed the register window during " + what +
+        throw std::runtime_error("fpga: " + name_ + " closed the register window during " + describe(what) +
                                  " (the emulator exited or crashed)");
       }
       p += k, n -= size_t(k);
     }
   }
 
-  wire::Reply receive(const std::string& what, int timeout_ms = 0) {
+  wire::Reply receive(const wire::Request* what, int timeout_ms) {
     wire::Reply reply;
-    receive_all(&reply, sizeof reply, what, timeout_ms > 0 ? timeout_ms : timeout_ms_);
+    receive_all(&reply, sizeof reply, what, timeout_ms);
     if (reply.fault_length > (1u << 20)) {
-      throw std::runtime_error("fpga: " + name_ + " sent a malformed reply to " + what + " (a message of " +
+      throw std::runtime_error("fpga: " + name_ + " sent a malformed reply to " + describe(what) + " (a message of " +
                                std::to_string(reply.fault_length) + " bytes)");
     }
     if (reply.fault_length > 0) {
@@ -199,7 +204,7 @@ class EmulatorWindow final : public RegisterWindow {
 
   std::string name_;
   int timeout_ms_;
-  double stall_seconds_;
+  std::string stall_text_;  ///< the bound as the diagnostics write it ("10 s")
   int fd_ = -1;
   std::string fault_;
 };

@@ -9,14 +9,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "vta/driver/format.h"
+
 namespace vta {
-namespace {
-std::string to_hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-}  // namespace
 
 Dram::Dram(int address_bits) {
   if (address_bits <= kPageBits || address_bits > kMaxAddressBits) {
@@ -47,11 +42,11 @@ Dram::Dram(DramRegion region) {
   if (region.host == nullptr || reinterpret_cast<uintptr_t>(region.host) % kPageBytes != 0)
     throw what("is not mapped at a page boundary");
   if (region.phys == 0 || region.phys % kPageBytes != 0)
-    throw what("has physical address 0x" + to_hex(region.phys) + ", which is 0 or not a multiple of 4096");
+    throw what("has physical address " + hex(region.phys) + ", which is 0 or not a multiple of 4096");
   if (region.bytes < kPageBytes || region.bytes % kPageBytes != 0)
     throw what("has " + std::to_string(region.bytes) + " bytes, not a whole number of 4 KiB pages");
   if (region.phys + region.bytes > (uint64_t{1} << 32) || region.phys + region.bytes < region.phys)
-    throw what("ends past the 32-bit physical address space (0x" + to_hex(region.phys) + " + " +
+    throw what("ends past the 32-bit physical address space (" + hex(region.phys) + " + " +
                std::to_string(region.bytes) + " bytes): VTA's addresses are 32 bits");
   total_pages_ = region.bytes / kPageBytes;
   base_ = region.host;

@@ -531,12 +531,6 @@ WriteRef decode_write(const FrameHeader& header, std::span<const uint8_t> payloa
   return w;
 }
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 uint64_t config_hash(const Config& config) {
   // FNV-1a over "NAME=VALUE;" for every derived constant, in Config::constants() order
   uint64_t h = 14695981039346656037ull;

@@ -21,6 +21,7 @@
 #include "core.h"  // and the model's root: the signals vta_top marks public for the timeline
 #include "host_port.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/format.h"
 #include "vta/driver/isa.h"
 #include "vta/driver/program.h"
 #include "vta/driver/run_control.h"
@@ -108,12 +109,6 @@ namespace {
 
 constexpr uint64_t kHostTimeout = 1000;  // cycles an AXI4-Lite transaction may take
 static_assert(vcr::field("TOKENS_L2G").width == isa::kTokenCountBits, "TOKENS holds whole token counters");
-
-std::string hex(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%x", v);
-  return buf;
-}
 
 }  // namespace
 

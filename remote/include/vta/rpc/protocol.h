@@ -15,6 +15,8 @@
 #include <variant>
 #include <vector>
 
+#include "vta/driver/format.h"
+
 namespace vta {
 class Config;
 }
@@ -291,7 +293,7 @@ std::string read_token_file(const std::string& path);
 /// client and server compare it in the handshake.
 uint64_t config_hash(const Config& config);
 
-/// A device address as the server's messages write it ("0x1000").
-std::string hex(uint64_t v);
+/// A device address as the server's messages write it ("0x1000"): the device layer's.
+using vta::hex;
 
 }  // namespace vta::rpc
