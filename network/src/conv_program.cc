@@ -31,6 +31,7 @@ class ConvProgramBuilder {
         geo_(conv_geometry(env.config, g, step)),
         shape_(blocked_output(g, step, env)),
         chain_(g, env, shape_),
+        sc_chain_(g, env, shape_),
         alu_(chain_.stages()) {}
 
   Program build() {
@@ -43,6 +44,7 @@ class ConvProgramBuilder {
     if (chain_.bias()) args.push_back(chain_.bias());
     if (residual_) args.push_back(residual_);
     if (shortcut()) args.insert(args.end(), {sc_data_, sc_kernel_});
+    if (sc_chain_.bias()) args.push_back(sc_chain_.bias());
     args.push_back(res_);
     c::Schedule s = c::create_schedule(res_);
     const OutputLoops loops = schedule_output(s);
@@ -84,6 +86,7 @@ class ConvProgramBuilder {
   c::IterVar sc_ic_, sc_ic_tns_;
   c::Tensor residual_, residual_buf_, start_, res_conv_, res_;
   AluChain chain_;
+  AluChain sc_chain_;            // the shortcut's (its own bias), its stages moved to alu_
   std::vector<c::Tensor>& alu_;  // the ALU stages, in order (chain_'s)
 };
 
@@ -148,15 +151,16 @@ void ConvProgramBuilder::declare_shortcut() {
       "shortcut_conv");
   shortcut_value_ = sc_conv_;
   for (size_t i = 1; i + 1 < step_.shortcut.size(); ++i) {
-    shortcut_value_ = chain_.elementwise(*step_.shortcut[i], shortcut_value_, "shortcut_");
+    shortcut_value_ = sc_chain_.elementwise(*step_.shortcut[i], shortcut_value_, "shortcut_");
   }
+  alu_.insert(alu_.end(), sc_chain_.stages().begin(), sc_chain_.stages().end());
 }
 
 void ConvProgramBuilder::declare_sum_start() {
   if (!sum_init()) return;
   if (!shortcut()) load_residual();
   const c::Tensor r = shortcut() ? shortcut_value_ : residual_buf_;
-  const int shift = step_.ops[1]->shift;
+  const int shift = residual_shift(step_).shift;
   start_ = shift == 0 ? r
                       : c::compute(
                             shape_, [&](const Indices& x) { return r(x) >> -shift; }, "residual_shl");
@@ -179,13 +183,24 @@ void ConvProgramBuilder::declare_convolution() {
       "res_conv");
 }
 
-// The fused chain: each operator one ALU stage (clip: MAX then MIN), the cast the store.
+// The fused chain: each operator one ALU stage (clip: MAX then MIN), the cast the store. With the
+// residual's add gone into the sum's start, a shr before it and a shr after it are one shr (floor
+// divisions by powers of two compose): one ALU pass less per tile.
 void ConvProgramBuilder::declare_chain() {
   c::Tensor cur = res_conv_;
-  for (size_t i = 1; i < step_.ops.size(); ++i) {
-    const Op& op = *step_.ops[i];
+  const auto& ops = step_.ops;
+  for (size_t i = 1; i < ops.size(); ++i) {
+    const Op& op = *ops[i];
     const c::Tensor prev = cur;
     if (sum_init() && op.kind == OpKind::kAdd) continue;  // (the sum started from the residual)
+    if (sum_init() && &op == &residual_shift(step_) && i + 2 < ops.size() && ops[i + 2]->kind == OpKind::kShr &&
+        op.shift + ops[i + 2]->shift <= 31) {
+      Op both = op;
+      both.shift += ops[i + 2]->shift;
+      cur = chain_.elementwise(both, prev);
+      i += 2;
+      continue;
+    }
     switch (op.kind) {
       case OpKind::kAdd:
         load_residual();
@@ -238,7 +253,7 @@ void ConvProgramBuilder::schedule_convolution(c::Schedule& s, const OutputLoops&
   s[kernel_buf_].compute_at(s[res_conv_], ic_out);
   s[data_buf_].pragma(data_buf_->op->axis[0], env_.dma_copy);
   s[kernel_buf_].pragma(kernel_buf_->op->axis[0], env_.dma_copy);
-  for (const c::Tensor& b : {residual_buf_, chain_.bias_buf()}) {
+  for (const c::Tensor& b : {residual_buf_, chain_.bias_buf(), sc_chain_.bias_buf()}) {
     if (!b) continue;
     s[b].set_scope(env_.acc_scope);
     s[b].compute_at(s[res_], loops.x_out);
@@ -281,7 +296,7 @@ c::Tensor AluChain::elementwise(const Op& op, c::Tensor prev, const std::string&
       }
       break;
     }
-    case OpKind::kBiasAdd: return add_bias(op, prev);
+    case OpKind::kBiasAdd: return add_bias(op, prev, prefix);
     default: throw GraphError(join({g_.name(), ": ", op.name, ": not an operator VTA's ALU runs after a sum"}));
   }
   return prev;
@@ -289,22 +304,22 @@ c::Tensor AluChain::elementwise(const Op& op, c::Tensor prev, const std::string&
 
 // The bias (kBiasAdd): one int8 value per output channel (replicated over the BATCH lanes), loaded
 // into the accumulator per output tile, shifted left there, and added to every row and column.
-c::Tensor AluChain::add_bias(const Op& op, const c::Tensor& prev) {
-  if (bias_) throw GraphError(join({g_.name(), ": ", op.name, ": a second bias_add in one VTA step"}));
+c::Tensor AluChain::add_bias(const Op& op, const c::Tensor& prev, const std::string& prefix) {
+  if (bias_) throw GraphError(join({g_.name(), ": ", op.name, ": a second bias_add in one VTA chain"}));
   const std::vector<int64_t> shape{1, shape_[1], 1, 1, env_.BATCH, env_.BLOCK_OUT};
-  bias_ = c::placeholder(shape, "bias", c::DType::kInt8);
+  bias_ = c::placeholder(shape, prefix + "bias", c::DType::kInt8);
   bias_buf_ = c::compute(
-      shape, [&](const Indices& x) { return c::cast(env_.acc_dtype, bias_(x)); }, "bias_buf");
+      shape, [&](const Indices& x) { return c::cast(env_.acc_dtype, bias_(x)); }, prefix + "bias_buf");
   c::Tensor b = bias_buf_;
   if (op.shift != 0) {
     b = c::compute(
-        shape, [&](const Indices& x) { return bias_buf_(x) >> -op.shift; }, "bias_shl");
+        shape, [&](const Indices& x) { return bias_buf_(x) >> -op.shift; }, prefix + "bias_shl");
     alu_.push_back(b);
   }
   c::Tensor out = c::compute(
       shape_,
       [&](const Indices& x) { return prev(x) + b(c::make_int(0), x[1], c::make_int(0), c::make_int(0), x[4], x[5]); },
-      "bias_add" + std::to_string(alu_.size()));
+      prefix + "bias_add" + std::to_string(alu_.size()));
   alu_.push_back(out);
   return out;
 }

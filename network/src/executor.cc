@@ -136,7 +136,9 @@ void Executor::load_biases(const Step& s) {
   const Graph& g = graph_;
   const c::Env env(config_);
   const int64_t o = g.tensor(s.ops[0]->output).shape[1];
-  for (const Op* op : s.ops) {
+  std::vector<const Op*> ops = s.ops;
+  ops.insert(ops.end(), s.shortcut.begin(), s.shortcut.end());
+  for (const Op* op : ops) {
     if (op->kind != OpKind::kBiasAdd || device_->weights.count(op->weight)) continue;
     const std::vector<int8_t>& b = g.weight(op->weight);
     std::vector<int8_t> packed(size_t(o * env.BATCH));
@@ -245,7 +247,11 @@ StepResult Executor::run_step(size_t i, Activations& values, const RunOptions& o
       if (op->kind == OpKind::kBiasAdd) args.push_back(device_->weights.at(op->weight).get());
     }
     if (s.inputs.size() > 1) args.push_back(values.to_device(s.inputs[1]));
-    if (!s.shortcut.empty()) args.push_back(device_->weights.at(s.shortcut[0]->weight).get());
+    for (const Op* op : s.shortcut) {  // (its weight, then its bias: conv_program's order)
+      if (op->kind == OpKind::kConv2d || op->kind == OpKind::kBiasAdd) {
+        args.push_back(device_->weights.at(op->weight).get());
+      }
+    }
     args.push_back(values.output(s.name));
     const auto run_start = Clock::now();
     r.stats = device_->programs.at(i)->run(args);

@@ -48,13 +48,25 @@ std::vector<const Op*> fuse_after(const Graph& g, const Op& conv) {
 // the residual, shifted left, is where the sum starts: no accumulator reset, no two-operand ADD (2
 // cycles per micro-op), no buffer of its own. Both sides are exact while the int32 sum cannot
 // overflow: |conv| <= C*K*K * 128 * 128 and |r << s| <= 128 << s.
+// A bias added before the shift changes nothing: (conv + b >> s) + r is (conv + (r << s) + b) >> s.
+const Op* shift_before_residual(const Step& step) {
+  const size_t at = step.ops.size() > 1 && step.ops[1]->kind == OpKind::kBiasAdd ? 2 : 1;
+  if (step.ops.size() < at + 2 || step.ops[at]->kind != OpKind::kShr || step.ops[at + 1]->kind != OpKind::kAdd) {
+    return nullptr;
+  }
+  return step.ops[at];
+}
+
 bool residual_starts_sum(const Graph& g, const Step& step) {
+  const Op* shr = shift_before_residual(step);
+  if (!shr) return false;
   const Op& conv = *step.ops[0];
-  if (step.ops.size() < 3 || step.ops[1]->kind != OpKind::kShr || step.ops[2]->kind != OpKind::kAdd) return false;
-  const int shift = step.ops[1]->shift;
+  const int shift = shr->shift;
   const int64_t channels = g.tensor(conv.inputs[0]).shape[1];
   const int64_t conv_max = channels * conv.kernel * conv.kernel * 128 * 128;
-  return shift >= 0 && shift <= 23 && conv_max + (int64_t{128} << shift) <= std::numeric_limits<int32_t>::max();
+  const int64_t bias_max = step.ops[1]->kind == OpKind::kBiasAdd ? int64_t{128} << step.ops[1]->shift : 0;
+  return shift >= 0 && shift <= 23 &&
+         conv_max + bias_max + (int64_t{128} << shift) <= std::numeric_limits<int32_t>::max();
 }
 
 // A VTA step that is a 1x1 convolution chain whose int8 result is within int8 before its cast (the
@@ -67,7 +79,7 @@ bool is_shortcut_chain(const Step& s) {
   if (before_cast.kind != OpKind::kClip || before_cast.lo < -128 || before_cast.hi > 127) return false;
   for (size_t i = 1; i + 1 < s.ops.size(); ++i) {
     const OpKind k = s.ops[i]->kind;
-    if (k != OpKind::kShr && k != OpKind::kRelu && k != OpKind::kClip) return false;
+    if (k != OpKind::kShr && k != OpKind::kRelu && k != OpKind::kClip && k != OpKind::kBiasAdd) return false;
   }
   return true;
 }
@@ -97,6 +109,12 @@ void fuse_shortcuts(const Graph& g, std::vector<Step>& steps) {
 }
 
 }  // namespace
+
+const Op& residual_shift(const Step& step) {
+  const Op* shr = shift_before_residual(step);
+  if (!shr) throw GraphError(step.name + ": no shr right before the residual add");
+  return *shr;
+}
 
 Residual residual_of(const Graph& g, const Step& step) {
   if (step.inputs.size() < 2) return Residual::kNone;

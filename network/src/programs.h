@@ -27,7 +27,7 @@ class AluChain {
       : g_(g), env_(env), shape_(std::move(shape)) {}
   /// `op` after `prev`; the last stage's tensor. Throws GraphError for an operator the ALU does not run.
   compiler::Tensor elementwise(const Op& op, compiler::Tensor prev, const std::string& prefix = "");
-  compiler::Tensor add_bias(const Op& op, const compiler::Tensor& prev);
+  compiler::Tensor add_bias(const Op& op, const compiler::Tensor& prev, const std::string& prefix = "");
   /// Every stage, in order (those the caller adds too: push them here).
   std::vector<compiler::Tensor>& stages() { return alu_; }
   /// The bias argument and its accumulator buffer (empty without a bias_add).
@@ -47,7 +47,7 @@ class AluChain {
 compiler::BuildOptions build_options();
 
 /// VTA convolution step `step` (step.residual decided) blocked by `tiling`. Arguments: data, kernel,
-/// [residual], [shortcut data, shortcut kernel], result.
+/// [bias], [residual], [shortcut data, shortcut kernel, [shortcut bias]], result.
 Program conv_program(const Graph& g, const Step& step, const compiler::Env& env, const ConvTiling& tiling);
 
 /// VTA max or average pool step `step` blocked by `tiling` (c_block channel blocks = oc_block,

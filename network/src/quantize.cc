@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <optional>
 
 #include "join.h"
 #include "vta/network/calibration.h"
@@ -82,15 +84,24 @@ class Quantizer {
   }
 
  private:
+  // A residual add's bias_add (the graph tensor it produces), its values in accumulator units before
+  // they were made int8, and the shift between it and the add.
+  struct Fold {
+    std::string bias_add;
+    std::vector<double> total;
+    int shift = 0;
+    std::optional<std::vector<double>> taken;  // the bias of the sum's first requantization (after the add)
+  };
   // A float tensor's quantized form: an int8 graph tensor, or (wide) an int32 one still to be requantized.
   struct Q {
     std::string name;
     QuantParams params;
     bool wide = false;
     Placement placement = Placement::kHost;
-    int weight_frac = 0;       // the producing convolution's or dense's
-    std::vector<double> bias;  // wide: a bias still to add, in accumulator units (one per channel)
-    std::string node;          // the operator the bias belongs to
+    int weight_frac = 0;         // the producing convolution's or dense's
+    std::vector<double> bias;    // wide: a bias still to add, in accumulator units (one per channel)
+    std::string node;            // the operator the bias belongs to
+    std::shared_ptr<Fold> fold;  // wide, a residual add's sum: where its next bias goes (shared by copies)
   };
   static Q make_q(std::string name, QuantParams p, bool wide, Placement placement, int weight_frac = 0) {
     Q q;
@@ -100,27 +111,59 @@ class Quantizer {
 
   // The wide sum `w` with its bias added, and 2^(shift - 1) with it when rounding to nearest (an
   // arithmetic shift alone rounds down): the int8 bias at the largest power of two that keeps it.
+  // A sum that is a residual add's, ((s + b) >> k) + r, takes its bias c into the add's own b as
+  // c << k, exactly (adding a multiple of 2^k before the shift adds c after it), so that its VTA step
+  // has one bias: the bias_add before the add is rewritten and no operator is added.
   std::string finish_sum(const Q& w, int shift, const std::string& name) {
     const int64_t channels = m_.graph.tensor(w.name).shape[1];
-    std::vector<double> total = w.bias;
-    if (total.empty()) total.assign(size_t(channels), 0.0);
-    if (options_.round_to_nearest && shift > 0) {
-      for (double& v : total) v += std::ldexp(1.0, shift - 1);
+    std::vector<double> total = bias_total(w, shift);
+    if (w.fold && w.fold->taken) {  // (a second requantization: the sum already holds the first's bias)
+      for (size_t i = 0; i < total.size(); ++i) total[i] -= (*w.fold->taken)[i];
+    } else if (w.fold) {
+      Fold& f = *w.fold;
+      f.taken = total;
+      if (std::all_of(total.begin(), total.end(), [](double v) { return v == 0; })) return w.name;
+      for (size_t i = 0; i < total.size(); ++i) total[i] = f.total[i] + std::ldexp(total[i], f.shift);
+      for (Op& op : m_.graph.mutable_ops()) {
+        if (op.output != f.bias_add) continue;
+        auto [q, left] = int8_bias(total, w.node);
+        m_.graph.mutable_weight(op.weight) = std::move(q);
+        op.shift = left;
+        return w.name;
+      }
+      throw ImportError(join({g_.name, ": ", w.node, ": internal: the bias_add ", f.bias_add, " is gone"}));
     }
     double big = 0;
     for (const double v : total) big = std::max(big, std::fabs(v));
     if (big < 0.5) return w.name;
-    int left = 0;
-    while (big / std::ldexp(1.0, left) > 127.49) ++left;
-    if (left > 23) {
-      throw ImportError(join({g_.name, ": ", w.node, ": its bias is too large for the accumulator's scale"}));
-    }
-    std::vector<int8_t> q(total.size());
-    for (size_t i = 0; i < q.size(); ++i)
-      q[i] = int8_t(std::clamp(std::lround(total[i] / std::ldexp(1.0, left)), -127L, 127L));
+    auto [q, left] = int8_bias(total, w.node);
     if (std::all_of(q.begin(), q.end(), [](int8_t v) { return v == 0; })) return w.name;
     const std::string b = m_.graph.constant(unique(name + ".bias"), {channels}, q);
     return m_.graph.bias_add(unique(name + ".bias_add"), w.name, b, left);
+  }
+
+  // The bias `w` adds before a right shift by `shift`, in accumulator units, rounding term included.
+  std::vector<double> bias_total(const Q& w, int shift) const {
+    std::vector<double> total = w.bias;
+    if (total.empty()) total.assign(size_t(m_.graph.tensor(w.name).shape[1]), 0.0);
+    if (options_.round_to_nearest && shift > 0) {
+      for (double& v : total) v += std::ldexp(1.0, shift - 1);
+    }
+    return total;
+  }
+
+  // A bias in accumulator units as int8 values shifted left: the smallest shift that keeps them.
+  std::pair<std::vector<int8_t>, int> int8_bias(const std::vector<double>& total, const std::string& node) const {
+    double big = 0;
+    for (const double v : total) big = std::max(big, std::fabs(v));
+    int left = 0;
+    while (big / std::ldexp(1.0, left) > 127.49) ++left;
+    if (left > 23)
+      throw ImportError(join({g_.name, ": ", node, ": its bias is too large for the accumulator's scale"}));
+    std::vector<int8_t> q(total.size());
+    for (size_t i = 0; i < q.size(); ++i)
+      q[i] = int8_t(std::clamp(std::lround(total[i] / std::ldexp(1.0, left)), -127L, 127L));
+    return {std::move(q), left};
   }
 
   [[noreturn]] void fail(const FloatOp& op, const std::string& why) const {
@@ -414,11 +457,15 @@ class Quantizer {
     }
     const size_t mark = m_.graph.ops().size();
     std::string t = finish_sum(w, shift, op.name);
+    std::shared_ptr<Fold> fold;
+    if (t != w.name) fold = std::make_shared<Fold>(Fold{t, bias_total(w, shift), shift, {}});
     t = m_.graph.shr(unique(op.name + ".shr"), t, shift);
     t = m_.graph.add(unique(op.name), t, r.name);
     place(mark, w.placement, op.name,
           w.placement == Placement::kVta ? "fused after its VTA sum" : "adds to a host operator's sum");
     q_[op.output] = make_q(t, {r.params.frac_bits, r.params.multiplier}, true, w.placement, w.weight_frac);
+    q_[op.output].fold = std::move(fold);
+    q_[op.output].node = op.name;
   }
 
   const FloatGraph& g_;

@@ -76,7 +76,9 @@ ConvGeometry conv_geometry(const Config& config, const Graph& g, const Step& ste
   geo.kernel = conv.kernel;
   geo.pad = conv.pad;
   geo.stride = conv.stride;
-  for (const Op* op : step.ops) geo.bias = geo.bias || op->kind == OpKind::kBiasAdd;
+  for (const auto* ops : {&step.ops, &step.shortcut}) {
+    for (const Op* op : *ops) geo.biases += op->kind == OpKind::kBiasAdd;
+  }
   if (!step.shortcut.empty()) {
     geo.shortcut_blocks = g.tensor(step.shortcut[0]->inputs[0]).shape[1] / config.block_in();
     geo.shortcut_stride = step.shortcut[0]->stride;
@@ -94,7 +96,7 @@ SramNeed sram_need(const ConvGeometry& g, Residual residual, const ConvTiling& t
   const int64_t sc_ic = g.shortcut_blocks > 0 ? shortcut_ic_block(t.ic_block, g.shortcut_blocks) : 0;
   SramNeed need;
   need.acc =
-      (t.oc_block * t.h_block * t.w_block * (residual == Residual::kAluAdd ? 2 : 1) + (g.bias ? t.oc_block : 0)) * vt;
+      (t.oc_block * t.h_block * t.w_block * (residual == Residual::kAluAdd ? 2 : 1) + g.biases * t.oc_block) * vt;
   need.inp = ((g.depthwise ? t.oc_block : t.ic_block) * g.input_rows(t.h_block) * g.input_cols(t.w_block) +
               sc_ic * t.h_block * g.shortcut_cols(t.w_block)) *
              vt;

@@ -730,6 +730,88 @@ TEST(OnnxNodeTests, SupportedOperatorsMatchOnnxOutputs) {
   EXPECT_GE(passed, 50);
 }
 
+// Residual blocks as torch.onnx.export writes a trained network's (batch norms folded: every
+// convolution has a bias): torchvision's bottleneck with its downsample and without, then two of
+// MobileNetV2's inverted residuals (ReLU6 as Clip, a depthwise convolution, a linear projection; the
+// first block's sum read by the second's expansion and by its add), a classifier. With the default
+// options (rounding to nearest) each VTA step has one bias: the rounding of a sum after a residual
+// add joins the bias before the add, and a downsample keeps its own bias inside its block's step.
+TEST(OnnxResidual, TorchBlocksRunWithTheDefaults) {
+  const Config& cfg = vta::build_config();
+  if (cfg.batch() != 1 || cfg.block_in() != 16 || cfg.block_out() != 16) GTEST_SKIP() << "written for BLOCK 16";
+  ModelBuilder b({1, 32, 8, 8});
+  uint32_t seed = 40;
+  auto conv = [&](const std::string& x, int64_t in, int64_t out, int64_t k, int64_t groups, const std::string& name) {
+    const int64_t per = in / groups;
+    const float bound = 1.5f / std::sqrt(float(per * k * k));
+    auto& n = b.node(
+        "Conv",
+        {x, b.constant(name + ".w", {out, per, k, k}, random_floats(size_t(out * per * k * k), ++seed, -bound, bound)),
+         b.constant(name + ".b", {out}, random_floats(size_t(out), ++seed, -0.3f, 0.3f))},
+        name);
+    ModelBuilder::ints(n, "kernel_shape", {k, k});
+    ModelBuilder::ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
+    ModelBuilder::integer(n, "group", groups);
+    return name;
+  };
+  auto relu = [&](const std::string& x) { return b.node("Relu", {x}, x + ".relu").output(0); };
+  auto relu6 = [&](const std::string& x) {
+    return b.node("Clip", {x, b.constant(x + ".lo", {}, {0.f}), b.constant(x + ".hi", {}, {6.f})}, x + ".relu6")
+        .output(0);
+  };
+  auto bottleneck = [&](const std::string& x, int64_t in, const std::string& name, bool downsample) {
+    const std::string a = relu(conv(x, in, 16, 1, 1, name + ".conv1"));
+    const std::string c = relu(conv(a, 16, 16, 3, 1, name + ".conv2"));
+    const std::string d = conv(c, 16, 64, 1, 1, name + ".conv3");
+    const std::string identity = downsample ? conv(x, in, 64, 1, 1, name + ".downsample") : x;
+    return relu(b.node("Add", {d, identity}, name + ".add").output(0));
+  };
+  auto inverted = [&](const std::string& x, const std::string& name) {
+    const std::string e = relu6(conv(x, 64, 128, 1, 1, name + ".expand"));
+    const std::string d = relu6(conv(e, 128, 128, 3, 128, name + ".depthwise"));
+    return b.node("Add", {conv(d, 128, 64, 1, 1, name + ".project"), x}, name + ".add").output(0);
+  };
+  std::string x = bottleneck("x", 32, "layer1.0", true);
+  x = bottleneck(x, 64, "layer1.1", false);
+  x = inverted(inverted(x, "features.1"), "features.2");
+  b.node("GlobalAveragePool", {x}, "gap");
+  b.node("Flatten", {"gap"}, "flat");
+  auto& fc = b.node("Gemm",
+                    {"flat", b.constant("fc.w", {10, 64}, random_floats(640, ++seed, -0.3f, 0.3f)),
+                     b.constant("fc.b", {10}, random_floats(10, ++seed, -0.1f, 0.1f))},
+                    "fc");
+  ModelBuilder::integer(fc, "transB", 1);
+  const FloatGraph g = b.import("fc");
+  std::vector<std::vector<float>> cal;
+  for (uint32_t s = 0; s < 4; ++s) cal.push_back(random_floats(32 * 64, 300 + s, -1, 1));
+  const QuantizedModel q = quantize(g, cal, cfg);  // the defaults: rounding to nearest
+  Executor ex(q.graph, cfg);
+  std::map<std::string, Residual> residuals;
+  for (const Step& s : ex.steps()) {
+    if (s.placement != Placement::kVta) continue;
+    int biases = 0;
+    for (const Op* op : s.ops) biases += op->kind == OpKind::kBiasAdd;
+    EXPECT_EQ(biases, 1) << s.name << ": " << s.description;
+    residuals[s.name] = s.residual;
+  }
+  // the downsample inside its block (its own bias there), the identity blocks' residuals where the sums start
+  EXPECT_EQ(residuals.at("layer1.0.add.relu"), Residual::kShortcut);
+  EXPECT_EQ(residuals.at("layer1.1.add.relu"), Residual::kSumInit);
+  EXPECT_EQ(residuals.size(), 12u) << "3 steps per bottleneck (the downsample inside one), 3 per inverted residual";
+  for (uint32_t s = 0; s < 3; ++s) {
+    const auto xf = random_floats(32 * 64, 400 + s, -1, 1);
+    const auto in = q.quantize_input(xf);
+    const Values ref = run_reference(q.graph, in);
+    const NetworkRun r = ex.run(in, {}, &ref);
+    EXPECT_TRUE(r.verified());
+    const auto y = q.dequantize_output(r.output);
+    const auto f = run_float(g, xf).at(g.output);
+    double err = 0, norm = 0;
+    for (size_t i = 0; i < y.size(); ++i) err += std::pow(double(y[i] - f[i]), 2), norm += std::pow(double(f[i]), 2);
+    EXPECT_LT(std::sqrt(err / norm), 0.1) << "the int8 network follows the float one";
+  }
+}
+
 // torchvision's ResNet-18 as torch.onnx.export writes it in eval mode (models/resnet18/export.py):
 // batch norms folded into the convolutions (their initial statistics: zero biases), ReLU, the max
 // pool, residual Adds (the block's conv2 first), the average pool, Flatten, the classifier with its

@@ -72,6 +72,10 @@ std::set<std::string> vta_step_names(const Graph& g, const std::string& range);
 /// How a VTA convolution step adds its residual (kShortcut is set by plan_steps).
 Residual residual_of(const Graph& g, const Step& step);
 
+/// kSumInit, kShortcut: the shr right before the residual add (after the step's bias_add, if any);
+/// the sum starts from the residual shifted left by it. Throws GraphError when the step has none.
+const Op& residual_shift(const Step& step);
+
 /// The convolutions a VTA convolution step runs: its own, then its shortcut's if it has one.
 std::vector<const Op*> convolutions(const Step& step);
 

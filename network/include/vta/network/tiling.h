@@ -25,7 +25,8 @@ struct ConvGeometry {
   int64_t kernel = 1, pad = 0, stride = 1;
   int64_t shortcut_blocks = 0;  ///< Residual::kShortcut: the shortcut's input-channel blocks (0: none)
   int64_t shortcut_stride = 1;
-  bool bias = false;  ///< a kBiasAdd in the chain: oc_block more accumulator entries per virtual thread
+  int64_t biases =
+      0;  ///< kBiasAdds in the chain and the shortcut's: oc_block accumulator entries each per virtual thread
   /// A depthwise convolution, computed as a block-diagonal GEMM: output block c reads input block c
   /// only (in_blocks is 1: the reduction is over the kernel window and one block's lanes), so an
   /// output tile of oc_block blocks loads oc_block input blocks.
