@@ -30,7 +30,7 @@ PACKAGES=(
   device-tree-compiler                 # the board kit's device-tree overlays, compiled in a test (hw/fpga, docs/FPGA.md)
 )
 # Retraining the classifiers (models/fashion_mnist/train.py) takes PyTorch: scripts/setup.sh --train
-if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-torch python3-onnx); fi
+if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-torch python3-torchvision python3-onnx); fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

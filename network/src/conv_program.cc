@@ -297,6 +297,17 @@ c::Tensor AluChain::elementwise(const Op& op, c::Tensor prev, const std::string&
       break;
     }
     case OpKind::kBiasAdd: return add_bias(op, prev, prefix);
+    case OpKind::kLeakyRelu: {
+      // max(x, (x * m + 2^(k-1)) >> k): the product in a copy of x (the ALU writes in place), rounded,
+      // then the two's MAX
+      const c::Tensor x = prev;
+      stage("leaky_copy", [&](const Indices& i) { return x(i); });
+      stage("leaky_mul", [&](const Indices& i) { return prev(i) * int64_t(op.multiplier); });
+      stage("leaky_round", [&](const Indices& i) { return prev(i) + (int64_t{1} << (op.shift - 1)); });
+      stage("leaky_shr", [&](const Indices& i) { return prev(i) >> op.shift; });
+      stage("leaky", [&](const Indices& i) { return c::max(prev(i), x(i)); });
+      break;
+    }
     default: throw GraphError(join({g_.name(), ": ", op.name, ": not an operator VTA's ALU runs after a sum"}));
   }
   return prev;

@@ -133,6 +133,9 @@ std::vector<float> float_op(const FloatGraph& g, const FloatOp& op, const FloatV
     case FloatOpKind::kClip:
       for (float& e : y) e = std::clamp(e, op.lo, op.hi);
       return y;
+    case FloatOpKind::kLeakyRelu:
+      for (float& e : y) e = e < 0 ? e * op.alpha : e;
+      return y;
     case FloatOpKind::kAdd: {
       const std::vector<float>& b = read(g, op, v, op.inputs[1]);
       for (size_t e = 0; e < y.size(); ++e) y[e] += b[e];

@@ -59,6 +59,7 @@ const char* to_string(OpKind k) {
     case OpKind::kConcat: return "concat";
     case OpKind::kUpsample: return "upsample";
     case OpKind::kDilate: return "dilate";
+    case OpKind::kLeakyRelu: return "leaky_relu";
   }
   return "?";
 }
@@ -187,6 +188,17 @@ std::string Graph::add(const std::string& name, const std::string& a, const std:
 
 std::string Graph::relu(const std::string& name, const std::string& x) {
   Op op = make_op(OpKind::kRelu, name, {x});
+  return add_op(op, need(op, x, ElemType::kInt32));
+}
+
+std::string Graph::leaky_relu(const std::string& name, const std::string& x, int32_t multiplier, int shift) {
+  Op op = make_op(OpKind::kLeakyRelu, name, {x});
+  if (shift < 1 || shift > 15 || multiplier < 1 || multiplier > 32767 || (int64_t{multiplier} >> shift) != 0) {
+    throw GraphError(
+        join({name_, ": ", name, ": leaky_relu slope ", std::to_string(multiplier), " / 2^", std::to_string(shift),
+              " (multiplier 1 to 32767, shift 1 to 15, the slope below 1: VTA's ALU immediates)"}));
+  }
+  op.multiplier = multiplier, op.shift = shift;
   return add_op(op, need(op, x, ElemType::kInt32));
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "onnx_importer.h"
 #include "vta/driver/file.h"
@@ -20,6 +21,12 @@ FloatOp make(FloatOpKind kind) {
   FloatOp op;
   op.kind = kind;
   return op;
+}
+
+std::string float_text(float v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
 }
 
 std::string shape_text(const std::vector<int64_t>& s) {
@@ -388,6 +395,7 @@ const char* to_string(FloatOpKind k) {
     case FloatOpKind::kConcat: return "concat";
     case FloatOpKind::kUpsample: return "upsample";
     case FloatOpKind::kDilate: return "dilate";
+    case FloatOpKind::kLeakyRelu: return "leaky_relu";
   }
   return "?";
 }

@@ -21,6 +21,8 @@ namespace vta::network::onnx_import_detail {
 
 FloatOp make(FloatOpKind kind);
 std::string shape_text(const std::vector<int64_t>& s);
+/// A float as a message writes it: "1.5", "0.1", "-inf".
+std::string float_text(float v);
 
 class Importer;
 
@@ -128,6 +130,7 @@ class Importer {
   void add_node(const onnx::NodeProto& n);
   void mul(const onnx::NodeProto& n);
   void relu(const onnx::NodeProto& n);
+  void leaky_relu(const onnx::NodeProto& n);
   void clip(const onnx::NodeProto& n);
   void max_pool(const onnx::NodeProto& n);
   void average_pool(const onnx::NodeProto& n);

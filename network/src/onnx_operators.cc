@@ -14,6 +14,17 @@ void Importer::relu(const onnx::NodeProto& n) {
   add(op, n, g_.shapes[op.inputs[0]]);
 }
 
+void Importer::leaky_relu(const onnx::NodeProto& n) {
+  only_attributes(n, {"alpha"});
+  FloatOp op = make(FloatOpKind::kLeakyRelu);
+  op.inputs = {activation(n, 0)};
+  op.alpha = attr_float(n, "alpha", 0.01f);
+  if (!(op.alpha > 0 && op.alpha < 1)) {
+    fail(n, "attribute alpha " + float_text(op.alpha) + ": a slope between 0 and 1 (exclusive) is supported");
+  }
+  add(op, n, g_.shapes[op.inputs[0]]);
+}
+
 void Importer::global_average_pool(const onnx::NodeProto& n) {
   const FloatOp op = unary(n, FloatOpKind::kGlobalAvgPool);
   const auto& s = g_.shapes[op.inputs[0]];
@@ -292,7 +303,7 @@ void Importer::clip(const onnx::NodeProto& n) {
       (i == 1 ? op.lo : op.hi) = c.values[0];
     }
   }
-  if (!(op.lo <= op.hi)) fail(n, "bounds [" + std::to_string(op.lo) + ", " + std::to_string(op.hi) + "]");
+  if (!(op.lo <= op.hi)) fail(n, "bounds [" + float_text(op.lo) + ", " + float_text(op.hi) + "]");
   add(op, n, g_.shapes[op.inputs[0]]);
 }
 
@@ -537,6 +548,7 @@ std::span<const OperatorRule> Importer::rules() {
       {"Mul", 1, kLastOnnxOpset, &Importer::mul},
       {"Relu", 1, kLastOnnxOpset, &Importer::relu},
       {"Clip", 1, kLastOnnxOpset, &Importer::clip},
+      {"LeakyRelu", 6, kLastOnnxOpset, &Importer::leaky_relu},
       {"MaxPool", 1, kLastOnnxOpset, &Importer::max_pool},
       {"GlobalAveragePool", 1, kLastOnnxOpset, &Importer::global_average_pool},
       {"Flatten", 1, kLastOnnxOpset, &Importer::flatten},

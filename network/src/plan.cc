@@ -26,12 +26,13 @@ std::vector<const Op*> fuse_after(const Graph& g, const Op& conv) {
     }
     const Op& op = *readers[0];
     const bool elementwise = op.kind == OpKind::kShr || op.kind == OpKind::kAdd || op.kind == OpKind::kRelu ||
-                             op.kind == OpKind::kClip || op.kind == OpKind::kCast || op.kind == OpKind::kBiasAdd;
+                             op.kind == OpKind::kClip || op.kind == OpKind::kCast || op.kind == OpKind::kBiasAdd ||
+                             op.kind == OpKind::kLeakyRelu;
     if (!elementwise || op.placement != Placement::kVta || op.inputs[0] != current) {
-      throw GraphError(
-          join({g.name(), ": ", op.name, " (", to_string(op.kind), ", ", to_string(op.placement),
-                ") reads the int32 result of VTA convolution ", conv.name,
-                "; the chain after a VTA convolution must be VTA bias_add/shr/add/relu/clip ending in a cast"}));
+      throw GraphError(join(
+          {g.name(), ": ", op.name, " (", to_string(op.kind), ", ", to_string(op.placement),
+           ") reads the int32 result of VTA convolution ", conv.name,
+           "; the chain after a VTA convolution must be VTA bias_add/shr/add/relu/clip/leaky_relu ending in a cast"}));
     }
     if (op.kind == OpKind::kAdd && g.tensor(op.inputs[1]).type != ElemType::kInt8) {
       throw GraphError(join({g.name(), ": ", op.name, ": the residual ", op.inputs[1],
@@ -223,6 +224,7 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
     case OpKind::kAdd:
     case OpKind::kRelu:
     case OpKind::kClip:
+    case OpKind::kLeakyRelu:
     case OpKind::kCast:
     case OpKind::kBiasAdd: return "";  // fused after a VTA convolution (plan_steps checks the chain)
     default:

@@ -225,15 +225,28 @@ class Quantizer {
     return q;
   }
 
-  // Requantizes wide `w` to `frac` bits: shr (when not 0), clip to [lo, hi] (within int8), cast.
+  // Requantizes wide `w` to `frac` bits: shr (when not 0), clip to [lo, hi] (within int8), cast. With
+  // a leaky ReLU's slope `alpha` (0 < alpha < 1), the clip keeps the values whose product stays in
+  // int8, the slope is alpha to 15 fraction bits (its error at most 2^-16), the product rounded to the
+  // nearest, the clip to [lo, hi] after it.
   Q requantize(const Q& w, int frac, int32_t lo, int32_t hi, const std::string& name, const std::string& node,
-               const std::string& tensor) {
+               const std::string& tensor, float alpha = 0) {
     const int shift = std::clamp(w.params.frac_bits - frac, 0, 31);
     frac = w.params.frac_bits - shift;
     const size_t mark = m_.graph.ops().size();
     std::string t = finish_sum(w, shift, name);
     if (shift > 0) t = m_.graph.shr(unique(name + ".shr"), t, shift);
-    t = m_.graph.clip(unique(name + ".clip"), t, std::max(lo, -128), std::min(hi, 127));
+    lo = std::max(lo, -128), hi = std::min(hi, 127);
+    if (alpha > 0) {
+      constexpr int kSlopeBits = 15;  // (the multiplier and the rounding term are 16-bit ALU immediates)
+      const auto m = int32_t(std::clamp(std::lround(double(alpha) * (1 << kSlopeBits)), 1L, (1L << kSlopeBits) - 1));
+      const auto least = int32_t(std::ceil(-128.5 * double(1 << kSlopeBits) / double(m)));
+      t = m_.graph.clip(unique(name + ".clip"), t, least, 127);
+      t = m_.graph.leaky_relu(unique(name + ".leaky"), t, m, kSlopeBits);
+      if (lo > -128 || hi < 127) t = m_.graph.clip(unique(name + ".clamp"), t, lo, hi);
+    } else {
+      t = m_.graph.clip(unique(name + ".clip"), t, lo, hi);
+    }
     t = m_.graph.cast(unique(name), t);
     place(mark, w.placement, node,
           w.placement == Placement::kVta ? "fused after its VTA sum" : "requantizes a host operator's sum");
@@ -265,7 +278,8 @@ class Quantizer {
       case FloatOpKind::kConv:
       case FloatOpKind::kDense: return weighted(op);
       case FloatOpKind::kRelu:
-      case FloatOpKind::kClip: return activation(op);
+      case FloatOpKind::kClip:
+      case FloatOpKind::kLeakyRelu: return activation(op);
       case FloatOpKind::kFakeQuant:
         // a model's own quantization: its clamp fused like a Clip after a sum; on an int8 tensor the
         // tensor itself (its scale is the calibrated one: VTA's are powers of two)
@@ -373,12 +387,12 @@ class Quantizer {
     q_[op.output] = out;
   }
 
-  // Relu, Clip or a fake quantization's clamp: fused into the requantization of the convolution or add
-  // before it, with the clamp of a fake quantization that alone reads its output.
+  // Relu, Clip, LeakyRelu or a fake quantization's clamp: fused into the requantization of the
+  // convolution or add before it, with the clamp of a fake quantization that alone reads its output.
   void activation(const FloatOp& op) {
     if (!fusable(op)) {
-      fail(op, "a Relu or Clip is quantized with the Conv, Gemm or Add whose output it alone reads; " + op.inputs[0] +
-                   " is not one");
+      fail(op, "a Relu, Clip or LeakyRelu is quantized with the Conv, Gemm or Add whose output it alone reads; " +
+                   op.inputs[0] + " is not one");
     }
     std::vector<const FloatOp*> clamps{&op};
     for (std::string t = op.output;
@@ -393,6 +407,7 @@ class Quantizer {
     double f_lo = -std::numeric_limits<double>::infinity(), f_hi = std::numeric_limits<double>::infinity();
     for (const FloatOp* c : clamps) {                                   // the bounds in real values, intersected
       double lo_c = 0, hi_c = std::numeric_limits<double>::infinity();  // (ReLU)
+      if (c->kind == FloatOpKind::kLeakyRelu) lo_c = -hi_c;
       if (c->kind == FloatOpKind::kClip) lo_c = double(c->lo), hi_c = double(c->hi);
       if (c->kind == FloatOpKind::kFakeQuant) {
         lo_c = (double(c->lo) - c->zero) * double(c->scale), hi_c = (double(c->hi) - c->zero) * double(c->scale);
@@ -401,7 +416,8 @@ class Quantizer {
     }
     const int32_t lo = std::isfinite(f_lo) ? int32_t(std::clamp(std::lround(f_lo * s), -128L, 127L)) : -128;
     const int32_t hi = std::isfinite(f_hi) ? int32_t(std::clamp(std::lround(f_hi * s), -128L, 127L)) : 127;
-    const Q r = requantize(w, frac, lo, hi, unique(op.name), op.name, out);
+    const Q r =
+        requantize(w, frac, lo, hi, unique(op.name), op.name, out, op.kind == FloatOpKind::kLeakyRelu ? op.alpha : 0.f);
     for (const FloatOp* c : clamps) q_[c->output] = r;
   }
 
@@ -493,6 +509,7 @@ const FloatOp* next_weighted(const FloatGraph& g, const FloatOp& a,
       case FloatOpKind::kConv:
       case FloatOpKind::kDense: return &r;
       case FloatOpKind::kRelu:
+      case FloatOpKind::kLeakyRelu:
       case FloatOpKind::kMaxPool:
       case FloatOpKind::kAvgPool:
       case FloatOpKind::kUpsample:

@@ -145,6 +145,12 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
     case OpKind::kClip:
       for (size_t i = 0; i < r.size(); ++i) r[i] = std::clamp(x[i], op.lo, op.hi);
       return r;
+    case OpKind::kLeakyRelu:  // (VTA's MUL and ADD keep the low 32 bits; SHR is arithmetic)
+      for (size_t i = 0; i < r.size(); ++i) {
+        const uint32_t half = uint32_t{1} << (op.shift - 1);
+        r[i] = std::max(x[i], int32_t(uint32_t(x[i]) * uint32_t(op.multiplier) + half) >> op.shift);
+      }
+      return r;
     case OpKind::kCast:
       for (size_t i = 0; i < r.size(); ++i) {
         if (x[i] < -128 || x[i] > 127) {

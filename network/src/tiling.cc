@@ -51,6 +51,10 @@ double traffic_cycles(const Config& config, const ConvGeometry& g, Residual resi
 
 }  // namespace
 
+int64_t alu_temporaries(const Step& step) {
+  return std::count_if(step.ops.begin(), step.ops.end(), [](const Op* op) { return op->kind == OpKind::kLeakyRelu; });
+}
+
 std::string ConvTiling::to_string() const {
   return join({"oc ", std::to_string(oc_block), " h ", std::to_string(h_block), " w ", std::to_string(w_block), " ic ",
                std::to_string(ic_block), " vt ", std::to_string(virtual_threads)});
@@ -79,6 +83,7 @@ ConvGeometry conv_geometry(const Config& config, const Graph& g, const Step& ste
   for (const auto* ops : {&step.ops, &step.shortcut}) {
     for (const Op* op : *ops) geo.biases += op->kind == OpKind::kBiasAdd;
   }
+  geo.temporaries = alu_temporaries(step);
   if (!step.shortcut.empty()) {
     geo.shortcut_blocks = g.tensor(step.shortcut[0]->inputs[0]).shape[1] / config.block_in();
     geo.shortcut_stride = step.shortcut[0]->stride;
@@ -95,8 +100,9 @@ SramNeed sram_need(const ConvGeometry& g, Residual residual, const ConvTiling& t
   // (the shortcut's chunk: its rows read only, columns at its stride)
   const int64_t sc_ic = g.shortcut_blocks > 0 ? shortcut_ic_block(t.ic_block, g.shortcut_blocks) : 0;
   SramNeed need;
-  need.acc =
-      (t.oc_block * t.h_block * t.w_block * (residual == Residual::kAluAdd ? 2 : 1) + g.biases * t.oc_block) * vt;
+  need.acc = (t.oc_block * t.h_block * t.w_block * (1 + (residual == Residual::kAluAdd ? 1 : 0) + g.temporaries) +
+              g.biases * t.oc_block) *
+             vt;
   need.inp = ((g.depthwise ? t.oc_block : t.ic_block) * g.input_rows(t.h_block) * g.input_cols(t.w_block) +
               sc_ic * t.h_block * g.shortcut_cols(t.w_block)) *
              vt;
@@ -137,6 +143,7 @@ std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const
   const Op& pool = *step.ops[0];
   const bool bias =
       std::any_of(step.ops.begin(), step.ops.end(), [](const Op* op) { return op->kind == OpKind::kBiasAdd; });
+  const int64_t temporaries = alu_temporaries(step);
   const TensorDesc& in = g.tensor(pool.inputs[0]);
   const TensorDesc& out = g.tensor(pool.output);
   const int64_t blocks = in.shape[1] / config.block_in(), oh = out.shape[2], ow = out.shape[3];
@@ -147,7 +154,8 @@ std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const
       if (blocks % cb != 0 || (blocks / cb) % vt != 0) continue;
       for (int64_t hb = 1; hb <= oh; ++hb) {
         if (oh % hb != 0) continue;
-        const int64_t need = cb * (((hb - 1) * pool.stride + pool.kernel) * wp + hb * ow + (bias ? 1 : 0)) * vt;
+        const int64_t need =
+            cb * (((hb - 1) * pool.stride + pool.kernel) * wp + hb * ow * (1 + temporaries) + (bias ? 1 : 0)) * vt;
         if (need > int64_t(config.acc_depth())) continue;
         scored.push_back({(blocks / cb) * (oh / hb), {cb, hb, ow, 1, vt}});
       }

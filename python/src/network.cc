@@ -208,6 +208,8 @@ void bind_network(py::module_& m, const py::object& base_error) {
       .def("add", &net::Graph::add, py::arg("name"), py::arg("a"), py::arg("b"))
       .def("relu", &net::Graph::relu, py::arg("name"), py::arg("x"))
       .def("clip", &net::Graph::clip, py::arg("name"), py::arg("x"), py::arg("lo"), py::arg("hi"))
+      .def("leaky_relu", &net::Graph::leaky_relu, py::arg("name"), py::arg("x"), py::arg("multiplier"),
+           py::arg("shift"))
       .def("cast", &net::Graph::cast, py::arg("name"), py::arg("x"))
       .def("max_pool", &net::Graph::max_pool, py::arg("name"), py::arg("x"), py::arg("kernel"), py::arg("stride"),
            py::arg("pad") = 0)

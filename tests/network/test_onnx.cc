@@ -481,8 +481,8 @@ TEST(OnnxImport, OperatorsAreReadInTheirOpsetsOnly) {
             "test.onnx: node y (Resize): operator Resize of opset 9 (it is read in opsets 10 to 18)");
   EXPECT_EQ(refused("Upsample", 11),
             "test.onnx: node y (Upsample): operator Upsample of opset 11 (it is read in opsets 7 to 10)");
-  EXPECT_EQ(refused("LeakyRelu", 13),
-            "test.onnx: node y (LeakyRelu): operator LeakyRelu is not supported (docs/MODELS.md lists what is)");
+  EXPECT_EQ(refused("HardSigmoid", 13),
+            "test.onnx: node y (HardSigmoid): operator HardSigmoid is not supported (docs/MODELS.md lists what is)");
 
   std::vector<std::string> documented;  // the first column of the table under "## Supported operators"
   std::ifstream doc(vta::test::source_path("docs/MODELS.md"));
@@ -658,6 +658,7 @@ TEST(OnnxNodeTests, SupportedOperatorsMatchOnnxOutputs) {
                                   "MatMul",
                                   "Relu",
                                   "Clip",
+                                  "LeakyRelu",
                                   "Add",
                                   "Mul",
                                   "MaxPool",
@@ -728,6 +729,70 @@ TEST(OnnxNodeTests, SupportedOperatorsMatchOnnxOutputs) {
   }
   for (const auto& r : refused) std::printf("  refused %s\n", r.c_str());
   EXPECT_GE(passed, 50);
+}
+
+// LeakyReLU (YOLO's activation) after a convolution: the float reference against plain loops, then
+// quantized, on VTA's ALU (the clip that keeps the product in int8, MUL, SHR, MAX), every step equal
+// to the int8 reference and the int8 output following the float one.
+TEST(OnnxImport, LeakyReluRunsOnVtasAlu) {
+  const Config& cfg = vta::build_config();
+  ModelBuilder b({1, 16, 6, 6});
+  const auto w1 = random_floats(32 * 16 * 9, 61, -0.2f, 0.2f), b1 = random_floats(32, 62, -0.5f, 0.5f);
+  const auto w2 = random_floats(16 * 32, 63, -0.3f, 0.3f);
+  auto& c1 = b.node("Conv", {"x", b.constant("w1", {32, 16, 3, 3}, w1), b.constant("b1", {32}, b1)}, "c1");
+  ModelBuilder::ints(c1, "pads", {1, 1, 1, 1});
+  ModelBuilder::real(b.node("LeakyRelu", {"c1"}, "l1"), "alpha", 0.1f);
+  b.node("Conv", {"l1", b.constant("w2", {16, 32, 1, 1}, w2)}, "c2");
+  ModelBuilder::real(b.node("LeakyRelu", {"c2"}, "l2"), "alpha", 0.25f);
+  const FloatGraph g = b.import("l2");
+  auto leaky = [](std::vector<float> v, float a) {
+    for (float& e : v) e = e < 0 ? a * e : e;
+    return v;
+  };
+  const auto x = random_floats(16 * 36, 64);
+  const auto h = leaky(conv_loops(x, w1, b1, 16, 6, 6, 32, 3, 1, 1, 1), 0.1f);
+  expect_close(run_float(g, x).at(g.output), leaky(conv_loops(h, w2, {}, 32, 6, 6, 16, 1, 1, 0, 1), 0.25f),
+               "conv, leaky relu 0.1, conv, leaky relu 0.25");
+
+  std::vector<std::vector<float>> cal;
+  for (uint32_t s = 0; s < 4; ++s) cal.push_back(random_floats(16 * 36, 70 + s));
+  const QuantizedModel q = quantize(g, cal, cfg);
+  int leaky_on_vta = 0;
+  for (const Op& op : q.graph.ops()) {
+    if (op.kind != OpKind::kLeakyRelu) continue;
+    EXPECT_EQ(op.placement, Placement::kVta) << op.name;
+    leaky_on_vta += op.placement == Placement::kVta;
+  }
+  EXPECT_EQ(leaky_on_vta, 2);
+  Executor ex(q.graph, cfg);
+  for (uint32_t s = 0; s < 3; ++s) {
+    const auto xf = random_floats(16 * 36, 80 + s);
+    const auto in = q.quantize_input(xf);
+    const Values ref = run_reference(q.graph, in);
+    const NetworkRun r = ex.run(in, {}, &ref);
+    EXPECT_TRUE(r.verified());
+    const auto y = q.dequantize_output(r.output);
+    const auto f = run_float(g, xf).at(g.output);
+    double err = 0, norm = 0;
+    for (size_t i = 0; i < y.size(); ++i) err += std::pow(double(y[i] - f[i]), 2), norm += std::pow(double(f[i]), 2);
+    EXPECT_LT(std::sqrt(err / norm), 0.1);
+  }
+  // the int8 operator as VTA computes it: the product rounded to the nearest (ties up), x * 0.100006
+  Graph t("leaky");
+  t.input("x", {1, 16, 1, 1});
+  const std::string wide = t.conv2d("id", "x",
+                                    t.constant("w", {16, 16, 1, 1},
+                                               [] {
+                                                 std::vector<int8_t> e(256, 0);
+                                                 for (int i = 0; i < 16; ++i) e[size_t(i * 17)] = 1;
+                                                 return e;
+                                               }()),
+                                    1, 0);
+  t.set_output(t.leaky_relu("l", wide, 3277, 15));
+  const std::vector<int8_t> in{-128, -100, -11, -10, -9, -1, 0, 1, 127, 5, -5, 50, -50, 100, -20, 20};
+  const auto out = run_reference(t, in).at(t.output_name());
+  const std::vector<int32_t> want{-13, -10, -1, -1, -1, 0, 0, 1, 127, 5, -1, 50, -5, 100, -2, 20};
+  EXPECT_EQ(out, want);
 }
 
 // Residual blocks as torch.onnx.export writes a trained network's (batch norms folded: every

@@ -48,9 +48,12 @@ case("opset_0", "opset 0", model=conv_model(opset=0))
 case("opset_19", "opset 19", model=conv_model(opset=19))
 case("no_default_opset", "no opset of the default", model=helper.make_model(
     helper.make_graph([], "m", [x_info], out_z), opset_imports=[helper.make_opsetid("com.example", 1)]))
-case("unsupported_op", "node lrelu (LeakyRelu): operator LeakyRelu is not supported", model=conv_model(nodes=[
+case("unsupported_op", "node hsig (HardSigmoid): operator HardSigmoid is not supported", model=conv_model(nodes=[
     helper.make_node("Conv", ["x", "w"], ["y"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
-    helper.make_node("LeakyRelu", ["y"], ["z"], name="lrelu")]))
+    helper.make_node("HardSigmoid", ["y"], ["z"], name="hsig")]))
+case("leaky_alpha", "attribute alpha 1.5", model=conv_model(nodes=[
+    helper.make_node("Conv", ["x", "w"], ["y"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+    helper.make_node("LeakyRelu", ["y"], ["z"], name="lrelu", alpha=1.5)]))
 case("custom_domain", "domain com.example", model=conv_model(nodes=[
     helper.make_node("Relu", ["x"], ["z"], name="relu", domain="com.example")]))
 case("dilation", "attribute dilations", model=conv_model(attrs={"dilations": [2, 2]}))

@@ -48,6 +48,8 @@ enum class OpKind : uint8_t {
   kUpsample,       ///< int8 -> int8: nearest neighbour, each value repeated `kernel` times down, `stride` across
   kDilate,         ///< int8 -> int8: `stride` - 1 zeros between values, `pad` more zero rows and columns
                    ///< at the bottom and right (a transposed convolution's input)
+  kLeakyRelu,      ///< max(x, (x * multiplier + 2^(shift-1)) >> shift): a slope of multiplier / 2^shift
+                   ///< for x < 0, rounded to nearest (wrapping in 32 bits, as VTA's MUL: clip x first)
 };
 const char* to_string(OpKind k);
 
@@ -62,7 +64,8 @@ struct Op {
   std::string weight;  ///< kConv2d, kDense: the weight constant; kBiasAdd: the bias constant
   int kernel = 1, stride = 1, pad = 0;
   int groups = 1;          ///< kConv2d: input and output channels in `groups` independent groups
-  int shift = 0;           ///< kShr; kBiasAdd: the bias's left shift
+  int shift = 0;           ///< kShr; kBiasAdd: the bias's left shift; kLeakyRelu: the slope's
+  int32_t multiplier = 0;  ///< kLeakyRelu: the slope's numerator
   int32_t lo = 0, hi = 0;  ///< kClip
   Placement placement = Placement::kHost;
 };
@@ -91,6 +94,9 @@ class Graph {
   std::string add(const std::string& name, const std::string& a, const std::string& b);
   std::string relu(const std::string& name, const std::string& x);
   std::string clip(const std::string& name, const std::string& x, int32_t lo, int32_t hi);
+  /// max(x, (x * multiplier + 2^(shift-1)) >> shift), int32: multiplier 1 to 32767 and shift 1 to 15
+  /// (ALU immediates), the slope below 1.
+  std::string leaky_relu(const std::string& name, const std::string& x, int32_t multiplier, int shift);
   std::string cast(const std::string& name, const std::string& x);
   std::string max_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad);
   std::string global_avg_pool(const std::string& name, const std::string& x);

@@ -36,10 +36,11 @@ enum class FloatOpKind : uint8_t {
   /// QuantizeLinear then DequantizeLinear: (clamp(round(x / scale) + zero, lo, hi) - zero) * scale, the
   /// rounding to nearest even (lo, hi: the integer type's range)
   kFakeQuant,
-  kAvgPool,   ///< kernel, stride, pad; include_pad: padding counted in the divisor
-  kConcat,    ///< along the channels
-  kUpsample,  ///< nearest neighbour by integer factors: kernel down, stride across
-  kDilate,    ///< stride - 1 zeros between values and pad more at the bottom and right (ConvTranspose's input)
+  kAvgPool,    ///< kernel, stride, pad; include_pad: padding counted in the divisor
+  kConcat,     ///< along the channels
+  kUpsample,   ///< nearest neighbour by integer factors: kernel down, stride across
+  kDilate,     ///< stride - 1 zeros between values and pad more at the bottom and right (ConvTranspose's input)
+  kLeakyRelu,  ///< x for x >= 0, alpha * x below (0 < alpha < 1)
 };
 const char* to_string(FloatOpKind k);
 
@@ -53,6 +54,7 @@ struct FloatOp {
   int kernel = 1, stride = 1, pad = 0, groups = 1;
   float lo = 0, hi = 0;      ///< kClip
   float scale = 1;           ///< kScale, kFakeQuant
+  float alpha = 0;           ///< kLeakyRelu: the slope below 0
   int32_t zero = 0;          ///< kFakeQuant: the zero point
   bool include_pad = false;  ///< kAvgPool
 };

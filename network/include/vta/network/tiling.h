@@ -17,6 +17,10 @@
 
 namespace vta::network {
 
+/// The accumulator tiles a step's ALU chain needs besides its sum (one per leaky_relu: the copy its
+/// product is computed in).
+int64_t alu_temporaries(const Step& step);
+
 /// A VTA convolution step's extents in VTA's blocks, as the tiling search sizes its buffers and the
 /// program builder lays them out.
 struct ConvGeometry {
@@ -25,8 +29,10 @@ struct ConvGeometry {
   int64_t kernel = 1, pad = 0, stride = 1;
   int64_t shortcut_blocks = 0;  ///< Residual::kShortcut: the shortcut's input-channel blocks (0: none)
   int64_t shortcut_stride = 1;
-  int64_t biases =
-      0;  ///< kBiasAdds in the chain and the shortcut's: oc_block accumulator entries each per virtual thread
+  /// kBiasAdds in the chain and the shortcut's: oc_block accumulator entries each per virtual thread
+  int64_t biases = 0;
+  /// accumulator tiles the chain's ALU stages need besides the sum (a leaky_relu's copy)
+  int64_t temporaries = 0;
   /// A depthwise convolution, computed as a block-diagonal GEMM: output block c reads input block c
   /// only (in_blocks is 1: the reduction is over the kernel window and one block's lanes), so an
   /// output tile of oc_block blocks loads oc_block input blocks.
