@@ -217,14 +217,20 @@ std::string Graph::cast(const std::string& name, const std::string& x) {
   return add_op(op, out);
 }
 
-std::string Graph::max_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad) {
+std::string Graph::max_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad,
+                            int pad_after) {
   Op op = make_op(OpKind::kMaxPool, name, {x});
   const TensorDesc& in = need(op, x, ElemType::kInt8);
-  if (in.shape.size() != 4 || kernel < 1 || stride < 1 || pad < 0 || pad >= kernel) {
-    throw GraphError(name_ + ": " + name + ": max_pool needs NCHW, kernel >= 1, stride >= 1, 0 <= pad < kernel");
+  if (in.shape.size() != 4 || kernel < 1 || stride < 1 || pad < 0 || pad >= kernel || pad_after < 0 ||
+      pad + pad_after >= kernel || in.shape[2] + 2 * pad + pad_after < kernel ||
+      in.shape[3] + 2 * pad + pad_after < kernel) {
+    throw GraphError(name_ + ": " + name +
+                     ": max_pool needs NCHW, kernel >= 1, stride >= 1, 0 <= pad, pad + pad_after < kernel, the "
+                     "padded input at least the kernel");
   }
-  op.kernel = kernel, op.stride = stride, op.pad = pad;
-  const int64_t oh = (in.shape[2] + 2 * pad - kernel) / stride + 1, ow = (in.shape[3] + 2 * pad - kernel) / stride + 1;
+  op.kernel = kernel, op.stride = stride, op.pad = pad, op.pad_after = pad_after;
+  const int64_t oh = (in.shape[2] + 2 * pad + pad_after - kernel) / stride + 1,
+                ow = (in.shape[3] + 2 * pad + pad_after - kernel) / stride + 1;
   return add_op(op, {"", {in.shape[0], in.shape[1], oh, ow}, ElemType::kInt8});
 }
 
@@ -305,8 +311,8 @@ std::string Graph::upsample(const std::string& name, const std::string& x, int f
 std::string Graph::dilate(const std::string& name, const std::string& x, int stride, int extra) {
   Op op = make_op(OpKind::kDilate, name, {x});
   TensorDesc out = need(op, x, ElemType::kInt8);
-  if (out.shape.size() != 4 || stride < 1 || stride > 64 || extra < 0 || extra >= stride) {
-    throw GraphError(name_ + ": " + name + ": dilate needs NCHW, a stride of 1 to 64 and 0 <= extra < stride");
+  if (out.shape.size() != 4 || stride < 1 || stride > 64 || extra < 0 || extra > 64) {
+    throw GraphError(name_ + ": " + name + ": dilate needs NCHW, a stride of 1 to 64 and 0 to 64 extra rows");
   }
   op.stride = stride, op.pad = extra;
   out.shape[2] = (out.shape[2] - 1) * stride + 1 + extra, out.shape[3] = (out.shape[3] - 1) * stride + 1 + extra;

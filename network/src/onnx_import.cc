@@ -302,7 +302,16 @@ void Importer::window(const onnx::NodeProto& n, FloatOp& op, int64_t kh, int64_t
     fail(n, "attribute strides " + shape_text(strides) + ": one stride of 1 to 64 for both dimensions");
   }
   const auto pads = attr_ints(n, "pads");
-  if (!pads.empty() &&
+  // (a max pool's padding never wins, so it may have more at the bottom and right: pad_after)
+  const bool max = op.kind == FloatOpKind::kMaxPool;
+  if (!pads.empty() && max &&
+      (pads.size() != 4 || pads[0] != pads[1] || pads[2] != pads[3] || pads[0] < 0 || pads[2] < pads[0] ||
+       pads[2] >= kh)) {
+    fail(n, "attribute pads " + shape_text(pads) +
+                ": the same pads at the top and left, the same or more at the bottom and right, smaller than the "
+                "kernel");
+  }
+  if (!pads.empty() && !max &&
       (pads.size() != 4 || std::any_of(pads.begin(), pads.end(), [&](int64_t p) { return p != pads[0]; }) ||
        pads[0] < 0 || pads[0] >= kh)) {
     fail(n, "attribute pads " + shape_text(pads) + ": equal pads on every side, smaller than the kernel");
@@ -315,13 +324,14 @@ void Importer::window(const onnx::NodeProto& n, FloatOp& op, int64_t kh, int64_t
   op.kernel = int(kh);
   op.stride = strides.empty() ? 1 : int(strides[0]);
   op.pad = pads.empty() ? 0 : int(pads[0]);
+  op.pad_after = pads.empty() ? 0 : int(pads[2] - pads[0]);
 }
 
 std::vector<int64_t> Importer::windowed(const onnx::NodeProto& n, const std::vector<int64_t>& in, int64_t channels,
                                         const FloatOp& op) const {
-  const int64_t oh = (in[2] + 2 * op.pad - op.kernel) / op.stride + 1,
-                ow = (in[3] + 2 * op.pad - op.kernel) / op.stride + 1;
-  if (in[2] + 2 * op.pad < op.kernel || in[3] + 2 * op.pad < op.kernel) {
+  const int64_t padded = 2 * op.pad + op.pad_after;
+  const int64_t oh = (in[2] + padded - op.kernel) / op.stride + 1, ow = (in[3] + padded - op.kernel) / op.stride + 1;
+  if (in[2] + padded < op.kernel || in[3] + padded < op.kernel) {
     fail(n, "the kernel " + std::to_string(op.kernel) + " is larger than the padded input " + shape_text(in));
   }
   return {in[0], channels, oh, ow};
@@ -363,6 +373,7 @@ void Importer::node(const onnx::NodeProto& n) {
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     fail(n, "domain " + n.domain() + " (the default ONNX domain is read)");
   if (n.output_size() < 1 || n.output(0).empty()) fail(n, "has no output");
+  if (fold_constant(n)) return;
   const auto all = rules();
   const auto rule =
       std::find_if(all.begin(), all.end(), [&](const OperatorRule& r) { return r.op_type == n.op_type(); });

@@ -116,8 +116,10 @@ class Importer {
 
   std::string new_constant(const std::string& name, FloatTensor t);
 
-  // One node: its operator's rule looked up (rules()) and its converter called.
+  // One node: folded when it computes a constant from constants (onnx_constants.cc), else its
+  // operator's rule looked up (rules()) and its converter called.
   void node(const onnx::NodeProto& n);
+  bool fold_constant(const onnx::NodeProto& n);
 
   // ---- the converters (onnx_operators.cc): one per rule, each checks its node and adds its operators
 
@@ -131,6 +133,7 @@ class Importer {
   void mul(const onnx::NodeProto& n);
   void relu(const onnx::NodeProto& n);
   void leaky_relu(const onnx::NodeProto& n);
+  void pad(const onnx::NodeProto& n);
   void clip(const onnx::NodeProto& n);
   void max_pool(const onnx::NodeProto& n);
   void average_pool(const onnx::NodeProto& n);

@@ -25,6 +25,41 @@ void Importer::leaky_relu(const onnx::NodeProto& n) {
   add(op, n, g_.shapes[op.inputs[0]]);
 }
 
+// Pad with zeros at the bottom and right (a ZeroPad2d((0, p, 0, p)), YOLOv3-tiny's before its stride-1
+// max pool): the dilation by 1 that adds p zero rows and columns there, on the host.
+void Importer::pad(const onnx::NodeProto& n) {
+  only_attributes(n, {"mode", "pads", "value"});
+  const std::string x = activation(n, 0);
+  const auto& in = g_.shapes[x];
+  if (attr_string(n, "mode", "constant") != "constant") fail(n, "attribute mode " + attr_string(n, "mode", ""));
+  std::vector<int64_t> pads = attr_ints(n, "pads");
+  float value = attr_float(n, "value", 0.f);
+  if (opset_ >= 11) {
+    if (n.input_size() < 2 || !ints_.count(n.input(1))) fail(n, "its pads are not constant");
+    pads = ints_.at(n.input(1));
+    if (n.input_size() > 2 && !n.input(2).empty()) {
+      const FloatTensor& c = constant(n, 2);
+      if (c.values.size() != 1) fail(n, "its constant_value is not a scalar");
+      value = c.values[0];
+    }
+    if (n.input_size() > 3 && !n.input(3).empty()) fail(n, "input axes is not supported");
+  }
+  if (value != 0.f) fail(n, "constant value " + float_text(value) + " (zeros are supported)");
+  const bool bottom_right = in.size() == 4 && pads.size() == 8 && pads[0] == 0 && pads[1] == 0 && pads[2] == 0 &&
+                            pads[3] == 0 && pads[4] == 0 && pads[5] == 0 && pads[6] == pads[7] && pads[6] >= 0 &&
+                            pads[6] <= 64;
+  if (!bottom_right) {
+    fail(n, "pads " + shape_text(pads) +
+                ": zeros at the bottom and right of an NCHW tensor, as many rows as columns "
+                "(0 to 64), are supported");
+  }
+  if (pads[6] == 0) return alias(n, x);
+  FloatOp op = make(FloatOpKind::kDilate);
+  op.inputs = {x};
+  op.stride = 1, op.pad = int(pads[6]);
+  add(op, n, {in[0], in[1], in[2] + pads[6], in[3] + pads[6]});
+}
+
 void Importer::global_average_pool(const onnx::NodeProto& n) {
   const FloatOp op = unary(n, FloatOpKind::kGlobalAvgPool);
   const auto& s = g_.shapes[op.inputs[0]];
@@ -364,7 +399,8 @@ void Importer::pool(const onnx::NodeProto& n, FloatOpKind kind) {
   } else {
     only_attributes(n, {"kernel_shape", "strides", "pads", "auto_pad", "ceil_mode", "count_include_pad"});
   }
-  if (attr_int(n, "ceil_mode", 0) != 0) fail(n, "attribute ceil_mode 1 is not supported");
+  const bool ceil = attr_int(n, "ceil_mode", 0) != 0;
+  if (ceil && !max) fail(n, "attribute ceil_mode 1 is supported for MaxPool (an average's count would change)");
   FloatOp op = make(kind);
   op.inputs = {activation(n, 0)};
   const auto& in = g_.shapes[op.inputs[0]];
@@ -372,6 +408,19 @@ void Importer::pool(const onnx::NodeProto& n, FloatOpKind kind) {
   const auto ks = attr_ints(n, "kernel_shape");
   if (ks.size() != 2) fail(n, "attribute kernel_shape must give two sizes");
   window(n, op, ks[0], ks[1]);
+  if (ceil) {  // the windows rounded up, none starting in the end padding: more padding at the end
+    auto extra = [&](int64_t size) {
+      const int64_t span = size + 2 * op.pad + op.pad_after - op.kernel;
+      if (span < 0) return int64_t{0};
+      int64_t out = (span + op.stride - 1) / op.stride + 1;
+      if ((out - 1) * op.stride >= size + op.pad) --out;
+      return std::max<int64_t>(0, (out - 1) * op.stride + op.kernel - (size + 2 * op.pad + op.pad_after));
+    };
+    if (extra(in[2]) != extra(in[3])) {
+      fail(n, "attribute ceil_mode 1 on input " + shape_text(in) + " pads rows and columns differently");
+    }
+    op.pad_after += int(extra(in[2]));
+  }
   op.include_pad = !max && attr_int(n, "count_include_pad", 0) != 0;
   add(op, n, windowed(n, in, in[1], op));
 }
@@ -566,6 +615,7 @@ std::span<const OperatorRule> Importer::rules() {
       {"Upsample", 7, 10, &Importer::resize},
       {"ConvTranspose", 1, kLastOnnxOpset, &Importer::conv_transpose},
       {"Constant", 1, kLastOnnxOpset, &Importer::constant_node},
+      {"Pad", 1, kLastOnnxOpset, &Importer::pad},
   };
   return kRules;
 }

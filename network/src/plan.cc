@@ -214,7 +214,7 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
       return tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]);  // (zero padding adds nothing)
     case OpKind::kMaxPool: {
       if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
-      if (op.pad > 0 && !non_negative(g, op.inputs[0])) {
+      if ((op.pad > 0 || op.pad_after > 0) && !non_negative(g, op.inputs[0])) {
         return "VTA's DMA pads with zeros, which would win over negative values: a padded max_pool runs on VTA only "
                "after a relu or a clip at 0";
       }
@@ -238,7 +238,11 @@ bool non_negative(const Graph& g, std::string tensor) {
     if (tensor == g.input_name()) return false;
     const Op& p = g.producer(tensor);
     if (p.kind == OpKind::kRelu || (p.kind == OpKind::kClip && p.lo >= 0)) return true;
-    if (p.kind != OpKind::kCast && p.kind != OpKind::kMaxPool) return false;
+    // (moving values, or adding zeros, keeps them >= 0)
+    if (p.kind != OpKind::kCast && p.kind != OpKind::kMaxPool && p.kind != OpKind::kDilate &&
+        p.kind != OpKind::kUpsample) {
+      return false;
+    }
     tensor = p.inputs[0];
   }
 }

@@ -17,14 +17,15 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
   const TensorDesc& out = g.tensor(pool.output);
   const int64_t n = in.shape[0], ch = in.shape[1], h = in.shape[2], w = in.shape[3];
   const int64_t k = pool.kernel, p = pool.pad, stride = pool.stride, oh = out.shape[2], ow = out.shape[3];
+  const int64_t pa = pool.pad_after;  // (more zeros at the bottom and right)
   using c::Indices;
   const std::vector<int64_t> in_shape{n / env.BATCH, ch / env.BLOCK_IN, h, w, env.BATCH, env.BLOCK_IN};
   c::Tensor data = c::placeholder(in_shape, "data", c::DType::kInt8);
   c::Tensor data_buf = c::compute(
-      {in_shape[0], in_shape[1], h + 2 * p, w + 2 * p, env.BATCH, env.BLOCK_IN},
+      {in_shape[0], in_shape[1], h + 2 * p + pa, w + 2 * p + pa, env.BATCH, env.BLOCK_IN},
       [&](const Indices& i) {
         const c::Expr value = data(i[0], i[1], c::Expr(i[2]) - p, c::Expr(i[3]) - p, i[4], i[5]);
-        if (p == 0) return c::cast(env.acc_dtype, value);
+        if (p == 0 && pa == 0) return c::cast(env.acc_dtype, value);
         const c::Expr inside =
             c::logical_and(c::logical_and(c::Expr(i[2]) >= c::make_int(p), c::Expr(i[2]) < c::make_int(p + h)),
                            c::logical_and(c::Expr(i[3]) >= c::make_int(p), c::Expr(i[3]) < c::make_int(p + w)));

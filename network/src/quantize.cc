@@ -315,7 +315,7 @@ class Quantizer {
     const size_t mark = m_.graph.ops().size();
     const std::string name = unique(op.name);
     if (op.kind == FloatOpKind::kMaxPool) {
-      const std::string t = m_.graph.max_pool(name, x.name, op.kernel, op.stride, op.pad);
+      const std::string t = m_.graph.max_pool(name, x.name, op.kernel, op.stride, op.pad, op.pad_after);
       const std::string why = options_.use_vta ? vta_refusal(m_.graph, m_.graph.ops().back(), config_) : "VTA not used";
       place(mark, why.empty() ? Placement::kVta : Placement::kHost, op.name, why.empty() ? "VTA: ALU max" : why);
       q_[op.output] = make_q(t, x.params, false, Placement::kHost);

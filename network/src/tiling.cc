@@ -147,7 +147,7 @@ std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const
   const TensorDesc& in = g.tensor(pool.inputs[0]);
   const TensorDesc& out = g.tensor(pool.output);
   const int64_t blocks = in.shape[1] / config.block_in(), oh = out.shape[2], ow = out.shape[3];
-  const int64_t wp = in.shape[3] + 2 * pool.pad;
+  const int64_t wp = in.shape[3] + 2 * pool.pad + pool.pad_after;
   std::vector<std::pair<int64_t, ConvTiling>> scored;  // tiles (fewer first)
   for (const int64_t vt : {int64_t{2}, int64_t{1}}) {
     for (int64_t cb = 1; cb <= blocks; ++cb) {

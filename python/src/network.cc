@@ -212,7 +212,7 @@ void bind_network(py::module_& m, const py::object& base_error) {
            py::arg("shift"))
       .def("cast", &net::Graph::cast, py::arg("name"), py::arg("x"))
       .def("max_pool", &net::Graph::max_pool, py::arg("name"), py::arg("x"), py::arg("kernel"), py::arg("stride"),
-           py::arg("pad") = 0)
+           py::arg("pad") = 0, py::arg("pad_after") = 0)
       .def("global_avg_pool", &net::Graph::global_avg_pool, py::arg("name"), py::arg("x"))
       .def("bias_add", &net::Graph::bias_add, py::arg("name"), py::arg("x"), py::arg("bias"), py::arg("shift") = 0)
       .def("flatten", &net::Graph::flatten, py::arg("name"), py::arg("x"))

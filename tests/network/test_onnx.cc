@@ -677,9 +677,10 @@ TEST(OnnxNodeTests, SupportedOperatorsMatchOnnxOutputs) {
                                   "Concat",
                                   "Resize",
                                   "Upsample",
-                                  "ConvTranspose"};
-  const std::set<std::string> parameters{"Conv",   "Gemm",     "MatMul",       "Clip", "Reshape", "BatchNormalization",
-                                         "Resize", "Upsample", "ConvTranspose"};
+                                  "ConvTranspose",
+                                  "Pad"};
+  const std::set<std::string> parameters{"Conv",   "Gemm",     "MatMul",        "Clip", "Reshape", "BatchNormalization",
+                                         "Resize", "Upsample", "ConvTranspose", "Pad"};
   auto read_tensor = [](const fs::path& p) {
     onnx::TensorProto t;
     std::ifstream in(p, std::ios::binary);
@@ -729,6 +730,92 @@ TEST(OnnxNodeTests, SupportedOperatorsMatchOnnxOutputs) {
   }
   for (const auto& r : refused) std::printf("  refused %s\n", r.c_str());
   EXPECT_GE(passed, 50);
+}
+
+// A max pool over planes of h x w into oh x ow outputs: the window at (i * s - p, j * s - p), the
+// values outside the input skipped.
+std::vector<float> max_pool_loops(const std::vector<float>& x, int64_t planes, int64_t h, int64_t w, int64_t k,
+                                  int64_t s, int64_t p, int64_t oh, int64_t ow) {
+  std::vector<float> y;
+  for (int64_t c = 0; c < planes; ++c) {
+    for (int64_t i = 0; i < oh; ++i) {
+      for (int64_t j = 0; j < ow; ++j) {
+        float m = -INFINITY;
+        for (int64_t dy = 0; dy < k; ++dy) {
+          for (int64_t dx = 0; dx < k; ++dx) {
+            const int64_t yy = i * s + dy - p, xx = j * s + dx - p;
+            if (yy >= 0 && yy < h && xx >= 0 && xx < w) m = std::max(m, x[size_t((c * h + yy) * w + xx)]);
+          }
+        }
+        y.push_back(m);
+      }
+    }
+  }
+  return y;
+}
+
+// What torch.onnx writes for YOLOv3-tiny's ZeroPad2d((0, 1, 0, 1)) before its stride-1 max pool: the
+// pads computed by ConstantOfShape, Concat, Reshape, Slice, Transpose and Cast of constants (folded as
+// the model is read), then Pad; and a max pool with ceil_mode (SqueezeNet's) whose last window hangs
+// over the input's end. Float against plain loops; quantized, the pools on VTA (after a ReLU, their
+// padding may be zeros), verified.
+TEST(OnnxImport, TorchZeroPadAndCeilModePools) {
+  const Config& cfg = vta::build_config();
+  ModelBuilder b({1, 16, 6, 6});
+  const auto w = random_floats(16 * 16 * 9, 91, -0.2f, 0.2f);
+  auto& conv = b.node("Conv", {"x", b.constant("w", {16, 16, 3, 3}, w)}, "conv");
+  ModelBuilder::ints(conv, "pads", {1, 1, 1, 1});
+  b.node("Relu", {"conv"}, "relu");
+  b.node("ConstantOfShape", {b.int64s("four", {4})}, "zeros");  // (float zeros: the value's default)
+  auto& cat = b.node("Concat", {b.int64s("given", {0, 1, 0, 1}), "zeros"}, "pads8");
+  ModelBuilder::integer(cat, "axis", 0);
+  b.node("Reshape", {"pads8", b.int64s("pairs", {-1, 2})}, "pairs4");
+  b.node("Slice",
+         {"pairs4", b.int64s("start", {-1}), b.int64s("end", {-9223372036854775807}), b.int64s("axis0", {0}),
+          b.int64s("back", {-1})},
+         "reversed");
+  ModelBuilder::ints(b.node("Transpose", {"reversed"}, "onnx_order"), "perm", {1, 0});
+  b.node("Reshape", {"onnx_order", b.int64s("flat", {-1})}, "pads_f");
+  ModelBuilder::integer(b.node("Cast", {"pads_f"}, "pads"), "to", 7);
+  b.node("Pad", {"relu", "pads", b.constant("zero", {}, {0.f})}, "padded");
+  auto& p1 = b.node("MaxPool", {"padded"}, "pool1");
+  ModelBuilder::ints(p1, "kernel_shape", {2, 2});
+  auto& p2 = b.node("MaxPool", {"pool1"}, "pool2");
+  ModelBuilder::ints(p2, "kernel_shape", {3, 3});
+  ModelBuilder::ints(p2, "strides", {2, 2});
+  ModelBuilder::integer(p2, "ceil_mode", 1);
+  const FloatGraph g = b.import("pool2");
+  EXPECT_EQ(g.shape("padded"), (std::vector<int64_t>{1, 16, 7, 7}));
+  EXPECT_EQ(g.shape("pool2"), (std::vector<int64_t>{1, 16, 3, 3})) << "ceil((6 - 3) / 2) + 1 windows";
+
+  const auto x = random_floats(16 * 36, 92);
+  std::vector<float> r = conv_loops(x, w, {}, 16, 6, 6, 16, 3, 1, 1, 1), padded(16 * 49, 0.f);
+  for (size_t c = 0; c < 16; ++c) {
+    for (size_t i = 0; i < 6; ++i) {
+      for (size_t j = 0; j < 6; ++j) padded[(c * 7 + i) * 7 + j] = std::max(r[(c * 6 + i) * 6 + j], 0.f);
+    }
+  }
+  const auto pool1 = max_pool_loops(padded, 16, 7, 7, 2, 1, 0, 6, 6);
+  expect_close(run_float(g, x).at(g.output), max_pool_loops(pool1, 16, 6, 6, 3, 2, 0, 3, 3),
+               "zero pad at the bottom and right, max pool 2/1, max pool 3/2 with ceil_mode");
+
+  std::vector<std::vector<float>> cal;
+  for (uint32_t s = 0; s < 4; ++s) cal.push_back(random_floats(16 * 36, 93 + s));
+  const QuantizedModel q = quantize(g, cal, cfg);
+  int pools_on_vta = 0;
+  for (const Op& op : q.graph.ops()) {
+    if (op.kind == OpKind::kMaxPool) pools_on_vta += op.placement == Placement::kVta;
+    if (op.kind == OpKind::kMaxPool && op.stride == 2) {
+      EXPECT_EQ(op.pad_after, 1) << "the window over the end";
+    }
+  }
+  EXPECT_EQ(pools_on_vta, 2);
+  Executor ex(q.graph, cfg);
+  for (uint32_t s = 0; s < 2; ++s) {
+    const auto in = q.quantize_input(random_floats(16 * 36, 100 + s));
+    const Values ref = run_reference(q.graph, in);
+    EXPECT_TRUE(ex.run(in, {}, &ref).verified());
+  }
 }
 
 // LeakyReLU (YOLO's activation) after a convolution: the float reference against plain loops, then

@@ -127,8 +127,10 @@ case("add_broadcast", "adding constant", model=conv_model(
 case("mul_negative", "one positive constant", model=conv_model(
     nodes=[helper.make_node("Mul", ["x", "k"], ["z"], name="mul")],
     inits=[numpy_helper.from_array(np.array([-2.0], np.float32), "k")]))
-case("maxpool_ceil", "ceil_mode 1", model=conv_model(
-    nodes=[helper.make_node("MaxPool", ["x"], ["z"], name="pool", kernel_shape=[2, 2], ceil_mode=1)], inits=[]))
+case("avgpool_ceil", "ceil_mode 1", model=conv_model(
+    nodes=[helper.make_node("AveragePool", ["x"], ["z"], name="pool", kernel_shape=[2, 2], ceil_mode=1)], inits=[]))
+case("maxpool_pads_before", "attribute pads", model=conv_model(
+    nodes=[helper.make_node("MaxPool", ["x"], ["z"], name="pool", kernel_shape=[3, 3], pads=[1, 1, 0, 0])], inits=[]))
 case("maxpool_indices", "Indices output", model=conv_model(
     nodes=[helper.make_node("MaxPool", ["x"], ["z", "i"], name="pool", kernel_shape=[2, 2])], inits=[]))
 case("batchnorm_training", "training_mode 1", model=conv_model(

@@ -64,6 +64,7 @@ struct Op {
   std::string weight;  ///< kConv2d, kDense: the weight constant; kBiasAdd: the bias constant
   int kernel = 1, stride = 1, pad = 0;
   int groups = 1;          ///< kConv2d: input and output channels in `groups` independent groups
+  int pad_after = 0;       ///< kMaxPool: more padding at the bottom and right (ONNX's ceil_mode, end pads)
   int shift = 0;           ///< kShr; kBiasAdd: the bias's left shift; kLeakyRelu: the slope's
   int32_t multiplier = 0;  ///< kLeakyRelu: the slope's numerator
   int32_t lo = 0, hi = 0;  ///< kClip
@@ -98,7 +99,8 @@ class Graph {
   /// (ALU immediates), the slope below 1.
   std::string leaky_relu(const std::string& name, const std::string& x, int32_t multiplier, int shift);
   std::string cast(const std::string& name, const std::string& x);
-  std::string max_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad);
+  std::string max_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad,
+                       int pad_after = 0);
   std::string global_avg_pool(const std::string& name, const std::string& x);
   /// x + (bias[c] << shift) for each element of channel c (dimension 1); `bias` an int8 constant (C).
   std::string bias_add(const std::string& name, const std::string& x, const std::string& bias, int shift);

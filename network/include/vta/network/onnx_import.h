@@ -52,6 +52,7 @@ struct FloatOp {
   std::string output;
   std::string weight, bias;  ///< kConv, kDense: constants (bias may be empty)
   int kernel = 1, stride = 1, pad = 0, groups = 1;
+  int pad_after = 0;         ///< kMaxPool: more padding at the bottom and right (end pads, ceil_mode)
   float lo = 0, hi = 0;      ///< kClip
   float scale = 1;           ///< kScale, kFakeQuant
   float alpha = 0;           ///< kLeakyRelu: the slope below 0
