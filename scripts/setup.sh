@@ -28,9 +28,10 @@ PACKAGES=(
   yosys                                # synthesis estimates of the RTL (hw/synth, docs/SYNTHESIS.md)
   lcov                                 # the RTL coverage report in HTML (genhtml; scripts/coverage.sh, docs/COVERAGE.md)
   device-tree-compiler                 # the board kit's device-tree overlays, compiled in a test (hw/fpga, docs/FPGA.md)
+  python3-torch python3-torchvision    # the model zoo exported by torch.onnx in a test (models/zoo, docs/MODELS.md)
 )
-# Retraining the classifiers (models/fashion_mnist/train.py) takes PyTorch: scripts/setup.sh --train
-if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-torch python3-torchvision python3-onnx); fi
+# Retraining the classifiers (models/fashion_mnist/train.py) takes ONNX's Python package too: scripts/setup.sh --train
+if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-onnx); fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -7,7 +7,7 @@ here, so no pretrained weights), for comparing the imported network with the han
 
 Batch norms keep their initial statistics (mean 0, variance 1, scale 1, shift 0), so they fold into
 the convolutions without a bias, as in the hand-built network; the classifier keeps its bias.
-Needs Debian's python3-torch and python3-torchvision (scripts/setup.sh --train).
+Needs Debian's python3-torch and python3-torchvision (scripts/setup.sh installs them).
 """
 import argparse
 

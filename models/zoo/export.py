@@ -10,10 +10,11 @@ as a trained network's would.
 Writes OUT_DIR/NAME.onnx for each model (opset 13, batch 1, input "image", output "output").
 The detector's two heads (a 13 x 13 and a 26 x 26 grid at 416) leave as one output: each head
 flattened, then concatenated, as detection exporters commonly do. Needs Debian's python3-torch and
-python3-torchvision (scripts/setup.sh --train).
+python3-torchvision (scripts/setup.sh installs them).
 """
 import argparse
 import os
+import warnings
 
 import torch
 import torch.nn as nn
@@ -112,6 +113,7 @@ def export(name, path, image, seed):
     with torch.no_grad():
         randomize_batch_norms(model, torch.Generator().manual_seed(seed))
     model.eval()
+    warnings.filterwarnings("ignore")  # (the exporter's tracing notes, one screen per model)
     torch.onnx.export(model, torch.zeros(1, 3, image, image), path, input_names=["image"], output_names=["output"],
                       opset_version=13, do_constant_folding=True)
 

@@ -18,7 +18,12 @@ namespace {
 // The output of a step's first operator in VTA's blocked layout.
 std::vector<int64_t> blocked_output(const Graph& g, const Step& step, const c::Env& env) {
   const TensorDesc& out = g.tensor(step.ops[0]->output);
-  return {out.shape[0] / env.BATCH, out.shape[1] / env.BLOCK_OUT, out.shape[2], out.shape[3], env.BATCH, env.BLOCK_OUT};
+  return {out.shape[0] / env.BATCH,
+          channel_blocks(out.shape[1], env.BLOCK_OUT),
+          out.shape[2],
+          out.shape[3],
+          env.BATCH,
+          env.BLOCK_OUT};
 }
 
 class ConvProgramBuilder {
@@ -94,14 +99,14 @@ void ConvProgramBuilder::declare_inputs() {
   const TensorDesc& in = g_.tensor(step_.ops[0]->inputs[0]);
   const int64_t n = in.shape[0], ch = in.shape[1], h = in.shape[2], w = in.shape[3], o = shape_[1] * env_.BLOCK_OUT;
   const int64_t k = geo_.kernel, p = geo_.pad, stride = geo_.stride, oh = geo_.out_height;
-  data_ =
-      c::placeholder({n / env_.BATCH, ch / env_.BLOCK_IN, h, w, env_.BATCH, env_.BLOCK_IN}, "data", c::DType::kInt8);
+  data_ = c::placeholder({n / env_.BATCH, channel_blocks(ch, env_.BLOCK_IN), h, w, env_.BATCH, env_.BLOCK_IN}, "data",
+                         c::DType::kInt8);
   // (depthwise: one block-diagonal BLOCK_OUT x BLOCK_IN weight block per output block and tap)
   kernel_ = c::placeholder({o / env_.BLOCK_OUT, geo_.in_blocks, k, k, env_.BLOCK_OUT, env_.BLOCK_IN}, "kernel",
                            c::DType::kInt8);
   data_buf_ = geo_.loads_only_read_rows()
                   ? c::compute(
-                        {n / env_.BATCH, ch / env_.BLOCK_IN, oh, w, env_.BATCH, env_.BLOCK_IN},
+                        {n / env_.BATCH, channel_blocks(ch, env_.BLOCK_IN), oh, w, env_.BATCH, env_.BLOCK_IN},
                         [&](const Indices& i) { return data_(i[0], i[1], c::Expr(i[2]) * stride, i[3], i[4], i[5]); },
                         "data_buf")
                   : c::pad(data_, {0, 0, p, p, 0, 0}, {0, 0, p, p, 0, 0}, "data_buf");
@@ -126,19 +131,19 @@ void ConvProgramBuilder::declare_shortcut() {
   const TensorDesc& sin = g_.tensor(sc.inputs[0]);
   const int64_t n = sin.shape[0], sch = sin.shape[1], sh = sin.shape[2], sw = sin.shape[3], ss = sc.stride;
   const int64_t o = shape_[1] * env_.BLOCK_OUT;
-  sc_data_ = c::placeholder({n / env_.BATCH, sch / env_.BLOCK_IN, sh, sw, env_.BATCH, env_.BLOCK_IN}, "shortcut_data",
-                            c::DType::kInt8);
-  sc_kernel_ = c::placeholder({o / env_.BLOCK_OUT, sch / env_.BLOCK_IN, 1, 1, env_.BLOCK_OUT, env_.BLOCK_IN},
-                              "shortcut_kernel", c::DType::kInt8);
+  const int64_t scb = channel_blocks(sch, env_.BLOCK_IN);
+  sc_data_ = c::placeholder({n / env_.BATCH, scb, sh, sw, env_.BATCH, env_.BLOCK_IN}, "shortcut_data", c::DType::kInt8);
+  sc_kernel_ = c::placeholder({o / env_.BLOCK_OUT, scb, 1, 1, env_.BLOCK_OUT, env_.BLOCK_IN}, "shortcut_kernel",
+                              c::DType::kInt8);
   const bool sc_skip = ConvGeometry{.kernel = 1, .pad = 0, .stride = ss}.loads_only_read_rows();
   const int64_t sc_rows = sc_skip ? geo_.out_height : sh, sc_row_step = sc_skip ? ss : 1;
   sc_data_buf_ = c::compute(
-      {n / env_.BATCH, sch / env_.BLOCK_IN, sc_rows, sw, env_.BATCH, env_.BLOCK_IN},
+      {n / env_.BATCH, scb, sc_rows, sw, env_.BATCH, env_.BLOCK_IN},
       [&](const Indices& i) { return sc_data_(i[0], i[1], c::Expr(i[2]) * sc_row_step, i[3], i[4], i[5]); },
       "shortcut_data_buf");
   sc_kernel_buf_ = c::compute(
       sc_kernel_->shape, [&](const Indices& i) { return sc_kernel_(i); }, "shortcut_kernel_buf");
-  sc_ic_ = c::reduce_axis(sch / env_.BLOCK_IN, "sc_ic");
+  sc_ic_ = c::reduce_axis(scb, "sc_ic");
   sc_ic_tns_ = c::reduce_axis(env_.BLOCK_IN, "sc_ic_tns");
   sc_conv_ = c::compute(
       shape_, {"sbo", "sco", "si", "sj", "sbi", "sci"},

@@ -120,11 +120,19 @@ void Executor::plan_conv(Step& s) {
       }
     }
     const int64_t in_channels = diagonal ? env.BLOCK_IN : w.shape[1];
-    std::unique_ptr<Target::Tensor> d = target_->empty(
-        {w.shape[0] / env.BLOCK_OUT, in_channels / env.BLOCK_IN, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN},
-        op->weight);
-    d->copy_from(vta::runtime::pack_oihw(diagonal ? dense : g.weight(op->weight), int(w.shape[0]), int(in_channels),
-                                         int(w.shape[2]), int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
+    // (channels short of a whole block: zero weights, channel_blocks)
+    const int64_t ob = channel_blocks(w.shape[0], env.BLOCK_OUT), ib = channel_blocks(in_channels, env.BLOCK_IN);
+    const int64_t kk = w.shape[2] * w.shape[3];
+    const std::vector<int8_t>& src = diagonal ? dense : g.weight(op->weight);
+    std::vector<int8_t> padded(size_t(ob * env.BLOCK_OUT * ib * env.BLOCK_IN * kk), 0);
+    for (int64_t o = 0; o < w.shape[0]; ++o) {
+      std::copy_n(src.begin() + std::ptrdiff_t(o * in_channels * kk), in_channels * kk,
+                  padded.begin() + std::ptrdiff_t(o * ib * env.BLOCK_IN * kk));
+    }
+    std::unique_ptr<Target::Tensor> d =
+        target_->empty({ob, ib, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN}, op->weight);
+    d->copy_from(vta::runtime::pack_oihw(padded, int(ob * env.BLOCK_OUT), int(ib * env.BLOCK_IN), int(w.shape[2]),
+                                         int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
     device_->weights.emplace(op->weight, std::move(d));
   }
   load_biases(s);
@@ -141,14 +149,14 @@ void Executor::load_biases(const Step& s) {
   for (const Op* op : ops) {
     if (op->kind != OpKind::kBiasAdd || device_->weights.count(op->weight)) continue;
     const std::vector<int8_t>& b = g.weight(op->weight);
-    std::vector<int8_t> packed(size_t(o * env.BATCH));
+    std::vector<int8_t> packed(size_t(channel_blocks(o, env.BLOCK_OUT) * env.BLOCK_OUT * env.BATCH), 0);
     for (int64_t ch = 0; ch < o; ++ch) {
       for (int64_t lane = 0; lane < env.BATCH; ++lane) {
         packed[size_t(((ch / env.BLOCK_OUT) * env.BATCH + lane) * env.BLOCK_OUT + ch % env.BLOCK_OUT)] = b[size_t(ch)];
       }
     }
     std::unique_ptr<Target::Tensor> d =
-        target_->empty({1, o / env.BLOCK_OUT, 1, 1, env.BATCH, env.BLOCK_OUT}, op->weight);
+        target_->empty({1, channel_blocks(o, env.BLOCK_OUT), 1, 1, env.BATCH, env.BLOCK_OUT}, op->weight);
     d->copy_from(packed);
     device_->weights.emplace(op->weight, std::move(d));
   }
@@ -185,8 +193,19 @@ class Executor::Activations {
     if (it != device_.end()) return it->second.get();
     const TensorDesc& d = g_.tensor(name);
     std::unique_ptr<Target::Tensor> t = target_.empty(blocked_shape(d), name);
-    t->copy_from(vta::runtime::pack_nchw(narrow(host_.at(name)), int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
-                                         int(d.shape[3]), env_.BATCH, env_.BLOCK_IN));
+    const int64_t c = padded_channels(d);
+    std::vector<int8_t> x = narrow(host_.at(name));
+    if (c != d.shape[1]) {  // (zeros in the channels that fill the last block)
+      const int64_t n = d.shape[0], plane = d.shape[2] * d.shape[3];
+      std::vector<int8_t> p(size_t(n * c * plane), 0);
+      for (int64_t i = 0; i < n; ++i) {
+        std::copy_n(x.begin() + std::ptrdiff_t(i * d.shape[1] * plane), d.shape[1] * plane,
+                    p.begin() + std::ptrdiff_t(i * c * plane));
+      }
+      x = std::move(p);
+    }
+    t->copy_from(vta::runtime::pack_nchw(x, int(d.shape[0]), int(c), int(d.shape[2]), int(d.shape[3]), env_.BATCH,
+                                         env_.BLOCK_IN));
     return device_.emplace(name, std::move(t)).first->second.get();
   }
 
@@ -194,12 +213,20 @@ class Executor::Activations {
     auto it = host_.find(name);
     if (it != host_.end()) return it->second;
     const TensorDesc& d = g_.tensor(name);
-    std::vector<int8_t> blocked(size_t(d.elements()));
+    const int64_t c = padded_channels(d), n = d.shape[0], plane = d.shape[2] * d.shape[3];
+    std::vector<int8_t> blocked(size_t(n * c * plane));
     device_.at(name)->copy_to(blocked);
-    return host_
-        .emplace(name, widen(vta::runtime::unpack_nchw(blocked, int(d.shape[0]), int(d.shape[1]), int(d.shape[2]),
-                                                       int(d.shape[3]), env_.BATCH, env_.BLOCK_OUT)))
-        .first->second;
+    std::vector<int8_t> x = vta::runtime::unpack_nchw(blocked, int(n), int(c), int(d.shape[2]), int(d.shape[3]),
+                                                      env_.BATCH, env_.BLOCK_OUT);
+    if (c != d.shape[1]) {  // (the padding channels dropped)
+      std::vector<int8_t> real(size_t(d.elements()));
+      for (int64_t i = 0; i < n; ++i) {
+        std::copy_n(x.begin() + std::ptrdiff_t(i * c * plane), d.shape[1] * plane,
+                    real.begin() + std::ptrdiff_t(i * d.shape[1] * plane));
+      }
+      x = std::move(real);
+    }
+    return host_.emplace(name, widen(x)).first->second;
   }
 
   // The target tensor a VTA step writes `name` into.
@@ -210,8 +237,13 @@ class Executor::Activations {
   }
 
  private:
+  // (channel_blocks: BLOCK_IN = BLOCK_OUT wherever a tensor's channels are padded)
   std::vector<int64_t> blocked_shape(const TensorDesc& d) const {
-    return {d.shape[0] / env_.BATCH, d.shape[1] / env_.BLOCK_OUT, d.shape[2], d.shape[3], env_.BATCH, env_.BLOCK_OUT};
+    return {d.shape[0] / env_.BATCH, channel_blocks(d.shape[1], env_.BLOCK_OUT), d.shape[2], d.shape[3], env_.BATCH,
+            env_.BLOCK_OUT};
+  }
+  int64_t padded_channels(const TensorDesc& d) const {
+    return channel_blocks(d.shape[1], env_.BLOCK_OUT) * env_.BLOCK_OUT;
   }
 
   const Graph& g_;

@@ -64,6 +64,18 @@ const char* to_string(OpKind k) {
   return "?";
 }
 
+MacCount count_macs(const Graph& g) {
+  MacCount m;
+  for (const Op& op : g.ops()) {
+    if (op.kind != OpKind::kConv2d && op.kind != OpKind::kDense) continue;
+    const TensorDesc& w = g.tensor(op.weight);  // (O, C / groups, K, K) or (M, K): one output's products
+    const int64_t per_output = w.elements() / w.shape[0];
+    const int64_t macs = g.tensor(op.output).elements() * per_output;
+    (op.placement == Placement::kVta ? m.vta : m.host) += macs;
+  }
+  return m;
+}
+
 const char* to_string(Placement p) { return p == Placement::kHost ? "host" : "vta"; }
 
 int64_t TensorDesc::elements() const {

@@ -188,11 +188,18 @@ bool depthwise(const Graph& g, const Op& op) {
 
 std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
   const auto tiles = [&](const TensorDesc& in, int64_t out_channels) -> std::string {
-    if (in.shape.size() != 4 || in.shape[0] % config.batch() != 0 || in.shape[1] % config.block_in() != 0 ||
-        out_channels % config.block_out() != 0) {
+    // Channels short of a whole block are padded with zeros on VTA (when both blocks are the same),
+    // if that at most doubles the work: the last block at least half full.
+    const auto fits = [&](int64_t channels, int64_t block) {
+      if (channels % block == 0) return true;
+      return config.block_in() == config.block_out() && 2 * channels >= channel_blocks(channels, block) * block;
+    };
+    if (in.shape.size() != 4 || in.shape[0] % config.batch() != 0 || !fits(in.shape[1], config.block_in()) ||
+        !fits(out_channels, config.block_out())) {
       return join({"batch ", std::to_string(in.shape[0]), ", ", std::to_string(in.shape[1]), " input and ",
-                   std::to_string(out_channels), " output channels do not fill whole VTA tiles of BATCH ",
-                   std::to_string(config.batch()), " x BLOCK ", std::to_string(config.block_in())});
+                   std::to_string(out_channels), " output channels do not fill VTA tiles of BATCH ",
+                   std::to_string(config.batch()), " x BLOCK ", std::to_string(config.block_in()),
+                   " (channels are padded to whole blocks when they fill at least half of them)"});
     }
     return "";
   };

@@ -19,7 +19,7 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
   const int64_t k = pool.kernel, p = pool.pad, stride = pool.stride, oh = out.shape[2], ow = out.shape[3];
   const int64_t pa = pool.pad_after;  // (more zeros at the bottom and right)
   using c::Indices;
-  const std::vector<int64_t> in_shape{n / env.BATCH, ch / env.BLOCK_IN, h, w, env.BATCH, env.BLOCK_IN};
+  const std::vector<int64_t> in_shape{n / env.BATCH, channel_blocks(ch, env.BLOCK_IN), h, w, env.BATCH, env.BLOCK_IN};
   c::Tensor data = c::placeholder(in_shape, "data", c::DType::kInt8);
   c::Tensor data_buf = c::compute(
       {in_shape[0], in_shape[1], h + 2 * p + pa, w + 2 * p + pa, env.BATCH, env.BLOCK_IN},
@@ -32,7 +32,7 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
         return c::cast(env.acc_dtype, c::select(inside, value, c::make_int(0, c::DType::kInt8)));
       },
       "data_buf");
-  const std::vector<int64_t> shape{n / env.BATCH, ch / env.BLOCK_OUT, oh, ow, env.BATCH, env.BLOCK_OUT};
+  const std::vector<int64_t> shape{n / env.BATCH, channel_blocks(ch, env.BLOCK_OUT), oh, ow, env.BATCH, env.BLOCK_OUT};
   auto window = [&](const Indices& x, int64_t dy, int64_t dx) {
     return data_buf(x[0], x[1], c::Expr(x[2]) * stride + dy, c::Expr(x[3]) * stride + dx, x[4], x[5]);
   };

@@ -73,8 +73,8 @@ ConvGeometry conv_geometry(const Config& config, const Graph& g, const Step& ste
   ConvGeometry geo;
   geo.batches = in.shape[0] / config.batch();
   geo.depthwise = depthwise(g, conv);
-  geo.in_blocks = geo.depthwise ? 1 : in.shape[1] / config.block_in();
-  geo.oc_blocks = out.shape[1] / config.block_out();
+  geo.in_blocks = geo.depthwise ? 1 : channel_blocks(in.shape[1], config.block_in());
+  geo.oc_blocks = channel_blocks(out.shape[1], config.block_out());
   geo.out_height = out.shape[2];
   geo.out_width = out.shape[3];
   geo.kernel = conv.kernel;
@@ -85,7 +85,7 @@ ConvGeometry conv_geometry(const Config& config, const Graph& g, const Step& ste
   }
   geo.temporaries = alu_temporaries(step);
   if (!step.shortcut.empty()) {
-    geo.shortcut_blocks = g.tensor(step.shortcut[0]->inputs[0]).shape[1] / config.block_in();
+    geo.shortcut_blocks = channel_blocks(g.tensor(step.shortcut[0]->inputs[0]).shape[1], config.block_in());
     geo.shortcut_stride = step.shortcut[0]->stride;
   }
   return geo;
@@ -146,7 +146,7 @@ std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const
   const int64_t temporaries = alu_temporaries(step);
   const TensorDesc& in = g.tensor(pool.inputs[0]);
   const TensorDesc& out = g.tensor(pool.output);
-  const int64_t blocks = in.shape[1] / config.block_in(), oh = out.shape[2], ow = out.shape[3];
+  const int64_t blocks = channel_blocks(in.shape[1], config.block_in()), oh = out.shape[2], ow = out.shape[3];
   const int64_t wp = in.shape[3] + 2 * pool.pad + pool.pad_after;
   std::vector<std::pair<int64_t, ConvTiling>> scored;  // tiles (fewer first)
   for (const int64_t vt : {int64_t{2}, int64_t{1}}) {

@@ -818,6 +818,64 @@ TEST(OnnxImport, TorchZeroPadAndCeilModePools) {
   }
 }
 
+// Channel counts that do not fill VTA's blocks (MobileNetV2's 24, SqueezeNet's 1000 classes, a YOLO
+// head's 255): padded with zero channels on VTA when the last block is at least half full, so the
+// convolutions, the depthwise one and the max pool run there; 3 channels stay on the host. Every
+// step equal to the int8 reference; the int8 output following the float one.
+TEST(OnnxImport, ChannelsShortOfABlockArePaddedOnVta) {
+  const Config& cfg = vta::build_config();
+  if (cfg.block_in() != 16 || cfg.block_out() != 16 || cfg.batch() != 1) GTEST_SKIP() << "written for BLOCK 16";
+  ModelBuilder b({1, 3, 8, 8});
+  uint32_t seed = 120;
+  auto conv = [&](const std::string& x, int64_t in, int64_t out, int64_t k, int64_t groups, const std::string& name) {
+    const int64_t per = in / groups;
+    const float bound = 1.5f / std::sqrt(float(per * k * k));
+    auto& n = b.node(
+        "Conv",
+        {x, b.constant(name + ".w", {out, per, k, k}, random_floats(size_t(out * per * k * k), ++seed, -bound, bound)),
+         b.constant(name + ".b", {out}, random_floats(size_t(out), ++seed, -0.2f, 0.2f))},
+        name);
+    ModelBuilder::ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
+    ModelBuilder::integer(n, "group", groups);
+    return b.node("Relu", {name}, name + ".relu").output(0);
+  };
+  std::string x = conv("x", 3, 24, 3, 1, "first");  // (3 input channels: the host)
+  x = conv(x, 24, 24, 3, 24, "depthwise");
+  x = conv(x, 24, 40, 1, 1, "pointwise");
+  auto& pool = b.node("MaxPool", {x}, "pool");
+  ModelBuilder::ints(pool, "kernel_shape", {2, 2});
+  ModelBuilder::ints(pool, "strides", {2, 2});
+  const std::string y = conv("pool", 40, 255, 1, 1, "head");
+  const FloatGraph g = b.import(y);
+  std::vector<std::vector<float>> cal;
+  for (uint32_t s = 0; s < 4; ++s) cal.push_back(random_floats(3 * 64, 130 + s));
+  const QuantizedModel q = quantize(g, cal, cfg);
+  std::map<std::string, Placement> where;
+  for (const Op& op : q.graph.ops()) {
+    if (op.kind == OpKind::kConv2d || op.kind == OpKind::kMaxPool) where[op.name] = op.placement;
+  }
+  EXPECT_EQ(where.at("first"), Placement::kHost);
+  EXPECT_EQ(where.at("depthwise"), Placement::kVta);
+  EXPECT_EQ(where.at("pointwise"), Placement::kVta);
+  EXPECT_EQ(where.at("pool"), Placement::kVta);
+  EXPECT_EQ(where.at("head"), Placement::kVta);
+  Executor ex(q.graph, cfg);
+  for (uint32_t s = 0; s < 3; ++s) {
+    const auto xf = random_floats(3 * 64, 140 + s);
+    const auto in = q.quantize_input(xf);
+    const Values ref = run_reference(q.graph, in);
+    const NetworkRun r = ex.run(in, {}, &ref);
+    EXPECT_TRUE(r.verified());
+    const auto out = q.dequantize_output(r.output);
+    const auto f = run_float(g, xf).at(g.output);
+    double err = 0, norm = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      err += std::pow(double(out[i] - f[i]), 2), norm += std::pow(double(f[i]), 2);
+    }
+    EXPECT_LT(std::sqrt(err / norm), 0.1);
+  }
+}
+
 // LeakyReLU (YOLO's activation) after a convolution: the float reference against plain loops, then
 // quantized, on VTA's ALU (the clip that keeps the product in int8, MUL, SHR, MAX), every step equal
 // to the int8 reference and the int8 output following the float one.

@@ -120,6 +120,9 @@ int run(int argc, char** argv) {
     std::printf("  %-30s %-16s %-4s %s\n", p.op.c_str(), net::to_string(qm.graph.producer(p.op).kind),
                 net::to_string(p.placement), p.reason.c_str());
   }
+  const net::MacCount macs = net::count_macs(qm.graph);
+  std::printf("multiply-accumulates: %.1f M on VTA (%.1f %%), %.1f M on the host\n", double(macs.vta) / 1e6,
+              100 * macs.vta_share(), double(macs.host) / 1e6);
 
   t = Clock::now();
   std::set<std::string> detailed;

@@ -71,6 +71,15 @@ struct Op {
   Placement placement = Placement::kHost;
 };
 
+class Graph;
+
+/// The multiply-accumulates of a graph's convolutions and dense operators, by placement.
+struct MacCount {
+  int64_t vta = 0, host = 0;
+  double vta_share() const { return vta + host > 0 ? double(vta) / double(vta + host) : 0.0; }
+};
+MacCount count_macs(const Graph& g);
+
 /// The most elements one tensor of a graph may have (2^28: 1 GiB as int32), whatever builds it.
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 28;
 

@@ -72,6 +72,10 @@ std::set<std::string> vta_step_names(const Graph& g, const std::string& range);
 /// How a VTA convolution step adds its residual (kShortcut is set by plan_steps).
 Residual residual_of(const Graph& g, const Step& step);
 
+/// The BLOCK-wide channel blocks `channels` take on VTA: a last partial block is padded with zero
+/// channels there (their weights and biases are zeros, so their values stay zero along a chain).
+inline int64_t channel_blocks(int64_t channels, int64_t block) { return (channels + block - 1) / block; }
+
 /// kSumInit, kShortcut: the shr right before the residual add (after the step's bias_add, if any);
 /// the sum starts from the residual shifted left by it. Throws GraphError when the step has none.
 const Op& residual_shift(const Step& step);
