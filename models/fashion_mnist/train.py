@@ -1,13 +1,14 @@
 #!/usr/bin/python3
-"""Trains the two Fashion-MNIST classifiers docs/MODELS.md runs on VTA and exports them to ONNX.
+"""Trains the three Fashion-MNIST classifiers docs/MODELS.md runs on VTA and exports them to ONNX.
 
 Everything comes from Debian: the images (dataset-fashion-mnist), PyTorch (python3-torch), ONNX
 (python3-onnx). Deterministic for a given seed on one machine (CPU, fixed thread count).
 
-    models/fashion_mnist/train.py [--out DIR] [--epochs N]
+    models/fashion_mnist/train.py [--out DIR] [--epochs N] [--models cnn,dwsep,resnet]
 
-writes DIR/cnn.onnx and DIR/dwsep.onnx, and DIR/float_accuracy.json with each model's top-1 accuracy
-over the 10,000 test images (float, as exported). Inputs are (1, 1, 28, 28) float images in [0, 1].
+writes DIR/cnn.onnx, DIR/dwsep.onnx and DIR/resnet.onnx, and DIR/float_accuracy.json with each model's
+top-1 accuracy over the 10,000 test images (float, as exported; the entries of models not trained are
+kept). Inputs are (1, 1, 28, 28) float images in [0, 1].
 """
 import argparse
 import json
@@ -38,6 +39,32 @@ def dwsep():
                          *conv_bn(32, 32, groups=32), *conv_bn(32, 64, kernel=1), nn.MaxPool2d(2),
                          *conv_bn(64, 64, groups=64), *conv_bn(64, 64, kernel=1), nn.AdaptiveAvgPool2d(1),
                          nn.Flatten(), nn.Linear(64, 10))
+
+
+class Residual(nn.Module):
+    """ResNet's basic block: two 3x3 convolutions with batch norm, the input added (through a 1x1
+    convolution with batch norm when the channels or the stride change), ReLU."""
+
+    def __init__(self, cin, cout, stride=1):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(),
+                                  nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout))
+        self.shortcut = nn.Identity() if cin == cout and stride == 1 else nn.Sequential(
+            nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+        self.relu = nn.ReLU()
+
+    def forward(self, x):
+        return self.relu(self.body(x) + self.shortcut(x))
+
+
+def resnet():
+    """A small ResNet: a 3x3 convolution (16 channels), three basic blocks (16, 32 and 64 channels, the
+    last two of stride 2 with a downsample), average pool, classifier."""
+    return nn.Sequential(*conv_bn(1, 16), Residual(16, 16), Residual(16, 32, 2), Residual(32, 64, 2),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 10))
+
+
+MODELS = {"cnn": cnn, "dwsep": dwsep, "resnet": resnet}
 
 
 def accuracy(model, x, y):
@@ -77,7 +104,11 @@ def main():
     parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated, of: " + ", ".join(MODELS))
     args = parser.parse_args()
+    names = [n for n in args.models.split(",") if n]
+    if any(n not in MODELS for n in names):
+        parser.error("--models: the classifiers are " + ", ".join(MODELS))
     torch.manual_seed(1)
     torch.set_num_threads(args.threads)
     to_x = lambda a: torch.from_numpy(a.astype(np.float32) / 255.0).unsqueeze(1)
@@ -85,13 +116,19 @@ def main():
         read_idx("train-labels-idx1-ubyte.gz").astype(np.int64))
     test_x, test_y = to_x(read_idx("t10k-images-idx3-ubyte.gz")), torch.from_numpy(
         read_idx("t10k-labels-idx1-ubyte.gz").astype(np.int64))
+    path = os.path.join(args.out, "float_accuracy.json")
     result = {}
-    for name, make in (("cnn", cnn), ("dwsep", dwsep)):
+    if os.path.exists(path):
+        with open(path) as f:
+            result = json.load(f)
+    for name in names:
+        torch.manual_seed(1)
+        make = MODELS[name]
         result[name] = {"top1": train(name, make(), train_x, train_y, test_x, test_y, args.epochs, args.out),
                         "epochs": args.epochs, "test_images": len(test_x)}
         print(f"{name}: float top-1 {result[name]['top1']:.4f}", flush=True)
     result["torch"] = torch.__version__
-    with open(os.path.join(args.out, "float_accuracy.json"), "w") as f:
+    with open(path, "w") as f:
         json.dump(result, f, indent=2)
         f.write("\n")
 

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "onnx_importer.h"
 #include "vta/driver/file.h"
@@ -21,12 +20,6 @@ FloatOp make(FloatOpKind kind) {
   FloatOp op;
   op.kind = kind;
   return op;
-}
-
-std::string float_text(float v) {
-  std::ostringstream o;
-  o << v;
-  return o.str();
 }
 
 std::string shape_text(const std::vector<int64_t>& s) {

@@ -21,8 +21,6 @@ namespace vta::network::onnx_import_detail {
 
 FloatOp make(FloatOpKind kind);
 std::string shape_text(const std::vector<int64_t>& s);
-/// A float as a message writes it: "1.5", "0.1", "-inf".
-std::string float_text(float v);
 
 class Importer;
 

@@ -65,7 +65,8 @@ class Quantizer {
 
   QuantizedModel run() {
     const std::string& in = g_.input;
-    const QuantParams pin{frac_for(in, 1.0), 1.0};
+    const auto own = readers_[in] == 1 ? model_frac(*reader_.at(in), in, 1.0) : std::nullopt;
+    const QuantParams pin{own ? *own : frac_for(in, 1.0), 1.0};
     m_.input = pin;
     m_.graph.input(in, g_.shape(in));
     q_[in] = make_q(in, pin, false, Placement::kHost);
@@ -190,8 +191,24 @@ class Quantizer {
     return clamp_frac(std::floor(std::log2(127.0 / top)));
   }
 
+  // The fraction bits a model's own fake quantization `fq` (of float tensor `tensor`) gives, when its
+  // zero point is 0: its scale / multiplier as a power of two (the nearest one when it is not; a
+  // uint8 range [0, 255 s] one bit coarser, so that int8 holds it); noted for the report.
+  std::optional<int> model_frac(const FloatOp& fq, const std::string& tensor, double multiplier) {
+    if (fq.kind != FloatOpKind::kFakeQuant || fq.zero != 0 || !(fq.scale > 0)) return std::nullopt;
+    const double s = double(fq.scale) / multiplier, bits = -std::log2(s);
+    int frac = int(std::lround(bits));
+    std::string how = "model 2^" + std::to_string(-frac);
+    if (std::ldexp(1.0, -frac) != s) how = "model " + float_text(float(s)) + " ~ 2^" + std::to_string(-frac);
+    if (fq.hi > 127) --frac, how += ", uint8: 2^" + std::to_string(-frac);
+    frac = clamp_frac(frac);
+    scale_from_[tensor] = how;
+    return frac;
+  }
+
   void report(const std::string& tensor, const std::string& node, const QuantParams& p, int weight_frac, int shift) {
     LayerQuant l{tensor, node, p, 0, 0, weight_frac, shift};
+    if (const auto it = scale_from_.find(tensor); it != scale_from_.end()) l.scale_from = it->second;
     const auto& s = samples_[tensor];
     const double scale = p.scale();
     for (const float v : s) {
@@ -402,7 +419,8 @@ class Quantizer {
     }
     const std::string& out = clamps.back()->output;
     const Q& w = q_.at(op.inputs[0]);
-    const int frac = frac_for(out, w.params.multiplier);
+    const auto own = model_frac(*clamps.back(), out, w.params.multiplier);
+    const int frac = own ? *own : frac_for(out, w.params.multiplier);
     const double s = std::ldexp(1.0, std::min(frac, w.params.frac_bits)) / w.params.multiplier;
     double f_lo = -std::numeric_limits<double>::infinity(), f_hi = std::numeric_limits<double>::infinity();
     for (const FloatOp* c : clamps) {                                   // the bounds in real values, intersected
@@ -492,6 +510,7 @@ class Quantizer {
   std::map<std::string, int> readers_;
   std::map<std::string, const FloatOp*> reader_;  // (the last reader: the one when readers_ is 1)
   std::map<std::string, std::vector<float>> samples_;
+  std::map<std::string, std::string> scale_from_;  // tensors whose scale the model gives (report)
 };
 
 // The next weighted operator after `a` through channel-preserving, positively homogeneous operators

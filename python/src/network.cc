@@ -114,17 +114,17 @@ void bind_onnx(py::module_& n) {
                           std::vector<int64_t>(c_order.shape(), c_order.shape() + c_order.ndim()));
           },
           py::arg("y"))
-      .def_property_readonly(
-          "layers",
-          [](const net::QuantizedModel& q) {
-            py::list out;
-            for (const auto& l : q.layers) {
-              out.append(py::dict(py::arg("tensor") = l.tensor, py::arg("node") = l.op,
-                                  py::arg("frac_bits") = l.params.frac_bits, py::arg("shift") = l.shift,
-                                  py::arg("clipped") = l.clipped, py::arg("zero") = l.zero));
-            }
-            return out;
-          })
+      .def_property_readonly("layers",
+                             [](const net::QuantizedModel& q) {
+                               py::list out;
+                               for (const auto& l : q.layers) {
+                                 out.append(py::dict(py::arg("tensor") = l.tensor, py::arg("node") = l.op,
+                                                     py::arg("frac_bits") = l.params.frac_bits,
+                                                     py::arg("shift") = l.shift, py::arg("clipped") = l.clipped,
+                                                     py::arg("zero") = l.zero, py::arg("scale_from") = l.scale_from));
+                               }
+                               return out;
+                             })
       .def_property_readonly("placements", [](const net::QuantizedModel& q) {
         py::list out;
         for (const auto& p : q.placements) {

@@ -118,10 +118,11 @@ int run(int argc, char** argv) {
   std::printf("quantized with %lld calibration inputs in %.2f s: input 2^-%d, output scale %.3g\n",
               static_cast<long long>(cal_rows), since(t), qm.input.frac_bits, qm.output.scale());
   if (report) {
-    std::printf("%-28s %-24s %5s %5s %6s %10s %8s\n", "tensor", "node", "frac", "wfrac", "shift", "saturated", "zero");
+    std::printf("%-28s %-24s %5s %5s %6s %10s %8s  %s\n", "tensor", "node", "frac", "wfrac", "shift", "saturated",
+                "zero", "scale from");
     for (const auto& l : qm.layers) {
-      std::printf("%-28s %-24s %5d %5d %6d %9.3f%% %7.1f%%\n", l.tensor.c_str(), l.op.c_str(), l.params.frac_bits,
-                  l.weight_frac_bits, l.shift, 100 * l.clipped, 100 * l.zero);
+      std::printf("%-28s %-24s %5d %5d %6d %9.3f%% %7.1f%%  %s\n", l.tensor.c_str(), l.op.c_str(), l.params.frac_bits,
+                  l.weight_frac_bits, l.shift, 100 * l.clipped, 100 * l.zero, l.scale_from.c_str());
     }
   }
   std::printf("placement:\n");

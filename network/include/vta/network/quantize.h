@@ -34,6 +34,9 @@ struct LayerQuant {
   double clipped = 0, zero = 0;
   int weight_frac_bits = 0;  ///< the producing convolution or dense's weight scale (0 otherwise)
   int shift = 0;             ///< the requantization's right shift (0 where there is none)
+  /// where frac_bits come from: "calibration", or the model's own fake quantization ("model 2^-7";
+  /// "model 0.0123 ~ 2^-6" when its scale is not a power of two; uint8 scales one bit coarser)
+  std::string scale_from = "calibration";
 };
 
 /// Where one operator of the quantized graph runs, and why.
