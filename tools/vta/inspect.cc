@@ -10,6 +10,7 @@
 #include "vta/compiler/build.h"
 #include "vta/compiler/lower.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/energy.h"
 #include "vta/driver/file.h"
 #include "vta/driver/program.h"
 
@@ -149,14 +150,7 @@ void print_stats(const Stats& s, const Config& config, bool as_json) {
     std::printf("%s\n", s.to_json().c_str());
     return;
   }
-  std::printf("%s", s.to_table().c_str());
-  if (s.cycle_count) {
-    const CycleBounds b = cycle_bounds(s, config.bus_width());
-    std::printf("cycles: %llu (compute bound %.0f, memory bound %.0f", static_cast<unsigned long long>(*s.cycle_count),
-                b.compute, b.memory);
-    if (b.larger() > 0) std::printf(": %+.1f %% over the larger", b.over_percent(*s.cycle_count));
-    std::printf(")\n");
-  }
+  std::printf("%s%s", s.to_table().c_str(), cost_lines(s, config).c_str());
 }
 
 void add_inspect_commands(CLI::App& app, Commands& commands) {

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "vta/driver/build_config.h"
+#include "vta/driver/energy.h"
 #include "vta/workloads/tutorials.h"
 
 namespace vta::tutorials {
@@ -12,13 +13,8 @@ bool report(const char* title, const vta::tutorials::Result& r, const vta::Stats
     std::printf("FAIL: %s\n", r.error.c_str());
     return false;
   }
-  std::printf("Execution statistics:\n%s", r.stats.to_table().c_str());
-  if (r.stats.cycle_count) {
-    const auto b = cycle_bounds(r.stats, vta::build_config().bus_width());
-    std::printf("cycles: %llu (compute bound %.0f, memory bound %.0f: %+.1f %% over the larger)\n",
-                static_cast<unsigned long long>(*r.stats.cycle_count), b.compute, b.memory,
-                b.over_percent(*r.stats.cycle_count));
-  }
+  std::printf("Execution statistics:\n%s%s", r.stats.to_table().c_str(),
+              vta::cost_lines(r.stats, vta::build_config()).c_str());
   const bool stats_ok = r.stats.counters_equal(seed);  // the seeds have no cycle counts
   if (!stats_ok) std::printf("FAIL: statistics differ from the tutorial's:\n%s", seed.to_table().c_str());
   if (r.mismatches != 0) std::printf("FAIL: %zu of %zu outputs differ from the reference\n", r.mismatches, r.outputs);
