@@ -14,6 +14,7 @@
 
 #include "vta/compiler/ir.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/energy.h"
 #include "vta/driver/guarded_main.h"
 #include "vta/network/executor.h"
 #include "vta/network/npy.h"
@@ -199,13 +200,15 @@ int run(int argc, char** argv) {
     }
   }
   const double total = since(t);
+  const vta::EnergyTable& energy_table = vta::EnergyTable::from_environment();
   if (first.vta.cycle_count) {  // the steps of the first run on a clocked backend
-    std::printf("%-32s %-48s %10s %10s\n", "step (first input)", "operators", "gemm_uops", "cycles");
+    std::printf("%-32s %-48s %10s %10s %10s\n", "step (first input)", "operators", "gemm_uops", "cycles", "energy uJ");
     for (const auto& s : first.steps) {
       if (s.step->placement != net::Placement::kVta) continue;
       const std::string step_cycles = s.stats.cycle_count ? std::to_string(*s.stats.cycle_count) : "-";
-      std::printf("%-32s %-48s %10llu %10s\n", s.step->name.c_str(), s.step->description.c_str(),
-                  static_cast<unsigned long long>(s.stats.gemm_counter), step_cycles.c_str());
+      std::printf("%-32s %-48s %10llu %10s %10.2f\n", s.step->name.c_str(), s.step->description.c_str(),
+                  static_cast<unsigned long long>(s.stats.gemm_counter), step_cycles.c_str(),
+                  vta::estimate_energy(s.stats, config, energy_table).total() * 1e-6);
     }
   }
   std::printf("ran %lld inputs in %.2f s (%.2f ms per inference on %s, reference and float model included: %.2f ms)\n",
@@ -217,6 +220,12 @@ int run(int argc, char** argv) {
   } else if (clocked) {
     std::printf("VTA: %.0f cycles per inference, GEMM utilisation %.1f %%\n", double(cycles) / double(n),
                 cycles ? 100.0 * double(gemm) / double(cycles) : 0.0);
+  }
+  if (first.vta.gemm_counter + first.vta.alu_counter > 0 && detailed.empty()) {
+    std::printf("VTA, first input: %s\n",
+                vta::energy_line(vta::estimate_energy(first.vta, config, energy_table), first.vta.cycle_count,
+                                 config.hw_freq_mhz(), energy_table.name)
+                    .c_str());
   }
   if (!labels.values.empty()) {
     std::printf("top-1 accuracy: int8 on VTA %.2f %% (%lld of %lld)", 100.0 * double(right_vta) / double(n),

@@ -15,6 +15,7 @@
 
 #include "vta/compiler/ir.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/energy.h"
 #include "vta/driver/guarded_main.h"
 #include "vta/network/executor.h"
 #include "vta/network/plan.h"
@@ -176,8 +177,9 @@ int run(int argc, char** argv) {
   const vta::network::NetworkRun r = ex.run(input, ro, verify ? &reference : nullptr);
 
   const int bus = vta::build_config().bus_width();
-  std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %s\n", "step", "operators", "where", "gemm_uops", "bytes",
-              "cycles", "bound", "over", verify ? "check" : "");
+  const vta::EnergyTable& energy_table = vta::EnergyTable::from_environment();
+  std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %9s %s\n", "step", "operators", "where", "gemm_uops", "bytes",
+              "cycles", "bound", "over", "energy uJ", verify ? "check" : "");
   for (const auto& s : r.steps) {
     const bool vta_step = s.step->placement == vta::network::Placement::kVta;
     std::string cycles = "-", bound = "-", over = "-";
@@ -193,10 +195,15 @@ int run(int argc, char** argv) {
                               : s.mismatches == 0 ? "ok"
                                                   : std::to_string(s.mismatches) + " differ";
     const char* place = !vta_step ? "host" : detailed.count(s.step->name) != 0 ? ff.target.c_str() : "vta";
-    std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %s\n", s.step->name.c_str(), s.step->description.c_str(),
+    char energy[32] = "-";
+    if (vta_step) {
+      std::snprintf(energy, sizeof energy, "%.2f",
+                    vta::estimate_energy(s.stats, vta::build_config(), energy_table).total() * 1e-6);
+    }
+    std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %9s %s\n", s.step->name.c_str(), s.step->description.c_str(),
                 place, vta_step ? std::to_string(s.stats.gemm_counter).c_str() : "-",
                 vta_step ? std::to_string(s.stats.bytes_moved()).c_str() : "-", cycles.c_str(), bound.c_str(),
-                over.c_str(), check.c_str());
+                over.c_str(), energy, check.c_str());
   }
   double vta_seconds = 0, host_seconds = 0;
   for (const auto& s : r.steps)
@@ -225,6 +232,11 @@ int run(int argc, char** argv) {
         "%.1f %%) in %.3f s",
         detailed.size(), ff.target.c_str(), static_cast<unsigned long long>(cycles), sb.larger(),
         sb.over_percent(cycles), cycles > 0 ? 100.0 * double(sampled.gemm_counter) / double(cycles) : 0.0, seconds);
+  }
+  if (detailed.empty()) {
+    std::printf("\nVTA %s", vta::energy_line(vta::estimate_energy(r.vta, vta::build_config(), energy_table),
+                                             r.vta.cycle_count, vta::build_config().hw_freq_mhz(), energy_table.name)
+                                .c_str());
   }
   std::printf("\nwall time: %.3f s (VTA programs %.3f s, host operators %.3f s, copies and the rest %.3f s)\n",
               r.seconds, vta_seconds, host_seconds, r.seconds - vta_seconds - host_seconds);
