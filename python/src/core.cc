@@ -28,6 +28,7 @@
 #include "vta/driver/build_config.h"
 #include "vta/driver/config.h"
 #include "vta/driver/device.h"
+#include "vta/driver/energy.h"
 #include "vta/rpc/session.h"
 #include "vta/runtime/tensor.h"
 
@@ -226,6 +227,7 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<c::RuntimeError>(m, "RunError", PyExc_RuntimeError);
   py::register_exception<c::ModuleError>(m, "ModuleError", PyExc_ValueError);
   py::register_exception<vta::ConfigError>(m, "ConfigError", PyExc_ValueError);
+  py::register_exception<vta::EnergyTableError>(m, "EnergyTableError", PyExc_ValueError);
   const auto& remote_error = py::register_exception<vta::rpc::RemoteError>(m, "RemoteError", PyExc_RuntimeError);
   py::register_exception<vta::rpc::CallError>(m, "CallError", remote_error.ptr());
   // an argument pybind11 cannot convert is the caller's type mistake: TypeError (pybind11 says
@@ -516,6 +518,17 @@ PYBIND11_MODULE(_core, m) {
   // ---- the runtime's device of the calling thread
   m.def("runtime_stats", [] { return stats_dict(vta::runtime::runtime_stats()); });
   m.def("clear_runtime_stats", &vta::runtime::clear_runtime_stats);
+  m.def("runtime_energy", [] {  // (vta/driver/energy.h, the table VTA_ENERGY_TABLE names)
+    const vta::Stats s = vta::runtime::runtime_stats();
+    const vta::Config& config = vta::build_config();
+    const vta::EnergyTable& table = vta::EnergyTable::from_environment();
+    const vta::Energy e = vta::estimate_energy(s, config, table);
+    py::dict d;
+    d["mac_pj"] = e.mac, d["alu_pj"] = e.alu, d["sram_pj"] = e.sram, d["dram_pj"] = e.dram, d["idle_pj"] = e.idle;
+    d["total_pj"] = e.total(), d["table"] = table.name;
+    d["power_mw"] = s.cycle_count ? py::cast(e.average_mw(*s.cycle_count, config.hw_freq_mhz())) : py::none();
+    return d;
+  });
   m.def("backend_names", &vta::backend_names);
   // the target the runtime's device is made for (VTA_TARGET, fsim when unset or empty) and whether a
   // name is a scheme address (rpc://HOST:PORT): the C++ rules themselves, so that Python's

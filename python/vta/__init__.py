@@ -56,7 +56,7 @@ from ._core import (  # noqa: F401  (the package's vocabulary)
 
 __all__ = [
     "Environment", "get_env", "placeholder", "compute", "reduce_axis", "sum", "max", "min", "pad",
-    "create_schedule", "lower", "build", "load_module", "array", "stats", "clear_stats", "backends",
+    "create_schedule", "lower", "build", "load_module", "array", "stats", "energy", "clear_stats", "backends",
     "reconfig_runtime", "program_fpga", "build_config",
     "connect", "local_session", "estimate_cycles", "estimate_timelines", "timelines_to_svg", "Capture",
     "CaptureError", "Timeline",
@@ -220,6 +220,14 @@ def array(values, name=""):
 def stats():
     """The seven statistics of the runtime's device and its cycle count (None on the fsim)."""
     return _core.runtime_stats()
+
+
+def energy():
+    """The energy of the runtime's device's runs since the statistics were cleared, by component in
+    picojoules (mac_pj, alu_pj, sram_pj, dram_pj, idle_pj, total_pj), the technology table's name, and
+    the average power in milliwatts at the configured clock (None on the fsim). docs/ENERGY.md.
+    Raises RuntimeError when VTA_ENERGY_TABLE names a table that cannot be read."""
+    return _core.runtime_energy()
 
 
 def clear_stats():

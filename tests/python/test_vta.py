@@ -192,6 +192,13 @@ class MatrixMultiply(unittest.TestCase):
         seeds = {"inp_load_nbytes": 4096, "wgt_load_nbytes": 1048576, "acc_load_nbytes": 0, "uop_load_nbytes": 20,
                  "out_store_nbytes": 1024, "gemm_counter": 4096, "alu_counter": 192}
         self.assertEqual({k: st[k] for k in seeds}, seeds)
+        # its energy: 4,096 GEMM micro-ops of 256 products at 0.3 pJ (45 nm), 1,079,316 bytes of DRAM at
+        # 1,950 pJ per 8 bytes (docs/ENERGY.md)
+        e = vta.energy()
+        self.assertAlmostEqual(e["mac_pj"], 4096 * 256 * 0.3, places=3)
+        self.assertAlmostEqual(e["dram_pj"], (4096 + 1048576 + 20 + 1024) * 1950 / 8, places=3)
+        self.assertAlmostEqual(e["total_pj"], sum(e[k] for k in ("mac_pj", "alu_pj", "sram_pj", "dram_pj", "idle_pj")))
+        self.assertEqual(e["table"], "45nm")
 
     def test_module_files_round_trip(self):
         env = vta.get_env()
