@@ -118,6 +118,7 @@ class Importer {
   // operator's rule looked up (rules()) and its converter called.
   void node(const onnx::NodeProto& n);
   bool fold_constant(const onnx::NodeProto& n);
+  std::pair<double, bool> constant_of_shape_value(const onnx::NodeProto& n);
 
   // ---- the converters (onnx_operators.cc): one per rule, each checks its node and adds its operators
 
