@@ -158,7 +158,7 @@ Folded fold_transpose(const Folded& in, std::vector<int64_t> perm) {
 }
 
 Folded fold_slice(const Folded& in, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
-             std::vector<int64_t> axes, std::vector<int64_t> steps) {
+                  std::vector<int64_t> axes, std::vector<int64_t> steps) {
   if (axes.empty()) {
     for (size_t d = 0; d < starts.size(); ++d) axes.push_back(int64_t(d));
   }
@@ -210,7 +210,8 @@ Folded fold_unsqueeze(Folded in, std::vector<int64_t> axes) {
 Folded fold_squeeze(Folded in, const std::vector<int64_t>& axes) {
   std::vector<int64_t> kept;
   for (size_t d = 0; d < in.shape.size(); ++d) {
-    const bool named = std::any_of(axes.begin(), axes.end(), [&](int64_t a) { return axis_of(a, in.shape.size()) == d; });
+    const bool named =
+        std::any_of(axes.begin(), axes.end(), [&](int64_t a) { return axis_of(a, in.shape.size()) == d; });
     if ((axes.empty() && in.shape[d] == 1) || named) {
       if (in.shape[d] != 1) throw FoldError{"axis " + std::to_string(d) + " is not 1"};
       continue;
@@ -285,6 +286,7 @@ bool Importer::fold_constant(const onnx::NodeProto& n) {
       out = fold_constant_of_shape(ints(0), value, integer);
     } else if (op == "Concat") {
       std::vector<Folded> parts;
+      parts.reserve(size_t(n.input_size()));
       for (int i = 0; i < n.input_size(); ++i) parts.push_back(input(i));
       out = fold_concat(parts, attr_int(n, "axis", 0));
     } else if (op == "Reshape") {

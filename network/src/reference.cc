@@ -109,6 +109,20 @@ std::vector<int32_t> layout_op(const Graph& g, const Op& op, const Values& value
   return detail::dilate(x.data(), planes, in.shape[2], in.shape[3], op.stride, out.shape[2], out.shape[3]);
 }
 
+// The one-input elementwise operators on one value.
+int32_t elementwise(const Op& op, int32_t v) {
+  switch (op.kind) {
+    case OpKind::kShr: return v >> op.shift;
+    case OpKind::kRelu: return std::max(v, 0);
+    case OpKind::kClip: return std::clamp(v, op.lo, op.hi);
+    case OpKind::kLeakyRelu: {  // (VTA's MUL and ADD keep the low 32 bits; SHR is arithmetic)
+      const uint32_t half = uint32_t{1} << (op.shift - 1);
+      return std::max(v, int32_t(uint32_t(v) * uint32_t(op.multiplier) + half) >> op.shift);
+    }
+    default: return v;
+  }
+}
+
 }  // namespace
 
 std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& values) {
@@ -132,25 +146,16 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
       return r;
     }
     case OpKind::kShr:
-      for (size_t i = 0; i < r.size(); ++i) r[i] = x[i] >> op.shift;
+    case OpKind::kRelu:
+    case OpKind::kClip:
+    case OpKind::kLeakyRelu:
+      std::transform(x.begin(), x.end(), r.begin(), [&](int32_t v) { return elementwise(op, v); });
       return r;
     case OpKind::kAdd: {
       const std::vector<int32_t>& y = value_of(g, op, values, op.inputs.at(1));
       for (size_t i = 0; i < r.size(); ++i) r[i] = int32_t(uint32_t(x[i]) + uint32_t(y[i]));
       return r;
     }
-    case OpKind::kRelu:
-      for (size_t i = 0; i < r.size(); ++i) r[i] = std::max(x[i], 0);
-      return r;
-    case OpKind::kClip:
-      for (size_t i = 0; i < r.size(); ++i) r[i] = std::clamp(x[i], op.lo, op.hi);
-      return r;
-    case OpKind::kLeakyRelu:  // (VTA's MUL and ADD keep the low 32 bits; SHR is arithmetic)
-      for (size_t i = 0; i < r.size(); ++i) {
-        const uint32_t half = uint32_t{1} << (op.shift - 1);
-        r[i] = std::max(x[i], int32_t(uint32_t(x[i]) * uint32_t(op.multiplier) + half) >> op.shift);
-      }
-      return r;
     case OpKind::kCast:
       for (size_t i = 0; i < r.size(); ++i) {
         if (x[i] < -128 || x[i] > 127) {
