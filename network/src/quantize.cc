@@ -65,7 +65,8 @@ class Quantizer {
 
   QuantizedModel run() {
     const std::string& in = g_.input;
-    const auto own = readers_[in] == 1 ? model_frac(*reader_.at(in), in, 1.0) : std::nullopt;
+    const auto it = reader_.find(in);  // (the only reader of the input may be the graph's output)
+    const auto own = readers_[in] == 1 && it != reader_.end() ? model_frac(*it->second, in, 1.0) : std::nullopt;
     const QuantParams pin{own ? *own : frac_for(in, 1.0), 1.0};
     m_.input = pin;
     m_.graph.input(in, g_.shape(in));
