@@ -223,10 +223,11 @@ Summary merge(const fs::path& dir) {
                         "out_store_nbytes", "gemm_counter",    "alu_counter",     "cycle_count"};
   csv << "index,config,config_hash,workload,backend,verified";
   for (const char* k : keys) csv << "," << k;
-  csv << ",seconds,error\n";
-  md << "| # | configuration | workload | backend | verified | cycles | GEMM micro-ops | bytes moved | SRAM KiB | MACs "
-        "| LUTs | seconds |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  csv << ",energy_uj,power_mw,seconds,error\n";
+  md << "| # | configuration | workload | backend | verified | cycles | GEMM micro-ops | bytes moved | energy uJ | "
+        "SRAM "
+        "KiB | MACs | LUTs | seconds |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::map<std::string, json> resources;             // by configuration hash
   std::map<std::string, std::vector<Point>> panels;  // by workload and backend
   std::ostringstream cases, tuned;
@@ -280,7 +281,19 @@ Summary merge(const fs::path& dir) {
     csv << t.index << "," << csv_field(t.config) << "," << t.config_hash << "," << csv_field(t.label) << ","
         << t.backend << "," << (ok ? "true" : "false");
     for (const char* k : keys) csv << "," << stat(k);
-    csv << "," << r.value("seconds", 0.0) << "," << csv_field(r.value("error", "")) << "\n";
+    // (the task's energy, docs/ENERGY.md: in micro-joules; power only with cycles)
+    const json energy = r.value("energy", json::object());
+    std::string uj, mw;
+    if (energy.is_object() && energy.contains("total_pj") && energy.at("total_pj").is_number()) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.3f", energy.at("total_pj").get<double>() * 1e-6);
+      uj = b;
+      if (energy.contains("power_mw") && energy.at("power_mw").is_number()) {
+        std::snprintf(b, sizeof b, "%.1f", energy.at("power_mw").get<double>());
+        mw = b;
+      }
+    }
+    csv << "," << uj << "," << mw << "," << r.value("seconds", 0.0) << "," << csv_field(r.value("error", "")) << "\n";
     uint64_t bytes = 0;
     for (const char* k :
          {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes", "out_store_nbytes"}) {
@@ -290,8 +303,9 @@ Summary merge(const fs::path& dir) {
     std::snprintf(secs, sizeof secs, "%.2f", r.value("seconds", 0.0));
     md << "| " << t.index << " | " << t.config << " | " << t.label << " | " << t.backend << " | "
        << (ok ? "yes" : "**no**") << " | " << (stat("cycle_count").empty() ? "-" : stat("cycle_count")) << " | "
-       << stat("gemm_counter") << " | " << bytes << " | " << res.at("total_sram_bytes").get<uint64_t>() / 1024 << " | "
-       << res.at("macs").get<int64_t>() << " | " << luts << " | " << secs << " |\n";
+       << stat("gemm_counter") << " | " << bytes << " | " << (uj.empty() ? "-" : uj) << " | "
+       << res.at("total_sram_bytes").get<uint64_t>() / 1024 << " | " << res.at("macs").get<int64_t>() << " | " << luts
+       << " | " << secs << " |\n";
     if (ok && !stat("cycle_count").empty()) {
       panels[t.label + " on " + t.backend].push_back(
           {t.config, double(res.at("total_sram_bytes").get<uint64_t>()), std::stod(stat("cycle_count")),

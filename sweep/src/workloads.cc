@@ -9,6 +9,7 @@
 #include "vta/compiler/seeded_run.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/capture.h"
+#include "vta/driver/energy.h"
 #include "vta/driver/random_program.h"
 #include "vta/network/calibration.h"
 #include "vta/network/executor.h"
@@ -20,6 +21,18 @@ namespace vta::sweep {
 namespace {
 
 json stats_json(const Stats& s) { return json::parse(s.to_json()); }
+
+// A run's energy by component in picojoules and its average power (docs/ENERGY.md), on this build's
+// configuration: the merged reports' energy column.
+json energy_json(const Stats& s) {
+  const Config& config = build_config();
+  const EnergyTable& table = EnergyTable::from_environment();
+  const Energy e = estimate_energy(s, config, table);
+  json j = {{"table", table.name}, {"mac_pj", e.mac},   {"alu_pj", e.alu},       {"sram_pj", e.sram},
+            {"dram_pj", e.dram},   {"idle_pj", e.idle}, {"total_pj", e.total()}, {"power_mw", nullptr}};
+  if (s.cycle_count) j["power_mw"] = e.average_mw(*s.cycle_count, config.hw_freq_mhz());
+  return j;
+}
 
 // This build's configuration synthesized by Yosys (the build's vta_synth target, docs/SYNTHESIS.md);
 // the result's fields: its utilisation, verified when Yosys ran clean.
@@ -85,7 +98,11 @@ json tune(const json& w, const fs::path& dir, int index) {
     tuning["measured"] = measured;
     tuning["estimate_error_percent"] = 100.0 * (double(tuned_estimate) - double(measured)) / double(measured);
   }
-  return {{"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}, {"tuning", tuning}};
+  return {{"verified", run.verified()},
+          {"error", ""},
+          {"stats", stats_json(run.vta)},
+          {"energy", energy_json(run.vta)},
+          {"tuning", tuning}};
 }
 
 // Runs a regression suite on this process's backend: each captured run replayed against its capture
@@ -133,6 +150,7 @@ json run_suite(const json& w) {
   return {{"verified", failed.empty()},
           {"error", failed.empty() ? "" : "kernels that differ: " + failed},
           {"stats", stats_json(total)},
+          {"energy", energy_json(total)},
           {"kernels", kernels}};
 }
 
@@ -153,15 +171,15 @@ json run_workload(const json& w, const fs::path& dir, int index) {
     if (!r.mismatches.empty()) {
       error = "seed " + std::to_string(r.mismatches[0].seed) + ": " + r.mismatches[0].why;
     }
-    return {{"verified", r.mismatches.empty()}, {"error", error},
-            {"stats", stats_json(r.stats)},     {"programs", r.programs},
-            {"instructions", r.instructions},   {"mismatches", mismatches}};
+    return {{"verified", r.mismatches.empty()}, {"error", error},         {"stats", stats_json(r.stats)},
+            {"energy", energy_json(r.stats)},   {"programs", r.programs}, {"instructions", r.instructions},
+            {"mismatches", mismatches}};
   }
   const auto seed = w.value("seed", uint32_t{1});
   if (kind == "tutorial") {
     const tutorials::Result r =
         w.at("name") == "matmul" ? tutorials::compiled_matrix_multiply(seed) : tutorials::compiled_convolution(seed);
-    return {{"verified", r.ok()}, {"error", r.error}, {"stats", stats_json(r.stats)}};
+    return {{"verified", r.ok()}, {"error", r.error}, {"stats", stats_json(r.stats)}, {"energy", energy_json(r.stats)}};
   }
   network::NetworkRun run;
   if (kind == "resnet18") {
@@ -179,7 +197,8 @@ json run_workload(const json& w, const fs::path& dir, int index) {
     const network::Values ref = network::run_reference(q.graph, x);
     run = ex.run(x, {}, &ref);
   }
-  return {{"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}};
+  return {
+      {"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}, {"energy", energy_json(run.vta)}};
 }
 
 }  // namespace
