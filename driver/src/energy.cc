@@ -118,10 +118,15 @@ std::string energy_line(const Energy& e, const std::optional<uint64_t>& cycles, 
                         const std::string& table_name) {
   char buf[320];
   const double uj = 1e-6;
-  int n =
-      std::snprintf(buf, sizeof buf, "energy: %.3f uJ (MAC %.3f, ALU %.3f, SRAM %.3f, DRAM %.3f, idle %.3f uJ; %s)",
-                    e.total() * uj, e.mac * uj, e.alu * uj, e.sram * uj, e.dram * uj, e.idle * uj, table_name.c_str());
+  const int n = std::snprintf(buf, sizeof buf, "energy: %.3f uJ (MAC %.3f, ALU %.3f, SRAM %.3f, DRAM %.3f",
+                              e.total() * uj, e.mac * uj, e.alu * uj, e.sram * uj, e.dram * uj);
   std::string line(buf, size_t(std::max(n, 0)));
+  if (cycles) {
+    std::snprintf(buf, sizeof buf, ", idle %.3f uJ; %s)", e.idle * uj, table_name.c_str());
+  } else {  // (the fsim counts no cycles)
+    std::snprintf(buf, sizeof buf, " uJ; %s; no cycles: idle not counted)", table_name.c_str());
+  }
+  line += buf;
   if (cycles && *cycles > 0) {
     std::snprintf(buf, sizeof buf, "; %.1f mW average at %d MHz", e.average_mw(*cycles, clock_mhz), clock_mhz);
     line += buf;

@@ -65,8 +65,8 @@ struct Energy {
 /// read and DRAM; the idle term per cycle.
 Energy estimate_energy(const Stats& stats, const Config& config, const EnergyTable& table);
 
-/// "energy: 12.3 uJ (MAC 1.2, ALU 0.0, SRAM 4.5, DRAM 6.6, idle 0.1 uJ); 45 mW at 100 MHz" (power only
-/// with cycles).
+/// "energy: 12.3 uJ (MAC 1.2, ALU 0.0, SRAM 4.5, DRAM 6.6, idle 0.1 uJ; 45nm); 45.0 mW average at 100 MHz"
+/// (the idle term and the power only with cycles).
 std::string energy_line(const Energy& e, const std::optional<uint64_t>& cycles, int clock_mhz,
                         const std::string& table_name);
 
