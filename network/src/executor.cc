@@ -27,6 +27,16 @@ std::vector<int8_t> narrow(const std::vector<int32_t>& v) {
   return out;
 }
 
+// `rows` rows of `from` values, as rows of `to` values (cut, or padded with zeros), in a buffer of
+// `out_rows` rows (the ones past `rows` zeros): channels padded to whole VTA blocks, or dropped again.
+std::vector<int8_t> resize_rows(std::span<const int8_t> x, int64_t rows, int64_t from, int64_t to, int64_t out_rows) {
+  std::vector<int8_t> y(size_t(out_rows * to), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::copy_n(x.begin() + std::ptrdiff_t(r * from), std::min(from, to), y.begin() + std::ptrdiff_t(r * to));
+  }
+  return y;
+}
+
 // A VTA pool step (its own program, tiled by pool_tilings); every other VTA step is a convolution.
 bool is_pool(const Step& s) { return s.ops[0]->kind == OpKind::kMaxPool || s.ops[0]->kind == OpKind::kAvgPool; }
 
@@ -123,12 +133,8 @@ void Executor::plan_conv(Step& s) {
     // (channels short of a whole block: zero weights, channel_blocks)
     const int64_t ob = channel_blocks(w.shape[0], env.BLOCK_OUT), ib = channel_blocks(in_channels, env.BLOCK_IN);
     const int64_t kk = w.shape[2] * w.shape[3];
-    const std::vector<int8_t>& src = diagonal ? dense : g.weight(op->weight);
-    std::vector<int8_t> padded(size_t(ob * env.BLOCK_OUT * ib * env.BLOCK_IN * kk), 0);
-    for (int64_t o = 0; o < w.shape[0]; ++o) {
-      std::copy_n(src.begin() + std::ptrdiff_t(o * in_channels * kk), in_channels * kk,
-                  padded.begin() + std::ptrdiff_t(o * ib * env.BLOCK_IN * kk));
-    }
+    const std::vector<int8_t> padded = resize_rows(diagonal ? dense : g.weight(op->weight), w.shape[0],
+                                                   in_channels * kk, ib * env.BLOCK_IN * kk, ob * env.BLOCK_OUT);
     std::unique_ptr<Target::Tensor> d =
         target_->empty({ob, ib, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN}, op->weight);
     d->copy_from(vta::runtime::pack_oihw(padded, int(ob * env.BLOCK_OUT), int(ib * env.BLOCK_IN), int(w.shape[2]),
@@ -197,12 +203,7 @@ class Executor::Activations {
     std::vector<int8_t> x = narrow(host_.at(name));
     if (c != d.shape[1]) {  // (zeros in the channels that fill the last block)
       const int64_t n = d.shape[0], plane = d.shape[2] * d.shape[3];
-      std::vector<int8_t> p(size_t(n * c * plane), 0);
-      for (int64_t i = 0; i < n; ++i) {
-        std::copy_n(x.begin() + std::ptrdiff_t(i * d.shape[1] * plane), d.shape[1] * plane,
-                    p.begin() + std::ptrdiff_t(i * c * plane));
-      }
-      x = std::move(p);
+      x = resize_rows(x, n, d.shape[1] * plane, c * plane, n);
     }
     t->copy_from(vta::runtime::pack_nchw(x, int(d.shape[0]), int(c), int(d.shape[2]), int(d.shape[3]), env_.BATCH,
                                          env_.BLOCK_IN));
@@ -218,14 +219,7 @@ class Executor::Activations {
     device_.at(name)->copy_to(blocked);
     std::vector<int8_t> x = vta::runtime::unpack_nchw(blocked, int(n), int(c), int(d.shape[2]), int(d.shape[3]),
                                                       env_.BATCH, env_.BLOCK_OUT);
-    if (c != d.shape[1]) {  // (the padding channels dropped)
-      std::vector<int8_t> real(size_t(d.elements()));
-      for (int64_t i = 0; i < n; ++i) {
-        std::copy_n(x.begin() + std::ptrdiff_t(i * c * plane), d.shape[1] * plane,
-                    real.begin() + std::ptrdiff_t(i * d.shape[1] * plane));
-      }
-      x = std::move(real);
-    }
+    if (c != d.shape[1]) x = resize_rows(x, n, c * plane, d.shape[1] * plane, n);  // (the padding dropped)
     return host_.emplace(name, widen(x)).first->second;
   }
 

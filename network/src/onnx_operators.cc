@@ -45,9 +45,10 @@ void Importer::pad(const onnx::NodeProto& n) {
     if (n.input_size() > 3 && !n.input(3).empty()) fail(n, "input axes is not supported");
   }
   if (value != 0.f) fail(n, "constant value " + float_text(value) + " (zeros are supported)");
-  const bool bottom_right = in.size() == 4 && pads.size() == 8 && pads[0] == 0 && pads[1] == 0 && pads[2] == 0 &&
-                            pads[3] == 0 && pads[4] == 0 && pads[5] == 0 && pads[6] == pads[7] && pads[6] >= 0 &&
-                            pads[6] <= 64;
+  // (pads: the begins of N, C, H, W, then their ends)
+  const bool bottom_right = in.size() == 4 && pads.size() == 8 &&
+                            std::all_of(pads.begin(), pads.begin() + 6, [](int64_t p) { return p == 0; }) &&
+                            pads[6] == pads[7] && pads[6] >= 0 && pads[6] <= 64;
   if (!bottom_right) {
     fail(n, "pads " + shape_text(pads) +
                 ": zeros at the bottom and right of an NCHW tensor, as many rows as columns "

@@ -49,11 +49,14 @@ double traffic_cycles(const Config& config, const ConvGeometry& g, Residual resi
   return (t.virtual_threads > 1 ? std::max(gemm, memory) : gemm + memory) + 60.0 * iterations;
 }
 
+// How many of `ops` are of `kind`.
+int64_t count_of(const std::vector<const Op*>& ops, OpKind kind) {
+  return std::count_if(ops.begin(), ops.end(), [&](const Op* op) { return op->kind == kind; });
+}
+
 }  // namespace
 
-int64_t alu_temporaries(const Step& step) {
-  return std::count_if(step.ops.begin(), step.ops.end(), [](const Op* op) { return op->kind == OpKind::kLeakyRelu; });
-}
+int64_t alu_temporaries(const Step& step) { return count_of(step.ops, OpKind::kLeakyRelu); }
 
 std::string ConvTiling::to_string() const {
   return join({"oc ", std::to_string(oc_block), " h ", std::to_string(h_block), " w ", std::to_string(w_block), " ic ",
@@ -80,9 +83,7 @@ ConvGeometry conv_geometry(const Config& config, const Graph& g, const Step& ste
   geo.kernel = conv.kernel;
   geo.pad = conv.pad;
   geo.stride = conv.stride;
-  for (const auto* ops : {&step.ops, &step.shortcut}) {
-    for (const Op* op : *ops) geo.biases += op->kind == OpKind::kBiasAdd;
-  }
+  geo.biases = count_of(step.ops, OpKind::kBiasAdd) + count_of(step.shortcut, OpKind::kBiasAdd);
   geo.temporaries = alu_temporaries(step);
   if (!step.shortcut.empty()) {
     geo.shortcut_blocks = channel_blocks(g.tensor(step.shortcut[0]->inputs[0]).shape[1], config.block_in());
@@ -141,8 +142,7 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeomet
 
 std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const Step& step) {
   const Op& pool = *step.ops[0];
-  const bool bias =
-      std::any_of(step.ops.begin(), step.ops.end(), [](const Op* op) { return op->kind == OpKind::kBiasAdd; });
+  const bool bias = count_of(step.ops, OpKind::kBiasAdd) > 0;
   const int64_t temporaries = alu_temporaries(step);
   const TensorDesc& in = g.tensor(pool.inputs[0]);
   const TensorDesc& out = g.tensor(pool.output);

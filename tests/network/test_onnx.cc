@@ -142,6 +142,34 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& want,
   }
 }
 
+// How far an int8 network's dequantized output is from the float one: the error's norm over the
+// reference's.
+double relative_rms(const std::vector<float>& got, const std::vector<float>& want) {
+  double err = 0, norm = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    err += std::pow(double(got[i]) - double(want[i]), 2), norm += std::pow(double(want[i]), 2);
+  }
+  return std::sqrt(err / norm);
+}
+
+// A convolution `name` of `x` (`in` to `out` channels, k x k, `groups`, padded by k / 2) with weights
+// uniform in +-1.5 / sqrt(fan-in) and a bias uniform in +-bias_bound, each drawn from ++seed: a
+// trained network's folded batch norms, roughly.
+std::string random_conv(ModelBuilder& b, const std::string& x, int64_t in, int64_t out, int64_t k, int64_t groups,
+                        const std::string& name, uint32_t& seed, float bias_bound) {
+  const int64_t per = in / groups;
+  const float bound = 1.5f / std::sqrt(float(per * k * k));
+  auto& n = b.node(
+      "Conv",
+      {x, b.constant(name + ".w", {out, per, k, k}, random_floats(size_t(out * per * k * k), ++seed, -bound, bound)),
+       b.constant(name + ".b", {out}, random_floats(size_t(out), ++seed, -bias_bound, bias_bound))},
+      name);
+  ModelBuilder::ints(n, "kernel_shape", {k, k});
+  ModelBuilder::ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
+  ModelBuilder::integer(n, "group", groups);
+  return name;
+}
+
 TEST(OnnxImport, ConvBatchNormReluPoolGemmMatchPlainLoops) {
   ModelBuilder b({1, 4, 6, 6});
   const auto w = random_floats(8 * 4 * 9, 1), bias = random_floats(8, 2);
@@ -353,10 +381,7 @@ TEST(OnnxImport, QuantizedModelsAreReadAsFakeQuantization) {
     EXPECT_TRUE(r.verified());
     EXPECT_EQ(ex.steps()[0].placement, Placement::kVta) << ex.steps()[0].description;
     const auto y = q.dequantize_output(r.output);
-    double err = 0, norm = 0;
-    for (size_t i = 0; i < y.size(); ++i)
-      err += std::pow(double(y[i] - want[i]), 2), norm += std::pow(double(want[i]), 2);
-    EXPECT_LT(std::sqrt(err / norm), 0.05) << (qlinear ? "QLinearConv" : "QDQ");
+    EXPECT_LT(relative_rms(y, want), 0.05) << (qlinear ? "QLinearConv" : "QDQ");
   }
 }
 
@@ -429,9 +454,7 @@ TEST(OnnxImport, UpsamplingOperatorsQuantizeAndRun) {
   EXPECT_TRUE(r.verified());
   const auto y = q.dequantize_output(r.output);
   const auto& f = v.at("out");
-  double err = 0, norm = 0;
-  for (size_t i = 0; i < y.size(); ++i) err += std::pow(double(y[i] - f[i]), 2), norm += std::pow(double(f[i]), 2);
-  EXPECT_LT(std::sqrt(err / norm), 0.1);
+  EXPECT_LT(relative_rms(y, f), 0.1);
 }
 
 // Every file of the corpus is refused with the words expected.txt gives, through the file reader.
@@ -639,9 +662,7 @@ TEST(OnnxQuantize, TrainedClassifiersRunOnVtaBitForBit) {
       const auto f = run_float(g, x).at(g.output);
       agree += std::max_element(y.begin(), y.end()) - y.begin() == std::max_element(f.begin(), f.end()) - f.begin();
       // the dequantized logits follow the float ones
-      double err = 0, norm = 0;
-      for (size_t i = 0; i < y.size(); ++i) err += std::pow(double(y[i] - f[i]), 2), norm += std::pow(double(f[i]), 2);
-      EXPECT_LT(std::sqrt(err / norm), 0.15) << model;
+      EXPECT_LT(relative_rms(y, f), 0.15) << model;
     }
     EXPECT_GE(agree, 5) << model;
   }
@@ -925,16 +946,7 @@ TEST(OnnxImport, ChannelsShortOfABlockArePaddedOnVta) {
   ModelBuilder b({1, 3, 8, 8});
   uint32_t seed = 120;
   auto conv = [&](const std::string& x, int64_t in, int64_t out, int64_t k, int64_t groups, const std::string& name) {
-    const int64_t per = in / groups;
-    const float bound = 1.5f / std::sqrt(float(per * k * k));
-    auto& n = b.node(
-        "Conv",
-        {x, b.constant(name + ".w", {out, per, k, k}, random_floats(size_t(out * per * k * k), ++seed, -bound, bound)),
-         b.constant(name + ".b", {out}, random_floats(size_t(out), ++seed, -0.2f, 0.2f))},
-        name);
-    ModelBuilder::ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
-    ModelBuilder::integer(n, "group", groups);
-    return b.node("Relu", {name}, name + ".relu").output(0);
+    return b.node("Relu", {random_conv(b, x, in, out, k, groups, name, seed, 0.2f)}, name + ".relu").output(0);
   };
   std::string x = conv("x", 3, 24, 3, 1, "first");  // (3 input channels: the host)
   x = conv(x, 24, 24, 3, 24, "depthwise");
@@ -965,11 +977,7 @@ TEST(OnnxImport, ChannelsShortOfABlockArePaddedOnVta) {
     EXPECT_TRUE(r.verified());
     const auto out = q.dequantize_output(r.output);
     const auto f = run_float(g, xf).at(g.output);
-    double err = 0, norm = 0;
-    for (size_t i = 0; i < out.size(); ++i) {
-      err += std::pow(double(out[i] - f[i]), 2), norm += std::pow(double(f[i]), 2);
-    }
-    EXPECT_LT(std::sqrt(err / norm), 0.1);
+    EXPECT_LT(relative_rms(out, f), 0.1);
   }
 }
 
@@ -1015,9 +1023,7 @@ TEST(OnnxImport, LeakyReluRunsOnVtasAlu) {
     EXPECT_TRUE(r.verified());
     const auto y = q.dequantize_output(r.output);
     const auto f = run_float(g, xf).at(g.output);
-    double err = 0, norm = 0;
-    for (size_t i = 0; i < y.size(); ++i) err += std::pow(double(y[i] - f[i]), 2), norm += std::pow(double(f[i]), 2);
-    EXPECT_LT(std::sqrt(err / norm), 0.1);
+    EXPECT_LT(relative_rms(y, f), 0.1);
   }
   // the int8 operator as VTA computes it: the product rounded to the nearest (ties up), x * 0.100006
   Graph t("leaky");
@@ -1049,17 +1055,7 @@ TEST(OnnxResidual, TorchBlocksRunWithTheDefaults) {
   ModelBuilder b({1, 32, 8, 8});
   uint32_t seed = 40;
   auto conv = [&](const std::string& x, int64_t in, int64_t out, int64_t k, int64_t groups, const std::string& name) {
-    const int64_t per = in / groups;
-    const float bound = 1.5f / std::sqrt(float(per * k * k));
-    auto& n = b.node(
-        "Conv",
-        {x, b.constant(name + ".w", {out, per, k, k}, random_floats(size_t(out * per * k * k), ++seed, -bound, bound)),
-         b.constant(name + ".b", {out}, random_floats(size_t(out), ++seed, -0.3f, 0.3f))},
-        name);
-    ModelBuilder::ints(n, "kernel_shape", {k, k});
-    ModelBuilder::ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
-    ModelBuilder::integer(n, "group", groups);
-    return name;
+    return random_conv(b, x, in, out, k, groups, name, seed, 0.3f);
   };
   auto relu = [&](const std::string& x) { return b.node("Relu", {x}, x + ".relu").output(0); };
   auto relu6 = [&](const std::string& x) {
@@ -1113,9 +1109,7 @@ TEST(OnnxResidual, TorchBlocksRunWithTheDefaults) {
     EXPECT_TRUE(r.verified());
     const auto y = q.dequantize_output(r.output);
     const auto f = run_float(g, xf).at(g.output);
-    double err = 0, norm = 0;
-    for (size_t i = 0; i < y.size(); ++i) err += std::pow(double(y[i] - f[i]), 2), norm += std::pow(double(f[i]), 2);
-    EXPECT_LT(std::sqrt(err / norm), 0.1) << "the int8 network follows the float one";
+    EXPECT_LT(relative_rms(y, f), 0.1) << "the int8 network follows the float one";
   }
 }
 
@@ -1230,9 +1224,7 @@ TEST(OnnxResNet18, MatchesTheHandBuiltNetwork) {
   // and the int8 network follows the float one
   const auto y = q.dequantize_output(r.output);
   const auto f = run_float(fg, cal).at(fg.output);
-  double err = 0, norm = 0;
-  for (size_t i = 0; i < y.size(); ++i) err += std::pow(double(y[i] - f[i]), 2), norm += std::pow(double(f[i]), 2);
-  EXPECT_LT(std::sqrt(err / norm), 0.2);
+  EXPECT_LT(relative_rms(y, f), 0.2);
 }
 
 }  // namespace
