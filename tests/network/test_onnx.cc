@@ -1032,7 +1032,7 @@ TEST(OnnxImport, LeakyReluRunsOnVtasAlu) {
                                     t.constant("w", {16, 16, 1, 1},
                                                [] {
                                                  std::vector<int8_t> e(256, 0);
-                                                 for (int i = 0; i < 16; ++i) e[size_t(i * 17)] = 1;
+                                                 for (int i = 0; i < 16; ++i) e[size_t(i) * 17] = 1;
                                                  return e;
                                                }()),
                                     1, 0);
