@@ -26,6 +26,7 @@ PACKAGES=(
   dataset-fashion-mnist                # the trained classifiers' images (models/fashion_mnist)
   slurm-wlm munge iproute2             # a single-node Slurm cluster for sweeps (scripts/slurm.sh; ss picks its ports)
   yosys                                # synthesis estimates of the RTL (hw/synth, docs/SYNTHESIS.md)
+  cvc5                                 # the SMT solver of the proofs (hw/formal, docs/FORMAL.md)
   lcov                                 # the RTL coverage report in HTML (genhtml; scripts/coverage.sh, docs/COVERAGE.md)
   device-tree-compiler                 # the board kit's device-tree overlays, compiled in a test (hw/fpga, docs/FPGA.md)
   python3-torch python3-torchvision    # the model zoo exported by torch.onnx in a test (models/zoo, docs/MODELS.md)

@@ -9,7 +9,30 @@
 `ifndef VTA_ASSERT_SVH_
 `define VTA_ASSERT_SVH_
 
-`ifdef SYNTHESIS
+`ifdef VTA_FORMAL
+
+// The proofs (hw/formal, docs/FORMAL.md): Yosys reads immediate assertions, so each check is one,
+// evaluated in every state outside reset (`always @*`: no action block, no $sformatf, no concurrent
+// property). Data is two-state there (no KNOWN check); the cover points the proofs need are their own
+// (hw/formal/*.svh), so the simulation's are left out.
+`define VTA_ASSERT(name, cond, clk = clk_i, rst_n = rst_ni) \
+  always @* if (rst_n) name: assert (cond);
+`define VTA_ASSERT_IMPLIES(name, cond, prop, clk = clk_i, rst_n = rst_ni) \
+  `VTA_ASSERT(name, !(cond) || (prop), clk, rst_n)
+`define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni) \
+  `VTA_ASSERT(name, !(cond), clk, rst_n)
+`define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni) \
+  logic name``_waiting_q; \
+  logic [$bits(data)-1:0] name``_data_q; \
+  always @(posedge clk) begin \
+    name``_waiting_q <= rst_n && (valid) && !(ready); \
+    if ((valid) && !(ready)) name``_data_q <= (data); \
+  end \
+  always @* if (rst_n && name``_waiting_q) name: assert ((valid) && (data) == name``_data_q);
+`define VTA_ASSERT_KNOWN(name, valid, data, clk = clk_i, rst_n = rst_ni)
+`define VTA_COVER(name, cond, clk = clk_i, rst_n = rst_ni)
+
+`elsif SYNTHESIS
 
 `define VTA_ASSERT(name, cond, clk = clk_i, rst_n = rst_ni)
 `define VTA_ASSERT_IMPLIES(name, cond, prop, clk = clk_i, rst_n = rst_ni)

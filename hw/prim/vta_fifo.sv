@@ -73,5 +73,8 @@ module vta_fifo #(
   `VTA_ASSERT_NEVER(HeadNotOverwritten, do_write && rvalid_o && wptr_q == rptr_q)
   `VTA_ASSERT_KNOWN(WriteDataKnown, wvalid_i, wdata_i)
   `VTA_ASSERT(CountInRange, count_q <= CountW'(Depth))
-  `VTA_ASSERT(PointersAgreeWithCount, wptr_q == PtrW'((int'(rptr_q) + int'(count_q)) % int'(Depth)))
+  `VTA_ASSERT(PointersAgreeWithCount, wptr_q == PtrW'((32'(rptr_q) + 32'(count_q)) % Depth))
+`ifdef VTA_FORMAL
+  `include "vta_fifo_formal.svh"  // its proofs (hw/formal, docs/FORMAL.md)
+`endif
 endmodule : vta_fifo

@@ -52,4 +52,7 @@ module vta_token_queue #(
   `VTA_COVER(Full, full_o)
   `VTA_COVER(PushAndPopTogether, do_push && do_pop)
   `VTA_COVER(EmptiedByPop, do_pop && count_q == CountWidth'(1))
+`ifdef VTA_FORMAL
+  `include "vta_token_queue_formal.svh"  // its proofs (hw/formal, docs/FORMAL.md)
+`endif
 endmodule : vta_token_queue

@@ -228,4 +228,7 @@ module vta_fetch
   `VTA_COVER(LoadQueueFull, load_valid_o && !load_ready_i)
   `VTA_COVER(ComputeQueueFull, compute_valid_o && !compute_ready_i)
   `VTA_COVER(StoreQueueFull, store_valid_o && !store_ready_i)
+`ifdef VTA_FORMAL
+  `include "vta_fetch_formal.svh"  // its proofs (hw/formal, docs/FORMAL.md)
+`endif
 endmodule : vta_fetch

@@ -111,4 +111,7 @@ module vta_uop_loop
       end
     end
   end
+`ifdef VTA_FORMAL
+  `include "vta_uop_loop_formal.svh"  // its proofs (hw/formal, docs/FORMAL.md)
+`endif
 endmodule : vta_uop_loop

@@ -249,4 +249,7 @@ module vta_vcr
       end
     end
   end
+`ifdef VTA_FORMAL
+  `include "vta_vcr_formal.svh"  // its proofs (hw/formal, docs/FORMAL.md)
+`endif
 endmodule : vta_vcr

@@ -100,4 +100,7 @@ module vta_vme_burst
       tag_q    <= tag_d;
     end
   end
+`ifdef VTA_FORMAL
+  `include "vta_vme_burst_formal.svh"  // its proofs (hw/formal, docs/FORMAL.md)
+`endif
 endmodule : vta_vme_burst

@@ -101,8 +101,10 @@ class Packages:
         return f'package {name};\n{FUNCTION.sub(own_names, self.bodies[name])}endpackage : {name}\n'
 
 
-def write(out, paths):
-    """Writes the Yosys view of `paths` (in dependency order) into directory `out`; returns the files."""
+def write(out, paths, includes=()):
+    """Writes the Yosys view of `paths` (in dependency order) into directory `out`; returns the files.
+    `includes`: further `include files (hw/formal's property sets), their names qualified as in the
+    module that includes them."""
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = [pathlib.Path(p) for p in paths]
@@ -119,6 +121,10 @@ def write(out, paths):
     for path in paths:
         for include in sorted(path.parent.glob('*.svh')):
             (out / include.name).write_text(include.read_text())
+    for include in map(pathlib.Path, includes):
+        imports = {package for text in texts if f'`include "{include.name}"' in text
+                   for package in IMPORT.findall(text)}
+        (out / include.name).write_text(packages.qualify(include.read_text(), imports))
     return written
 
 

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Proves the RTL's property sets by k-induction with Debian's Yosys and yosys-smtbmc (docs/FORMAL.md).
+
+  formal.py --out DIR [--set NAME]... [--proofs | --mutations] [--solver cvc5] FILE...
+
+FILE... are the RTL sources in dependency order, as for hw/synth/vta_synth.py (the build passes its
+lists: `cmake --build BUILD --target vta_formal`, or ctest -L formal). hw/formal/sets.json names the
+property sets; each is a file in hw/formal included at the end of its module under VTA_FORMAL.
+
+For every proof of a set (a top module with parameters): Yosys writes the design as SMT-LIB 2
+(read_verilog -formal, flatten, async2sync), then yosys-smtbmc runs
+  1. the base case: no assertion fails in the first DEPTH steps from reset (bounded model checking),
+  2. the induction step (-i): DEPTH steps in which every assertion holds, from any state at all, are
+     never followed by one in which an assertion fails. With 1, every assertion holds in every
+     reachable state: the property is proven, not only checked to a depth;
+  3. the covers (-c): each cover point is reached from reset within COVER_DEPTH steps, so no proof
+     holds only because its situation never arises (the "unreached" list of a proof names covers that
+     must stay unreached: a situation the design rules out).
+A set's mutation plants a bug in a copy of the sources (a text replacement) and requires the base
+case to fail: a counterexample from reset, not an induction step that gives up.
+
+The RTL is read as synthesis reads it (SYNTHESIS defined, and VTA_FORMAL): the proofs are about the
+design that becomes the netlist; the blocks only the simulators compile are the tsim's to check.
+Assertions of the top module that speak only of its inputs (the "assume" list) become assumptions;
+a submodule's assumptions are the parent's to prove, so they become assertions. Every solver call has
+a time limit (--timeout); the run fails naming the proof, the phase and the solver's last words.
+Writes DIR/results.json and prints a table (--markdown: docs/FORMAL.md's).
+"""
+import argparse
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / 'synth'))
+import yosys_sources  # noqa: E402  (the synthesis flow's reader of the RTL, shared)
+
+
+class Failure(Exception):
+    pass
+
+
+def run(cmd, timeout, what, cwd=None):
+    """Runs `cmd`; returns (returncode, output, seconds). Raises Failure on a timeout."""
+    start = time.monotonic()
+    try:
+        done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Failure(f'{what}: no answer within {timeout} s') from None
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - start
+
+
+def last_words(output, n=12):
+    lines = [line for line in output.splitlines() if 'seconds' not in line or 'Status' in line]
+    return '\n'.join(lines[-n:])
+
+
+def cells(yosys, rtlil, top, kind, timeout):
+    """The names of the `kind` cells ($assert, $assume, $cover) of the flattened design."""
+    listing = rtlil.with_suffix(f'.{kind}.txt')
+    rc, out, _ = run([yosys, '-q', '-p', f'read_rtlil {rtlil}; tee -q -o {listing} select -list {top}/t:${kind}'],
+                     timeout, f'yosys listing the {kind} cells')
+    if rc != 0:
+        raise Failure(f'yosys could not list the {kind} cells:\n{last_words(out)}')
+    names = []
+    for line in listing.read_text().splitlines():
+        name = line.split('/', 1)[1] if '/' in line else line
+        if name.startswith('$'):
+            raise Failure(f'{top}: an unlabelled {kind} ({name}): every property needs a name')
+        names.append(name)
+    return sorted(names)
+
+
+def smt2(args, proof, sources, work):
+    """Writes the proof's design as SMT-LIB 2; returns (smt2 path, asserts, assumes, covers)."""
+    top = proof['top']
+    work.mkdir(parents=True, exist_ok=True)
+    files = ' '.join(str(p) for p in sources)
+    params = ' '.join(f'-set {k} {v}' for k, v in proof.get('parameters', {}).items())
+    chparam = f'chparam {params} {top}; ' if params else ''
+    flat = work / 'flat.il'
+    script = (f'read_verilog -sv -formal -DVTA_FORMAL -DSYNTHESIS -I{sources[0].parent} {files}; {chparam}'
+              f'prep -top {top}; flatten; memory_map; opt -fast; write_rtlil {flat}')
+    rc, out, _ = run([args.yosys, '-q', '-p', script], args.timeout, f'yosys reading {top}')
+    if rc != 0:
+        raise Failure(f'yosys could not read {top}:\n{last_words(out)}')
+    assumes = cells(args.yosys, flat, top, 'assume', args.timeout)
+    asserts = cells(args.yosys, flat, top, 'assert', args.timeout)
+    wanted = set(proof.get('assume', []))
+    unknown = wanted - set(asserts)
+    if unknown:
+        raise Failure(f'{top}: "assume" names no assertion of the design: {", ".join(sorted(unknown))}')
+    # A submodule's assumptions (hierarchical names) are the parent's obligations, and so are the
+    # submodule assertions the proof names in "obligations" (its input rules, say). The submodule's
+    # other assertions are proven by its own proofs: left out here, they cost the parent's solver
+    # nothing and claim nothing (only the parent's own properties and its obligations are proven).
+    obligations = set(proof.get('obligations', []))
+    unknown = obligations - set(asserts)
+    if unknown:
+        raise Failure(f'{top}: "obligations" names no assertion of the design: {", ".join(sorted(unknown))}')
+    to_assert = [a for a in assumes if '.' in a]
+    dropped = [a for a in asserts if '.' in a and a not in obligations]
+    # a submodule's covers are its own proofs' business (in its parent some are rightly unreachable)
+    covers = cells(args.yosys, flat, top, 'cover', args.timeout)
+    script = f'read_rtlil {flat}; '
+    script += ''.join(f'delete {top}/{c}; ' for c in covers if '.' in c)
+    script += ''.join(f'delete {top}/{a}; ' for a in dropped)
+    script += ''.join(f'chformal -assume2assert {top}/{a}; ' for a in to_assert)
+    script += ''.join(f'chformal -assert2assume {top}/{a}; ' for a in sorted(wanted))
+    out_path = work / 'design.smt2'
+    script += f'opt_clean; async2sync; dffunmap; write_smt2 -wires {out_path}'
+    rc, out, _ = run([args.yosys, '-q', '-p', script], args.timeout, f'yosys writing {top}')
+    if rc != 0:
+        raise Failure(f'yosys could not write {top} as SMT-LIB 2:\n{last_words(out)}')
+    asserts = sorted((set(asserts) - wanted - set(dropped)) | set(to_assert))
+    assumes = sorted((set(assumes) - set(to_assert)) | wanted)
+    return out_path, asserts, assumes, [c for c in covers if '.' not in c]
+
+
+def smtbmc(args, design, mode, depth, what):
+    """Runs yosys-smtbmc; returns (passed, output, seconds)."""
+    reset = design.parent / 'reset.smtc'
+    reset.write_text('initial\nassume (not [rst_ni])\n')  # every run from reset starts in it
+    cmd = [args.smtbmc, '-s', args.solver, '-t', str(depth)]
+    cmd += {'base': ['--presat', '--smtc', str(reset)], 'induction': ['--presat', '-i'],
+            'cover': ['-c', '--smtc', str(reset)]}[mode]
+    trace = design.parent / f'{mode}.vcd'  # the counterexample or the cover traces, for GTKWave
+    cmd += ['--dump-vcd', str(trace)]
+    rc, out, seconds = run(cmd + [str(design)], args.timeout, what)
+    status = re.findall(r'Status: (PASSED|FAILED)', out)
+    if not status:
+        raise Failure(f'{what}: yosys-smtbmc ended without a verdict (exit {rc}):\n{last_words(out)}')
+    return status[-1] == 'PASSED', out, seconds
+
+
+def label(proof):
+    params = ','.join(f'{k}={v}' for k, v in proof.get('parameters', {}).items())
+    return f'{proof["top"]}({params})' if params else proof['top']
+
+
+def prove(args, name, index, proof, sources, work):
+    what = f'{name}: {label(proof)}'
+    design, asserts, assumes, covers = smt2(args, proof, sources, work)
+    depth = proof['depth']
+    result = {'set': name, 'proof': label(proof), 'depth': depth, 'solver': args.solver, 'asserts': asserts,
+              'assumes': assumes, 'covers': covers, 'seconds': {}}
+    for mode in ('base', 'induction'):
+        ok, out, seconds = smtbmc(args, design, mode, depth, f'{what}: {mode} case')
+        result['seconds'][mode] = round(seconds, 2)
+        if not ok:
+            failed = sorted(set(re.findall(r'Assert(?:ion)? failed in \S+: (\S+)', out)))
+            raise Failure(f'{what}: the {mode} case fails at depth {depth} ({", ".join(failed) or "see below"}; '
+                          f'the trace: {design.parent / (mode + ".vcd")}):\n{last_words(out)}')
+    cover_depth = proof.get('cover_depth', 12)
+    _, out, seconds = smtbmc(args, design, 'cover', cover_depth, f'{what}: covers')
+    result['seconds']['cover'] = round(seconds, 2)
+    reached = set(re.findall(r'Reached cover statement at (\S+) in step', out))
+    unreached = set(proof.get('unreached', []))
+    missing = sorted(set(covers) - reached - unreached)
+    if missing:
+        raise Failure(f'{what}: not reached within {cover_depth} steps: {", ".join(missing)} '
+                      '(a property about a situation that never arises proves nothing)')
+    wrongly = sorted(reached & unreached)
+    if wrongly:
+        raise Failure(f'{what}: reached although the set says it cannot be: {", ".join(wrongly)}')
+    if unreached - set(covers):
+        raise Failure(f'{what}: "unreached" names no cover: {", ".join(sorted(unreached - set(covers)))}')
+    result['reached'] = sorted(reached)
+    return result
+
+
+def mutate(args, name, spec, proofs, sources, work):
+    """Plants the set's bug in a copy of the sources; the base case must fail."""
+    mutation = spec['mutation']
+    copy = work / 'src'
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(sources[0].parent, copy)
+    target = copy / mutation['file']
+    text = target.read_text()
+    if text.count(mutation['from']) != 1:
+        raise Failure(f'{name}: the mutation\'s "from" text occurs {text.count(mutation["from"])} times in '
+                      f'{mutation["file"]}, not once (the RTL changed: update hw/formal/sets.json)')
+    target.write_text(text.replace(mutation['from'], mutation['to']))
+    proof = proofs[mutation.get('proof', 0)]
+    design, *_ = smt2(args, proof, [copy / p.name for p in sources], work)
+    depth = mutation.get('depth', proof['depth'])
+    what = f'{name}: mutation "{mutation["bug"]}"'
+    ok, out, seconds = smtbmc(args, design, 'base', depth, what)
+    if ok:
+        raise Failure(f'{what}: no counterexample within {depth} steps: the proof would not catch this bug')
+    caught = sorted(set(re.findall(r'Assert(?:ion)? failed in \S+: (\S+)', out)))
+    return {'set': name, 'bug': mutation['bug'], 'caught_by': caught, 'depth': depth, 'seconds': round(seconds, 2)}
+
+
+def markdown(results, mutations):
+    rows = ['| set | proof | properties (own module) | depth | solver | base s | induction s | cover s |',
+            '|---|---|---|---|---|---|---|---|']
+    for r in results:
+        own = [a for a in r['asserts'] if '.' not in a]
+        rows.append(f'| {r["set"]} | `{r["proof"]}` | {len(own)} ({len(r["asserts"])} with submodules) | '
+                    f'{r["depth"]} | {r["solver"]} | {r["seconds"]["base"]} | {r["seconds"]["induction"]} | '
+                    f'{r["seconds"]["cover"]} |')
+    if mutations:
+        rows += ['', '| set | planted bug | caught by | s |', '|---|---|---|---|']
+        rows += [f'| {m["set"]} | {m["bug"]} | {", ".join(m["caught_by"])} | {m["seconds"]} |' for m in mutations]
+    return '\n'.join(rows)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--out', required=True, type=pathlib.Path)
+    parser.add_argument('--set', action='append', default=[], help='only this set (repeatable)')
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument('--proofs', action='store_true', help='the proofs and covers only')
+    what.add_argument('--mutations', action='store_true', help='the planted bugs only')
+    parser.add_argument('--solver', default='cvc5', help='yosys-smtbmc -s (default cvc5; see docs/FORMAL.md)')
+    parser.add_argument('--yosys', default='yosys')
+    parser.add_argument('--smtbmc', default='yosys-smtbmc')
+    parser.add_argument('--timeout', type=int, default=300, help='seconds per tool call (default 300)')
+    parser.add_argument('--markdown', action='store_true', help='print the tables as Markdown')
+    parser.add_argument('sources', nargs='+', type=pathlib.Path)
+    args = parser.parse_args()
+    try:
+        for tool in (args.yosys, args.smtbmc, args.solver):
+            if not shutil.which(tool):
+                raise Failure(f'{tool} is not installed (scripts/setup.sh installs yosys and {args.solver})')
+        missing = [str(p) for p in args.sources if not p.is_file()]
+        if missing:
+            raise Failure(f'no such source file: {", ".join(missing)}')
+        sets = json.loads((HERE / 'sets.json').read_text())['sets']
+        unknown = set(args.set) - {s['name'] for s in sets}
+        if unknown:
+            raise Failure(f'no property set named {", ".join(sorted(unknown))} (hw/formal/sets.json has '
+                          f'{", ".join(s["name"] for s in sets)})')
+        args.out.mkdir(parents=True, exist_ok=True)
+        sources = yosys_sources.write(args.out / 'src', args.sources, sorted(HERE.glob('*.svh')))
+        results, mutations = [], []
+        for spec in sets:
+            if args.set and spec['name'] not in args.set:
+                continue
+            if not args.mutations:
+                for i, proof in enumerate(spec['proofs']):
+                    results.append(prove(args, spec['name'], i, proof, sources, args.out / spec['name'] / str(i)))
+                    r = results[-1]
+                    print(f'{spec["name"]}: {r["proof"]}: {len(r["asserts"])} properties proven by induction '
+                          f'(depth {r["depth"]}, {args.solver}: base {r["seconds"]["base"]} s, induction '
+                          f'{r["seconds"]["induction"]} s), {len(r["reached"])} of {len(r["covers"])} covers '
+                          f'reached ({r["seconds"]["cover"]} s)', flush=True)
+            if not args.proofs:
+                m = mutate(args, spec['name'], spec, spec['proofs'], sources, args.out / spec['name'] / 'mutation')
+                mutations.append(m)
+                print(f'{spec["name"]}: planted bug "{m["bug"]}" caught by {", ".join(m["caught_by"])} '
+                      f'({m["seconds"]} s)', flush=True)
+        (args.out / 'results.json').write_text(json.dumps({'proofs': results, 'mutations': mutations}, indent=1))
+        if args.markdown:
+            print(markdown(results, mutations))
+        own = {(r['set'], a) for r in results for a in r['asserts'] if '.' not in a}
+        summary = []
+        if not args.mutations:
+            summary.append(f'{len(own)} distinct properties proven by induction in {len(results)} proofs, each '
+                           'module\'s covers reached')
+        if not args.proofs:
+            summary.append(f'{len(mutations)} planted bugs caught')
+        print('formal: ' + '; '.join(summary))
+    except Failure as error:
+        sys.exit(f'formal.py: {error}')
+    except (OSError, json.JSONDecodeError, KeyError) as error:
+        sys.exit(f'formal.py: {type(error).__name__}: {error}')
+
+
+if __name__ == '__main__':
+    main()
