@@ -17,8 +17,8 @@ assign f_mem = insn_o[MemMemoryTypeLsb +: MemopIdBitWidth];
 `VTA_PROVE(FetchComputeQueueBySpec, compute_valid_o == (buf_rvalid && !load_valid_o && !store_valid_o))
 `VTA_PROVE(FetchOneQueueAtATime, 32'(load_valid_o) + 32'(compute_valid_o) + 32'(store_valid_o) <= 1)
 `VTA_PROVE(FetchCreditsWithinBuffer, 32'(outstanding_q) + 32'(buf_count) <= BufDepth)
-`VTA_PROVE(FetchNoInstructionDropped, !buf_wvalid || buf_wready)
-`VTA_PROVE(FetchCommandWithinCredits, !cmd_valid || 32'(chunk) + 32'(outstanding_q) + 32'(buf_count) <= BufDepth)
+`VTA_PROVE_IMPLIES(FetchNoInstructionDropped, buf_wvalid, buf_wready)
+`VTA_PROVE_IMPLIES(FetchCommandWithinCredits, cmd_valid, 32'(chunk) + 32'(outstanding_q) + 32'(buf_count) <= BufDepth)
 
 // a run: INSN_COUNT instructions requested in order from INSN_ADDR, and as many dispatched
 logic [31:0] f_count_q, f_requested_q, f_dispatched_q, f_addr_q;
@@ -38,10 +38,10 @@ always_ff @(posedge clk_i or negedge rst_ni) begin
     if (buf_rready) f_dispatched_q <= f_dispatched_q + 1;
   end
 end
-`VTA_PROVE(FetchCommandAtNextInstruction, !mem_req_o.cmd_valid || mem_req_o.cmd.addr == MemAddrWidth'(32'(f_addr_q + f_requested_q * InsnBytes)))
-`VTA_PROVE(FetchRequestsNoMore, !mem_req_o.cmd_valid || f_requested_q + (mem_req_o.cmd.bytes >> $clog2(InsnBytes)) <= f_count_q)
-`VTA_PROVE(FetchCommandNotEmpty, !mem_req_o.cmd_valid || mem_req_o.cmd.bytes != '0)
-`VTA_PROVE(FetchBusyUntilAllDispatched, busy_o == (active_q && f_dispatched_q < f_count_q) || !active_q)
+`VTA_PROVE_IMPLIES(FetchCommandAtNextInstruction, mem_req_o.cmd_valid, mem_req_o.cmd.addr == MemAddrWidth'(32'(f_addr_q + f_requested_q * InsnBytes)))
+`VTA_PROVE_IMPLIES(FetchRequestsNoMore, mem_req_o.cmd_valid, f_requested_q + (mem_req_o.cmd.bytes >> $clog2(InsnBytes)) <= f_count_q)
+`VTA_PROVE_IMPLIES(FetchCommandNotEmpty, mem_req_o.cmd_valid, mem_req_o.cmd.bytes != '0)
+`VTA_PROVE_IMPLIES(FetchBusyUntilAllDispatched, active_q, busy_o && f_dispatched_q < f_count_q)
 
 logic        f_offered_q;
 logic [MemAddrWidth+31:0] f_cmd_q;
@@ -50,10 +50,10 @@ always_ff @(posedge clk_i or negedge rst_ni) begin
   else f_offered_q <= mem_req_o.cmd_valid && !mem_rsp_i.cmd_ready;
 end
 always_ff @(posedge clk_i) f_cmd_q <= {mem_req_o.cmd.addr, mem_req_o.cmd.bytes};
-`VTA_PROVE(FetchCommandHeld, !f_offered_q || (mem_req_o.cmd_valid && {mem_req_o.cmd.addr, mem_req_o.cmd.bytes} == f_cmd_q))
+`VTA_PROVE_IMPLIES(FetchCommandHeld, f_offered_q, (mem_req_o.cmd_valid && {mem_req_o.cmd.addr, mem_req_o.cmd.bytes} == f_cmd_q))
 
 // ---- strengthening invariants: the run's counters are the proof's --------------------------------
-`VTA_PROVE(FetchCountersAgree, !active_q || (to_request_q == f_count_q - f_requested_q && to_dispatch_q == f_count_q - f_dispatched_q
+`VTA_PROVE_IMPLIES(FetchCountersAgree, active_q, (to_request_q == f_count_q - f_requested_q && to_dispatch_q == f_count_q - f_dispatched_q
                                              && next_addr_q == f_addr_q + f_requested_q * InsnBytes
                                              && f_dispatched_q < f_count_q && f_dispatched_q <= f_requested_q && f_requested_q <= f_count_q
                                              && f_dispatched_q + 32'(buf_count) + 32'(outstanding_q) == f_requested_q
@@ -61,7 +61,7 @@ always_ff @(posedge clk_i) f_cmd_q <= {mem_req_o.cmd.addr, mem_req_o.cmd.bytes};
                                                   && 32'(offered_chunk_q) + 32'(outstanding_q) + 32'(buf_count) <= BufDepth))))
 
 // (and an idle fetch holds nothing: no instruction buffered, none on its way, no command offered)
-`VTA_PROVE(FetchIdleIsEmpty, active_q || (outstanding_q == '0 && buf_count == '0 && !offered_q))
+`VTA_PROVE_IMPLIES(FetchIdleIsEmpty, !active_q, outstanding_q == '0 && buf_count == '0 && !offered_q)
 
 `VTA_REACH(FetchToLoad, load_valid_o && load_ready_i)
 `VTA_REACH(FetchToStore, store_valid_o && store_ready_i)

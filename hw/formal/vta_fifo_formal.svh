@@ -23,10 +23,10 @@ end
 // ---- what the FIFO promises -----------------------------------------------------------------------
 `VTA_PROVE(FifoReadyIffRoom, wready_o == (f_count_q != CountW'(Depth)))
 `VTA_PROVE(FifoValidIffData, rvalid_o == (f_count_q != '0))
-`VTA_PROVE(FifoOrderKept, !rvalid_o || rdata_o == f_model_q[Width-1:0])
+`VTA_PROVE_IMPLIES(FifoOrderKept, rvalid_o, rdata_o == f_model_q[Width-1:0])
 `VTA_PROVE(FifoCountOut, count_o == f_count_q)
-`VTA_PROVE(FifoNoOverflow, !do_write || count_q != CountW'(Depth))
-`VTA_PROVE(FifoNoUnderflow, !do_read || count_q != '0)
+`VTA_PROVE_IMPLIES(FifoNoOverflow, do_write, count_q != CountW'(Depth))
+`VTA_PROVE_IMPLIES(FifoNoUnderflow, do_read, count_q != '0)
 
 // The head is held while it is not taken (the read side's half of the valid/ready rule).
 logic             f_shown_q;
@@ -36,7 +36,7 @@ always_ff @(posedge clk_i or negedge rst_ni) begin
   else f_shown_q <= rvalid_o && !rready_i;
 end
 always_ff @(posedge clk_i) f_head_q <= rdata_o;
-`VTA_PROVE(FifoHeadHeld, !f_shown_q || (rvalid_o && rdata_o == f_head_q))
+`VTA_PROVE_IMPLIES(FifoHeadHeld, f_shown_q, (rvalid_o && rdata_o == f_head_q))
 
 // ---- strengthening invariants (induction starts from any state these allow) ----------------------
 // Pointers past the last entry exist when Depth is not a power of two; no run reaches them, but

@@ -4,6 +4,9 @@
 // assertion in every state outside reset, proven by k-induction with yosys-smtbmc (hw/formal/formal.py);
 // each has a cover point showing the situation it speaks about is reachable.
 //   `VTA_PROVE(Name, cond)    proven: cond holds in every reachable state
+//   `VTA_PROVE_IMPLIES(Name, cond, prop)
+//                             proven: whenever cond holds, so does prop; and covered: some trace
+//                             from reset reaches cond (Name_Reached), so the proof is not vacuous
 //   `VTA_REACH(Name, cond)    covered: some trace from reset reaches cond
 //   `VTA_ASSUME(Name, cond)   the environment's obligation when this module is the top of a proof; a
 //                             submodule's assumptions are proven in its parent's proof instead
@@ -13,6 +16,9 @@
 
 `define VTA_PROVE(name, cond) \
   always @* if (rst_ni) name: assert (cond);
+`define VTA_PROVE_IMPLIES(name, cond, prop) \
+  always @* if (rst_ni) name: assert (!(cond) || (prop)); \
+  always @* if (rst_ni) name``_Reached: cover (cond);
 `define VTA_REACH(name, cond) \
   always @* if (rst_ni) name: cover (cond);
 `define VTA_ASSUME(name, cond) \

@@ -15,7 +15,7 @@ end
 `VTA_PROVE(TokenCountWithinDepth, f_tokens_q <= (CountWidth + 1)'((1 << CountWidth) - 1))
 `VTA_PROVE(TokenReadyIffToken, ready_o == (f_tokens_q != '0))
 `VTA_PROVE(TokenFullIffMax, full_o == (f_tokens_q == (CountWidth + 1)'((1 << CountWidth) - 1)))
-`VTA_PROVE(TokenPopOnlyWhenHeld, !do_pop || count_q != '0)
+`VTA_PROVE_IMPLIES(TokenPopOnlyWhenHeld, do_pop, count_q != '0)
 `VTA_PROVE(TokenNoOverflowFlag, !overflow_o)
 
 `VTA_REACH(TokenFullReached, full_o)

@@ -50,23 +50,23 @@ function automatic logic [OffsetWidth-1:0] f_offset(logic [LoopIterWidth-1:0] i,
 endfunction
 
 `VTA_PROVE(LoopValidIffRunning, valid_o == f_active_q && busy_o == f_active_q)
-`VTA_PROVE(LoopUopIndex, !valid_o || {1'b0, uop_idx_o} == f_k_q)
-`VTA_PROVE(LoopUopIndexInRange, !valid_o || (32'(uop_idx_o) >= 32'(f_insn_q.uop_bgn) && 32'(uop_idx_o) < 32'(f_insn_q.uop_end)))
-`VTA_PROVE(LoopDstOffset, !valid_o || dst_offset_o == f_offset(f_i_q, f_j_q, OffsetWidth'(f_insn_q.dst_factor_out),
+`VTA_PROVE_IMPLIES(LoopUopIndex, valid_o, {1'b0, uop_idx_o} == f_k_q)
+`VTA_PROVE_IMPLIES(LoopUopIndexInRange, valid_o, (32'(uop_idx_o) >= 32'(f_insn_q.uop_bgn) && 32'(uop_idx_o) < 32'(f_insn_q.uop_end)))
+`VTA_PROVE_IMPLIES(LoopDstOffset, valid_o, dst_offset_o == f_offset(f_i_q, f_j_q, OffsetWidth'(f_insn_q.dst_factor_out),
                                                                 OffsetWidth'(f_insn_q.dst_factor_in)))
-`VTA_PROVE(LoopSrcOffset, !valid_o || src_offset_o == f_offset(f_i_q, f_j_q, OffsetWidth'(f_insn_q.src_factor_out),
+`VTA_PROVE_IMPLIES(LoopSrcOffset, valid_o, src_offset_o == f_offset(f_i_q, f_j_q, OffsetWidth'(f_insn_q.src_factor_out),
                                                                 OffsetWidth'(f_insn_q.src_factor_in)))
-`VTA_PROVE(LoopWgtOffset, !valid_o || wgt_offset_o == f_offset(f_i_q, f_j_q, OffsetWidth'(f_insn_q.wgt_factor_out),
+`VTA_PROVE_IMPLIES(LoopWgtOffset, valid_o, wgt_offset_o == f_offset(f_i_q, f_j_q, OffsetWidth'(f_insn_q.wgt_factor_out),
                                                                 OffsetWidth'(f_insn_q.wgt_factor_in)))
-`VTA_PROVE(LoopLastIsFinalStep, !valid_o || last_o == (f_i_last && f_j_last && f_k_last))
+`VTA_PROVE_IMPLIES(LoopLastIsFinalStep, valid_o, last_o == (f_i_last && f_j_last && f_k_last))
 
 // ---- strengthening invariants: the loop's registers are the reference's position ----------------
 // (Induction from an arbitrary state needs them: the sums kept in dst_in_q etc. are otherwise free.)
-`VTA_PROVE(LoopInsnKept, !f_active_q || insn_q == f_insn_q)
-`VTA_PROVE(LoopCountersAgree, !f_active_q || (i_q == f_i_q && j_q == f_j_q && k_q == f_k_q))
-`VTA_PROVE(LoopCountersInRange, !f_active_q || (32'(f_i_q) < 32'(f_insn_q.iter_out) && 32'(f_j_q) < 32'(f_insn_q.iter_in)
+`VTA_PROVE_IMPLIES(LoopInsnKept, f_active_q, insn_q == f_insn_q)
+`VTA_PROVE_IMPLIES(LoopCountersAgree, f_active_q, (i_q == f_i_q && j_q == f_j_q && k_q == f_k_q))
+`VTA_PROVE_IMPLIES(LoopCountersInRange, f_active_q, (32'(f_i_q) < 32'(f_insn_q.iter_out) && 32'(f_j_q) < 32'(f_insn_q.iter_in)
                                                 && 32'(f_k_q) < 32'(f_insn_q.uop_end) && f_k_q >= {1'b0, f_insn_q.uop_bgn}))
-`VTA_PROVE(LoopSumsAgree, !f_active_q || (
+`VTA_PROVE_IMPLIES(LoopSumsAgree, f_active_q, (
   dst_out_q == OffsetWidth'(f_i_q) * OffsetWidth'(f_insn_q.dst_factor_out) &&
   dst_in_q == OffsetWidth'(f_j_q) * OffsetWidth'(f_insn_q.dst_factor_in) &&
   src_out_q == OffsetWidth'(f_i_q) * OffsetWidth'(f_insn_q.src_factor_out) &&
@@ -84,7 +84,7 @@ localparam int unsigned FormalBits = 4;
   && 32'(insn_i.src_factor_out) < (1 << FormalBits) && 32'(insn_i.src_factor_in) < (1 << FormalBits)
   && 32'(insn_i.wgt_factor_out) < (1 << FormalBits) && 32'(insn_i.wgt_factor_in) < (1 << FormalBits)))
 // (and so do the loop's registers in the states induction starts from)
-`VTA_PROVE(LoopOperandsKept, !f_active_q || (32'(f_insn_q.uop_end) <= (1 << LogUopBuffDepth) && 32'(f_insn_q.iter_out) < (1 << FormalBits) && 32'(f_insn_q.iter_in) < (1 << FormalBits)
+`VTA_PROVE_IMPLIES(LoopOperandsKept, f_active_q, (32'(f_insn_q.uop_end) <= (1 << LogUopBuffDepth) && 32'(f_insn_q.iter_out) < (1 << FormalBits) && 32'(f_insn_q.iter_in) < (1 << FormalBits)
   && 32'(f_insn_q.dst_factor_out) < (1 << FormalBits) && 32'(f_insn_q.dst_factor_in) < (1 << FormalBits)
   && 32'(f_insn_q.src_factor_out) < (1 << FormalBits) && 32'(f_insn_q.src_factor_in) < (1 << FormalBits)
   && 32'(f_insn_q.wgt_factor_out) < (1 << FormalBits) && 32'(f_insn_q.wgt_factor_in) < (1 << FormalBits)))

@@ -39,9 +39,9 @@ end
 `VTA_PROVE(AxilBOnlyForAWrite, axil_rsp_o.b_valid == (f_writes_q == 2'd1))
 `VTA_PROVE(AxilROnlyForARead, axil_rsp_o.r_valid == (f_reads_q == 2'd1))
 `VTA_PROVE(AxilResponsesOkay, axil_rsp_o.b_resp == 2'b00 && axil_rsp_o.r_resp == 2'b00)
-`VTA_PROVE(AxilInsnCountReadsBack, !(axil_rsp_o.r_valid && f_read_count_q) || axil_rsp_o.r_data == f_read_q)
+`VTA_PROVE_IMPLIES(AxilInsnCountReadsBack, axil_rsp_o.r_valid && f_read_count_q, axil_rsp_o.r_data == f_read_q)
 `VTA_PROVE(AxilInsnCountDriven, insn_count_o == f_count_q)
-`VTA_PROVE(AxilStartOnlyByCtrlWrite, !start_o || (f_aw_hs && axil_req_i.aw_addr == VcrCtrl &&
+`VTA_PROVE_IMPLIES(AxilStartOnlyByCtrlWrite, start_o, (f_aw_hs && axil_req_i.aw_addr == VcrCtrl &&
                                                  axil_req_i.w_strb[0] && axil_req_i.w_data[VcrCtrlLaunchBit]))
 // the answers are held until taken
 logic        f_b_waiting_q, f_r_waiting_q;
@@ -56,12 +56,12 @@ always_ff @(posedge clk_i or negedge rst_ni) begin
   end
 end
 always_ff @(posedge clk_i) f_r_q <= {axil_rsp_o.r_resp, axil_rsp_o.r_data};
-`VTA_PROVE(AxilBHeldUntilReady, !f_b_waiting_q || axil_rsp_o.b_valid)
-`VTA_PROVE(AxilRHeldUntilReady, !f_r_waiting_q || (axil_rsp_o.r_valid && {axil_rsp_o.r_resp, axil_rsp_o.r_data} == f_r_q))
+`VTA_PROVE_IMPLIES(AxilBHeldUntilReady, f_b_waiting_q, axil_rsp_o.b_valid)
+`VTA_PROVE_IMPLIES(AxilRHeldUntilReady, f_r_waiting_q, (axil_rsp_o.r_valid && {axil_rsp_o.r_resp, axil_rsp_o.r_data} == f_r_q))
 
 // ---- strengthening invariant: the response registers are the proof's counts (induction would
 // otherwise start from a held read whose data was never the register's) ---------------------------
-`VTA_PROVE(AxilReadDataAgrees, !(rvalid_q && f_read_count_q) || rdata_q == f_read_q)
+`VTA_PROVE_IMPLIES(AxilReadDataAgrees, rvalid_q && f_read_count_q, rdata_q == f_read_q)
 
 `VTA_REACH(AxilWriteStalledByB, axil_req_i.aw_valid && axil_req_i.w_valid && !axil_rsp_o.aw_ready)
 `VTA_REACH(AxilBWaits, f_b_waiting_q)

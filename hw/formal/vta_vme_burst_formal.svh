@@ -32,13 +32,13 @@ always_ff @(posedge clk_i or negedge rst_ni) begin
 end
 
 `VTA_PROVE(BurstOnlyForACommand, burst_valid_o == f_active_q)
-`VTA_PROVE(BurstAtNextBeat, !burst_valid_o || FBeatW'(burst_addr_o) == f_next_q * FBeatW'(BusBytes))
-`VTA_PROVE(BurstWithinCommand, !burst_valid_o || f_next_q + f_len <= f_end_q)
-`VTA_PROVE(BurstLastEndsCommand, !burst_valid_o || burst_last_o == (f_next_q + f_len == f_end_q))
-`VTA_PROVE(BurstWithin4KiB, !burst_valid_o || 32'(burst_addr_o[11:0]) + 32'(f_len) * BusBytes <= 4096)
-`VTA_PROVE(BurstLengthWithinAxi, !burst_valid_o || 32'(f_len) <= 256)
-`VTA_PROVE(BurstTagIsCommands, !burst_valid_o || burst_tag_o == f_tag_q)
-`VTA_PROVE(BurstCommandTakenWhenDone, !cmd_ready_o || !f_active_q || (burst_ready_i && burst_last_o))
+`VTA_PROVE_IMPLIES(BurstAtNextBeat, burst_valid_o, FBeatW'(burst_addr_o) == f_next_q * FBeatW'(BusBytes))
+`VTA_PROVE_IMPLIES(BurstWithinCommand, burst_valid_o, f_next_q + f_len <= f_end_q)
+`VTA_PROVE_IMPLIES(BurstLastEndsCommand, burst_valid_o, burst_last_o == (f_next_q + f_len == f_end_q))
+`VTA_PROVE_IMPLIES(BurstWithin4KiB, burst_valid_o, 32'(burst_addr_o[11:0]) + 32'(f_len) * BusBytes <= 4096)
+`VTA_PROVE_IMPLIES(BurstLengthWithinAxi, burst_valid_o, 32'(f_len) <= 256)
+`VTA_PROVE_IMPLIES(BurstTagIsCommands, burst_valid_o, burst_tag_o == f_tag_q)
+`VTA_PROVE_IMPLIES(BurstCommandTakenWhenDone, cmd_ready_o, !f_active_q || (burst_ready_i && burst_last_o))
 `VTA_PROVE(BurstRangeErrorExact, range_error_o == (cmd_valid_i && cmd_ready_o &&
                                                     FBeatW'(cmd_addr_i) + FBeatW'(cmd_bytes_i) > (FBeatW'(1) << AddrWidth)))
 // A burst, once offered, is held until taken (AXI's valid/ready rule on AR and AW).
@@ -49,11 +49,11 @@ always_ff @(posedge clk_i or negedge rst_ni) begin
   else f_offered_q <= burst_valid_o && !burst_ready_i;
 end
 always_ff @(posedge clk_i) f_burst_q <= {burst_addr_o, burst_len_o, burst_last_o, burst_tag_o};
-`VTA_PROVE(BurstHeldUntilReady, !f_offered_q || (burst_valid_o && {burst_addr_o, burst_len_o, burst_last_o, burst_tag_o} == f_burst_q))
+`VTA_PROVE_IMPLIES(BurstHeldUntilReady, f_offered_q, (burst_valid_o && {burst_addr_o, burst_len_o, burst_last_o, burst_tag_o} == f_burst_q))
 
 // ---- strengthening invariants: the splitter's registers are the reference's ---------------------
 // (beat_q and left_q are free in the states induction starts from; the reference's are not.)
-`VTA_PROVE(BurstStateAgrees, !f_active_q || (FBeatW'(beat_q) == f_next_q && FBeatW'(left_q) == f_end_q - f_next_q
+`VTA_PROVE_IMPLIES(BurstStateAgrees, f_active_q, (FBeatW'(beat_q) == f_next_q && FBeatW'(left_q) == f_end_q - f_next_q
                                             && left_q != '0 && tag_q == f_tag_q && f_end_q <= (FBeatW'(1) << (AddrWidth - LowW))))
 
 `VTA_REACH(BurstCrossesPage, burst_valid_o && burst_ready_i && !burst_last_o && 32'(f_len) < 256)
