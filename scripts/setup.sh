@@ -30,6 +30,7 @@ PACKAGES=(
   lcov                                 # the RTL coverage report in HTML (genhtml; scripts/coverage.sh, docs/COVERAGE.md)
   device-tree-compiler                 # the board kit's device-tree overlays, compiled in a test (hw/fpga, docs/FPGA.md)
   python3-torch python3-torchvision    # the model zoo exported by torch.onnx in a test (models/zoo, docs/MODELS.md)
+  python3-matplotlib                   # the sweep's charts (sweep/charts.py, docs/SWEEP.md)
 )
 # Retraining the classifiers (models/fashion_mnist/train.py) takes ONNX's Python package too: scripts/setup.sh --train
 if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-onnx); fi

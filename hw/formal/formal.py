@@ -28,9 +28,11 @@ Writes DIR/results.json and prints a table (--markdown: docs/FORMAL.md's).
 """
 import argparse
 import json
+import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -48,11 +50,19 @@ class Failure(Exception):
 def run(cmd, timeout, what, cwd=None):
     """Runs `cmd`; returns (returncode, output, seconds). Raises Failure on a timeout."""
     start = time.monotonic()
-    try:
-        done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise Failure(f'{what}: no answer within {timeout} s') from None
-    return done.returncode, done.stdout + done.stderr, time.monotonic() - start
+    # a session of its own: on a timeout the solver that yosys-smtbmc started goes too
+    with subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          start_new_session=True) as child:
+        try:
+            out, _ = child.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+            raise Failure(f'{what}: no answer within {timeout} s') from None
+        except BaseException:  # (an interrupt: no solver left behind either)
+            os.killpg(child.pid, signal.SIGKILL)
+            raise
+    return child.returncode, out, time.monotonic() - start
 
 
 def last_words(output, n=12):

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -53,79 +54,69 @@ json resources_of(const fs::path& dir, const std::string& hash) {
 struct Point {
   std::string config;
   double sram = 0, cycles = 0;
-  double luts = -1;  // -1: not synthesized
-  double cost = 0;   // the x axis: luts or sram
-  bool front = false;
+  double luts = -1;       // -1: not synthesized
+  double energy_uj = -1;  // -1: not measured
+  double cost = 0;        // the x axis of cycles: luts or sram
+  bool front = false, energy_front = false, edp_front = false;
 };
 
-// The points no other point beats on both axes (no higher cost and no more cycles, one of them less).
-void mark_front(std::vector<Point>& points) {
+// Marks the points no other point beats on both axes (no more of either, less of one) in `flag`.
+template <typename X, typename Y>
+void mark_front(std::vector<Point>& points, X x, Y y, bool Point::*flag) {
   for (Point& p : points) {
-    p.front = std::none_of(points.begin(), points.end(), [&](const Point& q) {
-      return q.cost <= p.cost && q.cycles <= p.cycles && (q.cost < p.cost || q.cycles < p.cycles);
+    p.*flag = std::none_of(points.begin(), points.end(), [&](const Point& q) {
+      return x(q) <= x(p) && y(q) <= y(p) && (x(q) < x(p) || y(q) < y(p));
     });
   }
 }
 
-// The cost axis of a panel: LUTs when every point has them.
-std::string choose_cost(std::vector<Point>& points) {
-  const bool luts = std::all_of(points.begin(), points.end(), [](const Point& p) { return p.luts >= 0; });
+// A panel's fronts (docs/SWEEP.md): cycles against LUTs when every point has them, else SRAM bytes;
+// energy against cycles and the energy-delay product against LUTs where every point has those.
+// Returns the cost axis's name.
+std::string mark_fronts(std::vector<Point>& points) {
+  auto all = [&](auto has) { return std::all_of(points.begin(), points.end(), has); };
+  const bool luts = all([](const Point& p) { return p.luts >= 0; });
+  const bool energy = all([](const Point& p) { return p.energy_uj >= 0; });
   for (Point& p : points) p.cost = luts ? p.luts : p.sram;
+  mark_front(points, [](const Point& p) { return p.cost; }, [](const Point& p) { return p.cycles; }, &Point::front);
+  if (energy) {
+    mark_front(points, [](const Point& p) { return p.cycles; }, [](const Point& p) { return p.energy_uj; },
+               &Point::energy_front);
+  }
+  if (energy && luts) {
+    mark_front(points, [](const Point& p) { return p.luts; }, [](const Point& p) { return p.energy_uj * p.cycles; },
+               &Point::edp_front);
+  }
   return luts ? "LUTs" : "SRAM bytes";
 }
 
-// An SVG of one panel per workload: cycles against SRAM bytes, one point per configuration, the front
-// joined and filled.
-std::string pareto_svg(const std::map<std::string, std::vector<Point>>& panels,
-                       const std::map<std::string, std::string>& axes) {
-  const int w = 520, h = 300, pad = 60;
-  std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h * int(panels.size())
-      << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  int row = 0;
+// The panels as sweep/charts.py draws them.
+json panels_json(const std::map<std::string, std::vector<Point>>& panels, const std::map<std::string, std::string>& axes) {
+  json out = json::array();
   for (const auto& [title, pts] : panels) {
-    double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
-    for (const Point& p : pts)
-      x0 = std::min(x0, p.cost), x1 = std::max(x1, p.cost), y0 = std::min(y0, p.cycles), y1 = std::max(y1, p.cycles);
-    if (x1 <= x0) x1 = x0 + 1;
-    if (y1 <= y0) y1 = y0 + 1;
-    const int top = row * h;
-    auto px = [&](double x) { return pad + (x - x0) / (x1 - x0) * (w - 2 * pad); };
-    auto py = [&](double y) { return top + h - pad - (y - y0) / (y1 - y0) * (h - 2 * pad); };
-    svg << "<text x=\"" << pad << "\" y=\"" << top + 20 << "\" font-weight=\"bold\">" << xml_escape(title)
-        << "</text>\n"
-        << "<line x1=\"" << pad << "\" y1=\"" << top + h - pad << "\" x2=\"" << w - pad << "\" y2=\"" << top + h - pad
-        << "\" stroke=\"black\"/><line x1=\"" << pad << "\" y1=\"" << top + pad << "\" x2=\"" << pad << "\" y2=\""
-        << top + h - pad << "\" stroke=\"black\"/>\n"
-        << "<text x=\"" << w / 2 << "\" y=\"" << top + h - 20 << "\" text-anchor=\"middle\">" << axes.at(title) << " ("
-        << uint64_t(x0) << " to " << uint64_t(x1) << ")</text>\n<text x=\"14\" y=\"" << top + h / 2
-        << "\" transform=\"rotate(-90 14 " << top + h / 2 << ")\" text-anchor=\"middle\">cycles (" << uint64_t(y0)
-        << " to " << uint64_t(y1) << ")</text>\n";
-    std::vector<Point> front;
+    json points = json::array();
     for (const Point& p : pts) {
-      if (p.front) front.push_back(p);
+      auto maybe = [](double v) { return v >= 0 ? json(v) : json(); };
+      points.push_back({{"config", p.config},
+                        {"cycles", p.cycles},
+                        {"sram", p.sram},
+                        {"luts", maybe(p.luts)},
+                        {"cost", p.cost},
+                        {"energy_uj", maybe(p.energy_uj)},
+                        {"edp", p.energy_uj >= 0 ? json(p.energy_uj * p.cycles) : json()},
+                        {"front", p.front},
+                        {"energy_front", p.energy_front},
+                        {"edp_front", p.edp_front}});
     }
-    std::sort(front.begin(), front.end(), [](const Point& a, const Point& b) { return a.cost < b.cost; });
-    svg << "<polyline fill=\"none\" stroke=\"#c0392b\" points=\"";
-    for (const Point& p : front) svg << px(p.cost) << "," << py(p.cycles) << " ";
-    svg << "\"/>\n";
-    for (const Point& p : pts) {
-      svg << "<circle cx=\"" << px(p.cost) << "\" cy=\"" << py(p.cycles) << "\" r=\"4\" fill=\""
-          << (p.front ? "#c0392b" : "#7f8c8d") << "\"><title>" << xml_escape(p.config) << ": " << uint64_t(p.cycles)
-          << " cycles, " << uint64_t(p.sram) << " SRAM bytes";
-      if (p.luts >= 0) svg << ", " << uint64_t(p.luts) << " LUTs";
-      svg << "</title></circle>\n";
-    }
-    ++row;
+    out.push_back({{"title", title}, {"cost_axis", axes.at(title)}, {"points", points}});
   }
-  svg << "</svg>\n";
-  return svg.str();
+  return {{"panels", out}};
 }
 
 // Runs `program args` with its output in `log`, bounded by `limit`; throws SweepError naming the log.
 void run_logged(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
                 std::chrono::seconds limit, const fs::path& cwd = fs::current_path()) {
-  const auto exe = bp::search_path(program);
+  const auto exe = fs::path(program).is_absolute() ? boost::filesystem::path(program) : bp::search_path(program);
   if (exe.empty()) throw SweepError(program + " not found (scripts/setup.sh installs it)");
   bp::child c(exe, bp::args(args), bp::std_out > log.string(), bp::std_err > log.string(), bp::start_dir(cwd.string()));
   if (!wait_bounded(c, limit)) throw SweepError(program + " ran out of time (" + log.string() + ")");
@@ -307,9 +298,13 @@ Summary merge(const fs::path& dir) {
        << res.at("total_sram_bytes").get<uint64_t>() / 1024 << " | " << res.at("macs").get<int64_t>() << " | " << luts
        << " | " << secs << " |\n";
     if (ok && !stat("cycle_count").empty()) {
-      panels[t.label + " on " + t.backend].push_back(
-          {t.config, double(res.at("total_sram_bytes").get<uint64_t>()), std::stod(stat("cycle_count")),
-           res.contains("lut") ? res.at("lut").get<double>() : -1.0, 0.0, false});
+      Point p;
+      p.config = t.config;
+      p.sram = double(res.at("total_sram_bytes").get<uint64_t>());
+      p.cycles = std::stod(stat("cycle_count"));
+      p.luts = res.contains("lut") ? res.at("lut").get<double>() : -1.0;
+      p.energy_uj = uj.empty() ? -1.0 : std::stod(uj);
+      panels[t.label + " on " + t.backend].push_back(p);
     }
     if (r.contains("tuning")) {  // a tune task: its search against the default one, its estimate against the run
       const json& tu = r.at("tuning");
@@ -347,12 +342,10 @@ Summary merge(const fs::path& dir) {
       md << "- " << coverage[i].substr(coverage[i].find_first_not_of(' ')) << "\n";
   }
   if (!panels.empty()) {  // the configurations on each workload's front: no other costs less and runs fewer cycles
-    md << "\nPareto front (cycles against LUTs where every configuration was synthesized, else SRAM bytes; "
-          "pareto.svg):\n\n";
+    md << "\nPareto front (cycles against LUTs where every configuration was synthesized, else SRAM bytes):\n\n";
     std::map<std::string, std::string> axes;
     for (auto& [title, pts] : panels) {
-      axes[title] = choose_cost(pts);
-      mark_front(pts);
+      axes[title] = mark_fronts(pts);
       md << "- " << title << " (" << axes[title] << "):";
       for (const Point& p : pts) {
         if (!p.front) continue;
@@ -362,7 +355,18 @@ Summary merge(const fs::path& dir) {
       }
       md << "\n";
     }
-    std::ofstream(dir / "pareto.svg", std::ios::trunc) << pareto_svg(panels, axes);
+    write_json(dir / "pareto.json", panels_json(panels, axes));
+    try {  // (the charts are drawn by matplotlib; the results stand without them)
+      fs::remove(dir / "pareto.svg");
+      fs::remove(dir / "pareto.png");
+      run_logged(VTA_PYTHON3, {std::string(VTA_SOURCE_DIR) + "/sweep/charts.py", (dir / "pareto.json").string(), "--out",
+                               dir.string()},
+                 dir / "charts.log", std::chrono::minutes(5));
+      md << "\n![cycles, energy and energy-delay product of each configuration, the fronts in red](pareto.svg)\n";
+    } catch (const SweepError& e) {
+      md << "\nCharts not drawn: " << e.what() << "\n";
+      std::cerr << "vta-sweep: charts not drawn: " << e.what() << "\n";
+    }
   }
   write_json(dir / "results.json", all);
   std::ofstream(dir / "results.csv", std::ios::trunc) << csv.str();

@@ -151,9 +151,9 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
 }
 
 // What a sweep directory holds, all of it written by vta-sweep.
-const char* const kSweepEntries[] = {"configs",    "results",    "logs",         "coverage",
-                                     "tilings",    "tasks.json", "results.json", "results.csv",
-                                     "results.md", "junit.xml",  "pareto.svg",   "slurm_task.sh"};
+const char* const kSweepEntries[] = {"configs",     "results",      "logs",        "coverage",   "tilings",
+                                     "tasks.json",  "results.json", "results.csv", "results.md", "junit.xml",
+                                     "pareto.json", "pareto.svg",   "pareto.png",  "charts.log", "slurm_task.sh"};
 
 // A sweep directory holds one run: an existing one is emptied of the last run's tasks and results
 // before a new run writes its own (nothing of another spec is merged, or taken as this run's). A

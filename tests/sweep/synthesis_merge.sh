@@ -22,5 +22,12 @@ fail() { echo "synthesis_merge: $*"; exit 1; }
 grep -q '| 28991 |' "$dir/results.md" || fail "the table has no LUT column with 28991: $(cat "$dir/results.md")"
 grep -q 'tutorial matmul on tsim (LUTs):.*28991 LUTs' "$dir/results.md" || fail "the front is not drawn against LUTs"
 grep -q '"bram36": 108.5' "$dir/results.json" || fail "results.json lacks the configuration's block RAMs"
-grep -q 'LUTs (28991' "$dir/pareto.svg" || fail "pareto.svg's axis is not LUTs"
-echo "synthesis figures joined: table, front and chart against LUTs"
+grep -q '"cost_axis": "LUTs"' "$dir/pareto.json" || fail "pareto.json's cost axis is not LUTs"
+# the charts (matplotlib, text kept as text): the configuration labelled, the axes named, with the
+# energy-delay product against LUTs (the tsim task measured energy), and results.md showing them
+for text in 'this build' '>LUTs<' '>cycles<' 'energy (µJ)' 'energy-delay product' 'Pareto front'; do
+  grep -q -- "$text" "$dir/pareto.svg" || fail "pareto.svg lacks '$text' (charts.log: $(cat "$dir/charts.log" 2>/dev/null))"
+done
+[ -s "$dir/pareto.png" ] || fail "no pareto.png"
+grep -q '](pareto.svg)' "$dir/results.md" || fail "results.md does not show pareto.svg"
+echo "synthesis figures joined: table, front and charts against LUTs"
