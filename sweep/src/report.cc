@@ -78,20 +78,24 @@ std::string mark_fronts(std::vector<Point>& points) {
   const bool luts = all([](const Point& p) { return p.luts >= 0; });
   const bool energy = all([](const Point& p) { return p.energy_uj >= 0; });
   for (Point& p : points) p.cost = luts ? p.luts : p.sram;
-  mark_front(points, [](const Point& p) { return p.cost; }, [](const Point& p) { return p.cycles; }, &Point::front);
+  mark_front(
+      points, [](const Point& p) { return p.cost; }, [](const Point& p) { return p.cycles; }, &Point::front);
   if (energy) {
-    mark_front(points, [](const Point& p) { return p.cycles; }, [](const Point& p) { return p.energy_uj; },
-               &Point::energy_front);
+    mark_front(
+        points, [](const Point& p) { return p.cycles; }, [](const Point& p) { return p.energy_uj; },
+        &Point::energy_front);
   }
   if (energy && luts) {
-    mark_front(points, [](const Point& p) { return p.luts; }, [](const Point& p) { return p.energy_uj * p.cycles; },
-               &Point::edp_front);
+    mark_front(
+        points, [](const Point& p) { return p.luts; }, [](const Point& p) { return p.energy_uj * p.cycles; },
+        &Point::edp_front);
   }
   return luts ? "LUTs" : "SRAM bytes";
 }
 
 // The panels as sweep/charts.py draws them.
-json panels_json(const std::map<std::string, std::vector<Point>>& panels, const std::map<std::string, std::string>& axes) {
+json panels_json(const std::map<std::string, std::vector<Point>>& panels,
+                 const std::map<std::string, std::string>& axes) {
   json out = json::array();
   for (const auto& [title, pts] : panels) {
     json points = json::array();
@@ -359,9 +363,10 @@ Summary merge(const fs::path& dir) {
     try {  // (the charts are drawn by matplotlib; the results stand without them)
       fs::remove(dir / "pareto.svg");
       fs::remove(dir / "pareto.png");
-      run_logged(VTA_PYTHON3, {std::string(VTA_SOURCE_DIR) + "/sweep/charts.py", (dir / "pareto.json").string(), "--out",
-                               dir.string()},
-                 dir / "charts.log", std::chrono::minutes(5));
+      run_logged(
+          VTA_PYTHON3,
+          {std::string(VTA_SOURCE_DIR) + "/sweep/charts.py", (dir / "pareto.json").string(), "--out", dir.string()},
+          dir / "charts.log", std::chrono::minutes(5));
       md << "\n![cycles, energy and energy-delay product of each configuration, the fronts in red](pareto.svg)\n";
     } catch (const SweepError& e) {
       md << "\nCharts not drawn: " << e.what() << "\n";
