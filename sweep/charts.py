@@ -15,18 +15,39 @@ Writes DIR/pareto.svg and DIR/pareto.png; exits 1 with a message when the input 
 import argparse
 import json
 import pathlib
+import re
 import sys
 
 sys.dont_write_bytecode = True
 
 
+def short_names(names):
+    """The configurations' names as a chart shows them: the words all of two or more start with left out
+    ("this build"), LOG_X_BUFF_SIZE=n written X=n and LOG_X=n written X=n (the value is the log2 in both)."""
+    words = [name.split() for name in names]
+    common = 0
+    while len(words) > 1 and all(len(w) > common + 1 and w[common] == words[0][common] for w in words):
+        common += 1
+    shorter = [' '.join(w[common:]) for w in words]
+    return [re.sub(r'LOG_(\w+?)_BUFF_SIZE=', r'\1=', re.sub(r'\bLOG_(?!\w+_BUFF_SIZE)', '', s)) for s in shorter]
+
+
 def label_points(ax, xs, ys, names):
-    for x, y, name in zip(xs, ys, names):
-        ax.annotate(name, (x, y), textcoords='offset points', xytext=(5, 4), fontsize=7, color='#333333')
+    """Each point's configuration beside it; a label that would land on an earlier one's goes below
+    its point instead (close in both axes: within 12 % of the x range and 4 % of the y range)."""
+    span_x = (max(xs) - min(xs)) or 1
+    span_y = (max(ys) - min(ys)) or 1
+    placed = []
+    for x, y, name in sorted(zip(xs, ys, names), key=lambda p: (-p[1], p[0])):
+        crowded = any(abs(x - px) < 0.12 * span_x and abs(y - py) < 0.04 * span_y and above for px, py, above in placed)
+        ax.annotate(name, (x, y), textcoords='offset points', xytext=(5, -11 if crowded else 4), fontsize=7,
+                    color='#333333')
+        placed.append((x, y, not crowded))
 
 
-def draw(ax, points, x_key, y_key, front_key, x_label, y_label):
-    """One scatter: every configuration a labelled point, the front joined in red."""
+def draw(ax, points, x_key, y_key, front_key, x_label, y_label, units=('', '')):
+    """One scatter: every configuration a labelled point, the front joined in red; tick values in
+    engineering notation with the axes' units (`units`: x's and y's SI unit, if any)."""
     from matplotlib.ticker import EngFormatter
     pts = [p for p in points if p.get(x_key) is not None and p.get(y_key) is not None]
     rest = [p for p in pts if not p[front_key]]
@@ -35,14 +56,15 @@ def draw(ax, points, x_key, y_key, front_key, x_label, y_label):
                label='other configurations')
     ax.plot([p[x_key] for p in front], [p[y_key] for p in front], color='#c0392b', marker='o', markersize=5,
             zorder=3, label='Pareto front (nothing both lower and left)')
-    label_points(ax, [p[x_key] for p in pts], [p[y_key] for p in pts], [p['config'] for p in pts])
+    label_points(ax, [p[x_key] for p in pts], [p[y_key] for p in pts], short_names([p['config'] for p in pts]))
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
-    ax.xaxis.set_major_formatter(EngFormatter(sep=' '))
-    ax.yaxis.set_major_formatter(EngFormatter(sep=' '))
+    ax.xaxis.set_major_formatter(EngFormatter(unit=units[0], sep=' '))
+    ax.yaxis.set_major_formatter(EngFormatter(unit=units[1], sep=' '))
     ax.grid(True, color='#e5e5e5', zorder=0)
     ax.margins(0.15)
-    ax.legend(fontsize=7, loc='upper right')
+    # (below the axes: inside, it would cover points or their labels)
+    ax.legend(fontsize=7, loc='upper center', bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
 
 
 def main():
@@ -63,16 +85,19 @@ def main():
         rows = []
         for panel in panels:
             pts = panel['points']
+            for p in pts:  # (in joules: the ticks say mJ, µJ or J as the values need)
+                p['energy_j'] = p['energy_uj'] * 1e-6 if p.get('energy_uj') is not None else None
+                p['edp_j'] = p['edp'] * 1e-6 if p.get('edp') is not None else None
             charts = [('cost', 'cycles', 'front', f'{panel["cost_axis"]}', 'cycles')]
-            if all(p.get('energy_uj') is not None for p in pts):
-                charts.append(('cycles', 'energy_uj', 'energy_front', 'cycles', 'energy (µJ)'))
+            if all(p['energy_j'] is not None for p in pts):
+                charts.append(('cycles', 'energy_j', 'energy_front', 'cycles', 'energy per run', ('', 'J')))
                 if all(p.get('luts') is not None for p in pts):
-                    charts.append(('luts', 'edp', 'edp_front', 'LUTs', 'energy-delay product (µJ × cycles)'))
+                    charts.append(('luts', 'edp_j', 'edp_front', 'LUTs', 'energy-delay product (J x cycles)'))
             rows.append((panel['title'], pts, charts))
         if not rows:
             sys.exit('charts.py: no panel to draw (no task measured cycles)')
         columns = max(len(charts) for _, _, charts in rows)
-        fig, axes = plt.subplots(len(rows), columns, figsize=(6.2 * columns, 4.6 * len(rows)), squeeze=False)
+        fig, axes = plt.subplots(len(rows), columns, figsize=(6.4 * columns, 5.0 * len(rows)), squeeze=False)
         for r, (title, pts, charts) in enumerate(rows):
             for c in range(columns):
                 ax = axes[r][c]
