@@ -12,6 +12,7 @@
 
 #include "vta/driver.h"
 #include "vta/driver/device.h"
+#include "vta/driver/energy.h"
 #include "vta/driver/fsim.h"
 #include "vta/driver/isa.h"
 #include "vta/driver/memory.h"
@@ -126,6 +127,22 @@ void BM_FsimOpenRunClose(benchmark::State& state) {
   }
 }
 
+// What the energy model adds to a run (docs/ENERGY.md): the estimate and its line, once per run, for
+// the convolution tutorial's statistics. Side by side with BM_FsimOpenRunClose, the smallest run
+// there is: the model's share of a run is at most this time over that one.
+void BM_EnergyOfARun(benchmark::State& state) {
+  const Config cfg = Config::default_config();
+  Stats stats;
+  stats.inp_load_nbytes = 114688, stats.wgt_load_nbytes = 1179648, stats.out_store_nbytes = 50176;
+  stats.uop_load_nbytes = 1144, stats.gemm_counter = 451584, stats.alu_counter = 9408, stats.cycle_count = 483434;
+  const EnergyTable& table = EnergyTable::default_table();
+  for (auto _ : state) {
+    const Energy e = estimate_energy(stats, cfg, table);
+    std::string line = energy_line(e, stats.cycle_count, 100, table.name);
+    benchmark::DoNotOptimize(line);
+  }
+}
+
 // What opening cost before the SRAMs were mapped zero pages: filling vectors of the same sizes.
 void BM_SramEagerZeroFill(benchmark::State& state) {
   const Config cfg = Config::default_config();
@@ -157,6 +174,7 @@ void BM_DramAlloc1Byte(benchmark::State& state) {
 
 BENCHMARK(BM_FsimDeviceOpen)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FsimOpenRunClose)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EnergyOfARun)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SramEagerZeroFill)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DramAlloc1Byte)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FsimGemmVnni)->Unit(benchmark::kMillisecond);
