@@ -70,20 +70,26 @@ def last_words(output, n=12):
     return '\n'.join(lines[-n:])
 
 
-def cells(yosys, rtlil, top, kind, timeout):
-    """The names of the `kind` cells ($assert, $assume, $cover) of the flattened design."""
-    listing = rtlil.with_suffix(f'.{kind}.txt')
-    rc, out, _ = run([yosys, '-q', '-p', f'read_rtlil {rtlil}; tee -q -o {listing} select -list {top}/t:${kind}'],
-                     timeout, f'yosys listing the {kind} cells')
+def cells(yosys, rtlil, top, timeout):
+    """The names of the flattened design's property cells, by kind: {'assert': [...], 'assume': [...],
+    'cover': [...]} (one Yosys run lists the three)."""
+    kinds = ('assert', 'assume', 'cover')
+    listing = {kind: rtlil.with_suffix(f'.{kind}.txt') for kind in kinds}
+    script = f'read_rtlil {rtlil}; ' + '; '.join(f'tee -q -o {listing[kind]} select -list {top}/t:${kind}'
+                                                  for kind in kinds)
+    rc, out, _ = run([yosys, '-q', '-p', script], timeout, 'yosys listing the properties')
     if rc != 0:
-        raise Failure(f'yosys could not list the {kind} cells:\n{last_words(out)}')
-    names = []
-    for line in listing.read_text().splitlines():
-        name = line.split('/', 1)[1] if '/' in line else line
-        if name.startswith('$'):
-            raise Failure(f'{top}: an unlabelled {kind} ({name}): every property needs a name')
-        names.append(name)
-    return sorted(names)
+        raise Failure(f'yosys could not list the properties:\n{last_words(out)}')
+    names = {}
+    for kind in kinds:
+        names[kind] = []
+        for line in listing[kind].read_text().splitlines():
+            name = line.split('/', 1)[1] if '/' in line else line
+            if name.startswith('$'):
+                raise Failure(f'{top}: an unlabelled {kind} ({name}): every property needs a name')
+            names[kind].append(name)
+        names[kind].sort()
+    return names
 
 
 def smt2(args, proof, sources, work):
@@ -99,8 +105,8 @@ def smt2(args, proof, sources, work):
     rc, out, _ = run([args.yosys, '-q', '-p', script], args.timeout, f'yosys reading {top}')
     if rc != 0:
         raise Failure(f'yosys could not read {top}:\n{last_words(out)}')
-    assumes = cells(args.yosys, flat, top, 'assume', args.timeout)
-    asserts = cells(args.yosys, flat, top, 'assert', args.timeout)
+    listed = cells(args.yosys, flat, top, args.timeout)
+    asserts, assumes, covers = listed['assert'], listed['assume'], listed['cover']
     wanted = set(proof.get('assume', []))
     unknown = wanted - set(asserts)
     if unknown:
@@ -116,7 +122,6 @@ def smt2(args, proof, sources, work):
     to_assert = [a for a in assumes if '.' in a]
     dropped = [a for a in asserts if '.' in a and a not in obligations]
     # a submodule's covers are its own proofs' business (in its parent some are rightly unreachable)
-    covers = cells(args.yosys, flat, top, 'cover', args.timeout)
     script = f'read_rtlil {flat}; '
     script += ''.join(f'delete {top}/{c}; ' for c in covers if '.' in c)
     script += ''.join(f'delete {top}/{a}; ' for a in dropped)
@@ -132,6 +137,11 @@ def smt2(args, proof, sources, work):
     return out_path, asserts, assumes, [c for c in covers if '.' not in c]
 
 
+def trace_of(design, mode):
+    """The counterexample or the cover traces of a phase, for GTKWave."""
+    return design.parent / f'{mode}.vcd'
+
+
 def smtbmc(args, design, mode, depth, what):
     """Runs yosys-smtbmc; returns (passed, output, seconds)."""
     reset = design.parent / 'reset.smtc'
@@ -139,8 +149,7 @@ def smtbmc(args, design, mode, depth, what):
     cmd = [args.smtbmc, '-s', args.solver, '-t', str(depth)]
     cmd += {'base': ['--presat', '--smtc', str(reset)], 'induction': ['--presat', '-i'],
             'cover': ['-c', '--smtc', str(reset)]}[mode]
-    trace = design.parent / f'{mode}.vcd'  # the counterexample or the cover traces, for GTKWave
-    cmd += ['--dump-vcd', str(trace)]
+    cmd += ['--dump-vcd', str(trace_of(design, mode))]
     rc, out, seconds = run(cmd + [str(design)], args.timeout, what)
     status = re.findall(r'Status: (PASSED|FAILED)', out)
     if not status:
@@ -153,7 +162,7 @@ def label(proof):
     return f'{proof["top"]}({params})' if params else proof['top']
 
 
-def prove(args, name, index, proof, sources, work):
+def prove(args, name, proof, sources, work):
     what = f'{name}: {label(proof)}'
     design, asserts, assumes, covers = smt2(args, proof, sources, work)
     depth = proof['depth']
@@ -165,7 +174,7 @@ def prove(args, name, index, proof, sources, work):
         if not ok:
             failed = sorted(set(re.findall(r'Assert(?:ion)? failed in \S+: (\S+)', out)))
             raise Failure(f'{what}: the {mode} case fails at depth {depth} ({", ".join(failed) or "see below"}; '
-                          f'the trace: {design.parent / (mode + ".vcd")}):\n{last_words(out)}')
+                          f'the trace: {trace_of(design, mode)}):\n{last_words(out)}')
     cover_depth = proof.get('cover_depth', 12)
     _, out, seconds = smtbmc(args, design, 'cover', cover_depth, f'{what}: covers')
     result['seconds']['cover'] = round(seconds, 2)
@@ -256,7 +265,7 @@ def main():
                 continue
             if not args.mutations:
                 for i, proof in enumerate(spec['proofs']):
-                    results.append(prove(args, spec['name'], i, proof, sources, args.out / spec['name'] / str(i)))
+                    results.append(prove(args, spec['name'], proof, sources, args.out / spec['name'] / str(i)))
                     r = results[-1]
                     print(f'{spec["name"]}: {r["proof"]}: {len(r["asserts"])} properties proven by induction '
                           f'(depth {r["depth"]}, {args.solver}: base {r["seconds"]["base"]} s, induction '

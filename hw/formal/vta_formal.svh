@@ -14,13 +14,14 @@
 `ifndef VTA_FORMAL_SVH_
 `define VTA_FORMAL_SVH_
 
-`define VTA_PROVE(name, cond) \
-  always @* if (rst_ni) name: assert (cond);
-`define VTA_PROVE_IMPLIES(name, cond, prop) \
-  always @* if (rst_ni) name: assert (!(cond) || (prop)); \
-  always @* if (rst_ni) name``_Reached: cover (cond);
+`include "vta_assert.svh"  // (its VTA_FORMAL branch: the RTL's own assertions, proven alike)
+
+`define VTA_PROVE(name, cond) `VTA_ASSERT(name, cond)
 `define VTA_REACH(name, cond) \
   always @* if (rst_ni) name: cover (cond);
+`define VTA_PROVE_IMPLIES(name, cond, prop) \
+  `VTA_ASSERT_IMPLIES(name, cond, prop) \
+  `VTA_REACH(name``_Reached, cond)
 `define VTA_ASSUME(name, cond) \
   always @* if (rst_ni) name: assume (cond);
 

@@ -279,9 +279,11 @@ Summary merge(const fs::path& dir) {
     // (the task's energy, docs/ENERGY.md: in micro-joules; power only with cycles)
     const json energy = r.value("energy", json::object());
     std::string uj, mw;
+    double energy_uj = -1;  // (-1: not measured, as in Point)
     if (energy.is_object() && energy.contains("total_pj") && energy.at("total_pj").is_number()) {
+      energy_uj = energy.at("total_pj").get<double>() * 1e-6;
       char b[32];
-      std::snprintf(b, sizeof b, "%.3f", energy.at("total_pj").get<double>() * 1e-6);
+      std::snprintf(b, sizeof b, "%.3f", energy_uj);
       uj = b;
       if (energy.contains("power_mw") && energy.at("power_mw").is_number()) {
         std::snprintf(b, sizeof b, "%.1f", energy.at("power_mw").get<double>());
@@ -307,7 +309,7 @@ Summary merge(const fs::path& dir) {
       p.sram = double(res.at("total_sram_bytes").get<uint64_t>());
       p.cycles = std::stod(stat("cycle_count"));
       p.luts = res.contains("lut") ? res.at("lut").get<double>() : -1.0;
-      p.energy_uj = uj.empty() ? -1.0 : std::stod(uj);
+      p.energy_uj = energy_uj;
       panels[t.label + " on " + t.backend].push_back(p);
     }
     if (r.contains("tuning")) {  // a tune task: its search against the default one, its estimate against the run
