@@ -2,8 +2,14 @@
 // sessions); each input is sent on a connection of its own, after a valid Hello when its first byte
 // is even (so the fuzzer reaches the requests behind the handshake), and the harness reads every
 // reply until the server closes. The server must answer or close, never crash; the connection's end
-// frees the session.
+// frees the session, and the harness waits for that before the next input: a session still being
+// freed when libFuzzer ends the run would race the process's exit (its static destructors) and count
+// its memory against the next input in libFuzzer's leak check.
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include "vta/driver/build_config.h"
@@ -53,6 +59,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     sock.read_some(asio::buffer(buf), ec);
     if (ec == asio::error::interrupted) continue;
     if (ec) break;
+  }
+  // every session the server opened has been freed (its destructor counts it closed); a session the
+  // server never frees is a leak of the server's, reported as a crash
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    const auto c = server().counters();
+    if (c.sessions_closed == c.sessions_opened) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::fprintf(stderr, "fuzz_server: %llu of %llu sessions still open 10 s after their connection closed\n",
+                   static_cast<unsigned long long>(c.sessions_opened - c.sessions_closed),
+                   static_cast<unsigned long long>(c.sessions_opened));
+      std::abort();
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   return 0;
 }
