@@ -92,7 +92,7 @@ double Energy::average_mw(uint64_t cycles, int clock_mhz) const {
   return total() * 1e-12 / seconds * 1e3;
 }
 
-Energy estimate_energy(const Stats& s, const Config& c, const EnergyTable& t) {
+std::array<Energy, kStages> estimate_energy_by_stage(const Stats& s, const Config& c, const EnergyTable& t) {
   const double inp_buffer = double(c.inp_depth()) * c.inp_elem_bytes(),
                wgt_buffer = double(c.wgt_depth()) * c.wgt_elem_bytes(),
                acc_buffer = double(c.acc_depth()) * c.acc_elem_bytes(),
@@ -101,15 +101,31 @@ Energy estimate_energy(const Stats& s, const Config& c, const EnergyTable& t) {
   const double inp = t.sram_pj_per_byte(inp_buffer), wgt = t.sram_pj_per_byte(wgt_buffer),
                acc = t.sram_pj_per_byte(acc_buffer), out = t.sram_pj_per_byte(out_buffer),
                uop = t.sram_pj_per_byte(uop_buffer);
+  const double dram_byte = t.dram_pj_per_64bit / 8;
   const double lanes = double(c.batch()) * c.block_out();
   const auto gemm = double(s.gemm_counter), alu = double(s.alu_counter);
+  std::array<Energy, kStages> e{};
+  Energy& load = e[size_t(Stage::kLoad) - 1];
+  load.sram = double(s.inp_load_nbytes) * inp + double(s.wgt_load_nbytes) * wgt;
+  load.dram = double(s.inp_load_nbytes + s.wgt_load_nbytes) * dram_byte;
+  Energy& compute = e[size_t(Stage::kCompute) - 1];
+  compute.mac = gemm * lanes * c.block_in() * t.mac_int8_pj;
+  compute.alu = alu * lanes * t.alu_op_pj;
+  compute.sram = gemm * (c.inp_elem_bytes() * inp + c.wgt_elem_bytes() * wgt + 2.0 * c.acc_elem_bytes() * acc) +
+                 alu * 3.0 * c.acc_elem_bytes() * acc + double(s.acc_load_nbytes) * acc +
+                 double(s.uop_load_nbytes) * uop;
+  compute.dram = double(s.acc_load_nbytes + s.uop_load_nbytes) * dram_byte;
+  Energy& store = e[size_t(Stage::kStore) - 1];
+  store.sram = double(s.out_store_nbytes) * out;
+  store.dram = double(s.out_store_nbytes) * dram_byte;
+  return e;
+}
+
+Energy estimate_energy(const Stats& s, const Config& c, const EnergyTable& t) {
   Energy e;
-  e.mac = gemm * lanes * c.block_in() * t.mac_int8_pj;
-  e.alu = alu * lanes * t.alu_op_pj;
-  e.sram = gemm * (c.inp_elem_bytes() * inp + c.wgt_elem_bytes() * wgt + 2.0 * c.acc_elem_bytes() * acc) +
-           alu * 3.0 * c.acc_elem_bytes() * acc + double(s.inp_load_nbytes) * inp + double(s.wgt_load_nbytes) * wgt +
-           double(s.acc_load_nbytes) * acc + double(s.uop_load_nbytes) * uop + double(s.out_store_nbytes) * out;
-  e.dram = double(s.bytes_moved()) * t.dram_pj_per_64bit / 8;
+  for (const Energy& stage : estimate_energy_by_stage(s, c, t)) {
+    e.mac += stage.mac, e.alu += stage.alu, e.sram += stage.sram, e.dram += stage.dram;
+  }
   if (s.cycle_count) e.idle = double(*s.cycle_count) * t.idle_pj_per_cycle;
   return e;
 }

@@ -227,7 +227,10 @@ std::string escape(const std::string& s) {
 }  // namespace
 
 std::string timelines_to_svg(const std::vector<Timeline>& timelines, int width) {
-  constexpr int kLeft = 80, kRight = 230, kLaneH = 22, kGap = 4, kTitleH = 22, kBlockGap = 18, kAxisH = 30;
+  constexpr int kLeft = 80, kLaneH = 22, kGap = 4, kTitleH = 22, kBlockGap = 18, kAxisH = 30;
+  // room right of the plot for each stage's totals (wider with the energy)
+  const bool energy = std::any_of(timelines.begin(), timelines.end(), [](const Timeline& t) { return t.energy_pj; });
+  const int kRight = energy ? 320 : 230;
   const int plot = std::max(100, width - kLeft - kRight);
   uint64_t longest = 1;
   for (const auto& t : timelines) longest = std::max(longest, t.cycles);
@@ -282,8 +285,11 @@ std::string timelines_to_svg(const std::vector<Timeline>& timelines, int width) 
       const double busy = 100.0 * double(t.total(lane, Activity::kBusy)) / double(std::max<uint64_t>(t.cycles, 1));
       const double token = 100.0 * double(t.total(lane, Activity::kToken)) / double(std::max<uint64_t>(t.cycles, 1));
       const double mem = 100.0 * double(t.total(lane, Activity::kMemory)) / double(std::max<uint64_t>(t.cycles, 1));
-      char stats[128];
-      std::snprintf(stats, sizeof stats, "busy %.0f%%, memory %.0f%%, token %.0f%%", busy, mem, token);
+      char stats[160];
+      int n = std::snprintf(stats, sizeof stats, "busy %.0f%%, memory %.0f%%, token %.0f%%", busy, mem, token);
+      if (t.energy_pj && n > 0 && size_t(n) < sizeof stats) {
+        std::snprintf(stats + n, sizeof stats - size_t(n), "; %.3f uJ", (*t.energy_pj)[size_t(lane)] * 1e-6);
+      }
       s << "<title>" << stats << "</title>\n";
       s << "<text x=\"" << kLeft + plot + 8 << "\" y=\"" << y + 15 << "\" font-size=\"11\">" << stats << "</text>\n";
       y += kLaneH + kGap;

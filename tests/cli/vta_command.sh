@@ -27,8 +27,15 @@ grep -q "deps=\[push_prev\]" "$dir/out" || fail "disasm shows no dependency flag
 "$vta" timeline "$conv" -o "$dir/conv.json" >"$dir/out" || fail "timeline json: $(cat "$dir/out")"
 grep -q '"traceEvents"' "$dir/conv.json" && grep -q '"name":"GEMM #' "$dir/conv.json" || fail "no GEMM events in the trace"
 grep -q "compute busy [0-9]*% memory" "$dir/out" || fail "no timeline summary: $(cat "$dir/out")"
+# each stage's energy; with the idle term the three make up the run's energy as `vta stats` prints it
+stages_uj=$(grep -o "energy [0-9.]* uJ" "$dir/out" | awk '{ s += $2 } END { if (NR == 3) printf "%.3f", s }')
+stats_uj=$("$vta" stats "$conv" | awk '/^energy:/ { gsub(/[(,]/, " "); for (i = 1; i <= NF; i++) {
+  if ($i == "energy:") t = $(i + 1); if ($i == "idle") d = $(i + 1) } } END { printf "%.3f", t - d }')
+[ -n "$stages_uj" ] && awk -v a="$stages_uj" -v b="$stats_uj" 'BEGIN { exit !(a - b < 0.002 && b - a < 0.002) }' ||
+  fail "stage energies ($stages_uj uJ) do not make up the run's without idle ($stats_uj uJ): $(cat "$dir/out")"
 "$vta" timeline "$matmul" "$conv" --target fsim -o "$dir/both.svg" >/dev/null || fail "timeline svg"
 [ "$(grep -c "(estimated)" "$dir/both.svg")" -eq 2 ] || fail "the SVG does not hold both runs"
+[ "$(grep -c "token [0-9]*%; [0-9.]* uJ</text>" "$dir/both.svg")" -eq 6 ] || fail "the SVG has no energy per stage"
 if "$vta" timeline "$matmul" "$conv" -o "$dir/two.json" 2>"$dir/err"; then fail "two runs in one JSON"; fi
 
 # a damaged capture: refused, naming the damage

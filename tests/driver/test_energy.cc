@@ -63,6 +63,29 @@ TEST(Energy, ConvolutionSeedByHand) {
   EXPECT_NE(fsim.find("no cycles: idle not counted"), std::string::npos) << fsim;
 }
 
+// Each stage's share of the convolution (what `vta timeline` prints per stage), by hand: the load
+// stage moves the input and weight bytes, the store stage the output bytes, the compute stage does the
+// rest; with the idle term they make up the whole.
+TEST(Energy, ConvolutionSeedByStage) {
+  const Config& c = build_config();
+  if (c.batch() != 1 || c.block_in() != 16 || c.inp_depth() * c.inp_elem_bytes() != 32768 ||
+      c.wgt_depth() * c.wgt_elem_bytes() != 262144 || c.out_depth() * c.out_elem_bytes() != 32768) {
+    GTEST_SKIP() << "written for the default configuration";
+  }
+  const auto stages = estimate_energy_by_stage(conv_seed(), c, EnergyTable::default_table());
+  const Energy &load = stages[0], &compute = stages[1], &store = stages[2];
+  const double dram_byte = 1950.0 / 8;
+  EXPECT_NEAR(load.total(), (114688 + 1179648) * dram_byte + 114688 * sram_byte(32768) + 1179648 * sram_byte(262144),
+              1e-3);
+  EXPECT_EQ(load.mac + load.alu, 0.0);
+  EXPECT_NEAR(store.total(), 50176 * (dram_byte + sram_byte(32768)), 1e-3);
+  EXPECT_NEAR(compute.mac, 451584.0 * 256 * 0.3, 1e-3);
+  EXPECT_NEAR(compute.dram, 1144 * dram_byte, 1e-6) << "the micro-ops are the compute stage's loads";
+  const Energy whole = estimate_energy(conv_seed(), c, EnergyTable::default_table());
+  EXPECT_NEAR(load.total() + compute.total() + store.total() + whole.idle, whole.total(), whole.total() * 1e-12);
+  EXPECT_EQ(load.idle + compute.idle + store.idle, 0.0) << "the idle term belongs to no stage";
+}
+
 TEST(Energy, TablesOfOnesOwnAndTheirErrors) {
   const auto dir = std::filesystem::temp_directory_path() / ("vta_energy_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

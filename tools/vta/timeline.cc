@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/energy.h"
 #ifdef VTA_HAVE_TSIM
 #include "vta/tsim/simulator.h"
 #endif
@@ -24,11 +25,20 @@ struct TimelineOptions {
   int width = 1200;
 };
 
+// Each stage's energy from a run's statistics (the counters are the same on every backend).
+std::array<double, Timeline::kLanes> stage_energy(const Stats& stats, const Config& config) {
+  std::array<double, Timeline::kLanes> pj{};
+  const auto stages = estimate_energy_by_stage(stats, config, EnergyTable::from_environment());
+  for (size_t i = 0; i < pj.size(); ++i) pj[i] = stages[i].total();
+  return pj;
+}
+
 Timeline timeline_of(const std::string& path, const TimelineOptions& o) {
   const Capture capture = Capture::load(path);
   Timeline t;
   if (o.target == "fsim") {
     t = estimate_timeline(Isa(capture.config()), capture.instructions(), capture.tokens_before);
+    t.energy_pj = stage_energy(capture.result.stats, capture.config());  // what the captured run counted
   } else {
 #ifdef VTA_HAVE_TSIM
     std::optional<Timeline> recorded;
@@ -51,6 +61,7 @@ Timeline timeline_of(const std::string& path, const TimelineOptions& o) {
     }
     if (!recorded) throw std::runtime_error(path + ": the tsim recorded no timeline");
     t = std::move(*recorded);
+    t.energy_pj = stage_energy(r.result.stats, capture.config());
 #else
     throw std::invalid_argument("this build has no tsim: use --target fsim for an estimated timeline");
 #endif
@@ -97,10 +108,12 @@ void add_timeline_command(CLI::App& app, Commands& commands) {
                   static_cast<unsigned long long>(tl.cycles));
       for (int lane = 0; lane < Timeline::kLanes; ++lane) {
         const double c = double(std::max<uint64_t>(tl.cycles, 1));
-        std::printf(" %s busy %.0f%% memory %.0f%% token %.0f%%%s", Timeline::kLaneNames[lane],
+        std::printf(" %s busy %.0f%% memory %.0f%% token %.0f%%", Timeline::kLaneNames[lane],
                     100.0 * double(tl.total(lane, Activity::kBusy)) / c,
                     100.0 * double(tl.total(lane, Activity::kMemory)) / c,
-                    100.0 * double(tl.total(lane, Activity::kToken)) / c, lane + 1 < Timeline::kLanes ? ";" : "\n");
+                    100.0 * double(tl.total(lane, Activity::kToken)) / c);
+        if (tl.energy_pj) std::printf(" energy %.3f uJ", (*tl.energy_pj)[size_t(lane)] * 1e-6);
+        std::printf("%s", lane + 1 < Timeline::kLanes ? ";" : "\n");
       }
     }
     std::printf("wrote %s\n", o.output.c_str());

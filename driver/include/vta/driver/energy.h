@@ -5,6 +5,7 @@
 /// The default table is config/energy/45nm.json (Horowitz, ISSCC 2014), compiled in; VTA_ENERGY_TABLE
 /// names another file with the same keys.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 
 #include "vta/driver/config.h"
 #include "vta/driver/device.h"
+#include "vta/driver/isa.h"
 
 namespace vta {
 
@@ -64,6 +66,17 @@ struct Energy {
 /// and a write; each byte loaded: DRAM and its buffer's write; each byte stored: the output buffer's
 /// read and DRAM; the idle term per cycle.
 Energy estimate_energy(const Stats& stats, const Config& config, const EnergyTable& table);
+
+constexpr int kStages = 3;
+
+/// The energy of the events each stage's instructions cause: load, the input and weight bytes through
+/// DRAM into their buffers; compute, the multiply-accumulates, the ALU's operations, their buffer
+/// accesses, and the accumulator and micro-op bytes it loads; store, the output buffer's reads and their
+/// bytes through DRAM. The idle term belongs to no stage (each stage's `idle` is 0); the stages and
+/// estimate_energy's idle make up estimate_energy. Indexed as Timeline's lanes: [0] load (LOAD INP, LOAD
+/// WGT), [1] compute (GEMM, ALU, LOAD UOP, LOAD ACC), [2] store; Stage s is [int(s) - 1].
+std::array<Energy, kStages> estimate_energy_by_stage(const Stats& stats, const Config& config,
+                                                     const EnergyTable& table);
 
 /// "energy: 12.3 uJ (MAC 1.2, ALU 0.0, SRAM 4.5, DRAM 6.6, idle 0.1 uJ; 45nm); 45.0 mW average at 100 MHz"
 /// (the idle term and the power only with cycles).

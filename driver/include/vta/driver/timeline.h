@@ -6,7 +6,9 @@
 /// fsim's instruction order with a simple cost per instruction). Written as Chrome/Perfetto
 /// trace-event JSON or as a standalone SVG (docs/TIMELINE.md).
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,9 @@ struct Timeline {
   double ns_per_cycle = 10.0;           ///< the clock period the times are written with (HW_FREQ)
   std::vector<std::string> insn_names;  ///< per instruction of the stream: "GEMM", "LOAD INP", ...
   std::vector<TimelineInterval> intervals;
+  /// Energy of each stage's events in picojoules (estimate_energy_by_stage of the run's statistics),
+  /// when the maker of the timeline knows them; the SVG adds it to each stage's totals.
+  std::optional<std::array<double, kLanes>> energy_pj;
 
   /// Cycles of `lane` spent in `a`.
   uint64_t total(int lane, Activity a) const;
