@@ -31,6 +31,8 @@ PACKAGES=(
   device-tree-compiler                 # the board kit's device-tree overlays, compiled in a test (hw/fpga, docs/FPGA.md)
   python3-torch python3-torchvision    # the model zoo exported by torch.onnx in a test (models/zoo, docs/MODELS.md)
   python3-matplotlib                   # the sweep's charts (sweep/charts.py, docs/SWEEP.md)
+  python3-sphinx python3-sphinx-gallery python3-myst-parser python3-sphinx-rtd-theme  # the documentation site (docs/SITE.md)
+  doxygen python3-breathe              # its C++ reference (Doxygen's XML of the public headers, through Breathe)
 )
 # Retraining the classifiers (models/fashion_mnist/train.py) takes ONNX's Python package too: scripts/setup.sh --train
 if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-onnx); fi

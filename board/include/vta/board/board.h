@@ -18,7 +18,7 @@
 ///   VTA_FPGA_UIO                the register window (default /dev/uio0)
 ///   VTA_FPGA_DMA                the DMA buffer (default /dev/udmabuf0)
 ///   VTA_FPGA_DMA_SYSFS          its sysfs directory, holding phys_addr and size
-///                               (default /sys/class/u-dma-buf/<name of VTA_FPGA_DMA>)
+///                               (default `/sys/class/u-dma-buf/<name of VTA_FPGA_DMA>`)
 ///   VTA_FPGA_CACHED=1           map the buffer cached and keep it coherent with sync_for_device /
 ///                               sync_for_cpu around each run (default: uncached, O_SYNC)
 ///   VTA_FPGA_IRQ=0              wait by polling CTRL instead of the UIO interrupt
@@ -37,7 +37,7 @@ namespace vta::board {
 struct BoardSettings {
   std::string uio = "/dev/uio0";
   std::string dma = "/dev/udmabuf0";
-  std::string dma_sysfs;  ///< "" = /sys/class/u-dma-buf/<file name of dma>
+  std::string dma_sysfs;  ///< "" = `/sys/class/u-dma-buf/<file name of dma>`
   bool cached = false;
   bool irq = true;
   double stall_seconds = 10;

@@ -25,7 +25,7 @@ inline constexpr int kUopKernelAlu = 1;
 }  // namespace attr
 
 /// Call names: the runtime's C functions (printed as call_extern) and the VTA intrinsics (printed as
-/// @tir.vta.*), executed by build() and, for the DMA calls, by the interpreter.
+/// `@tir.vta.*`), executed by build() and, for the DMA calls, by the interpreter.
 namespace intrin {
 inline constexpr const char* kLoadBuffer2D = "VTALoadBuffer2D";
 inline constexpr const char* kStoreBuffer2D = "VTAStoreBuffer2D";
@@ -33,7 +33,7 @@ inline constexpr const char* kUopLoopBegin = "VTAUopLoopBegin";
 inline constexpr const char* kUopLoopEnd = "VTAUopLoopEnd";
 inline constexpr const char* kPushGemmOp = "VTAPushGEMMOp";
 inline constexpr const char* kPushAluOp = "VTAPushALUOp";
-/// Prefix of the intrinsics below (printed as @tir.vta.*).
+/// Prefix of the intrinsics below (printed as `@tir.vta.*`).
 inline constexpr const char* kVtaPrefix = "vta.";
 inline constexpr const char* kUopPush = "vta.uop_push";         ///< (mode, reset, dst, src, wgt, opcode, use_imm, imm)
 inline constexpr const char* kDepPush = "vta.coproc_dep_push";  ///< (from stage, to stage)

@@ -56,7 +56,7 @@ std::vector<ShiftReport> calibrate_shifts(Graph& g, const std::vector<int8_t>& i
 /// The shifts' effect on `input` without changing them.
 std::vector<ShiftReport> shift_reports(const Graph& g, const std::vector<int8_t>& input);
 
-/// Writes every weight as <dir>/<name>.npy and <dir>/manifest.json (tensors, shapes, shifts).
+/// Writes every weight as `<dir>/<name>.npy` and `<dir>/manifest.json` (tensors, shapes, shifts).
 void save_weights(const Graph& g, const std::filesystem::path& dir);
 /// Replaces every weight and shift of `g` with those of a folder written by save_weights or by a
 /// converter (docs/NETWORK.md); every tensor of the graph must be there with its shape, and nothing

@@ -5,9 +5,9 @@
 /// driver backend it is `VTA_TARGET=tsim` (registered when a program links vta::tsim).
 ///
 /// Environment (read by make_device("tsim") and Simulator::Options::from_env()):
-///   VTA_WAVE=<file.fst|file.vcd>   dump a waveform (and <file>.gtkw beside it)
+///   VTA_WAVE=`<file.fst|file.vcd>` dump a waveform (and `<file>.gtkw` beside it)
 ///   VTA_WAVE_START, VTA_WAVE_STOP  dump only cycles [start, stop)
-///   (the hierarchy depth of the dump is a build option: cmake -DVTA_TSIM_TRACE_DEPTH=<levels>)
+///   (the hierarchy depth of the dump is a build option: `cmake -DVTA_TSIM_TRACE_DEPTH=<levels>`)
 ///   VTA_TSIM_READ_LATENCY, VTA_TSIM_WRITE_LATENCY  DRAM latencies in cycles
 ///   VTA_TSIM_CYCLE_BUDGET          cycle budget of a run when the caller gives none (wait_cycles 0),
 ///                                  1 .. 2^40

@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""ctest Docs.Site: builds the documentation site as `vta_docs` does (docs/site/build.py: every tutorial
+run, Sphinx's warnings as errors, every internal link and anchor checked) into OUT, then reads its pages
+for what a reader must find there: each tutorial's own output (verified results, the seeds' statistics,
+the tsim's cycles, the timeline picture), every public C++ header in the C++ reference, the Python
+package's functions in the Python reference, and every guide of docs/.
+
+    test_site.py OUT BUILD_COMMAND...      (BUILD_COMMAND: docs/site/build.py's, without --out)
+"""
+import html
+import os
+import re
+import subprocess
+import sys
+import time
+
+
+def text(path):
+    """The visible text of an HTML page, tags dropped and entities decoded, whitespace collapsed."""
+    with open(path, encoding="utf-8") as f:
+        raw = f.read()
+    raw = re.sub(r"<(script|style)\b.*?</\1>", " ", raw, flags=re.S)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", raw)))
+
+
+def main():
+    out, command = sys.argv[1], sys.argv[2:]
+    started = time.monotonic()
+    r = subprocess.run(command + ["--out", out], timeout=840)
+    if r.returncode != 0:
+        sys.exit(f"the site did not build (exit {r.returncode})")
+    print(f"the site built in {time.monotonic() - started:.1f} s")
+    site = os.path.join(out, "html")
+    failures = []
+
+    def expect(page, *needles):
+        path = os.path.join(site, page)
+        if not os.path.exists(path):
+            failures.append(f"{page}: missing")
+            return
+        t = text(path)
+        for n in needles:
+            if not (n.search(t) if isinstance(n, re.Pattern) else n in t):
+                failures.append(f"{page}: no {n if isinstance(n, str) else n.pattern!r}")
+
+    t = "generated/tutorials/"
+    expect("index.html", "Getting started", "Using VTA", "API reference")
+    # each tutorial's page shows what its run printed
+    expect(t + "getting_started.html", "verified against NumPy", "'alu_counter': 16",
+           re.compile(r"'cycle_count': [1-9][0-9]*\}"), "'total_pj'")
+    expect(t + "matrix_multiply.html", "verified against NumPy", "wgt_load_nbytes 1048576", "gemm_counter 4096",
+           re.compile(r"estimated cycles: [1-9][0-9]*"))
+    if not os.path.exists(os.path.join(site, "_images", "matrix_multiply_timeline.svg")):
+        failures.append("the matrix multiply's timeline picture is not on the site")
+    expect(t + "seed_matrix_multiply.html", "Successful blocked matrix multiply test!",
+           re.compile(r"wgt_load_nbytes\s*:\s*1048576"), re.compile(r"gemm_counter\s*:\s*4096"))
+    expect(t + "seed_convolution.html", "Successful 2D convolution test!",
+           re.compile(r"gemm_counter\s*:\s*451584"), re.compile(r"wgt_load_nbytes\s*:\s*1179648"))
+    # the C++ reference: every public header, by the path a user includes
+    source = command[command.index("--source") + 1]
+    dirs = command[command.index("--headers") + 1:]
+    cpp = " ".join(text(os.path.join(site, "api", "cpp", f)) for f in os.listdir(os.path.join(site, "api", "cpp")))
+    for d in dirs:
+        for p, _, files in os.walk(os.path.join(source, d)):
+            for f in files:
+                if f.endswith(".h") and os.path.relpath(os.path.join(p, f), os.path.join(source, d)) not in cpp:
+                    failures.append(f"the C++ reference has no page section for {os.path.join(d, os.path.relpath(p, os.path.join(source, d)), f)}")
+    expect("api/cpp/driver.html", "estimate_energy_by_stage", "class Config")
+    expect("api/python.html", *(re.compile(r"\b" + n.replace(".", r"\.\s*") + r"\s*\(") for n in
+                                ("vta.local_session", "vta.network.import_onnx", "vta.build")))
+    # every guide of docs/ is a page
+    for f in sorted(os.listdir(os.path.join(source, "docs"))):
+        if f.endswith(".md"):
+            expect(f[:-3] + ".html", "VTA")
+    for f in failures:
+        print("Docs.Site: " + f, file=sys.stderr)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
