@@ -33,6 +33,7 @@ PACKAGES=(
   python3-matplotlib                   # the sweep's charts (sweep/charts.py, docs/SWEEP.md)
   python3-sphinx python3-sphinx-gallery python3-myst-parser python3-sphinx-rtd-theme  # the documentation site (docs/SITE.md)
   doxygen python3-breathe              # its C++ reference (Doxygen's XML of the public headers, through Breathe)
+  chromium                             # the site opened in a headless browser in a test (tests/docs/test_browser.py)
 )
 # Retraining the classifiers (models/fashion_mnist/train.py) takes ONNX's Python package too: scripts/setup.sh --train
 if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-onnx); fi

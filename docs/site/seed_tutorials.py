@@ -16,7 +16,7 @@ import sys
 # seed file -> (page file, title, introduction in reStructuredText)
 PAGES = {
     "matrix_multiply_opt.py": (
-        "seed_matrix_multiply.py",
+        "03_seed_matrix_multiply.py",
         "The first seed: matrix multiply blocking, through the TVM packages",
         """TVM's VTA tutorial "Matrix Multiply Blocking", its Python code exactly as the tutorial wrote it
 (its comments are those of the translated page this project was made from). It imports ``tvm`` and
@@ -28,7 +28,7 @@ The same layer in the ``vta`` package's own API is the tutorial "Matrix multiply
 buffers".""",
     ),
     "convolution_opt.py": (
-        "seed_convolution.py",
+        "04_seed_convolution.py",
         "The second seed: 2D convolution with virtual threads, through the TVM packages",
         """TVM's VTA tutorial "2D Convolution Optimization", its Python code exactly as the tutorial wrote it:
 a ResNet-18 convolution (14 x 14 x 256 to 256 channels, 3 x 3) blocked for the buffers, with two virtual

@@ -222,14 +222,23 @@ PYBIND11_MODULE(_core, m) {
 
   // ---- errors: each C++ error class is a Python exception class of its own (a derived class registered
   // after its base: pybind11 tries the translators last registered first)
-  py::register_exception<c::ScheduleError>(m, "ScheduleError", PyExc_ValueError);
-  py::register_exception<c::InternalError>(m, "InternalError", PyExc_RuntimeError);
-  py::register_exception<c::RuntimeError>(m, "RunError", PyExc_RuntimeError);
-  py::register_exception<c::ModuleError>(m, "ModuleError", PyExc_ValueError);
-  py::register_exception<vta::ConfigError>(m, "ConfigError", PyExc_ValueError);
-  py::register_exception<vta::EnergyTableError>(m, "EnergyTableError", PyExc_ValueError);
-  const auto& remote_error = py::register_exception<vta::rpc::RemoteError>(m, "RemoteError", PyExc_RuntimeError);
-  py::register_exception<vta::rpc::CallError>(m, "CallError", remote_error.ptr());
+  py::register_exception<c::ScheduleError>(m, "ScheduleError", PyExc_ValueError).attr("__doc__") =
+      "A computation or schedule the compiler refuses: the message names the stage, the tensor and the rule.";
+  py::register_exception<c::InternalError>(m, "InternalError", PyExc_RuntimeError).attr("__doc__") =
+      "A broken invariant of the compiler itself (a bug to report, with the message).";
+  py::register_exception<c::RuntimeError>(m, "RunError", PyExc_RuntimeError).attr("__doc__") =
+      "A module's run that failed on the device: the message names the instruction or the call and why.";
+  py::register_exception<c::ModuleError>(m, "ModuleError", PyExc_ValueError).attr("__doc__") =
+      "A module file that cannot be read or run here: the message names the file and the field.";
+  py::register_exception<vta::ConfigError>(m, "ConfigError", PyExc_ValueError).attr("__doc__") =
+      "A hardware configuration that is not valid: the message names the key and its bound.";
+  py::register_exception<vta::EnergyTableError>(m, "EnergyTableError", PyExc_ValueError).attr("__doc__") =
+      "An energy table (VTA_ENERGY_TABLE) that cannot be read: the message names the file and the key.";
+  auto& remote_error = py::register_exception<vta::rpc::RemoteError>(m, "RemoteError", PyExc_RuntimeError);
+  remote_error.attr("__doc__") =
+      "A device-server session that failed: connection, handshake, timeout or protocol, named in the message.";
+  py::register_exception<vta::rpc::CallError>(m, "CallError", remote_error.ptr()).attr("__doc__") =
+      "A call on a device server that did not complete; the session goes on.";
   // an argument pybind11 cannot convert is the caller's type mistake: TypeError (pybind11 says
   // RuntimeError), with the types named (PYBIND11_DETAILED_ERROR_MESSAGES, python/CMakeLists.txt)
   py::register_exception_translator(
@@ -265,9 +274,14 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("config_json", [](const c::Env& e) { return e.config.to_json_text(); });
 
   // ---- expressions
-  py::class_<PyExpr>(m, "Expr")
-      .def_property_readonly("dtype", [](const PyExpr& x) { return c::to_string(x.e->dtype); })
-      .def("astype", [](const PyExpr& x, const std::string& t) { return PyExpr{c::cast(dtype_of(t), x.e)}; })
+  py::class_<PyExpr>(m, "Expr",
+                     "An integer expression of the tensor-expression DSL: tensor reads, axes, constants and the "
+                     "operators + - * >> // % < >= on them (an int takes the other operand's type).")
+      .def_property_readonly(
+          "dtype", [](const PyExpr& x) { return c::to_string(x.e->dtype); }, "Its type: int8, int32 or bool.")
+      .def(
+          "astype", [](const PyExpr& x, const std::string& t) { return PyExpr{c::cast(dtype_of(t), x.e)}; },
+          "The expression converted to `dtype` (int8, int32); ValueError names an unknown type.", py::arg("dtype"))
       .def("__add__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kAdd, x.e, y, false); })
       .def("__radd__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kAdd, x.e, y, true); })
       .def("__sub__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kSub, x.e, y, false); })
@@ -288,11 +302,15 @@ PYBIND11_MODULE(_core, m) {
       .def("__str__", [](const PyExpr& x) { return c::to_text(x.e); })
       .def("__repr__", [](const PyExpr& x) { return "<vta.Expr " + c::to_text(x.e) + ">"; });
 
-  py::class_<c::IterVar>(m, "IterVar")
-      .def_property_readonly("var", [](const c::IterVar& v) { return PyExpr{v.var}; })
-      .def_property_readonly("name", [](const c::IterVar& v) { return v.var->name; })
-      .def_readonly("extent", &c::IterVar::extent)
-      .def_readonly("reduce", &c::IterVar::reduce)
+  py::class_<c::IterVar>(m, "IterVar",
+                         "A loop axis of a stage (`s[t].op.axis`, `.op.reduce_axis`, or made by split): what "
+                         "schedule primitives take.")
+      .def_property_readonly(
+          "var", [](const c::IterVar& v) { return PyExpr{v.var}; }, "The axis as an expression.")
+      .def_property_readonly(
+          "name", [](const c::IterVar& v) { return v.var->name; }, "Its name, as the lowered program prints it.")
+      .def_readonly("extent", &c::IterVar::extent, "Its number of iterations.")
+      .def_readonly("reduce", &c::IterVar::reduce, "True for a reduction axis.")
       .def("__repr__", [](const c::IterVar& v) {
         return "<vta.IterVar " + v.var->name + " in [0, " + std::to_string(v.extent) + ")>";
       });
@@ -302,14 +320,18 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("axis", [](const PyOperation& o) { return o.op->axis; })
       .def_property_readonly("reduce_axis", [](const PyOperation& o) { return o.op->reduce_axis; });
 
-  py::class_<PyTensor>(m, "Tensor")
-      .def_property_readonly("name", [](const PyTensor& x) { return x.t->name; })
-      .def_property_readonly("shape", [](const PyTensor& x) { return py::tuple(py::cast(x.t->shape)); })
-      .def_property_readonly("dtype", [](const PyTensor& x) { return c::to_string(x.t->dtype); })
-      .def_property_readonly("op",
-                             [](const PyTensor& x) {
-                               return PyOperation{x.t->op, x.t};
-                             })
+  py::class_<PyTensor>(m, "Tensor",
+                      "A tensor of the DSL (vta.placeholder, vta.compute): read as `t(i, j)` or `t[i, j]` in "
+                      "another compute, scheduled as `s[t]`.")
+      .def_property_readonly(
+          "name", [](const PyTensor& x) { return x.t->name; }, "Its name (the module's argument names).")
+      .def_property_readonly(
+          "shape", [](const PyTensor& x) { return py::tuple(py::cast(x.t->shape)); }, "Its shape, a tuple.")
+      .def_property_readonly(
+          "dtype", [](const PyTensor& x) { return c::to_string(x.t->dtype); }, "Its element type.")
+      .def_property_readonly(
+          "op", [](const PyTensor& x) { return PyOperation{x.t->op, x.t}; },
+          "The operation computing it: `.axis` and `.reduce_axis` are its loop axes.")
       .def("__call__", [](const PyTensor& x, const py::args& i) { return PyExpr{x.t(to_exprs(i))}; })
       .def("__getitem__", [](const PyTensor& x, const py::object& i) { return read(x.t, i); })
       .def("__eq__", [](const PyTensor& x, const PyTensor& y) { return x.t == y.t; })
@@ -348,21 +370,39 @@ PYBIND11_MODULE(_core, m) {
       py::arg("tensor"), py::arg("before"), py::arg("after"), py::arg("name"));
 
   // ---- schedules
-  py::class_<c::Stage>(m, "Stage")
-      .def_property_readonly("op",
-                             [](const c::Stage& st) {
-                               return PyOperation{st.op(), nullptr};
-                             })
-      .def_property_readonly("name", &c::Stage::name)
-      .def("split", &c::Stage::split, py::arg("parent"), py::arg("factor"))
-      .def("split_nparts", &c::Stage::split_nparts, py::arg("parent"), py::arg("nparts"))
-      .def("reorder", [](c::Stage& s, const py::args& axes) { s.reorder(axes.cast<std::vector<c::IterVar>>()); })
-      .def("set_scope", &c::Stage::set_scope)
-      .def("compute_at", &c::Stage::compute_at, py::arg("parent"), py::arg("axis"))
-      .def("pragma", &c::Stage::pragma, py::arg("axis"), py::arg("name"))
-      .def("tensorize", &c::Stage::tensorize, py::arg("axis"), py::arg("intrinsic"))
-      .def("bind", &c::Stage::bind, py::arg("axis"), py::arg("thread"));
-  py::class_<c::Schedule>(m, "Schedule")
+  // (each primitive's rules are the C++ Stage's; a broken one raises ScheduleError naming the stage)
+  py::class_<c::Stage>(m, "Stage",
+                       "How one tensor is computed (`s[t]`): its loops split, reordered, moved into another "
+                       "stage's loop, its data in a buffer, its work on the GEMM core, the ALU or DMA. Every "
+                       "primitive raises ScheduleError naming the stage and the rule it breaks.")
+      .def_property_readonly(
+          "op", [](const c::Stage& st) { return PyOperation{st.op(), nullptr}; },
+          "The stage's operation: `.axis` (its loops, as split and reordered) and `.reduce_axis`.")
+      .def_property_readonly("name", &c::Stage::name, "The tensor's name.")
+      .def("split", &c::Stage::split, "Splits `parent` into (outer, inner) with `factor` iterations inside.",
+           py::arg("parent"), py::arg("factor"))
+      .def("split_nparts", &c::Stage::split_nparts, "Splits `parent` into (outer, inner) with `nparts` outside.",
+           py::arg("parent"), py::arg("nparts"))
+      .def(
+          "reorder", [](c::Stage& s, const py::args& axes) { s.reorder(axes.cast<std::vector<c::IterVar>>()); },
+          "Puts the given axes in this order, outermost first (the others keep their places).")
+      .def("set_scope", &c::Stage::set_scope,
+           "Keeps the tensor in a buffer: env.inp_scope, env.wgt_scope or env.acc_scope.", py::arg("scope"))
+      .def("compute_at", &c::Stage::compute_at,
+           "Computes this tensor inside `parent`'s loop `axis`, the part that iteration needs.", py::arg("parent"),
+           py::arg("axis"))
+      .def("pragma", &c::Stage::pragma,
+           "Marks the loop at `axis` for a VTA unit: env.dma_copy (a DMA load or store) or env.alu.",
+           py::arg("axis"), py::arg("name"))
+      .def("tensorize", &c::Stage::tensorize,
+           "Maps the loops from `axis` inward onto the GEMM core (env.gemm): one micro-op per block.",
+           py::arg("axis"), py::arg("intrinsic"))
+      .def("bind", &c::Stage::bind,
+           "Binds `axis` to a virtual thread (\"cthread\"): its iterations' loads, GEMMs and stores overlap.",
+           py::arg("axis"), py::arg("thread"));
+  py::class_<c::Schedule>(m, "Schedule",
+                          "The schedule of an output tensor (vta.create_schedule): `s[t]` is the Stage of `t` "
+                          "(or of `t.op`).")
       .def(
           "__getitem__", [](c::Schedule& s, const PyTensor& t) -> c::Stage& { return s[t.t]; },
           py::return_value_policy::reference_internal)
@@ -384,32 +424,51 @@ PYBIND11_MODULE(_core, m) {
       py::arg("schedule"), py::arg("args"), py::arg("env") = nullptr, py::arg("vta") = false);
 
   // ---- modules and device tensors
-  py::class_<vta::runtime::DeviceTensor>(m, "DeviceArray")
+  py::class_<vta::runtime::DeviceTensor>(
+      m, "DeviceArray",
+      "An array in the runtime device's memory (vta.array): what a module is called with; read back with numpy().")
       .def(py::init([](const py::array& a, const std::string& name) {
              auto t = std::make_unique<vta::runtime::DeviceTensor>(shape_of(a), device_dtype(a), name);
              copy_from_numpy(*t, a);
              return t;
            }),
            py::arg("array"), py::arg("name") = "")
-      .def_property_readonly("shape",
-                             [](const vta::runtime::DeviceTensor& t) { return py::tuple(py::cast(t.shape())); })
-      .def_property_readonly("dtype", [](const vta::runtime::DeviceTensor& t) { return dtype_name(t.dtype()); })
-      .def("numpy", &to_numpy<vta::runtime::DeviceTensor>)
+      .def_property_readonly(
+          "shape", [](const vta::runtime::DeviceTensor& t) { return py::tuple(py::cast(t.shape())); }, "Its shape.")
+      .def_property_readonly(
+          "dtype", [](const vta::runtime::DeviceTensor& t) { return dtype_name(t.dtype()); },
+          "Its element type (int8, int32).")
+      .def("numpy", &to_numpy<vta::runtime::DeviceTensor>, "A NumPy copy of its elements.")
       // into the array's own device memory (the element count and type checked by the tensor)
-      .def("copyfrom", [](vta::runtime::DeviceTensor& t, const py::array& a) {
-        if (shape_of(a) != t.shape()) throw py::value_error("copyfrom: the array's shape is not the device array's");
-        copy_from_numpy(t, a);
-      });
+      .def(
+          "copyfrom",
+          [](vta::runtime::DeviceTensor& t, const py::array& a) {
+            if (shape_of(a) != t.shape())
+              throw py::value_error("copyfrom: the array's shape is not the device array's");
+            copy_from_numpy(t, a);
+          },
+          "Copies a NumPy array of the same shape in; ValueError for another shape or element type.",
+          py::arg("array"));
 
-  py::class_<c::Module>(m, "Module")
-      .def_static("load", &c::Module::load, py::arg("path"))
-      .def_static("from_json", &c::Module::from_json, py::arg("text"), py::arg("origin") = "<module>")
-      .def("save", &c::Module::save, py::arg("path"))
-      .def("export_library", &c::Module::save, py::arg("path"))  // (the tutorials' name: the same file)
-      .def("to_json", &c::Module::to_json)
-      .def_property_readonly("args", [](const c::Module& mod) { return py_tensors(mod.args()); })
-      .def_property_readonly("target", &c::Module::target)
-      .def_property_readonly("program", [](const c::Module& mod) { return c::to_text(mod.program()); })
+  py::class_<c::Module>(m, "Module",
+                        "A built program (vta.build): called with its arguments' arrays, f(a, w, out), it runs on "
+                        "the runtime's device (VTA_TARGET); RunError names what failed, the next call runs.")
+      .def_static("load", &c::Module::load, "The module saved at `path`; ModuleError names what is wrong.",
+                  py::arg("path"))
+      .def_static("from_json", &c::Module::from_json, "A module from its JSON text (to_json).", py::arg("text"),
+                  py::arg("origin") = "<module>")
+      .def("save", &c::Module::save, "Writes the module to `path` (a .vtam file: vta run, load_module, a server).",
+           py::arg("path"))
+      .def("export_library", &c::Module::save, "The tutorials' name for save: the same file.",
+           py::arg("path"))  // (the tutorials' name: the same file)
+      .def("to_json", &c::Module::to_json, "The module as JSON text: its arguments, target and program.")
+      .def_property_readonly(
+          "args", [](const c::Module& mod) { return py_tensors(mod.args()); }, "Its arguments, as tensors.")
+      .def_property_readonly("target", &c::Module::target,
+                             "The backend it was built for (empty: whichever VTA_TARGET names when it runs).")
+      .def_property_readonly(
+          "program", [](const c::Module& mod) { return c::to_text(mod.program()); },
+          "Its program as text (what vta.lower printed).")
       // f(*arrays, max_host_steps=None): one call on the runtime's device, the host's statements bounded
       // (default CallLimits::kDefaultMaxHostSteps); Ctrl-C stops it (KeyboardInterrupt)
       .def("__call__",
@@ -445,36 +504,53 @@ PYBIND11_MODULE(_core, m) {
 
   // ---- device-server sessions (vta/rpc/session.h): modules uploaded as files, tensors in the server's
   // memory; every wait bounded by the connection's timeouts
-  py::class_<vta::rpc::RemoteTensor>(m, "RemoteArray")
-      .def_property_readonly("shape", [](const vta::rpc::RemoteTensor& t) { return py::tuple(py::cast(t.shape())); })
-      .def_property_readonly("dtype", [](const vta::rpc::RemoteTensor& t) { return dtype_name(t.dtype()); })
-      .def_property_readonly("name", &vta::rpc::RemoteTensor::name)
-      .def("copyfrom", &copy_from_numpy<vta::rpc::RemoteTensor>, py::arg("array"))
-      .def("numpy", &to_numpy<vta::rpc::RemoteTensor>);
-  py::class_<vta::rpc::RemoteModule>(m, "RemoteModule")
-      .def_property_readonly("name", &vta::rpc::RemoteModule::name)
-      .def_property_readonly("arg_names",
-                             [](const vta::rpc::RemoteModule& f) {
-                               std::vector<std::string> names;
-                               for (const auto& a : f.args()) names.push_back(a.name);
-                               return names;
-                             })
+  py::class_<vta::rpc::RemoteTensor>(m, "RemoteArray",
+                                     "An array in a device server's memory (Remote.array, Remote.empty): what a "
+                                     "RemoteModule is called with. RemoteError when the session has ended.")
+      .def_property_readonly(
+          "shape", [](const vta::rpc::RemoteTensor& t) { return py::tuple(py::cast(t.shape())); }, "Its shape.")
+      .def_property_readonly(
+          "dtype", [](const vta::rpc::RemoteTensor& t) { return dtype_name(t.dtype()); }, "int8 or int32.")
+      .def_property_readonly("name", &vta::rpc::RemoteTensor::name, "The name it was given (for messages).")
+      .def("copyfrom", &copy_from_numpy<vta::rpc::RemoteTensor>,
+           "Copies a NumPy array of the same shape to the server; ValueError for another shape or type.",
+           py::arg("array"))
+      .def("numpy", &to_numpy<vta::rpc::RemoteTensor>, "A NumPy copy of its elements, read from the server.");
+  py::class_<vta::rpc::RemoteModule>(m, "RemoteModule",
+                                     "A module loaded on a device server (Remote.load_module): called with "
+                                     "RemoteArrays, it runs there; a failed call is a CallError and the session "
+                                     "goes on.")
+      .def_property_readonly("name", &vta::rpc::RemoteModule::name, "The uploaded file's name.")
+      .def_property_readonly(
+          "arg_names",
+          [](const vta::rpc::RemoteModule& f) {
+            std::vector<std::string> names;
+            for (const auto& a : f.args()) names.push_back(a.name);
+            return names;
+          },
+          "Its arguments' names, in call order.")
       .def("__call__", [](const vta::rpc::RemoteModule& f, const py::args& arrays) {
         const auto tensors = call_arguments<vta::rpc::RemoteTensor>(
             arrays, "a remote array (remote.array(...), on the module's device server)");
         py::gil_scoped_release unlocked;
         f.call(tensors);
       });
-  py::class_<vta::rpc::Remote>(m, "Remote")
-      .def("upload", py::overload_cast<const std::string&>(&vta::rpc::Remote::upload), py::arg("path"))
+  py::class_<vta::rpc::Remote>(m, "Remote",
+                               "A session on a device server (vta.connect, vta.local_session): modules uploaded "
+                               "and loaded there, arrays in its memory, its device's statistics. Every wait is "
+                               "bounded by the session's timeout; errors are RemoteError.")
+      .def("upload", py::overload_cast<const std::string&>(&vta::rpc::Remote::upload),
+           "Sends the module file at `path` to the server, under its file name.", py::arg("path"))
       .def(
           "upload_bytes",
           [](vta::rpc::Remote& r, const std::string& name, const py::bytes& data) {
             const std::string bytes = data;
             r.upload(name, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
           },
-          py::arg("name"), py::arg("data"))
-      .def("load_module", &vta::rpc::Remote::load_module, py::arg("name"))
+          "Sends a module file's bytes to the server under `name`.", py::arg("name"), py::arg("data"))
+      .def("load_module", &vta::rpc::Remote::load_module,
+           "The uploaded module `name`, loaded on the server; RemoteError names a missing or broken one.",
+           py::arg("name"))
       .def(
           "empty",
           [](vta::rpc::Remote& r, const std::vector<int64_t>& shape, const std::string& dtype,
@@ -484,7 +560,8 @@ PYBIND11_MODULE(_core, m) {
             return r.empty(shape, t == c::DType::kInt8 ? vta::runtime::DType::kInt8 : vta::runtime::DType::kInt32,
                            name);
           },
-          py::arg("shape"), py::arg("dtype"), py::arg("name") = "")
+          "A zeroed array of `shape` and `dtype` (int8, int32) in the server's memory.", py::arg("shape"),
+          py::arg("dtype"), py::arg("name") = "")
       .def(
           "array",
           [](vta::rpc::Remote& r, const py::array& a, const std::string& name) {
@@ -492,13 +569,16 @@ PYBIND11_MODULE(_core, m) {
             copy_from_numpy(t, a);
             return t;
           },
-          py::arg("array"), py::arg("name") = "")
-      .def("stats", [](vta::rpc::Remote& r) { return stats_dict(r.stats()); })
-      .def("clear_stats", &vta::rpc::Remote::clear_stats)
-      .def("flush", &vta::rpc::Remote::flush)
-      .def_property_readonly("target", &vta::rpc::Remote::target)
-      .def_property_readonly("where", &vta::rpc::Remote::where)
-      .def_property_readonly("round_trips", &vta::rpc::Remote::round_trips);
+          "A copy of the NumPy array in the server's memory.", py::arg("array"), py::arg("name") = "")
+      .def(
+          "stats", [](vta::rpc::Remote& r) { return stats_dict(r.stats()); },
+          "The server device's seven statistics and cycle count (None on the fsim), as vta.stats().")
+      .def("clear_stats", &vta::rpc::Remote::clear_stats, "Sets the server device's statistics to zero.")
+      .def("flush", &vta::rpc::Remote::flush, "Waits until every request sent so far has been answered.")
+      .def_property_readonly("target", &vta::rpc::Remote::target, "The server's backend (fsim, tsim).")
+      .def_property_readonly("where", &vta::rpc::Remote::where, "HOST:PORT of the server, or 'local'.")
+      .def_property_readonly("round_trips", &vta::rpc::Remote::round_trips,
+                             "Requests that waited for an answer so far (the cost of a session).");
   m.def(
       "connect",
       [](const std::string& host, uint16_t port, const std::string& token, double timeout_s) {

@@ -90,21 +90,30 @@ class IterableCalibration final : public net::CalibrationSource {
 };
 
 void bind_onnx(py::module_& n) {
-  py::register_exception<net::ImportError>(n, "ModelImportError", n.attr("GraphError").ptr());
-  py::class_<net::QuantizedModel>(n, "QuantizedModel")
+  py::register_exception<net::ImportError>(n, "ModelImportError", n.attr("GraphError").ptr()).attr("__doc__") =
+      "An ONNX model that cannot be imported: the message names the node and the operator or attribute.";
+  py::class_<net::QuantizedModel>(n, "QuantizedModel",
+                                  "An imported model quantized with power-of-two scales (OnnxModel.quantize): its "
+                                  "Graph, each layer's scale and each operator's placement with the reason.")
       .def_property_readonly(
           "graph", [](const net::QuantizedModel& q) -> const net::Graph& { return q.graph; },
-          py::return_value_policy::reference_internal)
-      .def_property_readonly("softmax", [](const net::QuantizedModel& q) { return q.softmax; })
-      .def_property_readonly("input_frac_bits", [](const net::QuantizedModel& q) { return q.input.frac_bits; })
-      .def_property_readonly("output_scale", [](const net::QuantizedModel& q) { return q.output.scale(); })
+          py::return_value_policy::reference_internal, "The quantized Graph (run it with an Executor).")
+      .def_property_readonly(
+          "softmax", [](const net::QuantizedModel& q) { return q.softmax; },
+          "True when the model ends in a softmax (applied to the dequantized output).")
+      .def_property_readonly(
+          "input_frac_bits", [](const net::QuantizedModel& q) { return q.input.frac_bits; },
+          "The input's scale: 2^-input_frac_bits per step.")
+      .def_property_readonly(
+          "output_scale", [](const net::QuantizedModel& q) { return q.output.scale(); },
+          "The float value of one output step.")
       .def(
           "quantize_input",
           [](const net::QuantizedModel& q, const py::array& x) {
             const net::TensorDesc& in = q.graph.tensor(q.graph.input_name());
             return shaped(q.quantize_input(float_values(x, in.elements(), "the input")), in.shape);
           },
-          py::arg("x"))
+          "A float input as the graph's int8 input; ValueError for another size.", py::arg("x"))
       .def(
           "dequantize_output",
           [](const net::QuantizedModel& q, const py::array& y) {
@@ -113,7 +122,7 @@ void bind_onnx(py::module_& n) {
             return shaped(q.dequantize_output({c_order.data(), size_t(c_order.size())}),
                           std::vector<int64_t>(c_order.shape(), c_order.shape() + c_order.ndim()));
           },
-          py::arg("y"))
+          "The graph's int32 output as floats.", py::arg("y"))
       .def_property_readonly("layers",
                              [](const net::QuantizedModel& q) {
                                py::list out;
@@ -124,20 +133,29 @@ void bind_onnx(py::module_& n) {
                                                      py::arg("zero") = l.zero, py::arg("scale_from") = l.scale_from));
                                }
                                return out;
-                             })
-      .def_property_readonly("placements", [](const net::QuantizedModel& q) {
+                             },
+                             "Each quantized tensor: its node, scale (frac_bits), shift, clipped share and source.")
+      .def_property_readonly(
+          "placements",
+          [](const net::QuantizedModel& q) {
         py::list out;
         for (const auto& p : q.placements) {
           out.append(py::dict(py::arg("op") = p.op, py::arg("node") = p.onnx_node,
                               py::arg("placement") = net::to_string(p.placement), py::arg("reason") = p.reason));
-        }
-        return out;
-      });
-  py::class_<net::FloatGraph>(n, "OnnxModel")
-      .def_property_readonly("name", [](const net::FloatGraph& g) { return g.name; })
-      .def_property_readonly("input_shape",
-                             [](const net::FloatGraph& g) { return py::tuple(py::cast(g.shape(g.input))); })
-      .def_property_readonly("softmax", [](const net::FloatGraph& g) { return g.softmax; })
+            }
+            return out;
+          },
+          "Each operator: where it runs (vta, host) and why.");
+  py::class_<net::FloatGraph>(n, "OnnxModel",
+                              "An ONNX model as imported (vta.network.import_onnx): float operators, run by the float "
+                              "reference, quantized for VTA by quantize().")
+      .def_property_readonly(
+          "name", [](const net::FloatGraph& g) { return g.name; }, "The model's graph name.")
+      .def_property_readonly(
+          "input_shape", [](const net::FloatGraph& g) { return py::tuple(py::cast(g.shape(g.input))); },
+          "The input's shape (NCHW).")
+      .def_property_readonly(
+          "softmax", [](const net::FloatGraph& g) { return g.softmax; }, "True when the model ends in a softmax.")
       .def_property_readonly(
           "ops",
           [](const net::FloatGraph& g) {
@@ -147,7 +165,8 @@ void bind_onnx(py::module_& n) {
                                   py::arg("kind") = net::to_string(o.kind), py::arg("output") = o.output));
             }
             return ops;
-          })
+          },
+          "Every operator: {'name', 'onnx_op', 'kind', 'output'}.")
       .def(
           "run_float",
           [](const net::FloatGraph& g, const py::array& x) {
@@ -159,7 +178,7 @@ void bind_onnx(py::module_& n) {
             }
             return shaped(v.at(g.output), g.shape(g.output));
           },
-          py::arg("x"))
+          "The model's float output on `x` (the float reference); ValueError for another size.", py::arg("x"))
       .def(
           "quantize",
           [](const net::FloatGraph& g, const py::iterable& calibration, bool use_vta, bool equalize,
@@ -171,6 +190,8 @@ void bind_onnx(py::module_& n) {
             py::gil_scoped_release unlocked;
             return net::quantize(g, inputs, build_config(), o);
           },
+          "Quantizes the model from calibration inputs (any iterable of float arrays of the input's shape) into "
+          "a QuantizedModel; GraphError or ModelImportError name what cannot be quantized or placed.",
           py::arg("calibration"), py::arg("use_vta") = true, py::arg("equalize") = true,
           py::arg("round_to_nearest") = true, py::arg("max_clipped") = 0.0005);
   n.def(
@@ -180,6 +201,8 @@ void bind_onnx(py::module_& n) {
         o.batch = batch;
         return net::import_onnx(file, o);
       },
+      "The ONNX model in `file` as an OnnxModel (docs/MODELS.md); ModelImportError names the node and the "
+      "attribute or operator that cannot be imported.",
       py::arg("file"), py::arg("batch") = 1);
 }
 
@@ -187,37 +210,41 @@ void bind_onnx(py::module_& n) {
 
 void bind_network(py::module_& m, const py::object& base_error) {
   py::module_ n = m.def_submodule("network", "graphs of quantized operators and their executor");
-  py::register_exception<net::GraphError>(n, "GraphError", base_error.ptr());
-  py::register_exception<net::NpyError>(n, "NpyError", base_error.ptr());
+  py::register_exception<net::GraphError>(n, "GraphError", base_error.ptr()).attr("__doc__") =
+      "A graph, weight or input the network layer refuses: the message names the operator and the tensor.";
+  py::register_exception<net::NpyError>(n, "NpyError", base_error.ptr()).attr("__doc__") =
+      "A .npy file that cannot be read: the message names the file and what is wrong.";
 
-  py::class_<net::Graph>(n, "Graph")
+  py::class_<net::Graph>(n, "Graph",
+                         "A network of quantized operators on named tensors, each placed on VTA or the host "
+                         "(docs/NETWORK.md); every builder method returns its output tensor's name.")
       .def(py::init<std::string>(), py::arg("name"))
-      .def_property_readonly("name", &net::Graph::name)
-      .def("input", &net::Graph::input, py::arg("name"), py::arg("shape"))
+      .def_property_readonly("name", &net::Graph::name, "The graph's name.")
+      .def("input", &net::Graph::input, "Declares the graph's int8 input `name` of `shape` (NCHW).", py::arg("name"), py::arg("shape"))
       .def(
           "constant",
           [](net::Graph& g, const std::string& name, const py::array& values) {
             return g.constant(name, std::vector<int64_t>(values.shape(), values.shape() + values.ndim()),
                               int8_values(values, "a weight"));
           },
-          py::arg("name"), py::arg("values"))
-      .def("conv2d", &net::Graph::conv2d, py::arg("name"), py::arg("x"), py::arg("weight"), py::arg("stride") = 1,
+          "An int8 constant (a weight) named `name` from a NumPy array.", py::arg("name"), py::arg("values"))
+      .def("conv2d", &net::Graph::conv2d, "An int8 convolution into int32 (OIHW weight; stride, pad, groups): a VTA GEMM when placed there. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("weight"), py::arg("stride") = 1,
            py::arg("pad") = 0, py::arg("groups") = 1)
-      .def("dense", &net::Graph::dense, py::arg("name"), py::arg("x"), py::arg("weight"))
-      .def("shr", &net::Graph::shr, py::arg("name"), py::arg("x"), py::arg("shift"))
-      .def("add", &net::Graph::add, py::arg("name"), py::arg("a"), py::arg("b"))
-      .def("relu", &net::Graph::relu, py::arg("name"), py::arg("x"))
-      .def("clip", &net::Graph::clip, py::arg("name"), py::arg("x"), py::arg("lo"), py::arg("hi"))
-      .def("leaky_relu", &net::Graph::leaky_relu, py::arg("name"), py::arg("x"), py::arg("multiplier"),
+      .def("dense", &net::Graph::dense, "A fully connected layer into int32 (weight [out, in]). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("weight"))
+      .def("shr", &net::Graph::shr, "An arithmetic shift right by `shift` (int32). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("shift"))
+      .def("add", &net::Graph::add, "The element-wise sum of two tensors of one shape (a residual). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("a"), py::arg("b"))
+      .def("relu", &net::Graph::relu, "max(x, 0). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"))
+      .def("clip", &net::Graph::clip, "x clipped to [lo, hi]. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("lo"), py::arg("hi"))
+      .def("leaky_relu", &net::Graph::leaky_relu, "x for x >= 0, else (x * multiplier) >> shift. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("multiplier"),
            py::arg("shift"))
-      .def("cast", &net::Graph::cast, py::arg("name"), py::arg("x"))
-      .def("max_pool", &net::Graph::max_pool, py::arg("name"), py::arg("x"), py::arg("kernel"), py::arg("stride"),
+      .def("cast", &net::Graph::cast, "int32 narrowed to int8 (after the shifts and clips that make it fit). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"))
+      .def("max_pool", &net::Graph::max_pool, "A max pool of `kernel` x `kernel` with `stride` and padding (on the host, or the ALU). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("kernel"), py::arg("stride"),
            py::arg("pad") = 0, py::arg("pad_after") = 0)
-      .def("global_avg_pool", &net::Graph::global_avg_pool, py::arg("name"), py::arg("x"))
-      .def("bias_add", &net::Graph::bias_add, py::arg("name"), py::arg("x"), py::arg("bias"), py::arg("shift") = 0)
-      .def("flatten", &net::Graph::flatten, py::arg("name"), py::arg("x"))
-      .def("requantize", &net::Graph::requantize, py::arg("name"), py::arg("x"), py::arg("shift"), py::arg("relu"))
-      .def("set_output", &net::Graph::set_output, py::arg("name"))
+      .def("global_avg_pool", &net::Graph::global_avg_pool, "The mean over each channel's H x W. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"))
+      .def("bias_add", &net::Graph::bias_add, "x + bias (a per-channel int32 constant) >> shift. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("bias"), py::arg("shift") = 0)
+      .def("flatten", &net::Graph::flatten, "NCHW as N x (C*H*W). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"))
+      .def("requantize", &net::Graph::requantize, "int32 to int8: shift right, clip (at 0 too with relu), narrow. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("shift"), py::arg("relu"))
+      .def("set_output", &net::Graph::set_output, "Makes tensor `name` the graph's output.", py::arg("name"))
       .def(
           "place",
           [](net::Graph& g, const std::string& op, const std::string& where) {
@@ -229,12 +256,16 @@ void bind_network(py::module_& m, const py::object& base_error) {
             }
             throw net::GraphError("place: no operator named " + op);
           },
-          py::arg("op"), py::arg("where"))
-      .def_property_readonly("input_name", &net::Graph::input_name)
-      .def_property_readonly("output_name", &net::Graph::output_name)
-      .def("shape", [](const net::Graph& g, const std::string& t) { return py::tuple(py::cast(g.tensor(t).shape)); })
-      .def("weight", [](const net::Graph& g, const std::string& w) { return shaped(g.weight(w), g.tensor(w).shape); })
-      .def_property_readonly("weight_names", &net::Graph::weight_names)
+          "Places operator `op` on 'vta' or the 'host'; GraphError names an unknown operator.", py::arg("op"), py::arg("where"))
+      .def_property_readonly("input_name", &net::Graph::input_name, "The input tensor's name.")
+      .def_property_readonly("output_name", &net::Graph::output_name, "The output tensor's name.")
+      .def(
+          "shape", [](const net::Graph& g, const std::string& t) { return py::tuple(py::cast(g.tensor(t).shape)); },
+          "The shape of tensor `t`; GraphError names an unknown tensor.", py::arg("t"))
+      .def(
+          "weight", [](const net::Graph& g, const std::string& w) { return shaped(g.weight(w), g.tensor(w).shape); },
+          "The constant `w` as a NumPy array.", py::arg("w"))
+      .def_property_readonly("weight_names", &net::Graph::weight_names, "Every constant's name.")
       .def_property_readonly("ops",
                              [](const net::Graph& g) {
                                py::list ops;
@@ -245,9 +276,10 @@ void bind_network(py::module_& m, const py::object& base_error) {
                                  ops.append(d);
                                }
                                return ops;
-                             })
-      .def("save_weights", &net::save_weights, py::arg("dir"))
-      .def("load_weights", &net::load_weights, py::arg("dir"))
+                             },
+                             "Every operator: {'name', 'kind', 'output', 'placement'}, in order.")
+      .def("save_weights", &net::save_weights, "Writes every weight as `dir`/NAME.npy and `dir`/manifest.json.", py::arg("dir"))
+      .def("load_weights", &net::load_weights, "Reads the weights `save_weights` wrote; GraphError names a missing or mismatched one.", py::arg("dir"))
       .def(
           "calibrate_shifts",
           [](net::Graph& g, const py::array& input, double max_clipped) {
@@ -258,6 +290,8 @@ void bind_network(py::module_& m, const py::object& base_error) {
             }
             return out;
           },
+          "Chooses each requantization's shift from a run of `input` so that at most `max_clipped` of its values "
+          "clip: [{'op', 'shift', 'clipped', 'zero'}]; GraphError for an input of another size.",
           py::arg("input"), py::arg("max_clipped") = 0.005)
       .def(
           "run_reference",
@@ -265,6 +299,7 @@ void bind_network(py::module_& m, const py::object& base_error) {
             const net::Values v = net::run_reference(g, int8_values(input, "the input"), false);
             return shaped(v.at(g.output_name()), g.tensor(g.output_name()).shape);
           },
+          "The output of the plain C++ reference on `input` (what every VTA step is verified against).",
           py::arg("input"));
 
   n.def(
@@ -272,6 +307,8 @@ void bind_network(py::module_& m, const py::object& base_error) {
       [](int64_t image, int64_t classes, int64_t batch, int64_t width, uint32_t seed, bool max_pool_on_vta) {
         return net::resnet18(resnet18_options(image, classes, batch, width, seed, max_pool_on_vta));
       },
+      "ResNet-18 as a Graph with generated weights (seeded): `image` pixels square, `width` channels in the "
+      "first layer; VTA's steps are its convolutions. ValueError for sizes VTA's blocks cannot take.",
       py::arg("image") = 224, py::arg("classes") = 1000, py::arg("batch") = 1, py::arg("width") = 64,
       py::arg("seed") = 1, py::arg("max_pool_on_vta") = false);
   n.def(
@@ -279,9 +316,11 @@ void bind_network(py::module_& m, const py::object& base_error) {
       [](const net::Graph& g, uint32_t seed) {
         return shaped(net::generated_input(g, seed), g.tensor(g.input_name()).shape);
       },
-      py::arg("graph"), py::arg("seed") = 1);
+      "A seeded int8 input of the graph's input shape.", py::arg("graph"), py::arg("seed") = 1);
 
-  py::class_<net::Executor>(n, "Executor")
+  py::class_<net::Executor>(n, "Executor",
+                            "A graph's VTA steps compiled once, run on the runtime's device (VTA_TARGET), the host "
+                            "operators in between; `tsim_steps` FIRST:LAST runs those steps cycle by cycle.")
       // the executor reads its graph for as long as it lives
       // tsim_steps "FIRST:LAST": fast-forward, those steps on detailed_target, the others on VTA_TARGET
       .def(py::init([](const net::Graph& g, const std::string& tsim_steps, const std::string& detailed_target) {
@@ -297,7 +336,8 @@ void bind_network(py::module_& m, const py::object& base_error) {
                                py::list steps;
                                for (const auto& s : e.steps()) steps.append(step_dict(s));
                                return steps;
-                             })
+                             },
+                             "Each step, VTA or host: {'name', 'placement', 'description', 'estimated_cycles'}.")
       .def(
           "run",
           [](net::Executor& e, const py::array& input, bool verify) {
@@ -322,6 +362,8 @@ void bind_network(py::module_& m, const py::object& base_error) {
             out["verified"] = r.verified();
             return out;
           },
+          "Runs the network on `input`: {'output', 'steps', 'vta', 'seconds', 'verified'}; with `verify`, every "
+          "step against the reference. RunError names a failed step.",
           py::arg("input"), py::arg("verify") = true);
   bind_onnx(n);
 }

@@ -18,12 +18,15 @@ namespace py = pybind11;
 namespace vta::python {
 
 void bind_observability(py::module_& m, const py::object& base_error) {
-  py::register_exception<CaptureError>(m, "CaptureError", base_error.ptr());
+  py::register_exception<CaptureError>(m, "CaptureError", base_error.ptr()).attr("__doc__") =
+      "A capture file that cannot be read or replayed: the message names the file and the damage.";
 
-  py::class_<Timeline>(m, "Timeline")
-      .def_readonly("title", &Timeline::title)
-      .def_readonly("estimated", &Timeline::estimated)
-      .def_readonly("cycles", &Timeline::cycles)
+  py::class_<Timeline>(m, "Timeline",
+                       "What the load, compute and store stages do over one run, as intervals "
+                       "(vta.estimate_timelines; docs/TIMELINE.md).")
+      .def_readonly("title", &Timeline::title, "The run's name.")
+      .def_readonly("estimated", &Timeline::estimated, "True when estimated from the program, not recorded.")
+      .def_readonly("cycles", &Timeline::cycles, "The run's length in cycles.")
       .def(
           "busy",
           [](const Timeline& t, const std::string& stage) {
@@ -32,21 +35,29 @@ void bind_observability(py::module_& m, const py::object& base_error) {
             }
             throw py::value_error("busy: a stage is load, compute or store, not '" + stage + "'");
           },
-          py::arg("stage"))
-      .def("to_trace_json", &Timeline::to_trace_json);
-  m.def("timelines_to_svg", &timelines_to_svg, py::arg("timelines"), py::arg("width") = 1200);
+          "Cycles `stage` (load, compute, store) spent executing; ValueError for another name.", py::arg("stage"))
+      .def("to_trace_json", &Timeline::to_trace_json,
+           "Chrome/Perfetto trace-event JSON (open in ui.perfetto.dev): one thread per stage.");
+  m.def("timelines_to_svg", &timelines_to_svg,
+        "An SVG picture of the timelines stacked on one time axis, `width` pixels wide.", py::arg("timelines"),
+        py::arg("width") = 1200);
   m.def(
       "estimate_cycles", [](const compiler::Module& mod) { return compiler::estimate_cycles(mod, build_config()); },
+      "A built module's cycles estimated from its program, without a clocked simulation (docs/COMPILER.md).",
       py::arg("module"));
   m.def(
       "estimate_timelines",
-      [](const compiler::Module& mod) { return compiler::estimate_timelines(mod, build_config()); }, py::arg("module"));
+      [](const compiler::Module& mod) { return compiler::estimate_timelines(mod, build_config()); },
+      "Per device run of the module, its estimated Timeline.", py::arg("module"));
 
-  py::class_<Capture>(m, "Capture")
-      .def_static("load", &Capture::load, py::arg("path"))
-      .def_readonly("target", &Capture::target)
-      .def_readonly("program", &Capture::program)
-      .def_readonly("insn_count", &Capture::insn_count)
+  py::class_<Capture>(m, "Capture",
+                      "A run written by VTA_CAPTURE=DIR (docs/CAPTURE.md): its configuration, program, memory and "
+                      "result, replayable on any backend.")
+      .def_static("load", &Capture::load, "The capture file at `path`; CaptureError names damage or version.",
+                  py::arg("path"))
+      .def_readonly("target", &Capture::target, "The backend that ran it.")
+      .def_readonly("program", &Capture::program, "The process that ran it.")
+      .def_readonly("insn_count", &Capture::insn_count, "Its number of instructions.")
       .def(
           "replay",
           [](const Capture& c, const std::string& target) {
@@ -58,6 +69,7 @@ void bind_observability(py::module_& m, const py::object& base_error) {
             d["matches"] = r.matches(), d["differences"] = r.differences, d["warnings"] = r.warnings;
             return d;
           },
+          "Runs it again on `target`: {'matches': bool, 'differences': [...], 'warnings': [...]}.",
           py::arg("target") = "fsim");
 }
 

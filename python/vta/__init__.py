@@ -2,7 +2,7 @@
 
 Everything here is the C++ implementation: expressions, tensors and schedules are the compiler's
 objects, modules run on the runtime's device (VTA_TARGET: fsim, tsim, systemc, rpc://HOST:PORT),
-and errors are the C++ messages raised as the exceptions below. See docs/PYTHON.md.
+and errors are the C++ messages raised as the exceptions below. See docs/PYTHON.md. For example::
 
     import numpy as np, vta
     env = vta.get_env()
@@ -89,6 +89,8 @@ class Environment:
 
     @property
     def target_host(self):
+        """The host target the tutorials pass to build ("llvm"); the host's part of a module runs in
+        this process whatever it says."""
         return "llvm"
 
     def __repr__(self):
@@ -111,6 +113,8 @@ def _core_env(env):
 
 
 def placeholder(shape, name="placeholder", dtype="int8"):
+    """An input tensor of `shape` and `dtype` ("int8", "int32"), given as an array when the module is
+    called. Raises ValueError naming an unknown dtype or a shape with a dimension below 1."""
     return _core.placeholder(list(shape), name, dtype)
 
 
@@ -138,14 +142,19 @@ def reduce_axis(dom, name="rv"):
 
 
 def sum(expr, axis, init=None):  # noqa: A001  (te.sum)
+    """The sum of `expr` over the reduction axis or axes `axis` (vta.reduce_axis), starting from `init`
+    (0 when None): the body of a GEMM's compute. Raises ValueError when an axis is not a reduction axis."""
     return _core.sum(expr, list(axis) if isinstance(axis, (list, tuple)) else [axis], init)
 
 
 def max(a, b):  # noqa: A001  (te.max)
+    """The larger of two expressions (an integer takes the other's type): an ALU MAX once scheduled with
+    the `alu` pragma. Python's own max cannot be used: an expression has no truth value."""
     return _core.max(a, b)
 
 
 def min(a, b):  # noqa: A001  (te.min)
+    """The smaller of two expressions (an integer takes the other's type): an ALU MIN once scheduled."""
     return _core.min(a, b)
 
 
@@ -209,6 +218,8 @@ def program_fpga(remote, bitstream=None):
 
 
 def load_module(path):
+    """The module saved at `path` (Module.save, `.vtam`), ready to call. Raises ModuleError naming the
+    file and what is wrong with it (not a module, another configuration, a damaged program)."""
     return Module.load(str(path))
 
 
@@ -231,6 +242,7 @@ def energy():
 
 
 def clear_stats():
+    """Sets the runtime device's statistics (and so its energy) back to zero."""
     _core.clear_runtime_stats()
 
 

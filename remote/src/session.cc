@@ -232,9 +232,10 @@ void RemoteModule::call(const std::vector<const RemoteTensor*>& tensors) const {
                                   " is not a live tensor of this remote session");
     }
     if (t->shape() != a.shape || wire_dtype(t->dtype()) != a.dtype) {
-      throw std::invalid_argument(what + ": tensor " + t->name() + " is " +
+      const std::string given = t->name().empty() ? "the tensor given" : "tensor " + t->name();
+      throw std::invalid_argument(what + ": " + given + " for argument " + a.name + " is " +
                                   (t->dtype() == runtime::DType::kInt8 ? "int8" : "int32") + shape_text(t->shape()) +
-                                  "; argument " + a.name + " is " + (a.dtype == 0 ? "int8" : "int32") +
+                                  "; the argument is " + (a.dtype == 0 ? "int8" : "int32") +
                                   shape_text(a.shape));
     }
     c.args.push_back(t->phys());

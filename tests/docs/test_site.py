@@ -46,16 +46,20 @@ def main():
     t = "generated/tutorials/"
     expect("index.html", "Getting started", "Using VTA", "API reference")
     # each tutorial's page shows what its run printed
-    expect(t + "getting_started.html", "verified against NumPy", "'alu_counter': 16",
+    expect(t + "01_getting_started.html", "verified against NumPy", "'alu_counter': 16",
            re.compile(r"'cycle_count': [1-9][0-9]*\}"), "'total_pj'")
-    expect(t + "matrix_multiply.html", "verified against NumPy", "wgt_load_nbytes 1048576", "gemm_counter 4096",
+    expect(t + "02_matrix_multiply.html", "verified against NumPy", "wgt_load_nbytes 1048576", "gemm_counter 4096",
            re.compile(r"estimated cycles: [1-9][0-9]*"))
     if not os.path.exists(os.path.join(site, "_images", "matrix_multiply_timeline.svg")):
         failures.append("the matrix multiply's timeline picture is not on the site")
-    expect(t + "seed_matrix_multiply.html", "Successful blocked matrix multiply test!",
+    expect(t + "03_seed_matrix_multiply.html", "Successful blocked matrix multiply test!",
            re.compile(r"wgt_load_nbytes\s*:\s*1048576"), re.compile(r"gemm_counter\s*:\s*4096"))
-    expect(t + "seed_convolution.html", "Successful 2D convolution test!",
+    expect(t + "04_seed_convolution.html", "Successful 2D convolution test!",
            re.compile(r"gemm_counter\s*:\s*451584"), re.compile(r"wgt_load_nbytes\s*:\s*1179648"))
+    expect(t + "06_device_server.html", re.compile(r"serving tsim \(\S+\) on 127\.0\.0\.1:\d+"),
+           re.compile(r"verified against NumPy; \{.*'cycle_count': [1-9]"), "ValueError:", "the next call ran",
+           "the server exited with 0")
+    expect(t + "05_onnx_model.html", "VTA: GEMM", re.compile(r"accuracy on 200 test images: int8 on VTA [0-9.]+ %"))
     # the C++ reference: every public header, by the path a user includes
     source = command[command.index("--source") + 1]
     dirs = command[command.index("--headers") + 1:]

@@ -197,7 +197,7 @@ TEST(RemoteSession, RefusalsNameTheProblemAndTheSessionGoesOn) {
   auto w = remote.empty(f.args()[1].shape, runtime::DType::kInt8, "w");
   auto wrong = remote.empty({1, 16}, runtime::DType::kInt8, "wrong");
   e = thrown<std::invalid_argument>([&] { f(a, w, wrong); });
-  EXPECT_TRUE(contains(e, "tensor wrong is int8(1, 16); argument res is int8(")) << e;
+  EXPECT_TRUE(contains(e, "tensor wrong for argument res is int8(1, 16); the argument is int8(")) << e;
   e = thrown<std::invalid_argument>([&] { f.call({&a, &w}); });
   EXPECT_TRUE(contains(e, "2 tensors for 3 arguments")) << e;
   Remote other = local_session("fsim");

@@ -1,0 +1,101 @@
+"""
+Running on a device server
+==========================
+
+A VTA device is often not where the program is built: a board on the lab's network, a cycle-accurate
+simulator on a bigger machine. ``vta-device-server`` serves a backend (fsim, tsim) over TCP; a client
+uploads a built module, puts its arrays in the server's memory, calls it there and reads the results
+and statistics back. This tutorial starts a server in the background, as you would on the device's
+machine, and drives it from Python.
+"""
+
+# %%
+# Start a server
+# --------------
+# ``--port 0`` picks a free port and prints the address. On a machine of your own you would run
+# ``vta-device-server --target tsim --port 9091`` in a shell; the token file option adds a shared
+# secret, which a server listening beyond the loopback requires.
+import os
+import re
+import subprocess
+import tempfile
+import time
+
+import numpy as np
+
+import vta
+
+server_exe = os.path.join(os.environ.get("VTA_BUILD_DIR", "build"), "tools", "vta-device-server")
+server = subprocess.Popen([server_exe, "--target", "tsim", "--port", "0"], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+address = None
+deadline = time.monotonic() + 30
+while address is None and time.monotonic() < deadline:
+    line = server.stdout.readline()
+    print(line.rstrip())
+    m = re.search(r" on (127\.0\.0\.1):(\d+)$", line)
+    if m:
+        address = (m.group(1), int(m.group(2)))
+assert address, "the server printed no address"
+
+# %%
+# Build a module here
+# -------------------
+# The vector add of *Getting started*, saved as a module file: the file is what travels.
+env = vta.get_env()
+shape = (1, 16, env.BATCH, env.BLOCK_OUT)
+A = vta.placeholder(shape, name="A", dtype=env.acc_dtype)
+B = vta.placeholder(shape, name="B", dtype=env.acc_dtype)
+A_buf = vta.compute(shape, lambda *i: A(*i), "A_buf")
+B_buf = vta.compute(shape, lambda *i: B(*i), "B_buf")
+C_buf = vta.compute(shape, lambda *i: A_buf(*i) + B_buf(*i), "C_buf")
+C = vta.compute(shape, lambda *i: C_buf(*i).astype(env.inp_dtype), "C")
+s = vta.create_schedule(C)
+for t in (A_buf, B_buf, C_buf):
+    s[t].set_scope(env.acc_scope)
+s[A_buf].pragma(s[A_buf].op.axis[0], env.dma_copy)
+s[B_buf].pragma(s[B_buf].op.axis[0], env.dma_copy)
+s[C_buf].pragma(s[C_buf].op.axis[0], env.alu)
+s[C].pragma(s[C].op.axis[0], env.dma_copy)
+path = os.path.join(tempfile.mkdtemp(), "vector_add.vtam")
+vta.build(s, [A, B, C]).save(path)
+
+# %%
+# Run it on the server
+# --------------------
+# ``vta.connect`` opens a session; every wait in it is bounded by ``timeout`` seconds. The session's
+# arrays live in the server's memory until the session ends.
+remote = vta.connect(*address, timeout=30)
+print("connected to", remote.where, "serving", remote.target)
+remote.upload(path)
+f = remote.load_module("vector_add.vtam")
+print("arguments:", f.arg_names)
+rng = np.random.default_rng(2)
+a = rng.integers(-128, 128, size=shape, dtype=np.int32)
+b = rng.integers(-128, 128, size=shape, dtype=np.int32)
+a_dev, b_dev, c_dev = remote.array(a), remote.array(b), remote.empty(shape, "int8")
+remote.clear_stats()
+f(a_dev, b_dev, c_dev)
+assert (c_dev.numpy() == (a + b).astype(np.int8)).all()
+print("verified against NumPy;", remote.stats())
+
+# %%
+# Mistakes end the call, not the session
+# --------------------------------------
+# An array of the wrong shape is refused before anything is sent (``ValueError`` naming the argument);
+# a call the server cannot complete (a device error, a timeout) raises ``CallError``. Either way the
+# session goes on.
+try:
+    f(a_dev, b_dev, remote.empty((1, 8, env.BATCH, env.BLOCK_OUT), "int8"))
+except ValueError as e:
+    print("ValueError:", e)
+f(a_dev, b_dev, c_dev)
+print("the next call ran;", remote.round_trips, "round trips in this session")
+
+# %%
+# Stop the server
+# ---------------
+# SIGTERM ends it cleanly: it closes its sessions and frees their memory.
+del remote
+server.terminate()
+print("the server exited with", server.wait(timeout=30))
