@@ -60,6 +60,13 @@ def main():
            re.compile(r"verified against NumPy; \{.*'cycle_count': [1-9]"), "ValueError:", "the next call ran",
            "the server exited with 0")
     expect(t + "05_onnx_model.html", "VTA: GEMM", re.compile(r"accuracy on 200 test images: int8 on VTA [0-9.]+ %"))
+    expect(t + "07_resnet18.html", "verified: every VTA step equals the reference",
+           re.compile(r"[0-9,]{9} cycles on VTA; [0-9,]+ GEMM micro-ops"))
+    expect(t + "08_waveforms.html", "add.gtkw", re.compile(r"#\d+ ALU ADD alu_opcode=2"), "UnitAlu")
+    images = os.listdir(os.path.join(site, "_images"))
+    for tutorial in ("07_resnet18", "08_waveforms"):  # the chart, GTKWave's screen
+        if not any(i.startswith(f"sphx_glr_{tutorial}_001") for i in images):
+            failures.append(f"{tutorial}: no picture on the page")
     # the C++ reference: every public header, by the path a user includes
     source = command[command.index("--source") + 1]
     dirs = command[command.index("--headers") + 1:]
