@@ -321,8 +321,8 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("reduce_axis", [](const PyOperation& o) { return o.op->reduce_axis; });
 
   py::class_<PyTensor>(m, "Tensor",
-                      "A tensor of the DSL (vta.placeholder, vta.compute): read as `t(i, j)` or `t[i, j]` in "
-                      "another compute, scheduled as `s[t]`.")
+                       "A tensor of the DSL (vta.placeholder, vta.compute): read as `t(i, j)` or `t[i, j]` in "
+                       "another compute, scheduled as `s[t]`.")
       .def_property_readonly(
           "name", [](const PyTensor& x) { return x.t->name; }, "Its name (the module's argument names).")
       .def_property_readonly(
@@ -330,7 +330,10 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly(
           "dtype", [](const PyTensor& x) { return c::to_string(x.t->dtype); }, "Its element type.")
       .def_property_readonly(
-          "op", [](const PyTensor& x) { return PyOperation{x.t->op, x.t}; },
+          "op",
+          [](const PyTensor& x) {
+            return PyOperation{x.t->op, x.t};
+          },
           "The operation computing it: `.axis` and `.reduce_axis` are its loop axes.")
       .def("__call__", [](const PyTensor& x, const py::args& i) { return PyExpr{x.t(to_exprs(i))}; })
       .def("__getitem__", [](const PyTensor& x, const py::object& i) { return read(x.t, i); })
@@ -376,7 +379,10 @@ PYBIND11_MODULE(_core, m) {
                        "stage's loop, its data in a buffer, its work on the GEMM core, the ALU or DMA. Every "
                        "primitive raises ScheduleError naming the stage and the rule it breaks.")
       .def_property_readonly(
-          "op", [](const c::Stage& st) { return PyOperation{st.op(), nullptr}; },
+          "op",
+          [](const c::Stage& st) {
+            return PyOperation{st.op(), nullptr};
+          },
           "The stage's operation: `.axis` (its loops, as split and reordered) and `.reduce_axis`.")
       .def_property_readonly("name", &c::Stage::name, "The tensor's name.")
       .def("split", &c::Stage::split, "Splits `parent` into (outer, inner) with `factor` iterations inside.",
@@ -392,11 +398,11 @@ PYBIND11_MODULE(_core, m) {
            "Computes this tensor inside `parent`'s loop `axis`, the part that iteration needs.", py::arg("parent"),
            py::arg("axis"))
       .def("pragma", &c::Stage::pragma,
-           "Marks the loop at `axis` for a VTA unit: env.dma_copy (a DMA load or store) or env.alu.",
-           py::arg("axis"), py::arg("name"))
+           "Marks the loop at `axis` for a VTA unit: env.dma_copy (a DMA load or store) or env.alu.", py::arg("axis"),
+           py::arg("name"))
       .def("tensorize", &c::Stage::tensorize,
-           "Maps the loops from `axis` inward onto the GEMM core (env.gemm): one micro-op per block.",
-           py::arg("axis"), py::arg("intrinsic"))
+           "Maps the loops from `axis` inward onto the GEMM core (env.gemm): one micro-op per block.", py::arg("axis"),
+           py::arg("intrinsic"))
       .def("bind", &c::Stage::bind,
            "Binds `axis` to a virtual thread (\"cthread\"): its iterations' loads, GEMMs and stores overlap.",
            py::arg("axis"), py::arg("thread"));
@@ -447,8 +453,7 @@ PYBIND11_MODULE(_core, m) {
               throw py::value_error("copyfrom: the array's shape is not the device array's");
             copy_from_numpy(t, a);
           },
-          "Copies a NumPy array of the same shape in; ValueError for another shape or element type.",
-          py::arg("array"));
+          "Copies a NumPy array of the same shape in; ValueError for another shape or element type.", py::arg("array"));
 
   py::class_<c::Module>(m, "Module",
                         "A built program (vta.build): called with its arguments' arrays, f(a, w, out), it runs on "

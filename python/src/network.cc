@@ -123,25 +123,26 @@ void bind_onnx(py::module_& n) {
                           std::vector<int64_t>(c_order.shape(), c_order.shape() + c_order.ndim()));
           },
           "The graph's int32 output as floats.", py::arg("y"))
-      .def_property_readonly("layers",
-                             [](const net::QuantizedModel& q) {
-                               py::list out;
-                               for (const auto& l : q.layers) {
-                                 out.append(py::dict(py::arg("tensor") = l.tensor, py::arg("node") = l.op,
-                                                     py::arg("frac_bits") = l.params.frac_bits,
-                                                     py::arg("shift") = l.shift, py::arg("clipped") = l.clipped,
-                                                     py::arg("zero") = l.zero, py::arg("scale_from") = l.scale_from));
-                               }
-                               return out;
-                             },
-                             "Each quantized tensor: its node, scale (frac_bits), shift, clipped share and source.")
+      .def_property_readonly(
+          "layers",
+          [](const net::QuantizedModel& q) {
+            py::list out;
+            for (const auto& l : q.layers) {
+              out.append(py::dict(py::arg("tensor") = l.tensor, py::arg("node") = l.op,
+                                  py::arg("frac_bits") = l.params.frac_bits, py::arg("shift") = l.shift,
+                                  py::arg("clipped") = l.clipped, py::arg("zero") = l.zero,
+                                  py::arg("scale_from") = l.scale_from));
+            }
+            return out;
+          },
+          "Each quantized tensor: its node, scale (frac_bits), shift, clipped share and source.")
       .def_property_readonly(
           "placements",
           [](const net::QuantizedModel& q) {
-        py::list out;
-        for (const auto& p : q.placements) {
-          out.append(py::dict(py::arg("op") = p.op, py::arg("node") = p.onnx_node,
-                              py::arg("placement") = net::to_string(p.placement), py::arg("reason") = p.reason));
+            py::list out;
+            for (const auto& p : q.placements) {
+              out.append(py::dict(py::arg("op") = p.op, py::arg("node") = p.onnx_node,
+                                  py::arg("placement") = net::to_string(p.placement), py::arg("reason") = p.reason));
             }
             return out;
           },
@@ -220,7 +221,8 @@ void bind_network(py::module_& m, const py::object& base_error) {
                          "(docs/NETWORK.md); every builder method returns its output tensor's name.")
       .def(py::init<std::string>(), py::arg("name"))
       .def_property_readonly("name", &net::Graph::name, "The graph's name.")
-      .def("input", &net::Graph::input, "Declares the graph's int8 input `name` of `shape` (NCHW).", py::arg("name"), py::arg("shape"))
+      .def("input", &net::Graph::input, "Declares the graph's int8 input `name` of `shape` (NCHW).", py::arg("name"),
+           py::arg("shape"))
       .def(
           "constant",
           [](net::Graph& g, const std::string& name, const py::array& values) {
@@ -228,22 +230,55 @@ void bind_network(py::module_& m, const py::object& base_error) {
                               int8_values(values, "a weight"));
           },
           "An int8 constant (a weight) named `name` from a NumPy array.", py::arg("name"), py::arg("values"))
-      .def("conv2d", &net::Graph::conv2d, "An int8 convolution into int32 (OIHW weight; stride, pad, groups): a VTA GEMM when placed there. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("weight"), py::arg("stride") = 1,
-           py::arg("pad") = 0, py::arg("groups") = 1)
-      .def("dense", &net::Graph::dense, "A fully connected layer into int32 (weight [out, in]). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("weight"))
-      .def("shr", &net::Graph::shr, "An arithmetic shift right by `shift` (int32). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("shift"))
-      .def("add", &net::Graph::add, "The element-wise sum of two tensors of one shape (a residual). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("a"), py::arg("b"))
-      .def("relu", &net::Graph::relu, "max(x, 0). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"))
-      .def("clip", &net::Graph::clip, "x clipped to [lo, hi]. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("lo"), py::arg("hi"))
-      .def("leaky_relu", &net::Graph::leaky_relu, "x for x >= 0, else (x * multiplier) >> shift. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("multiplier"),
-           py::arg("shift"))
-      .def("cast", &net::Graph::cast, "int32 narrowed to int8 (after the shifts and clips that make it fit). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"))
-      .def("max_pool", &net::Graph::max_pool, "A max pool of `kernel` x `kernel` with `stride` and padding (on the host, or the ALU). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("kernel"), py::arg("stride"),
-           py::arg("pad") = 0, py::arg("pad_after") = 0)
-      .def("global_avg_pool", &net::Graph::global_avg_pool, "The mean over each channel's H x W. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"))
-      .def("bias_add", &net::Graph::bias_add, "x + bias (a per-channel int32 constant) >> shift. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("bias"), py::arg("shift") = 0)
-      .def("flatten", &net::Graph::flatten, "NCHW as N x (C*H*W). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"))
-      .def("requantize", &net::Graph::requantize, "int32 to int8: shift right, clip (at 0 too with relu), narrow. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"), py::arg("x"), py::arg("shift"), py::arg("relu"))
+      .def("conv2d", &net::Graph::conv2d,
+           "An int8 convolution into int32 (OIHW weight; stride, pad, groups): a VTA GEMM when placed there. Returns "
+           "the output tensor's name; GraphError names a bad operand.",
+           py::arg("name"), py::arg("x"), py::arg("weight"), py::arg("stride") = 1, py::arg("pad") = 0,
+           py::arg("groups") = 1)
+      .def("dense", &net::Graph::dense,
+           "A fully connected layer into int32 (weight [out, in]). Returns the output tensor's name; GraphError names "
+           "a bad operand.",
+           py::arg("name"), py::arg("x"), py::arg("weight"))
+      .def("shr", &net::Graph::shr,
+           "An arithmetic shift right by `shift` (int32). Returns the output tensor's name; GraphError names a bad "
+           "operand.",
+           py::arg("name"), py::arg("x"), py::arg("shift"))
+      .def("add", &net::Graph::add,
+           "The element-wise sum of two tensors of one shape (a residual). Returns the output tensor's name; "
+           "GraphError names a bad operand.",
+           py::arg("name"), py::arg("a"), py::arg("b"))
+      .def("relu", &net::Graph::relu, "max(x, 0). Returns the output tensor's name; GraphError names a bad operand.",
+           py::arg("name"), py::arg("x"))
+      .def("clip", &net::Graph::clip,
+           "x clipped to [lo, hi]. Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"),
+           py::arg("x"), py::arg("lo"), py::arg("hi"))
+      .def("leaky_relu", &net::Graph::leaky_relu,
+           "x for x >= 0, else (x * multiplier) >> shift. Returns the output tensor's name; GraphError names a bad "
+           "operand.",
+           py::arg("name"), py::arg("x"), py::arg("multiplier"), py::arg("shift"))
+      .def("cast", &net::Graph::cast,
+           "int32 narrowed to int8 (after the shifts and clips that make it fit). Returns the output tensor's name; "
+           "GraphError names a bad operand.",
+           py::arg("name"), py::arg("x"))
+      .def("max_pool", &net::Graph::max_pool,
+           "A max pool of `kernel` x `kernel` with `stride` and padding (on the host, or the ALU). Returns the output "
+           "tensor's name; GraphError names a bad operand.",
+           py::arg("name"), py::arg("x"), py::arg("kernel"), py::arg("stride"), py::arg("pad") = 0,
+           py::arg("pad_after") = 0)
+      .def("global_avg_pool", &net::Graph::global_avg_pool,
+           "The mean over each channel's H x W. Returns the output tensor's name; GraphError names a bad operand.",
+           py::arg("name"), py::arg("x"))
+      .def("bias_add", &net::Graph::bias_add,
+           "x + bias (a per-channel int32 constant) >> shift. Returns the output tensor's name; GraphError names a bad "
+           "operand.",
+           py::arg("name"), py::arg("x"), py::arg("bias"), py::arg("shift") = 0)
+      .def("flatten", &net::Graph::flatten,
+           "NCHW as N x (C*H*W). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"),
+           py::arg("x"))
+      .def("requantize", &net::Graph::requantize,
+           "int32 to int8: shift right, clip (at 0 too with relu), narrow. Returns the output tensor's name; "
+           "GraphError names a bad operand.",
+           py::arg("name"), py::arg("x"), py::arg("shift"), py::arg("relu"))
       .def("set_output", &net::Graph::set_output, "Makes tensor `name` the graph's output.", py::arg("name"))
       .def(
           "place",
@@ -256,7 +291,8 @@ void bind_network(py::module_& m, const py::object& base_error) {
             }
             throw net::GraphError("place: no operator named " + op);
           },
-          "Places operator `op` on 'vta' or the 'host'; GraphError names an unknown operator.", py::arg("op"), py::arg("where"))
+          "Places operator `op` on 'vta' or the 'host'; GraphError names an unknown operator.", py::arg("op"),
+          py::arg("where"))
       .def_property_readonly("input_name", &net::Graph::input_name, "The input tensor's name.")
       .def_property_readonly("output_name", &net::Graph::output_name, "The output tensor's name.")
       .def(
@@ -266,20 +302,23 @@ void bind_network(py::module_& m, const py::object& base_error) {
           "weight", [](const net::Graph& g, const std::string& w) { return shaped(g.weight(w), g.tensor(w).shape); },
           "The constant `w` as a NumPy array.", py::arg("w"))
       .def_property_readonly("weight_names", &net::Graph::weight_names, "Every constant's name.")
-      .def_property_readonly("ops",
-                             [](const net::Graph& g) {
-                               py::list ops;
-                               for (const auto& o : g.ops()) {
-                                 py::dict d;
-                                 d["name"] = o.name, d["kind"] = net::to_string(o.kind), d["output"] = o.output;
-                                 d["placement"] = net::to_string(o.placement);
-                                 ops.append(d);
-                               }
-                               return ops;
-                             },
-                             "Every operator: {'name', 'kind', 'output', 'placement'}, in order.")
-      .def("save_weights", &net::save_weights, "Writes every weight as `dir`/NAME.npy and `dir`/manifest.json.", py::arg("dir"))
-      .def("load_weights", &net::load_weights, "Reads the weights `save_weights` wrote; GraphError names a missing or mismatched one.", py::arg("dir"))
+      .def_property_readonly(
+          "ops",
+          [](const net::Graph& g) {
+            py::list ops;
+            for (const auto& o : g.ops()) {
+              py::dict d;
+              d["name"] = o.name, d["kind"] = net::to_string(o.kind), d["output"] = o.output;
+              d["placement"] = net::to_string(o.placement);
+              ops.append(d);
+            }
+            return ops;
+          },
+          "Every operator: {'name', 'kind', 'output', 'placement'}, in order.")
+      .def("save_weights", &net::save_weights, "Writes every weight as `dir`/NAME.npy and `dir`/manifest.json.",
+           py::arg("dir"))
+      .def("load_weights", &net::load_weights,
+           "Reads the weights `save_weights` wrote; GraphError names a missing or mismatched one.", py::arg("dir"))
       .def(
           "calibrate_shifts",
           [](net::Graph& g, const py::array& input, double max_clipped) {
@@ -331,13 +370,14 @@ void bind_network(py::module_& m, const py::object& base_error) {
              return std::make_unique<net::Executor>(g, build_config(), target);
            }),
            py::arg("graph"), py::arg("tsim_steps") = "", py::arg("detailed_target") = "tsim", py::keep_alive<1, 2>())
-      .def_property_readonly("steps",
-                             [](const net::Executor& e) {
-                               py::list steps;
-                               for (const auto& s : e.steps()) steps.append(step_dict(s));
-                               return steps;
-                             },
-                             "Each step, VTA or host: {'name', 'placement', 'description', 'estimated_cycles'}.")
+      .def_property_readonly(
+          "steps",
+          [](const net::Executor& e) {
+            py::list steps;
+            for (const auto& s : e.steps()) steps.append(step_dict(s));
+            return steps;
+          },
+          "Each step, VTA or host: {'name', 'placement', 'description', 'estimated_cycles'}.")
       .def(
           "run",
           [](net::Executor& e, const py::array& input, bool verify) {

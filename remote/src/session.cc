@@ -235,8 +235,7 @@ void RemoteModule::call(const std::vector<const RemoteTensor*>& tensors) const {
       const std::string given = t->name().empty() ? "the tensor given" : "tensor " + t->name();
       throw std::invalid_argument(what + ": " + given + " for argument " + a.name + " is " +
                                   (t->dtype() == runtime::DType::kInt8 ? "int8" : "int32") + shape_text(t->shape()) +
-                                  "; the argument is " + (a.dtype == 0 ? "int8" : "int32") +
-                                  shape_text(a.shape));
+                                  "; the argument is " + (a.dtype == 0 ? "int8" : "int32") + shape_text(a.shape));
     }
     c.args.push_back(t->phys());
   }
