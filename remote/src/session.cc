@@ -232,10 +232,13 @@ void RemoteModule::call(const std::vector<const RemoteTensor*>& tensors) const {
                                   " is not a live tensor of this remote session");
     }
     if (t->shape() != a.shape || wire_dtype(t->dtype()) != a.dtype) {
-      const std::string given = t->name().empty() ? "the tensor given" : "tensor " + t->name();
-      throw std::invalid_argument(what + ": " + given + " for argument " + a.name + " is " +
-                                  (t->dtype() == runtime::DType::kInt8 ? "int8" : "int32") + shape_text(t->shape()) +
-                                  "; the argument is " + (a.dtype == 0 ? "int8" : "int32") + shape_text(a.shape));
+      std::string m = what + ": ";
+      m += t->name().empty() ? "the tensor given" : "tensor " + t->name();
+      m += " for argument " + a.name + " is ";
+      m += t->dtype() == runtime::DType::kInt8 ? "int8" : "int32";
+      m += shape_text(t->shape()) + "; the argument is " + (a.dtype == 0 ? "int8" : "int32");
+      m += shape_text(a.shape);
+      throw std::invalid_argument(m);
     }
     c.args.push_back(t->phys());
   }
