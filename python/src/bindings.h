@@ -1,6 +1,6 @@
 #pragma once
 // The parts of the vta._core extension, each binding one layer of the C++ stack (python/src/core.cc
-// makes the module and binds the compiler, the runtime and the device-server sessions).
+// makes the module and binds the compiler and the runtime).
 
 #include <pybind11/pybind11.h>
 
@@ -86,5 +86,7 @@ pybind11::dict stats_dict(const Stats& s);
 void bind_network(pybind11::module_& m, const pybind11::object& base_error);
 /// Cost estimates and timelines of modules, captured runs and their replays.
 void bind_observability(pybind11::module_& m, const pybind11::object& base_error);
+/// Sessions on a device server: Remote, RemoteArray, RemoteModule, connect, local_session (remote.cc).
+void bind_remote(pybind11::module_& m);
 
 }  // namespace vta::python

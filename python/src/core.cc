@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "arrays.h"
 #include "bindings.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/env.h"
@@ -45,7 +46,15 @@ py::dict stats_dict(const Stats& s) {
 }
 
 }  // namespace vta::python
+using vta::python::call_arguments;
+using vta::python::copy_from_numpy;
+using vta::python::device_dtype;
+using vta::python::dtype_name;
+using vta::python::dtype_of;
+using vta::python::shape_of;
 using vta::python::stats_dict;
+using vta::python::to_numpy;
+using vta::python::type_name;
 
 namespace {
 
@@ -79,11 +88,6 @@ std::vector<c::Tensor> tensors(const std::vector<PyTensor>& ts) {
   out.reserve(ts.size());
   for (const auto& t : ts) out.push_back(t.t);
   return out;
-}
-
-c::DType dtype_of(const std::string& name) {
-  if (const auto t = c::dtype_from_string(name)) return *t;
-  throw py::value_error("unknown dtype '" + name + "' (int8, int32, bool)");
 }
 
 /// The value of an integer with __index__ when it fits in 64 bits; none when it does not.
@@ -135,67 +139,6 @@ PyExpr read(const c::Tensor& t, const py::handle& index) {
     idx.push_back(to_expr(index));
   }
   return {t(std::move(idx))};
-}
-
-/// The element type of a NumPy array a device holds (int8 or int32); TypeError for any other.
-vta::runtime::DType device_dtype(const py::array& a) {
-  if (a.dtype().is(py::dtype::of<int8_t>())) return vta::runtime::DType::kInt8;
-  if (a.dtype().is(py::dtype::of<int32_t>())) return vta::runtime::DType::kInt32;
-  throw py::type_error("a device array holds int8 or int32 elements, not " + std::string(py::str(a.dtype())));
-}
-
-const char* dtype_name(vta::runtime::DType t) { return t == vta::runtime::DType::kInt8 ? "int8" : "int32"; }
-
-/// Copies a NumPy array (any layout: read in C order) into a device tensor or a remote tensor; the tensor
-/// checks the element type and count.
-template <class DeviceArray>
-void copy_from_numpy(DeviceArray& t, const py::array& a) {
-  if (device_dtype(a) == vta::runtime::DType::kInt8) {
-    auto c_order = py::array_t<int8_t, py::array::c_style | py::array::forcecast>::ensure(a);
-    t.copy_from(std::span<const int8_t>(c_order.data(), size_t(c_order.size())));
-  } else {
-    auto c_order = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(a);
-    t.copy_from(std::span<const int32_t>(c_order.data(), size_t(c_order.size())));
-  }
-}
-
-/// A device tensor's or a remote tensor's elements as a new NumPy array of its shape.
-template <class DeviceArray>
-py::array to_numpy(const DeviceArray& t) {
-  std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
-  if (t.dtype() == vta::runtime::DType::kInt8) {
-    py::array_t<int8_t> out(shape);
-    t.copy_to(std::span<int8_t>(out.mutable_data(), size_t(out.size())));
-    return out;
-  }
-  py::array_t<int32_t> out(shape);
-  t.copy_to(std::span<int32_t>(out.mutable_data(), size_t(out.size())));
-  return out;
-}
-
-std::vector<int64_t> shape_of(const py::array& a) { return {a.shape(), a.shape() + a.ndim()}; }
-
-/// The name of a Python object's type, for messages ("numpy.ndarray", "int").
-std::string type_name(const py::handle& h) {
-  const py::object t = py::type::of(h);
-  const std::string module = py::str(t.attr("__module__"));
-  const std::string name = py::str(t.attr("__qualname__"));
-  return module == "builtins" ? name : module + "." + name;
-}
-
-/// The call's arguments as `T`s; TypeError naming the argument and what it should have been.
-template <class T>
-std::vector<const T*> call_arguments(const py::args& arrays, const char* expected) {
-  std::vector<const T*> out;
-  out.reserve(arrays.size());
-  for (size_t i = 0; i < arrays.size(); ++i) {
-    if (!py::isinstance<T>(arrays[i])) {
-      throw py::type_error("argument " + std::to_string(i + 1) + " of the call: expected " + expected + ", not " +
-                           type_name(arrays[i]));
-    }
-    out.push_back(arrays[i].cast<const T*>());
-  }
-  return out;
 }
 
 std::vector<const vta::runtime::DeviceTensor*> device_tensors(const py::args& arrays) {
@@ -507,98 +450,7 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("schedule"), py::arg("args"), py::arg("env"), py::arg("target") = "");
 
-  // ---- device-server sessions (vta/rpc/session.h): modules uploaded as files, tensors in the server's
-  // memory; every wait bounded by the connection's timeouts
-  py::class_<vta::rpc::RemoteTensor>(m, "RemoteArray",
-                                     "An array in a device server's memory (Remote.array, Remote.empty): what a "
-                                     "RemoteModule is called with. RemoteError when the session has ended.")
-      .def_property_readonly(
-          "shape", [](const vta::rpc::RemoteTensor& t) { return py::tuple(py::cast(t.shape())); }, "Its shape.")
-      .def_property_readonly(
-          "dtype", [](const vta::rpc::RemoteTensor& t) { return dtype_name(t.dtype()); }, "int8 or int32.")
-      .def_property_readonly("name", &vta::rpc::RemoteTensor::name, "The name it was given (for messages).")
-      .def("copyfrom", &copy_from_numpy<vta::rpc::RemoteTensor>,
-           "Copies a NumPy array of the same shape to the server; ValueError for another shape or type.",
-           py::arg("array"))
-      .def("numpy", &to_numpy<vta::rpc::RemoteTensor>, "A NumPy copy of its elements, read from the server.");
-  py::class_<vta::rpc::RemoteModule>(m, "RemoteModule",
-                                     "A module loaded on a device server (Remote.load_module): called with "
-                                     "RemoteArrays, it runs there; a failed call is a CallError and the session "
-                                     "goes on.")
-      .def_property_readonly("name", &vta::rpc::RemoteModule::name, "The uploaded file's name.")
-      .def_property_readonly(
-          "arg_names",
-          [](const vta::rpc::RemoteModule& f) {
-            std::vector<std::string> names;
-            for (const auto& a : f.args()) names.push_back(a.name);
-            return names;
-          },
-          "Its arguments' names, in call order.")
-      .def("__call__", [](const vta::rpc::RemoteModule& f, const py::args& arrays) {
-        const auto tensors = call_arguments<vta::rpc::RemoteTensor>(
-            arrays, "a remote array (remote.array(...), on the module's device server)");
-        py::gil_scoped_release unlocked;
-        f.call(tensors);
-      });
-  py::class_<vta::rpc::Remote>(m, "Remote",
-                               "A session on a device server (vta.connect, vta.local_session): modules uploaded "
-                               "and loaded there, arrays in its memory, its device's statistics. Every wait is "
-                               "bounded by the session's timeout; errors are RemoteError.")
-      .def("upload", py::overload_cast<const std::string&>(&vta::rpc::Remote::upload),
-           "Sends the module file at `path` to the server, under its file name.", py::arg("path"))
-      .def(
-          "upload_bytes",
-          [](vta::rpc::Remote& r, const std::string& name, const py::bytes& data) {
-            const std::string bytes = data;
-            r.upload(name, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
-          },
-          "Sends a module file's bytes to the server under `name`.", py::arg("name"), py::arg("data"))
-      .def("load_module", &vta::rpc::Remote::load_module,
-           "The uploaded module `name`, loaded on the server; RemoteError names a missing or broken one.",
-           py::arg("name"))
-      .def(
-          "empty",
-          [](vta::rpc::Remote& r, const std::vector<int64_t>& shape, const std::string& dtype,
-             const std::string& name) {
-            const c::DType t = dtype_of(dtype);
-            if (t == c::DType::kBool) throw py::type_error("a remote array holds int8 or int32 elements");
-            return r.empty(shape, t == c::DType::kInt8 ? vta::runtime::DType::kInt8 : vta::runtime::DType::kInt32,
-                           name);
-          },
-          "A zeroed array of `shape` and `dtype` (int8, int32) in the server's memory.", py::arg("shape"),
-          py::arg("dtype"), py::arg("name") = "")
-      .def(
-          "array",
-          [](vta::rpc::Remote& r, const py::array& a, const std::string& name) {
-            vta::rpc::RemoteTensor t = r.empty(shape_of(a), device_dtype(a), name);
-            copy_from_numpy(t, a);
-            return t;
-          },
-          "A copy of the NumPy array in the server's memory.", py::arg("array"), py::arg("name") = "")
-      .def(
-          "stats", [](vta::rpc::Remote& r) { return stats_dict(r.stats()); },
-          "The server device's seven statistics and cycle count (None on the fsim), as vta.stats().")
-      .def("clear_stats", &vta::rpc::Remote::clear_stats, "Sets the server device's statistics to zero.")
-      .def("flush", &vta::rpc::Remote::flush, "Waits until every request sent so far has been answered.")
-      .def_property_readonly("target", &vta::rpc::Remote::target, "The server's backend (fsim, tsim).")
-      .def_property_readonly("where", &vta::rpc::Remote::where, "HOST:PORT of the server, or 'local'.")
-      .def_property_readonly("round_trips", &vta::rpc::Remote::round_trips,
-                             "Requests that waited for an answer so far (the cost of a session).");
-  m.def(
-      "connect",
-      [](const std::string& host, uint16_t port, const std::string& token, double timeout_s) {
-        vta::rpc::ConnectionOptions o;
-        o.token = token;
-        if (!std::isfinite(timeout_s) || timeout_s <= 0 || timeout_s > 86400) {
-          throw py::value_error("timeout = " + std::to_string(timeout_s) +
-                                " s is out of range (above 0, at most a day)");
-        }
-        o.timeout = std::chrono::milliseconds(std::max<int64_t>(1, int64_t(timeout_s * 1000)));
-        py::gil_scoped_release unlocked;
-        return vta::rpc::connect(host, port, o);
-      },
-      py::arg("host"), py::arg("port"), py::arg("token") = "", py::arg("timeout") = 30.0);
-  m.def("local_session", &vta::rpc::local_session, py::arg("target") = "");
+  vta::python::bind_remote(m);  // device-server sessions (remote.cc)
 
   // ---- the runtime's device of the calling thread
   m.def("runtime_stats", [] { return stats_dict(vta::runtime::runtime_stats()); });
