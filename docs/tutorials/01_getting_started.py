@@ -25,28 +25,26 @@ print(env)
 # -----------------------
 # VTA's tensors are tiled: an accumulator vector holds ``BATCH x BLOCK_OUT`` values, so a vector of
 # 256 values is 16 tiles of 16. ``A_buf`` and ``B_buf`` are the copies in the accumulator buffer,
-# ``C_buf`` their sum there, ``C`` the result narrowed to the input type and stored.
-m = 16
-shape = (1, m, env.BATCH, env.BLOCK_OUT)
-A = vta.placeholder(shape, name="A", dtype=env.acc_dtype)
-B = vta.placeholder(shape, name="B", dtype=env.acc_dtype)
-A_buf = vta.compute(shape, lambda *i: A(*i), "A_buf")
-B_buf = vta.compute(shape, lambda *i: B(*i), "B_buf")
-C_buf = vta.compute(shape, lambda *i: A_buf(*i) + B_buf(*i), "C_buf")
-C = vta.compute(shape, lambda *i: C_buf(*i).astype(env.inp_dtype), "C")
+# ``C_buf`` their sum there, ``C`` the result narrowed to the input type and stored. (The
+# declaration and the schedule are functions of ``vector_add.py`` beside this tutorial, which the
+# later tutorials call to build the same module.)
+#
+# .. literalinclude:: ../../tutorials/vector_add.py
+#    :pyobject: declare
+import vector_add
+
+A, B, A_buf, B_buf, C_buf, C = vector_add.declare(env)
+shape = A.shape
 
 # %%
 # Schedule it onto VTA
 # --------------------
 # Each intermediate tensor goes to a buffer (``set_scope``); copies between DRAM and a buffer become
 # DMA instructions (``dma_copy``), the add becomes ALU micro-ops (``alu``).
-s = vta.create_schedule(C)
-for t in (A_buf, B_buf, C_buf):
-    s[t].set_scope(env.acc_scope)
-s[A_buf].pragma(s[A_buf].op.axis[0], env.dma_copy)
-s[B_buf].pragma(s[B_buf].op.axis[0], env.dma_copy)
-s[C_buf].pragma(s[C_buf].op.axis[0], env.alu)
-s[C].pragma(s[C].op.axis[0], env.dma_copy)
+#
+# .. literalinclude:: ../../tutorials/vector_add.py
+#    :pyobject: schedule
+s = vector_add.schedule(env, A_buf, B_buf, C_buf, C)
 
 # %%
 # The program the compiler makes: two loads into the accumulator buffer, one ALU loop of 16 micro-op

@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 import vta
+import vector_add
 
 server_exe = os.path.join(os.environ.get("VTA_BUILD_DIR", "build"), "tools", "vta-device-server")
 server = subprocess.Popen([server_exe, "--target", "tsim", "--port", "0"], stdout=subprocess.PIPE,
@@ -43,22 +44,9 @@ assert address, "the server printed no address"
 # -------------------
 # The vector add of *Getting started*, saved as a module file: the file is what travels.
 env = vta.get_env()
-shape = (1, 16, env.BATCH, env.BLOCK_OUT)
-A = vta.placeholder(shape, name="A", dtype=env.acc_dtype)
-B = vta.placeholder(shape, name="B", dtype=env.acc_dtype)
-A_buf = vta.compute(shape, lambda *i: A(*i), "A_buf")
-B_buf = vta.compute(shape, lambda *i: B(*i), "B_buf")
-C_buf = vta.compute(shape, lambda *i: A_buf(*i) + B_buf(*i), "C_buf")
-C = vta.compute(shape, lambda *i: C_buf(*i).astype(env.inp_dtype), "C")
-s = vta.create_schedule(C)
-for t in (A_buf, B_buf, C_buf):
-    s[t].set_scope(env.acc_scope)
-s[A_buf].pragma(s[A_buf].op.axis[0], env.dma_copy)
-s[B_buf].pragma(s[B_buf].op.axis[0], env.dma_copy)
-s[C_buf].pragma(s[C_buf].op.axis[0], env.alu)
-s[C].pragma(s[C].op.axis[0], env.dma_copy)
+module, shape = vector_add.build(env)  # (vector_add.py: the module of Getting started)
 path = os.path.join(tempfile.mkdtemp(), "vector_add.vtam")
-vta.build(s, [A, B, C]).save(path)
+module.save(path)
 
 # %%
 # Run it on the server

@@ -24,25 +24,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import vta
+import vector_add
 
 work = tempfile.mkdtemp()
 env = vta.get_env()
-shape = (1, 16, env.BATCH, env.BLOCK_OUT)
-A = vta.placeholder(shape, name="A", dtype=env.acc_dtype)
-B = vta.placeholder(shape, name="B", dtype=env.acc_dtype)
-A_buf = vta.compute(shape, lambda *i: A(*i), "A_buf")
-B_buf = vta.compute(shape, lambda *i: B(*i), "B_buf")
-C_buf = vta.compute(shape, lambda *i: A_buf(*i) + B_buf(*i), "C_buf")
-C = vta.compute(shape, lambda *i: C_buf(*i).astype(env.inp_dtype), "C")
-s = vta.create_schedule(C)
-for t in (A_buf, B_buf, C_buf):
-    s[t].set_scope(env.acc_scope)
-s[A_buf].pragma(s[A_buf].op.axis[0], env.dma_copy)
-s[B_buf].pragma(s[B_buf].op.axis[0], env.dma_copy)
-s[C_buf].pragma(s[C_buf].op.axis[0], env.alu)
-s[C].pragma(s[C].op.axis[0], env.dma_copy)
+built, shape = vector_add.build(env)  # (vector_add.py: the module of Getting started)
 module = os.path.join(work, "add.vtam")
-vta.build(s, [A, B, C]).save(module)
+built.save(module)
 
 # (the session's device is made on the server's thread when the session opens: VTA_WAVE stays set until
 # the session has ended)
