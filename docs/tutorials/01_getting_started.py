@@ -23,6 +23,8 @@ print(env)
 # %%
 # Declare the computation
 # -----------------------
+# (To run this script yourself, put :download:`vector_add.py <../../tutorials/vector_add.py>` beside it.)
+#
 # VTA's tensors are tiled: an accumulator vector holds ``BATCH x BLOCK_OUT`` values, so a vector of
 # 256 values is 16 tiles of 16. ``A_buf`` and ``B_buf`` are the copies in the accumulator buffer,
 # ``C_buf`` their sum there, ``C`` the result narrowed to the input type and stored. (The

@@ -42,6 +42,8 @@ assert address, "the server printed no address"
 # %%
 # Build a module here
 # -------------------
+# (To run this script yourself, put :download:`vector_add.py <../../tutorials/vector_add.py>` beside it.)
+#
 # The vector add of *Getting started*, saved as a module file: the file is what travels.
 env = vta.get_env()
 module, shape = vector_add.build(env)  # (vector_add.py: the module of Getting started)

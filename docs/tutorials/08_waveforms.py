@@ -13,6 +13,8 @@ this page was built.
 # %%
 # Record a waveform
 # -----------------
+# (To run this script yourself, put :download:`vector_add.py <../../tutorials/vector_add.py>` beside it.)
+#
 # ``VTA_WAVE`` is read when a tsim device is made: here, the session's. (From a shell:
 # ``VTA_WAVE=add.fst ./build/tools/vta run add.vtam --target tsim``; ``VTA_WAVE_START`` and
 # ``VTA_WAVE_STOP`` limit the dump to a window of cycles, for long runs.)
