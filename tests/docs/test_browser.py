@@ -15,10 +15,15 @@ import sys
 import tempfile
 
 
+# headless, as root (no sandbox), without a GPU, /dev/shm (small in containers) or any network of its own
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update"]
+
+
 def browse(chromium, url, profile, extra=()):
     """The DOM after the page's scripts ran (5 s of virtual time: no wall-clock wait)."""
-    r = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                        f"--user-data-dir={profile}", "--virtual-time-budget=5000", *extra, "--dump-dom", url],
+    r = subprocess.run([chromium, *FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=5000", *extra,
+                        "--dump-dom", url],
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         sys.exit(f"chromium failed on {url} (exit {r.returncode}): {r.stderr[-2000:]}")
@@ -51,7 +56,7 @@ def main():
             if shots:
                 os.makedirs(shots, exist_ok=True)
                 name = re.sub(r"[^A-Za-z0-9]+", "_", page.split("?")[0])[:-5] + ".png"
-                subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+                subprocess.run([chromium, *FLAGS, f"--user-data-dir={profile}",
                                 "--hide-scrollbars", "--window-size=1280,1000", "--virtual-time-budget=3000",
                                 f"--screenshot={os.path.join(shots, name)}", "file://" + os.path.join(site, page)],
                                capture_output=True, timeout=120, check=True)
