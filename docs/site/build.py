@@ -218,7 +218,10 @@ def main():
     step("Sphinx: every page, every tutorial run (warnings are errors)")
     env = dict(os.environ, VTA_DOXYGEN_XML=xml, VTA_SOURCE_DIR=a.source, PYTHONDONTWRITEBYTECODE="1")
     html = os.path.join(a.out, "html")
-    subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+    # -E: every page read again, whatever an earlier build saved (copytree keeps the files' times, so an
+    # incremental build would skip unchanged pages and never repeat their warnings: a fresh clone would
+    # fail where this tree passed)
+    subprocess.run([sys.executable, "-m", "sphinx", "-E", "-W", "--keep-going", "-q", "-b", "html",
                     "-d", os.path.join(a.out, "doctrees"), src, html], env=env, check=True)
     step("checking every internal link and anchor")
     problems = check_links.check(html)
