@@ -15,6 +15,7 @@ machine, and drives it from Python.
 # ``--port 0`` picks a free port and prints the address. On a machine of your own you would run
 # ``vta-device-server --target tsim --port 9091`` in a shell; the token file option adds a shared
 # secret, which a server listening beyond the loopback requires.
+import atexit
 import os
 import re
 import subprocess
@@ -29,6 +30,7 @@ import vector_add
 server_exe = os.path.join(os.environ.get("VTA_BUILD_DIR", "build"), "tools", "vta-device-server")
 server = subprocess.Popen([server_exe, "--target", "tsim", "--port", "0"], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
+atexit.register(server.kill)  # (should anything below fail, the server does not outlive this process)
 address = None
 deadline = time.monotonic() + 30
 while address is None and time.monotonic() < deadline:
