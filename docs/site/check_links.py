@@ -41,7 +41,7 @@ def check(root):
         for name in sorted(files):
             if not name.endswith(".html"):
                 continue
-            page = os.path.join(d, name)
+            page = os.path.normpath(os.path.join(d, name))  # (the key a link to it is parsed under too)
             for link in _parse(page, cache).links:
                 u = urlsplit(link)
                 if u.scheme or u.netloc or link.startswith("//"):

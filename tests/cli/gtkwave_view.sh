@@ -17,7 +17,7 @@ keep=${2:-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "gtkwave_view.sh: $*" >&2; exit 1; }
-for tool in xvfb-run xauth gtkwave xwd xwdtopnm pnmtopng ppmhist timeout; do  # (scripts/gtkwave_view.sh's, and ppmhist)
+for tool in xwdtopnm ppmhist timeout; do  # (what this test runs itself; scripts/gtkwave_view.sh checks its own)
   command -v "$tool" >/dev/null || fail "$tool is missing: run scripts/setup.sh (Debian packages xvfb, xauth, gtkwave, x11-apps, netpbm)"
 done
 

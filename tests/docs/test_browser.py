@@ -7,12 +7,13 @@ also saves what the browser drew, for a person to look at.
 
     test_browser.py HTML_DIR CHROMIUM [--screenshots DIR]
 """
-import html
 import os
 import re
 import subprocess
 import sys
 import tempfile
+
+from test_site import visible_text
 
 
 # headless, as root (no sandbox), without a GPU, /dev/shm (small in containers) or any network of its own
@@ -20,15 +21,14 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage
          "--disable-background-networking", "--disable-component-update"]
 
 
-def browse(chromium, url, profile, extra=()):
-    """The DOM after the page's scripts ran (5 s of virtual time: no wall-clock wait)."""
-    r = subprocess.run([chromium, *FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=5000", *extra,
+def browse(chromium, url, profile):
+    """The text of the DOM after the page's scripts ran (5 s of virtual time: no wall-clock wait)."""
+    r = subprocess.run([chromium, *FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=5000",
                         "--dump-dom", url],
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         sys.exit(f"chromium failed on {url} (exit {r.returncode}): {r.stderr[-2000:]}")
-    raw = re.sub(r"<(script|style)\b.*?</\1>", " ", r.stdout, flags=re.S)
-    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", raw)))
+    return visible_text(r.stdout)
 
 
 def main():

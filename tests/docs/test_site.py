@@ -15,12 +15,17 @@ import sys
 import time
 
 
-def text(path):
-    """The visible text of an HTML page, tags dropped and entities decoded, whitespace collapsed."""
-    with open(path, encoding="utf-8") as f:
-        raw = f.read()
+def visible_text(raw):
+    """The visible text of an HTML document, scripts and tags dropped, entities decoded, whitespace
+    collapsed (test_browser.py reads chromium's DOM with it too)."""
     raw = re.sub(r"<(script|style)\b.*?</\1>", " ", raw, flags=re.S)
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", raw)))
+
+
+def text(path):
+    """The visible text of the HTML page at `path`."""
+    with open(path, encoding="utf-8") as f:
+        return visible_text(f.read())
 
 
 def main():

@@ -26,6 +26,7 @@ struct TimelineOptions {
 };
 
 // Each stage's energy from a run's statistics (the counters are the same on every backend).
+static_assert(kStages == Timeline::kLanes, "the energy's stages are the timeline's lanes");
 std::array<double, Timeline::kLanes> stage_energy(const Stats& stats, const Config& config) {
   std::array<double, Timeline::kLanes> pj{};
   const auto stages = estimate_energy_by_stage(stats, config, EnergyTable::from_environment());
