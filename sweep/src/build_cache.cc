@@ -1,10 +1,11 @@
-// The build tree of a task's configuration (docs/SWEEP.md "configurations"): one per configuration
-// and source tree under the cache, built once under a lock, its vta-sweep running the task.
+// The build tree of a task's configuration (docs/SWEEP.md "configurations"): one per configuration,
+// beside this build tree or in a shared cache, built once under a lock, its vta-sweep running the task.
 
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "internal.h"
@@ -13,7 +14,7 @@ namespace vta::sweep {
 namespace {
 
 // The trees of clones that are gone (their CMakeCache.txt names a source directory that no longer
-// exists) are removed: nothing can use them, and each is about 100 MB.
+// exists) are removed from a shared cache: nothing can use them, and each is about 100 MB.
 void remove_orphaned_trees(const fs::path& cache) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(cache, ec)) {
@@ -21,33 +22,55 @@ void remove_orphaned_trees(const fs::path& cache) {
     const std::string key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
     for (std::string line; std::getline(in, line);) {
       if (!line.starts_with(key)) continue;
-      if (!fs::exists(line.substr(key.size()), ec)) {
-        fs::remove_all(entry.path(), ec);
-        fs::remove(entry.path().string() + ".build.log", ec);
-        fs::remove(entry.path().string() + ".lock", ec);
-      }
+      if (!fs::exists(line.substr(key.size()), ec)) fs::remove_all(entry.path(), ec);
       break;
     }
   }
 }
 
-// This configuration's build tree under `cache`, brought up to date with this source tree (made by the
-// first task that needs it; the others wait on the lock, then find nothing to do); its vta-sweep.
-// The tree is this source tree's own, <hash>-<source>: a tree configured from another clone would
-// build that clone's sources (or fail once the clone is gone). A coverage tree (VTA_TSIM_COVERAGE) is
-// a tree of its own, <hash>-<source>-coverage.
-fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache, bool coverage) {
-  fs::create_directories(cache);
-  remove_orphaned_trees(cache);
+// Whether this program is the vta-sweep of the build tree it was built in (not an installed copy).
+bool runs_from_build_tree() {
+  std::error_code ec;
+  const fs::path tree(VTA_BINARY_DIR);
+  return fs::exists(tree / "CMakeCache.txt", ec) && fs::equivalent(self_path(), tree / "tools" / "vta-sweep", ec);
+}
+
+// Where the tree of configuration `hash` goes. With no cache named, beside this build tree:
+// <build>-sweep-<hash>, at the build tree's own depth, so the compiler cache (which rewrites paths under the
+// source tree relative to each compile's directory) serves every object that does not read the
+// configuration: about 20 s of CPU for a tree instead of 5 minutes. A named cache (or an installed
+// vta-sweep, whose trees go to ~/.cache/vta/sweep-trees) is shared by clones: <cache>/<hash>-<source>, the
+// source tree's hash telling the trees of two clones apart (a tree configured from another clone would
+// build that clone's sources, or fail once the clone is gone).
+fs::path tree_path(const fs::path& cache, const std::string& hash, bool coverage) {
+  const std::string suffix = coverage ? "-coverage" : "";
+  if (cache.empty() && runs_from_build_tree()) {
+    const fs::path build(VTA_BINARY_DIR);
+    return build.parent_path() / (build.filename().string() + "-sweep-" + hash + suffix);
+  }
+  fs::path shared = cache;
+  if (shared.empty()) {
+    const char* home = std::getenv("HOME");
+    shared = fs::path(home != nullptr ? home : "/tmp") / ".cache" / "vta" / "sweep-trees";
+  }
+  fs::create_directories(shared);
+  remove_orphaned_trees(shared);
   static const std::string source = hash_of(VTA_SOURCE_DIR).substr(0, 8);
-  const std::string name = hash + "-" + source + (coverage ? "-coverage" : "");
-  const fs::path tree = cache / name;
-  fs::path program = tree / "tools" / "vta-sweep";
-  const int lock = ::open((cache / (name + ".lock")).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  return shared / (hash + "-" + source + suffix);
+}
+
+// This configuration's build tree brought up to date with this source tree (made by the first task that
+// needs it; the others wait on the tree's lock, then find nothing to do); its vta-sweep. A coverage tree
+// (VTA_TSIM_COVERAGE) is a tree of its own.
+fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache, bool coverage) {
+  const fs::path tree = tree_path(cache, hash, coverage);
+  fs::create_directories(tree);
+  const fs::path program = tree / "tools" / "vta-sweep";
+  const int lock = ::open((tree / "vta-sweep.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (lock < 0) throw SweepError("cannot open the lock of " + tree.string());
   ::flock(lock, LOCK_EX);  // (released when the process ends, too)
   try {
-    const fs::path log = tree.string() + ".build.log";
+    const fs::path log = tree / "vta-sweep-build.log";
     bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
                     "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
                     "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF",

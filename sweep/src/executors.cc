@@ -43,8 +43,9 @@ void run_local(const fs::path& dir, int workers, int task_seconds, const fs::pat
       for (size_t i = next++; i < tasks.size(); i = next++) {
         const fs::path log = dir / "results" / (std::to_string(i) + ".log");
         try {
-          bp::child c(self.string(), "task", dir.string(), std::to_string(i), "--cache", cache.string(),
-                      bp::std_out > log.string(), bp::std_err > log.string());
+          std::vector<std::string> args{"task", dir.string(), std::to_string(i)};
+          if (!cache.empty()) args.insert(args.end(), {"--cache", cache.string()});
+          bp::child c(self.string(), bp::args(args), bp::std_out > log.string(), bp::std_err > log.string());
           if (!wait_bounded(c, std::chrono::seconds(task_seconds))) {
             std::ofstream(log, std::ios::app) << "vta-sweep: stopped after " << task_seconds << " s\n";
           }
@@ -64,8 +65,8 @@ void run_slurm(const fs::path& dir, const std::vector<std::string>& sbatch_args,
   {
     std::ofstream out(script, std::ios::trunc);
     out << "#!/bin/sh\n# one task of the sweep per array index (written by vta-sweep)\nexec '" << self_path().string()
-        << "' task '" << fs::absolute(dir).string() << "' \"$SLURM_ARRAY_TASK_ID\" --cache '"
-        << fs::absolute(cache).string() << "'\n";
+        << "' task '" << fs::absolute(dir).string() << "' \"$SLURM_ARRAY_TASK_ID\""
+        << (cache.empty() ? std::string() : " --cache '" + fs::absolute(cache).string() + "'") << "\n";
   }
   fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
   fs::create_directories(dir / "logs");

@@ -71,8 +71,11 @@ def main():
     expect(t + "07_resnet18.html", "verified: every VTA step equals the reference",
            re.compile(r"[0-9,]{9} cycles on VTA; [0-9,]+ GEMM micro-ops"))
     expect(t + "08_waveforms.html", "add.gtkw", re.compile(r"#\d+ ALU ADD alu_opcode=2"), "UnitAlu")
+    expect(t + "09_sweep.html", "8 of 8 tasks verified", re.compile(r"resnet18 64\s+[0-9,]{7}"),
+           re.compile(r"[0-9a-f]{16} -> \S+-sweep-[0-9a-f]{16}"), re.compile(r"[0-9a-f]{16} -> this build"),
+           re.compile(r"resnet18 64: a 256-bit bus takes 0\.[0-9]+x the cycles"), "verified: True")
     images = os.listdir(os.path.join(site, "_images"))
-    for tutorial in ("07_resnet18", "08_waveforms"):  # the chart, GTKWave's screen
+    for tutorial in ("07_resnet18", "08_waveforms", "09_sweep"):  # the chart, GTKWave's screen, the Pareto chart
         if not any(i.startswith(f"sphx_glr_{tutorial}_001") for i in images):
             failures.append(f"{tutorial}: no picture on the page")
     # the C++ reference: every public header, by the path a user includes

@@ -15,10 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A shared cache of other configurations' build trees named by the environment; none: the trees go beside
+// this build tree (docs/SWEEP.md)
 fs::path default_cache() {
   if (const char* c = std::getenv("VTA_SWEEP_CACHE"); c != nullptr && *c != '\0') return c;
-  const char* home = std::getenv("HOME");
-  return fs::path(home != nullptr ? home : "/tmp") / ".cache" / "vta" / "sweep-trees";
+  return {};
 }
 
 int report(const vta::sweep::Summary& s, const fs::path& dir) {
@@ -50,7 +51,9 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(1, 365 * 86400));
   run_cmd->add_option("--task-timeout", task_seconds, "local: seconds per task (default 2 hours)")
       ->check(CLI::Range(1, 30 * 86400));
-  run_cmd->add_option("--cache", cache, "build trees of other configurations (default $VTA_SWEEP_CACHE or ~/.cache)");
+  run_cmd->add_option("--cache", cache,
+                      "a shared cache of other configurations' build trees (default $VTA_SWEEP_CACHE; "
+                      "without either, beside this build tree)");
   CLI::App* expand_cmd = app.add_subcommand("expand", "expand SPEC into DIR and list the tasks, running nothing");
   expand_cmd->add_option("spec", spec, "the sweep's spec")->required()->check(CLI::ExistingFile);
   expand_cmd->add_option("--out", dir, "the sweep directory")->required();

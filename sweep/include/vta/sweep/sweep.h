@@ -5,7 +5,7 @@
 /// directory; each task runs in a process of its own (on this machine, or as one index of a Slurm job
 /// array) and writes one JSON result; merging joins the results into one table (JSON, CSV, Markdown)
 /// and a JUnit file. A task whose configuration is not this build's runs the vta-sweep of a build tree
-/// made for that configuration (cached by the configuration's hash, built once under a lock).
+/// made for that configuration (named by the configuration's hash, built once under a lock).
 
 #include <cstdint>
 #include <filesystem>
@@ -45,7 +45,9 @@ std::vector<Task> read_tasks(const std::filesystem::path& dir);
 /// results/<index>.json; the verdict as an exit status (0 verified, 1 not).
 int run_task_here(const std::filesystem::path& dir, int index);
 /// Runs task `index`: here when its configuration is this build's, else through the vta-sweep of the
-/// build tree of its configuration under `cache` (built first when missing).
+/// build tree of its configuration (built first when missing): beside this build tree,
+/// <build>-sweep-<hash>, when `cache` is empty (an installed vta-sweep: ~/.cache/vta/sweep-trees), else
+/// <cache>/<hash>-<source> (a cache shared by clones).
 int run_task(const std::filesystem::path& dir, int index, const std::filesystem::path& cache);
 
 /// Runs every task on this machine, `workers` at a time, each bounded by `task_seconds`.
