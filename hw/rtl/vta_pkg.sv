@@ -206,7 +206,8 @@ package vta_pkg;
   // of packed struct arrays wrongly and has no $bits of a type: the widths are stated here, and
   // vta_vme checks them against the structs at elaboration.)
   localparam int unsigned NumReadClients = 5;
-  localparam int unsigned MemRdReqWidth = 1 + MemAddrWidth + 32 + 1;  // $bits(mem_rd_req_t)
+  localparam int unsigned MemCmdWidth = MemAddrWidth + 32;            // $bits(mem_cmd_t)
+  localparam int unsigned MemRdReqWidth = 1 + MemCmdWidth + 1;         // $bits(mem_rd_req_t)
   localparam int unsigned MemRdRspWidth = 2 + BusWidth;               // $bits(mem_rd_rsp_t)
   localparam int unsigned MemRdReqSlot = (MemRdReqWidth + 31) / 32 * 32;
   localparam int unsigned MemRdRspSlot = (MemRdRspWidth + 31) / 32 * 32;

@@ -1,16 +1,17 @@
 // The memory engine: an AXI4 master serving the core's memory clients (docs/HARDWARE.md).
 //
 // Reads: five clients (0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc) send {byte address, byte count}; the
-// lowest-numbered valid client is served first. Commands become INCR bursts (vta_vme_burst) with the
-// client as ARID, up to MaxReads bursts outstanding; returning beats go to the client named by RID
+// lowest-numbered valid client is served first. A command taken waits in a two-entry register slice,
+// then becomes INCR bursts (vta_vme_burst) with the client as ARID, up to MaxReads bursts outstanding; returning beats go to the client named by RID
 // (AXI keeps one ID's data in order) through a two-entry register slice.
-// Writes: one client (store). Each command becomes AW bursts; the client's beats pass to W with
+// Writes: one client (store). Each command passes a register slice too, then becomes AW bursts; the client's beats pass to W with
 // WLAST set per burst (a beat leaves only after its burst's AW); ack_o pulses when the B response
 // of a command's last burst arrives. Up to MaxWrites bursts outstanding.
 // Errors (sticky until reset): a non-OKAY RRESP/BRESP, a command past the address space, a client
 // wlast that disagrees with the command's length, a response with an unknown ID.
 // quiesce_i: no new command is taken (the clients hold theirs); the bursts already taken complete, so
 // busy_o falls and the engine can be reset without cutting an AXI transaction short (CTRL_RESET).
+// (A command in a command slice was taken: it is split and completed too.)
 `include "vta_assert.svh"
 
 module vta_vme
@@ -50,7 +51,7 @@ module vta_vme
 
   // ---- reads ----------------------------------------------------------------------------------
   logic [ClientW-1:0] grant;
-  logic               rd_cmd_valid, rd_cmd_ready, rd_range_err;
+  logic               rd_cmd_valid, rd_cmd_taken, rd_cmd_ready, rd_range_err;
   logic               ar_valid, ar_ready, ar_fire, r_fire, r_bad_id;
   logic [AxiAddrWidth-1:0] ar_addr, aw_addr;
   logic [7:0]         ar_len, aw_len;
@@ -74,9 +75,24 @@ module vta_vme
   assign granted      = rd_req_i[grant*MemRdReqSlot +: MemRdReqWidth];
   assign rd_cmd_valid = granted.cmd_valid && !quiesce_i;
 
+  // The command slice: a client's command is taken into registers ({client, command}), and the
+  // splitter works from them. Without it, a command's acceptance and its first burst's arithmetic
+  // were one path from a client's own logic (fetch's credits) through the arbiter into the splitter,
+  // and the AR slice's ready ran back to every client: the design's slowest paths (docs/SYNTHESIS.md).
+  // A command costs one cycle more before its first burst; the clients' ready comes from a register.
+  logic                             rc_wready, rc_valid;
+  logic [ClientW+MemCmdWidth-1:0]   rc_data;
+  logic [ClientW-1:0]               rc_client;
+  mem_cmd_t                         rc_cmd;
+  assign rd_cmd_taken = rd_cmd_valid && rc_wready;
+  vta_fifo #(.Width(ClientW + MemCmdWidth), .Depth(2)) u_rd_cmd_slice (
+    .clk_i, .rst_ni, .wvalid_i(rd_cmd_taken), .wready_o(rc_wready), .wdata_i({grant, granted.cmd}),
+    .rvalid_o(rc_valid), .rready_i(rd_cmd_ready), .rdata_o(rc_data), .count_o());
+  assign {rc_client, rc_cmd} = rc_data;
+
   vta_vme_burst #(.AddrWidth(AxiAddrWidth), .TagWidth(ClientW)) u_read_split (
-    .clk_i, .rst_ni, .cmd_valid_i(rd_cmd_valid), .cmd_ready_o(rd_cmd_ready), .cmd_addr_i(granted.cmd.addr),
-    .cmd_bytes_i(granted.cmd.bytes), .cmd_tag_i(grant), .burst_valid_o(ar_valid), .burst_ready_i(ar_ready),
+    .clk_i, .rst_ni, .cmd_valid_i(rc_valid), .cmd_ready_o(rd_cmd_ready), .cmd_addr_i(rc_cmd.addr),
+    .cmd_bytes_i(rc_cmd.bytes), .cmd_tag_i(rc_client), .burst_valid_o(ar_valid), .burst_ready_i(ar_ready),
     .burst_addr_o(ar_addr), .burst_len_o(ar_len), .burst_last_o(), .burst_tag_o(ar_tag),
     .range_error_o(rd_range_err));
 
@@ -115,7 +131,7 @@ module vta_vme
     logic cmd_ready, data_valid;
     assign client_cmd_valid[i]  = rd_req_i[i*MemRdReqSlot + MemRdReqCmdValidBit];
     assign client_data_ready[i] = rd_req_i[i*MemRdReqSlot + MemRdReqDataReadyBit];
-    assign cmd_ready            = grant == ClientW'(i) && rd_cmd_ready && !quiesce_i;
+    assign cmd_ready            = grant == ClientW'(i) && rc_wready && !quiesce_i;
     assign data_valid           = !r_bad_id && rs.id == AxiIdWidth'(i) && rs_valid;
     assign rd_rsp_o[i*MemRdRspSlot +: MemRdRspWidth] = {cmd_ready, data_valid, rs.data};
     if (MemRdRspSlot > MemRdRspWidth) begin : gen_rsp_gap
@@ -132,8 +148,9 @@ module vta_vme
 `endif
   end
 `ifndef SYNTHESIS
-  if ($bits(mem_rd_req_t) != MemRdReqWidth || $bits(mem_rd_rsp_t) != MemRdRspWidth) begin : gen_width_check
-    $error("vta_pkg: MemRdReqWidth / MemRdRspWidth disagree with the structs");
+  if ($bits(mem_rd_req_t) != MemRdReqWidth || $bits(mem_rd_rsp_t) != MemRdRspWidth ||
+      $bits(mem_cmd_t) != MemCmdWidth) begin : gen_width_check
+    $error("vta_pkg: MemCmdWidth / MemRdReqWidth / MemRdRspWidth disagree with the structs");
   end
   localparam mem_rd_req_t CmdValidOnly = '{cmd_valid: 1'b1, cmd: '0, data_ready: 1'b0};
   localparam mem_rd_req_t DataReadyOnly = '{cmd_valid: 1'b0, cmd: '0, data_ready: 1'b1};
@@ -157,11 +174,16 @@ module vta_vme
   logic [7:0]           wbeat_d, wbeat_q;
   logic                 w_burst_end, wlast_mismatch;
 
-  logic wr_cmd_ready;
-  assign wr_rsp_o.cmd_ready = wr_cmd_ready && !quiesce_i;
+  // the write command's slice (as the reads': the store's ready from a register)
+  logic     wr_cmd_ready, wc_wready, wc_valid;
+  mem_cmd_t wc_cmd;
+  assign wr_rsp_o.cmd_ready = wc_wready && !quiesce_i;
+  vta_fifo #(.Width(MemCmdWidth), .Depth(2)) u_wr_cmd_slice (
+    .clk_i, .rst_ni, .wvalid_i(wr_req_i.cmd_valid && wr_rsp_o.cmd_ready), .wready_o(wc_wready),
+    .wdata_i(wr_req_i.cmd), .rvalid_o(wc_valid), .rready_i(wr_cmd_ready), .rdata_o(wc_cmd), .count_o());
   vta_vme_burst #(.AddrWidth(AxiAddrWidth), .TagWidth(1)) u_write_split (
-    .clk_i, .rst_ni, .cmd_valid_i(wr_req_i.cmd_valid && !quiesce_i), .cmd_ready_o(wr_cmd_ready), .cmd_addr_i(wr_req_i.cmd.addr),
-    .cmd_bytes_i(wr_req_i.cmd.bytes), .cmd_tag_i(1'b0), .burst_valid_o(aw_valid), .burst_ready_i(aw_ready),
+    .clk_i, .rst_ni, .cmd_valid_i(wc_valid), .cmd_ready_o(wr_cmd_ready), .cmd_addr_i(wc_cmd.addr),
+    .cmd_bytes_i(wc_cmd.bytes), .cmd_tag_i(1'b0), .burst_valid_o(aw_valid), .burst_ready_i(aw_ready),
     .burst_addr_o(aw_addr), .burst_len_o(aw_len), .burst_last_o(aw_last), .burst_tag_o(),
     .range_error_o(wr_range_err));
 
@@ -213,7 +235,8 @@ module vta_vme
   assign ack_d          = b_fire && bq_rvalid && bq_last;
   assign wr_rsp_o.ack       = ack_q;
   assign writes_d       = writes_q + WriteCntW'(aw_fire) - WriteCntW'(b_fire && bq_rvalid);
-  assign busy_o         = ar_valid || aw_valid || reads_q != '0 || writes_q != '0 || ws_valid || ack_q;
+  assign busy_o         = rc_valid || wc_valid || ar_valid || aw_valid || reads_q != '0 || writes_q != '0 ||
+                          ws_valid || ack_q;
 
   // ---- errors ---------------------------------------------------------------------------------
   // Computed in the clocked block: they depend on the AXI inputs, and next-state logic that does is
@@ -239,7 +262,7 @@ module vta_vme
       writes_q <= writes_d;
       wbeat_q  <= wbeat_d;
       if (err_q == '0) begin  // frozen from the first error on
-        client_q <= (r_fire && rs.resp != 2'b00) ? 4'(rs.id) : rd_range_err ? 4'(grant) : WriteClient;
+        client_q <= (r_fire && rs.resp != 2'b00) ? 4'(rs.id) : rd_range_err ? 4'(rc_client) : WriteClient;
       end
       err_q <= err_q | {
         wlast_mismatch || (axi_rsp_i.b_valid && (!bq_rvalid || axi_rsp_i.b.id != '0)) || (r_fire && r_bad_id),
