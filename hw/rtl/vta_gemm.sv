@@ -1,13 +1,18 @@
 // GEMM datapath: runs one GEMM instruction's micro-op loop at one micro-op per cycle.
 //
 //   S0  vta_uop_loop step: read the uop SRAM
-//   S1  uop word arrives: form the three indices, check them against the buffer depths, read inp,
-//       wgt and acc
-//   S2  data arrives: BATCH x BLOCK_OUT dot products of BLOCK_IN int8 products, added to the
-//       accumulator (or zero for a reset micro-op), with the accumulator forwarded from the two
-//       micro-ops ahead when they wrote the same tile (read-after-write without stalls)
-//   S3  write acc (int32 lanes) and out (their low 8 bits)
+//   S1  uop word arrives: form the three indices, check them against the buffer depths, read inp
+//       and wgt
+//   S2  data arrives: the int8 products, two per DSP48E1, registered
+//   S3  their sums: BATCH x BLOCK_OUT dot products of BLOCK_IN products, registered; read acc
+//   S4  the dot products added to the accumulator (or zero for a reset micro-op), with the
+//       accumulator forwarded from the two micro-ops ahead when they wrote the same tile
+//       (read-after-write without stalls)
+//   S5  write acc (int32 lanes) and out (their low 8 bits)
 //
+// The products, their sums and the accumulation are stages of their own (session 32): in one stage,
+// block RAM to DSP to adder tree to accumulator add was the design's slowest path
+// (docs/SYNTHESIS.md). It costs a GEMM instruction two cycles, not a micro-op's throughput.
 // The SRAMs live outside (vta_compute); their reads have one cycle of latency and read the old word
 // when written in the same cycle, which the forwarding accounts for. An index past its buffer stops
 // the instruction with error_o (the compute module turns it into the error status).
@@ -75,12 +80,13 @@ module vta_gemm
   );
 
   // ---- pipeline registers ------------------------------------------------------------------
-  logic            s1_valid_d, s1_valid_q, s2_valid_d, s2_valid_q, s3_valid_d, s3_valid_q;
+  logic            s1_valid_d, s1_valid_q, s2_valid_d, s2_valid_q, s3_valid_d, s3_valid_q, s4_valid_d, s4_valid_q;
+  logic            s5_valid_d, s5_valid_q, s6_valid_d, s6_valid_q;
   logic [OffW-1:0] s1_dst_off_d, s1_dst_off_q, s1_src_off_d, s1_src_off_q, s1_wgt_off_d, s1_wgt_off_q;
   logic            reset_d, reset_q;          // the instruction's reset flag
-  acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
-  acc_t            s3_data_d, s3_data_q, s4_data_d, s4_data_q;
-  logic            s4_valid_d, s4_valid_q;
+  acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q, s5_addr_d, s5_addr_q;
+  acc_addr_t       s6_addr_d, s6_addr_q;
+  acc_t            s5_data_d, s5_data_q, s6_data_d, s6_data_q;
   logic            error_d, error_q;
 
   // ---- S1: indices, checks and SRAM reads ----------------------------------------------------
@@ -98,16 +104,17 @@ module vta_gemm
     kill      = error_q || bad_index;
     inp_re    = s1_valid_q && !kill && !reset_q;
     wgt_re    = s1_valid_q && !kill && !reset_q;
-    acc_re    = s1_valid_q && !kill && !reset_q;
     inp_raddr = x_idx[LogInpBuffDepth-1:0];
     wgt_raddr = w_idx[LogWgtBuffDepth-1:0];
-    acc_raddr = a_idx[LogAccBuffDepth-1:0];
   end
+  // the accumulator is read in S3, so that it arrives with the dot products
+  assign acc_re    = s3_valid_q && !reset_q;
+  assign acc_raddr = s3_addr_q;
 
-  // ---- S2: multiply-accumulate with forwarding ---------------------------------------------
-  acc_t acc_old, acc_new;
-  logic [OutMatrixWidth-1:0] out_new;
-  // The dot products. The hardware's text is the loop nest below (the elements' signed products, two
+  // ---- S2: the products; S3: their sums, the dot products ------------------------------------
+  localparam int unsigned DotsWidth = Batch * BlockOut * 32;
+  logic [DotsWidth-1:0] dots, dots_q;  // lane b * BlockOut + o: row b of inp times row o of wgt
+  // The dot products. The hardware's text is the loop nests below (the elements' signed products, two
   // per multiplier, summed in 32 bits), which synthesis, the hardware tests (HwGemmSynthesisText, the compute
   // harness) and a tsim configured with VTA_TSIM_GEMM_DPI=OFF read. The tsim by default defines
   // VTA_GEMM_DPI and has the simulator compute the same function, vectorized, in
@@ -115,22 +122,33 @@ module vta_gemm
   // simulated cycle on the convolution, the call about 350 (docs/PERFORMANCE.md).
   // HwGemm runs the DPI text against the fsim, HwGemmDot the C++ against a plain reference.
 `ifdef VTA_GEMM_DPI
-  localparam int unsigned DotsWidth = Batch * BlockOut * 32;
   import "DPI-C" function void vta_gemm_dot(input int batch, input int block_in, input int block_out,
                                             input int inp_width, input int wgt_width,
                                             input bit [InpMatrixWidth-1:0] inp,
                                             input bit [WgtMatrixWidth-1:0] wgt,
                                             output bit [DotsWidth-1:0] dots);
-  logic [DotsWidth-1:0] dots;  // lane b * BlockOut + o: row b of inp times row o of wgt
+  // made in S2 (none in an empty S2 or for a reset micro-op, which spares a simulator them) and held
+  // through S3's register, so that an instruction takes the hardware text's cycles
+  logic [DotsWidth-1:0] dpi_dots, dpi_dots_q;
+  always_comb begin
+    dpi_dots = '0;
+    if (s2_valid_q && !reset_q) begin
+      vta_gemm_dot(Batch, BlockIn, BlockOut, InpWidth, WgtWidth, inp_rdata_i, wgt_rdata_i, dpi_dots);
+    end
+  end
+  always_ff @(posedge clk_i) dpi_dots_q <= dpi_dots;
+  assign dots = dpi_dots_q;
 `else
   // Two int8 products per multiplier, sharing the input element: x * (w1 * 2^16 + w0), a 25 x 8-bit
   // product one DSP48E1 computes (the packing Xilinx documents for int8 on DSP slices), the low 16 bits
   // holding x * w0 and the high bits x * w1. Two such products and the constant 32512 are summed in
-  // the DSPs' cascade (P = A * B + PCIN): the two low products' sum lies in [-32512, 32768], so with
-  // 32512 added it fills the low 16 bits without borrowing from the high ones, which hold the two high
-  // products' sum exactly. The fabric adds the BLOCK_IN / 2 partial sums of each lane. An odd last
-  // element has its multiplier alone, its high half corrected by the low half's sign; an odd last lane
-  // has plain products.
+  // the DSPs' cascade (P = A * B + PCIN), registered at the cascade's end (S2 -> S3: the DSP48E1's own
+  // output register): the two low products' sum lies in [-32512, 32768], so with 32512 added it fills
+  // the low 16 bits without borrowing from the high ones, which hold the two high products' sum
+  // exactly. In S3 the fabric adds the BLOCK_IN / 2 partial sums of each pair of lanes.
+  if (BlockIn % 2 != 0 || BlockOut % 2 != 0) begin : gen_block_check
+    $error("vta_gemm: BLOCK_IN and BLOCK_OUT must be even (the products are packed two per multiplier)");
+  end
   // w1 * 2^16 + w0 for element c of weight rows o (w0) and o + 1 (w1): {w1 - sign(w0), w0 sign-extended
   // to 16 bits} (a macro: Yosys 0.23 infers a latch for a function called under a condition)
 `define VTA_WEIGHT_PAIR(o, c) \
@@ -139,74 +157,71 @@ module vta_gemm
      {(16 - WgtWidth){wgt_rdata_i[(o) * BlockIn * WgtWidth + (c) * WgtWidth + WgtWidth - 1]}}, \
      wgt_rdata_i[(o) * BlockIn * WgtWidth + (c) * WgtWidth +: WgtWidth]}
   localparam logic signed [33:0] LowBias = 34'sd32512;
-  logic signed [31:0] sum, sum_hi;      // the dot products of lanes o and o + 1
-  logic signed [24:0] wpair0, wpair1;   // w1 * 2^16 + w0 of two input elements
-  logic signed [33:0] two;              // their products and the bias, summed
-  logic signed [31:0] one;              // an odd last element's product
-`endif
-
+  localparam int unsigned Pairs = Batch * (BlockOut / 2) * (BlockIn / 2);
+  // pair ((b * BlockOut / 2) + o / 2) * BlockIn / 2 + c / 2: elements c, c + 1 of input row b times
+  // weight rows o, o + 1, and the bias
+  logic [Pairs*34-1:0] two, two_q;
+  logic signed [24:0]  wpair0, wpair1;   // w1 * 2^16 + w0 of two input elements
   always_comb begin
-    // The newest write of the same tile wins (vta_pkg::forward_source).
-    unique case (forward_source(s2_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q))
-      FromS3:  acc_old = s3_data_q;
-      FromS4:  acc_old = s4_data_q;
-      default: acc_old = acc_rdata_i;
-    endcase
-    // A reset micro-op writes zeros; so does an empty S2, whose result nothing reads (which spares
-    // a simulator the products in idle cycles).
-    acc_new = '0;
-`ifdef VTA_GEMM_DPI
-    dots    = '0;
-    if (s2_valid_q && !reset_q) begin
-      vta_gemm_dot(Batch, BlockIn, BlockOut, InpWidth, WgtWidth, inp_rdata_i, wgt_rdata_i, dots);
-      for (int l = 0; l < Batch * BlockOut; l++) begin
-        acc_new[l * AccWidth +: AccWidth] = acc_old[l * AccWidth +: AccWidth] + AccWidth'(dots[l * 32 +: 32]);
-      end
-    end
-`else
-    sum     = '0;
-    sum_hi  = '0;
-    wpair0  = '0;
-    wpair1  = '0;
-    two     = '0;
-    one     = '0;
+    two    = '0;
+    wpair0 = '0;
+    wpair1 = '0;
     if (s2_valid_q && !reset_q) begin
       for (int b = 0; b < Batch; b++) begin
-        for (int o = 0; o + 1 < BlockOut; o += 2) begin
-          sum    = '0;
-          sum_hi = '0;
-          for (int c = 0; c + 1 < BlockIn; c += 2) begin
+        for (int o = 0; o < BlockOut; o += 2) begin
+          for (int c = 0; c < BlockIn; c += 2) begin
             wpair0 = `VTA_WEIGHT_PAIR(o, c);
             wpair1 = `VTA_WEIGHT_PAIR(o, c + 1);
-            two    = 34'(wpair0 * signed'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth])) + LowBias +
-                     34'(wpair1 * signed'(inp_rdata_i[(b * BlockIn + c + 1) * InpWidth +: InpWidth]));
-            sum    += 32'(two[15:0]);
-            sum_hi += 32'(signed'(two[33:16]));
+            two[((b * (BlockOut / 2) + o / 2) * (BlockIn / 2) + c / 2) * 34 +: 34] =
+                34'(wpair0 * signed'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth])) + LowBias +
+                34'(wpair1 * signed'(inp_rdata_i[(b * BlockIn + c + 1) * InpWidth +: InpWidth]));
           end
-          sum = sum - 32'(BlockIn / 2) * 32'(LowBias);
-          if (BlockIn % 2 == 1) begin
-            wpair0 = `VTA_WEIGHT_PAIR(o, BlockIn - 1);
-            one    = 32'(wpair0 * signed'(inp_rdata_i[(b * BlockIn + BlockIn - 1) * InpWidth +: InpWidth]));
-            sum    += 32'(signed'(one[15:0]));
-            sum_hi += 32'(signed'(one[31:16])) + 32'(one[15]);
-          end
-          acc_new[(b * BlockOut + o) * AccWidth +: AccWidth] = acc_old[(b * BlockOut + o) * AccWidth +: AccWidth] + sum;
-          acc_new[(b * BlockOut + o + 1) * AccWidth +: AccWidth] =
-              acc_old[(b * BlockOut + o + 1) * AccWidth +: AccWidth] + sum_hi;
-        end
-        if (BlockOut % 2 == 1) begin
-          sum = '0;
-          for (int c = 0; c < BlockIn; c++) begin
-            sum += 32'(signed'(inp_rdata_i[(b * BlockIn + c) * InpWidth +: InpWidth])) *
-                   32'(signed'(wgt_rdata_i[((BlockOut - 1) * BlockIn + c) * WgtWidth +: WgtWidth]));
-          end
-          acc_new[(b * BlockOut + BlockOut - 1) * AccWidth +: AccWidth] =
-              acc_old[(b * BlockOut + BlockOut - 1) * AccWidth +: AccWidth] + sum;
         end
       end
     end
+  end
 `undef VTA_WEIGHT_PAIR
+  always_ff @(posedge clk_i) two_q <= two;
+  logic signed [31:0] sum, sum_hi;  // the dot products of lanes o and o + 1
+  logic        [33:0] t;
+  always_comb begin
+    dots   = '0;
+    sum    = '0;
+    sum_hi = '0;
+    t      = '0;
+    for (int b = 0; b < Batch; b++) begin
+      for (int o = 0; o < BlockOut; o += 2) begin
+        sum    = '0;
+        sum_hi = '0;
+        for (int c = 0; c < BlockIn; c += 2) begin
+          t       = two_q[((b * (BlockOut / 2) + o / 2) * (BlockIn / 2) + c / 2) * 34 +: 34];
+          sum    += 32'(t[15:0]);
+          sum_hi += 32'(signed'(t[33:16]));
+        end
+        dots[(b * BlockOut + o) * 32 +: 32]     = sum - 32'(BlockIn / 2) * 32'(LowBias);
+        dots[(b * BlockOut + o + 1) * 32 +: 32] = sum_hi;
+      end
+    end
+  end
 `endif
+
+  // ---- S4: accumulate with forwarding --------------------------------------------------------
+  acc_t acc_old, acc_new;
+  logic [OutMatrixWidth-1:0] out_new;
+  always_comb begin
+    // The newest write of the same tile wins (vta_pkg::forward_source: its "S3" is the stage after
+    // this one, here S5, its "S4" the one after, S6).
+    unique case (forward_source(s4_addr_q, s5_valid_q, s5_addr_q, s6_valid_q, s6_addr_q))
+      FromS3:  acc_old = s5_data_q;
+      FromS4:  acc_old = s6_data_q;
+      default: acc_old = acc_rdata_i;
+    endcase
+    acc_new = '0;  // a reset micro-op writes zeros
+    if (s4_valid_q && !reset_q) begin
+      for (int l = 0; l < Batch * BlockOut; l++) begin
+        acc_new[l * AccWidth +: AccWidth] = acc_old[l * AccWidth +: AccWidth] + AccWidth'(dots_q[l * 32 +: 32]);
+      end
+    end
     for (int l = 0; l < Batch * BlockOut; l++) begin
       out_new[l * OutWidth +: OutWidth] = acc_new[l * AccWidth +: OutWidth];
     end
@@ -223,28 +238,32 @@ module vta_gemm
     s2_addr_d    = a_idx[LogAccBuffDepth-1:0];
     s3_valid_d   = s2_valid_q;
     s3_addr_d    = s2_addr_q;
-    s3_data_d    = acc_new;
     s4_valid_d   = s3_valid_q;
     s4_addr_d    = s3_addr_q;
-    s4_data_d    = s3_data_q;
+    s5_valid_d   = s4_valid_q;
+    s5_addr_d    = s4_addr_q;
+    s5_data_d    = acc_new;
+    s6_valid_d   = s5_valid_q;
+    s6_addr_d    = s5_addr_q;
+    s6_data_d    = s5_data_q;
     reset_d      = (start_i && !busy_o) ? insn_i.reset : reset_q;
     error_d      = (start_i && !busy_o) ? 1'b0 : (error_q || bad_index);
   end
 
-  // S3: write back.
-  assign uop_done_o  = s3_valid_q && !reset_q;
+  // S5: write back.
+  assign uop_done_o  = s5_valid_q && !reset_q;
 
   logic [OutMatrixWidth-1:0] out_d, out_q;
   assign out_d       = out_new;
-  assign acc_wr_o.we   = s3_valid_q;
-  assign acc_wr_o.addr = s3_addr_q;
-  assign acc_wr_o.data = s3_data_q;
-  assign out_wr_o.we   = s3_valid_q;
-  assign out_wr_o.addr = s3_addr_q;
+  assign acc_wr_o.we   = s5_valid_q;
+  assign acc_wr_o.addr = s5_addr_q;
+  assign acc_wr_o.data = s5_data_q;
+  assign out_wr_o.we   = s5_valid_q;
+  assign out_wr_o.addr = s5_addr_q;
   assign out_wr_o.data = out_q;
 
   // Busy until the loop is done (or killed) and the pipeline has drained.
-  assign busy_o  = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q;
+  assign busy_o  = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q || s4_valid_q || s5_valid_q;
   assign error_o = error_q;
 
   logic unused_last;
@@ -256,14 +275,19 @@ module vta_gemm
       s2_valid_q   <= 1'b0;
       s3_valid_q   <= 1'b0;
       s4_valid_q   <= 1'b0;
+      s5_valid_q   <= 1'b0;
+      s6_valid_q   <= 1'b0;
       s1_dst_off_q <= '0;
       s1_src_off_q <= '0;
       s1_wgt_off_q <= '0;
       s2_addr_q    <= '0;
       s3_addr_q    <= '0;
       s4_addr_q    <= '0;
-      s3_data_q    <= '0;
-      s4_data_q    <= '0;
+      s5_addr_q    <= '0;
+      s6_addr_q    <= '0;
+      s5_data_q    <= '0;
+      s6_data_q    <= '0;
+      dots_q       <= '0;
       out_q        <= '0;
       reset_q      <= 1'b0;
       error_q      <= 1'b0;
@@ -272,14 +296,19 @@ module vta_gemm
       s2_valid_q   <= s2_valid_d;
       s3_valid_q   <= s3_valid_d;
       s4_valid_q   <= s4_valid_d;
+      s5_valid_q   <= s5_valid_d;
+      s6_valid_q   <= s6_valid_d;
       s1_dst_off_q <= s1_dst_off_d;
       s1_src_off_q <= s1_src_off_d;
       s1_wgt_off_q <= s1_wgt_off_d;
       s2_addr_q    <= s2_addr_d;
       s3_addr_q    <= s3_addr_d;
       s4_addr_q    <= s4_addr_d;
-      s3_data_q    <= s3_data_d;
-      s4_data_q    <= s4_data_d;
+      s5_addr_q    <= s5_addr_d;
+      s6_addr_q    <= s6_addr_d;
+      s5_data_q    <= s5_data_d;
+      s6_data_q    <= s6_data_d;
+      dots_q       <= dots;
       out_q        <= out_d;
       reset_q      <= reset_d;
       error_q      <= error_d;
