@@ -65,7 +65,7 @@ fs::path tree_path(const fs::path& cache, const std::string& hash, bool coverage
 fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& cache, bool coverage) {
   const fs::path tree = tree_path(cache, hash, coverage);
   fs::create_directories(tree);
-  const fs::path program = tree / "tools" / "vta-sweep";
+  fs::path program = tree / "tools" / "vta-sweep";
   const int lock = ::open((tree / "vta-sweep.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (lock < 0) throw SweepError("cannot open the lock of " + tree.string());
   ::flock(lock, LOCK_EX);  // (released when the process ends, too)
