@@ -25,7 +25,8 @@ import time
 
 import matplotlib.pyplot as plt
 
-sweep_exe = os.path.join(os.environ.get("VTA_BUILD_DIR", "build"), "tools", "vta-sweep")
+build = os.path.abspath(os.environ.get("VTA_BUILD_DIR", "build"))
+sweep_exe = os.path.join(build, "tools", "vta-sweep")
 work = tempfile.mkdtemp()
 spec = {
     "name": "bus width x weight buffer",
@@ -59,7 +60,6 @@ run = subprocess.run([sweep_exe, "run", os.path.join(work, "spec.json"), "--out"
 print(run.stdout + run.stderr)
 assert run.returncode == 0, "a task was not verified"
 print(f"{time.monotonic() - started:.0f} s, the trees' builds included")
-build = os.path.abspath(os.environ.get("VTA_BUILD_DIR", "build"))
 with open(os.path.join(out, "tasks.json")) as f:
     hashes = sorted({t["config_hash"] for t in json.load(f)["tasks"]})
 for h in hashes:
@@ -76,20 +76,22 @@ with open(os.path.join(out, "results.json")) as f:
     rows = json.load(f)
 print(f"{'configuration':36} {'workload':16} {'cycles':>9} {'energy uJ':>10} {'SRAM KiB':>9}")
 for r in rows:
-    print(f"{r['config'].replace('this build ', ''):36} {r['label']:16} {r['stats']['cycle_count']:>9,} {r['energy']['total_pj'] / 1e6:>10.1f} "
-          f"{r['resources']['total_sram_bytes'] // 1024:>9}")
+    print(f"{r['config'].replace('this build ', ''):36} {r['label']:16} {r['stats']['cycle_count']:>9,} "
+          f"{r['energy']['total_pj'] / 1e6:>10.1f} {r['resources']['total_sram_bytes'] // 1024:>9}")
 
 # %%
 # What the numbers say: on both workloads the bus width decides, and the larger weight buffer buys
 # little for its extra SRAM.
-cycles = {(r["config"], r["label"]): r["stats"]["cycle_count"] for r in rows}
+def cycles(label, setting):
+    """The workload's cycles summed over the configurations with this setting."""
+    return sum(r["stats"]["cycle_count"] for r in rows if r["label"] == label and setting in r["config"])
+
+
 for label in ("tutorial matmul", "resnet18 64"):
-    narrow = [c for (cfg, lab), c in cycles.items() if lab == label and "LOG_BUS_WIDTH=6" in cfg]
-    wide = [c for (cfg, lab), c in cycles.items() if lab == label and "LOG_BUS_WIDTH=8" in cfg]
-    small = [c for (cfg, lab), c in cycles.items() if lab == label and "LOG_WGT_BUFF_SIZE=16" in cfg]
-    large = [c for (cfg, lab), c in cycles.items() if lab == label and "LOG_WGT_BUFF_SIZE=18" in cfg]
-    print(f"{label}: a 256-bit bus takes {sum(wide) / sum(narrow):.2f}x the cycles of a 64-bit one; "
-          f"a 256 KiB weight buffer {sum(large) / sum(small):.3f}x those of a 64 KiB one")
+    bus = cycles(label, "LOG_BUS_WIDTH=8") / cycles(label, "LOG_BUS_WIDTH=6")
+    buffer = cycles(label, "LOG_WGT_BUFF_SIZE=18") / cycles(label, "LOG_WGT_BUFF_SIZE=16")
+    print(f"{label}: a 256-bit bus takes {bus:.2f}x the cycles of a 64-bit one; "
+          f"a 256 KiB weight buffer {buffer:.3f}x those of a 64 KiB one")
 
 # %%
 # The Pareto chart
