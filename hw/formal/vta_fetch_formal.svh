@@ -57,11 +57,11 @@ always_ff @(posedge clk_i) f_cmd_q <= {mem_req_o.cmd.addr, mem_req_o.cmd.bytes};
                                              && next_addr_q == f_addr_q + f_requested_q * InsnBytes
                                              && f_dispatched_q < f_count_q && f_dispatched_q <= f_requested_q && f_requested_q <= f_count_q
                                              && f_dispatched_q + 32'(buf_count) + 32'(outstanding_q) == f_requested_q
-                                             && (!offered_q || (offered_chunk_q != '0 && offered_chunk_q <= to_request_q
-                                                  && 32'(offered_chunk_q) + 32'(outstanding_q) + 32'(buf_count) <= BufDepth))))
+                                             && (!cmd_q || (chunk_q != '0 && chunk_q <= to_request_q
+                                                  && 32'(chunk_q) + 32'(outstanding_q) + 32'(buf_count) <= BufDepth))))
 
 // (and an idle fetch holds nothing: no instruction buffered, none on its way, no command offered)
-`VTA_PROVE_IMPLIES(FetchIdleIsEmpty, !active_q, outstanding_q == '0 && buf_count == '0 && !offered_q)
+`VTA_PROVE_IMPLIES(FetchIdleIsEmpty, !active_q, outstanding_q == '0 && buf_count == '0 && !cmd_q)
 
 `VTA_REACH(FetchToLoad, load_valid_o && load_ready_i)
 `VTA_REACH(FetchToStore, store_valid_o && store_ready_i)

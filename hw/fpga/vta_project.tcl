@@ -40,6 +40,7 @@ set sources [list \
   $build/generated/hw/vta_config_pkg.sv \
   $root/hw/rtl/vta_pkg.sv \
   $root/hw/prim/vta_fifo.sv \
+  $root/hw/prim/vta_fifo_head.sv \
   $root/hw/prim/vta_ram_1r1w.sv \
   $root/hw/prim/vta_token_queue.sv \
   $root/hw/rtl/vta_uop_loop.sv \

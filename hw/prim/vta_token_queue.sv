@@ -31,7 +31,10 @@ module vta_token_queue #(
     do_pop     = pop_i && ready_o;
     do_push    = push_i && !(count_q == '1 && !do_pop);
     overflow_d = overflow_q || (push_i && !do_push);
-    count_d    = count_q + CountWidth'(do_push) - CountWidth'(do_pop);
+    // (a choice among the count and its neighbours, the late pop choosing last: no carry chain after it)
+    count_d    = count_q;
+    if (do_push && !do_pop) count_d = count_q + 1'b1;
+    if (do_pop && !do_push) count_d = count_q - 1'b1;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -59,21 +59,30 @@ module vta_alu
     mul_low32 = 32'(a[15:0] * b[15:0]) + {16'(a[31:16] * b[15:0]) + mul_low16(a[15:0], b[31:16]), 16'b0};
   endfunction
 
+  // (SHR decides from b's bits, without negating all of them, W = AccWidth: right by b when
+  // 0 <= b <= W - 2, the sign when b >= W - 1; left by -b when -(W - 1) <= b <= -1, from b's low
+  // log2(W) bits negated; 0 when b <= -W.)
   function automatic logic [AccWidth-1:0] alu_lane(logic [AluOpcodeBitWidth-1:0] op, logic [AccWidth-1:0] a,
                                                    logic [AccWidth-1:0] b);
     logic signed [AccWidth-1:0] sa, sb;
-    logic [AccWidth-1:0] amount;
+    logic [LogAccWidth-1:0] left_by;
+    logic lt;  // one comparison serves MIN and MAX
     sa = signed'(a);
     sb = signed'(b);
-    amount = sb[AccWidth-1] ? (~b + 1'b1) : b;  // |b|
+    lt = sa < sb;
+    left_by = ~b[LogAccWidth-1:0] + 1'b1;
     case (alu_op_e'(op))
-      AluMin:  alu_lane = (sa < sb) ? a : b;
-      AluMax:  alu_lane = (sa > sb) ? a : b;
+      AluMin:  alu_lane = lt ? a : b;
+      AluMax:  alu_lane = lt ? b : a;  // (equal: either)
       AluAdd:  alu_lane = a + b;
       AluMul:  alu_lane = mul_low32(a, b);
       AluShr: begin
-        if (!sb[AccWidth-1]) alu_lane = (amount >= AccWidth - 1) ? {AccWidth{a[AccWidth-1]}} : AccWidth'(sa >>> amount);
-        else alu_lane = (amount >= AccWidth) ? '0 : a << amount;
+        if (!b[AccWidth-1]) begin
+          alu_lane = (b[AccWidth-2:LogAccWidth] != '0 || b[LogAccWidth-1:0] == LogAccWidth'(AccWidth - 1)) ?
+                     {AccWidth{a[AccWidth-1]}} : AccWidth'(sa >>> b[LogAccWidth-1:0]);
+        end else begin
+          alu_lane = (&b[AccWidth-2:LogAccWidth] && b[LogAccWidth-1:0] != '0) ? a << left_by : '0;
+        end
       end
       default: alu_lane = a;
     endcase
@@ -122,7 +131,7 @@ module vta_alu
     s_idx     = OffW'(uop.src) + s1_src_off_q;
     vector    = !insn_q.use_imm;
     bad_index = s1_valid_q && !phase_q &&
-                (d_idx >= OffW'(AccBuffDepth) || (vector && s_idx >= OffW'(AccBuffDepth)));
+                (|d_idx[OffW-1:LogAccBuffDepth] || (vector && |s_idx[OffW-1:LogAccBuffDepth]));  // >= AccBuffDepth
     kill      = error_q || bad_index;
     // A vector micro-op reads its source in phase 0 and its destination in phase 1.
     s1_leaves = s1_valid_q && !kill && (!vector || phase_q);
@@ -133,7 +142,7 @@ module vta_alu
 
   // ---- S2 ------------------------------------------------------------------------------------
   acc_t                result;
-  logic [1:0]          dst_from;  // a forward_source code
+  logic [1:0]          dst_from_d, dst_from_q;  // a forward_source code, decided as the micro-op enters S2
   logic [AccWidth-1:0] imm_ext, dst_lane, src_lane;
 
   // The lanes' result is a don't-care when S2 is empty (S3 takes it only from a micro-op): the
@@ -141,13 +150,12 @@ module vta_alu
   // picks its operands itself (no whole-word copies of the forwarded accumulator).
   always_comb begin
     result   = '0;
-    dst_from = forward_source(s2_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q);
     imm_ext  = AccWidth'(signed'(insn_q.imm));
     dst_lane = '0;
     src_lane = '0;
     if (s2_valid_q) begin
       for (int l = 0; l < Lanes; l++) begin
-        unique case (dst_from)
+        unique case (dst_from_q)
           FromS3:  dst_lane = s3_data_q[l * AccWidth +: AccWidth];
           FromS4:  dst_lane = s4_data_q[l * AccWidth +: AccWidth];
           default: dst_lane = acc_rdata_i[l * AccWidth +: AccWidth];
@@ -186,6 +194,10 @@ module vta_alu
     s3_addr_d  = s2_addr_q;
     s4_valid_d = s3_valid_q;
     s4_addr_d  = s3_addr_q;
+    // where S2's destination operand will come from, one cycle ahead: the stages after S2 then hold
+    // what S2 and S3 hold now (the choice is a register: none of the compares lies before the
+    // operation)
+    dst_from_d = forward_source(s2_addr_d, s2_valid_q, s2_addr_q, s3_valid_q, s3_addr_q);
   end
 
   assign acc_wr_o.we   = s3_valid_q;
@@ -211,6 +223,7 @@ module vta_alu
       src_addr_q   <= '0;
       s2_valid_q   <= 1'b0;
       s2_addr_q    <= '0;
+      dst_from_q   <= '0;
       s2_src_q     <= '0;
       s3_valid_q   <= 1'b0;
       s3_addr_q    <= '0;
@@ -229,6 +242,7 @@ module vta_alu
       src_addr_q   <= src_addr_d;
       s2_valid_q   <= s2_valid_d;
       s2_addr_q    <= s2_addr_d;
+      dst_from_q   <= dst_from_d;
       if (s1_valid_q && phase_q) begin
         unique case (forward_source(src_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q))
           FromS3:  s2_src_q <= s3_data_q;

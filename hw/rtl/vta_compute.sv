@@ -62,7 +62,11 @@ module vta_compute
   unit_e  unit_d, unit_q;
   deps_t  deps;
   logic   push_prev_d, push_prev_q, push_next_d, push_next_q;
+  // The statistics' byte count: the sizes are taken as the instruction starts, multiplied in its
+  // first running cycle (off the queue head's path, docs/SYNTHESIS.md). A unit that ends in that
+  // cycle moved no rows (y_size 0), so the 0 written at the start is its count (asserted below).
   logic [31:0] bytes_d, bytes_q;
+  logic [MemopSizeBitWidth-1:0] x_d, x_q, y_d, y_q;
 
   mem_insn_t  m;
   loop_insn_t g, a;
@@ -193,6 +197,8 @@ module vta_compute
     push_prev_d  = push_prev_q;
     push_next_d  = push_next_q;
     bytes_d      = bytes_q;
+    x_d          = x_q;
+    y_d          = y_q;
     insn_ready_o = 1'b0;
     l2g_pop_o    = 1'b0;
     s2g_pop_o    = 1'b0;
@@ -213,7 +219,9 @@ module vta_compute
           s2g_pop_o    = deps.pop_next;
           push_prev_d  = deps.push_prev;
           push_next_d  = deps.push_next;
-          bytes_d      = 32'(m.x_size) * 32'(m.y_size) * (m.mem_type == MemUop ? UopElemBytes : AccElemBytes);
+          bytes_d      = '0;
+          x_d          = m.x_size;
+          y_d          = m.y_size;
           if (!insn_legal_i) begin
             state_d = StError;
           end else if (op == OpFinish || (op == OpLoad && m.x_size == '0)) begin
@@ -243,6 +251,7 @@ module vta_compute
         end
       end
       StRun: begin
+        bytes_d = 32'(x_q) * 32'(y_q) * (unit_q == UnitUop ? UopElemBytes : AccElemBytes);
         if (!unit_busy) begin
           if (unit_error) begin
             state_d = StError;
@@ -272,14 +281,20 @@ module vta_compute
       push_prev_q <= 1'b0;
       push_next_q <= 1'b0;
       bytes_q     <= '0;
+      x_q         <= '0;
+      y_q         <= '0;
     end else begin
       state_q     <= state_d;
       unit_q      <= unit_d;
       push_prev_q <= push_prev_d;
       push_next_q <= push_next_d;
       bytes_q     <= bytes_d;
+      x_q         <= x_d;
+      y_q         <= y_d;
     end
   end
+
+  `VTA_ASSERT(StatBytesMultiplied, !stat_valid_o || bytes_q == 32'(x_q) * 32'(y_q) * (unit_q == UnitUop ? UopElemBytes : AccElemBytes))
 
   // every unit at work, an instruction refused, a valid instruction waiting for its tokens
   `VTA_COVER(LoadsMicroOps, state_q == StRun && unit_q == UnitUop)

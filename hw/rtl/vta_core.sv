@@ -60,13 +60,13 @@ module vta_core
     .compute_valid_o(co_q_wvalid), .compute_ready_i(co_q_wready),
     .store_valid_o(st_q_wvalid), .store_ready_i(st_q_wready), .insn_o(fetched), .insn_legal_o(fetched_legal));
 
-  vta_fifo #(.Width(InsWidth + 1), .Depth(InsnQueueDepth)) u_load_q (
+  vta_fifo_head #(.Width(InsWidth + 1), .Depth(InsnQueueDepth)) u_load_q (
     .clk_i, .rst_ni, .wvalid_i(ld_q_wvalid), .wready_o(ld_q_wready), .wdata_i({fetched_legal, fetched}),
     .rvalid_o(ld_q_rvalid), .rready_i(ld_q_rready), .rdata_o(ld_entry), .count_o(queue_fill_o[0*FillW +: FillW]));
-  vta_fifo #(.Width(InsWidth + 1), .Depth(InsnQueueDepth)) u_compute_q (
+  vta_fifo_head #(.Width(InsWidth + 1), .Depth(InsnQueueDepth)) u_compute_q (
     .clk_i, .rst_ni, .wvalid_i(co_q_wvalid), .wready_o(co_q_wready), .wdata_i({fetched_legal, fetched}),
     .rvalid_o(co_q_rvalid), .rready_i(co_q_rready), .rdata_o(co_entry), .count_o(queue_fill_o[1*FillW +: FillW]));
-  vta_fifo #(.Width(InsWidth + 1), .Depth(InsnQueueDepth)) u_store_q (
+  vta_fifo_head #(.Width(InsWidth + 1), .Depth(InsnQueueDepth)) u_store_q (
     .clk_i, .rst_ni, .wvalid_i(st_q_wvalid), .wready_o(st_q_wready), .wdata_i({fetched_legal, fetched}),
     .rvalid_o(st_q_rvalid), .rready_i(st_q_rready), .rdata_o(st_entry), .count_o(queue_fill_o[2*FillW +: FillW]));
 

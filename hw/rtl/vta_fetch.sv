@@ -46,8 +46,8 @@ module vta_fetch
   logic [CntW-1:0]    outstanding_d, outstanding_q; // requested, not yet received
   logic [31:0]        chunk;
   logic [CntW-1:0]    free;
-  logic               offered_q;        // the command was offered and not taken last cycle
-  logic [31:0]        offered_chunk_q;  // its size
+  logic               cmd_d, cmd_q;     // the command offered: a register, held until taken
+  logic [31:0]        chunk_d, chunk_q; // its size in instructions
   // The host's start, taken while idle. It comes from the AXI4-Lite inputs: the registers read it in
   // the clocked blocks only, so that no next-state logic depends on it (a simulator would evaluate
   // such logic twice per cycle, in its input phase and its clocked phase; docs/PERFORMANCE.md).
@@ -144,15 +144,20 @@ module vta_fetch
     assign buf_wdata   = InsWidth'(mem_rsp_i.data);
   end
 
-  // Commands: only what the buffer can hold once everything outstanding has arrived. A command not
-  // taken is offered unchanged until it is (the room only grows meanwhile). (Outputs in their own
-  // block: no false combinational loop through the memory engine's arbiter.)
+  // Commands: only what the buffer can hold once everything outstanding has arrived. The command is
+  // decided a cycle before it is offered, from registers only, and offered from registers (the
+  // credits' arithmetic and the memory engine's command path are separate cycles:
+  // docs/SYNTHESIS.md); it stays valid meanwhile, as the room only grows until a command is taken.
+  // After one is taken, the next is decided from the updated counts.
   always_comb begin
-    free        = CntW'(BufDepth) - buf_count - outstanding_q;
-    chunk       = offered_q ? offered_chunk_q : (to_request_q < 32'(free)) ? to_request_q : 32'(free);
-    cmd_valid   = active_q && to_request_q != '0 && cmdq_wready &&
-                  (offered_q || chunk == to_request_q || chunk >= 32'(BufDepth / 2));
+    free    = CntW'(BufDepth) - buf_count - outstanding_q;
+    chunk_d = (to_request_q < 32'(free)) ? to_request_q : 32'(free);
+    cmd_d   = cmd_q ? !cmd_fire
+                    : active_q && to_request_q != '0 && cmdq_wready &&
+                      (chunk_d == to_request_q || chunk_d >= 32'(BufDepth / 2));
   end
+  assign cmd_valid            = cmd_q;
+  assign chunk                = chunk_q;
   assign mem_req_o.cmd_valid  = cmd_valid;
   assign mem_req_o.cmd.addr   = MemAddrWidth'(next_addr_q);
   assign mem_req_o.cmd.bytes  = chunk * InsnBytes;
@@ -203,11 +208,11 @@ module vta_fetch
       to_dispatch_q <= '0;
       next_addr_q   <= '0;
       outstanding_q <= '0;
-      offered_q     <= 1'b0;
-      offered_chunk_q <= '0;
+      cmd_q         <= 1'b0;
+      chunk_q       <= '0;
     end else begin
-      offered_q     <= cmd_valid && !mem_rsp_i.cmd_ready;
-      offered_chunk_q <= chunk;
+      cmd_q         <= cmd_d && !launch;
+      if (!cmd_q) chunk_q <= chunk_d;
       if (launch) begin
         active_q      <= insn_count_i != '0;
         to_request_q  <= insn_count_i;

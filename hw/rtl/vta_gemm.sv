@@ -99,8 +99,9 @@ module vta_gemm
     a_idx     = OffW'(uop.dst) + s1_dst_off_q;
     x_idx     = OffW'(uop.src) + s1_src_off_q;
     w_idx     = OffW'(uop.wgt) + s1_wgt_off_q;
-    bad_index = s1_valid_q && (a_idx >= OffW'(AccBuffDepth) ||
-                               (!reset_q && (x_idx >= OffW'(InpBuffDepth) || w_idx >= OffW'(WgtBuffDepth))));
+    // (an index at or past its buffer's depth, a power of two: a bit set above the index's width)
+    bad_index = s1_valid_q && (|a_idx[OffW-1:LogAccBuffDepth] ||
+                               (!reset_q && (|x_idx[OffW-1:LogInpBuffDepth] || |w_idx[OffW-1:LogWgtBuffDepth])));
     kill      = error_q || bad_index;
     inp_re    = s1_valid_q && !kill && !reset_q;
     wgt_re    = s1_valid_q && !kill && !reset_q;

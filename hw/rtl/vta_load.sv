@@ -47,7 +47,11 @@ module vta_load
   deps_t     deps;
   logic      is_inp, go;
   logic      push_d, push_q, inp_d, inp_q;
+  // The statistics' byte count: the sizes are taken as the instruction starts, multiplied in its
+  // first running cycle (off the queue head's path, docs/SYNTHESIS.md). A unit that ends in that
+  // cycle moved no rows (y_size 0), so the 0 written at the start is its count (asserted below).
   logic [31:0] bytes_d, bytes_q;
+  logic [MemopSizeBitWidth-1:0] x_d, x_q, y_d, y_q;
 
   // ---- the two SRAMs and their loaders ---------------------------------------------------------
   logic                       inp_start, wgt_start, inp_busy, wgt_busy;
@@ -93,6 +97,8 @@ module vta_load
     push_d        = push_q;
     inp_d         = inp_q;
     bytes_d       = bytes_q;
+    x_d           = x_q;
+    y_d           = y_q;
     insn_ready_o  = 1'b0;
     g2l_pop_o     = 1'b0;
     l2g_push_o    = 1'b0;
@@ -105,7 +111,9 @@ module vta_load
         if (go) begin
           insn_ready_o = 1'b1;
           g2l_pop_o    = deps.pop_next;
-          bytes_d      = 32'(m.x_size) * 32'(m.y_size) * (is_inp ? InpElemBytes : WgtElemBytes);
+          bytes_d      = '0;
+          x_d          = m.x_size;
+          y_d          = m.y_size;
           inp_d        = is_inp;
           push_d       = deps.push_next;
           if (!insn_legal_i) begin
@@ -120,6 +128,7 @@ module vta_load
         end
       end
       StRun: begin
+        bytes_d = 32'(x_q) * 32'(y_q) * (inp_q ? InpElemBytes : WgtElemBytes);
         if (!(inp_q ? inp_busy : wgt_busy)) begin
           l2g_push_o   = push_q;
           stat_valid_o = 1'b1;
@@ -145,13 +154,19 @@ module vta_load
       push_q  <= 1'b0;
       inp_q   <= 1'b0;
       bytes_q <= '0;
+      x_q     <= '0;
+      y_q     <= '0;
     end else begin
       state_q <= state_d;
       push_q  <= push_d;
       inp_q   <= inp_d;
       bytes_q <= bytes_d;
+      x_q     <= x_d;
+      y_q     <= y_d;
     end
   end
+
+  `VTA_ASSERT(StatBytesMultiplied, !stat_valid_o || bytes_q == 32'(x_q) * 32'(y_q) * (inp_q ? InpElemBytes : WgtElemBytes))
 
   // both buffers loaded, an instruction refused, a valid instruction waiting for its tokens
   `VTA_COVER(LoadsInputs, state_q == StRun && inp_q)

@@ -39,7 +39,11 @@ module vta_store
   deps_t       deps;
   logic        go, start, engine_busy, engine_pending;
   logic        push_d, push_q;
+  // The statistics' byte count: the sizes are taken as the instruction starts, multiplied in its
+  // first running cycle (off the queue head's path, docs/SYNTHESIS.md). A unit that ends in that
+  // cycle moved no rows (y_size 0), so the 0 written at the start is its count (asserted below).
   logic [31:0] bytes_d, bytes_q;
+  logic [MemopSizeBitWidth-1:0] x_d, x_q, y_d, y_q;
 
   vta_tensor_store #(.ElemBytes(OutElemBytes), .SramDepth(AccBuffDepth)) u_store (
     .clk_i, .rst_ni, .start_i(start), .insn_i(m), .busy_o(engine_busy), .pending_o(engine_pending),
@@ -61,6 +65,8 @@ module vta_store
     state_d      = state_q;
     push_d       = push_q;
     bytes_d      = bytes_q;
+    x_d          = x_q;
+    y_d          = y_q;
     insn_ready_o = 1'b0;
     g2s_pop_o    = 1'b0;
     s2g_push_o   = 1'b0;
@@ -72,7 +78,9 @@ module vta_store
           insn_ready_o = 1'b1;
           g2s_pop_o    = deps.pop_prev;
           push_d       = deps.push_prev;
-          bytes_d      = 32'(m.x_size) * 32'(m.y_size) * OutElemBytes;
+          bytes_d      = '0;
+          x_d          = m.x_size;
+          y_d          = m.y_size;
           if (!insn_legal_i) begin
             state_d = StError;
           end else if (m.x_size == '0) begin
@@ -86,6 +94,7 @@ module vta_store
         end
       end
       StRun: begin
+        bytes_d = 32'(x_q) * 32'(y_q) * OutElemBytes;
         // A push tells compute (and through it, any later reader) the data is in DRAM: it waits for
         // every outstanding acknowledgement. Without a push the next store starts at once.
         if (!engine_busy && !(push_q && engine_pending)) begin
@@ -110,12 +119,18 @@ module vta_store
       state_q <= StIdle;
       push_q  <= 1'b0;
       bytes_q <= '0;
+      x_q     <= '0;
+      y_q     <= '0;
     end else begin
       state_q <= state_d;
       push_q  <= push_d;
       bytes_q <= bytes_d;
+      x_q     <= x_d;
+      y_q     <= y_d;
     end
   end
+
+  `VTA_ASSERT(StatBytesMultiplied, !stat_valid_o || bytes_q == 32'(x_q) * 32'(y_q) * OutElemBytes)
 
   // a store, an instruction refused, a valid instruction waiting for its tokens
   `VTA_COVER(Stores, state_q == StRun)

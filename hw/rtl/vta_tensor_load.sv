@@ -88,8 +88,10 @@ module vta_tensor_load
   // ---- SRAM writer: walks the padded block ----------------------------------------------------
   logic [MemopSizeBitWidth+4:0] wr_row_d, wr_row_q, wr_col_d, wr_col_q;
   logic [SramAddrW:0]           wr_addr_d, wr_addr_q;
-  logic [MemopSizeBitWidth+4:0] rows, cols;
   logic                         pad, write, last_write;
+  // The padded block's bounds, taken as the instruction starts (no adder in a cycle's writer logic):
+  // where the data rows and columns end, the last row and column.
+  logic [MemopSizeBitWidth+4:0] y_end_d, y_end_q, x_end_d, x_end_q, last_row_d, last_row_q, last_col_d, last_col_q;
 
   // Which element slot of its beat a (narrow) element falls in, from the low bits of its byte address.
   localparam int unsigned LowW = $clog2(BusBytes);
@@ -113,8 +115,10 @@ module vta_tensor_load
   always_comb begin
     insn_d   = insn_q;
     active_d = active_q;
-    rows     = '0;
-    cols     = '0;
+    y_end_d    = y_end_q;
+    x_end_d    = x_end_q;
+    last_row_d = last_row_q;
+    last_col_d = last_col_q;
     mem_req_o.cmd_valid  = 1'b0;
     mem_req_o.cmd.addr   = cmd_addr_q;
     mem_req_o.cmd.bytes  = 32'(insn_q.x_size) * ElemBytes;
@@ -137,11 +141,6 @@ module vta_tensor_load
     wr_col_d   = wr_col_q;
     wr_addr_d  = wr_addr_q;
     if (active_q) begin
-      rows = (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.y_size) +
-             (MemopSizeBitWidth + 5)'(insn_q.y_pad_1);
-      cols = (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.x_size) +
-             (MemopSizeBitWidth + 5)'(insn_q.x_pad_1);
-
       // Commands.
       cmd_left = cmd_row_q != insn_q.y_size;
       mem_req_o.cmd_valid = cmd_left;
@@ -166,16 +165,14 @@ module vta_tensor_load
       end
 
       // Writer: pads are written at once; data positions wait for an element.
-      pad        = wr_row_q < (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) ||
-                   wr_row_q >= (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.y_size) ||
-                   wr_col_q < (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) ||
-                   wr_col_q >= (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_q.x_size);
+      pad        = wr_row_q < (MemopSizeBitWidth + 5)'(insn_q.y_pad_0) || wr_row_q >= y_end_q ||
+                   wr_col_q < (MemopSizeBitWidth + 5)'(insn_q.x_pad_0) || wr_col_q >= x_end_q;
       elem_take  = !pad && elem_valid;
       write      = pad || elem_valid;
-      last_write = wr_row_q + 1'b1 == rows && wr_col_q + 1'b1 == cols;
+      last_write = wr_row_q == last_row_q && wr_col_q == last_col_q;
       if (write) begin
         wr_addr_d = wr_addr_q + 1'b1;
-        if (wr_col_q + 1'b1 == cols) begin
+        if (wr_col_q == last_col_q) begin
           wr_col_d = '0;
           wr_row_d = wr_row_q + 1'b1;
         end else begin
@@ -224,6 +221,10 @@ module vta_tensor_load
       wr_row_d   = '0;
       wr_col_d   = '0;
       wr_addr_d  = (SramAddrW + 1)'(insn_i.sram_base);
+      y_end_d    = (MemopSizeBitWidth + 5)'(insn_i.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_i.y_size);
+      x_end_d    = (MemopSizeBitWidth + 5)'(insn_i.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_i.x_size);
+      last_row_d = y_end_d + (MemopSizeBitWidth + 5)'(insn_i.y_pad_1) - 1'b1;
+      last_col_d = x_end_d + (MemopSizeBitWidth + 5)'(insn_i.x_pad_1) - 1'b1;
     end
     busy_o = active_q;
   end
@@ -252,6 +253,10 @@ module vta_tensor_load
       wr_row_q   <= '0;
       wr_col_q   <= '0;
       wr_addr_q  <= '0;
+      y_end_q    <= '0;
+      x_end_q    <= '0;
+      last_row_q <= '0;
+      last_col_q <= '0;
     end else if (active_q || start_i) begin  // (idle: every _d equals its _q)
       insn_q     <= insn_d;
       active_q   <= active_d;
@@ -265,6 +270,10 @@ module vta_tensor_load
       wr_row_q   <= wr_row_d;
       wr_col_q   <= wr_col_d;
       wr_addr_q  <= wr_addr_d;
+      y_end_q    <= y_end_d;
+      x_end_q    <= x_end_d;
+      last_row_q <= last_row_d;
+      last_col_q <= last_col_d;
     end
   end
 

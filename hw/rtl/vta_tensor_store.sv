@@ -53,13 +53,12 @@ module vta_tensor_store
   logic [15:0]                  pend_d, pend_q;       // commands not yet acknowledged (all instructions)
 
   // ---- SRAM reader: elements into a two-entry FIFO ------------------------------------------
-  logic [31:0]          rd_count_d, rd_count_q;       // elements read so far
+  logic [MemopSizeBitWidth-1:0] rd_row_d, rd_row_q, rd_col_d, rd_col_q;  // the next element to read
   logic [SramAddrW:0]   rd_addr_d, rd_addr_q;
   logic                 inflight_d, inflight_q;       // a read whose data arrives next cycle
   logic                 fifo_wready, fifo_rvalid, fifo_rready;
   logic [1:0]           fifo_count;
   logic [ElemBits-1:0]  elem;
-  logic [31:0]          total;
 
   vta_fifo #(.Width(ElemBits), .Depth(2)) u_elems (
     .clk_i,
@@ -76,7 +75,6 @@ module vta_tensor_store
   // An idle store engine (most cycles of a program) holds its state and drives nothing but the
   // acknowledgement count: the rest is evaluated under active_q, so a simulator skips it then.
   always_comb begin
-    total       = '0;
     mem_req_o.cmd_valid = 1'b0;
     mem_req_o.cmd.addr  = cmd_addr_q;
     mem_req_o.cmd.bytes = 32'(insn_q.x_size) * ElemBytes;
@@ -84,24 +82,33 @@ module vta_tensor_store
     cmd_addr_d  = cmd_addr_q;
     sram_re_o   = 1'b0;
     if (active_q) begin
-      total = 32'(insn_q.x_size) * 32'(insn_q.y_size);
       mem_req_o.cmd_valid = cmd_row_q != insn_q.y_size;
       if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
         cmd_row_d  = cmd_row_q + 1'b1;
         cmd_addr_d = cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
       end
       // Read ahead while the FIFO (plus the read in flight) has room.
-      sram_re_o = rd_count_q != total && (32'(fifo_count) + 32'(inflight_q)) < 2;
+      sram_re_o = rd_row_q != insn_q.y_size && (32'(fifo_count) + 32'(inflight_q)) < 2;
     end
     pend_d = pend_q + 16'(mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) - 16'(mem_rsp_i.ack);
     sram_raddr_o = rd_addr_q[SramAddrW-1:0];
     inflight_d   = sram_re_o;
-    rd_count_d   = rd_count_q + 32'(sram_re_o);
+    rd_row_d     = rd_row_q;
+    rd_col_d     = rd_col_q;
+    if (sram_re_o) begin
+      if (rd_col_q + 1'b1 == insn_q.x_size) begin
+        rd_col_d = '0;
+        rd_row_d = rd_row_q + 1'b1;
+      end else begin
+        rd_col_d = rd_col_q + 1'b1;
+      end
+    end
     rd_addr_d    = rd_addr_q + (SramAddrW + 1)'(sram_re_o);
     if (!active_q && start_i) begin
       cmd_row_d  = '0;
       cmd_addr_d = AddrW'(insn_i.dram_base) * ElemBytes;
-      rd_count_d = '0;
+      rd_row_d   = '0;
+      rd_col_d   = '0;
       rd_addr_d  = (SramAddrW + 1)'(insn_i.sram_base);
     end
     busy_o    = active_q;
@@ -230,7 +237,8 @@ module vta_tensor_store
       cmd_row_q  <= '0;
       cmd_addr_q <= '0;
       pend_q     <= '0;
-      rd_count_q <= '0;
+      rd_row_q   <= '0;
+      rd_col_q   <= '0;
       rd_addr_q  <= '0;
       inflight_q <= 1'b0;
       bt_row_q   <= '0;
@@ -248,7 +256,8 @@ module vta_tensor_store
         active_q   <= active_d;
         cmd_row_q  <= cmd_row_d;
         cmd_addr_q <= cmd_addr_d;
-        rd_count_q <= rd_count_d;
+        rd_row_q   <= rd_row_d;
+        rd_col_q   <= rd_col_d;
         rd_addr_q  <= rd_addr_d;
         bt_row_q   <= bt_row_d;
         bt_col_q   <= bt_col_d;

@@ -70,45 +70,48 @@ module vta_uop_loop
       dst_in_q  <= '0;
       src_in_q  <= '0;
       wgt_in_q  <= '0;
-    end else if (abort_i) begin
-      active_q <= 1'b0;
-    end else if (!active_q && start_i) begin
-      insn_q    <= insn_i;
-      active_q  <= !empty;
-      k_q       <= {1'b0, insn_i.uop_bgn};
-      i_q       <= '0;
-      j_q       <= '0;
-      dst_out_q <= '0;
-      src_out_q <= '0;
-      wgt_out_q <= '0;
-      dst_in_q  <= '0;
-      src_in_q  <= '0;
-      wgt_in_q  <= '0;
-    end else if (step) begin
-      if (!last_k) begin
-        k_q <= k_q + 1'b1;
-      end else begin
-        k_q <= {1'b0, insn_q.uop_bgn};
-        if (!last_j) begin
-          j_q      <= j_q + 1'b1;
-          dst_in_q <= dst_in_q + OffsetWidth'(insn_q.dst_factor_in);
-          src_in_q <= src_in_q + OffsetWidth'(insn_q.src_factor_in);
-          wgt_in_q <= wgt_in_q + OffsetWidth'(insn_q.wgt_factor_in);
+    end else begin
+      if (!active_q && start_i) begin
+        insn_q    <= insn_i;
+        active_q  <= !empty;
+        k_q       <= {1'b0, insn_i.uop_bgn};
+        i_q       <= '0;
+        j_q       <= '0;
+        dst_out_q <= '0;
+        src_out_q <= '0;
+        wgt_out_q <= '0;
+        dst_in_q  <= '0;
+        src_in_q  <= '0;
+        wgt_in_q  <= '0;
+      end else if (step) begin
+        if (!last_k) begin
+          k_q <= k_q + 1'b1;
         end else begin
-          j_q      <= '0;
-          dst_in_q <= '0;
-          src_in_q <= '0;
-          wgt_in_q <= '0;
-          if (!last_i) begin
-            i_q       <= i_q + 1'b1;
-            dst_out_q <= dst_out_q + OffsetWidth'(insn_q.dst_factor_out);
-            src_out_q <= src_out_q + OffsetWidth'(insn_q.src_factor_out);
-            wgt_out_q <= wgt_out_q + OffsetWidth'(insn_q.wgt_factor_out);
+          k_q <= {1'b0, insn_q.uop_bgn};
+          if (!last_j) begin
+            j_q      <= j_q + 1'b1;
+            dst_in_q <= dst_in_q + OffsetWidth'(insn_q.dst_factor_in);
+            src_in_q <= src_in_q + OffsetWidth'(insn_q.src_factor_in);
+            wgt_in_q <= wgt_in_q + OffsetWidth'(insn_q.wgt_factor_in);
           end else begin
-            active_q <= 1'b0;
+            j_q      <= '0;
+            dst_in_q <= '0;
+            src_in_q <= '0;
+            wgt_in_q <= '0;
+            if (!last_i) begin
+              i_q       <= i_q + 1'b1;
+              dst_out_q <= dst_out_q + OffsetWidth'(insn_q.dst_factor_out);
+              src_out_q <= src_out_q + OffsetWidth'(insn_q.src_factor_out);
+              wgt_out_q <= wgt_out_q + OffsetWidth'(insn_q.wgt_factor_out);
+            end else begin
+              active_q <= 1'b0;
+            end
           end
         end
       end
+      // An abort ends the loop; it leaves the other registers to the step above (the loop is over,
+      // and a start sets them anew), so the late abort reaches one register rather than every one.
+      if (abort_i) active_q <= 1'b0;
     end
   end
 `ifdef VTA_FORMAL

@@ -240,10 +240,12 @@ module vta_vcr
         idle_q <= idle ? idle_q + 1'b1 : '0;
         if (running) begin
           cycles_q <= cycles_q + 1'b1;
+          // (each stage's event enables its counter's increment: the event is late in the cycle, the
+          // increment is computed from the register alone)
           for (int s = 0; s < 3; s++) begin
-            insns_q[s*32 +: 32] <= insns_q[s*32 +: 32] + 32'(insn_start_i[s]);
-            busy_q[s*32 +: 32]  <= busy_q[s*32 +: 32] + 32'(busy_i[s]);
-            stall_q[s*32 +: 32] <= stall_q[s*32 +: 32] + 32'(stall_i[s]);
+            if (insn_start_i[s]) insns_q[s*32 +: 32] <= insns_q[s*32 +: 32] + 1'b1;
+            if (busy_i[s]) busy_q[s*32 +: 32] <= busy_q[s*32 +: 32] + 1'b1;
+            if (stall_i[s]) stall_q[s*32 +: 32] <= stall_q[s*32 +: 32] + 1'b1;
           end
         end
       end

@@ -1,10 +1,11 @@
 // The memory engine: an AXI4 master serving the core's memory clients (docs/HARDWARE.md).
 //
 // Reads: five clients (0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc) send {byte address, byte count}; the
-// lowest-numbered valid client is served first. A command taken waits in a two-entry register slice,
-// then becomes INCR bursts (vta_vme_burst) with the client as ARID, up to MaxReads bursts outstanding; returning beats go to the client named by RID
-// (AXI keeps one ID's data in order) through a two-entry register slice.
-// Writes: one client (store). Each command passes a register slice too, then becomes AW bursts; the client's beats pass to W with
+// lowest-numbered valid client is served first. A command taken passes two two-entry register slices
+// (the second holds it in bus beats), then becomes INCR bursts (vta_vme_burst) with the client as
+// ARID, up to MaxReads bursts outstanding; returning beats go to the client named by RID (AXI keeps
+// one ID's data in order) through a two-entry register slice.
+// Writes: one client (store). Each command passes two slices too, then becomes AW bursts; the client's beats pass to W with
 // WLAST set per burst (a beat leaves only after its burst's AW); ack_o pulses when the B response
 // of a command's last burst arrives. Up to MaxWrites bursts outstanding.
 // Errors (sticky until reset): a non-OKAY RRESP/BRESP, a command past the address space, a client
@@ -45,6 +46,27 @@ module vta_vme
   localparam logic [2:0] BeatSize = 3'($clog2(StrbWidth));  // AxSIZE: whole bus beats
   localparam logic [3:0] WriteClient = 4'hf;
 
+  // A client's command {byte address, byte count} in bus beats, as the burst splitters take it:
+  // {reaches past the AXI address space, first beat, beats}. Computed between a command's two slices,
+  // so neither the clients' command path nor the splitters' acceptance holds byte arithmetic.
+  localparam int unsigned LowW = $clog2(StrbWidth);
+  localparam int unsigned BeatW = MemAddrWidth + 2 - LowW;  // vta_vme_burst's
+  localparam int unsigned BeatCmdWidth = 1 + 2 * BeatW;
+  function automatic logic [BeatCmdWidth-1:0] in_beats(logic [MemAddrWidth-1:0] addr, logic [31:0] bytes);
+    logic [MemAddrWidth:0] end_byte;
+    /* verilator lint_off UNUSEDSIGNAL */  // (its low bits: within the last beat)
+    logic [33:0]           span;  // the bytes from the first beat's start to the end, plus a beat less one
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic                  out_of_range;
+    logic [BeatW-1:0]      first, beats;
+    end_byte     = (MemAddrWidth + 1)'(addr) + (MemAddrWidth + 1)'(bytes);
+    out_of_range = end_byte > (MemAddrWidth + 1)'(64'(1) << AxiAddrWidth);
+    span         = 34'(addr[LowW-1:0]) + 34'(bytes) + 34'(StrbWidth) - 34'd1;
+    first        = BeatW'(addr >> LowW);
+    beats        = (bytes == '0) ? '0 : BeatW'(span[33:LowW]);
+    in_beats     = {out_of_range, first, beats};
+  endfunction
+
   if (NumReadClients > (1 << AxiIdWidth)) begin : gen_id_check
     $error("vta_vme: AxiIdWidth too narrow for the read clients");
   end
@@ -75,24 +97,33 @@ module vta_vme
   assign granted      = rd_req_i[grant*MemRdReqSlot +: MemRdReqWidth];
   assign rd_cmd_valid = granted.cmd_valid && !quiesce_i;
 
-  // The command slice: a client's command is taken into registers ({client, command}), and the
-  // splitter works from them. Without it, a command's acceptance and its first burst's arithmetic
-  // were one path from a client's own logic (fetch's credits) through the arbiter into the splitter,
-  // and the AR slice's ready ran back to every client: the design's slowest paths (docs/SYNTHESIS.md).
-  // A command costs one cycle more before its first burst; the clients' ready comes from a register.
-  logic                             rc_wready, rc_valid;
-  logic [ClientW+MemCmdWidth-1:0]   rc_data;
-  logic [ClientW-1:0]               rc_client;
-  mem_cmd_t                         rc_cmd;
+  // Two command slices: a client's command is taken into registers ({client, command}), and its beats
+  // computed from those into a second slice, from which the splitter works. Without them, the
+  // client's own logic (fetch's credits, a loader's command), the arbiter, the byte arithmetic and
+  // the splitter's first burst were one path, and the AR slice's ready ran back to every client: the
+  // design's slowest paths (docs/SYNTHESIS.md). A command costs two cycles more before its first burst
+  // than without them; the clients' ready comes from a register.
+  logic                           rc_wready, rc_valid, rb_wready, rb_valid;
+  logic [ClientW+MemCmdWidth-1:0] rc_data;
+  logic [ClientW-1:0]             rc_client;
+  mem_cmd_t                       rc_cmd;
+  logic [ClientW+BeatCmdWidth-1:0] rb_data;
+  logic [ClientW-1:0]             rb_client;
+  logic                           rb_out_of_range;
+  logic [BeatW-1:0]               rb_first, rb_beats;
   assign rd_cmd_taken = rd_cmd_valid && rc_wready;
   vta_fifo #(.Width(ClientW + MemCmdWidth), .Depth(2)) u_rd_cmd_slice (
     .clk_i, .rst_ni, .wvalid_i(rd_cmd_taken), .wready_o(rc_wready), .wdata_i({grant, granted.cmd}),
-    .rvalid_o(rc_valid), .rready_i(rd_cmd_ready), .rdata_o(rc_data), .count_o());
+    .rvalid_o(rc_valid), .rready_i(rb_wready), .rdata_o(rc_data), .count_o());
   assign {rc_client, rc_cmd} = rc_data;
+  vta_fifo #(.Width(ClientW + BeatCmdWidth), .Depth(2)) u_rd_beats_slice (
+    .clk_i, .rst_ni, .wvalid_i(rc_valid), .wready_o(rb_wready), .wdata_i({rc_client, in_beats(rc_cmd.addr, rc_cmd.bytes)}),
+    .rvalid_o(rb_valid), .rready_i(rd_cmd_ready), .rdata_o(rb_data), .count_o());
+  assign {rb_client, rb_out_of_range, rb_first, rb_beats} = rb_data;
 
-  vta_vme_burst #(.AddrWidth(AxiAddrWidth), .TagWidth(ClientW)) u_read_split (
-    .clk_i, .rst_ni, .cmd_valid_i(rc_valid), .cmd_ready_o(rd_cmd_ready), .cmd_addr_i(rc_cmd.addr),
-    .cmd_bytes_i(rc_cmd.bytes), .cmd_tag_i(rc_client), .burst_valid_o(ar_valid), .burst_ready_i(ar_ready),
+  vta_vme_burst #(.CmdAddrWidth(MemAddrWidth), .AddrWidth(AxiAddrWidth), .TagWidth(ClientW)) u_read_split (
+    .clk_i, .rst_ni, .cmd_valid_i(rb_valid), .cmd_ready_o(rd_cmd_ready), .cmd_first_i(rb_first),
+    .cmd_beats_i(rb_beats), .cmd_out_of_range_i(rb_out_of_range), .cmd_tag_i(rb_client), .burst_valid_o(ar_valid), .burst_ready_i(ar_ready),
     .burst_addr_o(ar_addr), .burst_len_o(ar_len), .burst_last_o(), .burst_tag_o(ar_tag),
     .range_error_o(rd_range_err));
 
@@ -164,7 +195,8 @@ module vta_vme
   // beats with an unknown ID are drained (and flagged)
   assign rs_ready  = r_bad_id || client_data_ready[ClientW'(rs.id)];
   assign r_fire    = rs_valid && rs_ready;
-  assign reads_d        = reads_q + ReadCntW'(ar_fire) - ReadCntW'(r_fire && rs.last);
+  // (outstanding counts: the count or a neighbour, chosen by the late handshakes)
+  assign reads_d = (ar_fire == (r_fire && rs.last)) ? reads_q : ar_fire ? reads_q + 1'b1 : reads_q - 1'b1;
 
   // ---- writes ---------------------------------------------------------------------------------
   logic                 aw_valid, aw_ready, aw_last, aw_fire, w_fire, b_fire, wr_range_err;
@@ -174,16 +206,20 @@ module vta_vme
   logic [7:0]           wbeat_d, wbeat_q;
   logic                 w_burst_end, wlast_mismatch;
 
-  // the write command's slice (as the reads': the store's ready from a register)
-  logic     wr_cmd_ready, wc_wready, wc_valid;
-  mem_cmd_t wc_cmd;
+  // the write command's slices (as the reads': the store's ready from a register)
+  logic             wr_cmd_ready, wc_wready, wc_valid, wb_wready, wb_valid, wb_out_of_range;
+  mem_cmd_t         wc_cmd;
+  logic [BeatW-1:0] wb_first, wb_beats;
   assign wr_rsp_o.cmd_ready = wc_wready && !quiesce_i;
   vta_fifo #(.Width(MemCmdWidth), .Depth(2)) u_wr_cmd_slice (
     .clk_i, .rst_ni, .wvalid_i(wr_req_i.cmd_valid && wr_rsp_o.cmd_ready), .wready_o(wc_wready),
-    .wdata_i(wr_req_i.cmd), .rvalid_o(wc_valid), .rready_i(wr_cmd_ready), .rdata_o(wc_cmd), .count_o());
-  vta_vme_burst #(.AddrWidth(AxiAddrWidth), .TagWidth(1)) u_write_split (
-    .clk_i, .rst_ni, .cmd_valid_i(wc_valid), .cmd_ready_o(wr_cmd_ready), .cmd_addr_i(wc_cmd.addr),
-    .cmd_bytes_i(wc_cmd.bytes), .cmd_tag_i(1'b0), .burst_valid_o(aw_valid), .burst_ready_i(aw_ready),
+    .wdata_i(wr_req_i.cmd), .rvalid_o(wc_valid), .rready_i(wb_wready), .rdata_o(wc_cmd), .count_o());
+  vta_fifo #(.Width(BeatCmdWidth), .Depth(2)) u_wr_beats_slice (
+    .clk_i, .rst_ni, .wvalid_i(wc_valid), .wready_o(wb_wready), .wdata_i(in_beats(wc_cmd.addr, wc_cmd.bytes)),
+    .rvalid_o(wb_valid), .rready_i(wr_cmd_ready), .rdata_o({wb_out_of_range, wb_first, wb_beats}), .count_o());
+  vta_vme_burst #(.CmdAddrWidth(MemAddrWidth), .AddrWidth(AxiAddrWidth), .TagWidth(1)) u_write_split (
+    .clk_i, .rst_ni, .cmd_valid_i(wb_valid), .cmd_ready_o(wr_cmd_ready), .cmd_first_i(wb_first),
+    .cmd_beats_i(wb_beats), .cmd_out_of_range_i(wb_out_of_range), .cmd_tag_i(1'b0), .burst_valid_o(aw_valid), .burst_ready_i(aw_ready),
     .burst_addr_o(aw_addr), .burst_len_o(aw_len), .burst_last_o(aw_last), .burst_tag_o(),
     .range_error_o(wr_range_err));
 
@@ -234,8 +270,8 @@ module vta_vme
   assign b_fire         = axi_rsp_i.b_valid;
   assign ack_d          = b_fire && bq_rvalid && bq_last;
   assign wr_rsp_o.ack       = ack_q;
-  assign writes_d       = writes_q + WriteCntW'(aw_fire) - WriteCntW'(b_fire && bq_rvalid);
-  assign busy_o         = rc_valid || wc_valid || ar_valid || aw_valid || reads_q != '0 || writes_q != '0 ||
+  assign writes_d       = (aw_fire == (b_fire && bq_rvalid)) ? writes_q : aw_fire ? writes_q + 1'b1 : writes_q - 1'b1;
+  assign busy_o         = rc_valid || rb_valid || wc_valid || wb_valid || ar_valid || aw_valid || reads_q != '0 || writes_q != '0 ||
                           ws_valid || ack_q;
 
   // ---- errors ---------------------------------------------------------------------------------
@@ -262,7 +298,7 @@ module vta_vme
       writes_q <= writes_d;
       wbeat_q  <= wbeat_d;
       if (err_q == '0) begin  // frozen from the first error on
-        client_q <= (r_fire && rs.resp != 2'b00) ? 4'(rs.id) : rd_range_err ? 4'(rc_client) : WriteClient;
+        client_q <= (r_fire && rs.resp != 2'b00) ? 4'(rs.id) : rd_range_err ? 4'(rb_client) : WriteClient;
       end
       err_q <= err_q | {
         wlast_mismatch || (axi_rsp_i.b_valid && (!bq_rvalid || axi_rsp_i.b.id != '0)) || (r_fire && r_bad_id),

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "Vvta_fifo.h"
+#include "Vvta_fifo_head.h"
 #include "Vvta_ram_1r1w.h"
 #include "Vvta_token_queue.h"
 #include "sim_harness.h"
@@ -15,8 +16,10 @@
 namespace vta::test {
 namespace {
 
-TEST(HwFifo, MatchesAQueueModelUnderRandomTraffic) {
-  Harness<Vvta_fifo> h;  // Width 16, Depth 4
+// vta_fifo and vta_fifo_head (its head a register) promise the same ports cycle by cycle.
+template <class Fifo>
+void check_against_a_queue_model() {
+  Harness<Fifo> h;  // Width 16, Depth 4
   h.reset();
   std::deque<uint16_t> model;
   std::mt19937 rng(1);
@@ -50,6 +53,9 @@ TEST(HwFifo, MatchesAQueueModelUnderRandomTraffic) {
   EXPECT_GT(full_cycles, 100u) << "the test must also exercise a full FIFO";
 }
 
+TEST(HwFifo, MatchesAQueueModelUnderRandomTraffic) { check_against_a_queue_model<Vvta_fifo>(); }
+TEST(HwFifoHead, MatchesAQueueModelUnderRandomTraffic) { check_against_a_queue_model<Vvta_fifo_head>(); }
+
 TEST(HwFifo, AProducerWithdrawingAnOfferFailsTheNamedAssertion) {
   Harness<Vvta_fifo> h;
   h.reset();
@@ -70,8 +76,9 @@ TEST(HwFifo, AProducerWithdrawingAnOfferFailsTheNamedAssertion) {
   EXPECT_NE(failures[0].file.find("vta_fifo.sv"), std::string::npos);
 }
 
-TEST(HwFifo, ReadAndWriteInTheSameCycleWhenFull) {
-  Harness<Vvta_fifo> h;
+template <class Fifo>
+void check_read_and_write_when_full() {
+  Harness<Fifo> h;
   h.reset();
   h->rready_i = 0;
   for (uint16_t v = 1; v <= 4; ++v) {
@@ -89,6 +96,9 @@ TEST(HwFifo, ReadAndWriteInTheSameCycleWhenFull) {
   h.tick();
   EXPECT_EQ(h->count_o, 3);
 }
+
+TEST(HwFifo, ReadAndWriteInTheSameCycleWhenFull) { check_read_and_write_when_full<Vvta_fifo>(); }
+TEST(HwFifoHead, ReadAndWriteInTheSameCycleWhenFull) { check_read_and_write_when_full<Vvta_fifo_head>(); }
 
 TEST(HwRam, RegisteredReadWithOneCycleLatencyAndReadFirst) {
   Harness<Vvta_ram_1r1w> h;  // Width 32, Depth 16

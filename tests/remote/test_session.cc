@@ -90,8 +90,8 @@ TEST_P(ModuleSession, TheCompiledTutorialsRunAsLocallyInSixRoundTripsEach) {
   EXPECT_TRUE(c.stats.counters_equal(tutorials::convolution_seed_stats()));
   EXPECT_EQ(remote.round_trips(), 13u);
   if (GetParam() == "tsim") {
-    EXPECT_EQ(m.stats.cycle_count, std::optional<uint64_t>(138178));
-    EXPECT_EQ(c.stats.cycle_count, std::optional<uint64_t>(483551));
+    EXPECT_EQ(m.stats.cycle_count, std::optional<uint64_t>(138221));
+    EXPECT_EQ(c.stats.cycle_count, std::optional<uint64_t>(483575));
   } else {
     EXPECT_FALSE(m.stats.cycle_count);
   }
