@@ -62,11 +62,7 @@ module vta_compute
   unit_e  unit_d, unit_q;
   deps_t  deps;
   logic   push_prev_d, push_prev_q, push_next_d, push_next_q;
-  // The statistics' byte count: the sizes are taken as the instruction starts, multiplied in its
-  // first running cycle (off the queue head's path, docs/SYNTHESIS.md). A unit that ends in that
-  // cycle moved no rows (y_size 0), so the 0 written at the start is its count (asserted below).
-  logic [31:0] bytes_d, bytes_q;
-  logic [MemopSizeBitWidth-1:0] x_d, x_q, y_d, y_q;
+  logic [31:0] bytes;  // the statistics' byte count (vta_stat_bytes)
 
   mem_insn_t  m;
   loop_insn_t g, a;
@@ -182,6 +178,10 @@ module vta_compute
     .op_o(head_op), .mem_o(m), .gemm_o(g), .alu_o(a));
   assign op = opcode_e'(head_op);
 
+  vta_stat_bytes u_bytes (
+    .clk_i, .rst_ni, .take_i(state_q == StIdle && go), .x_size_i(m.x_size), .y_size_i(m.y_size),
+    .run_i(state_q == StRun), .elem_bytes_i(32'(unit_q == UnitUop ? UopElemBytes : AccElemBytes)), .read_i(stat_valid_o), .bytes_o(bytes));
+
   always_comb begin
 
     unique case (unit_q)
@@ -196,9 +196,6 @@ module vta_compute
     unit_d       = unit_q;
     push_prev_d  = push_prev_q;
     push_next_d  = push_next_q;
-    bytes_d      = bytes_q;
-    x_d          = x_q;
-    y_d          = y_q;
     insn_ready_o = 1'b0;
     l2g_pop_o    = 1'b0;
     s2g_pop_o    = 1'b0;
@@ -219,9 +216,6 @@ module vta_compute
           s2g_pop_o    = deps.pop_next;
           push_prev_d  = deps.push_prev;
           push_next_d  = deps.push_next;
-          bytes_d      = '0;
-          x_d          = m.x_size;
-          y_d          = m.y_size;
           if (!insn_legal_i) begin
             state_d = StError;
           end else if (op == OpFinish || (op == OpLoad && m.x_size == '0)) begin
@@ -251,7 +245,6 @@ module vta_compute
         end
       end
       StRun: begin
-        bytes_d = 32'(x_q) * 32'(y_q) * (unit_q == UnitUop ? UopElemBytes : AccElemBytes);
         if (!unit_busy) begin
           if (unit_error) begin
             state_d = StError;
@@ -270,8 +263,8 @@ module vta_compute
     error_o          = state_q == StError;
     gemm_uop_o       = gm_done;
     alu_uop_o        = al_done;
-    stat_uop_bytes_o = unit_q == UnitUop ? bytes_q : '0;
-    stat_acc_bytes_o = unit_q == UnitUop ? '0 : bytes_q;
+    stat_uop_bytes_o = unit_q == UnitUop ? bytes : '0;
+    stat_acc_bytes_o = unit_q == UnitUop ? '0 : bytes;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -280,21 +273,13 @@ module vta_compute
       unit_q      <= UnitUop;
       push_prev_q <= 1'b0;
       push_next_q <= 1'b0;
-      bytes_q     <= '0;
-      x_q         <= '0;
-      y_q         <= '0;
     end else begin
       state_q     <= state_d;
       unit_q      <= unit_d;
       push_prev_q <= push_prev_d;
       push_next_q <= push_next_d;
-      bytes_q     <= bytes_d;
-      x_q         <= x_d;
-      y_q         <= y_d;
     end
   end
-
-  `VTA_ASSERT(StatBytesMultiplied, !stat_valid_o || bytes_q == 32'(x_q) * 32'(y_q) * (unit_q == UnitUop ? UopElemBytes : AccElemBytes))
 
   // every unit at work, an instruction refused, a valid instruction waiting for its tokens
   `VTA_COVER(LoadsMicroOps, state_q == StRun && unit_q == UnitUop)

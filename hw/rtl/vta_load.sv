@@ -47,11 +47,7 @@ module vta_load
   deps_t     deps;
   logic      is_inp, go;
   logic      push_d, push_q, inp_d, inp_q;
-  // The statistics' byte count: the sizes are taken as the instruction starts, multiplied in its
-  // first running cycle (off the queue head's path, docs/SYNTHESIS.md). A unit that ends in that
-  // cycle moved no rows (y_size 0), so the 0 written at the start is its count (asserted below).
-  logic [31:0] bytes_d, bytes_q;
-  logic [MemopSizeBitWidth-1:0] x_d, x_q, y_d, y_q;
+  logic [31:0] bytes;  // the statistics' byte count (vta_stat_bytes)
 
   // ---- the two SRAMs and their loaders ---------------------------------------------------------
   logic                       inp_start, wgt_start, inp_busy, wgt_busy;
@@ -90,15 +86,16 @@ module vta_load
     .prev_room_i(1'b1), .next_room_i(!l2g_full_i), .deps_o(deps), .go_o(go), .op_o(head_op), .mem_o(m),
     .gemm_o(head_gemm), .alu_o(head_alu));
 
+  vta_stat_bytes u_bytes (
+    .clk_i, .rst_ni, .take_i(state_q == StIdle && go), .x_size_i(m.x_size), .y_size_i(m.y_size),
+    .run_i(state_q == StRun), .elem_bytes_i(32'(inp_q ? InpElemBytes : WgtElemBytes)), .read_i(stat_valid_o), .bytes_o(bytes));
+
   always_comb begin
     is_inp = m.mem_type == MemInp;  // else WGT: fetch routes no other instruction here
 
     state_d       = state_q;
     push_d        = push_q;
     inp_d         = inp_q;
-    bytes_d       = bytes_q;
-    x_d           = x_q;
-    y_d           = y_q;
     insn_ready_o  = 1'b0;
     g2l_pop_o     = 1'b0;
     l2g_push_o    = 1'b0;
@@ -111,9 +108,6 @@ module vta_load
         if (go) begin
           insn_ready_o = 1'b1;
           g2l_pop_o    = deps.pop_next;
-          bytes_d      = '0;
-          x_d          = m.x_size;
-          y_d          = m.y_size;
           inp_d        = is_inp;
           push_d       = deps.push_next;
           if (!insn_legal_i) begin
@@ -128,7 +122,6 @@ module vta_load
         end
       end
       StRun: begin
-        bytes_d = 32'(x_q) * 32'(y_q) * (inp_q ? InpElemBytes : WgtElemBytes);
         if (!(inp_q ? inp_busy : wgt_busy)) begin
           l2g_push_o   = push_q;
           stat_valid_o = 1'b1;
@@ -140,8 +133,8 @@ module vta_load
 
     busy_o           = state_q == StRun;
     error_o          = state_q == StError;
-    stat_inp_bytes_o = inp_q ? bytes_q : '0;
-    stat_wgt_bytes_o = inp_q ? '0 : bytes_q;
+    stat_inp_bytes_o = inp_q ? bytes : '0;
+    stat_wgt_bytes_o = inp_q ? '0 : bytes;
   end
 
   // The load stage has no previous stage: pop_prev / push_prev are ignored (spec 4.1).
@@ -153,20 +146,12 @@ module vta_load
       state_q <= StIdle;
       push_q  <= 1'b0;
       inp_q   <= 1'b0;
-      bytes_q <= '0;
-      x_q     <= '0;
-      y_q     <= '0;
     end else begin
       state_q <= state_d;
       push_q  <= push_d;
       inp_q   <= inp_d;
-      bytes_q <= bytes_d;
-      x_q     <= x_d;
-      y_q     <= y_d;
     end
   end
-
-  `VTA_ASSERT(StatBytesMultiplied, !stat_valid_o || bytes_q == 32'(x_q) * 32'(y_q) * (inp_q ? InpElemBytes : WgtElemBytes))
 
   // both buffers loaded, an instruction refused, a valid instruction waiting for its tokens
   `VTA_COVER(LoadsInputs, state_q == StRun && inp_q)

@@ -39,11 +39,7 @@ module vta_store
   deps_t       deps;
   logic        go, start, engine_busy, engine_pending;
   logic        push_d, push_q;
-  // The statistics' byte count: the sizes are taken as the instruction starts, multiplied in its
-  // first running cycle (off the queue head's path, docs/SYNTHESIS.md). A unit that ends in that
-  // cycle moved no rows (y_size 0), so the 0 written at the start is its count (asserted below).
-  logic [31:0] bytes_d, bytes_q;
-  logic [MemopSizeBitWidth-1:0] x_d, x_q, y_d, y_q;
+  logic [31:0] bytes;  // the statistics' byte count (vta_stat_bytes)
 
   vta_tensor_store #(.ElemBytes(OutElemBytes), .SramDepth(AccBuffDepth)) u_store (
     .clk_i, .rst_ni, .start_i(start), .insn_i(m), .busy_o(engine_busy), .pending_o(engine_pending),
@@ -60,13 +56,14 @@ module vta_store
     .prev_room_i(!s2g_full_i), .next_room_i(1'b1), .deps_o(deps), .go_o(go), .op_o(head_op), .mem_o(m),
     .gemm_o(head_gemm), .alu_o(head_alu));
 
+  vta_stat_bytes u_bytes (
+    .clk_i, .rst_ni, .take_i(state_q == StIdle && go), .x_size_i(m.x_size), .y_size_i(m.y_size),
+    .run_i(state_q == StRun), .elem_bytes_i(32'(OutElemBytes)), .read_i(stat_valid_o), .bytes_o(bytes));
+
   always_comb begin
 
     state_d      = state_q;
     push_d       = push_q;
-    bytes_d      = bytes_q;
-    x_d          = x_q;
-    y_d          = y_q;
     insn_ready_o = 1'b0;
     g2s_pop_o    = 1'b0;
     s2g_push_o   = 1'b0;
@@ -78,9 +75,6 @@ module vta_store
           insn_ready_o = 1'b1;
           g2s_pop_o    = deps.pop_prev;
           push_d       = deps.push_prev;
-          bytes_d      = '0;
-          x_d          = m.x_size;
-          y_d          = m.y_size;
           if (!insn_legal_i) begin
             state_d = StError;
           end else if (m.x_size == '0) begin
@@ -94,7 +88,6 @@ module vta_store
         end
       end
       StRun: begin
-        bytes_d = 32'(x_q) * 32'(y_q) * OutElemBytes;
         // A push tells compute (and through it, any later reader) the data is in DRAM: it waits for
         // every outstanding acknowledgement. Without a push the next store starts at once.
         if (!engine_busy && !(push_q && engine_pending)) begin
@@ -107,7 +100,7 @@ module vta_store
     endcase
     busy_o           = state_q == StRun;
     error_o          = state_q == StError;
-    stat_out_bytes_o = bytes_q;
+    stat_out_bytes_o = bytes;
   end
 
   // The store stage has no next stage: pop_next / push_next are ignored (spec 4.1).
@@ -118,19 +111,11 @@ module vta_store
     if (!rst_ni) begin
       state_q <= StIdle;
       push_q  <= 1'b0;
-      bytes_q <= '0;
-      x_q     <= '0;
-      y_q     <= '0;
     end else begin
       state_q <= state_d;
       push_q  <= push_d;
-      bytes_q <= bytes_d;
-      x_q     <= x_d;
-      y_q     <= y_d;
     end
   end
-
-  `VTA_ASSERT(StatBytesMultiplied, !stat_valid_o || bytes_q == 32'(x_q) * 32'(y_q) * OutElemBytes)
 
   // a store, an instruction refused, a valid instruction waiting for its tokens
   `VTA_COVER(Stores, state_q == StRun)
