@@ -259,6 +259,9 @@ bool Importer::fold_constant(const onnx::NodeProto& n) {
     if (!n.input(i).empty() && !g_.constants.count(n.input(i))) return false;
   }
   auto input = [&](int i) {
+    if (i >= n.input_size() || n.input(i).empty()) {
+      fail(n, "needs input " + std::to_string(i + 1) + ", has " + std::to_string(n.input_size()));
+    }
     Folded f;
     const FloatTensor& c = g_.constants.at(n.input(i));
     f.shape = c.shape;
