@@ -43,10 +43,9 @@ module vta_vme_burst
     $error("vta_vme_burst: AddrWidth wider than the command addresses");
   end
 
-  // The burst starting at `beat` with `left` beats to request: {it ends the command, its beats}. A
-  // burst reaches up to the 4 KiB page's end, at most MaxBurst beats (the cap), at most what is left.
-  // (`in_page`: the burst's first beat within its page; plain vectors: Yosys 0.23 takes no typedef
-  // inside a function)
+  // The burst whose first beat lies at `in_page` within its 4 KiB page, with `left` beats to request:
+  // {it ends the command, its beats}. A burst reaches up to the page's end, at most MaxBurst beats
+  // (the cap), at most what is left. (Plain vectors: Yosys 0.23 takes no typedef inside a function.)
   function automatic logic [9:0] burst_beats(logic [PageW-1:0] in_page, logic [BeatW-1:0] left);
     logic [PageW:0] to_page;
     logic [8:0] cap, n;
