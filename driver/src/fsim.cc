@@ -272,12 +272,9 @@ struct FsimDevice::Impl {
     if (g.reset) {
       if (d.skip_execution_) return;
       const size_t lanes = size_t(cfg.batch()) * cfg.block_out();
-      for (uint32_t i = 0; i < g.iter_out; ++i)
-        for (uint32_t j = 0; j < g.iter_in; ++j)
-          for (uint32_t k = g.uop_bgn; k < g.uop_end; ++k) {
-            const size_t a = d.uops_[k].dst + i * g.dst_factor_out + j * g.dst_factor_in;
-            std::fill_n(&d.acc_[a * lanes], lanes, 0);
-          }
+      fsim_detail::for_each_uop(g, d.uops_.data(), [&](uint32_t dst, uint32_t, uint32_t) {
+        std::fill_n(&d.acc_[size_t(dst) * lanes], lanes, 0);
+      });
       return;
     }
     check_index(idx, "input (src)", mx.src, g.iter_out, g.src_factor_out, g.iter_in, g.src_factor_in, cfg.inp_depth());
@@ -315,18 +312,15 @@ struct FsimDevice::Impl {
   void alu_loops(const AluInsn& x) {
     const size_t lanes = size_t(cfg.batch()) * cfg.block_out();
     int32_t* acc = d.acc_.data();
-    for (uint32_t i = 0; i < x.iter_out; ++i)
-      for (uint32_t j = 0; j < x.iter_in; ++j)
-        for (uint32_t k = x.uop_bgn; k < x.uop_end; ++k) {
-          const Uop& u = d.uops_[k];
-          int32_t* dst = acc + (u.dst + i * x.dst_factor_out + j * x.dst_factor_in) * lanes;
-          if (x.use_imm) {
-            for (size_t l = 0; l < lanes; ++l) dst[l] = alu_apply<Op>(dst[l], x.imm);
-          } else {
-            const int32_t* src = acc + (u.src + i * x.src_factor_out + j * x.src_factor_in) * lanes;
-            for (size_t l = 0; l < lanes; ++l) dst[l] = alu_apply<Op>(dst[l], src[l]);
-          }
-        }
+    fsim_detail::for_each_uop(x, d.uops_.data(), [&](uint32_t dst_row, uint32_t src_row, uint32_t) {
+      int32_t* dst = acc + dst_row * lanes;
+      if (x.use_imm) {
+        for (size_t l = 0; l < lanes; ++l) dst[l] = alu_apply<Op>(dst[l], x.imm);
+      } else {
+        const int32_t* src = acc + src_row * lanes;
+        for (size_t l = 0; l < lanes; ++l) dst[l] = alu_apply<Op>(dst[l], src[l]);
+      }
+    });
   }
 
   void exec_alu(uint32_t idx, const AluInsn& x) {

@@ -9,26 +9,18 @@ namespace vta::fsim_detail {
 // Accumulation is done in uint32 so that overflow wraps (two's complement) without undefined behaviour.
 void gemm_portable(const GemmArgs& a) {
   const int lanes_in = a.batch * a.block_in, lanes_acc = a.batch * a.block_out, wsize = a.block_in * a.block_out;
-  for (uint32_t i = 0; i < a.iter_out; ++i) {
-    for (uint32_t j = 0; j < a.iter_in; ++j) {
-      const uint32_t da = i * a.dst_factor_out + j * a.dst_factor_in;
-      const uint32_t dx = i * a.src_factor_out + j * a.src_factor_in;
-      const uint32_t dw = i * a.wgt_factor_out + j * a.wgt_factor_in;
-      for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k) {
-        const Uop& u = a.uops[k];
-        auto* acc = reinterpret_cast<uint32_t*>(a.acc) + size_t(u.dst + da) * lanes_acc;
-        const int8_t* x = a.inp + size_t(u.src + dx) * lanes_in;
-        const int8_t* w = a.wgt + size_t(u.wgt + dw) * wsize;
-        for (int b = 0; b < a.batch; ++b) {
-          for (int o = 0; o < a.block_out; ++o) {
-            int32_t sum = 0;
-            for (int c = 0; c < a.block_in; ++c) sum += int32_t(x[b * a.block_in + c]) * int32_t(w[o * a.block_in + c]);
-            acc[b * a.block_out + o] += static_cast<uint32_t>(sum);
-          }
-        }
+  for_each_uop(a, a.uops, [&](uint32_t dst, uint32_t src, uint32_t wgt) {
+    auto* acc = reinterpret_cast<uint32_t*>(a.acc) + size_t(dst) * lanes_acc;
+    const int8_t* x = a.inp + size_t(src) * lanes_in;
+    const int8_t* w = a.wgt + size_t(wgt) * wsize;
+    for (int b = 0; b < a.batch; ++b) {
+      for (int o = 0; o < a.block_out; ++o) {
+        int32_t sum = 0;
+        for (int c = 0; c < a.block_in; ++c) sum += int32_t(x[b * a.block_in + c]) * int32_t(w[o * a.block_in + c]);
+        acc[b * a.block_out + o] += static_cast<uint32_t>(sum);
       }
     }
-  }
+  });
 }
 
 bool vnni_shape_ok(int block_in, int block_out) { return block_out % 16 == 0 && block_in % 4 == 0; }
@@ -54,44 +46,37 @@ void vnni_pack_tile(const int8_t* w, int8_t* vnni, int32_t* bias, int block_in, 
 // +128 (xor 0x80) and the surplus 128 * sum_c w[o][c] is subtracted once per output lane.
 // kGroups / kOBlocks > 0 fix block_in / 4 and block_out / 16 at compile time (fully unrolled inner
 // loops for the common shapes); 0 means "read them from the arguments".
+#define VTA_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
 template <int kGroups, int kOBlocks>
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void gemm_vnni_impl(const GemmArgs& a) {
+VTA_VNNI_TARGET void gemm_vnni_impl(const GemmArgs& a) {
   const int lanes_in = a.batch * a.block_in, lanes_acc = a.batch * a.block_out, wsize = a.block_in * a.block_out;
   const int groups = kGroups > 0 ? kGroups : a.block_in / 4;
   const int oblocks = kOBlocks > 0 ? kOBlocks : a.block_out / 16;
-  for (uint32_t i = 0; i < a.iter_out; ++i) {
-    for (uint32_t j = 0; j < a.iter_in; ++j) {
-      const uint32_t da = i * a.dst_factor_out + j * a.dst_factor_in;
-      const uint32_t dx = i * a.src_factor_out + j * a.src_factor_in;
-      const uint32_t dw = i * a.wgt_factor_out + j * a.wgt_factor_in;
-      for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k) {
-        const Uop& u = a.uops[k];
-        int32_t* acc = a.acc + size_t(u.dst + da) * lanes_acc;
-        const int8_t* x = a.inp + size_t(u.src + dx) * lanes_in;
-        const size_t wt = u.wgt + dw;
-        const int8_t* wv = a.wgt_vnni + wt * wsize;
-        const int32_t* bias = a.wgt_bias + wt * a.block_out;
-        for (int b = 0; b < a.batch; ++b) {
-          const int8_t* xb = x + b * a.block_in;
-          for (int ob = 0; ob < oblocks; ++ob) {
-            __m512i sum = _mm512_setzero_si512();
-            for (int g = 0; g < groups; ++g) {
-              int32_t quad;
-              std::memcpy(&quad, xb + 4 * g, 4);
-              const __m512i xq = _mm512_set1_epi32(quad ^ int32_t(0x80808080u));
-              const __m512i wq = _mm512_loadu_si512(wv + (size_t(g) * a.block_out + ob * 16) * 4);
-              sum = _mm512_dpbusd_epi32(sum, xq, wq);
-            }
-            int32_t* dst = acc + b * a.block_out + ob * 16;
-            __m512i r = _mm512_add_epi32(_mm512_loadu_si512(dst), sum);
-            r = _mm512_sub_epi32(r, _mm512_loadu_si512(bias + ob * 16));
-            _mm512_storeu_si512(dst, r);
-          }
+  for_each_uop(a, a.uops, [&](uint32_t dst_row, uint32_t src, uint32_t wgt) VTA_VNNI_TARGET {
+    int32_t* acc = a.acc + size_t(dst_row) * lanes_acc;
+    const int8_t* x = a.inp + size_t(src) * lanes_in;
+    const int8_t* wv = a.wgt_vnni + size_t(wgt) * wsize;
+    const int32_t* bias = a.wgt_bias + size_t(wgt) * a.block_out;
+    for (int b = 0; b < a.batch; ++b) {
+      const int8_t* xb = x + b * a.block_in;
+      for (int ob = 0; ob < oblocks; ++ob) {
+        __m512i sum = _mm512_setzero_si512();
+        for (int g = 0; g < groups; ++g) {
+          int32_t quad;
+          std::memcpy(&quad, xb + 4 * g, 4);
+          const __m512i xq = _mm512_set1_epi32(quad ^ int32_t(0x80808080u));
+          const __m512i wq = _mm512_loadu_si512(wv + (size_t(g) * a.block_out + ob * 16) * 4);
+          sum = _mm512_dpbusd_epi32(sum, xq, wq);
         }
+        int32_t* dst = acc + b * a.block_out + ob * 16;
+        __m512i r = _mm512_add_epi32(_mm512_loadu_si512(dst), sum);
+        r = _mm512_sub_epi32(r, _mm512_loadu_si512(bias + ob * 16));
+        _mm512_storeu_si512(dst, r);
       }
     }
-  }
+  });
 }
+#undef VTA_VNNI_TARGET
 
 void gemm_vnni(const GemmArgs& a) {
   if (a.block_in == 16 && a.block_out == 16) return gemm_vnni_impl<4, 1>(a);

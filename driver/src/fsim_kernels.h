@@ -20,6 +20,24 @@ struct GemmArgs {
   const int32_t* wgt_bias;  ///< tile, then [o]: 128 * sum_c w[o][c]
 };
 
+/// The ISA's loop nest over one GEMM or ALU instruction (spec 3.3): for iter_out, iter_in, then the
+/// micro-ops [uop_bgn, uop_end), calls `f(dst, src, wgt)` with each micro-op's indices plus the loops'
+/// affine offsets (`wgt` is 0 for an instruction without weight factors, the ALU). The one home of
+/// that order and those offsets for every kernel; always inlined, so a kernel compiled for other
+/// instructions (VNNI) passes a lambda with its own target attribute.
+template <class Insn, class F>
+[[gnu::always_inline]] inline void for_each_uop(const Insn& x, const Uop* uops, F&& f) {
+  for (uint32_t i = 0; i < x.iter_out; ++i) {
+    for (uint32_t j = 0; j < x.iter_in; ++j) {
+      const uint32_t dst = i * x.dst_factor_out + j * x.dst_factor_in;
+      const uint32_t src = i * x.src_factor_out + j * x.src_factor_in;
+      uint32_t wgt = 0;
+      if constexpr (requires { x.wgt_factor_in; }) wgt = i * x.wgt_factor_out + j * x.wgt_factor_in;
+      for (uint32_t k = x.uop_bgn; k < x.uop_end; ++k) f(uops[k].dst + dst, uops[k].src + src, uops[k].wgt + wgt);
+    }
+  }
+}
+
 void gemm_portable(const GemmArgs& a);
 /// Needs block_out % 16 == 0 and block_in % 4 == 0, and a CPU with AVX-512 F/BW/VNNI.
 void gemm_vnni(const GemmArgs& a);
