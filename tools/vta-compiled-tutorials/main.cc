@@ -26,6 +26,7 @@
 #include "vta/driver/guarded_main.h"
 #include "vta/rpc/remote_device.h"
 #include "vta/rpc/session.h"
+#include "vta/tools/compiler_errors.h"
 #include "vta/tools/target_option.h"
 #include "vta/workloads/compiled.h"
 
@@ -108,11 +109,8 @@ static int run(int argc, char** argv) {
   app.add_option("--layer", layer, "resnet18: run only this layer (1 to 10)")->check(CLI::Range(1, 10));
   app.add_flag("--print", print, "print the lowered program after each schedule step");
   std::string remote_address;
-  app.add_option("--remote", remote_address,
-                 "run the modules on a device server, as the tutorials' RPC setup does (upload, load_module, "
-                 "remote tensors): HOST:PORT of a vta-device-server, or 'local' for a server in this process "
-                 "(serving --target)")
-      ->check(vta::tools::remote_validator());
+  vta::tools::add_remote_option(app, remote_address,
+                                "as the tutorials' RPC setup does (upload, load_module, remote tensors)");
   int virtual_threads = 2;
   app.add_option("--virtual-threads", virtual_threads,
                  "conv: virtual threads of the schedule (the tutorial: 2; with another number the statistics are "
@@ -146,73 +144,64 @@ static int run(int argc, char** argv) {
                 static_cast<unsigned long long>(remote->round_trips() - trips_before));
     trips_before = remote->round_trips();
   };
-  try {
-    if (remote_address == "local") {
-      remote.emplace(vta::rpc::local_session());
-    } else if (!remote_address.empty()) {
-      const auto [host, port] = vta::rpc::parse_address(remote_address);
-      remote.emplace(vta::rpc::connect(host, port));
+  if (remote_address == "local") {
+    remote.emplace(vta::rpc::local_session());
+  } else if (!remote_address.empty()) {
+    const auto [host, port] = vta::rpc::parse_address(remote_address);
+    remote.emplace(vta::rpc::connect(host, port));
+  }
+  if (remote) {
+    remote_runner = vta::tutorials::remote_runner(*remote);
+    where = remote->target() + " through the device server at " + remote->where();
+    round_trips("the handshake");
+  }
+  vta::tutorials::ModuleRunner& inner = remote ? *remote_runner : vta::tutorials::local_runner();
+  std::optional<SavingRunner> saver;
+  if (!save_dir.empty()) saver.emplace(inner, save_dir);
+  vta::tutorials::ModuleRunner& runner = saver ? static_cast<vta::tutorials::ModuleRunner&>(*saver) : inner;
+  auto name_next = [&](const char* name) {
+    if (saver) saver->name = name;
+  };
+  if (which == "matmul" || which == "all") {
+    name_next("matmul");
+    ok &= vta::tutorials::report("Matrix multiply blocking, compiled (1x1024 x 1024x1024)",
+                                 vta::tutorials::compiled_matrix_multiply(seed, steps, {}, runner),
+                                 vta::tutorials::matrix_multiply_seed_stats(),
+                                 "Successful blocked matrix multiply test!", where);
+    round_trips("the matrix multiply");
+  }
+  if (which == "conv" || which == "all") {
+    name_next("conv");
+    vta::tutorials::ConvShape shape;
+    shape.virtual_threads = virtual_threads;
+    const vta::tutorials::Result r = vta::tutorials::compiled_convolution(seed, steps, shape, runner);
+    const std::string title =
+        "2D convolution, compiled (ResNet-18 layer, " + std::to_string(virtual_threads) + " virtual threads)";
+    // the seeds' statistics are for the tutorial's 2 virtual threads; otherwise the outputs are checked
+    ok &= vta::tutorials::report(title.c_str(), r,
+                                 virtual_threads == 2 ? vta::tutorials::convolution_seed_stats() : r.stats,
+                                 "Successful 2D convolution test!", where);
+    round_trips("the convolution");
+  }
+  if (which == "resnet18") {
+    const auto& cfg = vta::build_config();
+    if (cfg.batch() != 1 || cfg.block_in() != 16 || cfg.block_out() != 16) {
+      std::fprintf(stderr,
+                   "resnet18: the layer tilings are for the 1x16 configuration (this build: %dx%d); "
+                   "nothing run\n",
+                   cfg.batch(), cfg.block_in());
+      return kNotThisConfiguration;
     }
-    if (remote) {
-      remote_runner = vta::tutorials::remote_runner(*remote);
-      where = remote->target() + " through the device server at " + remote->where();
-      round_trips("the handshake");
-    }
-    vta::tutorials::ModuleRunner& inner = remote ? *remote_runner : vta::tutorials::local_runner();
-    std::optional<SavingRunner> saver;
-    if (!save_dir.empty()) saver.emplace(inner, save_dir);
-    vta::tutorials::ModuleRunner& runner = saver ? static_cast<vta::tutorials::ModuleRunner&>(*saver) : inner;
-    auto name_next = [&](const char* name) {
-      if (saver) saver->name = name;
-    };
-    if (which == "matmul" || which == "all") {
-      name_next("matmul");
-      ok &= vta::tutorials::report("Matrix multiply blocking, compiled (1x1024 x 1024x1024)",
-                                   vta::tutorials::compiled_matrix_multiply(seed, steps, {}, runner),
-                                   vta::tutorials::matrix_multiply_seed_stats(),
-                                   "Successful blocked matrix multiply test!", where);
-      round_trips("the matrix multiply");
-    }
-    if (which == "conv" || which == "all") {
-      name_next("conv");
-      vta::tutorials::ConvShape shape;
-      shape.virtual_threads = virtual_threads;
-      const vta::tutorials::Result r = vta::tutorials::compiled_convolution(seed, steps, shape, runner);
-      const std::string title =
-          "2D convolution, compiled (ResNet-18 layer, " + std::to_string(virtual_threads) + " virtual threads)";
-      // the seeds' statistics are for the tutorial's 2 virtual threads; otherwise the outputs are checked
-      ok &= vta::tutorials::report(title.c_str(), r,
-                                   virtual_threads == 2 ? vta::tutorials::convolution_seed_stats() : r.stats,
-                                   "Successful 2D convolution test!", where);
-      round_trips("the convolution");
-    }
-    if (which == "resnet18") {
-      const auto& cfg = vta::build_config();
-      if (cfg.batch() != 1 || cfg.block_in() != 16 || cfg.block_out() != 16) {
-        std::fprintf(stderr,
-                     "resnet18: the layer tilings are for the 1x16 configuration (this build: %dx%d); "
-                     "nothing run\n",
-                     cfg.batch(), cfg.block_in());
-        return kNotThisConfiguration;
-      }
-      name_next("resnet18");
-      ok &= resnet18(seed, layer, runner);
-      round_trips("resnet18");
-    }
-  } catch (const vta::compiler::ScheduleError& e) {
-    std::fprintf(stderr, "schedule error: %s\n", e.what());
-    return 2;
-  } catch (const vta::compiler::InternalError& e) {
-    std::fprintf(stderr, "internal compiler error: %s\n", e.what());
-    return 3;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "vta-compiled-tutorials: error: %s\n", e.what());
-    return 1;
+    name_next("resnet18");
+    ok &= resnet18(seed, layer, runner);
+    round_trips("resnet18");
   }
   vta::tutorials::print_clocked_speed();
   return ok ? 0 : 1;
 }
 
 int main(int argc, char** argv) {
-  return vta::guarded_main("vta-compiled-tutorials", [&] { return run(argc, argv); });
+  return vta::guarded_main("vta-compiled-tutorials", [&] {
+    return vta::tools::compiler_errors_as_status("vta-compiled-tutorials", [&] { return run(argc, argv); });
+  });
 }

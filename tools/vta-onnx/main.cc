@@ -3,7 +3,7 @@
 // says why), compiles the VTA steps, and runs inputs on the chosen backend: every step of every run
 // checked bit for bit against the int8 reference, top-1 accuracy beside the float model's when labels
 // are given, cycles per inference and GEMM utilisation on clocked backends. Exit status: 0 every run
-// verified, 1 a mismatch or a run error, 2 a usage, model or schedule error.
+// verified, 1 a mismatch or a run error, 2 a usage, model or schedule error, 3 an internal compiler error.
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -21,6 +21,7 @@
 #include "vta/network/onnx.h"
 #include "vta/network/plan.h"
 #include "vta/network/target.h"
+#include "vta/tools/compiler_errors.h"
 #include "vta/tools/target_option.h"
 
 namespace {
@@ -262,10 +263,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   return vta::guarded_main("vta-onnx", [&] {
     try {
-      return run(argc, argv);
-    } catch (const vta::compiler::ScheduleError& e) {
-      std::fprintf(stderr, "vta-onnx: schedule error: %s\n", e.what());
-      return 2;
+      return vta::tools::compiler_errors_as_status("vta-onnx", [&] { return run(argc, argv); });
     } catch (const vta::network::GraphError& e) {
       std::fprintf(stderr, "vta-onnx: error: %s\n", e.what());
       return 2;

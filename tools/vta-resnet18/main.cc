@@ -3,7 +3,7 @@
 // and residual additions) compiled into VTA programs and run on the chosen backend (or, with --remote,
 // uploaded once to a device server), activations kept in device memory between them. One line per step, the totals, and
 // every step's output checked bit for bit against the plain C++ reference of the whole network. Exit status: 0
-// verified, 1 a mismatch or a run error, 2 a usage or schedule error.
+// verified, 1 a mismatch or a run error, 2 a usage or schedule error, 3 an internal compiler error.
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -23,6 +23,7 @@
 #include "vta/network/resnet18.h"
 #include "vta/network/target.h"
 #include "vta/rpc/remote_device.h"
+#include "vta/tools/compiler_errors.h"
 #include "vta/tools/target_option.h"
 
 namespace {
@@ -65,11 +66,9 @@ int run(int argc, char** argv) {
   vta::tools::FastForwardOptions ff;
   vta::tools::add_fast_forward_options(app, ff, "layer3.0.conv1.q:layer3.1");
   std::string remote_address;
-  app.add_option("--remote", remote_address,
-                 "run on a device server through the module-level client (programs uploaded once, activations "
-                 "kept in the server's memory): HOST:PORT of a vta-device-server, or 'local' for a server in this "
-                 "process (serving --target)")
-      ->check(vta::tools::remote_validator());
+  vta::tools::add_remote_option(
+      app, remote_address,
+      "through the module-level client (programs uploaded once, activations kept in the server's memory)");
   VTA_CLI_PARSE(app, argc, argv);
   vta::network::PlanOptions plan;  // (a bad tilings file is refused before anything is built)
   if (!tilings_file.empty()) plan.tilings = vta::network::load_tilings(tilings_file, vta::build_config());
@@ -266,11 +265,6 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   return vta::guarded_main("vta-resnet18", [&] {
-    try {
-      return run(argc, argv);
-    } catch (const vta::compiler::ScheduleError& e) {
-      std::fprintf(stderr, "vta-resnet18: schedule error: %s\n", e.what());
-      return 2;
-    }
+    return vta::tools::compiler_errors_as_status("vta-resnet18", [&] { return run(argc, argv); });
   });
 }

@@ -24,20 +24,15 @@ static int run(int argc, char** argv) {
   VTA_CLI_PARSE(app, argc, argv);
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   bool ok = true;
-  try {
-    if (which == "matmul" || which == "all") {
-      ok &= vta::tutorials::report("Matrix multiply blocking (1x1024 x 1024x1024)",
-                                   vta::tutorials::matrix_multiply(seed), vta::tutorials::matrix_multiply_seed_stats(),
-                                   "Successful blocked matrix multiply test!");
-    }
-    if (which == "conv" || which == "all") {
-      ok &= vta::tutorials::report("2D convolution (ResNet-18 layer, 2 virtual threads)",
-                                   vta::tutorials::convolution(seed), vta::tutorials::convolution_seed_stats(),
-                                   "Successful 2D convolution test!");
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "vta-tutorials: error: %s\n", e.what());
-    return 1;
+  if (which == "matmul" || which == "all") {
+    ok &= vta::tutorials::report("Matrix multiply blocking (1x1024 x 1024x1024)", vta::tutorials::matrix_multiply(seed),
+                                 vta::tutorials::matrix_multiply_seed_stats(),
+                                 "Successful blocked matrix multiply test!");
+  }
+  if (which == "conv" || which == "all") {
+    ok &=
+        vta::tutorials::report("2D convolution (ResNet-18 layer, 2 virtual threads)", vta::tutorials::convolution(seed),
+                               vta::tutorials::convolution_seed_stats(), "Successful 2D convolution test!");
   }
   vta::tutorials::print_clocked_speed();
   return ok ? 0 : 1;

@@ -29,20 +29,25 @@ inline CLI::Validator target_validator() {
       "TARGET");
 }
 
-/// The --remote option's value: "local" (a server in this process) or a device server's HOST:PORT,
+/// The --remote option: run on a device server, `how` says through what (its help begins with it);
+/// the value is "local" (a server in this process, serving --target) or a device server's HOST:PORT,
 /// checked as an rpc:// target's address is (a usage error when malformed).
-inline CLI::Validator remote_validator() {
-  return CLI::Validator(
-      [](std::string& address) -> std::string {
-        if (address == "local") return {};
-        try {
-          check_target("rpc://" + address);
-          return {};
-        } catch (const std::invalid_argument& e) {
-          return e.what();
-        }
-      },
-      "HOST:PORT|local");
+inline CLI::Option* add_remote_option(CLI::App& app, std::string& address, const std::string& how) {
+  return app
+      .add_option("--remote", address,
+                  "run on a device server " + how +
+                      ": HOST:PORT of a vta-device-server, or 'local' for a server in this process (serving --target)")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            if (value == "local") return {};
+            try {
+              check_target("rpc://" + value);
+              return {};
+            } catch (const std::invalid_argument& e) {
+              return e.what();
+            }
+          },
+          "HOST:PORT|local"));
 }
 
 /// Fast-forward (vta/network/target.h fast_forward_target): the VTA steps FIRST:LAST on a clocked
