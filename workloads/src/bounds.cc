@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <random>
 
 #include "vta/driver/build_config.h"
 #include "vta/driver/energy.h"
@@ -21,6 +22,22 @@ bool report(const char* title, const vta::tutorials::Result& r, const vta::Stats
   if (stats_ok && r.mismatches == 0) std::printf("%s (%zu outputs verified)\n", success, r.outputs);
   std::printf("\n");
   return stats_ok && r.mismatches == 0;
+}
+
+bool written_for_this_build(Result& r) {
+  const Config& cfg = build_config();
+  if (cfg.batch() == 1 && cfg.block_in() == 16 && cfg.block_out() == 16) return true;
+  r.error = "the tutorial programs are written for the default 1x16 configuration, not " + cfg.bitstream_name();
+  return false;
+}
+
+std::pair<std::vector<int8_t>, std::vector<int8_t>> random_operands(uint32_t seed, size_t data, size_t weight) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  std::pair<std::vector<int8_t>, std::vector<int8_t>> r{std::vector<int8_t>(data), std::vector<int8_t>(weight)};
+  for (auto& v : r.first) v = static_cast<int8_t>(dist(rng));
+  for (auto& v : r.second) v = static_cast<int8_t>(dist(rng));
+  return r;
 }
 
 }  // namespace vta::tutorials

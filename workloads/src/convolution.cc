@@ -122,17 +122,9 @@ int run_my_conv(void* data, void* kernel, void* res) {
 
 Result convolution(uint32_t seed) {
   Result r;
-  const vta::Config& cfg = vta::build_config();
-  if (cfg.batch() != 1 || cfg.block_in() != 16 || cfg.block_out() != 16) {
-    r.error = "the tutorial programs are written for the default 1x16 configuration, not " + cfg.bitstream_name();
-    return r;
-  }
+  if (!written_for_this_build(r)) return r;
   constexpr int kC = 256, kO = 256, kH = 14, kW = 14, kK = 3, kPad = 1, kStride = 1;
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-128, 127);
-  std::vector<int8_t> x(size_t(kC) * kH * kW), w(size_t(kO) * kC * kK * kK);
-  for (auto& v : x) v = static_cast<int8_t>(dist(rng));
-  for (auto& v : w) v = static_cast<int8_t>(dist(rng));
+  const auto [x, w] = random_operands(seed, size_t(kC) * kH * kW, size_t(kO) * kC * kK * kK);
 
   vta::runtime::DeviceTensor data({1, 16, 14, 14, 1, 16}, vta::runtime::DType::kInt8, "data");
   vta::runtime::DeviceTensor kernel({16, 16, 3, 3, 16, 16}, vta::runtime::DType::kInt8, "kernel");
@@ -151,8 +143,7 @@ Result convolution(uint32_t seed) {
   const auto want = vta::runtime::shift_clip(
       vta::runtime::conv2d_reference(x, w, 1, kC, kH, kW, kO, kK, kK, kPad, kStride), 8, 0, 127);
   const auto got_nchw = vta::runtime::unpack_nchw(got, 1, kO, kH, kW, 1, 16);
-  r.outputs = want.size();
-  for (size_t i = 0; i < want.size(); ++i) r.mismatches += got_nchw[i] != want[i];
+  r.compare(got_nchw, want);
 
   r.stats = vta::runtime::runtime_stats();
   return r;

@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "print_step.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"
 #include "vta/driver/build_config.h"
@@ -55,9 +56,6 @@ ConvDeclaration declare_convolution(const Env& env, const ConvShape& shape) {
 Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape& shape, ModuleRunner& runner) {
   Result r;
   const Env env(vta::build_config());
-  auto step = [&](const char* title, const Stmt& program) {
-    if (steps != nullptr) *steps << "// ---- " << title << "\n" << to_text(program) << "\n";
-  };
 
   // ---- Computation declaration
   const int64_t n = shape.batch, c = shape.in_channels, o = shape.out_channels, h = shape.height, w = shape.width;
@@ -71,7 +69,7 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
 
   // ---- Default schedule
   Schedule s = create_schedule(res);
-  step("default schedule", lower(s, args));
+  print_step(steps, "default schedule", lower(s, args));
 
   // ---- Blocking: output tiles of (b_block, oc_block, h_block, w_block), input channels by ic_block
   const auto& ax = res->op->axis;  // b, oc, y, x, b_tns, oc_tns
@@ -91,7 +89,7 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
     s[res].reorder({tx, b_out});
     s[res].bind(tx, "cthread");
   }
-  step("blocked schedule with virtual threads", lower(s, args));
+  print_step(steps, "blocked schedule with virtual threads", lower(s, args));
 
   // ---- Lowering copies to DMA transfers
   s[data_buf].set_scope(env.inp_scope);
@@ -105,7 +103,7 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   s[res].pragma(shape.store_rows ? y_inn : ax[4], env.dma_copy);
   LowerOptions dma;
   dma.env = &env;
-  step("DMA copies", lower(s, args, dma));
+  print_step(steps, "DMA copies", lower(s, args, dma));
 
   // ---- Tensorization and the ALU
   s[res_conv].tensorize(cx[4], "gemm");
@@ -113,14 +111,10 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   BuildOptions build_options;
   build_options.overlap_tiles = shape.overlap_tiles;
   const Module module = build(s, args, env, build_options);
-  step("final lowered program", module.program());
+  print_step(steps, "final lowered program", module.program());
 
   // ---- Run and verify
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-128, 127);
-  std::vector<int8_t> x(size_t(n * c * h * w)), wt(size_t(o * c * k * k));
-  for (auto& v : x) v = static_cast<int8_t>(dist(rng));
-  for (auto& v : wt) v = static_cast<int8_t>(dist(rng));
+  const auto [x, wt] = random_operands(seed, size_t(n * c * h * w), size_t(o * c * k * k));
   std::vector<int8_t> got;
   try {
     got = runner.run(module,
@@ -137,8 +131,7 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
                                                               int(k), int(p), int(stride)),
                                shape.shift, 0, 127);
   const auto got_nchw = vta::runtime::unpack_nchw(got, int(n), int(o), int(oh), int(ow), env.BATCH, env.BLOCK_OUT);
-  r.outputs = want.size();
-  for (size_t i = 0; i < want.size(); ++i) r.mismatches += got_nchw[i] != want[i];
+  r.compare(got_nchw, want);
   return r;
 }
 

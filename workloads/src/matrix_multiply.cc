@@ -90,17 +90,9 @@ int run_my_gemm(void* data, void* weight, void* res) {
 
 Result matrix_multiply(uint32_t seed) {
   Result r;
-  const vta::Config& cfg = vta::build_config();
-  if (cfg.batch() != 1 || cfg.block_in() != 16 || cfg.block_out() != 16) {
-    r.error = "the tutorial programs are written for the default 1x16 configuration, not " + cfg.bitstream_name();
-    return r;
-  }
+  if (!written_for_this_build(r)) return r;
   constexpr int kBatch = 1, kIn = 1024, kOut = 1024;
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-128, 127);
-  std::vector<int8_t> a(kBatch * kIn), w(size_t(kOut) * kIn);
-  for (auto& v : a) v = static_cast<int8_t>(dist(rng));
-  for (auto& v : w) v = static_cast<int8_t>(dist(rng));
+  const auto [a, w] = random_operands(seed, kBatch * kIn, size_t(kOut) * kIn);
 
   vta::runtime::DeviceTensor data({1, 64, 1, 16}, vta::runtime::DType::kInt8, "data");
   vta::runtime::DeviceTensor weight({64, 64, 16, 16}, vta::runtime::DType::kInt8, "weight");
@@ -118,8 +110,7 @@ Result matrix_multiply(uint32_t seed) {
   res.copy_to(got);
   const auto want = vta::runtime::shift_clip(vta::runtime::gemm_reference(a, w, kBatch, kIn, kOut), 8, 0, 127);
   const auto got_flat = vta::runtime::unpack_matrix(got, kBatch, kOut, 1, 16);
-  r.outputs = want.size();
-  for (size_t i = 0; i < want.size(); ++i) r.mismatches += got_flat[i] != want[i];
+  r.compare(got_flat, want);
 
   r.stats = vta::runtime::runtime_stats();
   return r;

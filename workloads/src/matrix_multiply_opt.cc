@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "print_step.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"
 #include "vta/driver/build_config.h"
@@ -63,9 +64,6 @@ MatmulDeclaration declare_matrix_multiply(const Env& env, const MatmulShape& sha
 Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const MatmulShape& shape, ModuleRunner& runner) {
   Result r;
   const Env env(vta::build_config());
-  auto step = [&](const char* title, const Stmt& program) {
-    if (steps != nullptr) *steps << "// ---- " << title << "\n" << to_text(program) << "\n";
-  };
 
   // ---- Computation declaration: out = clip((data x weight^T) >> 8, 0, 127), in VTA's tiled layout
   const MatmulDeclaration m = declare_matrix_multiply(env, shape);
@@ -77,7 +75,7 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
 
   // ---- Default schedule
   Schedule s = create_schedule(res);
-  step("default schedule", lower(s, args));
+  print_step(steps, "default schedule", lower(s, args));
 
   // ---- Blocking: output tiles of o_block blocks, input channels in chunks of i_block blocks
   const auto& ax = res->op->axis;
@@ -96,7 +94,7 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   const auto& gx = res_gem->op->axis;  // b_inn, oc_inn, b_tns, oc_tns
   auto [ic_out, ic_inn] = s[res_gem].split(ic, shape.i_block);
   s[res_gem].reorder({ic_out, gx[0], gx[1], ic_inn, gx[2], gx[3], ic_tns});
-  step("blocked schedule", lower(s, args));
+  print_step(steps, "blocked schedule", lower(s, args));
 
   // ---- Lowering copies to DMA transfers: buffers in the SRAM scopes, copies as dma_copy
   s[data_buf].set_scope(env.inp_scope);
@@ -109,20 +107,16 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   s[res].pragma(ax[2], env.dma_copy);  // one store per output element
   LowerOptions dma;
   dma.env = &env;
-  step("DMA copies", lower(s, args, dma));
+  print_step(steps, "DMA copies", lower(s, args, dma));
 
   // ---- Tensorization and the ALU
   s[res_gem].tensorize(gx[2], "gemm");
   for (const Tensor& t : m.alu_stages) s[t].pragma(t->op->axis[0], env.alu);
   const Module module = build(s, args, env);
-  step("final lowered program", module.program());
+  print_step(steps, "final lowered program", module.program());
 
   // ---- Run and verify
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-128, 127);
-  std::vector<int8_t> a(size_t(batch * in_channels)), w(size_t(out_channels * in_channels));
-  for (auto& v : a) v = static_cast<int8_t>(dist(rng));
-  for (auto& v : w) v = static_cast<int8_t>(dist(rng));
+  const auto [a, w] = random_operands(seed, size_t(batch * in_channels), size_t(out_channels * in_channels));
   std::vector<int8_t> got;
   try {
     got = runner.run(module,
@@ -137,13 +131,13 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   const auto wide = vta::runtime::gemm_reference(a, w, int(batch), int(in_channels), int(out_channels));
   const auto clipped = vta::runtime::shift_clip(wide, shape.shift, 0, 127);
   const auto got_flat = vta::runtime::unpack_matrix(got, int(batch), int(out_channels), env.BATCH, env.BLOCK_OUT);
-  r.outputs = got_flat.size();
-  for (size_t i = 0; i < got_flat.size(); ++i) {
-    const int8_t v = !shape.epilogue ? static_cast<int8_t>(wide[i])
-                     : shape.clip    ? clipped[i]
-                                     : static_cast<int8_t>(wide[i] >> shape.shift);
-    r.mismatches += got_flat[i] != v;
+  std::vector<int8_t> want(wide.size());
+  for (size_t i = 0; i < wide.size(); ++i) {
+    want[i] = !shape.epilogue ? static_cast<int8_t>(wide[i])
+              : shape.clip    ? clipped[i]
+                              : static_cast<int8_t>(wide[i] >> shape.shift);
   }
+  r.compare(got_flat, want);
   return r;
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "vta/driver/device.h"
 #include "vta/driver/run_control.h"
@@ -19,7 +21,21 @@ struct Result {
   size_t mismatches = 0;  ///< elements that differ from the reference
   Stats stats;            ///< the device statistics of this run alone
   bool ok() const { return ran && mismatches == 0; }
+  /// Counts `got` against the reference `want`, element by element (outputs and mismatches).
+  void compare(const std::vector<int8_t>& got, const std::vector<int8_t>& want) {
+    outputs = want.size();
+    for (size_t i = 0; i < want.size(); ++i) mismatches += i >= got.size() || got[i] != want[i];
+  }
 };
+
+/// Whether this build's configuration is the default 1x16 one the hand-written tutorial programs are
+/// written for; if not, says so in `r.error`.
+bool written_for_this_build(Result& r);
+
+/// The tutorials' inputs: `data` then `weight` int8 values uniform in [-128, 127], drawn from one
+/// generator seeded with `seed`. The hand-written and the compiled workloads draw alike, so one seed
+/// gives both the same inputs.
+std::pair<std::vector<int8_t>, std::vector<int8_t>> random_operands(uint32_t seed, size_t data, size_t weight);
 
 /// Matrix multiply blocking: 1x1024 by 1024x1024, tiles of 256, >> 8, clip to [0, 127].
 Result matrix_multiply(uint32_t seed);
