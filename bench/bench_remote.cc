@@ -33,19 +33,8 @@ namespace {
 using namespace vta;
 
 // One server per backend for the whole run.
-uint16_t server_port(const std::string& backend) {
-  static std::map<std::string, std::unique_ptr<rpc::Server>> servers;
-  auto& s = servers[backend];
-  if (s == nullptr) {
-    rpc::ServerOptions o;
-    o.target = backend;
-    o.threads = 1;
-    s = std::make_unique<rpc::Server>(o);
-  }
-  return s->port();
-}
 std::string remote_target(const std::string& backend) {
-  return "rpc://127.0.0.1:" + std::to_string(server_port(backend));
+  return "rpc://127.0.0.1:" + std::to_string(rpc::process_server_port(backend, 1));
 }
 
 void BM_EmptyRun(benchmark::State& state, bool remote) {
@@ -134,7 +123,7 @@ tutorials::Result compiled_conv(uint32_t seed, std::ostream*, const tutorials::M
 }
 void BM_CompiledTutorial(benchmark::State& state, Compiled workload, const char* backend, bool remote) {
   setenv("VTA_TARGET", backend, 1);
-  const uint16_t port = remote ? server_port(backend) : 0;
+  const uint16_t port = remote ? rpc::process_server_port(backend, 1) : 0;
   uint64_t trips = 0;
   for (auto _ : state) {
     tutorials::Result r;

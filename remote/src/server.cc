@@ -520,4 +520,18 @@ void Server::wait() {
   impl_->stop_cv.wait(lock, [this] { return impl_->stopping.load(); });
 }
 
+uint16_t process_server_port(const std::string& target, unsigned threads) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, unsigned>, std::unique_ptr<Server>> servers;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& s = servers[{target, threads}];
+  if (s == nullptr) {
+    ServerOptions o;
+    o.target = target;
+    o.threads = threads;
+    s = std::make_unique<Server>(o);
+  }
+  return s->port();
+}
+
 }  // namespace vta::rpc

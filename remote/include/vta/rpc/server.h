@@ -69,4 +69,9 @@ class Server {
   std::unique_ptr<Impl> impl_;
 };
 
+/// The port of this process's own server of `target` with `threads` threads, started on an ephemeral
+/// loopback port at the first call for that pair and kept until the process exits (thread-safe): how
+/// the tests' loopback backends and the benchmarks reach a device server without another process.
+uint16_t process_server_port(const std::string& target, unsigned threads);
+
 }  // namespace vta::rpc
