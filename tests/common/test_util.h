@@ -113,6 +113,13 @@ inline std::unique_ptr<FsimDevice> make_test_fsim(const Config& c, bool portable
   return std::make_unique<FsimDevice>(c, o);
 }
 
+/// A fixture with an fsim of the default configuration (the fsim's own behaviour, not a backend's).
+class DefaultFsimTest : public ::testing::Test {
+ protected:
+  Config cfg_ = Config::default_config();
+  std::unique_ptr<FsimDevice> dev_ = make_test_fsim(cfg_);
+};
+
 inline void fill_random(std::span<int8_t> v, std::mt19937& rng) {
   std::uniform_int_distribution<int> d(-128, 127);
   for (auto& x : v) x = static_cast<int8_t>(d(rng));

@@ -156,34 +156,58 @@ ElementwiseRun<B> run_elementwise(const Module& m, const Tensor& a, const Tensor
   return r;
 }
 
+// The elementwise tests' operands: a (int32) and b (int32, or int8 loaded sign-extended into the
+// accumulator) of 8 blocks, their accumulator buffers, and the schedule they share: the result split
+// in tiles of 4 blocks, every stage on the accumulator at the tile loop, the buffers by DMA, the
+// given stages on the ALU, the result stored by DMA.
+struct ElementwiseOperands {
+  Env env{vta::build_config()};
+  Tensor a, b, a_buf, b_buf;
+  explicit ElementwiseOperands(DType b_type) {
+    a = placeholder({8, 1, env.BATCH, env.BLOCK_OUT}, "a", DType::kInt32);
+    b = placeholder(a->shape, "b", b_type);
+    a_buf = compute(
+        a->shape, [&](const Indices& i) { return a(i); }, "a_buf");
+    b_buf = compute(
+        b->shape, [&](const Indices& i) { return b_type == DType::kInt32 ? b(i) : cast(DType::kInt32, b(i)); },
+        "b_buf");
+  }
+  // a stage of a's shape named `name`
+  Tensor stage(const char* name, const std::function<Expr(const Indices&)>& body) const {
+    return compute(a->shape, body, name);
+  }
+  Tensor sum() const {
+    return stage("sum_ab", [&](const Indices& i) { return a_buf(i) + b_buf(i); });
+  }
+  // the result: `last` as int8
+  Tensor result(const Tensor& last) const {
+    return stage("res", [&](const Indices& i) { return cast(DType::kInt8, last(i)); });
+  }
+  Module build(const std::vector<Tensor>& alu_stages, const Tensor& res) const {
+    Schedule s = create_schedule(res);
+    auto [outer, inner] = s[res].split(res->op->axis[0], 4);
+    std::vector<Tensor> on_acc{a_buf, b_buf};
+    on_acc.insert(on_acc.end(), alu_stages.begin(), alu_stages.end());
+    for (const Tensor& t : on_acc) {
+      s[t].set_scope(env.acc_scope);
+      s[t].compute_at(s[res], outer);
+    }
+    s[a_buf].pragma(a_buf->op->axis[0], env.dma_copy);
+    s[b_buf].pragma(b_buf->op->axis[0], env.dma_copy);
+    for (const Tensor& t : alu_stages) s[t].pragma(t->op->axis[0], env.alu);
+    s[res].pragma(inner, env.dma_copy);
+    return vta::compiler::build(s, {a, b, res}, env);
+  }
+};
+
 // A pure ALU workload: c = relu(a + b) on int32 tensors loaded into the accumulator.
 TEST(CompiledAlu, ElementwiseAddThenRelu) {
-  const Env env(vta::build_config());
-  const int64_t blocks = 8;
-  Tensor a = placeholder({blocks, 1, env.BATCH, env.BLOCK_OUT}, "a", DType::kInt32);
-  Tensor b = placeholder(a->shape, "b", DType::kInt32);
-  Tensor a_buf = compute(
-      a->shape, [&](const Indices& i) { return a(i); }, "a_buf");
-  Tensor b_buf = compute(
-      b->shape, [&](const Indices& i) { return b(i); }, "b_buf");
-  Tensor sum_ab = compute(
-      a->shape, [&](const Indices& i) { return a_buf(i) + b_buf(i); }, "sum_ab");
-  Tensor relu = compute(
-      a->shape, [&](const Indices& i) { return max(sum_ab(i), 0); }, "relu");
-  Tensor res = compute(
-      a->shape, [&](const Indices& i) { return cast(DType::kInt8, relu(i)); }, "res");
-  Schedule s = create_schedule(res);
-  auto [outer, inner] = s[res].split(res->op->axis[0], 4);
-  for (const Tensor& t : {a_buf, b_buf, sum_ab, relu}) {
-    s[t].set_scope(env.acc_scope);
-    s[t].compute_at(s[res], outer);
-  }
-  s[a_buf].pragma(a_buf->op->axis[0], env.dma_copy);
-  s[b_buf].pragma(b_buf->op->axis[0], env.dma_copy);
-  s[sum_ab].pragma(sum_ab->op->axis[0], env.alu);
-  s[relu].pragma(relu->op->axis[0], env.alu);
-  s[res].pragma(inner, env.dma_copy);
-  const Module m = build(s, {a, b, res}, env);
+  const ElementwiseOperands e(DType::kInt32);
+  const Tensor &a = e.a, &b = e.b;
+  const Tensor sum_ab = e.sum();
+  const Tensor relu = e.stage("relu", [&](const Indices& i) { return max(sum_ab(i), 0); });
+  const Tensor res = e.result(relu);
+  const Module m = e.build({sum_ab, relu}, res);
   const std::string text = to_text(m.program());
   // the add reads b's buffer (no immediate); relu is MAX with the immediate 0, in place
   EXPECT_NE(text.find(", 2, 0, 0, dtype=int32)"), std::string::npos) << text;
@@ -198,33 +222,13 @@ TEST(CompiledAlu, ElementwiseAddThenRelu) {
 // A residual: c = clip(a + b, 0, 127) with a int32 and b int8, b loaded into the accumulator with
 // ACC_8BIT (each lane sign-extended): negative b values must subtract.
 TEST(CompiledAlu, Int8OperandIsLoadedSignExtended) {
-  const Env env(vta::build_config());
-  const int64_t blocks = 8;
-  Tensor a = placeholder({blocks, 1, env.BATCH, env.BLOCK_OUT}, "a", DType::kInt32);
-  Tensor b = placeholder(a->shape, "b", DType::kInt8);
-  Tensor a_buf = compute(
-      a->shape, [&](const Indices& i) { return a(i); }, "a_buf");
-  Tensor b_buf = compute(
-      b->shape, [&](const Indices& i) { return cast(DType::kInt32, b(i)); }, "b_buf");
-  Tensor sum_ab = compute(
-      a->shape, [&](const Indices& i) { return a_buf(i) + b_buf(i); }, "sum_ab");
-  Tensor lo = compute(
-      a->shape, [&](const Indices& i) { return max(sum_ab(i), 0); }, "lo");
-  Tensor hi = compute(
-      a->shape, [&](const Indices& i) { return min(lo(i), 127); }, "hi");
-  Tensor res = compute(
-      a->shape, [&](const Indices& i) { return cast(DType::kInt8, hi(i)); }, "res");
-  Schedule s = create_schedule(res);
-  auto [outer, inner] = s[res].split(res->op->axis[0], 4);
-  for (const Tensor& t : {a_buf, b_buf, sum_ab, lo, hi}) {
-    s[t].set_scope(env.acc_scope);
-    s[t].compute_at(s[res], outer);
-  }
-  s[a_buf].pragma(a_buf->op->axis[0], env.dma_copy);
-  s[b_buf].pragma(b_buf->op->axis[0], env.dma_copy);
-  for (const Tensor& t : {sum_ab, lo, hi}) s[t].pragma(t->op->axis[0], env.alu);
-  s[res].pragma(inner, env.dma_copy);
-  const Module m = build(s, {a, b, res}, env);
+  const ElementwiseOperands e(DType::kInt8);
+  const Tensor &a = e.a, &b = e.b;
+  const Tensor sum_ab = e.sum();
+  const Tensor lo = e.stage("lo", [&](const Indices& i) { return max(sum_ab(i), 0); });
+  const Tensor hi = e.stage("hi", [&](const Indices& i) { return min(lo(i), 127); });
+  const Tensor res = e.result(hi);
+  const Module m = e.build({sum_ab, lo, hi}, res);
   const std::string text = to_text(m.program());
   // a: ACC (3); b: ACC_8BIT (5), both on the compute stage (coproc_scope 2), with no tokens between them
   EXPECT_NE(text.find("VTALoadBuffer2D\", a, (i0.outer*4), 4, 1, 4, 0, 0, 0, 0, 0, 3, dtype=int32)"), std::string::npos)
@@ -246,35 +250,14 @@ TEST(CompiledAlu, Int8OperandIsLoadedSignExtended) {
 // c = a * b, d = copy of c scaled by -3, out = the copy with c added back (c is read twice, so the copy
 // cannot happen in place). Against a plain C++ computation with 32-bit wrap-around.
 TEST(CompiledAlu, MultiplyAndCopy) {
-  const Env env(vta::build_config());
-  const int64_t blocks = 8;
-  Tensor a = placeholder({blocks, 1, env.BATCH, env.BLOCK_OUT}, "a", DType::kInt32);
-  Tensor b = placeholder(a->shape, "b", DType::kInt32);
-  Tensor a_buf = compute(
-      a->shape, [&](const Indices& i) { return a(i); }, "a_buf");
-  Tensor b_buf = compute(
-      b->shape, [&](const Indices& i) { return b(i); }, "b_buf");
-  Tensor prod = compute(
-      a->shape, [&](const Indices& i) { return a_buf(i) * b_buf(i); }, "prod");
-  Tensor copy = compute(
-      a->shape, [&](const Indices& i) { return prod(i); }, "copy");
-  Tensor scaled = compute(
-      a->shape, [&](const Indices& i) { return copy(i) * -3; }, "scaled");
-  Tensor sum = compute(
-      a->shape, [&](const Indices& i) { return scaled(i) + prod(i); }, "sum");
-  Tensor res = compute(
-      a->shape, [&](const Indices& i) { return cast(DType::kInt8, sum(i)); }, "res");
-  Schedule s = create_schedule(res);
-  auto [outer, inner] = s[res].split(res->op->axis[0], 4);
-  for (const Tensor& t : {a_buf, b_buf, prod, copy, scaled, sum}) {
-    s[t].set_scope(env.acc_scope);
-    s[t].compute_at(s[res], outer);
-  }
-  s[a_buf].pragma(a_buf->op->axis[0], env.dma_copy);
-  s[b_buf].pragma(b_buf->op->axis[0], env.dma_copy);
-  for (const Tensor& t : {prod, copy, scaled, sum}) s[t].pragma(t->op->axis[0], env.alu);
-  s[res].pragma(inner, env.dma_copy);
-  const Module m = build(s, {a, b, res}, env);
+  const ElementwiseOperands e(DType::kInt32);
+  const Tensor &a = e.a, &b = e.b;
+  const Tensor prod = e.stage("prod", [&](const Indices& i) { return e.a_buf(i) * e.b_buf(i); });
+  const Tensor copy = e.stage("copy", [&](const Indices& i) { return prod(i); });
+  const Tensor scaled = e.stage("scaled", [&](const Indices& i) { return copy(i) * -3; });
+  const Tensor sum = e.stage("sum", [&](const Indices& i) { return scaled(i) + prod(i); });
+  const Tensor res = e.result(sum);
+  const Module m = e.build({prod, copy, scaled, sum}, res);
   const std::string text = to_text(m.program());
   // MUL of two buffers, MUL by -3, the copy's MUL by 0 then ADD of another buffer
   EXPECT_NE(text.find(", 4, 0, 0, dtype=int32)"), std::string::npos) << text;
@@ -379,12 +362,6 @@ TEST(CompiledGemm, SumStartsFromAnotherAccumulatorTensor) {
     }
   }
 }
-
-}  // namespace
-}  // namespace vta::compiler
-
-namespace vta::compiler {
-namespace {
 
 // A small GEMM with a >> 8 epilogue (the tutorial's declaration without the clip) in the tutorial's
 // schedule; tests break one thing at a time.
@@ -870,12 +847,6 @@ TEST(ModuleFiles, EveryMutationIsRefusedOrRunsSafely) {
   EXPECT_GT(refused, 0);
   EXPECT_GT(failed, 0);
 }
-
-}  // namespace
-}  // namespace vta::compiler
-
-namespace vta::compiler {
-namespace {
 
 // A sum's initial value is checked where the sum is written: its type must be the body's, and it is
 // one value per output element (it cannot use a reduction axis). One the accelerator cannot start

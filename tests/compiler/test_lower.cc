@@ -197,11 +197,28 @@ TEST(CompilerLower, ScheduleErrorsNameStageAxisAndReason) {
   expect_error([&] { (void)s[m.data]; }, "tensor data has no stage in this schedule");
 }
 
-}  // namespace
-}  // namespace vta::compiler
+// The tutorial's declaration at the test's small size (Matmul's blocks).
+tutorials::MatmulDeclaration small_tutorial_matmul(const Env& env, const Matmul& m) {
+  tutorials::MatmulShape shape;
+  shape.in_channels = m.in_blocks * kBlock;
+  shape.out_channels = m.out_blocks * kBlock;
+  return tutorials::declare_matrix_multiply(env, shape);
+}
 
-namespace vta::compiler {
-namespace {
+// The tutorial's blocking at the small size: the output blocked by 2 of its channel blocks with the
+// epilogue computed inside oc_out, the reduction blocked by 2 with the copies computed inside ic_out.
+void block_as_the_tutorial(Schedule& s, const tutorials::MatmulDeclaration& d) {
+  const auto& ax = d.res->op->axis;
+  auto [b_out, b_inn] = s[d.res].split(ax[0], 1);
+  auto [oc_out, oc_inn] = s[d.res].split(ax[1], 2);
+  s[d.res].reorder({b_out, oc_out, b_inn, oc_inn});
+  for (const Tensor& t : {d.res_gem, d.res_shr, d.res_max, d.res_min}) s[t].compute_at(s[d.res], oc_out);
+  const auto& gx = d.res_gem->op->axis;
+  auto [ic_out, ic_inn] = s[d.res_gem].split(d.ic, 2);
+  s[d.res_gem].reorder({ic_out, gx[0], gx[1], ic_inn, gx[2], gx[3], d.ic_tns});
+  s[d.data_buf].compute_at(s[d.res_gem], ic_out);
+  s[d.weight_buf].compute_at(s[d.res_gem], ic_out);
+}
 
 // The tutorial's blocking step by step (seed 001, "blocking the computation" and the copy stages of
 // "lowering copies to DMA transfers"), at the small size: the output blocked by 2 of its 4 channel
@@ -210,27 +227,15 @@ namespace {
 TEST(CompilerLower, TutorialBlockingWithComputeAt) {
   Matmul m;  // (its inputs and reference; the computation is the tutorial's own declaration)
   const Env env(Config::default_config());
-  tutorials::MatmulShape shape;
-  shape.in_channels = m.in_blocks * kBlock;
-  shape.out_channels = m.out_blocks * kBlock;
-  const tutorials::MatmulDeclaration d = tutorials::declare_matrix_multiply(env, shape);
-  const Tensor &data_buf = d.data_buf, &weight_buf = d.weight_buf, &res_gem = d.res_gem, &res = d.res;
-  const Tensor &shr = d.res_shr, &mx = d.res_max, &mn = d.res_min;
-  const IterVar &ic = d.ic, &ic_tns = d.ic_tns;
+  const tutorials::MatmulDeclaration d = small_tutorial_matmul(env, m);
+  const Tensor& res = d.res;
 
   Schedule s = create_schedule(res);
   ASSERT_EQ(s.stages().size(), 7u);
-  const auto& ax = res->op->axis;
-  auto [b_out, b_inn] = s[res].split(ax[0], 1);
-  auto [oc_out, oc_inn] = s[res].split(ax[1], 2);
-  s[res].reorder({b_out, oc_out, b_inn, oc_inn});
-  for (const Tensor& t : {res_gem, shr, mx, mn}) s[t].compute_at(s[res], oc_out);
-  const auto& gx = res_gem->op->axis;
-  auto [ic_out, ic_inn] = s[res_gem].split(ic, 2);
-  s[res_gem].reorder({ic_out, gx[0], gx[1], ic_inn, gx[2], gx[3], ic_tns});
-  s[data_buf].compute_at(s[res_gem], ic_out);
-  s[weight_buf].compute_at(s[res_gem], ic_out);
-  for (const Tensor& t : {data_buf, weight_buf, res_gem, shr, mx, mn}) s[t].set_scope("local.sram");
+  block_as_the_tutorial(s, d);
+  for (const Tensor& t : {d.data_buf, d.weight_buf, d.res_gem, d.res_shr, d.res_max, d.res_min}) {
+    s[t].set_scope("local.sram");
+  }
 
   const Stmt body = lower(s, {d.data, d.weight, res});
   const std::string text = to_text(body);
@@ -280,12 +285,6 @@ TEST(CompilerLower, ComputeAtErrors) {
   EXPECT_THROW(s[m.res].compute_at(s[m.res], o), ScheduleError);
   EXPECT_THROW(s[m.res_max].compute_at(s[m.res], m.ic), ScheduleError);
 }
-
-}  // namespace
-}  // namespace vta::compiler
-
-namespace vta::compiler {
-namespace {
 
 // The 2D convolution tutorial's declaration (seed 002) at a small size: NCHWnc layout, zero padding 1,
 // stride 2, 3x3 kernel, 2 input and 2 output channel blocks, 8x8 input -> 4x4 output. Blocked like
@@ -390,12 +389,6 @@ TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
       << text;
 }
 
-}  // namespace
-}  // namespace vta::compiler
-
-namespace vta::compiler {
-namespace {
-
 TEST(CompilerLower, SramCapacityIsChecked) {
   const Config cfg = Config::default_config();
   const Env env(cfg);
@@ -429,12 +422,6 @@ TEST(CompilerLower, SramCapacityIsChecked) {
   EXPECT_NO_THROW((void)lower(s, {w, out}, &env));
 }
 
-}  // namespace
-}  // namespace vta::compiler
-
-namespace vta::compiler {
-namespace {
-
 TEST(CompilerLower, FlattenAndPassLog) {
   Matmul m;
   Schedule s = create_schedule(m.res);
@@ -455,12 +442,6 @@ TEST(CompilerLower, FlattenAndPassLog) {
   run(body, {{m.data.get(), &m.a}, {m.weight.get(), &m.w}, {m.res.get(), &out}});
   EXPECT_EQ(out, m.reference());
 }
-
-}  // namespace
-}  // namespace vta::compiler
-
-namespace vta::compiler {
-namespace {
 
 TEST(CompilerLower, PragmasTensorizeAndVirtualThreadsAnnotateLoops) {
   Matmul m;
@@ -483,73 +464,30 @@ TEST(CompilerLower, PragmasTensorizeAndVirtualThreadsAnnotateLoops) {
   EXPECT_THROW(s[m.res].pragma(ax[1], "dma_copy"), ScheduleError) << "i1 was split: not a loop any more";
 }
 
-}  // namespace
-}  // namespace vta::compiler
-
-namespace vta::compiler {
-namespace {
-
 // The tutorial's "lowering copies to DMA transfers" step: the copies become VTALoadBuffer2D /
 // VTAStoreBuffer2D with the arguments the seed prints (at the small size), and the program still
 // computes the reference.
 TEST(CompilerLower, DmaCopiesBecomeTwoDimensionalTransfers) {
-  const Config cfg = Config::default_config();
-  const Env env(cfg);
+  const Env env(Config::default_config());
   Matmul m;
-  Tensor data_buf = compute(
-      m.data->shape,
-      [&](const Indices& i) {
-        return read(m.data, {i[0], i[1], i[2], i[3]});
-      },
-      "data_buf");
-  Tensor weight_buf = compute(
-      m.weight->shape,
-      [&](const Indices& i) {
-        return read(m.weight, {i[0], i[1], i[2], i[3]});
-      },
-      "weight_buf");
-  IterVar ic = reduce_axis(m.in_blocks, "ic"), ic_tns = reduce_axis(kBlock, "ic_tns");
-  Tensor res_gem = compute(
-      {1, m.out_blocks, 1, kBlock}, {"bo", "co", "bi", "ci"},
-      [&](const Indices& i) {
-        return sum(cast(DType::kInt32, data_buf(i[0], ic.var, i[2], ic_tns.var)) *
-                       cast(DType::kInt32, weight_buf(i[1], ic.var, i[3], ic_tns.var)),
-                   {ic, ic_tns});
-      },
-      "res_gem");
-  Tensor shr = compute(
-      res_gem->shape, [&](const Indices& i) { return res_gem(i) >> 8; }, "res_shr");
-  Tensor mx = compute(
-      res_gem->shape, [&](const Indices& i) { return max(shr(i), 0); }, "res_max");
-  Tensor mn = compute(
-      res_gem->shape, [&](const Indices& i) { return min(mx(i), 127); }, "res_min");
-  Tensor res = compute(
-      res_gem->shape, [&](const Indices& i) { return cast(DType::kInt8, mn(i)); }, "res");
+  const tutorials::MatmulDeclaration d = small_tutorial_matmul(env, m);
+  const Tensor &data_buf = d.data_buf, &weight_buf = d.weight_buf, &res = d.res;
 
   Schedule s = create_schedule(res);
-  const auto& ax = res->op->axis;
-  auto [b_out, b_inn] = s[res].split(ax[0], 1);
-  auto [oc_out, oc_inn] = s[res].split(ax[1], 2);
-  s[res].reorder({b_out, oc_out, b_inn, oc_inn});
-  for (const Tensor& t : {res_gem, shr, mx, mn}) s[t].compute_at(s[res], oc_out);
-  const auto& gx = res_gem->op->axis;
-  auto [ic_out, ic_inn] = s[res_gem].split(ic, 2);
-  s[res_gem].reorder({ic_out, gx[0], gx[1], ic_inn, gx[2], gx[3], ic_tns});
+  block_as_the_tutorial(s, d);
   s[data_buf].set_scope(env.inp_scope);
   s[weight_buf].set_scope(env.wgt_scope);
-  for (const Tensor& t : {res_gem, shr, mx, mn}) s[t].set_scope(env.acc_scope);
-  s[data_buf].compute_at(s[res_gem], ic_out);
-  s[weight_buf].compute_at(s[res_gem], ic_out);
+  for (const Tensor& t : {d.res_gem, d.res_shr, d.res_max, d.res_min}) s[t].set_scope(env.acc_scope);
   s[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
   s[weight_buf].pragma(weight_buf->op->axis[0], env.dma_copy);
-  s[res].pragma(ax[2], env.dma_copy);
+  s[res].pragma(res->op->axis[2], env.dma_copy);
 
   LowerOptions o;
   o.env = &env;
-  const Stmt body = lower(s, {m.data, m.weight, res}, o);
+  const Stmt body = lower(s, {d.data, d.weight, res}, o);
   const std::string text = to_text(body);
   std::vector<int64_t> out(size_t(res->elements()), -1);
-  run(body, {{m.data.get(), &m.a}, {m.weight.get(), &m.w}, {res.get(), &out}});
+  run(body, {{d.data.get(), &m.a}, {d.weight.get(), &m.w}, {res.get(), &out}});
   EXPECT_EQ(out, m.reference()) << text;
   // seed 001 prints (at 1024 x 1024): VTALoadBuffer2D(data, ic.outer*16, 16, 1, 16, 0, 0, 0, 0, 0, 2),
   // VTALoadBuffer2D(weight, i1.outer*1024 + ic.outer*16, 16, 16, 64, 0, 0, 0, 0, 0, 1),
@@ -570,7 +508,7 @@ TEST(CompilerLower, DmaCopiesBecomeTwoDimensionalTransfers) {
   bad[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
   auto [p, q] = bad[data_buf].split(data_buf->op->axis[3], 8);  // half elements
   (void)p, (void)q;
-  EXPECT_THROW((void)lower(bad, {m.data, m.weight, res}, o), ScheduleError);
+  EXPECT_THROW((void)lower(bad, {d.data, d.weight, res}, o), ScheduleError);
 }
 
 }  // namespace

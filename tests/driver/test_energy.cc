@@ -33,12 +33,16 @@ double sram_byte(double bytes) {
   return 10 * std::pow(bytes / 8192, std::log(2.0) / std::log(4.0)) / 8;
 }
 
+// The hand computations below are for the default configuration's block and buffer sizes.
+bool default_sizes(const Config& c) {
+  return c.batch() == 1 && c.block_in() == 16 && c.inp_depth() * c.inp_elem_bytes() == 32768 &&
+         c.wgt_depth() * c.wgt_elem_bytes() == 262144 && c.acc_depth() * c.acc_elem_bytes() == 131072 &&
+         c.out_depth() * c.out_elem_bytes() == 32768;
+}
+
 TEST(Energy, ConvolutionSeedByHand) {
   const Config& c = build_config();
-  if (c.batch() != 1 || c.block_in() != 16 || c.inp_depth() * c.inp_elem_bytes() != 32768 ||
-      c.wgt_depth() * c.wgt_elem_bytes() != 262144 || c.acc_depth() * c.acc_elem_bytes() != 131072) {
-    GTEST_SKIP() << "written for the default configuration";
-  }
+  if (!default_sizes(c)) GTEST_SKIP() << "written for the default configuration";
   const Energy e = estimate_energy(conv_seed(), c, EnergyTable::default_table());
   // 256 products of 0.2 + 0.1 pJ per GEMM micro-op; 16 lanes of a 0.1 pJ add per ALU micro-op
   EXPECT_NEAR(e.mac, 451584.0 * 256 * 0.3, 1e-3);
@@ -68,10 +72,7 @@ TEST(Energy, ConvolutionSeedByHand) {
 // rest; with the idle term they make up the whole.
 TEST(Energy, ConvolutionSeedByStage) {
   const Config& c = build_config();
-  if (c.batch() != 1 || c.block_in() != 16 || c.inp_depth() * c.inp_elem_bytes() != 32768 ||
-      c.wgt_depth() * c.wgt_elem_bytes() != 262144 || c.out_depth() * c.out_elem_bytes() != 32768) {
-    GTEST_SKIP() << "written for the default configuration";
-  }
+  if (!default_sizes(c)) GTEST_SKIP() << "written for the default configuration";
   const auto stages = estimate_energy_by_stage(conv_seed(), c, EnergyTable::default_table());
   const Energy &load = stages[0], &compute = stages[1], &store = stages[2];
   const double dram_byte = 1950.0 / 8;

@@ -11,10 +11,8 @@ namespace {
 using test::DevBuf;
 using test::Program;
 
-class FsimErrors : public ::testing::Test {
+class FsimErrors : public test::DefaultFsimTest {
  protected:
-  Config cfg_ = Config::default_config();
-  std::unique_ptr<FsimDevice> dev_ = test::make_test_fsim(cfg_);
   DevBuf data_{64 * 1024};
   DevBuf uops_{4 * 64};
 

@@ -46,6 +46,18 @@ class Fuzzer {
     if (rng_() % (bad_permille_ ? 3 : 10) != 0) return {};
     return {rng_() % 4 == 0, rng_() % 4 == 0, rng_() % 4 == 0, rng_() % 4 == 0};
   }
+  // the loop fields GEMM and ALU share: micro-op range, iterations, destination and source factors
+  // (the source indexing the input buffer for a GEMM, the accumulator for an ALU instruction)
+  template <class Insn>
+  void loop_fields(Insn& x, int src_log_depth) {
+    const Config& c = isa_.config();
+    x.uop_bgn = field(16, c.log_uop_depth());
+    x.uop_end = x.uop_bgn + count(8, 4);
+    if (x.uop_end >= (1u << (c.log_uop_depth() + 1))) x.uop_end = 1;
+    x.iter_out = count(8, 14), x.iter_in = count(8, 14);
+    x.dst_factor_out = field(16, c.log_acc_depth()), x.dst_factor_in = field(16, c.log_acc_depth());
+    x.src_factor_out = field(16, src_log_depth), x.src_factor_in = field(16, src_log_depth);
+  }
   RawInsn finish() {
     GemmInsn g;
     g.opcode = static_cast<uint8_t>(Opcode::kFinish);
@@ -78,12 +90,7 @@ class Fuzzer {
         GemmInsn g;
         g.deps = deps();
         g.reset = rng_() % 4 == 0;
-        g.uop_bgn = field(16, c.log_uop_depth());
-        g.uop_end = g.uop_bgn + count(8, 4);
-        if (g.uop_end >= (1u << (c.log_uop_depth() + 1))) g.uop_end = 1;
-        g.iter_out = count(8, 14), g.iter_in = count(8, 14);
-        g.dst_factor_out = field(16, c.log_acc_depth()), g.dst_factor_in = field(16, c.log_acc_depth());
-        g.src_factor_out = field(16, c.log_inp_depth()), g.src_factor_in = field(16, c.log_inp_depth());
+        loop_fields(g, c.log_inp_depth());
         g.wgt_factor_out = field(16, c.log_wgt_depth()), g.wgt_factor_in = field(16, c.log_wgt_depth());
         return isa_.encode(g);
       }
@@ -93,12 +100,7 @@ class Fuzzer {
         a.alu_opcode = uint8_t(rng_() % (bad() ? 8 : 5));
         a.use_imm = rng_() % 2;
         a.imm = int32_t(int16_t(rng_()));
-        a.uop_bgn = field(16, c.log_uop_depth());
-        a.uop_end = a.uop_bgn + count(8, 4);
-        if (a.uop_end >= (1u << (c.log_uop_depth() + 1))) a.uop_end = 1;
-        a.iter_out = count(8, 14), a.iter_in = count(8, 14);
-        a.dst_factor_out = field(16, c.log_acc_depth()), a.dst_factor_in = field(16, c.log_acc_depth());
-        a.src_factor_out = field(16, c.log_acc_depth()), a.src_factor_in = field(16, c.log_acc_depth());
+        loop_fields(a, c.log_acc_depth());
         return isa_.encode(a);
       }
       default: {  // a LOAD UOP of random micro-ops from the data buffer

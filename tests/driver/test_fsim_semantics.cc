@@ -17,10 +17,8 @@ namespace {
 using test::DevBuf;
 using test::Program;
 
-class FsimSemantics : public ::testing::Test {
+class FsimSemantics : public test::DefaultFsimTest {
  protected:
-  Config cfg_ = Config::default_config();
-  std::unique_ptr<FsimDevice> dev_ = test::make_test_fsim(cfg_);
   std::mt19937 rng_{1234};
 
   void run_ok(const Program& p) { ASSERT_EQ(p.run(*dev_), RunStatus::kOk) << dev_->last_error(); }

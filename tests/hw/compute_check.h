@@ -12,6 +12,7 @@
 
 #include "sim_harness.h"
 #include "test_util.h"
+#include "unit_test.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/fsim.h"
 
@@ -20,13 +21,10 @@ namespace vta::test {
 /// What the GEMM and ALU harness tests hold: the build's configuration and ISA, the Verilated
 /// harness `Model`, an fsim to compare with, a generator seeded with `kSeed`, the test's micro-ops.
 template <class Model, uint32_t kSeed>
-class ComputeUnitTest : public ::testing::Test {
+class ComputeUnitTest : public UnitTest<Model> {
  protected:
-  const Config& cfg_ = build_config();
-  Isa isa_{cfg_};
-  Harness<Model> h_;
-  std::unique_ptr<FsimDevice> fsim_ = make_test_fsim(cfg_);
-  std::mt19937 rng_{kSeed};
+  ComputeUnitTest() : UnitTest<Model>(kSeed) {}
+  std::unique_ptr<FsimDevice> fsim_ = make_test_fsim(this->cfg_);
   std::vector<Uop> uops_;
 };
 

@@ -10,6 +10,7 @@
 #include "Vvta_load.h"
 #include "mem_model.h"
 #include "sim_harness.h"
+#include "unit_test.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/isa.h"
 
@@ -18,12 +19,9 @@ namespace {
 
 constexpr uint64_t kBase = 0x100000;
 
-class HwLoad : public ::testing::Test {
+class HwLoad : public UnitTest<Vvta_load> {
  protected:
-  const Config& cfg_ = build_config();
-  Isa isa_{cfg_};
-  Harness<Vvta_load> h_;
-  std::mt19937 rng_{23};
+  HwLoad() : UnitTest(23) {}
   std::vector<uint8_t> dram_ = std::vector<uint8_t>(1 << 20);
   ReadClientModel inp_mem_{dram_, kBase, rng_}, wgt_mem_{dram_, kBase, rng_};
 
@@ -33,12 +31,6 @@ class HwLoad : public ::testing::Test {
     set_sram_rd(h_->inp_rd_i, kInpAddrBits, false, 0);
     set_sram_rd(h_->wgt_rd_i, kWgtAddrBits, false, 0);
     h_.reset();
-  }
-
-  // an instruction at the queue's head, with fetch's verdict on it (vta_insn_check; HwFetch checks it)
-  void set_insn(RawInsn r, bool legal = true) {
-    put_insn(h_->insn_i, r);
-    h_->insn_legal_i = legal;
   }
 
   // One cycle of the environment around the module.

@@ -11,6 +11,7 @@
 #include "Vvta_store.h"
 #include "mem_port.h"
 #include "sim_harness.h"
+#include "unit_test.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/isa.h"
 
@@ -19,12 +20,9 @@ namespace {
 
 constexpr uint64_t kBase = 0x200000;
 
-class HwStore : public ::testing::Test {
+class HwStore : public UnitTest<Vvta_store> {
  protected:
-  const Config& cfg_ = build_config();
-  Isa isa_{cfg_};
-  Harness<Vvta_store> h_;
-  std::mt19937 rng_{29};
+  HwStore() : UnitTest(29) {}
   std::vector<uint8_t> out_sram_;
 
   void SetUp() override {
@@ -33,11 +31,6 @@ class HwStore : public ::testing::Test {
     h_->insn_valid_i = 0, h_->g2s_ready_i = 0;
     set_wr_rsp(h_->mem_rsp_i, false, false, false);
     h_.reset();
-  }
-  // an instruction at the queue's head, with fetch's verdict on it (vta_insn_check; HwFetch checks it)
-  void set_insn(RawInsn r, bool legal = true) {
-    put_insn(h_->insn_i, r);
-    h_->insn_legal_i = legal;
   }
   void set_out(uint32_t addr) {
     const int elem = cfg_.out_elem_bytes();

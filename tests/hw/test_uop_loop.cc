@@ -37,13 +37,18 @@ std::vector<Step> reference(const LoopSpec& s) {
   return out;
 }
 
-std::vector<Step> run(Harness<Vvta_uop_loop>& h, const LoopSpec& s, std::mt19937& rng, int* cycles) {
+// Starts the instruction `s` (one cycle of start_i, no abort) with the consumer's ready at `ready`.
+void start(Harness<Vvta_uop_loop>& h, const LoopSpec& s, int ready) {
   set_insn(h, s);
   h->abort_i = 0;
   h->start_i = 1;
-  h->ready_i = 0;
+  h->ready_i = ready;
   h.tick();
   h->start_i = 0;
+}
+
+std::vector<Step> run(Harness<Vvta_uop_loop>& h, const LoopSpec& s, std::mt19937& rng, int* cycles) {
+  start(h, s, 0);
   std::vector<Step> got;
   *cycles = 0;
   for (int guard = 0; guard < 100000 && h->busy_o; ++guard) {
@@ -82,12 +87,7 @@ TEST(HwUopLoop, OneStepPerCycleWithoutBackPressure) {
   Harness<Vvta_uop_loop> h;
   h.reset();
   LoopSpec s{10, 20, 7, 3, 1, 2, 3, 4, 5, 6};
-  set_insn(h, s);
-  h->abort_i = 0;
-  h->start_i = 1;
-  h->ready_i = 1;
-  h.tick();
-  h->start_i = 0;
+  start(h, s, 1);
   int steps = 0;
   while (h->busy_o && steps < 1000) {
     h.eval();
@@ -100,12 +100,7 @@ TEST(HwUopLoop, OneStepPerCycleWithoutBackPressure) {
 TEST(HwUopLoop, AbortEndsTheLoop) {
   Harness<Vvta_uop_loop> h;
   h.reset();
-  set_insn(h, LoopSpec{0, 10, 10, 10, 1, 1, 1, 1, 1, 1});
-  h->abort_i = 0;
-  h->start_i = 1;
-  h->ready_i = 1;
-  h.tick();
-  h->start_i = 0;
+  start(h, LoopSpec{0, 10, 10, 10, 1, 1, 1, 1, 1, 1}, 1);
   for (int c = 0; c < 5; ++c) h.tick();
   ASSERT_TRUE(h->busy_o);
   h->abort_i = 1;

@@ -403,12 +403,6 @@ TEST(Readers, CaptureFieldErrorsNameTheField) {
                "\"insn_count\" = 8589934592 is out of range (0 to 4294967295)");
 }
 
-}  // namespace
-}  // namespace vta::network
-
-namespace vta::network {
-namespace {
-
 // The small ResNet-18 (64x64, width 16) through the executor on the runtime's device: every step's
 // output equals the reference bit for bit.
 TEST(NetworkExecutor, SmallResNet18IsVerifiedStepByStep) {

@@ -142,6 +142,14 @@ void expect_close(const std::vector<float>& got, const std::vector<float>& want,
   }
 }
 
+// `count` random inputs of `size` values each (seeds `seed`, `seed` + 1, ...), uniform in [lo, hi]: a
+// calibration set.
+std::vector<std::vector<float>> random_inputs(uint32_t count, size_t size, uint32_t seed, float lo = -1, float hi = 1) {
+  std::vector<std::vector<float>> v;
+  for (uint32_t s = 0; s < count; ++s) v.push_back(random_floats(size, seed + s, lo, hi));
+  return v;
+}
+
 // How far an int8 network's dequantized output is from the float one: the error's norm over the
 // reference's.
 double relative_rms(const std::vector<float>& got, const std::vector<float>& want) {
@@ -150,6 +158,21 @@ double relative_rms(const std::vector<float>& got, const std::vector<float>& wan
     err += std::pow(double(got[i]) - double(want[i]), 2), norm += std::pow(double(want[i]), 2);
   }
   return std::sqrt(err / norm);
+}
+
+// Runs `runs` random inputs of `size` values (seeds `seed`, `seed` + 1, ...) through the executor:
+// every VTA step equal to the int8 reference, the dequantized output within 10 % relative RMS of the
+// float graph's.
+void expect_verified_and_near_float(Executor& ex, const QuantizedModel& q, const FloatGraph& g, size_t size,
+                                    uint32_t seed, uint32_t runs) {
+  for (uint32_t s = seed; s < seed + runs; ++s) {
+    const auto xf = random_floats(size, s);
+    const auto in = q.quantize_input(xf);
+    const Values ref = run_reference(q.graph, in);
+    const NetworkRun r = ex.run(in, {}, &ref);
+    EXPECT_TRUE(r.verified()) << "input " << s;
+    EXPECT_LT(relative_rms(q.dequantize_output(r.output), run_float(g, xf).at(g.output)), 0.1) << "input " << s;
+  }
 }
 
 // A convolution `name` of `x` (`in` to `out` channels, k x k, `groups`, padded by k / 2) with weights
@@ -633,8 +656,7 @@ TEST(OnnxQuantize, TrainedClassifiersRunOnVtaBitForBit) {
   const Config& cfg = vta::build_config();
   for (const auto& [model, vta_convs, depthwise] : {std::tuple{"cnn", 2, 0}, std::tuple{"dwsep", 6, 3}}) {
     const FloatGraph g = import_onnx(vta::test::source_path(std::string("models/fashion_mnist/") + model + ".onnx"));
-    std::vector<std::vector<float>> cal;
-    for (uint32_t s = 0; s < 8; ++s) cal.push_back(random_floats(28 * 28, 100 + s, 0, 1));
+    const auto cal = random_inputs(8, 28 * 28, 100, 0, 1);
     const QuantizedModel q = quantize(g, cal, cfg);
     int on_vta = 0;
     for (const auto& p : q.placements) {
@@ -791,8 +813,7 @@ TEST(OnnxImport, ExporterScalesAreHonoured) {
     b.node("Conv", {h, weight("w2", {16, 16, 1, 1}, w2, 1.f / 64)}, "conv2");
     const std::string y = qdq("conv2", out_scale, "out");
     const FloatGraph g = b.import(y);
-    std::vector<std::vector<float>> cal;
-    for (uint32_t s = 0; s < 4; ++s) cal.push_back(random_floats(16 * 36, 150 + s, -1.5f, 1.5f));
+    const auto cal = random_inputs(4, 16 * 36, 150, -1.5f, 1.5f);
     const QuantizedModel q = quantize(g, cal, cfg);
     std::map<std::string, std::string> from;  // (the fake quantizations' tensors)
     for (const LayerQuant& l : q.layers) from[l.tensor] = l.scale_from;
@@ -917,8 +938,7 @@ TEST(OnnxImport, TorchZeroPadAndCeilModePools) {
   expect_close(run_float(g, x).at(g.output), max_pool_loops(pool1, 16, 6, 6, 3, 2, 0, 3, 3),
                "zero pad at the bottom and right, max pool 2/1, max pool 3/2 with ceil_mode");
 
-  std::vector<std::vector<float>> cal;
-  for (uint32_t s = 0; s < 4; ++s) cal.push_back(random_floats(16 * 36, 93 + s));
+  const auto cal = random_inputs(4, 16 * 36, 93);
   const QuantizedModel q = quantize(g, cal, cfg);
   int pools_on_vta = 0;
   for (const Op& op : q.graph.ops()) {
@@ -956,8 +976,7 @@ TEST(OnnxImport, ChannelsShortOfABlockArePaddedOnVta) {
   ModelBuilder::ints(pool, "strides", {2, 2});
   const std::string y = conv("pool", 40, 255, 1, 1, "head");
   const FloatGraph g = b.import(y);
-  std::vector<std::vector<float>> cal;
-  for (uint32_t s = 0; s < 4; ++s) cal.push_back(random_floats(3 * 64, 130 + s));
+  const auto cal = random_inputs(4, 3 * 64, 130);
   const QuantizedModel q = quantize(g, cal, cfg);
   std::map<std::string, Placement> where;
   for (const Op& op : q.graph.ops()) {
@@ -969,16 +988,7 @@ TEST(OnnxImport, ChannelsShortOfABlockArePaddedOnVta) {
   EXPECT_EQ(where.at("pool"), Placement::kVta);
   EXPECT_EQ(where.at("head"), Placement::kVta);
   Executor ex(q.graph, cfg);
-  for (uint32_t s = 0; s < 3; ++s) {
-    const auto xf = random_floats(3 * 64, 140 + s);
-    const auto in = q.quantize_input(xf);
-    const Values ref = run_reference(q.graph, in);
-    const NetworkRun r = ex.run(in, {}, &ref);
-    EXPECT_TRUE(r.verified());
-    const auto out = q.dequantize_output(r.output);
-    const auto f = run_float(g, xf).at(g.output);
-    EXPECT_LT(relative_rms(out, f), 0.1);
-  }
+  expect_verified_and_near_float(ex, q, g, 3 * 64, 140, 3);
 }
 
 // LeakyReLU (YOLO's activation) after a convolution: the float reference against plain loops, then
@@ -1004,8 +1014,7 @@ TEST(OnnxImport, LeakyReluRunsOnVtasAlu) {
   expect_close(run_float(g, x).at(g.output), leaky(conv_loops(h, w2, {}, 32, 6, 6, 16, 1, 1, 0, 1), 0.25f),
                "conv, leaky relu 0.1, conv, leaky relu 0.25");
 
-  std::vector<std::vector<float>> cal;
-  for (uint32_t s = 0; s < 4; ++s) cal.push_back(random_floats(16 * 36, 70 + s));
+  const auto cal = random_inputs(4, 16 * 36, 70);
   const QuantizedModel q = quantize(g, cal, cfg);
   int leaky_on_vta = 0;
   for (const Op& op : q.graph.ops()) {
@@ -1015,16 +1024,7 @@ TEST(OnnxImport, LeakyReluRunsOnVtasAlu) {
   }
   EXPECT_EQ(leaky_on_vta, 2);
   Executor ex(q.graph, cfg);
-  for (uint32_t s = 0; s < 3; ++s) {
-    const auto xf = random_floats(16 * 36, 80 + s);
-    const auto in = q.quantize_input(xf);
-    const Values ref = run_reference(q.graph, in);
-    const NetworkRun r = ex.run(in, {}, &ref);
-    EXPECT_TRUE(r.verified());
-    const auto y = q.dequantize_output(r.output);
-    const auto f = run_float(g, xf).at(g.output);
-    EXPECT_LT(relative_rms(y, f), 0.1);
-  }
+  expect_verified_and_near_float(ex, q, g, 16 * 36, 80, 3);
   // the int8 operator as VTA computes it: the product rounded to the nearest (ties up), x * 0.100006
   Graph t("leaky");
   t.input("x", {1, 16, 1, 1});
@@ -1085,8 +1085,7 @@ TEST(OnnxResidual, TorchBlocksRunWithTheDefaults) {
                     "fc");
   ModelBuilder::integer(fc, "transB", 1);
   const FloatGraph g = b.import("fc");
-  std::vector<std::vector<float>> cal;
-  for (uint32_t s = 0; s < 4; ++s) cal.push_back(random_floats(32 * 64, 300 + s, -1, 1));
+  const auto cal = random_inputs(4, 32 * 64, 300, -1, 1);
   const QuantizedModel q = quantize(g, cal, cfg);  // the defaults: rounding to nearest
   Executor ex(q.graph, cfg);
   std::map<std::string, Residual> residuals;
