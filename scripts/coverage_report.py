@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarizes a merged Verilator coverage file (docs/COVERAGE.md).
 
-  coverage_report.py MERGED.dat [--json OUT.json] [--require-every-cover-point]
+  coverage_report.py MERGED.dat [--json OUT.json] [--require-every-cover-point] [--min-line PCT]
 
 Prints the one-line figure (line, toggle and cover-point percentages), then every cover point
 (`VTA_COVER in the RTL) the runs never reached, by module, and writes the same as JSON. The
@@ -68,6 +68,8 @@ def main():
     parser.add_argument('--json', type=pathlib.Path)
     parser.add_argument('--require-every-cover-point', action='store_true',
                         help='exit 1 when a cover point was never reached')
+    parser.add_argument('--min-line', type=float, metavar='PCT',
+                        help='exit 1 when line coverage is below PCT percent')
     args = parser.parse_args()
     if not args.merged.is_file():
         sys.exit(f'coverage_report: no file {args.merged}')
@@ -88,6 +90,8 @@ def main():
             'uncovered_cover_points': {m: v for m, v in sorted(uncovered.items())}}, indent=2) + '\n')
     if args.require_every_cover_point and uncovered:
         sys.exit('coverage_report: the regression no longer reaches every cover point (listed above)')
+    if args.min_line is not None and pct['line'] < args.min_line:
+        sys.exit(f"coverage_report: line coverage {pct['line']:.1f} % is below the {args.min_line} % required")
 
 
 if __name__ == '__main__':

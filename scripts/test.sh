@@ -67,7 +67,7 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
   # RTL coverage of the default regression (docs/COVERAGE.md): its own tree, the figure printed, every
   # cover point of the RTL reached
   phase "RTL coverage of the default regression (coverage tree)"
-  "$root/scripts/coverage.sh" --build "$build-cov" --require-every-cover-point
+  "$root/scripts/coverage.sh" --build "$build-cov" --require-every-cover-point --min-line 90
 fi
 
 if [ "$sanitizers" -eq 1 ]; then
