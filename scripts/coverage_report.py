@@ -88,10 +88,13 @@ def main():
             'percent': pct, 'covered': {k: v[0] for k, v in totals.items()},
             'points': {k: v[1] for k, v in totals.items()},
             'uncovered_cover_points': {m: v for m, v in sorted(uncovered.items())}}, indent=2) + '\n')
+    refusals = []  # every requirement the figure misses, in one line
     if args.require_every_cover_point and uncovered:
-        sys.exit('coverage_report: the regression no longer reaches every cover point (listed above)')
+        refusals.append('the regression no longer reaches every cover point (listed above)')
     if args.min_line is not None and pct['line'] < args.min_line:
-        sys.exit(f"coverage_report: line coverage {pct['line']:.1f} % is below the {args.min_line} % required")
+        refusals.append(f"line coverage {pct['line']:.1f} % is below the {args.min_line} % required")
+    if refusals:
+        sys.exit('coverage_report: ' + '; '.join(refusals))
 
 
 if __name__ == '__main__':
