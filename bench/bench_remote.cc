@@ -14,8 +14,6 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
-#include <map>
-#include <memory>
 #include <string>
 
 #include "vta/driver/build_config.h"
@@ -32,7 +30,7 @@ namespace {
 
 using namespace vta;
 
-// One server per backend for the whole run.
+// A device server of this process per backend, kept for the whole run (rpc::process_server_port).
 std::string remote_target(const std::string& backend) {
   return "rpc://127.0.0.1:" + std::to_string(rpc::process_server_port(backend, 1));
 }

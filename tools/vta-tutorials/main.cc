@@ -3,9 +3,7 @@
 // Exit status 0 only when every output is right and every statistic equals the seed's.
 
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <cstdlib>
-#include <exception>
 
 #include "vta/driver/build_config.h"
 #include "vta/driver/device.h"

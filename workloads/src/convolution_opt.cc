@@ -5,8 +5,6 @@
 // on the runtime's device and checked against a plain C++ reference. With the default shape, running
 // it makes exactly the runtime calls of workloads/src/convolution.cc.
 
-#include <random>
-
 #include "print_step.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"

@@ -5,7 +5,6 @@
 // seven statistics. With VTA_TRACE_CALLS=<file> the runtime writes the call trace.
 
 #include <cstdio>
-#include <random>
 #include <vector>
 
 #include "vta/driver/build_config.h"

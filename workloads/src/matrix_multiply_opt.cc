@@ -4,8 +4,6 @@
 // check every output against a plain C++ reference. The final lowered program is the tutorial's, and
 // running it makes exactly the runtime calls of workloads/src/matrix_multiply.cc.
 
-#include <random>
-
 #include "print_step.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/te.h"
