@@ -87,6 +87,18 @@ std::string Timeline::to_trace_json() const {
   return doc.dump();
 }
 
+uint64_t alu_cycles(const AluInsn& a) {
+  const uint64_t uops = a.uop_end - std::min(a.uop_bgn, a.uop_end), iterations = uops * a.iter_out * a.iter_in;
+  if (a.use_imm || iterations == 0) return iterations;
+  if (uops > 1) return 2 * iterations;
+  // one micro-op: a read first, then one wherever the source offset moves (within a row, or from a
+  // row's last iteration to the next row's first)
+  uint64_t reads = 1;
+  if (a.src_factor_in != 0) reads += uint64_t(a.iter_out) * (a.iter_in - 1);
+  if (int64_t(a.src_factor_out) != int64_t(a.src_factor_in) * (a.iter_in - 1)) reads += a.iter_out - 1;
+  return iterations + reads;
+}
+
 Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, const TokenCounts& tokens) {
   const Config& c = isa.config();
   Timeline t;
@@ -116,12 +128,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
       const GemmInsn g = isa.decode_gemm(raw);
       return std::max<uint64_t>(1, uint64_t(g.uop_end - std::min(g.uop_bgn, g.uop_end)) * g.iter_out * g.iter_in);
     }
-    if (op == uint8_t(Opcode::kAlu)) {
-      const AluInsn a = isa.decode_alu(raw);
-      // (a vector operand: two cycles per micro-op, spec 5.2)
-      return std::max<uint64_t>(
-          1, uint64_t(a.uop_end - std::min(a.uop_bgn, a.uop_end)) * a.iter_out * a.iter_in * (a.use_imm ? 1 : 2));
-    }
+    if (op == uint8_t(Opcode::kAlu)) return std::max<uint64_t>(1, alu_cycles(isa.decode_alu(raw)));
     return 1;
   };
   // push times of each token queue, and how many each queue has had popped

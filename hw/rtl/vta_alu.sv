@@ -3,7 +3,9 @@
 //   S0  vta_uop_loop step: read the uop SRAM
 //   S1  uop word arrives: form the indices and check them; with an immediate read acc[dst]; with a
 //       vector operand read acc[src] (phase 0), then acc[dst] (phase 1): the one read port makes
-//       that two cycles per micro-op
+//       that two cycles per micro-op, except when the source is the one the previous micro-op read
+//       and nothing has written it since (a bias added along a row of pixels): then the held source
+//       serves again and the micro-op takes one cycle
 //   S2  acc[dst] arrives: BATCH x BLOCK_OUT lanes of op(dst, src or imm)
 //   S3  write acc and out (low 8 bits)
 //
@@ -111,6 +113,9 @@ module vta_alu
   // ---- registers -------------------------------------------------------------------------------
   loop_insn_t      insn_d, insn_q;
   logic            s1_valid_d, s1_valid_q, phase_d, phase_q;
+  logic [LogUopBuffDepth-1:0] s1_uop_d, s1_uop_q;
+  logic            s1_same_d, s1_same_q;   // S1's micro-op has its predecessor's source index
+  logic            held_d, held_q;         // s2_src_q still holds acc[src_addr_q]
   logic [OffW-1:0] s1_dst_off_d, s1_dst_off_q, s1_src_off_d, s1_src_off_q;
   logic            s2_valid_d, s2_valid_q, s3_valid_d, s3_valid_q, s4_valid_d, s4_valid_q;
   acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
@@ -122,7 +127,7 @@ module vta_alu
   // ---- S1 ------------------------------------------------------------------------------------
   uop_t            uop;
   logic [OffW-1:0] d_idx, s_idx;
-  logic            vector, bad_index, s1_leaves;
+  logic            vector, reuse, two_phase, bad_index, s1_leaves;
   acc_addr_t       src_addr_d, src_addr_q;
 
   always_comb begin
@@ -130,14 +135,17 @@ module vta_alu
     d_idx     = OffW'(uop.dst) + s1_dst_off_q;
     s_idx     = OffW'(uop.src) + s1_src_off_q;
     vector    = !insn_q.use_imm;
+    // (decided from registers: the source index's sum is on no path to the read address or the step)
+    reuse     = vector && s1_same_q && held_q;
+    two_phase = vector && !reuse;
     bad_index = s1_valid_q && !phase_q &&
                 (|d_idx[OffW-1:LogAccBuffDepth] || (vector && |s_idx[OffW-1:LogAccBuffDepth]));  // >= AccBuffDepth
     kill      = error_q || bad_index;
     // A vector micro-op reads its source in phase 0 and its destination in phase 1.
-    s1_leaves = s1_valid_q && !kill && (!vector || phase_q);
+    s1_leaves = s1_valid_q && !kill && (!two_phase || phase_q);
     acc_re    = s1_valid_q && !kill;
-    acc_raddr = (vector && !phase_q) ? s_idx[LogAccBuffDepth-1:0] : d_idx[LogAccBuffDepth-1:0];
-    loop_ready  = !(s1_valid_q && vector && !phase_q);
+    acc_raddr = (two_phase && !phase_q) ? s_idx[LogAccBuffDepth-1:0] : d_idx[LogAccBuffDepth-1:0];
+    loop_ready  = !(s1_valid_q && two_phase && !phase_q);
   end
 
   // ---- S2 ------------------------------------------------------------------------------------
@@ -174,18 +182,29 @@ module vta_alu
     uop_re     = step;
     insn_d       = (start_i && !busy_o) ? insn_i : insn_q;
     error_d      = (start_i && !busy_o) ? 1'b0 : (error_q || bad_index);
-    // S1 holds a vector micro-op for two cycles.
-    if (s1_valid_q && vector && !phase_q && !kill) begin
+    // S1 holds a vector micro-op for two cycles (one when it reuses the held source).
+    if (s1_valid_q && two_phase && !phase_q && !kill) begin
       s1_valid_d   = 1'b1;
       phase_d      = 1'b1;
       s1_dst_off_d = s1_dst_off_q;
       s1_src_off_d = s1_src_off_q;
+      s1_uop_d     = s1_uop_q;
+      s1_same_d    = s1_same_q;
     end else begin
       s1_valid_d   = step;
       phase_d      = 1'b0;
       s1_dst_off_d = dst_off;
       s1_src_off_d = src_off;
+      s1_uop_d     = uop_raddr;
+      // the same micro-op at the same source offset as the one in S1 now, which steps out before it
+      s1_same_d    = s1_valid_q && uop_raddr == s1_uop_q && src_off == s1_src_off_q;
     end
+    // The held source stays valid until a micro-op that leaves S1 writes it (its own read came
+    // first); a new instruction starts with none (other units wrote the buffer meanwhile).
+    if (start_i && !busy_o) held_d = 1'b0;
+    else if (s1_leaves && two_phase) held_d = d_idx[LogAccBuffDepth-1:0] != s_idx[LogAccBuffDepth-1:0];
+    else if (s1_leaves) held_d = held_q && d_idx[LogAccBuffDepth-1:0] != src_addr_q;
+    else held_d = held_q;
     // The source arrives in phase 1 (read in phase 0): forward it now and hold it for S2.
     src_addr_d = (s1_valid_q && !phase_q) ? s_idx[LogAccBuffDepth-1:0] : src_addr_q;
     s2_valid_d = s1_leaves;
@@ -218,6 +237,9 @@ module vta_alu
       insn_q       <= '0;
       s1_valid_q   <= 1'b0;
       phase_q      <= 1'b0;
+      s1_uop_q     <= '0;
+      s1_same_q    <= 1'b0;
+      held_q       <= 1'b0;
       s1_dst_off_q <= '0;
       s1_src_off_q <= '0;
       src_addr_q   <= '0;
@@ -237,6 +259,9 @@ module vta_alu
       insn_q       <= insn_d;
       s1_valid_q   <= s1_valid_d;
       phase_q      <= phase_d;
+      s1_uop_q     <= s1_uop_d;
+      s1_same_q    <= s1_same_d;
+      held_q       <= held_d;
       s1_dst_off_q <= s1_dst_off_d;
       s1_src_off_q <= s1_src_off_d;
       src_addr_q   <= src_addr_d;
@@ -276,6 +301,7 @@ module vta_alu
   `VTA_COVER(ShrVector, s2_valid_q && insn_q.alu_opcode == AluShr && !insn_q.use_imm)
   `VTA_COVER(ShrImmRight, s2_valid_q && insn_q.alu_opcode == AluShr && insn_q.use_imm && !insn_q.imm[AluopImmBitWidth-1])
   `VTA_COVER(ShrImmLeft, s2_valid_q && insn_q.alu_opcode == AluShr && insn_q.use_imm && insn_q.imm[AluopImmBitWidth-1])
+  `VTA_COVER(SourceReused, s1_valid_q && reuse && !kill)
   `VTA_COVER(ForwardedFromS3, s2_valid_q && s3_valid_q && s3_addr_q == s2_addr_q)
   `VTA_COVER(ForwardedFromS4, s2_valid_q && s4_valid_q && s4_addr_q == s2_addr_q)
   `VTA_COVER(IndexOutOfRange, bad_index)

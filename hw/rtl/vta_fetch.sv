@@ -63,7 +63,10 @@ module vta_fetch
   logic [CntW-1:0] buf_count;
 
   assign {kept_out, head} = entry_out;
-  vta_fifo #(.Width(EntryWidth), .Depth(BufDepth)) u_buf (
+  // The head in a register (vta_fifo_head: the same cycles as vta_fifo, which a simulator runs): the
+  // verdict and the stage's choice start from a flip-flop, not the buffer's read port
+  // (docs/SYNTHESIS.md).
+  vta_fifo_head #(.Width(EntryWidth), .Depth(BufDepth)) u_buf (
     .clk_i,
     .rst_ni,
     .wvalid_i (buf_wvalid),

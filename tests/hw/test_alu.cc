@@ -11,6 +11,7 @@
 #include "compute_check.h"
 #include "test_util.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/timeline.h"
 
 namespace vta::test {
 namespace {
@@ -42,6 +43,16 @@ class HwAlu : public ComputeUnitTest<Vvta_alu_harness, 31> {
         .load(MemId::kAcc, 0, ab.base(acc_elem), 1, n_acc, n_acc)
         .finish();
     ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
+  }
+
+  // The cycles of the same loop with an immediate operand (one a micro-op), run on the fsim too so
+  // that both keep the same accumulator (MAX with the smallest immediate).
+  std::pair<int, int> run_rtl_imm_twin(AluInsn a) {
+    a.use_imm = true, a.alu_opcode = uint8_t(AluOp::kMax), a.imm = -32768;
+    Program p(cfg_);
+    p.alu(a).finish();
+    EXPECT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
+    return run_rtl(a);
   }
 
   std::pair<int, int> run_rtl(const AluInsn& a) {
@@ -93,6 +104,57 @@ TEST_F(HwAlu, ThroughputOnePerCycleWithImmediateTwoWithVector) {
   std::tie(cycles, done) = run_rtl(a);
   EXPECT_EQ(done, 1000);
   EXPECT_LE(cycles, 2000 + 5);
+}
+
+// A source held across micro-ops (a bias added along rows: one micro-op, the source's inner factor
+// 0) takes one cycle a micro-op, and a micro-op that writes the held source makes the next read it
+// again: each instruction against the fsim, and its cycles.
+TEST_F(HwAlu, AHeldSourceServesUntilItIsWritten) {
+  fill(8, 256, 8);
+  struct Case {
+    uint32_t dst, src, iter_out, iter_in, dst_factor_out, dst_factor_in, src_factor_out, src_factor_in;
+    int reads;           // source reads the RTL should make
+    bool writes_source;  // (which the estimate's alu_cycles does not count)
+  };
+  const Case cases[] = {
+      {0, 200, 4, 40, 40, 1, 1, 0, 4, false},  // the bias: a read per row
+      {0, 0, 1, 10, 0, 1, 0, 0, 2, true},      // the first micro-op writes its source: the second reads it again
+      {0, 5, 1, 12, 0, 1, 0, 0, 2, true},      // the sixth writes it: the seventh reads it again
+      {0, 7, 3, 5, 9, 1, 0, 1, 15, false},     // the source moves every micro-op: no reuse
+      {0, 20, 3, 4, 4, 1, 0, 0, 1, false},     // one source for every row: one read
+  };
+  std::set<uint32_t> written;
+  for (const Case& c : cases) {
+    uops_[0] = {c.dst, c.src, 0};
+    DevBuf ub(4);
+    ub.as<uint32_t>()[0] = isa_.encode(uops_[0]);
+    write_uops(h_, ub.as<uint32_t>(), 1);
+    Program load(cfg_);
+    load.load(MemId::kUop, 0, ub.base(4), 1, 1, 1).finish();
+    ASSERT_EQ(load.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
+    AluInsn a;
+    a.alu_opcode = uint8_t(AluOp::kAdd), a.use_imm = false;
+    a.uop_bgn = 0, a.uop_end = 1, a.iter_out = c.iter_out, a.iter_in = c.iter_in;
+    a.dst_factor_out = c.dst_factor_out, a.dst_factor_in = c.dst_factor_in;
+    a.src_factor_out = c.src_factor_out, a.src_factor_in = c.src_factor_in;
+    Program p(cfg_);
+    p.alu(a).finish();
+    ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
+    const int steps = int(c.iter_out * c.iter_in);
+    const auto [cycles, done] = run_rtl(a);
+    ASSERT_FALSE(h_->error_o);
+    EXPECT_EQ(done, steps);
+    // one cycle a micro-op, one more a read of the source, and the pipeline's fixed latency
+    const auto [base_cycles, base_done] = run_rtl_imm_twin(a);
+    EXPECT_EQ(cycles - base_cycles, c.reads) << "dst " << c.dst << " src " << c.src;
+    if (!c.writes_source) {
+      EXPECT_EQ(alu_cycles(a), uint64_t(steps + c.reads)) << "the estimate's rule";
+    }
+    (void)base_done;
+    for (uint32_t i = 0; i < c.iter_out; ++i)
+      for (uint32_t j = 0; j < c.iter_in; ++j) written.insert(c.dst + i * c.dst_factor_out + j * c.dst_factor_in);
+    expect_acc_and_out_match(h_, cfg_, *fsim_, written);
+  }
 }
 
 TEST_F(HwAlu, IndexPastTheBufferStopsWithAnError) {

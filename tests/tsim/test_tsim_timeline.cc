@@ -95,15 +95,19 @@ TEST(Timeline, EstimateFollowsTheTokenRulesAndTheCosts) {
 
 // Loads of both stages share the read channel: an accumulator load on the compute stage issued with an
 // input load waits for the input load's beats (waiting for memory). An ALU instruction costs one
-// cycle per micro-op with an immediate, two with a vector operand.
-TEST(Timeline, EstimateSharesTheReadChannelAndChargesVectorAluTwice) {
+// cycle per micro-op with an immediate, one more per read of a vector operand: every micro-op's when
+// the source moves, one read in all when a one-micro-op kernel keeps its source (a bias).
+TEST(Timeline, EstimateSharesTheReadChannelAndChargesVectorAluPerSourceRead) {
   const Config& cfg = build_config();
   Program p(cfg);
   p.load(MemId::kInp, 0, 0, 1, 4, 4);  // load stage
   p.load(MemId::kAcc, 0, 0, 1, 2, 2);  // compute stage, at the same time
   AluInsn a;
   a.uop_bgn = 0, a.uop_end = 1, a.iter_out = 3, a.iter_in = 1, a.use_imm = false;
-  p.alu(a);
+  a.dst_factor_out = 1, a.src_factor_out = 1;
+  p.alu(a);  // the source moves: 3 reads
+  a.src_factor_out = 0;
+  p.alu(a);  // the source held: 1 read
   a.use_imm = true;
   p.alu(a);
   p.finish();
@@ -114,8 +118,9 @@ TEST(Timeline, EstimateSharesTheReadChannelAndChargesVectorAluTwice) {
   const uint64_t acc_beats = (2 * uint64_t(cfg.acc_elem_bytes()) + bus - 1) / bus;
   EXPECT_EQ(t.total(0, Activity::kBusy), inp_beats + 32);
   EXPECT_EQ(t.total(1, Activity::kMemory), inp_beats) << "the accumulator load waits for the input load's beats";
-  EXPECT_EQ(t.total(1, Activity::kBusy), acc_beats + 32 + 3 * 2 + 3 + 1);  // load, vector ALU, immediate ALU, FINISH
-  EXPECT_EQ(t.cycles, inp_beats + acc_beats + 32 + 6 + 3 + 1);
+  // load, the two vector ALU instructions, the immediate one, FINISH
+  EXPECT_EQ(t.total(1, Activity::kBusy), acc_beats + 32 + (3 + 3) + (3 + 1) + 3 + 1);
+  EXPECT_EQ(t.cycles, inp_beats + acc_beats + 32 + 6 + 4 + 3 + 1);
 }
 
 TEST(Timeline, TraceJsonAndSvg) {

@@ -56,10 +56,18 @@ struct Timeline {
 std::vector<std::string> instruction_names(const Isa& isa, const std::vector<RawInsn>& insns);
 
 /// An estimate from the program alone, in program order per stage with the token rules: a LOAD or
-/// STORE takes its bytes over the bus width plus the DRAM latency (32 cycles), a GEMM or ALU one
-/// cycle per micro-op iteration, anything else one cycle. Uncapped token queues, starting with
-/// `tokens` (those earlier runs left); stops at a deadlock.
+/// STORE takes its bytes over the bus width plus the DRAM latency (32 cycles), a GEMM one cycle per
+/// micro-op iteration, an ALU instruction its `alu_cycles`, anything else one cycle. Uncapped token
+/// queues, starting with `tokens` (those earlier runs left); stops at a deadlock.
 Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, const TokenCounts& tokens = {});
+
+/// The cycles the ALU (hw/rtl/vta_alu.sv) spends on one instruction's micro-op iterations, without
+/// its pipeline's latency: one per iteration with an immediate; with a vector operand one more per
+/// read of the source, which every iteration makes except in a one-micro-op kernel, whose source is
+/// read again only where its offset changes (a bias added along a row of pixels: one read per row).
+/// A write to the held source makes the next iteration read it again; this does not count those
+/// (the program's micro-ops are not in its instructions; compiled programs never write a source).
+uint64_t alu_cycles(const AluInsn& a);
 
 /// A standalone SVG of one or more timelines stacked on one time axis (each scaled to the longest),
 /// with a legend and per-stage totals. `width` in pixels.
