@@ -23,6 +23,7 @@
 #include "vta/network/target.h"
 #include "vta/tools/compiler_errors.h"
 #include "vta/tools/target_option.h"
+#include "vta/tools/tiling_options.h"
 
 namespace {
 
@@ -93,6 +94,8 @@ int run(int argc, char** argv) {
   app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
   vta::tools::FastForwardOptions ff;
   vta::tools::add_fast_forward_options(app, ff, "the names listed after compiling");
+  vta::tools::TilingOptions tiling;
+  vta::tools::add_tiling_options(app, tiling);
   VTA_CLI_PARSE(app, argc, argv);
   if (!target.empty()) setenv("VTA_TARGET", target.c_str(), 1);
   if (const std::string refusal = ff.steps.empty() ? "" : vta::network::fast_forward_refusal(ff.target);
@@ -100,6 +103,8 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "vta-onnx: error: --tsim-steps: %s\n", refusal.c_str());
     return 2;
   }
+  // (a tilings file for another configuration is refused before anything is imported)
+  const net::PlanOptions plan = vta::tools::plan_options(tiling, vta::build_config());
 
   auto t = Clock::now();
   const net::FloatGraph fg = net::import_onnx(model);
@@ -146,7 +151,8 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
-  net::Executor ex(qm.graph, config, detailed.empty() ? nullptr : net::fast_forward_target(ff.target, detailed));
+  net::Executor ex(qm.graph, config, detailed.empty() ? nullptr : net::fast_forward_target(ff.target, detailed), plan);
+  vta::tools::save_tilings_if_asked(tiling, ex, config);
   std::printf("compiled %zu steps in %.2f s (backend %s):\n", ex.steps().size(), since(t),
               vta::default_target().c_str());
   for (const auto& s : ex.steps()) {

@@ -25,6 +25,7 @@
 #include "vta/rpc/remote_device.h"
 #include "vta/tools/compiler_errors.h"
 #include "vta/tools/target_option.h"
+#include "vta/tools/tiling_options.h"
 
 namespace {
 
@@ -56,13 +57,8 @@ int run(int argc, char** argv) {
   app.add_flag("!--no-verify", verify, "skip the reference and the per-step comparison");
   app.add_flag("--vta-max-pool", vta_pool, "run the max pool after conv1 on VTA's ALU (default: on the host)");
   app.add_flag("--shifts", shifts, "print each shift with the fraction of values it saturates and zeroes");
-  std::string tilings_file, save_tilings;
-  bool tune = false;
-  app.add_option("--tilings", tilings_file, "run each convolution with the tiling this file names (--save-tilings)")
-      ->check(CLI::ExistingFile);
-  app.add_flag("--tune", tune,
-               "search every ranked tiling of each convolution (64, all estimated) instead of the first 16");
-  app.add_option("--save-tilings", save_tilings, "write the tiling of each convolution to this file");
+  vta::tools::TilingOptions tiling;
+  vta::tools::add_tiling_options(app, tiling);
   vta::tools::FastForwardOptions ff;
   vta::tools::add_fast_forward_options(app, ff, "layer3.0.conv1.q:layer3.1");
   std::string remote_address;
@@ -70,9 +66,7 @@ int run(int argc, char** argv) {
       app, remote_address,
       "through the module-level client (programs uploaded once, activations kept in the server's memory)");
   VTA_CLI_PARSE(app, argc, argv);
-  vta::network::PlanOptions plan;  // (a bad tilings file is refused before anything is built)
-  if (!tilings_file.empty()) plan.tilings = vta::network::load_tilings(tilings_file, vta::build_config());
-  if (tune) plan.candidates = 64, plan.tried = 64;
+  const vta::network::PlanOptions plan = vta::tools::plan_options(tiling, vta::build_config());
   if (!remote_address.empty() && remote_address != "local" && !target.empty()) {
     std::fprintf(stderr,
                  "vta-resnet18: error: with --remote HOST:PORT the server's backend runs the programs "
@@ -159,7 +153,7 @@ int run(int argc, char** argv) {
   if (remote) exec_target = vta::network::remote_target(remote);
   if (!detailed.empty()) exec_target = vta::network::fast_forward_target(ff.target, detailed);
   vta::network::Executor ex(g, vta::build_config(), exec_target, plan);
-  if (!save_tilings.empty()) vta::network::save_tilings(save_tilings, ex.tilings(), vta::build_config());
+  vta::tools::save_tilings_if_asked(tiling, ex, vta::build_config());
   const std::string where =
       remote ? remote->target() + " through the device server at " + remote->where() : vta::default_target();
   std::printf("compiled %zu steps in %.2f s (backend %s)\n", ex.steps().size(), since(t), where.c_str());
