@@ -76,6 +76,9 @@ TEST_F(HwAlu, RandomInstructionsMatchTheFsim) {
     a.iter_out = 1 + rng_() % 3, a.iter_in = 1 + rng_() % 5;
     a.dst_factor_out = rng_() % 5, a.dst_factor_in = rng_() % 3, a.src_factor_out = rng_() % 5;
     a.src_factor_in = rng_() % 3;
+    if (rng_() % 3 == 0) {  // a held source (one micro-op, the source still in a row), often overwritten
+      a.uop_end = a.uop_bgn + 1, a.src_factor_in = 0, a.iter_in = 2 + rng_() % 8, a.dst_factor_in = 1;
+    }
     const uint64_t before = fsim_->stats().alu_counter;
     Program p(cfg_);
     p.alu(a).finish();
