@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 #include "join.h"
 #include "programs.h"
@@ -66,6 +67,7 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
       plan_conv(s);
     }
   }
+  plan_in_place_concats();
   const TilingTable planned = tilings();
   for (const auto& entry : plan_.tilings) {
     if (!planned.count(entry.first)) {
@@ -184,13 +186,43 @@ void Executor::plan_pool(Step& s) {
   load_biases(s);
 }
 
+void Executor::plan_in_place_concats() {
+  if (!target_->views()) return;
+  const c::Env env(config_);
+  std::set<std::string> vta_outputs;  // what VTA programs write
+  for (const Step& s : steps_) {
+    if (s.placement == Placement::kVta && s.module) vta_outputs.insert(s.name);
+  }
+  for (Step& s : steps_) {
+    if (s.placement != Placement::kHost || s.ops.size() != 1 || s.ops[0]->kind != OpKind::kConcat) continue;
+    const std::vector<std::string>& in = s.ops[0]->inputs;
+    // (one batch block: each input's channel blocks are then one contiguous range of the result)
+    bool fits = graph_.tensor(s.name).shape[0] == env.BATCH && std::set(in.begin(), in.end()).size() == in.size();
+    for (const std::string& x : in) {
+      fits = fits && vta_outputs.count(x) != 0 && in_place_.count(x) == 0 &&
+             graph_.tensor(x).shape[1] % env.BLOCK_OUT == 0;
+    }
+    if (!fits) continue;
+    size_t offset = 0;
+    for (const std::string& x : in) {
+      in_place_[x] = {s.name, offset};
+      offset += size_t(graph_.tensor(x).elements());
+    }
+    s.placement = Placement::kVta;
+    s.in_place = true;
+    s.description = "concat in place (its inputs' steps write into it)";
+  }
+}
+
 Executor::~Executor() = default;
 
 // The values of one run: NCHW on the host, blocked on the target, each copied across once, when the
 // other side first needs it.
 class Executor::Activations {
  public:
-  Activations(const Graph& g, const Config& config, Target& target) : g_(g), env_(config), target_(target) {}
+  Activations(const Graph& g, const Config& config, Target& target,
+              const std::map<std::string, std::pair<std::string, size_t>>& in_place)
+      : g_(g), env_(config), target_(target), in_place_(in_place) {}
 
   Values& host() { return host_; }
 
@@ -198,7 +230,7 @@ class Executor::Activations {
     auto it = device_.find(name);
     if (it != device_.end()) return it->second.get();
     const TensorDesc& d = g_.tensor(name);
-    std::unique_ptr<Target::Tensor> t = target_.empty(blocked_shape(d), name);
+    std::unique_ptr<Target::Tensor> t = make(name);
     const int64_t c = padded_channels(d);
     std::vector<int8_t> x = narrow(host_.at(name));
     if (c != d.shape[1]) {  // (zeros in the channels that fill the last block)
@@ -225,12 +257,20 @@ class Executor::Activations {
 
   // The target tensor a VTA step writes `name` into.
   const Target::Tensor* output(const std::string& name) {
-    auto& out = device_[name];
-    if (!out) out = target_.empty(blocked_shape(g_.tensor(name)), name);
-    return out.get();
+    auto it = device_.find(name);
+    if (it == device_.end()) it = device_.emplace(name, make(name)).first;
+    return it->second.get();
   }
 
  private:
+  // A new target tensor for `name`: its part of an in-place concatenation (made first, on first
+  // use), or its own.
+  std::unique_ptr<Target::Tensor> make(const std::string& name) {
+    const auto part = in_place_.find(name);
+    if (part == in_place_.end()) return target_.empty(blocked_shape(g_.tensor(name)), name);
+    return output(part->second.first)->view(part->second.second, blocked_shape(g_.tensor(name)), name);
+  }
+
   // (channel_blocks: BLOCK_IN = BLOCK_OUT wherever a tensor's channels are padded)
   std::vector<int64_t> blocked_shape(const TensorDesc& d) const {
     return {d.shape[0] / env_.BATCH, channel_blocks(d.shape[1], env_.BLOCK_OUT), d.shape[2], d.shape[3], env_.BATCH,
@@ -243,6 +283,7 @@ class Executor::Activations {
   const Graph& g_;
   const c::Env env_;
   Target& target_;
+  const std::map<std::string, std::pair<std::string, size_t>>& in_place_;
   Values host_;
   std::map<std::string, std::unique_ptr<Target::Tensor>> device_;
 };
@@ -261,7 +302,10 @@ StepResult Executor::run_step(size_t i, Activations& values, const RunOptions& o
   StepResult r;
   r.step = &s;
   const auto start = Clock::now();
-  if (s.placement == Placement::kHost) {
+  if (s.in_place) {  // (its inputs' steps wrote it; a slice's inputs from the reference go there now)
+    for (const auto& name : s.ops[0]->inputs) values.to_device(name);
+    r.seconds = seconds_since(start);
+  } else if (s.placement == Placement::kHost) {
     Values in;
     for (const auto& name : s.inputs) in[name] = values.to_host(name);
     values.host()[s.name] = reference_op(g, *s.ops[0], in);
@@ -297,7 +341,7 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
   const Graph& g = graph_;
   const auto t0 = Clock::now();
   const auto [begin, end] = slice(options, reference);
-  Activations values(g, config_, *target_);
+  Activations values(g, config_, *target_, in_place_);
   Values& host = values.host();
   host[g.input_name()] = widen(input);
   if (begin > 0) {  // the slice's inputs from the reference

@@ -17,8 +17,13 @@ class LocalTensor final : public Target::Tensor {
  public:
   LocalTensor(const std::vector<int64_t>& shape, const std::string& name)
       : t_(shape, vta::runtime::DType::kInt8, name) {}
+  explicit LocalTensor(runtime::DeviceTensor t) : t_(std::move(t)) {}
   void copy_from(std::span<const int8_t> host) override { t_.copy_from(host); }
   void copy_to(std::span<int8_t> host) const override { t_.copy_to(host); }
+  std::unique_ptr<Target::Tensor> view(size_t offset, const std::vector<int64_t>& shape,
+                                       const std::string& name) const override {
+    return std::make_unique<LocalTensor>(runtime::DeviceTensor::view(t_, offset, shape, name));
+  }
   const runtime::DeviceTensor& tensor() const { return t_; }
 
  private:
@@ -72,6 +77,7 @@ class LocalTarget final : public Target {
   std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) override {
     return std::make_unique<LocalTensor>(shape, name);
   }
+  bool views() const override { return true; }
   std::unique_ptr<Program> load(const c::Module& module, const std::string& name) override {
     return std::make_unique<LocalProgram>(module, detailed_steps_.count(name) != 0 ? detailed_ : nullptr);
   }

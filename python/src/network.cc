@@ -49,6 +49,7 @@ py::dict step_dict(const net::Step& s) {
   d["placement"] = net::to_string(s.placement);
   d["description"] = s.description;
   d["estimated_cycles"] = s.estimated_cycles;
+  d["in_place"] = s.in_place;
   return d;
 }
 
@@ -377,7 +378,8 @@ void bind_network(py::module_& m, const py::object& base_error) {
             for (const auto& s : e.steps()) steps.append(step_dict(s));
             return steps;
           },
-          "Each step, VTA or host: {'name', 'placement', 'description', 'estimated_cycles'}.")
+          "Each step, VTA or host: {'name', 'placement', 'description', 'estimated_cycles', 'in_place'} "
+          "(in_place: a concatenation its inputs' VTA steps write into, nothing run for it).")
       .def(
           "run",
           [](net::Executor& e, const py::array& input, bool verify) {

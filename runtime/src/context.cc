@@ -118,6 +118,22 @@ size_t buffer_bytes(const void* handle) {
   return b == nullptr ? 0 : b->size;
 }
 
+void* buffer_view(const void* handle, size_t offset, size_t bytes, std::string name) {
+  const DataBuffer* whole = as_buffer(handle);
+  if (whole == nullptr) throw std::invalid_argument("buffer view " + name + ": not a live buffer");
+  if (bytes == 0 || offset > whole->size || bytes > whole->size - offset) {
+    throw std::invalid_argument("buffer view " + name + ": bytes [" + std::to_string(offset) + ", " +
+                                std::to_string(offset + bytes) + ") leave the buffer's " + std::to_string(whole->size));
+  }
+  auto b = std::make_unique<DataBuffer>();
+  b->data = whole->data + offset;
+  b->phys = whole->phys + offset;
+  b->size = bytes;
+  b->name = std::move(name);
+  b->memory = whole->memory;
+  return add_buffer(std::move(b));
+}
+
 std::optional<std::optional<std::thread::id>> queue_owner(const void* handle) {
   std::lock_guard lock(g_queues_mu);
   auto it = g_queues.find(handle);

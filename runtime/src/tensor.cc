@@ -8,6 +8,7 @@
 
 #include "vta/driver/memory.h"
 #include "vta/runtime.h"
+#include "vta/runtime/context.h"
 
 namespace vta::runtime {
 namespace {
@@ -33,6 +34,26 @@ DeviceTensor::DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string 
   if (handle_ == nullptr) throw std::runtime_error("DeviceTensor " + name_ + ": out of device memory");
   std::memset(VTABufferCPUPtr(nullptr, handle_), 0, bytes());
   if (!name_.empty()) VTABufferSetName(handle_, name_.c_str());
+}
+
+DeviceTensor::DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string name, void* handle)
+    : shape_(std::move(shape)), dtype_(dtype), name_(std::move(name)), handle_(handle) {}
+
+DeviceTensor DeviceTensor::view(const DeviceTensor& whole, size_t offset, std::vector<int64_t> shape,
+                                std::string name) {
+  size_t elements = 1;
+  for (int64_t d : shape) {
+    if (d <= 0) throw std::invalid_argument("DeviceTensor " + name + ": every dimension must be positive");
+    elements *= size_t(d);
+  }
+  const size_t elem = dtype_bytes(whole.dtype());
+  if (offset > whole.elements() || elements > whole.elements() - offset) {
+    throw std::invalid_argument("DeviceTensor " + name + ": elements [" + std::to_string(offset) + ", " +
+                                std::to_string(offset + elements) + ") leave " + whole.name() + "'s " +
+                                std::to_string(whole.elements()));
+  }
+  void* handle = buffer_view(whole.handle(), offset * elem, elements * elem, name);
+  return DeviceTensor(std::move(shape), whole.dtype(), std::move(name), handle);
 }
 
 DeviceTensor::~DeviceTensor() {

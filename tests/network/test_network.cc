@@ -769,6 +769,77 @@ TEST(NetworkExecutor, DepthwiseConvolutionIsABlockDiagonalGemm) {
   EXPECT_NE(vta_refusal(g, g.ops()[0], cfg).find("2 groups runs on the host"), std::string::npos);
 }
 
+// A target like local_target() whose tensors give no views (as a device server's session).
+class WithoutViews final : public Target {
+ public:
+  std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) override {
+    return local_->empty(shape, name);
+  }
+  std::unique_ptr<Program> load(const compiler::Module& module, const std::string& name) override {
+    return local_->load(module, name);
+  }
+
+ private:
+  std::shared_ptr<Target> local_ = local_target();
+};
+
+// Two VTA convolutions' outputs concatenated, read by a third: the two write their outputs into the
+// concatenation's channel blocks (views of one tensor), nothing runs for the concatenation, and every
+// step equals the reference bit for bit; the same from a slice that starts at the concatenation (its
+// inputs from the reference go into their places), on the tsim, and on a target without views (the
+// concatenation on the host, the same output).
+TEST(NetworkExecutor, AConcatenationIsWrittenInPlaceByItsInputsSteps) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = 2 * cfg.block_in(), oa = cfg.block_out(), ob = 2 * cfg.block_out();
+  Graph g("concat");
+  std::mt19937 rng(41);
+  const std::string x = g.input("data", {cfg.batch(), ch, 6, 6});
+  const std::string a = g.requantize(
+      "a.q", g.conv2d("a", x, g.constant("a.w", {oa, ch, 3, 3}, random_int8(size_t(oa * ch * 9), rng())), 1, 1), 7,
+      true);
+  const std::string b = g.requantize(
+      "b.q", g.conv2d("b", x, g.constant("b.w", {ob, ch, 1, 1}, random_int8(size_t(ob * ch), rng())), 1, 0), 5, true);
+  const std::string cat = g.concat("cat", {a, b});
+  const int64_t oc = cfg.block_out(), cc = oa + ob;
+  g.set_output(g.requantize(
+      "c.q", g.conv2d("c", cat, g.constant("c.w", {oc, cc, 3, 3}, random_int8(size_t(oc * cc * 9), rng())), 1, 1), 8,
+      true));
+  for (Op& op : g.mutable_ops()) op.placement = op.kind == OpKind::kConcat ? Placement::kHost : Placement::kVta;
+  const auto input = random_int8(size_t(g.tensor("data").elements()), 9);
+  const Values ref = run_reference(g, input);
+  auto step_of = [](const Executor& ex, const std::string& name) -> const Step& {
+    for (const Step& s : ex.steps()) {
+      if (s.name == name) return s;
+    }
+    throw std::runtime_error("no step " + name);
+  };
+  auto expect_verified = [&](const NetworkRun& run, const std::string& what) {
+    for (const StepResult& r : run.steps) EXPECT_EQ(r.mismatches, 0) << what << ": " << r.step->name;
+    EXPECT_EQ(run.output, ref.at(g.output_name())) << what;
+  };
+  std::vector<std::pair<std::string, std::shared_ptr<Target>>> targets{{"this process's runtime", local_target()}};
+  if (is_known_target("tsim")) {
+    targets.emplace_back("the tsim", fast_forward_target("tsim", vta_step_names(g, "")));
+  }
+  for (const auto& [what, target] : targets) {
+    Executor ex(g, cfg, target);
+    const Step& s = step_of(ex, cat);
+    EXPECT_TRUE(s.in_place) << what;
+    EXPECT_EQ(s.placement, Placement::kVta) << what;
+    EXPECT_EQ(s.module, nullptr) << what;
+    const NetworkRun run = ex.run(input, {}, &ref);
+    expect_verified(run, what);
+    EXPECT_FALSE(step_of(ex, cat).description.empty());
+    RunOptions slice;
+    slice.first = cat;
+    expect_verified(ex.run(input, slice, &ref), what + ", from the concatenation");
+  }
+  Executor on_host(g, cfg, std::make_shared<WithoutViews>());
+  EXPECT_FALSE(step_of(on_host, cat).in_place);
+  EXPECT_EQ(step_of(on_host, cat).placement, Placement::kHost);
+  expect_verified(on_host.run(input, {}, &ref), "without views");
+}
+
 // An average pool's window sum on the ALU (a copy, then one ADD per window element), with its
 // requantization fused after it (the rounding bias, the shift, the clip): bit for bit, padded too.
 TEST(NetworkExecutor, AveragePoolSumsOnTheAlu) {

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "vta/runtime.h"
 #include "vta/runtime/tensor.h"
@@ -29,6 +32,40 @@ TEST(Tensor, CopiesAndChecks) {
   moved.copy_to(out);
   EXPECT_EQ(in, out);
   EXPECT_NE(VTABufferCPUPtr(nullptr, moved.handle()), moved.handle());
+}
+
+// A view is the whole's memory: what is written through either is read through the other, at the
+// view's offset; the view keeps the memory after the whole is freed; a range past the whole is
+// refused by name.
+TEST(Tensor, AViewIsPartOfTheWholesMemory) {
+  std::vector<int32_t> values(24);
+  std::iota(values.begin(), values.end(), 100);
+  std::optional<DeviceTensor> whole(std::in_place, std::vector<int64_t>{4, 6}, DType::kInt32, "whole");
+  whole->copy_from(values);
+  DeviceTensor part = DeviceTensor::view(*whole, 6, {2, 6}, "part");  // rows 1 and 2
+  EXPECT_EQ(part.bytes(), 48u);
+  EXPECT_EQ(part.dtype(), DType::kInt32);
+  EXPECT_NE(part.handle(), whole->handle());
+  std::vector<int32_t> got(12);
+  part.copy_to(got);
+  EXPECT_EQ(got, std::vector<int32_t>(values.begin() + 6, values.begin() + 18));
+  std::vector<int32_t> written(12, -7);
+  part.copy_from(written);
+  whole->copy_to(values);
+  EXPECT_EQ(values[5], 105);
+  EXPECT_EQ(values[6], -7);
+  EXPECT_EQ(values[17], -7);
+  EXPECT_EQ(values[18], 118);
+  whole.reset();  // (the view keeps the memory)
+  part.copy_to(got);
+  EXPECT_EQ(got, written);
+  DeviceTensor other({4, 6}, DType::kInt32, "other");
+  try {
+    (void)DeviceTensor::view(other, 20, {2, 3}, "past");
+    ADD_FAILURE() << "a view past the whole was made";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("past: elements [20, 26) leave other's 24"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Tensor, MatrixTilesFollowTheTutorialLayout) {

@@ -9,6 +9,7 @@
 /// against the reference.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -87,6 +88,9 @@ class Executor {
   void plan_conv(Step& s);          ///< a VTA convolution: its residual, tiling, program and weights
   void plan_pool(Step& s);          ///< a VTA max or average pool: its tiling and program
   void load_biases(const Step& s);  ///< the step's bias_add constants, packed, on the target
+  /// Marks the concatenations VTA steps can write in place (Step::in_place): the target has views,
+  /// one batch block, every input a distinct VTA step's output of whole channel blocks, in no other.
+  void plan_in_place_concats();
   /// The steps [first, last) `options` selects; throws GraphError for an empty or unknown slice.
   std::pair<size_t, size_t> slice(const RunOptions& options, const Values* reference) const;
   StepResult run_step(size_t i, Activations& values, const RunOptions& options, const Values* reference);
@@ -95,6 +99,8 @@ class Executor {
   std::shared_ptr<Target> target_;
   PlanOptions plan_;
   std::vector<Step> steps_;
+  /// An in-place concatenation's input -> (the concatenation, the input's first element in it).
+  std::map<std::string, std::pair<std::string, size_t>> in_place_;
   std::unique_ptr<DeviceState> device_;
 };
 

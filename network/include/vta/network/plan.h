@@ -50,6 +50,9 @@ struct Step {
   Residual residual = Residual::kNone;             ///< VTA convolution
   uint64_t estimated_cycles = 0;                   ///< VTA: compiler::estimate_cycles of its program
   std::shared_ptr<const compiler::Module> module;  ///< VTA
+  /// VTA, set by the Executor: a concatenation whose inputs' VTA steps write their outputs into it
+  /// (each a view of its channel blocks, Target::Tensor::view): no program, nothing copied.
+  bool in_place = false;
 };
 
 /// The steps of `g` in execution order (each at the position of its last operator), without tilings

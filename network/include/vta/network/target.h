@@ -25,6 +25,13 @@ class Target {
     virtual ~Tensor() = default;
     virtual void copy_from(std::span<const int8_t> host) = 0;
     virtual void copy_to(std::span<int8_t> host) const = 0;
+    /// A tensor of `shape` over this one's memory from element `offset` on (a part a program writes
+    /// in place: a concatenation's input), or nullptr when the target has no such views (views()).
+    virtual std::unique_ptr<Tensor> view(size_t offset, const std::vector<int64_t>& shape,
+                                         const std::string& name) const {
+      (void)offset, (void)shape, (void)name;
+      return nullptr;
+    }
   };
   class Program {
    public:
@@ -35,6 +42,9 @@ class Target {
   virtual ~Target() = default;
   /// A zero-filled int8 tensor.
   virtual std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) = 0;
+  /// Whether its tensors give views (Tensor::view): this process's memory does, a device server's
+  /// session does not (its protocol names whole tensors).
+  virtual bool views() const { return false; }
   /// `module` ready to run there; `name` names it (the step) in uploads and diagnostics.
   virtual std::unique_ptr<Program> load(const compiler::Module& module, const std::string& name) = 0;
 };

@@ -39,6 +39,12 @@ ContextState& own_state();  // the calling thread's own runtime (context.cc)
 /// Bytes of a live runtime buffer handle (VTABufferAlloc's or a context's), 0 for anything else.
 size_t buffer_bytes(const void* handle);
 
+/// A new buffer handle over `bytes` bytes of the live buffer `handle` from byte `offset`: the same
+/// memory (a transfer on either is a transfer on both), kept allocated while the view lives even if
+/// `handle` is freed first. Freed with VTABufferFree like any handle. Throws std::invalid_argument
+/// when `handle` is not a live buffer or the range leaves it.
+void* buffer_view(const void* handle, size_t offset, size_t bytes, std::string name);
+
 class Context {
  public:
   /// A queue over `device`, staging its instruction streams in `dram` (the device's memory, which

@@ -26,6 +26,9 @@ inline size_t dtype_bytes(DType t) { return t == DType::kInt8 ? 1 : 4; }
 class DeviceTensor {
  public:
   DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string name = "");
+  /// A tensor of `shape` over `whole`'s memory from element `offset` on (runtime::buffer_view): what
+  /// a program writes there, `whole` holds. Throws std::invalid_argument when it leaves `whole`.
+  static DeviceTensor view(const DeviceTensor& whole, size_t offset, std::vector<int64_t> shape, std::string name);
   ~DeviceTensor();
   DeviceTensor(DeviceTensor&& other) noexcept;
   DeviceTensor& operator=(DeviceTensor&& other) noexcept;
@@ -47,6 +50,7 @@ class DeviceTensor {
   void copy_to(std::span<int32_t> host) const;
 
  private:
+  DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string name, void* handle);
   void check(size_t count, DType t, const char* what) const;
   std::vector<int64_t> shape_;
   DType dtype_;
