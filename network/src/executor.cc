@@ -220,8 +220,7 @@ Executor::~Executor() = default;
 // other side first needs it.
 class Executor::Activations {
  public:
-  Activations(const Graph& g, const Config& config, Target& target,
-              const std::map<std::string, std::pair<std::string, size_t>>& in_place)
+  Activations(const Graph& g, const Config& config, Target& target, const InPlaceParts& in_place)
       : g_(g), env_(config), target_(target), in_place_(in_place) {}
 
   Values& host() { return host_; }
@@ -283,7 +282,7 @@ class Executor::Activations {
   const Graph& g_;
   const c::Env env_;
   Target& target_;
-  const std::map<std::string, std::pair<std::string, size_t>>& in_place_;
+  const InPlaceParts& in_place_;
   Values host_;
   std::map<std::string, std::unique_ptr<Target::Tensor>> device_;
 };

@@ -100,7 +100,8 @@ class Executor {
   PlanOptions plan_;
   std::vector<Step> steps_;
   /// An in-place concatenation's input -> (the concatenation, the input's first element in it).
-  std::map<std::string, std::pair<std::string, size_t>> in_place_;
+  using InPlaceParts = std::map<std::string, std::pair<std::string, size_t>>;
+  InPlaceParts in_place_;
   std::unique_ptr<DeviceState> device_;
 };
 
