@@ -85,7 +85,7 @@ module vta_fifo_head #(
   end
 
   logic unused_rest;
-  assign unused_rest = ^rest_count ^ rest_ready;  // count_q counts the head too; rest_ready is asserted on only
+  assign unused_rest = ^rest_count ^ rest_ready;  // count_q counts the head too; rest_ready: read by an assertion only
 
   `VTA_ASSERT_HANDSHAKE(WriteHeldUntilReady, wvalid_i, wready_o, wdata_i)
   `VTA_ASSERT_NEVER(RestTakesWhatComes, rest_write && !rest_ready)

@@ -20,13 +20,18 @@ void require_divides(int size, int block, const char* what) {
   }
 }
 
+// A tensor's shape is refused unless every dimension is positive.
+void require_positive(const std::vector<int64_t>& shape, const std::string& name) {
+  for (int64_t d : shape) {
+    if (d <= 0) throw std::invalid_argument("DeviceTensor " + name + ": every dimension must be positive");
+  }
+}
+
 }  // namespace
 
 DeviceTensor::DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string name)
     : shape_(std::move(shape)), dtype_(dtype), name_(std::move(name)) {
-  for (int64_t d : shape_) {
-    if (d <= 0) throw std::invalid_argument("DeviceTensor " + name_ + ": every dimension must be positive");
-  }
+  require_positive(shape_, name_);
   // The process's memory is made at its first use (a board's DMA buffer, vta/driver/memory.h): what keeps
   // it from being made is the error to report, not "out of device memory".
   (void)Dram::global();
@@ -41,19 +46,15 @@ DeviceTensor::DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string 
 
 DeviceTensor DeviceTensor::view(const DeviceTensor& whole, size_t offset, std::vector<int64_t> shape,
                                 std::string name) {
-  size_t elements = 1;
-  for (int64_t d : shape) {
-    if (d <= 0) throw std::invalid_argument("DeviceTensor " + name + ": every dimension must be positive");
-    elements *= size_t(d);
-  }
-  const size_t elem = dtype_bytes(whole.dtype());
-  if (offset > whole.elements() || elements > whole.elements() - offset) {
-    throw std::invalid_argument("DeviceTensor " + name + ": elements [" + std::to_string(offset) + ", " +
-                                std::to_string(offset + elements) + ") leave " + whole.name() + "'s " +
+  require_positive(shape, name);
+  DeviceTensor v(std::move(shape), whole.dtype(), std::move(name), nullptr);
+  if (offset > whole.elements() || v.elements() > whole.elements() - offset) {
+    throw std::invalid_argument("DeviceTensor " + v.name() + ": elements [" + std::to_string(offset) + ", " +
+                                std::to_string(offset + v.elements()) + ") leave " + whole.name() + "'s " +
                                 std::to_string(whole.elements()));
   }
-  void* handle = buffer_view(whole.handle(), offset * elem, elements * elem, name);
-  return DeviceTensor(std::move(shape), whole.dtype(), std::move(name), handle);
+  v.handle_ = buffer_view(whole.handle(), offset * dtype_bytes(v.dtype()), v.bytes(), v.name());
+  return v;
 }
 
 DeviceTensor::~DeviceTensor() {

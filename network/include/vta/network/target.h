@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,11 +27,12 @@ class Target {
     virtual void copy_from(std::span<const int8_t> host) = 0;
     virtual void copy_to(std::span<int8_t> host) const = 0;
     /// A tensor of `shape` over this one's memory from element `offset` on (a part a program writes
-    /// in place: a concatenation's input), or nullptr when the target has no such views (views()).
+    /// in place: a concatenation's input). Only on a target whose views() is true: elsewhere it throws
+    /// std::logic_error (a caller that did not ask views() first).
     virtual std::unique_ptr<Tensor> view(size_t offset, const std::vector<int64_t>& shape,
                                          const std::string& name) const {
-      (void)offset, (void)shape, (void)name;
-      return nullptr;
+      (void)offset, (void)shape;
+      throw std::logic_error("tensor " + name + ": this target's tensors have no views (Target::views())");
     }
   };
   class Program {

@@ -27,7 +27,8 @@ inline void add_tiling_options(CLI::App& app, TilingOptions& o) {
   app.add_option("--tilings", o.file, "run each convolution with the tiling this file names (--save-tilings)")
       ->check(CLI::ExistingFile);
   app.add_flag("--tune", o.tune,
-               "search every ranked tiling of each convolution (64, all estimated) instead of the first 16");
+               "search every ranked tiling of each convolution (" + std::to_string(kTunedTilings) +
+                   ", all estimated) instead of the first " + std::to_string(network::kTilingsTried));
   app.add_option("--save-tilings", o.save, "write the tiling of each convolution to this file");
 }
 
