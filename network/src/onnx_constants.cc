@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -30,8 +31,15 @@ struct FoldError {
   std::string what;
 };
 
+// The number of elements of `shape`: 0 when a dimension is 0, otherwise saturated at INT64_MAX (a
+// Reshape's target shape is read from the model and may be anything; fuzz_onnx found the overflow).
 int64_t count(const std::vector<int64_t>& shape) {
-  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+  int64_t n = 1;
+  for (const int64_t d : shape) {
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
+  }
+  return n;
 }
 
 void bounded(const std::vector<int64_t>& shape) {
@@ -115,7 +123,8 @@ Folded fold_concat(const std::vector<Folded>& parts, int64_t axis_attr) {
 }
 
 Folded fold_reshape(Folded in, std::vector<int64_t> s, bool allow_zero) {
-  int64_t known = 1, infer = -1;
+  int64_t infer = -1;
+  std::vector<int64_t> known;
   for (size_t d = 0; d < s.size(); ++d) {
     if (s[d] == 0 && !allow_zero) s[d] = d < in.shape.size() ? in.shape[d] : 1;
     if (s[d] == -1) {
@@ -124,12 +133,13 @@ Folded fold_reshape(Folded in, std::vector<int64_t> s, bool allow_zero) {
     } else if (s[d] < 0) {
       throw FoldError{"shape " + shape_text(s)};
     } else {
-      known *= s[d];
+      known.push_back(s[d]);
     }
   }
   const auto total = int64_t(in.values.size());
-  if (infer >= 0) s[size_t(infer)] = known > 0 ? total / known : 0;
+  if (infer >= 0) s[size_t(infer)] = count(known) > 0 ? total / count(known) : 0;
   if (count(s) != total) throw FoldError{"shape " + shape_text(s) + " for " + std::to_string(total) + " values"};
+  bounded(s);  // no element, yet dimensions whose strides would overflow
   in.shape = s;
   return in;
 }
