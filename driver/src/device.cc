@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -17,11 +18,13 @@ namespace {
 struct Registry {
   Registry() {
     factories["fsim"] = [](const Config& c, const DeviceOptions& o) { return make_fsim(c, o); };
+    concurrent.insert("fsim");
   }
   std::mutex mu;
   std::map<std::string, DeviceFactory, std::less<>> factories;
   std::map<std::string, AddressCheck, std::less<>> address_checks;  // per scheme
   std::map<std::string, MemoryFactory, std::less<>> memories;       // backends with memory of their own
+  std::set<std::string, std::less<>> concurrent;                    // register_concurrent_backend's
 };
 
 Registry& registry() {
@@ -112,6 +115,22 @@ void register_backend(std::string name, DeviceFactory factory, AddressCheck chec
   std::lock_guard lock(r.mu);
   if (check) r.address_checks[name] = std::move(check);
   r.factories[std::move(name)] = std::move(factory);
+}
+
+void register_concurrent_backend(std::string name) {
+  auto& r = registry();
+  std::lock_guard lock(r.mu);
+  r.concurrent.insert(std::move(name));
+}
+
+bool runs_concurrently(std::string_view target) {
+  if (target == "sim") target = "fsim";
+  for (const char* one_file : {"VTA_WAVE", "VTA_CAPTURE"}) {  // (one waveform; captures of the whole memory)
+    if (const char* v = std::getenv(one_file); v != nullptr && *v != '\0') return false;
+  }
+  auto& r = registry();
+  std::lock_guard lock(r.mu);
+  return r.concurrent.count(target) != 0;
 }
 
 namespace {

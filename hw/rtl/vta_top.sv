@@ -153,7 +153,7 @@ module vta_top
 
   vta_vme #(.MaxReads(MaxReads), .MaxWrites(MaxWrites)) u_vme (
     .clk_i, .rst_ni(core_rst_n), .rd_req_i(rd_req), .rd_rsp_o(rd_rsp), .wr_req_i(wr_req), .wr_rsp_o(wr_rsp),
-    .axi_req_o(axi_req), .axi_rsp_i(axi_rsp), .quiesce_i(quiesce),
+    .axi_req_o(axi_req), .axi_rsp_i(axi_rsp), .quiesce_i(quiesce), .start_i(start),
     .busy_o(mem_busy), .error_o(mem_error), .error_client_o(mem_error_client));
 
 `ifndef SYNTHESIS

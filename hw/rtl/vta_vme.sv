@@ -34,6 +34,7 @@ module vta_vme
   output axi_req_t                          axi_req_o,
   input  axi_rsp_t                          axi_rsp_i,
   input  logic                              quiesce_i,     // take no new command
+  input  logic                              start_i,       // a run starts: the grant parks on fetch
   // status
   output logic                              busy_o,        // a command is being split or a burst is outstanding
   output logic [3:0]                        error_o,       // {protocol, range, write response, read response}
@@ -82,15 +83,18 @@ module vta_vme
 
   // The grant is a register (the lowest-numbered client valid in the previous cycle), so no ready
   // depends combinationally on another client's valid. A client that keeps its command valid keeps
-  // the grant; a newly served client costs one cycle.
+  // the grant; a newly served client costs one cycle. A run starts with the grant on fetch, as after
+  // reset, whichever client the previous run ended with: a program's cycles do not depend on what
+  // ran before it (no client is valid in the launch cycle).
   logic [ClientW-1:0] grant_d;
   logic [NumReadClients-1:0] client_cmd_valid, client_data_ready;  // per client (gen_client below)
   always_comb begin
-    grant_d = grant;
+    grant_d = start_i ? '0 : grant;
     for (int i = NumReadClients - 1; i >= 0; i--) begin
       if (client_cmd_valid[i]) grant_d = ClientW'(i);
     end
   end
+  `VTA_ASSERT(StartFindsNoCommand, !start_i || client_cmd_valid == '0)
   /* verilator lint_off UNUSEDSIGNAL */  // the data_ready is the client's own business
   mem_rd_req_t granted;
   /* verilator lint_on UNUSEDSIGNAL */

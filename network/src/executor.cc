@@ -4,9 +4,13 @@
 #include "vta/network/executor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "join.h"
 #include "programs.h"
@@ -340,6 +344,13 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
   const Graph& g = graph_;
   const auto t0 = Clock::now();
   const auto [begin, end] = slice(options, reference);
+  if (options.jobs > 1 && end - begin > 1 && target_->concurrent()) {
+    if (reference == nullptr) {
+      throw GraphError(g.name() + ": steps run at once (jobs " + std::to_string(options.jobs) +
+                       ") take their inputs from the reference");
+    }
+    return run_concurrently(input, begin, end, options, *reference);
+  }
   Activations values(g, config_, *target_, in_place_);
   Values& host = values.host();
   host[g.input_name()] = widen(input);
@@ -356,6 +367,51 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
     if (steps_[i].placement == Placement::kVta) result.vta += result.steps.back().stats;
   }
   result.output = values.to_host(steps_[end - 1].name);
+  result.seconds = seconds_since(t0);
+  return result;
+}
+
+// Each thread takes the next step not taken yet and runs it as a one-step slice: the reference's
+// values of its inputs copied to the target (its own Activations), its program run on the thread's
+// own runtime, its output compared. The calling thread is one of them.
+NetworkRun Executor::run_concurrently(std::span<const int8_t> input, size_t begin, size_t end,
+                                      const RunOptions& options, const Values& reference) {
+  const auto t0 = Clock::now();
+  NetworkRun result;
+  result.steps.resize(end - begin);
+  std::atomic<size_t> next{begin};
+  std::atomic<bool> failed{false};
+  std::mutex error_mu;
+  std::exception_ptr error;
+  auto work = [&] {
+    try {
+      for (size_t i = next++; i < end && !failed; i = next++) {
+        const Step& s = steps_[i];
+        Activations values(graph_, config_, *target_, in_place_);
+        Values& host = values.host();
+        host[graph_.input_name()] = widen(input);
+        for (const auto* names : {&s.inputs, &s.ops[0]->inputs}) {
+          for (const auto& in : *names) {
+            if (!host.count(in) && reference.count(in)) host[in] = reference.at(in);
+          }
+        }
+        result.steps[i - begin] = run_step(i, values, options, &reference);
+        if (i + 1 == end) result.output = values.to_host(s.name);
+      }
+    } catch (...) {
+      const std::lock_guard lock(error_mu);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < std::min<size_t>(options.jobs, end - begin); ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+  for (size_t i = begin; i < end; ++i) {
+    if (steps_[i].placement == Placement::kVta) result.vta += result.steps[i - begin].stats;
+  }
   result.seconds = seconds_since(t0);
   return result;
 }

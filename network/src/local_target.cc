@@ -78,6 +78,7 @@ class LocalTarget final : public Target {
     return std::make_unique<LocalTensor>(shape, name);
   }
   bool views() const override { return true; }
+  bool concurrent() const override { return detailed_ == nullptr && runs_concurrently(default_target()); }
   std::unique_ptr<Program> load(const c::Module& module, const std::string& name) override {
     return std::make_unique<LocalProgram>(module, detailed_steps_.count(name) != 0 ? detailed_ : nullptr);
   }

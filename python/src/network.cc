@@ -382,14 +382,15 @@ void bind_network(py::module_& m, const py::object& base_error) {
           "(in_place: a concatenation its inputs' VTA steps write into, nothing run for it).")
       .def(
           "run",
-          [](net::Executor& e, const py::array& input, bool verify) {
+          [](net::Executor& e, const py::array& input, bool verify, unsigned jobs) {
             const std::vector<int8_t> x = int8_values(input, "the input");
             net::RunOptions o;
             o.verify = verify;
+            o.jobs = jobs;
             InterruptibleCall call;  // Ctrl-C stops a clocked step: KeyboardInterrupt
             const net::NetworkRun r = call.run([&] {
-              const net::Values reference = verify ? net::run_reference(e.graph(), x) : net::Values{};
-              return e.run(x, o, verify ? &reference : nullptr);
+              const net::Values reference = verify || jobs > 1 ? net::run_reference(e.graph(), x) : net::Values{};
+              return e.run(x, o, verify || jobs > 1 ? &reference : nullptr);
             });
             py::list steps;
             for (const auto& s : r.steps) {
@@ -405,8 +406,10 @@ void bind_network(py::module_& m, const py::object& base_error) {
             return out;
           },
           "Runs the network on `input`: {'output', 'steps', 'vta', 'seconds', 'verified'}; with `verify`, every "
-          "step against the reference. RunError names a failed step.",
-          py::arg("input"), py::arg("verify") = true);
+          "step against the reference. `jobs` > 1 runs that many steps at once, each on a thread and a device "
+          "of its own from the reference's values of its inputs (the same outputs and statistics when every "
+          "step verifies). RunError names a failed step.",
+          py::arg("input"), py::arg("verify") = true, py::arg("jobs") = 1U);
   bind_onnx(n);
 }
 

@@ -226,6 +226,20 @@ TEST(DriverApi, BackendSelection) {
   EXPECT_NE(make_device("fsim-twin", build_config()), nullptr);
   const auto names = backend_names();
   EXPECT_NE(std::find(names.begin(), names.end(), "fsim-twin"), names.end());
+  // several devices at once (vta::network's steps at once): only a backend that says so, and not while
+  // a waveform or captures are written
+  EXPECT_TRUE(runs_concurrently("fsim"));
+  EXPECT_TRUE(runs_concurrently("sim"));
+  EXPECT_FALSE(runs_concurrently("fsim-twin"));
+  EXPECT_FALSE(runs_concurrently("rpc://127.0.0.1:1"));
+  register_concurrent_backend("fsim-twin");
+  EXPECT_TRUE(runs_concurrently("fsim-twin"));
+  for (const char* one_file : {"VTA_WAVE", "VTA_CAPTURE"}) {
+    ASSERT_EQ(setenv(one_file, "/tmp/x", 1), 0);
+    EXPECT_FALSE(runs_concurrently("fsim")) << one_file;
+    unsetenv(one_file);
+  }
+  EXPECT_TRUE(runs_concurrently("fsim"));
 }
 
 }  // namespace

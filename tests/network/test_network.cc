@@ -425,6 +425,49 @@ TEST(NetworkExecutor, SmallResNet18IsVerifiedStepByStep) {
   EXPECT_GT(run.vta.gemm_counter, 0u);
 }
 
+// Steps run at once (RunOptions::jobs), each on a thread and a device of its own from the reference's
+// values of its inputs: the same outputs, verdicts and statistics, cycles included on a clocked
+// backend, as the steps run one after another, on the small ResNet-18 and on a graph whose
+// concatenation its inputs' steps write in place. A run at once needs the reference; on a target
+// that runs one program at a time (fast-forward's detailed device) the steps run one after another.
+TEST(NetworkExecutor, StepsRunAtOnceGiveTheRunOfOneAfterAnother) {
+  Graph g = resnet18(small());
+  const auto input = generated_input(g, 5);
+  calibrate_shifts(g, input);
+  const Values ref = run_reference(g, input);
+  Executor ex(g, vta::build_config());
+  const NetworkRun one = ex.run(input, {}, &ref);
+  ASSERT_TRUE(one.verified());
+  for (const unsigned jobs : {2U, 3U}) {
+    RunOptions o;
+    o.jobs = jobs;
+    const NetworkRun at_once = ex.run(input, o, &ref);
+    ASSERT_EQ(at_once.steps.size(), one.steps.size());
+    for (size_t i = 0; i < one.steps.size(); ++i) {
+      EXPECT_EQ(at_once.steps[i].step, one.steps[i].step);
+      EXPECT_EQ(at_once.steps[i].mismatches, 0) << one.steps[i].step->name;
+      EXPECT_EQ(at_once.steps[i].stats, one.steps[i].stats) << jobs << " jobs: " << one.steps[i].step->name;
+    }
+    EXPECT_EQ(at_once.vta, one.vta);
+    EXPECT_EQ(at_once.vta.cycle_count.has_value(), vta::default_target() != "fsim");
+    EXPECT_EQ(at_once.output, ref.at(g.output_name()));
+    RunOptions slice = o;
+    slice.first = "layer2.0.conv1.q", slice.last = "layer3.1";
+    const NetworkRun part = ex.run(input, slice, &ref);
+    EXPECT_TRUE(part.verified());
+    EXPECT_EQ(part.output, ref.at("layer3.1"));
+  }
+  RunOptions o;
+  o.jobs = 2;
+  expect_error([&] { (void)ex.run(input, o); }, "steps run at once (jobs 2) take their inputs from the reference");
+  if (is_known_target("tsim")) {  // one detailed device: one step after another, as asked without jobs
+    Executor ff(g, vta::build_config(), fast_forward_target("tsim", vta_step_names(g, "layer3.0.conv1.q:layer3.1")));
+    const NetworkRun a = ff.run(input, {}, &ref), b = ff.run(input, o, &ref);
+    EXPECT_TRUE(b.verified());
+    EXPECT_EQ(a.vta, b.vta);
+  }
+}
+
 // The small ResNet-18 on a device server in this process through the module-level client: the
 // programs are uploaded when the executor is built, the weights and activations are tensors in the
 // server's memory. Verified step by step; without verification an inference takes two round trips

@@ -542,6 +542,11 @@ class Networks(unittest.TestCase):
         vta_steps = [s for s in run["steps"] if s["placement"] == "vta"]
         self.assertEqual(sum(s["stats"]["gemm_counter"] for s in vta_steps), run["vta"]["gemm_counter"])
         self.assertTrue(all(s["mismatches"] == 0 for s in run["steps"]))
+        # two steps at once: the same output and statistics, step by step
+        at_once = ex.run(x, jobs=2)
+        self.assertTrue(at_once["verified"])
+        np.testing.assert_array_equal(at_once["output"], run["output"])
+        self.assertEqual([s["stats"] for s in at_once["steps"]], [s["stats"] for s in run["steps"]])
 
     def test_fast_forward_runs_the_chosen_steps_on_the_tsim(self):
         import vta.network as vn

@@ -91,7 +91,8 @@ TEST_P(ModuleSession, TheCompiledTutorialsRunAsLocallyInSixRoundTripsEach) {
   EXPECT_EQ(remote.round_trips(), 13u);
   if (GetParam() == "tsim") {
     EXPECT_EQ(m.stats.cycle_count, std::optional<uint64_t>(138221));
-    EXPECT_EQ(c.stats.cycle_count, std::optional<uint64_t>(483575));
+    // (483,572 first on a device: the matrix multiply leaves a token the convolution's first instruction pops)
+    EXPECT_EQ(c.stats.cycle_count, std::optional<uint64_t>(483574));
   } else {
     EXPECT_FALSE(m.stats.cycle_count);
   }

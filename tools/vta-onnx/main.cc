@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <string>
 
 #include "vta/compiler/ir.h"
 #include "vta/driver/build_config.h"
@@ -87,6 +88,8 @@ int run(int argc, char** argv) {
             return d >= 0.0 && d <= 100.0 ? std::string() : "must be a number from 0 to 100, not " + v;  // (NaN too)
           },
           "0-100"));
+  unsigned jobs = 1;
+  vta::tools::add_jobs_option(app, jobs);
   app.add_flag("--report", report, "print each activation's scale, shift, saturated and zeroed fractions");
   app.add_flag("--round-down", round_down,
                "requantize by the shift alone (rounding down, as the hand-built ResNet-18) instead of to nearest");
@@ -183,7 +186,9 @@ int run(int argc, char** argv) {
     const std::vector<float> x = row(in, i, input_size);
     const std::vector<int8_t> q = qm.quantize_input(x);
     const net::Values ref = net::run_reference(qm.graph, q);
-    net::NetworkRun r = ex.run(q, {}, &ref);
+    net::RunOptions run_options;
+    run_options.jobs = jobs;
+    net::NetworkRun r = ex.run(q, run_options, &ref);
     run_seconds += r.seconds;
     if (i == 0) first = r;
     verified += r.verified();
@@ -218,9 +223,11 @@ int run(int argc, char** argv) {
                   vta::estimate_energy(s.stats, config, energy_table).total() * 1e-6);
     }
   }
-  std::printf("ran %lld inputs in %.2f s (%.2f ms per inference on %s, reference and float model included: %.2f ms)\n",
-              static_cast<long long>(n), run_seconds, 1e3 * run_seconds / double(n), vta::default_target().c_str(),
-              1e3 * total / double(n));
+  const std::string at_once = jobs > 1 ? ", " + std::to_string(jobs) + " steps at once" : "";
+  std::printf(
+      "ran %lld inputs in %.2f s (%.2f ms per inference on %s%s, reference and float model included: %.2f ms)\n",
+      static_cast<long long>(n), run_seconds, 1e3 * run_seconds / double(n), vta::default_target().c_str(),
+      at_once.c_str(), 1e3 * total / double(n));
   if (clocked && !detailed.empty()) {
     std::printf("fast-forward: the %zu step(s) on %s took %.0f cycles per inference\n", detailed.size(),
                 ff.target.c_str(), double(cycles) / double(n));

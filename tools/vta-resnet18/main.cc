@@ -55,6 +55,8 @@ int run(int argc, char** argv) {
   app.add_option("--batch", batch, "images per inference (default: the configuration's BATCH)")
       ->check(CLI::Range(int64_t{1}, net::kMaxResNetBatch));
   app.add_flag("!--no-verify", verify, "skip the reference and the per-step comparison");
+  unsigned jobs = 1;
+  vta::tools::add_jobs_option(app, jobs);
   app.add_flag("--vta-max-pool", vta_pool, "run the max pool after conv1 on VTA's ALU (default: on the host)");
   app.add_flag("--shifts", shifts, "print each shift with the fraction of values it saturates and zeroes");
   vta::tools::TilingOptions tiling;
@@ -81,6 +83,10 @@ int run(int argc, char** argv) {
   if (const std::string refusal = ff.steps.empty() ? "" : vta::network::fast_forward_refusal(ff.target);
       !refusal.empty()) {
     std::fprintf(stderr, "vta-resnet18: error: --tsim-steps: %s\n", refusal.c_str());
+    return 2;
+  }
+  if (jobs > 1 && !verify) {
+    std::fprintf(stderr, "vta-resnet18: error: --jobs takes each step's inputs from the reference: drop --no-verify\n");
     return 2;
   }
   if (!layers.empty() && !verify) {
@@ -167,6 +173,7 @@ int run(int argc, char** argv) {
   vta::network::RunOptions ro;
   ro.verify = verify;
   ro.first = first, ro.last = last;
+  ro.jobs = jobs;
   const vta::network::NetworkRun r = ex.run(input, ro, verify ? &reference : nullptr);
 
   const int bus = vta::build_config().bus_width();
@@ -231,8 +238,14 @@ int run(int argc, char** argv) {
                                              r.vta.cycle_count, vta::build_config().hw_freq_mhz(), energy_table.name)
                                 .c_str());
   }
-  std::printf("\nwall time: %.3f s (VTA programs %.3f s, host operators %.3f s, copies and the rest %.3f s)\n",
-              r.seconds, vta_seconds, host_seconds, r.seconds - vta_seconds - host_seconds);
+  if (jobs > 1) {  // (the steps' times overlap)
+    std::printf("\nwall time: %.3f s, %u steps at once (VTA programs %.3f s, host operators %.3f s, summed over the "
+                "threads)\n",
+                r.seconds, jobs, vta_seconds, host_seconds);
+  } else {
+    std::printf("\nwall time: %.3f s (VTA programs %.3f s, host operators %.3f s, copies and the rest %.3f s)\n",
+                r.seconds, vta_seconds, host_seconds, r.seconds - vta_seconds - host_seconds);
+  }
   if (remote) {
     std::printf("remote: the inference took %llu round trips\n",
                 static_cast<unsigned long long>(remote->round_trips() - trips_before));

@@ -37,6 +37,7 @@ class TsimDevice final : public Device {
 
 const bool kRegistered = [] {
   register_backend("tsim", [](const Config& c, const DeviceOptions& o) { return make_tsim_device(c, o); });
+  register_concurrent_backend("tsim");  // (each simulator has its own Verilator context)
   return true;
 }();
 

@@ -171,6 +171,14 @@ using AddressCheck = std::function<void(std::string_view address)>;
 /// ending in "://" registers a scheme: every target starting with it goes to `factory`, which finds
 /// the rest in DeviceOptions::address; `check`, when given, is what check_target runs on the address.
 void register_backend(std::string name, DeviceFactory factory, AddressCheck check = {});
+/// Declares that devices of backend `name` may be several in one process, each run on a thread of its
+/// own at the same time over this process's memory (the fsim and the tsim). Backends not declared are
+/// run one device at a time: a board is one device, SystemC has one kernel a process, a scheme
+/// backend's device is a connection to somewhere else.
+void register_concurrent_backend(std::string name);
+/// Whether `target` (a name or an alias) was declared with register_concurrent_backend and neither
+/// VTA_WAVE (one waveform file) nor VTA_CAPTURE (each run's memory captured) is set.
+bool runs_concurrently(std::string_view target);
 /// Makes the memory of a backend that has its own (a board: its DMA buffer). When VTA_TARGET names
 /// the backend, Dram::global() is made by it (at its first call), so every buffer the runtime and the
 /// C API allocate is in memory the device can reach.

@@ -48,6 +48,14 @@ struct RunOptions {
   /// Run the steps from `first` to `last` (tensor names; empty = from the start / to the end): their
   /// inputs come from the reference, so a slice needs `reference`.
   std::string first, last;
+  /// How many steps run at once, each on a thread of its own whose VTA programs run on that thread's
+  /// device (a tsim of its own, over the same memory). With more than one, every step takes its
+  /// inputs from the reference, as a one-step slice does (so `reference` is needed): the run then
+  /// equals a run one step after another exactly when it is verified, and each step's statistics
+  /// are the same either way (a step starts and ends on an idle accelerator). On a target whose
+  /// programs run one at a time (Target::concurrent(): a device server's session, fast-forward's
+  /// detailed device) the steps run one after another.
+  unsigned jobs = 1;
 };
 
 /// How the executor chooses each VTA convolution's tiling.
@@ -94,6 +102,9 @@ class Executor {
   /// The steps [first, last) `options` selects; throws GraphError for an empty or unknown slice.
   std::pair<size_t, size_t> slice(const RunOptions& options, const Values* reference) const;
   StepResult run_step(size_t i, Activations& values, const RunOptions& options, const Values* reference);
+  /// Steps [begin, end) on options.jobs threads, each from the reference's values of its inputs.
+  NetworkRun run_concurrently(std::span<const int8_t> input, size_t begin, size_t end, const RunOptions& options,
+                              const Values& reference);
   const Graph graph_;  ///< its own copy: the steps point into it
   Config config_;
   std::shared_ptr<Target> target_;

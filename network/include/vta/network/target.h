@@ -47,6 +47,11 @@ class Target {
   /// Whether its tensors give views (Tensor::view): this process's memory does, a device server's
   /// session does not (its protocol names whole tensors).
   virtual bool views() const { return false; }
+  /// Whether its programs may run on several threads at once, each on the calling thread's own
+  /// device over the same memory: this process's runtime on a backend that allows it (the fsim and the
+  /// tsim: vta::runs_concurrently); a board, SystemC, a device server's session and fast-forward's one
+  /// detailed device run one program at a time.
+  virtual bool concurrent() const { return false; }
   /// `module` ready to run there; `name` names it (the step) in uploads and diagnostics.
   virtual std::unique_ptr<Program> load(const compiler::Module& module, const std::string& name) = 0;
 };

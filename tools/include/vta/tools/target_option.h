@@ -3,10 +3,12 @@
 /// The --target option of the example programs: any registered backend ("fsim", "tsim") or a scheme
 /// address ("rpc://127.0.0.1:9091"), checked when the command line is parsed (vta::check_target: a
 /// usage error, exit status 2); and the network
-/// programs' fast-forward options (--tsim-steps, --detailed-target).
+/// programs' fast-forward options (--tsim-steps, --detailed-target) and --jobs.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "vta/driver/device.h"
 
@@ -65,6 +67,20 @@ inline void add_fast_forward_options(CLI::App& app, FastForwardOptions& o, const
                      "memory");
   app.add_option("--detailed-target", o.target, "the backend of --tsim-steps: tsim (default) or systemc")
       ->check(CLI::IsMember({"tsim", "systemc"}));
+}
+
+/// --jobs / -j (vta/network/executor.h RunOptions::jobs): how many steps run at once, each on a thread
+/// and a device of its own, from the reference's values of its inputs. 0 means one per core; `jobs`
+/// holds the resolved count after parsing.
+inline void add_jobs_option(CLI::App& app, unsigned& jobs) {
+  app.add_option("--jobs,-j", jobs,
+                 "run this many steps at once, each on a thread and a device of its own and each from the "
+                 "reference's values of its inputs (the same outputs, statistics and verdict when every step "
+                 "verifies; a device server runs one at a time); 0: one per core")
+      ->check(CLI::Range(0U, 256U))
+      ->each([&jobs](const std::string&) {
+        if (jobs == 0) jobs = std::max(1U, std::thread::hardware_concurrency());
+      });
 }
 
 }  // namespace vta::tools
