@@ -1043,6 +1043,53 @@ TEST(OnnxImport, LeakyReluRunsOnVtasAlu) {
   EXPECT_EQ(out, want);
 }
 
+// A GlobalAveragePool over a square map is the average pool whose window is the map: its sum on VTA's
+// ALU with its requantization fused after it, then Flatten and the classifier, verified against the
+// int8 reference (on the tsim too: Onnx.ClassifiersOnTsim); over a map that is not square, the host
+// sums it (verified alike). The int8 network follows the float one.
+TEST(OnnxQuantize, AGlobalAveragePoolOverASquareMapSumsOnVta) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = 2 * cfg.block_out();
+  for (const auto& [h, w] : {std::pair<int64_t, int64_t>{6, 6}, {6, 4}}) {
+    ModelBuilder b({cfg.batch(), ch, h, w});
+    uint32_t seed = 60;
+    const std::string c = random_conv(b, "x", ch, ch, 3, 1, "conv", seed, 0.3f);
+    b.node("Relu", {c}, "relu");
+    b.node("GlobalAveragePool", {"relu"}, "gap");
+    b.node("Flatten", {"gap"}, "flat");
+    auto& fc = b.node("Gemm",
+                      {"flat", b.constant("fc.w", {10, ch}, random_floats(size_t(10 * ch), ++seed, -0.3f, 0.3f)),
+                       b.constant("fc.b", {10}, random_floats(10, ++seed, -0.1f, 0.1f))},
+                      "fc");
+    ModelBuilder::integer(fc, "transB", 1);
+    const FloatGraph g = b.import("fc");
+    const int64_t size = cfg.batch() * ch * h * w;
+    const QuantizedModel q = quantize(g, random_inputs(4, size, 70, -1, 1), cfg);
+    Executor ex(q.graph, cfg);
+    const std::string where = std::to_string(h) + "x" + std::to_string(w);
+    const Step* pool = nullptr;
+    for (const Step& s : ex.steps()) {
+      if (s.ops[0]->name == "gap") pool = &s;
+    }
+    ASSERT_NE(pool, nullptr) << where;
+    if (h == w) {
+      EXPECT_EQ(pool->placement, Placement::kVta) << where;
+      EXPECT_EQ(pool->description, "avg_pool 6x6/6 + bias_add + shr + clip + cast");
+    } else {
+      EXPECT_EQ(pool->placement, Placement::kHost) << where;
+      EXPECT_EQ(pool->ops[0]->kind, OpKind::kGlobalAvgPool) << where;
+    }
+    for (uint32_t k = 0; k < 2; ++k) {
+      const auto xf = random_floats(size_t(size), 80 + k, -1, 1);
+      const auto in = q.quantize_input(xf);
+      const Values ref = run_reference(q.graph, in);
+      const NetworkRun r = ex.run(in, {}, &ref);
+      EXPECT_TRUE(r.verified()) << where;
+      EXPECT_LT(relative_rms(q.dequantize_output(r.output), run_float(g, xf).at(g.output)), 0.1) << where;
+    }
+  }
+}
+
 // Residual blocks as torch.onnx.export writes a trained network's (batch norms folded: every
 // convolution has a bias): torchvision's bottleneck with its downsample and without, then two of
 // MobileNetV2's inverted residuals (ReLU6 as Clip, a depthwise convolution, a linear projection; the
@@ -1099,7 +1146,9 @@ TEST(OnnxResidual, TorchBlocksRunWithTheDefaults) {
   // the downsample inside its block (its own bias there), the identity blocks' residuals where the sums start
   EXPECT_EQ(residuals.at("layer1.0.add.relu"), Residual::kShortcut);
   EXPECT_EQ(residuals.at("layer1.1.add.relu"), Residual::kSumInit);
-  EXPECT_EQ(residuals.size(), 12u) << "3 steps per bottleneck (the downsample inside one), 3 per inverted residual";
+  EXPECT_EQ(residuals.size(), 13u)
+      << "3 steps per bottleneck (the downsample inside one), 3 per inverted residual, the global pool";
+  EXPECT_EQ(residuals.at("gap.q"), Residual::kNone);
   for (uint32_t s = 0; s < 3; ++s) {
     const auto xf = random_floats(32 * 64, 400 + s, -1, 1);
     const auto in = q.quantize_input(xf);
@@ -1199,9 +1248,15 @@ TEST(OnnxResNet18, MatchesTheHandBuiltNetwork) {
   for (const Step& s : hx.steps()) {
     if (s.placement == Placement::kVta) hand_vta.push_back(&s);
   }
-  ASSERT_EQ(vta.size(), 17u);  // the max pool and 16 convolution steps (19 convolutions)
+  // the max pool, 16 convolution steps (19 convolutions) and the global pool (its map is square), which
+  // the hand-built network sums on the host
+  ASSERT_EQ(vta.size(), 18u);
+  EXPECT_EQ(vta.back()->description, "avg_pool 2x2/2 + shr + clip + cast");
+  vta.pop_back();
   ASSERT_EQ(hand_vta.size(), vta.size());
-  EXPECT_EQ(ex.steps().size(), hx.steps().size() + 1) << "one more host step: the classifier's bias";
+  // the hand-built network's pool, shift, clip and cast are four host steps, the imported one's a VTA
+  // step and a flatten; the imported classifier's bias is a host step of its own
+  EXPECT_EQ(ex.steps().size() + 1, hx.steps().size());
   uint64_t estimate = 0, hand_estimate = 0;
   for (size_t i = 0; i < vta.size(); ++i) {
     EXPECT_EQ(without_shift_after_add(vta[i]->description), hand_vta[i]->description) << i;
