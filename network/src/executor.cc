@@ -42,8 +42,24 @@ std::vector<int8_t> resize_rows(std::span<const int8_t> x, int64_t rows, int64_t
   return y;
 }
 
-// A VTA pool step (its own program, tiled by pool_tilings); every other VTA step is a convolution.
+// A VTA pool step (its own program, tiled by pool_tilings) or upsample (upsample_tilings); every other
+// VTA step is a convolution.
 bool is_pool(const Step& s) { return s.ops[0]->kind == OpKind::kMaxPool || s.ops[0]->kind == OpKind::kAvgPool; }
+bool is_upsample(const Step& s) { return s.ops[0]->kind == OpKind::kUpsample; }
+
+// The blocked output of upsample step `s` as its program addresses it: (N/BATCH, C/BLOCK, H, fh, W, fw,
+// BATCH, BLOCK) over the input's H x W.
+std::vector<int64_t> upsample_shape(const Graph& g, const Step& s, const c::Env& env) {
+  const TensorDesc& in = g.tensor(s.ops[0]->inputs[0]);
+  return {in.shape[0] / env.BATCH,
+          channel_blocks(in.shape[1], env.BLOCK_OUT),
+          in.shape[2],
+          s.ops[0]->kernel,
+          in.shape[3],
+          s.ops[0]->stride,
+          env.BATCH,
+          env.BLOCK_OUT};
+}
 
 }  // namespace
 
@@ -67,6 +83,8 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
     if (s.placement != Placement::kVta) continue;
     if (is_pool(s)) {
       plan_pool(s);
+    } else if (is_upsample(s)) {
+      plan_upsample(s);
     } else {
       plan_conv(s);
     }
@@ -89,7 +107,7 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
 TilingTable Executor::tilings() const {
   TilingTable out;
   for (const Step& s : steps_) {
-    if (s.module && !is_pool(s)) out[s.name] = s.tiling;
+    if (s.module && !is_pool(s) && !is_upsample(s)) out[s.name] = s.tiling;
   }
   return out;
 }
@@ -188,6 +206,27 @@ void Executor::plan_pool(Step& s) {
   s.estimated_cycles = chosen.estimated_cycles;
   s.module = chosen.module;
   load_biases(s);
+}
+
+void Executor::plan_upsample(Step& s) {
+  const Graph& g = graph_;
+  const c::Env env(config_);
+  const Op& up = *s.ops[0];
+  if (const std::string why = vta_refusal(g, up, config_); !why.empty()) {
+    throw GraphError(join({g.name(), ": ", up.name, ": ", why}));
+  }
+  if (!target_->views()) {  // (its program writes the output as a view of another shape)
+    s.placement = Placement::kHost;
+    s.description += " (on the host: this target's tensors have no views)";
+    return;
+  }
+  const ChosenProgram chosen = choose_tiling(
+      upsample_tilings(config_, g, s),
+      [&](const ConvTiling& t) { return build_program(upsample_program(g, s, env, t), env); }, config_,
+      join({g.name(), ": ", up.name}));
+  s.tiling = chosen.tiling;
+  s.estimated_cycles = chosen.estimated_cycles;
+  s.module = chosen.module;
 }
 
 void Executor::plan_in_place_concats() {
@@ -325,7 +364,13 @@ StepResult Executor::run_step(size_t i, Activations& values, const RunOptions& o
         args.push_back(device_->weights.at(op->weight).get());
       }
     }
-    args.push_back(values.output(s.name));
+    std::unique_ptr<Target::Tensor> reshaped;  // (an upsample's output as its program addresses it)
+    if (is_upsample(s)) {
+      reshaped = values.output(s.name)->view(0, upsample_shape(g, s, c::Env(config_)), s.name);
+      args.push_back(reshaped.get());
+    } else {
+      args.push_back(values.output(s.name));
+    }
     const auto run_start = Clock::now();
     r.stats = device_->programs.at(i)->run(args);
     r.seconds = seconds_since(run_start);

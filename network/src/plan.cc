@@ -157,10 +157,14 @@ std::vector<Step> plan_steps(const Graph& g) {
           throw GraphError(join({g.name(), ": ", o->name, ": a residual add after a VTA average pool is not fused"}));
         }
       }
+    } else if (op.kind == OpKind::kUpsample) {
+      s.ops = {&op};
+      s.inputs = op.inputs;
+      s.description = join({"upsample ", std::to_string(op.kernel), "x", std::to_string(op.stride)});
     } else {
       throw GraphError(join({g.name(), ": ", op.name, " (", to_string(op.kind),
                              ") is placed on VTA, which runs convolutions and average pools with the elementwise ",
-                             "operators fused after them, and max pools; place it on the host"}));
+                             "operators fused after them, max pools and upsamples; place it on the host"}));
     }
     for (const Op* o : s.ops) taken.insert(o);
     s.name = s.ops.back()->output;
@@ -219,6 +223,7 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
     }
     case OpKind::kAvgPool:
       return tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]);  // (zero padding adds nothing)
+    case OpKind::kUpsample: return tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]);
     case OpKind::kMaxPool: {
       if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
       if ((op.pad > 0 || op.pad_after > 0) && !non_negative(g, op.inputs[0])) {
@@ -236,7 +241,7 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
     case OpKind::kBiasAdd: return "";  // fused after a VTA convolution (plan_steps checks the chain)
     default:
       return join({to_string(op.kind), " runs on the host: VTA steps are convolutions and average pools with the ",
-                   "elementwise operators fused after them, and max pools"});
+                   "elementwise operators fused after them, max pools and upsamples"});
   }
 }
 

@@ -1,4 +1,4 @@
-// One VTA program: a max or average pool on the ALU.
+// The VTA programs on the ALU alone: a max or average pool, a nearest upsample.
 
 #include "programs.h"
 #include "vta/compiler/te.h"
@@ -83,6 +83,50 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
   if (chain.bias()) args.push_back(chain.bias());
   args.push_back(res);
   return {std::move(s), std::move(args)};
+}
+
+// The input tile sign-extended into the accumulator (ACC_8BIT), each of its pixels copied into the
+// fh x fw pixels it becomes, the int8 store. The output is addressed as (N, C, H, fh, W, fw, BATCH,
+// BLOCK), the same memory as its (N, C, H x fh, W x fw, BATCH, BLOCK): every index is then a sum of
+// loop variables, as the ALU's micro-op loops and the DMA need. Tiles: c_block channel blocks x h_block
+// input rows x the whole width.
+Program upsample_program(const Graph& g, const Step& step, const c::Env& env, const ConvTiling& t) {
+  const Op& up = *step.ops[0];
+  const TensorDesc& in = g.tensor(up.inputs[0]);
+  const int64_t n = in.shape[0], ch = in.shape[1], h = in.shape[2], w = in.shape[3], fh = up.kernel, fw = up.stride;
+  using c::Indices;
+  const std::vector<int64_t> in_shape{n / env.BATCH, channel_blocks(ch, env.BLOCK_IN), h, w, env.BATCH, env.BLOCK_IN};
+  c::Tensor data = c::placeholder(in_shape, "data", c::DType::kInt8);
+  c::Tensor data_buf = c::compute(
+      in_shape, [&](const Indices& i) { return c::cast(env.acc_dtype, data(i[0], i[1], i[2], i[3], i[4], i[5])); },
+      "data_buf");
+  const std::vector<int64_t> shape{in_shape[0], in_shape[1], h, fh, w, fw, env.BATCH, env.BLOCK_OUT};
+  c::Tensor copy = c::compute(
+      shape, [&](const Indices& x) { return data_buf(x[0], x[1], x[2], x[4], x[6], x[7]); }, "copy");
+  c::Tensor res = c::compute(
+      shape,
+      [&](const Indices& x) { return c::cast(env.inp_dtype, copy(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7])); },
+      "res");
+  c::Schedule s = c::create_schedule(res);
+  const auto& ax = res->op->axis;  // b, c, y, dy, x, dx, b_tns, c_tns
+  auto [b_out, b_inn] = s[res].split(ax[0], 1);
+  auto [c_out, c_inn] = s[res].split(ax[1], t.oc_block);
+  auto [y_out, y_inn] = s[res].split(ax[2], t.h_block);
+  s[res].reorder({b_out, c_out, y_out, b_inn, c_inn, y_inn, ax[3], ax[4], ax[5], ax[6], ax[7]});
+  if (t.virtual_threads > 1) {
+    auto [c_rest, tx] = s[res].split(c_out, t.virtual_threads);
+    (void)c_rest;
+    s[res].reorder({tx, b_out});
+    s[res].bind(tx, "cthread");
+  }
+  s[data_buf].set_scope(env.acc_scope);
+  s[data_buf].compute_at(s[res], y_out);
+  s[data_buf].pragma(data_buf->op->axis[0], env.dma_copy);
+  s[copy].set_scope(env.acc_scope);
+  s[copy].compute_at(s[res], y_out);
+  s[copy].pragma(copy->op->axis[0], env.alu);
+  s[res].pragma(y_inn, env.dma_copy);
+  return {std::move(s), {data, res}};
 }
 
 }  // namespace vta::network

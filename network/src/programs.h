@@ -1,7 +1,7 @@
 #pragma once
 // The VTA programs the executor builds, each written with the compiler's schedule primitives as the
-// tutorials write theirs: a convolution with its fused chain (conv_program.cc) and a max pool on the
-// ALU (pool_program.cc).
+// tutorials write theirs: a convolution with its fused chain (conv_program.cc), and a pool or an
+// upsample on the ALU (pool_program.cc).
 
 #include <vector>
 
@@ -54,6 +54,12 @@ Program conv_program(const Graph& g, const Step& step, const compiler::Env& env,
 /// h_block output rows, the whole width); an average pool's sum with its chain (bias_add, shr, clip,
 /// cast). Arguments: data, [bias], result.
 Program pool_program(const Graph& g, const Step& step, const compiler::Env& env, const ConvTiling& tiling);
+
+/// VTA nearest upsample step `step` (factors op.kernel x op.stride) blocked by `tiling` (c_block
+/// channel blocks = oc_block, h_block input rows, the whole width): the input copied on the ALU.
+/// Arguments: data, the result as (N/BATCH, C/BLOCK, H, fh, W, fw, BATCH, BLOCK) (a view of the
+/// output's blocked tensor).
+Program upsample_program(const Graph& g, const Step& step, const compiler::Env& env, const ConvTiling& tiling);
 
 /// `program` built with build_options().
 compiler::Module build_program(const Program& program, const compiler::Env& env);

@@ -354,7 +354,7 @@ class Quantizer {
     q_[op.output] = make_q(t, normalized({x.params.frac_bits, x.params.multiplier / window}), true, p);
   }
 
-  // Upsample, dilate and flatten: the int8 values moved on the host, their scale kept.
+  // Upsample, dilate and flatten: the int8 values moved, their scale kept.
   void layout(const FloatOp& op) {
     const Q& x = int8_input(op, 0);
     if (op.kind == FloatOpKind::kFlatten && m_.graph.tensor(x.name).shape.size() == 2) {
@@ -366,8 +366,12 @@ class Quantizer {
     const std::string t = op.kind == FloatOpKind::kUpsample ? m_.graph.upsample(name, x.name, op.kernel, op.stride)
                           : op.kind == FloatOpKind::kDilate ? m_.graph.dilate(name, x.name, op.stride, op.pad)
                                                             : m_.graph.flatten(name, x.name);
-    place(mark, Placement::kHost, op.name, vta_refusal(m_.graph, m_.graph.ops().back(), config_));
-    q_[op.output] = make_q(t, x.params, false, Placement::kHost);
+    // a nearest upsample is copied on VTA's ALU where plan.h allows; dilate and flatten move values on
+    // the host
+    const std::string why = !options_.use_vta ? "VTA not used" : vta_refusal(m_.graph, m_.graph.ops().back(), config_);
+    const Placement p = op.kind == FloatOpKind::kUpsample && why.empty() ? Placement::kVta : Placement::kHost;
+    place(mark, p, op.name, p == Placement::kVta ? "VTA: ALU copies" : why);
+    q_[op.output] = make_q(t, x.params, false, p);
   }
 
   // A convolution or dense: weights at the largest power of two that keeps them in int8 (the input's

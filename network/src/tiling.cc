@@ -3,6 +3,7 @@
 #include "vta/network/tiling.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 #include "join.h"
@@ -140,6 +141,32 @@ std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeomet
   return out;
 }
 
+namespace {
+
+// The tilings of an ALU-only step over `blocks` channel blocks and `rows` rows (output rows of a pool,
+// input rows of an upsample), the whole `width` a tile, whose accumulator words need(c_block, h_block)
+// a virtual thread fit the accumulator; fewest tiles first.
+std::vector<ConvTiling> alu_step_tilings(const Config& config, int64_t blocks, int64_t rows, int64_t width,
+                                         const std::function<int64_t(int64_t, int64_t)>& need) {
+  std::vector<std::pair<int64_t, ConvTiling>> scored;  // tiles (fewer first)
+  for (const int64_t vt : {int64_t{2}, int64_t{1}}) {
+    for (int64_t cb = 1; cb <= blocks; ++cb) {
+      if (blocks % cb != 0 || (blocks / cb) % vt != 0) continue;
+      for (int64_t hb = 1; hb <= rows; ++hb) {
+        if (rows % hb != 0 || need(cb, hb) * vt > int64_t(config.acc_depth())) continue;
+        scored.push_back({(blocks / cb) * (rows / hb), {cb, hb, width, 1, vt}});
+      }
+    }
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<ConvTiling> out;
+  out.reserve(scored.size());
+  for (const auto& [tiles, t] : scored) out.push_back(t);
+  return out;
+}
+
+}  // namespace
+
 std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const Step& step) {
   const Op& pool = *step.ops[0];
   const bool bias = count_of(step.ops, OpKind::kBiasAdd) > 0;
@@ -148,24 +175,18 @@ std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const
   const TensorDesc& out = g.tensor(pool.output);
   const int64_t blocks = channel_blocks(in.shape[1], config.block_in()), oh = out.shape[2], ow = out.shape[3];
   const int64_t wp = in.shape[3] + 2 * pool.pad + pool.pad_after;
-  std::vector<std::pair<int64_t, ConvTiling>> scored;  // tiles (fewer first)
-  for (const int64_t vt : {int64_t{2}, int64_t{1}}) {
-    for (int64_t cb = 1; cb <= blocks; ++cb) {
-      if (blocks % cb != 0 || (blocks / cb) % vt != 0) continue;
-      for (int64_t hb = 1; hb <= oh; ++hb) {
-        if (oh % hb != 0) continue;
-        const int64_t need =
-            cb * (((hb - 1) * pool.stride + pool.kernel) * wp + hb * ow * (1 + temporaries) + (bias ? 1 : 0)) * vt;
-        if (need > int64_t(config.acc_depth())) continue;
-        scored.push_back({(blocks / cb) * (oh / hb), {cb, hb, ow, 1, vt}});
-      }
-    }
-  }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<ConvTiling> out_tilings;
-  out_tilings.reserve(scored.size());
-  for (const auto& [tiles, t] : scored) out_tilings.push_back(t);
-  return out_tilings;
+  return alu_step_tilings(config, blocks, oh, ow, [&](int64_t cb, int64_t hb) {
+    return cb * (((hb - 1) * pool.stride + pool.kernel) * wp + hb * ow * (1 + temporaries) + (bias ? 1 : 0));
+  });
+}
+
+std::vector<ConvTiling> upsample_tilings(const Config& config, const Graph& g, const Step& step) {
+  const Op& up = *step.ops[0];
+  const TensorDesc& in = g.tensor(up.inputs[0]);
+  const int64_t blocks = channel_blocks(in.shape[1], config.block_in()), h = in.shape[2], w = in.shape[3];
+  // (the input tile and its fh x fw copies)
+  return alu_step_tilings(config, blocks, h, w,
+                          [&](int64_t cb, int64_t hb) { return cb * hb * w * (1 + int64_t(up.kernel) * up.stride); });
 }
 
 ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,

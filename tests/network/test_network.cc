@@ -883,6 +883,59 @@ TEST(NetworkExecutor, AConcatenationIsWrittenInPlaceByItsInputsSteps) {
   expect_verified(on_host.run(input, {}, &ref), "without views");
 }
 
+// A nearest upsample on VTA: the input sign-extended into the accumulator, each pixel copied on the
+// ALU into the fh x fw it becomes, the output addressed by its program as (.., H, fh, W, fw, ..) over
+// the same memory; by 2 x 2 (read by a convolution, and concatenated in place with a convolution's
+// output as a detector's route does) and by 3 x 2, every step equal to the reference bit for bit, on
+// the runtime's device and the tsim; on a target without views it runs on the host.
+TEST(NetworkExecutor, AnUpsampleIsCopiedOnTheAlu) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = 2 * cfg.block_in();
+  for (const auto& [fh, fw] : {std::pair<int, int>{2, 2}, {3, 2}}) {
+    Graph g("upsample");
+    std::mt19937 rng(43);
+    const std::string x = g.input("data", {cfg.batch(), ch, 5, 4});
+    const std::string a = g.requantize(
+        "a.q", g.conv2d("a", x, g.constant("a.w", {ch, ch, 3, 3}, random_int8(size_t(ch * ch * 9), rng())), 1, 1), 7,
+        false);
+    const std::string up = g.upsample("up", a, fh, fw);
+    const std::string b = g.requantize(
+        "b.q", g.conv2d("b", up, g.constant("b.w", {ch, ch, 1, 1}, random_int8(size_t(ch * ch), rng())), 1, 0), 5,
+        true);
+    const std::string cat = g.concat("cat", {up, b});
+    g.set_output(g.requantize(
+        "c.q", g.conv2d("c", cat, g.constant("c.w", {ch, 2 * ch, 1, 1}, random_int8(size_t(2 * ch * ch), rng())), 1, 0),
+        6, true));
+    for (Op& op : g.mutable_ops()) op.placement = op.kind == OpKind::kConcat ? Placement::kHost : Placement::kVta;
+    const auto input = random_int8(size_t(g.tensor("data").elements()), 11);
+    const Values ref = run_reference(g, input);
+    const std::string what = std::to_string(fh) + "x" + std::to_string(fw);
+    std::vector<std::pair<std::string, std::shared_ptr<Target>>> targets{{"this process's runtime", local_target()}};
+    if (is_known_target("tsim")) targets.emplace_back("the tsim", fast_forward_target("tsim", vta_step_names(g, "")));
+    for (const auto& [where, target] : targets) {
+      Executor ex(g, cfg, target);
+      bool on_vta = false, in_place = false;
+      for (const Step& s : ex.steps()) {
+        if (s.name == up) on_vta = s.placement == Placement::kVta && s.module != nullptr;
+        if (s.name == cat) in_place = s.in_place;
+      }
+      EXPECT_TRUE(on_vta) << what << ", " << where;
+      EXPECT_TRUE(in_place) << what << ", " << where;
+      const NetworkRun run = ex.run(input, {}, &ref);
+      for (const StepResult& r : run.steps) EXPECT_EQ(r.mismatches, 0) << what << ", " << where << ": " << r.step->name;
+      EXPECT_EQ(run.output, ref.at(g.output_name())) << what << ", " << where;
+    }
+    Executor on_host(g, cfg, std::make_shared<WithoutViews>());
+    for (const Step& s : on_host.steps()) {
+      if (s.name == up) {
+        EXPECT_EQ(s.placement, Placement::kHost) << what;
+      }
+    }
+    const NetworkRun run = on_host.run(input, {}, &ref);
+    EXPECT_TRUE(run.verified()) << what << ", without views";
+  }
+}
+
 // An average pool's window sum on the ALU (a copy, then one ADD per window element), with its
 // requantization fused after it (the rounding bias, the shift, the clip): bit for bit, padded too.
 TEST(NetworkExecutor, AveragePoolSumsOnTheAlu) {

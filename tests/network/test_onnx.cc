@@ -412,7 +412,7 @@ TEST(OnnxImport, QuantizedModelsAreReadAsFakeQuantization) {
 // Concat and a ConvTranspose (imported as a convolution over the input with zeros inserted); the
 // concatenation and the transposed convolution against plain loops (ONNX's node tests cover the
 // others, and their Concat tests feed two graph inputs), the quantized model on VTA bit for bit with
-// the average pool and the transposed convolution's convolution there.
+// the average pool, the upsample and the transposed convolution's convolution there.
 TEST(OnnxImport, UpsamplingOperatorsQuantizeAndRun) {
   ModelBuilder b({1, 16, 8, 8});
   auto& c1 = b.node("Conv", {"x", b.constant("w1", {16, 16, 3, 3}, random_floats(16 * 16 * 9, 21, -0.1f, 0.1f))}, "c1");
@@ -469,8 +469,10 @@ TEST(OnnxImport, UpsamplingOperatorsQuantizeAndRun) {
   for (const Step& s : ex.steps()) {
     if (s.placement == Placement::kVta) vta_steps.push_back(s.description);
   }
-  ASSERT_EQ(vta_steps.size(), 3u) << "the first convolution, the average pool and the transposed convolution's";
+  ASSERT_EQ(vta_steps.size(), 4u)
+      << "the first convolution, the average pool, the upsample and the transposed convolution's";
   EXPECT_TRUE(vta_steps[1].starts_with("avg_pool 2x2/2 + ")) << vta_steps[1];
+  EXPECT_EQ(vta_steps[2], "upsample 2x2");
   const auto in = q.quantize_input(x);
   const Values ref = run_reference(q.graph, in);
   const NetworkRun r = ex.run(in, {}, &ref);

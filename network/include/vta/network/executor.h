@@ -95,6 +95,7 @@ class Executor {
   class Activations;
   void plan_conv(Step& s);          ///< a VTA convolution: its residual, tiling, program and weights
   void plan_pool(Step& s);          ///< a VTA max or average pool: its tiling and program
+  void plan_upsample(Step& s);      ///< a VTA upsample: its tiling and program (on a target with views)
   void load_biases(const Step& s);  ///< the step's bias_add constants, packed, on the target
   /// Marks the concatenations VTA steps can write in place (Step::in_place): the target has views,
   /// one batch block, every input a distinct VTA step's output of whole channel blocks, in no other.

@@ -70,6 +70,9 @@ int64_t shortcut_ic_block(int64_t ic_block, int64_t blocks);
 /// The tilings of a VTA pool step whose input and output tiles (and an average pool's bias) fit the
 /// accumulator, fewest tiles first.
 std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const Step& step);
+/// A VTA upsample step's tilings that fit the accumulator (the input tile and its copies: c_block
+/// channel blocks = oc_block, h_block input rows, the whole width), fewest tiles first.
+std::vector<ConvTiling> upsample_tilings(const Config& config, const Graph& g, const Step& step);
 
 /// The candidates built and estimated per step. (ResNet-18 on the tsim: 8 -> 7,310,075 cycles; 16 ->
 /// 7,270,100; 32 -> 7,257,626; docs/PERFORMANCE.md.)
