@@ -428,7 +428,13 @@ class Quantizer {
     const std::string& out = clamps.back()->output;
     const Q& w = q_.at(op.inputs[0]);
     const auto own = model_frac(*clamps.back(), out, w.params.multiplier);
-    const int frac = own ? *own : frac_for(out, w.params.multiplier);
+    int frac = own ? *own : frac_for(out, w.params.multiplier);
+    // read by a Concat alone: at the concatenation's scale, the fewest fraction bits its inputs are
+    // calibrated to (what concat would shift this input to on the host; requantized here, it can be
+    // written in place on VTA)
+    if (!own && readers_[out] == 1 && out != g_.output && reader_.at(out)->kind == FloatOpKind::kConcat) {
+      for (const auto& in : reader_.at(out)->inputs) frac = std::min(frac, frac_for(in, w.params.multiplier));
+    }
     const double s = std::ldexp(1.0, std::min(frac, w.params.frac_bits)) / w.params.multiplier;
     double f_lo = -std::numeric_limits<double>::infinity(), f_hi = std::numeric_limits<double>::infinity();
     for (const FloatOp* c : clamps) {                                   // the bounds in real values, intersected

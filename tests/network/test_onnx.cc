@@ -1092,6 +1092,49 @@ TEST(OnnxQuantize, AGlobalAveragePoolOverASquareMapSumsOnVta) {
   }
 }
 
+// A Concat of two Relu'd convolutions whose ranges are 8 times apart (a SqueezeNet fire module's
+// expands): the wider one is calibrated to fewer fraction bits, and the other is requantized at that
+// scale on VTA instead of shifted on the host afterwards, so that both steps write the concatenation
+// in place; verified against the int8 reference and following the float model.
+TEST(OnnxQuantize, AConcatenatedSumIsRequantizedAtTheConcatenationsScale) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = cfg.block_in(), oc = cfg.block_out();
+  ModelBuilder b({cfg.batch(), ch, 6, 6});
+  auto conv = [&](const std::string& name, int64_t k, float bound, uint32_t seed) {
+    auto& n = b.node(
+        "Conv",
+        {"x", b.constant(name + ".w", {oc, ch, k, k}, random_floats(size_t(oc * ch * k * k), seed, -bound, bound)),
+         b.constant(name + ".b", {oc}, random_floats(size_t(oc), seed + 1, -0.1f, 0.1f))},
+        name);
+    ModelBuilder::ints(n, "kernel_shape", {k, k});
+    ModelBuilder::ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
+    return b.node("Relu", {name}, name + ".relu").output(0);
+  };
+  const std::string narrow = conv("e1", 1, 0.1f, 90), wide = conv("e3", 3, 0.8f, 92);
+  auto& cat = b.node("Concat", {narrow, wide}, "cat");
+  ModelBuilder::integer(cat, "axis", 1);
+  uint32_t seed = 94;
+  random_conv(b, "cat", 2 * oc, oc, 1, 1, "next", seed, 0.1f);
+  const FloatGraph g = b.import("next");
+  const int64_t size = cfg.batch() * ch * 36;
+  const QuantizedModel q = quantize(g, random_inputs(4, size, 95, -1, 1), cfg);
+  for (const Op& op : q.graph.ops()) {
+    EXPECT_EQ(op.name.find("rescale"), std::string::npos) << op.name << ": no input shifted on the host";
+  }
+  Executor ex(q.graph, cfg);
+  bool in_place = false;
+  for (const Step& s : ex.steps()) in_place |= s.ops[0]->kind == OpKind::kConcat && s.in_place;
+  EXPECT_TRUE(in_place);
+  for (uint32_t k = 0; k < 2; ++k) {
+    const auto xf = random_floats(size_t(size), 96 + k, -1, 1);
+    const auto in = q.quantize_input(xf);
+    const Values ref = run_reference(q.graph, in);
+    const NetworkRun r = ex.run(in, {}, &ref);
+    EXPECT_TRUE(r.verified());
+    EXPECT_LT(relative_rms(q.dequantize_output(r.output), run_float(g, xf).at(g.output)), 0.1);
+  }
+}
+
 // Residual blocks as torch.onnx.export writes a trained network's (batch norms folded: every
 // convolution has a bias): torchvision's bottleneck with its downsample and without, then two of
 // MobileNetV2's inverted residuals (ReLU6 as Clip, a depthwise convolution, a linear projection; the
