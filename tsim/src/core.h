@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "Vvta_top.h"
@@ -35,11 +36,22 @@ void force_rising_edge(Root& root) {
 }
 inline constexpr bool kCanForceEdge = can_force_edge<Vvta_top___024root>();
 
+// Verilator keeps a "last context" pointer that every thread setting its context writes: models are
+// built and destroyed one at a time in the process (simulators on several threads: an executor's
+// steps at once), each with a context of its own.
+inline std::mutex& verilator_globals() {
+  static std::mutex m;
+  return m;
+}
+
 class Core {
  public:
-  Core()
+  Core() : Core(std::unique_lock(verilator_globals())) {}
+  explicit Core(std::unique_lock<std::mutex>)
       : ctx_(std::make_unique<VerilatedContext>()),
-        top_((ctx_->traceEverOn(true), Verilated::threadContextp(ctx_.get()),
+        // (the model is Verilated single-threaded: a context's default, one thread per core, would
+        // start that many idle worker threads for each simulator)
+        top_((ctx_->threads(1), ctx_->traceEverOn(true), Verilated::threadContextp(ctx_.get()),
               std::make_unique<Vvta_top>(ctx_.get(), "TOP"))) {
     // Settle the model once before anything (a waveform's first dump needs an evaluated model).
     top_->clk_i = 0;
@@ -49,6 +61,7 @@ class Core {
   ~Core() {
     // A model with scopes (assertions) registers them with the thread's current context when built
     // and removes them from it when destroyed: make that context this model's own both times.
+    const std::lock_guard lock(verilator_globals());
     Verilated::threadContextp(ctx_.get());
     top_->final();
     collect_coverage(*ctx_);
