@@ -81,10 +81,8 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
   steps_ = plan_steps(graph_);  // (its own copy: the steps point into it)
   for (Step& s : steps_) {
     if (s.placement != Placement::kVta) continue;
-    if (is_pool(s)) {
-      plan_pool(s);
-    } else if (is_upsample(s)) {
-      plan_upsample(s);
+    if (is_pool(s) || is_upsample(s)) {
+      plan_alu_step(s);
     } else {
       plan_conv(s);
     }
@@ -192,41 +190,29 @@ void Executor::load_biases(const Step& s) {
   }
 }
 
-void Executor::plan_pool(Step& s) {
+void Executor::plan_alu_step(Step& s) {
   const Graph& g = graph_;
   const c::Env env(config_);
-  const Op& pool = *s.ops[0];
-  if (const std::string why = vta_refusal(g, pool, config_); !why.empty()) {
-    throw GraphError(join({g.name(), ": ", pool.name, ": ", why}));
+  const Op& op = *s.ops[0];
+  if (const std::string why = vta_refusal(g, op, config_); !why.empty()) {
+    throw GraphError(join({g.name(), ": ", op.name, ": ", why}));
   }
-  const ChosenProgram chosen = choose_tiling(
-      pool_tilings(config_, g, s), [&](const ConvTiling& t) { return build_program(pool_program(g, s, env, t), env); },
-      config_, join({g.name(), ": ", pool.name}));
-  s.tiling = chosen.tiling;
-  s.estimated_cycles = chosen.estimated_cycles;
-  s.module = chosen.module;
-  load_biases(s);
-}
-
-void Executor::plan_upsample(Step& s) {
-  const Graph& g = graph_;
-  const c::Env env(config_);
-  const Op& up = *s.ops[0];
-  if (const std::string why = vta_refusal(g, up, config_); !why.empty()) {
-    throw GraphError(join({g.name(), ": ", up.name, ": ", why}));
-  }
-  if (!target_->views()) {  // (its program writes the output as a view of another shape)
+  const bool up = is_upsample(s);
+  if (up && !target_->views()) {  // (its program writes the output as a view of another shape)
     s.placement = Placement::kHost;
     s.description += " (on the host: this target's tensors have no views)";
     return;
   }
   const ChosenProgram chosen = choose_tiling(
-      upsample_tilings(config_, g, s),
-      [&](const ConvTiling& t) { return build_program(upsample_program(g, s, env, t), env); }, config_,
-      join({g.name(), ": ", up.name}));
+      up ? upsample_tilings(config_, g, s) : pool_tilings(config_, g, s),
+      [&](const ConvTiling& t) {
+        return build_program(up ? upsample_program(g, s, env, t) : pool_program(g, s, env, t), env);
+      },
+      config_, join({g.name(), ": ", op.name}));
   s.tiling = chosen.tiling;
   s.estimated_cycles = chosen.estimated_cycles;
   s.module = chosen.module;
+  load_biases(s);
 }
 
 void Executor::plan_in_place_concats() {

@@ -239,9 +239,10 @@ int run(int argc, char** argv) {
                                 .c_str());
   }
   if (jobs > 1) {  // (the steps' times overlap)
-    std::printf("\nwall time: %.3f s, %u steps at once (VTA programs %.3f s, host operators %.3f s, summed over the "
-                "threads)\n",
-                r.seconds, jobs, vta_seconds, host_seconds);
+    std::printf(
+        "\nwall time: %.3f s, %u steps at once (VTA programs %.3f s, host operators %.3f s, summed over the "
+        "threads)\n",
+        r.seconds, jobs, vta_seconds, host_seconds);
   } else {
     std::printf("\nwall time: %.3f s (VTA programs %.3f s, host operators %.3f s, copies and the rest %.3f s)\n",
                 r.seconds, vta_seconds, host_seconds, r.seconds - vta_seconds - host_seconds);

@@ -93,9 +93,10 @@ class Executor {
  private:
   struct DeviceState;
   class Activations;
-  void plan_conv(Step& s);          ///< a VTA convolution: its residual, tiling, program and weights
-  void plan_pool(Step& s);          ///< a VTA max or average pool: its tiling and program
-  void plan_upsample(Step& s);      ///< a VTA upsample: its tiling and program (on a target with views)
+  void plan_conv(Step& s);  ///< a VTA convolution: its residual, tiling, program and weights
+  /// A VTA max or average pool or upsample: its tiling and program (an upsample on a target with
+  /// views: elsewhere on the host).
+  void plan_alu_step(Step& s);
   void load_biases(const Step& s);  ///< the step's bias_add constants, packed, on the target
   /// Marks the concatenations VTA steps can write in place (Step::in_place): the target has views,
   /// one batch block, every input a distinct VTA step's output of whole channel blocks, in no other.
