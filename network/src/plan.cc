@@ -221,8 +221,7 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
       }
       return "";
     }
-    case OpKind::kAvgPool:
-      return tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]);  // (zero padding adds nothing)
+    case OpKind::kAvgPool:  // (an average pool's zero padding adds nothing)
     case OpKind::kUpsample: return tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]);
     case OpKind::kMaxPool: {
       if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;

@@ -344,7 +344,7 @@ class Quantizer {
     // a global pool over a square map is the average pool whose window is the map, (N, C, 1, 1) as
     // ONNX's (a following Flatten makes it (N, C)): VTA's ALU sums it; over another map, the host
     const std::string t = !global        ? m_.graph.avg_pool(name, x.name, op.kernel, op.stride, op.pad)
-                          : s[2] == s[3] ? m_.graph.avg_pool(name, x.name, s[2], s[2], 0)
+                          : s[2] == s[3] ? m_.graph.avg_pool(name, x.name, int(s[2]), int(s[2]), 0)
                                          : m_.graph.global_avg_pool(name, x.name);
     // an average pool's sum on VTA's ALU where plan.h allows, its requantization fused after it
     const std::string why = options_.use_vta ? vta_refusal(m_.graph, m_.graph.ops().back(), config_) : "VTA not used";
