@@ -316,6 +316,14 @@ class Executor::Activations {
   std::map<std::string, std::unique_ptr<Target::Tensor>> device_;
 };
 
+void Executor::inputs_from_reference(Values& host, size_t first, size_t last, const Values& reference) const {
+  for (size_t i = first; i < last; ++i) {
+    for (const auto& in : steps_[i].inputs) {
+      if (!host.count(in) && reference.count(in)) host[in] = reference.at(in);
+    }
+  }
+}
+
 std::pair<size_t, size_t> Executor::slice(const RunOptions& options, const Values* reference) const {
   const auto range = step_range(graph_, steps_, options.first, options.last);
   if (range.first > 0 && reference == nullptr) {
@@ -385,13 +393,7 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
   Activations values(g, config_, *target_, in_place_);
   Values& host = values.host();
   host[g.input_name()] = widen(input);
-  if (begin > 0) {  // the slice's inputs from the reference
-    for (size_t i = begin; i < end; ++i) {
-      for (const auto& in : steps_[i].inputs) {
-        if (!host.count(in) && reference->count(in)) host[in] = reference->at(in);
-      }
-    }
-  }
+  if (begin > 0) inputs_from_reference(host, begin, end, *reference);  // (the slice's)
   NetworkRun result;
   for (size_t i = begin; i < end; ++i) {
     result.steps.push_back(run_step(i, values, options, reference));
@@ -414,18 +416,15 @@ NetworkRun Executor::run_concurrently(std::span<const int8_t> input, size_t begi
   std::atomic<bool> failed{false};
   std::mutex error_mu;
   std::exception_ptr error;
+  const std::vector<int32_t> x = widen(input);
   auto work = [&] {
     try {
       for (size_t i = next++; i < end && !failed; i = next++) {
         const Step& s = steps_[i];
         Activations values(graph_, config_, *target_, in_place_);
         Values& host = values.host();
-        host[graph_.input_name()] = widen(input);
-        for (const auto* names : {&s.inputs, &s.ops[0]->inputs}) {
-          for (const auto& in : *names) {
-            if (!host.count(in) && reference.count(in)) host[in] = reference.at(in);
-          }
-        }
+        if (std::count(s.inputs.begin(), s.inputs.end(), graph_.input_name()) != 0) host[graph_.input_name()] = x;
+        inputs_from_reference(host, i, i + 1, reference);
         result.steps[i - begin] = run_step(i, values, options, &reference);
         if (i + 1 == end) result.output = values.to_host(s.name);
       }

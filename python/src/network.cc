@@ -387,10 +387,11 @@ void bind_network(py::module_& m, const py::object& base_error) {
             net::RunOptions o;
             o.verify = verify;
             o.jobs = jobs;
-            InterruptibleCall call;  // Ctrl-C stops a clocked step: KeyboardInterrupt
+            InterruptibleCall call;                          // Ctrl-C stops a clocked step: KeyboardInterrupt
+            const bool with_reference = verify || jobs > 1;  // (steps at once take their inputs from it)
             const net::NetworkRun r = call.run([&] {
-              const net::Values reference = verify || jobs > 1 ? net::run_reference(e.graph(), x) : net::Values{};
-              return e.run(x, o, verify || jobs > 1 ? &reference : nullptr);
+              const net::Values reference = with_reference ? net::run_reference(e.graph(), x) : net::Values{};
+              return e.run(x, o, with_reference ? &reference : nullptr);
             });
             py::list steps;
             for (const auto& s : r.steps) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "test_paths.h"
 #include "vta/compiler/build.h"
@@ -27,6 +28,7 @@
 #include "vta/network/tuning.h"
 #include "vta/runtime/context.h"
 #include "vta/runtime/tensor.h"
+#include "vta/tools/target_option.h"
 
 namespace vta::network {
 namespace {
@@ -466,6 +468,22 @@ TEST(NetworkExecutor, StepsRunAtOnceGiveTheRunOfOneAfterAnother) {
     EXPECT_TRUE(b.verified());
     EXPECT_EQ(a.vta, b.vta);
   }
+}
+
+// The network programs' --jobs: a count as given, 0 one per core (resolved when parsed: the programs
+// read the variable), beyond 256 refused, absent the default kept.
+TEST(NetworkExecutor, JobsOptionZeroIsOnePerCore) {
+  auto parsed = [](const std::string& line) {
+    CLI::App app;
+    unsigned jobs = 1;
+    vta::tools::add_jobs_option(app, jobs);
+    app.parse(line, false);
+    return jobs;
+  };
+  EXPECT_EQ(parsed(""), 1u);
+  EXPECT_EQ(parsed("-j 3"), 3u);
+  EXPECT_EQ(parsed("--jobs 0"), std::max(1U, std::thread::hardware_concurrency()));
+  EXPECT_THROW(parsed("-j 300"), CLI::ValidationError);
 }
 
 // The small ResNet-18 on a device server in this process through the module-level client: the

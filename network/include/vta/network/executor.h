@@ -103,6 +103,9 @@ class Executor {
   void plan_in_place_concats();
   /// The steps [first, last) `options` selects; throws GraphError for an empty or unknown slice.
   std::pair<size_t, size_t> slice(const RunOptions& options, const Values* reference) const;
+  /// The inputs of steps [first, last) that `host` has not, from the reference (a slice's, a step's
+  /// run at once).
+  void inputs_from_reference(Values& host, size_t first, size_t last, const Values& reference) const;
   StepResult run_step(size_t i, Activations& values, const RunOptions& options, const Values* reference);
   /// Steps [begin, end) on options.jobs threads, each from the reference's values of its inputs.
   NetworkRun run_concurrently(std::span<const int8_t> input, size_t begin, size_t end, const RunOptions& options,

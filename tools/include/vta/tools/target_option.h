@@ -71,16 +71,15 @@ inline void add_fast_forward_options(CLI::App& app, FastForwardOptions& o, const
 
 /// --jobs / -j (vta/network/executor.h RunOptions::jobs): how many steps run at once, each on a thread
 /// and a device of its own, from the reference's values of its inputs. 0 means one per core; `jobs`
-/// holds the resolved count after parsing.
+/// holds the resolved count after parsing (unchanged when the option is not given).
 inline void add_jobs_option(CLI::App& app, unsigned& jobs) {
-  app.add_option("--jobs,-j", jobs,
-                 "run this many steps at once, each on a thread and a device of its own and each from the "
-                 "reference's values of its inputs (the same outputs, statistics and verdict when every step "
-                 "verifies; a device server runs one at a time); 0: one per core")
-      ->check(CLI::Range(0U, 256U))
-      ->each([&jobs](const std::string&) {
-        if (jobs == 0) jobs = std::max(1U, std::thread::hardware_concurrency());
-      });
+  app.add_option_function<unsigned>(
+         "--jobs,-j",
+         [&jobs](const unsigned& n) { jobs = n != 0 ? n : std::max(1U, std::thread::hardware_concurrency()); },
+         "run this many steps at once, each on a thread and a device of its own and each from the "
+         "reference's values of its inputs (the same outputs, statistics and verdict when every step "
+         "verifies; a device server runs one at a time); 0: one per core")
+      ->check(CLI::Range(0U, 256U));
 }
 
 }  // namespace vta::tools
