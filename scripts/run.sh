@@ -9,7 +9,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/scripts/phase.sh"
 phase "setup (Debian packages)"
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" run  # (only what this command builds and runs: scripts/setup.sh says what)
 build="${VTA_BUILD_DIR:-$root/build}"
 # only what the job runs: the compiled tutorials and the vta command (with every backend, SystemC's
 # included); the tests, benchmarks and hardware harnesses are the test command's (scripts/test.sh)

@@ -1,27 +1,46 @@
 #!/usr/bin/env bash
-# Installs every Debian package the project needs to build, test and run. Idempotent: when all are
-# present it only checks (about a second). Needs root (or sudo) for the install step.
+# Installs the Debian packages a command of the project needs (its purpose, below; by default every
+# package). Idempotent: when all are present it only checks (about a second). Needs root (or sudo)
+# for the install step.
 set -euo pipefail
+
+# What each command needs (`scripts/setup.sh PURPOSE`, PURPOSE one of):
+#   run    what scripts/run.sh builds and runs: the toolchain, the libraries every default build tree links
+#          (configuring one finds them all), Verilator, SystemC; nothing only a test, a proof, a chart or
+#          the documentation site uses
+#   all    (the default) everything: what run needs and what the test suite, the benchmarks, the proofs,
+#          synthesis, the sweeps on Slurm, the model zoo and the documentation site use
+#   train  all, and ONNX's Python package, to retrain the classifiers (models/fashion_mnist/train.py)
+purpose="${1:-all}"
+case "$purpose" in
+  run | all | train) ;;
+  --train) purpose=train ;;  # (the spelling before purposes)
+  -h | --help) sed -n 2,12p "$0"; exit 0 ;;
+  *) echo "setup.sh: unknown purpose '$purpose' (run, all or train)" >&2; exit 2 ;;
+esac
 
 PACKAGES=(
   g++ cmake ninja-build pkg-config     # toolchain
+  ccache                               # the compiler cache: build trees and clones share objects (CMakeLists.txt)
   nlohmann-json3-dev libcli11-dev      # configuration parsing, command lines
-  libgtest-dev libgmock-dev            # tests
-  libbenchmark-dev                     # benchmarks
+  libgtest-dev libgmock-dev            # tests (a default tree configures them)
+  libbenchmark-dev                     # benchmarks (likewise)
   verilator                            # RTL lint and the cycle-accurate simulator
-  gtkwave                              # waveform viewer; its fst2vcd writes VTA_WAVE=*.vcd
-  xvfb xauth x11-apps netpbm           # GTKWave opened headless in a test (Xvfb), its screen saved (xwd, netpbm)
-  clang-format clang-tidy              # format and lint (scripts/lint.sh)
   libboost-dev                         # the remote device server (Boost.Asio)
   libboost-filesystem-dev              # Boost.Process (vta-sweep: workers, sbatch, builds) links it
   libssl-dev                           # its token handshake (HMAC-SHA256, OpenSSL)
   libsystemc-dev                       # the SystemC/TLM-2.0 component and VTA_TARGET=systemc
-  dpkg-dev file                        # cpack -G DEB: the package's Depends (dpkg-shlibdeps)
-  clang libclang-rt-14-dev             # coverage-guided fuzzing: libFuzzer + sanitizer runtimes (scripts/fuzz.sh)
-  ccache                               # the compiler cache: build trees and clones share objects (CMakeLists.txt)
   pybind11-dev python3-dev python3-numpy  # the Python package (python/, docs/PYTHON.md)
   libonnx-dev libprotobuf-dev          # ONNX import (docs/MODELS.md)
   libopenblas-dev                      # the imported models' float reference: convolutions as sgemm
+)
+if [ "$purpose" != run ]; then
+  PACKAGES+=(
+  gtkwave                              # waveform viewer; its fst2vcd writes VTA_WAVE=*.vcd
+  xvfb xauth x11-apps netpbm           # GTKWave opened headless in a test (Xvfb), its screen saved (xwd, netpbm)
+  clang-format clang-tidy              # format and lint (scripts/lint.sh)
+  dpkg-dev file                        # cpack -G DEB: the package's Depends (dpkg-shlibdeps)
+  clang libclang-rt-14-dev             # coverage-guided fuzzing: libFuzzer + sanitizer runtimes (scripts/fuzz.sh)
   libonnx-testdata                     # ONNX's own node tests, run against the importer
   dataset-fashion-mnist                # the trained classifiers' images (models/fashion_mnist)
   slurm-wlm munge iproute2             # a single-node Slurm cluster for sweeps (scripts/slurm.sh; ss picks its ports)
@@ -34,9 +53,9 @@ PACKAGES=(
   python3-sphinx python3-sphinx-gallery python3-myst-parser python3-sphinx-rtd-theme  # the documentation site (docs/SITE.md)
   doxygen python3-breathe              # its C++ reference (Doxygen's XML of the public headers, through Breathe)
   chromium                             # the site opened in a headless browser in a test (tests/docs/test_browser.py)
-)
-# Retraining the classifiers (models/fashion_mnist/train.py) takes ONNX's Python package too: scripts/setup.sh --train
-if [ "${1:-}" = "--train" ]; then PACKAGES+=(python3-onnx); fi
+  )
+fi
+if [ "$purpose" = train ]; then PACKAGES+=(python3-onnx); fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -46,7 +65,7 @@ for pkg in "${PACKAGES[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all ${#PACKAGES[@]} packages already installed"
+  echo "setup: all ${#PACKAGES[@]} packages for '$purpose' already installed"
   exit 0
 fi
 

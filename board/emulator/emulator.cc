@@ -4,12 +4,14 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -34,6 +36,12 @@ constexpr uint64_t kSlice = 2048;
 constexpr long kRequestSeconds = 10;
 // Longest fault message sent to a driver.
 constexpr size_t kMaxFault = 16 << 10;
+// The longest one interrupt wait holds the emulator, in ms, whatever a request asks: the board driver
+// waits in slices far shorter (board/src/device.cc) and asks again, and meanwhile the emulator must see
+// SIGINT/SIGTERM and answer other drivers' greetings (a wait of 2^32 - 1 ms held it for 49 days).
+constexpr uint32_t kMaxWaitMs = 1000;
+// The register window's bytes: one page, as the UIO map of the board's registers.
+constexpr uint32_t kWindowBytes = 4096;
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 
@@ -66,6 +74,7 @@ struct Emulator::Impl {
     if (dma != nullptr) ::munmap(dma, options.dma_bytes);
     std::error_code ec;
     for (const auto& p : made) fs::remove_all(p, ec);
+    if (lock >= 0) ::close(lock);  // (last: the files are gone before another emulator may take the directory)
   }
 
   void accept_driver() {
@@ -97,13 +106,26 @@ struct Emulator::Impl {
     // the accelerator goes on with what it was doing, as on a board; the next driver resets it
   }
 
-  // One request from the driver; false when it has gone.
-  bool handle() {
+  // Drivers waiting to connect while this one holds the board: refused at once with kBusy.
+  void refuse_waiting_drivers() {
+    pollfd fd{listener, POLLIN, 0};
+    while (::poll(&fd, 1, 0) > 0 && (fd.revents & POLLIN)) accept_driver();
+  }
+
+  // One request from the driver; false when it has gone. `stop` ends an interrupt wait early.
+  bool handle(const std::function<bool()>& stop) {
     wire::Request r;
     const ssize_t k = ::recv(client, &r, sizeof r, MSG_WAITALL);
     if (k != sizeof r) {
       if (k > 0) std::fprintf(stderr, "vta-board-emulator: a driver sent %zd bytes of a request and stopped\n", k);
       return false;
+    }
+    const bool reg = wire::Op(r.op) == wire::Op::kRead || wire::Op(r.op) == wire::Op::kWrite;
+    if (reg && (r.offset >= kWindowBytes || r.offset % 4 != 0)) {
+      return send_reply(client, wire::Status::kFault, 0,
+                        "the board emulator got an access at offset " + hex(r.offset) +
+                            ", outside the register window (4-byte aligned offsets below " + hex(kWindowBytes) +
+                            ")\n");
     }
     uint32_t value = 0;
     switch (wire::Op(r.op)) {
@@ -114,9 +136,12 @@ struct Emulator::Impl {
         if (r.offset == vcr::kCtrl && (r.value & vcr::bit("CTRL_RESET"))) resetting = true;
         break;
       case wire::Op::kWaitIrq: {
-        const auto deadline = Clock::now() + std::chrono::milliseconds(r.value);
+        const auto deadline = Clock::now() + std::chrono::milliseconds(std::min(r.value, kMaxWaitMs));
         bool irq = sim->clock_until_irq(0);
-        while (!irq && Clock::now() < deadline) irq = sim->clock_until_irq(kSlice);
+        while (!irq && Clock::now() < deadline && !stop()) {
+          irq = sim->clock_until_irq(kSlice);
+          refuse_waiting_drivers();
+        }
         value = irq ? 1 : 0;
         break;
       }
@@ -143,7 +168,7 @@ struct Emulator::Impl {
   uint8_t* dma = nullptr;
   std::unique_ptr<Dram> memory;
   std::unique_ptr<tsim::Simulator> sim;
-  int listener = -1, client = -1;
+  int listener = -1, client = -1, lock = -1;
   bool running = false, resetting = false;
 };
 
@@ -161,6 +186,24 @@ Emulator::Emulator(EmulatorOptions options) : impl_(std::make_unique<Impl>(std::
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot make " + dir.string() + ": " + ec.message());
+
+  // the directory is this emulator's while it runs: a second one on it would truncate the DMA buffer
+  // under the first's driver and remove its files on exit (the lock goes with the process)
+  const fs::path lock = dir / ".vta-board-emulator.lock";
+  m.lock = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (m.lock < 0) fail("cannot make " + lock.string());
+  if (::flock(m.lock, LOCK_EX | LOCK_NB) != 0) {
+    char pid[32] = {};
+    const ssize_t n = ::pread(m.lock, pid, sizeof pid - 1, 0);
+    std::string holder = n > 0 ? std::string(pid, size_t(n)) : "";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    throw std::runtime_error("another vta-board-emulator" + (holder.empty() ? "" : " (PID " + holder + ")") +
+                             " serves " + dir.string() + ": stop it, or give this one another --dir");
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(m.lock, 0) != 0 || ::pwrite(m.lock, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
+    fail("cannot write " + lock.string());
+  }
 
   // the DMA buffer: a file both processes map
   const fs::path dma = dir / "udmabuf0";
@@ -234,7 +277,7 @@ void Emulator::serve(const std::function<bool()>& stop) {
     if (n < 0 && errno != EINTR) fail("poll");
     // the driver first: a driver that closed and a new one connecting are seen in that order
     if (n > 0 && m.client >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-      if (!m.handle()) m.drop_driver();
+      if (!m.handle(stop)) m.drop_driver();
     }
     if (n > 0 && (fds[0].revents & POLLIN)) m.accept_driver();
     m.clock();

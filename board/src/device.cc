@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <thread>
@@ -10,6 +11,7 @@
 
 #include "vta/board/board.h"
 #include "vta/driver/format.h"
+#include "vta/driver/isa.h"
 #include "vta/driver/run_control.h"
 #include "vta/driver/vcr_map.h"
 
@@ -116,6 +118,7 @@ class BoardDevice final : public Device {
                                std::to_string(vcr::kDefaultWatchdog) + " and reads " + std::to_string(w) +
                                " (is VTA's bitstream loaded, and is this its UIO device?)");
     }
+    check_memory();
     control_.clear_stats();
   }
 
@@ -139,6 +142,69 @@ class BoardDevice final : public Device {
     o.name = "fpga";
     o.watchdog = vcr::kDefaultWatchdog;
     return o;
+  }
+
+  // Whether the accelerator sees the memory this process mapped as its DMA buffer (VTA_FPGA_DMA): a
+  // wrong file (/dev/zero, a copy of the buffer, another u-dma-buf device) maps fine and then gives
+  // wrong outputs with no error. A program of seven instructions, in a page of the buffer, writes a
+  // value of this process's into the accelerator's output buffer with the ALU and stores it beside
+  // them; the run must end and the value be read back here. About 200 cycles.
+  void check_memory() {
+    const int out_bytes = config_.out_elem_bytes();
+    constexpr size_t kUopAt = 256, kOutAt = 1024;
+    const size_t page = std::max<size_t>(Dram::kPageBytes, kOutAt + size_t(out_bytes));
+    auto* p = static_cast<uint8_t*>(memory_.alloc(page));
+    if (p == nullptr) throw std::runtime_error("fpga: no room in the DMA buffer " + memory_.region()->name);
+    struct Free {
+      Dram& m;
+      void* p;
+      ~Free() { m.free(p); }
+    } release{memory_, p};
+    const PhysAddr phys = memory_.phys_addr(p);
+    // a value that a stale buffer or a copy cannot hold by chance: from the clock, never 0
+    const auto nonce = uint64_t(Clock::now().time_since_epoch().count());
+    const int8_t value = int8_t(1 + nonce % 120);
+    std::memset(p + kOutAt, ~value, size_t(out_bytes));
+    const Isa isa(config_);
+    const uint32_t uop = isa.encode(Uop{0, 0, 0});
+    std::memcpy(p + kUopAt, &uop, sizeof uop);
+    MemInsn load_uop;
+    load_uop.memory_type = uint8_t(MemId::kUop);
+    load_uop.dram_base = uint32_t((phys + kUopAt) / Config::kUopElemBytes);
+    load_uop.y_size = load_uop.x_size = load_uop.x_stride = 1;
+    GemmInsn reset;
+    reset.reset = true, reset.uop_end = 1, reset.iter_out = reset.iter_in = 1;
+    AluInsn add;
+    add.uop_end = 1, add.iter_out = add.iter_in = 1, add.alu_opcode = uint8_t(AluOp::kAdd);
+    add.use_imm = true, add.imm = value;
+    add.deps.push_next = true;  // to the store
+    MemInsn store;
+    store.opcode = uint8_t(Opcode::kStore), store.memory_type = uint8_t(MemId::kOut);
+    store.dram_base = uint32_t((phys + kOutAt) / uint64_t(out_bytes));
+    store.y_size = store.x_size = store.x_stride = 1;
+    store.deps.pop_prev = true, store.deps.push_prev = true;
+    // then the accumulator row and the output row are zero again, as reset leaves them, once the store
+    // has read its row: what runs next finds the buffers as it would without the check
+    GemmInsn clear = reset;
+    clear.deps.pop_next = true;
+    AluInsn zero = add;
+    zero.imm = 0, zero.deps.push_next = false;
+    GemmInsn finish;
+    finish.opcode = uint8_t(Opcode::kFinish);
+    const std::vector<RawInsn> program = {isa.encode(load_uop), isa.encode(reset), isa.encode(add), isa.encode(store),
+                                          isa.encode(clear),    isa.encode(zero),  isa.encode(finish)};
+    store_insns(p, program);
+    const RunStatus status = run(phys, uint32_t(program.size()), 1 << 20);
+    bool same = status == RunStatus::kOk;
+    for (int i = 0; same && i < out_bytes; ++i) same = int8_t(p[kOutAt + size_t(i)]) == value;
+    if (!same) {
+      throw std::runtime_error(
+          "fpga: the accelerator does not see the memory mapped from " + settings_.dma +
+          " (VTA_FPGA_DMA): a test program written there " +
+          (status == RunStatus::kOk ? "ran, but its output did not come back"
+                                    : "did not run (" + control_.last_error() + ")") +
+          "; name the u-dma-buf device VTA's bitstream reaches (docs/FPGA.md), not a copy of it or another file");
+    }
   }
 
   // A cached buffer: u-dma-buf's sync attributes over the live allocations' span (direction 1: to

@@ -14,6 +14,7 @@
 
 #include "vta/board/board.h"
 #include "vta/driver/file.h"
+#include "vta/driver/parse.h"
 
 namespace vta::board {
 namespace {
@@ -28,14 +29,9 @@ uint64_t read_sysfs_number(const std::string& dir, const char* attribute) {
     throw std::runtime_error(std::string("fpga: cannot read the DMA buffer's ") + attribute + ": " + e.what() +
                              " (VTA_FPGA_DMA_SYSFS; is the u-dma-buf module loaded? docs/FPGA.md)");
   }
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);
-  while (end != nullptr && (*end == '\n' || *end == ' ')) ++end;
-  if (errno != 0 || end == text.c_str() || *end != '\0' || text[0] == '-') {
-    throw std::runtime_error("fpga: " + path + " holds \"" + text.substr(0, 32) + "\", not a number");
-  }
-  return v;
+  const std::optional<uint64_t> v = parse_u64(text, Trailing::kNewline);
+  if (!v) throw std::runtime_error("fpga: " + path + " holds " + quoted(text, 32) + ", not a number");
+  return *v;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "vta/board/board.h"
 #include "vta/driver/file.h"
 #include "vta/driver/json_field.h"
+#include "vta/driver/parse.h"
 
 namespace vta::board {
 namespace {
@@ -80,13 +81,9 @@ BoardSettings BoardSettings::from_env() {
   if (const char* v = env("VTA_FPGA_CACHED")) s.cached = parse_flag("VTA_FPGA_CACHED", v);
   if (const char* v = env("VTA_FPGA_IRQ")) s.irq = parse_flag("VTA_FPGA_IRQ", v);
   if (const char* v = env("VTA_FPGA_STALL_SECONDS")) {
-    char* end = nullptr;
-    errno = 0;
-    const double x = std::strtod(v, &end);
-    if (errno != 0 || end == v || *end != '\0') {
-      throw std::invalid_argument(std::string("VTA_FPGA_STALL_SECONDS=\"") + v + "\" is not a number");
-    }
-    s.stall_seconds = parse_seconds("VTA_FPGA_STALL_SECONDS", x);
+    const std::optional<double> x = parse_double(v);
+    if (!x) throw std::invalid_argument("VTA_FPGA_STALL_SECONDS=" + quoted(v) + " is not a number");
+    s.stall_seconds = parse_seconds("VTA_FPGA_STALL_SECONDS", *x);
   }
   return s;
 }

@@ -20,6 +20,7 @@
 #include "vta/board/wire.h"
 #include "vta/driver/file.h"
 #include "vta/driver/format.h"
+#include "vta/driver/parse.h"
 #include "vta/driver/vcr_map.h"
 
 namespace vta::board {
@@ -79,7 +80,11 @@ class UioWindow final : public RegisterWindow {
     std::error_code ec;
     if (!std::filesystem::exists(sysfs, ec)) return 4096;
     const std::string text = read_file(sysfs, 64);
-    return size_t(std::strtoull(text.c_str(), nullptr, 0));
+    const std::optional<uint64_t> size = parse_u64(text, Trailing::kNewline);
+    if (!size || *size == 0 || *size > (uint64_t(1) << 32)) {
+      throw std::runtime_error("fpga: " + sysfs + " holds " + quoted(text, 32) + ", not a map size (1 to 4 GiB)");
+    }
+    return size_t(*size);
   }
 
   std::string name_;

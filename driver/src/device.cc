@@ -11,6 +11,7 @@
 
 #include "vta/driver/capture.h"
 #include "vta/driver/fsim.h"
+#include "vta/driver/parse.h"
 
 namespace vta {
 namespace {
@@ -226,13 +227,9 @@ namespace {
 uint64_t env_u64(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long x = std::strtoull(v, &end, 0);
-  if (errno != 0 || end == v || *end != '\0' || v[0] == '-') {
-    throw std::invalid_argument(std::string(name) + "=\"" + v + "\" is not a non-negative integer");
-  }
-  return x;
+  const std::optional<uint64_t> x = parse_u64(v);
+  if (!x) throw std::invalid_argument(std::string(name) + "=" + quoted(v) + " is not a non-negative integer");
+  return *x;
 }
 
 std::optional<uint64_t> env_u64(const char* name) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vta/driver/file.h"
+#include "vta/driver/format.h"
 #include "vta/energy_45nm.h"
 
 namespace vta {
@@ -25,25 +26,45 @@ double EnergyTable::sram_pj_per_byte(double bytes) const {
   return std::exp(y) / 8;
 }
 
+namespace {
+
+// The largest energy a table may give one event, in pJ: a microjoule, far above any process node's
+// (45 nm's DRAM access is 1.3 nJ per 64 bits). It keeps every estimate finite: 2^64 events of it are
+// under 2e25 pJ.
+constexpr double kMaxEventPj = 1e6;
+
+}  // namespace
+
 EnergyTable EnergyTable::from_json_text(const std::string& text, const std::string& what) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // (a syntax error, or a number past a double: 1e309)
     throw EnergyTableError(what + ": not JSON: " + e.what());
   }
   if (!j.is_object()) throw EnergyTableError(what + ": not a JSON object");
   auto number = [&](const char* key) {
-    if (!j.contains(key) || !j[key].is_number()) throw EnergyTableError(what + ": " + key + " must be a number");
+    if (!j.contains(key) || !j[key].is_number()) {
+      throw EnergyTableError(what + ": \"" + key + "\" must be a number of pJ");
+    }
     const double v = j[key].get<double>();
-    if (!(v >= 0) || !std::isfinite(v)) throw EnergyTableError(what + ": " + key + " must be >= 0");
+    if (!(v >= 0 && v <= kMaxEventPj)) {
+      throw EnergyTableError(what + ": \"" + key + "\" = " + j[key].dump() + " must be from 0 to " +
+                             format("%g", kMaxEventPj) + " pJ");
+    }
     return v;
   };
   EnergyTable t;
-  t.name = j.value("name", what);
-  if (j.contains("sources") && j["sources"].is_array()) {
+  t.name = what;
+  if (j.contains("name")) {
+    if (!j["name"].is_string()) throw EnergyTableError(what + ": \"name\" must be a string, not " + j["name"].dump());
+    t.name = j["name"].get<std::string>();
+  }
+  if (j.contains("sources")) {
+    if (!j["sources"].is_array()) throw EnergyTableError(what + ": \"sources\" must be a list of strings");
     for (const auto& s : j["sources"]) {
-      if (s.is_string()) t.sources.push_back(s.get<std::string>());
+      if (!s.is_string()) throw EnergyTableError(what + ": \"sources\" must be a list of strings, not " + s.dump());
+      t.sources.push_back(s.get<std::string>());
     }
   }
   t.mac_int8_pj = number("mac_int8_pj");
@@ -52,18 +73,29 @@ EnergyTable EnergyTable::from_json_text(const std::string& text, const std::stri
   t.idle_pj_per_cycle = number("idle_pj_per_cycle");
   const auto& s = j.contains("sram_pj_per_64bit") ? j["sram_pj_per_64bit"] : nlohmann::json();
   if (!s.is_array() || s.empty()) {
-    throw EnergyTableError(what + ": sram_pj_per_64bit must be a list of [buffer bytes, pJ per 64-bit access]");
+    throw EnergyTableError(what + ": \"sram_pj_per_64bit\" must be a list of [buffer bytes, pJ per 64-bit access]");
   }
   for (const auto& point : s) {
     if (!point.is_array() || point.size() != 2 || !point[0].is_number() || !point[1].is_number() ||
-        !(point[0].get<double>() > 0) || !(point[1].get<double>() > 0)) {
-      throw EnergyTableError(what + ": sram_pj_per_64bit: each point is [bytes > 0, pJ > 0]");
+        !(point[0].get<double>() >= 1 && point[0].get<double>() <= 0x1p40) ||
+        !(point[1].get<double>() > 0 && point[1].get<double>() <= kMaxEventPj)) {
+      throw EnergyTableError(what + ": \"sram_pj_per_64bit\": each point is [bytes from 1 to 2^40, pJ > 0 and <= " +
+                             format("%g", kMaxEventPj) + "], not " + point.dump());
     }
     t.sram_pj_per_64bit.emplace_back(point[0].get<double>(), point[1].get<double>());
   }
   for (size_t i = 1; i < t.sram_pj_per_64bit.size(); ++i) {
     if (!(t.sram_pj_per_64bit[i].first > t.sram_pj_per_64bit[i - 1].first)) {
-      throw EnergyTableError(what + ": sram_pj_per_64bit: the buffer sizes must increase");
+      throw EnergyTableError(what + ": \"sram_pj_per_64bit\": the buffer sizes must increase");
+    }
+  }
+  // the points extended beyond the first and the last: every buffer VTA can have (a byte to 2^40) must
+  // cost a finite energy no larger than the bound (a steep last segment extrapolates to infinity)
+  for (const double bytes : {1.0, 0x1p40}) {
+    const double pj = t.sram_pj_per_byte(bytes) * 8;
+    if (!(pj <= kMaxEventPj)) {
+      throw EnergyTableError(what + ": \"sram_pj_per_64bit\" extends to " + format("%g", pj) + " pJ for a buffer of " +
+                             format("%.0f", bytes) + " bytes, more than " + format("%g", kMaxEventPj));
     }
   }
   return t;
@@ -132,36 +164,27 @@ Energy estimate_energy(const Stats& s, const Config& c, const EnergyTable& t) {
 
 std::string energy_line(const Energy& e, const std::optional<uint64_t>& cycles, int clock_mhz,
                         const std::string& table_name) {
-  char buf[320];
   const double uj = 1e-6;
-  const int n = std::snprintf(buf, sizeof buf, "energy: %.3f uJ (MAC %.3f, ALU %.3f, SRAM %.3f, DRAM %.3f",
-                              e.total() * uj, e.mac * uj, e.alu * uj, e.sram * uj, e.dram * uj);
-  std::string line(buf, size_t(std::max(n, 0)));
+  std::string line = format("energy: %.3f uJ (MAC %.3f, ALU %.3f, SRAM %.3f, DRAM %.3f", e.total() * uj, e.mac * uj,
+                            e.alu * uj, e.sram * uj, e.dram * uj);
   if (cycles) {
-    std::snprintf(buf, sizeof buf, ", idle %.3f uJ; %s)", e.idle * uj, table_name.c_str());
+    line += format(", idle %.3f uJ; %s)", e.idle * uj, table_name.c_str());
   } else {  // (the fsim counts no cycles)
-    std::snprintf(buf, sizeof buf, " uJ; %s; no cycles: idle not counted)", table_name.c_str());
+    line += format(" uJ; %s; no cycles: idle not counted)", table_name.c_str());
   }
-  line += buf;
   if (cycles && *cycles > 0) {
-    std::snprintf(buf, sizeof buf, "; %.1f mW average at %d MHz", e.average_mw(*cycles, clock_mhz), clock_mhz);
-    line += buf;
+    line += format("; %.1f mW average at %d MHz", e.average_mw(*cycles, clock_mhz), clock_mhz);
   }
   return line;
 }
 
 std::string cost_lines(const Stats& s, const Config& config) {
   std::string out;
-  char buf[256];
   if (s.cycle_count) {
     const CycleBounds b = cycle_bounds(s, config.bus_width());
-    std::snprintf(buf, sizeof buf, "cycles: %llu (compute bound %.0f, memory bound %.0f",
+    out += format("cycles: %llu (compute bound %.0f, memory bound %.0f",
                   static_cast<unsigned long long>(*s.cycle_count), b.compute, b.memory);
-    out += buf;
-    if (b.larger() > 0) {
-      std::snprintf(buf, sizeof buf, ": %+.1f %% over the larger", b.over_percent(*s.cycle_count));
-      out += buf;
-    }
+    if (b.larger() > 0) out += format(": %+.1f %% over the larger", b.over_percent(*s.cycle_count));
     out += ")\n";
   }
   const EnergyTable& table = EnergyTable::from_environment();

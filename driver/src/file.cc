@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -94,15 +95,12 @@ void require_regular_file(const std::filesystem::path& path) { (void)stat_regula
 
 std::string read_file(const std::filesystem::path& path, uint64_t max_bytes) {
   const struct stat st = stat_regular(path);
-  if (uint64_t(st.st_size) > max_bytes) {
-    throw FileError(path.string() + ": " + std::to_string(st.st_size) + " bytes, more than the " +
-                    std::to_string(max_bytes) + " this reader accepts");
-  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError("cannot open " + path.string() + ": " + std::strerror(errno));
-  // read in pieces up to max_bytes + 1: a file that grew since stat is noticed, never read without bound
+  // read to the end in pieces, never past max_bytes + a piece: the size stat reports is only a hint (a
+  // sysfs attribute reports 4096 bytes and holds a line; a file may grow or shrink while it is read)
   std::string text;
-  text.reserve(size_t(st.st_size));
+  text.reserve(size_t(std::min<uint64_t>(uint64_t(std::max<off_t>(st.st_size, 0)), max_bytes)));
   char piece[65536];
   while (in.read(piece, sizeof piece) || in.gcount() > 0) {
     text.append(piece, size_t(in.gcount()));

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "vta/driver/format.h"
 #include "vta/driver/program.h"
 
 namespace vta {
@@ -292,11 +293,8 @@ std::string timelines_to_svg(const std::vector<Timeline>& timelines, int width) 
       const double busy = 100.0 * double(t.total(lane, Activity::kBusy)) / double(std::max<uint64_t>(t.cycles, 1));
       const double token = 100.0 * double(t.total(lane, Activity::kToken)) / double(std::max<uint64_t>(t.cycles, 1));
       const double mem = 100.0 * double(t.total(lane, Activity::kMemory)) / double(std::max<uint64_t>(t.cycles, 1));
-      char stats[160];
-      int n = std::snprintf(stats, sizeof stats, "busy %.0f%%, memory %.0f%%, token %.0f%%", busy, mem, token);
-      if (t.energy_pj && n > 0 && size_t(n) < sizeof stats) {
-        std::snprintf(stats + n, sizeof stats - size_t(n), "; %.3f uJ", (*t.energy_pj)[size_t(lane)] * 1e-6);
-      }
+      std::string stats = format("busy %.0f%%, memory %.0f%%, token %.0f%%", busy, mem, token);
+      if (t.energy_pj) stats += format("; %.3f uJ", (*t.energy_pj)[size_t(lane)] * 1e-6);
       s << "<title>" << stats << "</title>\n";
       s << "<text x=\"" << kLeft + plot + 8 << "\" y=\"" << y + 15 << "\" font-size=\"11\">" << stats << "</text>\n";
       y += kLaneH + kGap;

@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 
@@ -13,11 +14,17 @@
 namespace vta::sweep {
 namespace {
 
+// The file that marks a folder as a build tree this program made: only such folders are ever removed
+// from a cache (a user's own build tree in the same folder is left alone, whatever its state).
+constexpr const char* kTreeMarker = "vta-sweep-tree";
+
 // The trees of clones that are gone (their CMakeCache.txt names a source directory that no longer
-// exists) are removed from a shared cache: nothing can use them, and each is about 100 MB.
+// exists) are removed from a shared cache: nothing can use them, and each is about 100 MB. Only the
+// trees this program marked as its own are looked at.
 void remove_orphaned_trees(const fs::path& cache) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(cache, ec)) {
+    if (!fs::is_regular_file(entry.path() / kTreeMarker, ec)) continue;
     std::ifstream in(entry.path() / "CMakeCache.txt");
     const std::string key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
     for (std::string line; std::getline(in, line);) {
@@ -25,6 +32,19 @@ void remove_orphaned_trees(const fs::path& cache) {
       if (!fs::exists(line.substr(key.size()), ec)) fs::remove_all(entry.path(), ec);
       break;
     }
+  }
+}
+
+// Whether `program` starts: a tree whose vta-sweep was cut short (a full disk, a build killed while it
+// linked) has a file ninja thinks is up to date and the kernel cannot run.
+bool program_starts(const fs::path& program) {
+  std::error_code ec;
+  if (!fs::is_regular_file(program, ec)) return false;
+  try {
+    bp::child probe(program.string(), "--help", bp::std_out > bp::null, bp::std_err > bp::null);
+    return wait_bounded(probe, std::chrono::seconds(60)) && probe.exit_code() == 0;
+  } catch (const std::exception&) {  // (execve failed: not a program)
+    return false;
   }
 }
 
@@ -70,16 +90,28 @@ fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& 
   if (lock < 0) throw SweepError("cannot open the lock of " + tree.string());
   ::flock(lock, LOCK_EX);  // (released when the process ends, too)
   try {
+    std::ofstream(tree / kTreeMarker) << "a build tree of vta-sweep's, for configuration " << hash << "\n";
     const fs::path log = tree / "vta-sweep-build.log";
-    bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
-                    "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
-                    "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF",
-                    std::string("-DVTA_TSIM_COVERAGE=") + (coverage ? "ON" : "OFF"), "--target", "vta-sweep",
-                    bp::std_out > log.string(), bp::std_err > log.string());
-    if (!wait_bounded(build, std::chrono::hours(2))) {
-      throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
+    auto build_tree = [&] {
+      bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
+                      "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
+                      "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF",
+                      std::string("-DVTA_TSIM_COVERAGE=") + (coverage ? "ON" : "OFF"), "--target", "vta-sweep",
+                      bp::std_out > log.string(), bp::std_err > log.string());
+      if (!wait_bounded(build, std::chrono::hours(2))) {
+        throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
+      }
+      if (build.exit_code() != 0) throw SweepError("building " + tree.string() + " failed: see " + log.string());
+    };
+    build_tree();
+    if (!program_starts(program)) {  // a damaged program: linked again from its objects
+      std::error_code ec;
+      fs::remove(program, ec);
+      build_tree();
+      if (!program_starts(program)) {
+        throw SweepError(program.string() + " was built but does not start (see " + log.string() + ")");
+      }
     }
-    if (build.exit_code() != 0) throw SweepError("building " + tree.string() + " failed: see " + log.string());
   } catch (...) {
     ::close(lock);
     throw;
@@ -89,6 +121,20 @@ fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& 
 }
 
 }  // namespace
+
+void check_cache(const fs::path& cache) {
+  if (cache.empty()) return;
+  const std::string name = "the build cache " + cache.string();
+  std::error_code ec;
+  fs::create_directories(cache, ec);
+  if (ec) throw SweepError(name + " cannot be made: " + ec.message());
+  if (!fs::is_directory(cache, ec)) throw SweepError(name + " is not a folder");
+  const fs::path probe = cache / (".vta-sweep-probe-" + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) throw SweepError(name + " is not writable: " + std::error_code(errno, std::generic_category()).message());
+  ::close(fd);
+  fs::remove(probe, ec);
+}
 
 constexpr bool kCoverageBuild = VTA_TSIM_COVERAGE_BUILD;  // this build's tsim counts coverage
 

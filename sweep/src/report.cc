@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "vta/driver/config.h"
 #include "vta/driver/file.h"
+#include "vta/driver/format.h"
 
 namespace vta::sweep {
 namespace {
@@ -282,12 +283,9 @@ Summary merge(const fs::path& dir) {
     double energy_uj = -1;  // (-1: not measured, as in Point)
     if (energy.is_object() && energy.contains("total_pj") && energy.at("total_pj").is_number()) {
       energy_uj = energy.at("total_pj").get<double>() * 1e-6;
-      char b[32];
-      std::snprintf(b, sizeof b, "%.3f", energy_uj);
-      uj = b;
+      uj = vta::format("%.3f", energy_uj);
       if (energy.contains("power_mw") && energy.at("power_mw").is_number()) {
-        std::snprintf(b, sizeof b, "%.1f", energy.at("power_mw").get<double>());
-        mw = b;
+        mw = vta::format("%.1f", energy.at("power_mw").get<double>());
       }
     }
     csv << "," << uj << "," << mw << "," << r.value("seconds", 0.0) << "," << csv_field(r.value("error", "")) << "\n";
@@ -296,8 +294,7 @@ Summary merge(const fs::path& dir) {
          {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes", "out_store_nbytes"}) {
       bytes += stats.value(k, uint64_t{0});
     }
-    char secs[32];
-    std::snprintf(secs, sizeof secs, "%.2f", r.value("seconds", 0.0));
+    const std::string secs = vta::format("%.2f", r.value("seconds", 0.0));
     md << "| " << t.index << " | " << t.config << " | " << t.label << " | " << t.backend << " | "
        << (ok ? "yes" : "**no**") << " | " << (stat("cycle_count").empty() ? "-" : stat("cycle_count")) << " | "
        << stat("gemm_counter") << " | " << bytes << " | " << (uj.empty() ? "-" : uj) << " | "
@@ -318,8 +315,7 @@ Summary merge(const fs::path& dir) {
             << tu.value("default_estimate", uint64_t{0}) << " cycles with the default search, "
             << tu.value("estimate", uint64_t{0}) << " tuned";
       if (tu.contains("measured")) {
-        char err[32];
-        std::snprintf(err, sizeof err, "%+.1f", tu.at("estimate_error_percent").get<double>());
+        const std::string err = vta::format("%+.1f", tu.at("estimate_error_percent").get<double>());
         tuned << "; measured " << tu.at("measured").get<uint64_t>() << " (estimate " << err << " %)";
       }
       tuned << "; tilings: " << tu.value("tilings_file", std::string()) << "\n";

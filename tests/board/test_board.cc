@@ -5,8 +5,14 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <tuple>
 #include <fstream>
 #include <thread>
 
@@ -14,6 +20,7 @@
 #include "test_paths.h"
 #include "test_util.h"
 #include "vta/board/board.h"
+#include "vta/board/wire.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/file.h"
 #include "vta/tsim/simulator.h"
@@ -117,6 +124,11 @@ TEST(BoardSettingsTest, TheEnvironmentOverridesTheBoardFile) {
   EXPECT_FALSE(s.irq);
   ::setenv("VTA_FPGA_STALL_SECONDS", "soon", 1);
   EXPECT_NE(what_of([] { BoardSettings::from_env(); }).find("VTA_FPGA_STALL_SECONDS=\"soon\""), std::string::npos);
+  ::setenv("VTA_FPGA_STALL_SECONDS", "4.9e-324", 1);  // the smallest double: a number, if a short bound
+  EXPECT_EQ(BoardSettings::from_env().stall_seconds, 4.9e-324);
+  ::setenv("VTA_FPGA_STALL_SECONDS", "1\r", 1);
+  EXPECT_NE(what_of([] { BoardSettings::from_env(); }).find("VTA_FPGA_STALL_SECONDS=\"1\\r\" is not a number"),
+            std::string::npos);
   ::setenv("VTA_FPGA_CACHED", "maybe", 1);
   ::unsetenv("VTA_FPGA_STALL_SECONDS");
   EXPECT_NE(what_of([] { BoardSettings::from_env(); }).find("VTA_FPGA_CACHED=\"maybe\""), std::string::npos);
@@ -148,6 +160,40 @@ TEST(BoardFiles, MemoryThatIsNotTheDmaBufferIsRefused) {
                             emulator.settings());
   });
   EXPECT_NE(e.find("not in the board's physically contiguous DMA buffer"), std::string::npos) << e;
+}
+
+// A file that maps as well as the DMA buffer but is not what the accelerator reads and writes: /dev/zero,
+// or a copy of the buffer (runs "worked" with 519 of 1024 outputs wrong). Refused at open by a test
+// program written there, naming the file.
+TEST(BoardFiles, ADmaBufferTheAcceleratorDoesNotSeeIsRefused) {
+  test::EmulatorProcess emulator;
+  const auto copy = test::scratch_path("udmabuf-copy");
+  std::filesystem::copy_file(emulator.settings().dma, copy, std::filesystem::copy_options::overwrite_existing);
+  for (const std::string& dma : {std::string("/dev/zero"), copy.string()}) {
+    BoardSettings s = emulator.settings();
+    s.dma = dma;
+    const std::string e = what_of([&] {
+      auto memory = board::open_dma_memory(s);
+      board::make_fpga_device(build_config(), board::open_register_window(s), *memory, s);
+    });
+    EXPECT_NE(e.find("the accelerator does not see the memory mapped from " + dma), std::string::npos) << e;
+  }
+  std::filesystem::remove(copy);
+  // the buffer itself passes the same check
+  auto memory = board::open_dma_memory(emulator.settings());
+  EXPECT_NO_THROW(board::make_fpga_device(build_config(), board::open_register_window(emulator.settings()), *memory,
+                                          emulator.settings()));
+}
+
+// A sysfs attribute with a CR before its newline, as a hand-made file might have: refused, and the
+// text shown with its control characters escaped, not printed raw
+TEST(BoardFiles, AnAttributesControlCharactersAreEscapedInItsError) {
+  test::EmulatorProcess emulator;
+  BoardSettings s = emulator.settings();
+  write_file(std::filesystem::path(s.sysfs_dir()) / "phys_addr", "0x10000000\r\n");
+  const std::string e = what_of([&] { board::open_dma_memory(s); });
+  EXPECT_NE(e.find("holds \"0x10000000\\r\\n\", not a number"), std::string::npos) << e;
+  EXPECT_EQ(e.find('\r'), std::string::npos) << e;
 }
 
 TEST(BoardFiles, AMalformedPhysicalAddressIsRefusedByName) {
@@ -254,16 +300,13 @@ TEST(Board, InvalidProgramsGetTheTsimsVerdictAndDiagnostic) {
 }
 
 TEST(Board, AWrongPhysicalAddressIsABusErrorNamingTheClient) {
-  // the sysfs file says 0x20000000; the accelerator's memory is at 0x10000000
-  Rig rig({"--stated-phys", "0x20000000"});
-  Buffer data(*rig.memory, 4096);
-  test::Program p(build_config());
-  p.load(MemId::kInp, 0, data.base(build_config().inp_elem_bytes()), 1, 1, 1).finish();
+  // the sysfs file says 0x20000000; the accelerator's memory is at 0x10000000: the check at open runs
+  // its program there and gets the bus error, naming the client
   const auto t0 = Clock::now();
-  EXPECT_EQ(run(*rig.dev, *rig.memory, p), RunStatus::kError);
+  const std::string e = what_of([] { Rig rig({"--stated-phys", "0x20000000"}); });
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(10));
-  EXPECT_EQ(rig.dev->last_error_kind(), ErrorKind::kBusError) << rig.dev->last_error();
-  EXPECT_NE(rig.dev->last_error().find("memory client: fetch"), std::string::npos) << rig.dev->last_error();
+  EXPECT_NE(e.find("the accelerator does not see the memory mapped from"), std::string::npos) << e;
+  EXPECT_NE(e.find("memory client: fetch"), std::string::npos) << e;
 }
 
 // Runs a 16 M-cycle program (seconds of emulation) while `sig` is sent to the emulator after `after`:
@@ -297,6 +340,99 @@ TEST(Board, AStoppedEmulatorIsReportedWithinItsBound) {
   EXPECT_LT(took, std::chrono::seconds(4));
   EXPECT_NE(e.find("did not answer"), std::string::npos) << e;
   EXPECT_NE(e.find("within 1 s"), std::string::npos) << e;
+}
+
+// A raw client of the emulator's register window (the wire protocol, vta/board/wire.h), each receive
+// bounded: what a misbehaving or hostile driver can send.
+class RawWindow {
+ public:
+  explicit RawWindow(const std::string& path) : fd_(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+    if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      throw std::runtime_error("cannot connect to " + path);
+    }
+    timeval bound{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+  }
+  ~RawWindow() { ::close(fd_); }
+  RawWindow(const RawWindow&) = delete;
+  RawWindow& operator=(const RawWindow&) = delete;
+  void send(uint32_t op, uint32_t offset, uint32_t value) {
+    const board::wire::Request r{op, offset, value};
+    ASSERT_EQ(::send(fd_, &r, sizeof r, MSG_NOSIGNAL), ssize_t(sizeof r));
+  }
+  // The next reply and its message; status -1 when the emulator closed the window.
+  std::pair<board::wire::Reply, std::string> receive() {
+    board::wire::Reply r{};
+    if (::recv(fd_, &r, sizeof r, MSG_WAITALL) != ssize_t(sizeof r)) return {{uint32_t(-1), 0, 0}, ""};
+    std::string text(r.fault_length, '\0');
+    if (r.fault_length > 0) ::recv(fd_, text.data(), text.size(), MSG_WAITALL);
+    return {r, text};
+  }
+
+ private:
+  int fd_;
+};
+
+TEST(BoardEmulator, AnInterruptWaitIsBoundedAndStopsAtSigterm) {
+  test::EmulatorProcess emulator;
+  RawWindow w(emulator.settings().uio);
+  ASSERT_EQ(w.receive().first.value, board::wire::kMagic);
+  // a wait of 2^32 - 1 ms (49 days) answers within the emulator's bound of a second: no interrupt
+  auto t0 = Clock::now();
+  w.send(uint32_t(board::wire::Op::kWaitIrq), 0, 0xFFFFFFFFu);
+  auto [reply, text] = w.receive();
+  EXPECT_EQ(reply.status, uint32_t(board::wire::Status::kOk));
+  EXPECT_EQ(reply.value, 0u);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
+  // meanwhile a second driver is answered (refused) rather than left without a greeting
+  w.send(uint32_t(board::wire::Op::kWaitIrq), 0, 0xFFFFFFFFu);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string second = what_of([&] { board::open_register_window(emulator.settings()); });
+  EXPECT_NE(second.find("another driver (process) has the board"), std::string::npos) << second;
+  EXPECT_EQ(w.receive().first.status, uint32_t(board::wire::Status::kOk));
+  // a register outside the window is a fault naming the offset, and the board still answers
+  w.send(uint32_t(board::wire::Op::kRead), 0xFFFFFFF0u, 0);
+  std::tie(reply, text) = w.receive();
+  EXPECT_EQ(reply.status, uint32_t(board::wire::Status::kFault));
+  EXPECT_NE(text.find("offset 0xfffffff0, outside the register window"), std::string::npos) << text;
+  // SIGTERM in the middle of a wait ends the emulator promptly (it closes the window)
+  w.send(uint32_t(board::wire::Op::kWaitIrq), 0, 0xFFFFFFFFu);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  t0 = Clock::now();
+  emulator.signal(SIGTERM);
+  const auto end = w.receive();  // the wait's reply, then the end of the stream
+  if (end.first.status != uint32_t(-1)) {
+    EXPECT_EQ(w.receive().first.status, uint32_t(-1));
+  }
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(3));
+}
+
+TEST(BoardEmulator, ASecondOneOnItsDirectoryIsRefusedNamingTheFirst) {
+  test::EmulatorProcess emulator;
+  const std::filesystem::path dir = std::filesystem::path(emulator.settings().uio).parent_path();
+  auto memory = board::open_dma_memory(emulator.settings());
+  Buffer data(*memory, 4096);
+  for (size_t i = 0; i < 4096; ++i) data.data()[i] = uint8_t(i * 7 + 1);
+  const std::string command = "timeout 60 " + test::board_emulator_path() + " serve --dir " + dir.string() +
+                              " --dma-mib 32 2>&1";
+  FILE* p = ::popen(command.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+  const int status = ::pclose(p);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << ": " << out;
+  EXPECT_NE(out.find("another vta-board-emulator (PID " + std::to_string(emulator.pid()) + ") serves " + dir.string()),
+            std::string::npos)
+      << out;
+  // the first one's buffer and files are as they were
+  for (size_t i = 0; i < 4096; ++i) ASSERT_EQ(data.data()[i], uint8_t(i * 7 + 1)) << i;
+  EXPECT_TRUE(std::filesystem::exists(dir / "board.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "udmabuf0"));
+  EXPECT_EQ(std::filesystem::file_size(dir / "udmabuf0"), 32u << 20);
 }
 
 TEST(Board, ASecondDriverIsRefused) {

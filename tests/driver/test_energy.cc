@@ -8,11 +8,13 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "vta/driver/build_config.h"
 #include "vta/driver/energy.h"
+#include "vta/driver/format.h"
 
 namespace vta {
 namespace {
@@ -67,6 +69,20 @@ TEST(Energy, ConvolutionSeedByHand) {
   EXPECT_NE(fsim.find("no cycles: idle not counted"), std::string::npos) << fsim;
 }
 
+// A line as long as its figures make it: 1e300 uJ is 300 digits before the point, more than any fixed
+// buffer held (the line used to be cut at 320 bytes, or copy the stack past them).
+TEST(Energy, AFiguresLineHoldsEveryDigitAndNothingElse) {
+  Energy e;
+  e.dram = 1e306;
+  const std::string line = energy_line(e, 1000, 100, "big");
+  const std::string digits = format("%.3f", 1e306 * 1e-6);
+  ASSERT_GT(digits.size(), 300u) << digits;
+  EXPECT_EQ(line.rfind("energy: " + digits + " uJ (MAC 0.000, ALU 0.000, SRAM 0.000, DRAM " + digits, 0), 0u) << line;
+  EXPECT_NE(line.find(", idle 0.000 uJ; big); "), std::string::npos) << line;
+  EXPECT_EQ(line.find('\0'), std::string::npos);
+  EXPECT_EQ(line.size(), std::strlen(line.c_str()));
+}
+
 // Each stage's share of the convolution (what `vta timeline` prints per stage), by hand: the load
 // stage moves the input and weight bytes, the store stage the output bytes, the compute stage does the
 // rest; with the idle term they make up the whole.
@@ -111,12 +127,31 @@ TEST(Energy, TablesOfOnesOwnAndTheirErrors) {
     return std::string("accepted");
   };
   EXPECT_EQ(error("{").rfind("t.json: not JSON", 0), 0u);
-  EXPECT_EQ(error(R"({"alu_op_pj": 1})"), "t.json: mac_int8_pj must be a number");
-  EXPECT_EQ(error(R"({"mac_int8_pj": -1})"), "t.json: mac_int8_pj must be >= 0");
+  EXPECT_EQ(error(R"({"alu_op_pj": 1})"), "t.json: \"mac_int8_pj\" must be a number of pJ");
+  EXPECT_EQ(error(R"({"mac_int8_pj": -1})"), "t.json: \"mac_int8_pj\" = -1 must be from 0 to 1e+06 pJ");
   EXPECT_EQ(error(R"({"mac_int8_pj": 1, "alu_op_pj": 1, "dram_pj_per_64bit": 1, "idle_pj_per_cycle": 0,
                       "sram_pj_per_64bit": [[4096, 1], [1024, 2]]})"),
-            "t.json: sram_pj_per_64bit: the buffer sizes must increase");
+            "t.json: \"sram_pj_per_64bit\": the buffer sizes must increase");
   EXPECT_NE(error("[]").find("not a JSON object"), std::string::npos);
+  // tables whose figures would overflow an estimate to inf or NaN, and fields of the wrong type: each
+  // message names the file and the key (nlohmann's own messages named neither)
+  const std::string rest = R"("alu_op_pj": 1, "dram_pj_per_64bit": 1, "idle_pj_per_cycle": 0,
+                               "sram_pj_per_64bit": [[1024, 2]])";
+  EXPECT_EQ(error(R"({"mac_int8_pj": 1e300, )" + rest + "}"),
+            "t.json: \"mac_int8_pj\" = 1e+300 must be from 0 to 1e+06 pJ");
+  EXPECT_EQ(error(R"({"mac_int8_pj": 1e309, )" + rest + "}").rfind("t.json: not JSON", 0), 0u);
+  EXPECT_EQ(error(R"({"name": 5, "mac_int8_pj": 1, )" + rest + "}"), "t.json: \"name\" must be a string, not 5");
+  EXPECT_EQ(error(R"({"sources": [1], "mac_int8_pj": 1, )" + rest + "}"),
+            "t.json: \"sources\" must be a list of strings, not 1");
+  EXPECT_NE(error(R"({"mac_int8_pj": 1, "alu_op_pj": 1, "dram_pj_per_64bit": 1, "idle_pj_per_cycle": 0,
+                      "sram_pj_per_64bit": [[1, 0.001], [2, 1000]]})")
+                .find("\"sram_pj_per_64bit\" extends to 1e+237 pJ for a buffer of 1099511627776 bytes"),
+            std::string::npos)
+      << "a steep last segment extends to infinity";
+  EXPECT_NE(error(R"({"mac_int8_pj": 1, "alu_op_pj": 1, "dram_pj_per_64bit": 1, "idle_pj_per_cycle": 0,
+                      "sram_pj_per_64bit": [[0.5, 1]]})")
+                .find("each point is [bytes from 1 to 2^40"),
+            std::string::npos);
   try {
     EnergyTable::from_file((dir / "missing.json").string());
     ADD_FAILURE() << "a missing table was read";

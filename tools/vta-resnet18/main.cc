@@ -16,6 +16,7 @@
 #include "vta/compiler/ir.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/energy.h"
+#include "vta/driver/format.h"
 #include "vta/driver/guarded_main.h"
 #include "vta/network/executor.h"
 #include "vta/network/plan.h"
@@ -24,6 +25,7 @@
 #include "vta/network/target.h"
 #include "vta/rpc/remote_device.h"
 #include "vta/tools/compiler_errors.h"
+#include "vta/tools/jobs_option.h"
 #include "vta/tools/target_option.h"
 #include "vta/tools/tiling_options.h"
 
@@ -85,15 +87,6 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "vta-resnet18: error: --tsim-steps: %s\n", refusal.c_str());
     return 2;
   }
-  if (jobs > 1 && !verify) {
-    std::fprintf(stderr, "vta-resnet18: error: --jobs takes each step's inputs from the reference: drop --no-verify\n");
-    return 2;
-  }
-  if (!layers.empty() && !verify) {
-    std::fprintf(stderr,
-                 "vta-resnet18: error: --layers takes the slice's inputs from the reference: drop --no-verify\n");
-    return 2;
-  }
   const auto [first, last] = vta::network::parse_step_range(layers);
   const auto [detailed_first, detailed_last] = vta::network::parse_step_range(ff.steps);
 
@@ -141,8 +134,12 @@ int run(int argc, char** argv) {
                   100 * r.zero);
     }
   }
+  vta::network::RunOptions ro;
+  ro.verify = verify;
+  ro.first = first, ro.last = last;
+  ro.jobs = jobs;
   vta::network::Values reference;
-  if (verify) {
+  if (vta::network::needs_reference(ro)) {  // (to verify, or the inputs of a slice or of steps at once)
     t = Clock::now();
     reference = vta::network::run_reference(g, input);
     std::printf("reference (plain C++): %.2f s\n", since(t));
@@ -170,11 +167,7 @@ int run(int argc, char** argv) {
         detailed.size(), detailed_first.c_str(), detailed_last.c_str(), ff.target.c_str(), where.c_str());
   }
   const uint64_t trips_before = remote ? remote->round_trips() : 0;
-  vta::network::RunOptions ro;
-  ro.verify = verify;
-  ro.first = first, ro.last = last;
-  ro.jobs = jobs;
-  const vta::network::NetworkRun r = ex.run(input, ro, verify ? &reference : nullptr);
+  const vta::network::NetworkRun r = ex.run(input, ro, vta::network::needs_reference(ro) ? &reference : nullptr);
 
   const int bus = vta::build_config().bus_width();
   const vta::EnergyTable& energy_table = vta::EnergyTable::from_environment();
@@ -195,15 +188,13 @@ int run(int argc, char** argv) {
                               : s.mismatches == 0 ? "ok"
                                                   : std::to_string(s.mismatches) + " differ";
     const char* place = !vta_step ? "host" : detailed.count(s.step->name) != 0 ? ff.target.c_str() : "vta";
-    char energy[32] = "-";
-    if (vta_step) {
-      std::snprintf(energy, sizeof energy, "%.2f",
-                    vta::estimate_energy(s.stats, vta::build_config(), energy_table).total() * 1e-6);
-    }
+    const std::string energy =
+        vta_step ? vta::format("%.2f", vta::estimate_energy(s.stats, vta::build_config(), energy_table).total() * 1e-6)
+                 : "-";
     std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %9s %s\n", s.step->name.c_str(), s.step->description.c_str(),
                 place, vta_step ? std::to_string(s.stats.gemm_counter).c_str() : "-",
                 vta_step ? std::to_string(s.stats.bytes_moved()).c_str() : "-", cycles.c_str(), bound.c_str(),
-                over.c_str(), energy, check.c_str());
+                over.c_str(), energy.c_str(), check.c_str());
   }
   double vta_seconds = 0, host_seconds = 0;
   for (const auto& s : r.steps)

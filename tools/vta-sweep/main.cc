@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "vta/driver/energy.h"
 #include "vta/driver/guarded_main.h"
 #include "vta/sweep/sweep.h"
 
@@ -69,6 +70,14 @@ int run(int argc, char** argv) {
     if (task_cmd->parsed())
       return here ? vta::sweep::run_task_here(dir, index) : vta::sweep::run_task(dir, index, cache);
     if (merge_cmd->parsed()) return report(vta::sweep::merge(dir), dir);
+    if (run_cmd->parsed()) {  // what every task would find wrong, refused before any runs
+      vta::sweep::check_cache(cache);
+      try {
+        vta::EnergyTable::from_environment();
+      } catch (const vta::EnergyTableError& e) {
+        throw vta::sweep::SweepError(std::string("VTA_ENERGY_TABLE: ") + e.what());
+      }
+    }
     const auto tasks = vta::sweep::expand(spec, dir);
     if (expand_cmd->parsed()) {
       for (const auto& t : tasks) {

@@ -49,6 +49,11 @@ int run_task_here(const std::filesystem::path& dir, int index);
 /// <build>-sweep-<hash>, when `cache` is empty (an installed vta-sweep: ~/.cache/vta/sweep-trees), else
 /// <cache>/<hash>-<source> (a cache shared by clones).
 int run_task(const std::filesystem::path& dir, int index, const std::filesystem::path& cache);
+/// Checks before any task runs that `cache` (when named) is a folder this user can write in, made when
+/// missing; SweepError naming the path and the cause otherwise (a file, /dev/null, a folder under /proc).
+/// The cache's trees are marked as the sweep's own (a file vta-sweep-tree in each): nothing else in the
+/// folder is ever removed.
+void check_cache(const std::filesystem::path& cache);
 
 /// Runs every task on this machine, `workers` at a time, each bounded by `task_seconds`.
 void run_local(const std::filesystem::path& dir, int workers, int task_seconds, const std::filesystem::path& cache);
