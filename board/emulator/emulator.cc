@@ -124,8 +124,7 @@ struct Emulator::Impl {
     if (reg && (r.offset >= kWindowBytes || r.offset % 4 != 0)) {
       return send_reply(client, wire::Status::kFault, 0,
                         "the board emulator got an access at offset " + hex(r.offset) +
-                            ", outside the register window (4-byte aligned offsets below " + hex(kWindowBytes) +
-                            ")\n");
+                            ", outside the register window (4-byte aligned offsets below " + hex(kWindowBytes) + ")\n");
     }
     uint32_t value = 0;
     switch (wire::Op(r.op)) {

@@ -191,7 +191,7 @@ class BoardDevice final : public Device {
     zero.imm = 0, zero.deps.push_next = false;
     GemmInsn finish;
     finish.opcode = uint8_t(Opcode::kFinish);
-    const std::vector<RawInsn> program = {isa.encode(load_uop), isa.encode(reset), isa.encode(add), isa.encode(store),
+    const std::vector<RawInsn> program = {isa.encode(load_uop), isa.encode(reset), isa.encode(add),   isa.encode(store),
                                           isa.encode(clear),    isa.encode(zero),  isa.encode(finish)};
     store_insns(p, program);
     const RunStatus status = run(phys, uint32_t(program.size()), 1 << 20);

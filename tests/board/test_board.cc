@@ -12,9 +12,9 @@
 
 #include <chrono>
 #include <cstdio>
-#include <tuple>
 #include <fstream>
 #include <thread>
+#include <tuple>
 
 #include "emulator_process.h"
 #include "test_paths.h"
@@ -359,12 +359,12 @@ class RawWindow {
   ~RawWindow() { ::close(fd_); }
   RawWindow(const RawWindow&) = delete;
   RawWindow& operator=(const RawWindow&) = delete;
-  void send(uint32_t op, uint32_t offset, uint32_t value) {
+  void send(uint32_t op, uint32_t offset, uint32_t value) const {
     const board::wire::Request r{op, offset, value};
     ASSERT_EQ(::send(fd_, &r, sizeof r, MSG_NOSIGNAL), ssize_t(sizeof r));
   }
   // The next reply and its message; status -1 when the emulator closed the window.
-  std::pair<board::wire::Reply, std::string> receive() {
+  std::pair<board::wire::Reply, std::string> receive() const {
     board::wire::Reply r{};
     if (::recv(fd_, &r, sizeof r, MSG_WAITALL) != ssize_t(sizeof r)) return {{uint32_t(-1), 0, 0}, ""};
     std::string text(r.fault_length, '\0');
@@ -416,8 +416,8 @@ TEST(BoardEmulator, ASecondOneOnItsDirectoryIsRefusedNamingTheFirst) {
   auto memory = board::open_dma_memory(emulator.settings());
   Buffer data(*memory, 4096);
   for (size_t i = 0; i < 4096; ++i) data.data()[i] = uint8_t(i * 7 + 1);
-  const std::string command = "timeout 60 " + test::board_emulator_path() + " serve --dir " + dir.string() +
-                              " --dma-mib 32 2>&1";
+  const std::string command =
+      "timeout 60 " + test::board_emulator_path() + " serve --dir " + dir.string() + " --dma-mib 32 2>&1";
   FILE* p = ::popen(command.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;

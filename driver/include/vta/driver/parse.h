@@ -15,7 +15,8 @@
 namespace vta {
 
 /// `text` in double quotes for a diagnostic: a tab, CR, LF and every other byte outside printable
-/// ASCII written as an escape (\r, \n, \t, \xNN), at most `max` bytes of it shown (then "...").
+/// ASCII written as a C escape (backslash r, n, t, or x and two hexadecimal digits), at most `max`
+/// bytes of it shown (then "...").
 inline std::string quoted(std::string_view text, size_t max = 64) {
   std::string out = "\"";
   for (size_t i = 0; i < text.size() && i < max; ++i) {
