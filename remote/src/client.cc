@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <utility>
 
@@ -25,7 +27,10 @@ struct Connection::Impl {
   tcp::socket sock{io};
   FrameDecoder decoder;
   uint32_t next_id = 0;
-  uint64_t round_trips = 0;
+  std::atomic<uint64_t> round_trips = 0;
+  // One exchange at a time: a connection shared by threads (a Python session used from two threads,
+  // which release the GIL during calls) would otherwise interleave frames and read each other's replies.
+  std::mutex exchange_mu;
   std::string server_config, server_target;
   bool open = false;
   std::array<uint8_t, 256 * 1024> rbuf{};
@@ -92,6 +97,7 @@ struct Connection::Impl {
 
   // Sends every request at once, then collects one reply per request, in order: one round trip.
   std::vector<Message> pipeline(std::span<const Request> requests, std::chrono::milliseconds limit) {
+    const std::lock_guard lock(exchange_mu);
     if (!open) fail(ErrorCode::kUnexpected, "the connection is closed");
     if (requests.empty()) return {};
     const auto* last = std::get_if<Message>(&requests.back());

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -33,6 +34,9 @@ struct RemoteState {
   std::vector<Pending> pending;
   std::vector<uint8_t> arena;
   Stats stats;
+  // Everything above is the session's, shared by its tensors and modules: one call at a time, from
+  // whichever thread (recursive: a call may queue, and a full queue sends).
+  std::recursive_mutex mu;
 
   [[noreturn]] void refused(const Error& e, const std::string& what) const {
     throw RemoteError(e.code, "vta rpc " + conn->where() + ": " + what + ": " + e.message);
@@ -145,6 +149,7 @@ RemoteTensor::RemoteTensor(std::shared_ptr<detail::RemoteState> state, std::vect
 RemoteTensor::~RemoteTensor() {
   if (!state_ || !state_->conn) return;
   try {
+    const std::lock_guard lock(state_->mu);
     state_->queue(Free{phys_}, "Free of tensor " + name_);
   } catch (const std::exception&) {
     // the connection is gone: so is the session, and its memory with it
@@ -189,6 +194,7 @@ void RemoteTensor::check(size_t count, runtime::DType t, const char* what) const
 }
 
 void RemoteTensor::send(const uint8_t* bytes, size_t n) {
+  const std::lock_guard lock(state_->mu);
   state_->queue_copy(phys_, bytes, n, "copy to tensor " + name_);
 }
 void RemoteTensor::copy_from(std::span<const int8_t> host) {
@@ -202,11 +208,13 @@ void RemoteTensor::copy_from(std::span<const int32_t> host) {
 
 void RemoteTensor::copy_to(std::span<int8_t> host) const {
   check(host.size(), runtime::DType::kInt8, "copy_to");
+  const std::lock_guard lock(state_->mu);
   state_->exchange({});
   state_->conn->read(phys_, {reinterpret_cast<uint8_t*>(host.data()), host.size_bytes()});
 }
 void RemoteTensor::copy_to(std::span<int32_t> host) const {
   check(host.size(), runtime::DType::kInt32, "copy_to");
+  const std::lock_guard lock(state_->mu);
   state_->exchange({});
   state_->conn->read(phys_, {reinterpret_cast<uint8_t*>(host.data()), host.size_bytes()});
 }
@@ -242,6 +250,7 @@ void RemoteModule::call(const std::vector<const RemoteTensor*>& tensors) const {
     }
     c.args.push_back(t->phys());
   }
+  const std::lock_guard lock(state_->mu);
   const RunReply r = state_->ask<RunReply>(c, what, state_->options.run_timeout);
   state_->take_stats(r);
   if (r.status != uint32_t(RunStatus::kOk)) {
@@ -275,26 +284,36 @@ void Remote::upload(const std::string& name, std::span<const uint8_t> bytes) {
                                 " bytes, more than one frame carries (" +
                                 std::to_string(state_->options.limits.max_payload) + ")");
   }
+  const std::lock_guard lock(state_->mu);
   state_->queue(Upload{name, {bytes.begin(), bytes.end()}}, "upload of " + name);
 }
 
 RemoteModule Remote::load_module(const std::string& name) {
+  const std::lock_guard lock(state_->mu);
   ModuleReply r = state_->ask<ModuleReply>(LoadModule{name}, "load_module " + name);
   return RemoteModule(state_, name, r.handle, std::move(r.args));
 }
 
 RemoteTensor Remote::empty(std::vector<int64_t> shape, runtime::DType dtype, std::string name) {
   const size_t bytes = element_count(shape, name) * runtime::dtype_bytes(dtype);
+  const std::lock_guard lock(state_->mu);
   const AllocReply r = state_->ask<AllocReply>(Alloc{bytes, 0}, "allocation of tensor " + name);
   return RemoteTensor(state_, std::move(shape), dtype, std::move(name), r.phys);
 }
 
 Stats Remote::stats() {
+  const std::lock_guard lock(state_->mu);
   state_->exchange({});
   return state_->stats;
 }
-void Remote::clear_stats() { state_->queue(ClearStats{}, "clear_stats"); }
-void Remote::flush() { state_->exchange({}); }
+void Remote::clear_stats() {
+  const std::lock_guard lock(state_->mu);
+  state_->queue(ClearStats{}, "clear_stats");
+}
+void Remote::flush() {
+  const std::lock_guard lock(state_->mu);
+  state_->exchange({});
+}
 const std::string& Remote::target() const { return state_->conn->server_target(); }
 const std::string& Remote::where() const { return state_->conn->where(); }
 uint64_t Remote::round_trips() const { return state_->conn->round_trips(); }

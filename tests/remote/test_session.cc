@@ -371,5 +371,38 @@ TEST(RemoteSession, ALocalSessionServesABackendOfThisProcess) {
   EXPECT_THROW((void)local_session("nonesuch"), std::invalid_argument);
 }
 
+// One session used from two threads at once (as two Python threads do, the GIL released during each
+// call): every call is whole, every tensor reads back what its thread wrote. Without the session's and
+// the connection's locks the frames interleaved: "a reply to request 13, expected 14", then a closed
+// connection.
+TEST(RemoteSession, OneSessionServesTwoThreadsAtOnce) {
+  Remote remote = local_session("fsim");
+  constexpr int kRounds = 200;
+  std::vector<std::string> failures(2);
+  auto work = [&](int id) {
+    try {
+      std::mt19937 rng(uint32_t(id + 1));
+      for (int round = 0; round < kRounds; ++round) {
+        const size_t n = 16 + rng() % 4096;
+        RemoteTensor t = remote.empty({int64_t(n)}, runtime::DType::kInt32, "t" + std::to_string(id));
+        std::vector<int32_t> in(n), out(n);
+        for (auto& v : in) v = int32_t(rng());
+        t.copy_from(in);
+        if (round % 3 == 0) (void)remote.stats();
+        t.copy_to(out);
+        if (out != in) throw std::runtime_error("round " + std::to_string(round) + ": another thread's data");
+      }
+    } catch (const std::exception& e) {
+      failures[size_t(id)] = e.what();
+    }
+  };
+  std::thread other(work, 1);
+  work(0);
+  other.join();
+  EXPECT_EQ(failures[0], "");
+  EXPECT_EQ(failures[1], "");
+  remote.flush();  // the session goes on
+}
+
 }  // namespace
 }  // namespace vta::rpc
