@@ -12,15 +12,10 @@
 #include "internal.h"
 
 namespace vta::sweep {
-namespace {
 
-// The file that marks a folder as a build tree this program made: only such folders are ever removed
-// from a cache (a user's own build tree in the same folder is left alone, whatever its state).
-constexpr const char* kTreeMarker = "vta-sweep-tree";
-
-// The trees of clones that are gone (their CMakeCache.txt names a source directory that no longer
-// exists) are removed from a shared cache: nothing can use them, and each is about 100 MB. Only the
-// trees this program marked as its own are looked at.
+// The trees of clones that are gone are removed from a shared cache: nothing can use them, and each is
+// about 100 MB. Only the trees this program marked as its own are looked at (a user's own build tree in
+// the same folder is left alone, whatever its state).
 void remove_orphaned_trees(const fs::path& cache) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(cache, ec)) {
@@ -34,6 +29,8 @@ void remove_orphaned_trees(const fs::path& cache) {
     }
   }
 }
+
+namespace {
 
 // Whether `program` starts: a tree whose vta-sweep was cut short (a full disk, a build killed while it
 // linked) has a file ninja thinks is up to date and the kernel cannot run.

@@ -58,6 +58,13 @@ int64_t onnx_calibration_count(const json& w, const std::string& where);
 /// Task `index` of `tasks`; SweepError naming `dir` when there is none.
 const Task& task_at(const std::vector<Task>& tasks, const fs::path& dir, int index);
 
+/// The file that marks a folder of a build cache as a tree vta-sweep made (build_cache.cc): only such
+/// folders are ever removed from a cache.
+inline constexpr const char* kTreeMarker = "vta-sweep-tree";
+/// Removes the trees of `cache` that vta-sweep made (kTreeMarker) for a clone that is gone (their
+/// CMakeCache.txt names a source folder that no longer exists); nothing else in the folder.
+void remove_orphaned_trees(const fs::path& cache);
+
 /// Runs `t` in this process (its configuration must be this build's) and writes its result
 /// (workloads.cc); the verdict as an exit status.
 int run_here(const fs::path& dir, const Task& t);
