@@ -26,7 +26,6 @@ a submodule's assumptions are the parent's to prove, so they become assertions. 
 a time limit (--timeout); the run fails naming the proof, the phase and the solver's last words.
 Writes DIR/results.json and prints a table (--markdown: docs/FORMAL.md's).
 """
-import argparse
 import json
 import os
 import pathlib
@@ -40,6 +39,7 @@ import time
 sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / 'synth'))
+import script_args  # noqa: E402  (the scripts' checks of their arguments and files, shared)
 import yosys_sources  # noqa: E402  (the synthesis flow's reader of the RTL, shared)
 
 
@@ -232,7 +232,7 @@ def markdown(results, mutations):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = script_args.Parser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--out', required=True, type=pathlib.Path)
     parser.add_argument('--set', action='append', default=[], help='only this set (repeatable)')
     what = parser.add_mutually_exclusive_group()
@@ -241,9 +241,10 @@ def main():
     parser.add_argument('--solver', default='cvc5', help='yosys-smtbmc -s (default cvc5; see docs/FORMAL.md)')
     parser.add_argument('--yosys', default='yosys')
     parser.add_argument('--smtbmc', default='yosys-smtbmc')
-    parser.add_argument('--timeout', type=int, default=300, help='seconds per tool call (default 300)')
+    parser.add_argument('--timeout', type=script_args.number(1, 7 * 86400, int), default=300,
+                        help='seconds per tool call (default 300, at most a week)')
     parser.add_argument('--markdown', action='store_true', help='print the tables as Markdown')
-    parser.add_argument('sources', nargs='+', type=pathlib.Path)
+    parser.add_argument('sources', nargs='+', type=script_args.regular_file(yosys_sources.MAX_SOURCE_BYTES))
     args = parser.parse_args()
     try:
         for tool in (args.yosys, args.smtbmc, args.solver):
@@ -289,7 +290,9 @@ def main():
         print('formal: ' + '; '.join(summary))
     except Failure as error:
         sys.exit(f'formal.py: {error}')
-    except (OSError, json.JSONDecodeError, KeyError) as error:
+    except ValueError as error:  # (a file that is not UTF-8, JSON that is not JSON)
+        sys.exit(f'formal.py: {error}')
+    except (OSError, KeyError) as error:
         sys.exit(f'formal.py: {type(error).__name__}: {error}')
 
 

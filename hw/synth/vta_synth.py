@@ -15,7 +15,6 @@ It fails, naming the message, when Yosys stops, runs out of time, or warns about
 block RAM primitives' port widths: a warning such as "identifier ... is implicitly declared" means
 Yosys read a construct differently from Verilator, which the synthesized numbers must not hide.
 """
-import argparse
 import json
 import pathlib
 import re
@@ -25,7 +24,8 @@ import time
 
 sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import vta_timing  # noqa: E402  (the sibling modules)
+import script_args  # noqa: E402  (the sibling modules)
+import vta_timing  # noqa: E402
 import yosys_sources  # noqa: E402
 
 # The xc7z020 (PYNQ-Z1, the reference VTA's board): what the programmable logic offers.
@@ -57,16 +57,17 @@ def utilization(cells):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = script_args.Parser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--out', required=True, type=pathlib.Path)
     parser.add_argument('--top', default='vta_top')
-    parser.add_argument('--timeout', type=float, default=1800, help='bound on the Yosys run, seconds')
+    parser.add_argument('--timeout', type=script_args.number(0, 7 * 86400, low_open=True), default=1800,
+                        help='bound on the Yosys run, seconds (at most a week)')
     parser.add_argument('--yosys', default='yosys')
-    parser.add_argument('--max-share', type=float, metavar='PERCENT',
+    parser.add_argument('--max-share', type=script_args.number(0, 100, low_open=True), metavar='PERCENT',
                         help='fail when any resource (LUT, FF, BRAM36, DSP48E1) takes more of the xc7z020')
-    parser.add_argument('--min-fmax', type=float, metavar='MHZ',
+    parser.add_argument('--min-fmax', type=script_args.number(0, 10000, low_open=True), metavar='MHZ',
                         help="fail when the clock estimate (vta_timing.py) is under MHZ")
-    parser.add_argument('sources', nargs='+', type=pathlib.Path)
+    parser.add_argument('sources', nargs='+', type=script_args.regular_file(yosys_sources.MAX_SOURCE_BYTES))
     args = parser.parse_args()
 
     src = args.out / 'src'
@@ -77,6 +78,8 @@ def main():
     script = (f'read_verilog -sv -DSYNTHESIS -I{src} {" ".join(str(p) for p in written)}; '
               f'synth_xilinx -top {args.top} -family xc7 -flatten; '
               f'tee -q -o {stat_json} stat -json; write_json {netlist}')
+    for stale in (stat_json, netlist):  # (a previous run's figures are never reported as this run's)
+        stale.unlink(missing_ok=True)
     start = time.monotonic()
     try:
         run = subprocess.run([args.yosys, '-q', '-l', str(log), '-p', script], capture_output=True, text=True,
@@ -94,6 +97,8 @@ def main():
     if suspicious:
         sys.exit(f'vta_synth: Yosys warned {len(suspicious)} time(s), first: {suspicious[0]} (log: {log})')
 
+    if not stat_json.is_file() or not netlist.is_file():
+        sys.exit(f'vta_synth: Yosys exited without writing {stat_json.name} and {netlist.name} (log: {log})')
     stats = json.loads(stat_json.read_text())
     cells = stats['modules']['\\' + args.top]['num_cells_by_type']
     result = {'top': args.top, 'part': 'xc7z020', 'tool': 'yosys synth_xilinx -family xc7',

@@ -27,7 +27,6 @@ It prints the estimated Fmax and the critical path (from which register, through
 which register), writes the N worst endpoints to --out, and with --min-fmax fails (exit 1, a line
 starting "vta_timing: ") when the estimate is under the goal.
 """
-import argparse
 import collections
 import json
 import math
@@ -35,6 +34,11 @@ import pathlib
 import re
 import sys
 
+sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import script_args  # noqa: E402  (the scripts' checks of their arguments and files)
+
+MAX_NETLIST_BYTES = 1 << 30  # (the xc7z020 netlist of the default configuration is about 30 MB)
 CELLS_SIM = pathlib.Path('/usr/share/yosys/xilinx/cells_sim.v')
 NET_BASE_PS = 350  # one net between two slices, fanout 1
 NET_PER_FANOUT_DOUBLING_PS = 100  # a net reaching 2^k sinks is k x this longer
@@ -355,7 +359,9 @@ class Design:
 def estimate(netlist_path, top='vta_top', paths=10, library=CELLS_SIM):
     """The estimate as a dict: fmax_mhz, period_ns, the bound with free routing, the model, the worst
     `paths` endpoints."""
-    netlist = json.loads(pathlib.Path(netlist_path).read_text())
+    netlist = json.loads(script_args.read_text(netlist_path, MAX_NETLIST_BYTES, 'the netlist'))
+    if not isinstance(netlist, dict) or not isinstance(netlist.get('modules'), dict):
+        raise ValueError(f'{netlist_path} is not a Yosys JSON netlist (no "modules" object)')
     lib = read_library(library)
     design = Design(netlist, top, lib)
     design.analyse()
@@ -392,12 +398,14 @@ def summary(result):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('netlist', type=pathlib.Path)
+    parser = script_args.Parser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('netlist', type=script_args.regular_file(MAX_NETLIST_BYTES))
     parser.add_argument('--top', default='vta_top')
     parser.add_argument('--out', type=pathlib.Path, help='write the estimate and the worst paths as JSON')
-    parser.add_argument('--paths', type=int, default=10, help='how many worst endpoints to report')
-    parser.add_argument('--min-fmax', type=float, metavar='MHZ', help='fail when the estimate is under MHZ')
+    parser.add_argument('--paths', type=script_args.number(1, 100000, int), default=10,
+                        help='how many worst endpoints to report')
+    parser.add_argument('--min-fmax', type=script_args.number(0, 10000, low_open=True), metavar='MHZ',
+                        help='fail when the estimate is under MHZ')
     args = parser.parse_args()
     result = estimate(args.netlist, args.top, args.paths)
     if args.out:

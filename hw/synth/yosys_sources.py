@@ -22,6 +22,12 @@ import pathlib
 import re
 import sys
 
+sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import script_args  # noqa: E402  (the scripts' checks of their arguments and files)
+
+MAX_SOURCE_BYTES = 16 << 20  # (the largest RTL file is under 100 KB)
+
 PACKAGE = re.compile(r'^package\s+(\w+);\n(.*?)^endpackage[^\n]*\n', re.S | re.M)
 IMPORT = re.compile(r'^\s*import\s+(\w+)::\*;\s*\n', re.M)
 FUNCTION = re.compile(r'^  function\s+automatic.*?endfunction', re.S | re.M)
@@ -108,7 +114,7 @@ def write(out, paths, includes=()):
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = [pathlib.Path(p) for p in paths]
-    texts = [p.read_text() for p in paths]
+    texts = [script_args.read_text(p, MAX_SOURCE_BYTES, 'the RTL source') for p in paths]
     packages = Packages(texts)
     written = []
     for path, text in zip(paths, texts):
@@ -120,11 +126,12 @@ def write(out, paths, includes=()):
     # `include files travel with the sources
     for path in paths:
         for include in sorted(path.parent.glob('*.svh')):
-            (out / include.name).write_text(include.read_text())
+            (out / include.name).write_text(script_args.read_text(include, MAX_SOURCE_BYTES, 'the include'))
     for include in map(pathlib.Path, includes):
         imports = {package for text in texts if f'`include "{include.name}"' in text
                    for package in IMPORT.findall(text)}
-        (out / include.name).write_text(packages.qualify(include.read_text(), imports))
+        text = script_args.read_text(include, MAX_SOURCE_BYTES, 'the include')
+        (out / include.name).write_text(packages.qualify(text, imports))
     return written
 
 
