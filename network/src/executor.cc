@@ -203,12 +203,21 @@ void Executor::plan_alu_step(Step& s) {
     s.description += " (on the host: this target's tensors have no views)";
     return;
   }
-  const ChosenProgram chosen = choose_tiling(
-      up ? upsample_tilings(config_, g, s) : pool_tilings(config_, g, s),
-      [&](const ConvTiling& t) {
-        return build_program(up ? upsample_program(g, s, env, t) : pool_program(g, s, env, t), env);
-      },
-      config_, join({g.name(), ": ", op.name}));
+  ChosenProgram chosen;
+  try {
+    chosen = choose_tiling(
+        up ? upsample_tilings(config_, g, s) : pool_tilings(config_, g, s),
+        [&](const ConvTiling& t) {
+          return build_program(up ? upsample_program(g, s, env, t) : pool_program(g, s, env, t), env);
+        },
+        config_, join({g.name(), ": ", op.name}));
+  } catch (const c::ScheduleError& e) {
+    // a window or factor no tiling of this configuration's SRAMs holds (an upsample by 32 makes 1,024
+    // accumulator rows of one input pixel): the host runs it, as it runs any pool or upsample
+    s.placement = Placement::kHost;
+    s.description += " (on the host: no VTA tiling of it fits this configuration's SRAMs)";
+    return;
+  }
   s.tiling = chosen.tiling;
   s.estimated_cycles = chosen.estimated_cycles;
   s.module = chosen.module;
@@ -377,6 +386,14 @@ StepResult Executor::run_step(size_t i, Activations& values, const RunOptions& o
     for (size_t e = 0; e < got.size(); ++e) r.mismatches += got[e] != want[e];
   }
   return r;
+}
+
+unsigned resolve_jobs(int64_t requested) {
+  if (requested < 0 || requested > int64_t(kMaxJobs)) {
+    throw GraphError("jobs = " + std::to_string(requested) + ": steps at once are from 1 to " +
+                     std::to_string(kMaxJobs) + " (0: one per core)");
+  }
+  return requested != 0 ? unsigned(requested) : std::max(1U, std::thread::hardware_concurrency());
 }
 
 NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& options, const Values* reference) {

@@ -34,6 +34,23 @@ std::vector<int8_t> int8_values(const py::array& a, const char* what) {
   return {c_order.data(), c_order.data() + c_order.size()};
 }
 
+// The graph's input from `a`: int8 and of the input's shape exactly (a (32, 32, 3, 1) array holds as
+// many values as a (1, 3, 32, 32) input and is not it); GraphError naming both shapes otherwise.
+std::vector<int8_t> graph_input(const net::Graph& g, const py::array& a) {
+  const std::vector<int64_t>& want = g.tensor(g.input_name()).shape;
+  const std::vector<int64_t> got(a.shape(), a.shape() + a.ndim());
+  if (got != want) {
+    auto text = [](const std::vector<int64_t>& shape) {
+      std::string t = "(";
+      for (size_t i = 0; i < shape.size(); ++i) t += (i ? ", " : "") + std::to_string(shape[i]);
+      return t + (shape.size() == 1 ? ",)" : ")");
+    };
+    throw net::GraphError("the input is " + text(got) + ", not the shape of " + g.name() + "'s input " +
+                          g.input_name() + ", " + text(want));
+  }
+  return int8_values(a, "the input");
+}
+
 template <class T>
 py::array_t<T> shaped(const std::vector<T>& values, const std::vector<int64_t>& shape) {
   std::vector<py::ssize_t> dims(shape.begin(), shape.end());
@@ -324,7 +341,7 @@ void bind_network(py::module_& m, const py::object& base_error) {
           "calibrate_shifts",
           [](net::Graph& g, const py::array& input, double max_clipped) {
             py::list out;
-            for (const auto& r : net::calibrate_shifts(g, int8_values(input, "the input"), max_clipped)) {
+            for (const auto& r : net::calibrate_shifts(g, graph_input(g, input), max_clipped)) {
               out.append(py::dict(py::arg("op") = r.op, py::arg("shift") = r.shift, py::arg("clipped") = r.clipped,
                                   py::arg("zero") = r.zero));
             }
@@ -336,7 +353,7 @@ void bind_network(py::module_& m, const py::object& base_error) {
       .def(
           "run_reference",
           [](const net::Graph& g, const py::array& input) {
-            const net::Values v = net::run_reference(g, int8_values(input, "the input"), false);
+            const net::Values v = net::run_reference(g, graph_input(g, input), false);
             return shaped(v.at(g.output_name()), g.tensor(g.output_name()).shape);
           },
           "The output of the plain C++ reference on `input` (what every VTA step is verified against).",
@@ -382,13 +399,13 @@ void bind_network(py::module_& m, const py::object& base_error) {
           "(in_place: a concatenation its inputs' VTA steps write into, nothing run for it).")
       .def(
           "run",
-          [](net::Executor& e, const py::array& input, bool verify, unsigned jobs) {
-            const std::vector<int8_t> x = int8_values(input, "the input");
+          [](net::Executor& e, const py::array& input, bool verify, int64_t jobs) {
+            const std::vector<int8_t> x = graph_input(e.graph(), input);
             net::RunOptions o;
             o.verify = verify;
-            o.jobs = jobs;
-            InterruptibleCall call;                          // Ctrl-C stops a clocked step: KeyboardInterrupt
-            const bool with_reference = verify || jobs > 1;  // (steps at once take their inputs from it)
+            o.jobs = net::resolve_jobs(jobs);
+            InterruptibleCall call;  // Ctrl-C stops a clocked step: KeyboardInterrupt
+            const bool with_reference = net::needs_reference(o);
             const net::NetworkRun r = call.run([&] {
               const net::Values reference = with_reference ? net::run_reference(e.graph(), x) : net::Values{};
               return e.run(x, o, with_reference ? &reference : nullptr);
@@ -407,10 +424,11 @@ void bind_network(py::module_& m, const py::object& base_error) {
             return out;
           },
           "Runs the network on `input`: {'output', 'steps', 'vta', 'seconds', 'verified'}; with `verify`, every "
-          "step against the reference. `jobs` > 1 runs that many steps at once, each on a thread and a device "
-          "of its own from the reference's values of its inputs (the same outputs and statistics when every "
-          "step verifies). RunError names a failed step.",
-          py::arg("input"), py::arg("verify") = true, py::arg("jobs") = 1U);
+          "step against the reference. `jobs` > 1 runs that many steps at once (0: one per core; at most 256), "
+          "each on a thread and a device of its own from the reference's values of its inputs (the same outputs "
+          "and statistics when every step verifies). `input` has the graph input's shape. RunError names a "
+          "failed step.",
+          py::arg("input"), py::arg("verify") = true, py::arg("jobs") = 1);
   bind_onnx(n);
 }
 

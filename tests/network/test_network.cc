@@ -28,7 +28,7 @@
 #include "vta/network/tuning.h"
 #include "vta/runtime/context.h"
 #include "vta/runtime/tensor.h"
-#include "vta/tools/target_option.h"
+#include "vta/tools/jobs_option.h"
 
 namespace vta::network {
 namespace {
@@ -484,6 +484,16 @@ TEST(NetworkExecutor, JobsOptionZeroIsOnePerCore) {
   EXPECT_EQ(parsed("-j 3"), 3u);
   EXPECT_EQ(parsed("--jobs 0"), std::max(1U, std::thread::hardware_concurrency()));
   EXPECT_THROW(parsed("-j 300"), CLI::ValidationError);
+  // the rule itself, which Python's Executor.run(jobs=) follows too
+  EXPECT_EQ(resolve_jobs(256), 256u);
+  EXPECT_THROW(resolve_jobs(257), GraphError);
+  EXPECT_THROW(resolve_jobs(-1), GraphError);
+  EXPECT_THROW(resolve_jobs(int64_t{1} << 32), GraphError);
+  RunOptions o;
+  o.verify = false;
+  EXPECT_FALSE(needs_reference(o));
+  o.jobs = 2;
+  EXPECT_TRUE(needs_reference(o)) << "steps at once take their inputs from the reference, verified or not";
 }
 
 // The small ResNet-18 on a device server in this process through the module-level client: the
@@ -952,6 +962,36 @@ TEST(NetworkExecutor, AnUpsampleIsCopiedOnTheAlu) {
     const NetworkRun run = on_host.run(input, {}, &ref);
     EXPECT_TRUE(run.verified()) << what << ", without views";
   }
+}
+
+// An upsample by a factor no tiling of the SRAMs holds (32 x 32: 1,024 accumulator rows of one input
+// pixel, more than the default configuration's 2,048 hold per double-buffered half) runs on the host
+// and verifies, instead of failing the plan with "no tiling fits" (an imported Resize by 16 to 64 did).
+TEST(NetworkExecutor, AnUpsampleNoTilingHoldsRunsOnTheHost) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = cfg.block_in();
+  Graph g("upsample32");
+  std::mt19937 rng(7);
+  const std::string x = g.input("data", {cfg.batch(), ch, 2, 2});
+  const std::string a = g.requantize(
+      "a.q", g.conv2d("a", x, g.constant("a.w", {ch, ch, 1, 1}, random_int8(size_t(ch * ch), rng())), 1, 0), 6, false);
+  g.set_output(g.upsample("up", a, 32, 32));
+  for (Op& op : g.mutable_ops()) op.placement = Placement::kVta;
+  const auto input = random_int8(size_t(g.tensor("data").elements()), 5);
+  const Values ref = run_reference(g, input);
+  Executor ex(g, cfg);
+  bool on_host = false;
+  for (const Step& s : ex.steps()) {
+    if (s.name == "up") {
+      on_host = s.placement == Placement::kHost;
+      EXPECT_NE(s.description.find("no VTA tiling of it fits this configuration's SRAMs"), std::string::npos)
+          << s.description;
+    }
+  }
+  EXPECT_TRUE(on_host);
+  const NetworkRun run = ex.run(input, {}, &ref);
+  EXPECT_TRUE(run.verified());
+  EXPECT_EQ(run.output, ref.at(g.output_name()));
 }
 
 // An average pool's window sum on the ALU (a copy, then one ADD per window element), with its

@@ -394,10 +394,11 @@ class Reliability(unittest.TestCase):
     def test_sizes_are_checked_by_the_cpp_they_reach(self):
         import vta.network as vn
         g = vn.resnet18(image=32, width=16)
-        with self.assertRaisesRegex(vn.GraphError, "the input data needs 3072 values, not 7"):
+        with self.assertRaisesRegex(vn.GraphError, r"the input is \(7,\), not the shape of resnet18's input data, "
+                                                   r"\(1, 3, 32, 32\)"):
             g.calibrate_shifts(np.ones(7, np.int8))  # read past the buffer before
-        with self.assertRaisesRegex(vn.GraphError, "needs 3072 values, not 1"):
-            g.calibrate_shifts(np.ones(1, np.int8))
+        with self.assertRaisesRegex(vn.GraphError, r"the input is \(32, 32, 3, 1\)"):  # as many values, another shape
+            g.calibrate_shifts(np.ones((32, 32, 3, 1), np.int8))
         for kwargs, message in [({"image": 2 ** 31}, "image 2147483648 is out of range"),
                                 ({"width": 2 ** 20}, "width 1048576 is out of range"),
                                 ({"image": 33}, "a multiple of 32"), ({"batch": 65}, "batch 65 is out of range")]:
@@ -547,6 +548,15 @@ class Networks(unittest.TestCase):
         self.assertTrue(at_once["verified"])
         np.testing.assert_array_equal(at_once["output"], run["output"])
         self.assertEqual([s["stats"] for s in at_once["steps"]], [s["stats"] for s in run["steps"]])
+        # the programs' rules: steps at once without verification run (their inputs from the reference,
+        # nothing compared), the count is from 0 (one per core) to 256, and the input has the graph's shape
+        unverified = ex.run(x, verify=False, jobs=2)
+        np.testing.assert_array_equal(unverified["output"], run["output"])
+        for jobs in (-1, 257, 2 ** 32 - 1):
+            with self.assertRaisesRegex(vn.GraphError, "steps at once are from 1 to 256"):
+                ex.run(x, jobs=jobs)
+        with self.assertRaisesRegex(vn.GraphError, r"the input is \(64, 64, 3, 1\), not the shape of .* \(1, 3, 64, 64\)"):
+            ex.run(x.reshape(64, 64, 3, 1))
 
     def test_fast_forward_runs_the_chosen_steps_on_the_tsim(self):
         import vta.network as vn

@@ -23,6 +23,7 @@
 #include "vta/network/plan.h"
 #include "vta/network/target.h"
 #include "vta/tools/compiler_errors.h"
+#include "vta/tools/jobs_option.h"
 #include "vta/tools/target_option.h"
 #include "vta/tools/tiling_options.h"
 

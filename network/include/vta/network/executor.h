@@ -58,6 +58,18 @@ struct RunOptions {
   unsigned jobs = 1;
 };
 
+/// The most steps RunOptions::jobs runs at once.
+inline constexpr unsigned kMaxJobs = 256;
+/// `requested` steps at once as RunOptions::jobs takes them, the one rule for every caller (the
+/// programs' --jobs, Python's Executor.run): 0 means one per core; GraphError naming the range for a
+/// negative count or one past kMaxJobs.
+unsigned resolve_jobs(int64_t requested);
+/// Whether a run with `options` needs the reference's values (Executor::run's `reference`): to verify,
+/// and to give a slice or steps run at once their inputs (a run need not verify to run steps at once).
+inline bool needs_reference(const RunOptions& options) {
+  return options.verify || options.jobs > 1 || !options.first.empty() || !options.last.empty();
+}
+
 /// How the executor chooses each VTA convolution's tiling.
 struct PlanOptions {
   /// Tilings by step name (a tuned file, vta/network/tuning.h): a step listed runs with its tiling,

@@ -2,13 +2,11 @@
 /// \file vta/tools/target_option.h
 /// The --target option of the example programs: any registered backend ("fsim", "tsim") or a scheme
 /// address ("rpc://127.0.0.1:9091"), checked when the command line is parsed (vta::check_target: a
-/// usage error, exit status 2); and the network
-/// programs' fast-forward options (--tsim-steps, --detailed-target) and --jobs.
+/// usage error, exit status 2); and the network programs' fast-forward options (--tsim-steps,
+/// --detailed-target). Their --jobs: vta/tools/jobs_option.h.
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <string>
-#include <thread>
 
 #include "vta/driver/device.h"
 
@@ -67,19 +65,6 @@ inline void add_fast_forward_options(CLI::App& app, FastForwardOptions& o, const
                      "memory");
   app.add_option("--detailed-target", o.target, "the backend of --tsim-steps: tsim (default) or systemc")
       ->check(CLI::IsMember({"tsim", "systemc"}));
-}
-
-/// --jobs / -j (vta/network/executor.h RunOptions::jobs): how many steps run at once, each on a thread
-/// and a device of its own, from the reference's values of its inputs. 0 means one per core; `jobs`
-/// holds the resolved count after parsing (unchanged when the option is not given).
-inline void add_jobs_option(CLI::App& app, unsigned& jobs) {
-  app.add_option_function<unsigned>(
-         "--jobs,-j",
-         [&jobs](const unsigned& n) { jobs = n != 0 ? n : std::max(1U, std::thread::hardware_concurrency()); },
-         "run this many steps at once, each on a thread and a device of its own and each from the "
-         "reference's values of its inputs (the same outputs, statistics and verdict when every step "
-         "verifies; a device server runs one at a time); 0: one per core")
-      ->check(CLI::Range(0U, 256U));
 }
 
 }  // namespace vta::tools
