@@ -21,6 +21,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -f "$build/CTestTestfile.cmake" ] || { echo "stress.sh: $build is not a built tree (scripts/build.sh $build)" >&2; exit 2; }
+build="$(cd "$build" && pwd)"  # (the runs' logs are written from inside the tree: a relative path broke them)
 
 hogs=()
 stop_hogs() { for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done; }
