@@ -88,6 +88,14 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
     }
   }
   plan_in_place_concats();
+  for (const std::string& out : graph_.extra_outputs()) {  // (each is copied back from the step that ends in it)
+    const bool ends_a_step = out == graph_.input_name() ||
+                             std::any_of(steps_.begin(), steps_.end(), [&](const Step& s) { return s.name == out; });
+    if (!ends_a_step) {
+      throw GraphError(join({graph_.name(), ": the output ", out,
+                             " is inside a VTA step, fused with the operators after it; place them on the host"}));
+    }
+  }
   const TilingTable planned = tilings();
   for (const auto& entry : plan_.tilings) {
     if (!planned.count(entry.first)) {
@@ -388,6 +396,13 @@ StepResult Executor::run_step(size_t i, Activations& values, const RunOptions& o
   return r;
 }
 
+const std::string& Executor::output_step(size_t begin, size_t end) const {
+  for (size_t i = begin; i < end; ++i) {
+    if (steps_[i].name == graph_.output_name()) return steps_[i].name;
+  }
+  return steps_[end - 1].name;  // (a slice that ends before the output: its last step's)
+}
+
 unsigned resolve_jobs(int64_t requested) {
   if (requested < 0 || requested > int64_t(kMaxJobs)) {
     throw GraphError("jobs = " + std::to_string(requested) + ": steps at once are from 1 to " +
@@ -416,7 +431,12 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
     result.steps.push_back(run_step(i, values, options, reference));
     if (steps_[i].placement == Placement::kVta) result.vta += result.steps.back().stats;
   }
-  result.output = values.to_host(steps_[end - 1].name);
+  result.output = values.to_host(output_step(begin, end));
+  for (size_t i = begin; i < end; ++i) {
+    if (graph_.is_output(steps_[i].name) && steps_[i].name != g.output_name()) {
+      result.extra_outputs[steps_[i].name] = values.to_host(steps_[i].name);
+    }
+  }
   result.seconds = seconds_since(t0);
   return result;
 }
@@ -443,7 +463,12 @@ NetworkRun Executor::run_concurrently(std::span<const int8_t> input, size_t begi
         if (std::count(s.inputs.begin(), s.inputs.end(), graph_.input_name()) != 0) host[graph_.input_name()] = x;
         inputs_from_reference(host, i, i + 1, reference);
         result.steps[i - begin] = run_step(i, values, options, &reference);
-        if (i + 1 == end) result.output = values.to_host(s.name);
+        if (s.name == output_step(begin, end)) result.output = values.to_host(s.name);
+        if (graph_.is_output(s.name) && s.name != graph_.output_name()) {
+          std::vector<int32_t> extra = values.to_host(s.name);
+          const std::lock_guard lock(error_mu);
+          result.extra_outputs[s.name] = std::move(extra);
+        }
       }
     } catch (...) {
       const std::lock_guard lock(error_mu);

@@ -195,7 +195,7 @@ FloatValues run_float(const FloatGraph& g, std::span<const float> input, bool ke
     v[op.output] = std::move(y);
     if (!keep_all) {
       for (const auto& t : op.inputs) {
-        if (last_use[t] == i && t != g.input && t != g.output) v.erase(t);
+        if (last_use[t] == i && t != g.input && !g.is_output(t)) v.erase(t);
       }
     }
   }

@@ -342,6 +342,16 @@ void Graph::set_output(const std::string& name) {
   output_ = name;
 }
 
+void Graph::add_output(const std::string& name) {
+  tensor(name);
+  if (is_output(name)) throw GraphError(name_ + ": " + name + " is already an output");
+  extra_outputs_.push_back(name);
+}
+
+bool Graph::is_output(const std::string& t) const {
+  return t == output_ || std::find(extra_outputs_.begin(), extra_outputs_.end(), t) != extra_outputs_.end();
+}
+
 std::vector<const Op*> Graph::consumers(const std::string& t) const {
   std::vector<const Op*> out;
   for (const Op& op : ops_) {

@@ -259,4 +259,16 @@ void write_npy(const std::filesystem::path& path, const std::vector<int64_t>& sh
   write(path, shape, "<i4", reinterpret_cast<const char*>(raw.data()), raw.size());
 }
 
+void write_npy(const std::filesystem::path& path, const std::vector<int64_t>& shape, const std::vector<float>& values) {
+  check_shape(path, shape, values.size());
+  std::vector<unsigned char> raw(values.size() * 4);
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint32_t v = 0;
+    std::memcpy(&v, &values[i], 4);
+    raw[4 * i] = uint8_t(v), raw[4 * i + 1] = uint8_t(v >> 8), raw[4 * i + 2] = uint8_t(v >> 16),
+            raw[4 * i + 3] = uint8_t(v >> 24);
+  }
+  write(path, shape, "<f4", reinterpret_cast<const char*>(raw.data()), raw.size());
+}
+
 }  // namespace vta::network

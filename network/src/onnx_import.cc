@@ -39,10 +39,19 @@ FloatGraph Importer::run() {
   }
   for (const auto& o : graph.output()) ++readers_[o.name()];
   for (const auto& n : graph.node()) node(n);
-  if (graph.output_size() != 1)
-    fail(join({"the graph has ", std::to_string(graph.output_size()), " outputs (one is imported)"}));
-  g_.output = resolve(graph.output(0).name());
-  if (!g_.shapes.count(g_.output)) fail("the graph output " + graph.output(0).name() + " is not computed by any node");
+  if (graph.output_size() < 1) fail("the graph has no output");
+  std::set<std::string> seen;
+  for (int i = 0; i < graph.output_size(); ++i) {  // every output, as the exporters write them
+    const std::string& name = graph.output(i).name();
+    const std::string t = resolve(name);
+    if (!g_.shapes.count(t)) fail("the graph output " + name + " is not computed by any node");
+    if (!seen.insert(t).second) fail("the graph output " + name + " is another output's tensor");
+    if (i == 0) {
+      g_.output = t;
+    } else {
+      g_.extra_outputs.push_back(t);
+    }
+  }
   return std::move(g_);
 }
 
@@ -402,6 +411,10 @@ const char* to_string(FloatOpKind k) {
     case FloatOpKind::kLeakyRelu: return "leaky_relu";
   }
   return "?";
+}
+
+bool FloatGraph::is_output(const std::string& tensor) const {
+  return tensor == output || std::find(extra_outputs.begin(), extra_outputs.end(), tensor) != extra_outputs.end();
 }
 
 const std::vector<int64_t>& FloatGraph::shape(const std::string& tensor) const {

@@ -42,6 +42,7 @@ class Quantizer {
       for (const auto& t : op.inputs) ++readers_[t], reader_[t] = &op;
     }
     ++readers_[g.output];
+    for (const auto& t : g.extra_outputs) ++readers_[t];
   }
 
   void calibrate(CalibrationSource& inputs) {
@@ -73,15 +74,14 @@ class Quantizer {
     q_[in] = make_q(in, pin, false, Placement::kHost);
     report(in, "input", pin, 0, 0);
     for (const FloatOp& op : g_.ops) emit(op);
-    Q out = q_.at(g_.output);
-    if (out.wide && out.placement == Placement::kVta) out = q_.at(narrow(g_.output, op_of(g_.output).name));
-    if (out.wide && !out.bias.empty()) {  // int32 logits: the bias added, nothing rounded
-      const size_t mark = m_.graph.ops().size();
-      out.name = finish_sum(out, 0, out.node);
-      place(mark, out.placement, out.node, "the output's bias, on the host");
-    }
+    const Q out = output(g_.output);
     m_.output = out.params;
     m_.graph.set_output(out.name);
+    for (const std::string& t : g_.extra_outputs) {
+      const Q extra = output(t);
+      m_.extra_outputs.push_back(extra.params);
+      m_.graph.add_output(extra.name);
+    }
     return std::move(m_);
   }
 
@@ -105,6 +105,19 @@ class Quantizer {
     std::string node;            // the operator the bias belongs to
     std::shared_ptr<Fold> fold;  // wide, a residual add's sum: where its next bias goes (shared by copies)
   };
+
+  // Float output `t` as the graph gives it: int8 as stored by VTA, or int32 logits with their bias.
+  Q output(const std::string& t) {
+    Q out = q_.at(t);
+    if (out.wide && out.placement == Placement::kVta) out = q_.at(narrow(t, op_of(t).name));
+    if (out.wide && !out.bias.empty()) {  // int32 logits: the bias added, nothing rounded
+      const size_t mark = m_.graph.ops().size();
+      out.name = finish_sum(out, 0, out.node);
+      place(mark, out.placement, out.node, "the output's bias, on the host");
+    }
+    return out;
+  }
+
   static Q make_q(std::string name, QuantParams p, bool wide, Placement placement, int weight_frac = 0) {
     Q q;
     q.name = std::move(name), q.params = p, q.wide = wide, q.placement = placement, q.weight_frac = weight_frac;
@@ -421,7 +434,7 @@ class Quantizer {
     }
     std::vector<const FloatOp*> clamps{&op};
     for (std::string t = op.output;
-         readers_[t] == 1 && t != g_.output && reader_.at(t)->kind == FloatOpKind::kFakeQuant;
+         readers_[t] == 1 && !g_.is_output(t) && reader_.at(t)->kind == FloatOpKind::kFakeQuant;
          t = reader_.at(t)->output) {
       clamps.push_back(reader_.at(t));
     }
@@ -432,7 +445,7 @@ class Quantizer {
     // read by a Concat alone: at the concatenation's scale, the fewest fraction bits its inputs are
     // calibrated to (what concat would shift this input to on the host; requantized here, it can be
     // written in place on VTA)
-    if (!own && readers_[out] == 1 && out != g_.output && reader_.at(out)->kind == FloatOpKind::kConcat) {
+    if (!own && readers_[out] == 1 && !g_.is_output(out) && reader_.at(out)->kind == FloatOpKind::kConcat) {
       for (const auto& in : reader_.at(out)->inputs) frac = std::min(frac, frac_for(in, w.params.multiplier));
     }
     const double s = std::ldexp(1.0, std::min(frac, w.params.frac_bits)) / w.params.multiplier;
@@ -561,11 +574,21 @@ std::vector<int8_t> QuantizedModel::quantize_input(std::span<const float> x) con
   return q;
 }
 
-std::vector<float> QuantizedModel::dequantize_output(std::span<const int32_t> y) const {
+namespace {
+
+std::vector<float> dequantize(const QuantParams& p, std::span<const int32_t> y) {
   std::vector<float> f(y.size());
-  const double s = output.scale();
+  const double s = p.scale();
   for (size_t i = 0; i < y.size(); ++i) f[i] = float(double(y[i]) * s);
   return f;
+}
+
+}  // namespace
+
+std::vector<float> QuantizedModel::dequantize_output(std::span<const int32_t> y) const { return dequantize(output, y); }
+
+std::vector<float> QuantizedModel::dequantize_extra_output(size_t i, std::span<const int32_t> y) const {
+  return dequantize(extra_outputs.at(i), y);
 }
 
 }  // namespace vta::network

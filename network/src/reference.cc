@@ -222,7 +222,7 @@ Values run_reference(const Graph& g, std::span<const int8_t> input, bool keep_al
     v[op.output] = reference_op(g, op, v);
     if (!keep_all) {
       for (const auto& t : op.inputs) {
-        if (last_use[t] == i && t != g.input_name() && t != g.output_name()) v.erase(t);
+        if (last_use[t] == i && t != g.input_name() && !g.is_output(t)) v.erase(t);
       }
     }
   }

@@ -125,6 +125,17 @@ void bind_onnx(py::module_& n) {
       .def_property_readonly(
           "output_scale", [](const net::QuantizedModel& q) { return q.output.scale(); },
           "The float value of one output step.")
+      .def_property_readonly(
+          "extra_output_scales",
+          [](const net::QuantizedModel& q) {
+            py::dict out;
+            for (size_t i = 0; i < q.extra_outputs.size(); ++i) {
+              out[py::str(q.graph.extra_outputs()[i])] = q.extra_outputs[i].scale();
+            }
+            return out;
+          },
+          "The float value of one step of each further output, by the graph's tensor name (a model with "
+          "several outputs: run()['extra_outputs'] has their integers).")
       .def(
           "quantize_input",
           [](const net::QuantizedModel& q, const py::array& x) {
@@ -197,7 +208,10 @@ void bind_onnx(py::module_& n) {
             }
             return shaped(v.at(g.output), g.shape(g.output));
           },
-          "The model's float output on `x` (the float reference); ValueError for another size.", py::arg("x"))
+          "The model's (first) float output on `x` (the float reference); ValueError for another size.", py::arg("x"))
+      .def_property_readonly(
+          "extra_outputs", [](const net::FloatGraph& g) { return g.extra_outputs; },
+          "The names of the model's outputs after the first, in the model's order.")
       .def(
           "quantize",
           [](const net::FloatGraph& g, const py::iterable& calibration, bool use_vta, bool equalize,
@@ -419,11 +433,17 @@ void bind_network(py::module_& m, const py::object& base_error) {
             }
             py::dict out;
             out["output"] = shaped(r.output, e.graph().tensor(e.graph().output_name()).shape);
+            py::dict extra;
+            for (const auto& [name, values] : r.extra_outputs) {
+              extra[py::str(name)] = shaped(values, e.graph().tensor(name).shape);
+            }
+            out["extra_outputs"] = extra;
             out["steps"] = steps, out["vta"] = stats_dict(r.vta), out["seconds"] = r.seconds;
             out["verified"] = r.verified();
             return out;
           },
-          "Runs the network on `input`: {'output', 'steps', 'vta', 'seconds', 'verified'}; with `verify`, every "
+          "Runs the network on `input`: {'output', 'extra_outputs', 'steps', 'vta', 'seconds', 'verified'} "
+          "('extra_outputs': a model's further outputs by name); with `verify`, every "
           "step against the reference. `jobs` > 1 runs that many steps at once (0: one per core; at most 256), "
           "each on a thread and a device of its own from the reference's values of its inputs (the same outputs "
           "and statistics when every step verifies). `input` has the graph input's shape. RunError names a "

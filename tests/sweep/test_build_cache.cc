@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 // A build tree in `cache` whose CMakeCache.txt names `source`; marked as the sweep's when `ours`.
 fs::path tree(const fs::path& cache, const std::string& name, const fs::path& source, bool ours) {
-  const fs::path t = cache / name;
+  fs::path t = cache / name;
   fs::create_directories(t);
   std::ofstream(t / "CMakeCache.txt") << "# a build tree\nCMAKE_HOME_DIRECTORY:INTERNAL=" << source.string() << "\n";
   std::ofstream(t / "notes.txt") << "a user's file\n";

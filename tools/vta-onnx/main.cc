@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <string>
 
@@ -96,6 +97,10 @@ int run(int argc, char** argv) {
                "requantize by the shift alone (rounding down, as the hand-built ResNet-18) instead of to nearest");
   app.add_flag("--host-only", host_only, "place every operator on the host (the int8 reference alone)");
   app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
+  std::string save_outputs;
+  app.add_option("--save-outputs", save_outputs,
+                 "write the first input's outputs, every one of the model's, as the float model's values: "
+                 "DIR/output0.npy, output1.npy, ... in the model's order (float32)");
   vta::tools::FastForwardOptions ff;
   vta::tools::add_fast_forward_options(app, ff, "the names listed after compiling");
   vta::tools::TilingOptions tiling;
@@ -204,7 +209,28 @@ int run(int argc, char** argv) {
       agree_float += ftop == top;
       if (!labels.values.empty()) right_float += ftop == int64_t(labels.values[size_t(i)]);
     }
+    if (i == 0 && !save_outputs.empty()) {
+      std::filesystem::create_directories(save_outputs);
+      auto save = [&](size_t k, const std::string& name, const std::vector<float>& values) {
+        const std::filesystem::path file =
+            std::filesystem::path(save_outputs) / ("output" + std::to_string(k) + ".npy");
+        net::write_npy(file, qm.graph.tensor(name).shape, values);
+        std::printf("output %zu (%s) saved in %s\n", k, name.c_str(), file.c_str());
+      };
+      save(0, qm.graph.output_name(), y);
+      for (size_t k = 0; k < qm.extra_outputs.size(); ++k) {
+        const std::string& name = qm.graph.extra_outputs()[k];
+        save(k + 1, name, qm.dequantize_extra_output(k, r.extra_outputs.at(name)));
+      }
+    }
     if (n == 1) {
+      for (size_t k = 0; k < qm.extra_outputs.size(); ++k) {  // (the model's further outputs, before the first's)
+        const std::string& name = qm.graph.extra_outputs()[k];
+        const std::vector<float> extra = qm.dequantize_extra_output(k, r.extra_outputs.at(name));
+        std::printf("output %zu (%s):", k + 1, name.c_str());
+        for (size_t j = 0; j < std::min<size_t>(extra.size(), 16); ++j) std::printf(" %.4g", double(extra[j]));
+        std::printf("%s\n", extra.size() > 16 ? " ..." : "");
+      }
       std::printf("output:");
       const int64_t row = qm.graph.tensor(qm.graph.output_name()).shape.back();
       const std::vector<float> shown = qm.softmax ? net::softmax(y, int64_t(y.size()) / row) : y;

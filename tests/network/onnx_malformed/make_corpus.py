@@ -82,7 +82,6 @@ case("output_twice", "defined twice", model=conv_model(nodes=[
     helper.make_node("Relu", ["x"], ["z"], name="a"), helper.make_node("Relu", ["x"], ["z"], name="b")]))
 case("output_not_computed", "is not computed by any node", model=conv_model(
     outputs=[helper.make_tensor_value_info("nothing", TensorProto.FLOAT, None)]))
-case("two_outputs", "2 outputs", model=conv_model(outputs=out_z + [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]))
 case("two_inputs", "2 inputs", model=conv_model(inputs=[x_info, helper.make_tensor_value_info("x2", TensorProto.FLOAT, [1])]))
 case("int_input", "element type INT32", model=conv_model(inputs=[helper.make_tensor_value_info("x", TensorProto.INT32, [1, 16, 8, 8])]))
 case("symbolic_channels", "dimension 1 is not a fixed size", model=conv_model(

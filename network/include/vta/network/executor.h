@@ -36,10 +36,12 @@ struct StepResult {
 
 struct NetworkRun {
   std::vector<StepResult> steps;
-  std::vector<int32_t> output;  ///< the graph's output (the last step's, for a slice)
-  Stats vta;                    ///< the VTA steps' counters summed
-  double seconds = 0;           ///< wall time of the run (copies included, the reference not)
-  bool verified() const;        ///< every step verified with no mismatch
+  std::vector<int32_t> output;  ///< the graph's output (a slice that ends before it: its last step's)
+  /// The graph's further outputs (Graph::extra_outputs()) that the run computed, by name.
+  std::map<std::string, std::vector<int32_t>> extra_outputs;
+  Stats vta;              ///< the VTA steps' counters summed
+  double seconds = 0;     ///< wall time of the run (copies included, the reference not)
+  bool verified() const;  ///< every step verified with no mismatch
 };
 
 struct RunOptions {
@@ -113,6 +115,8 @@ class Executor {
   /// Marks the concatenations VTA steps can write in place (Step::in_place): the target has views,
   /// one batch block, every input a distinct VTA step's output of whole channel blocks, in no other.
   void plan_in_place_concats();
+  /// The step whose output is the run's output: the graph output's step, or a slice's last.
+  const std::string& output_step(size_t begin, size_t end) const;
   /// The steps [first, last) `options` selects; throws GraphError for an empty or unknown slice.
   std::pair<size_t, size_t> slice(const RunOptions& options, const Values* reference) const;
   /// The inputs of steps [first, last) that `host` has not, from the reference (a slice's, a step's

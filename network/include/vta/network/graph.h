@@ -122,8 +122,13 @@ class Graph {
   std::string requantize(const std::string& name, const std::string& x, int shift, bool relu);
 
   void set_output(const std::string& name);
+  /// A further output (a model with two detection heads): its values are kept and returned beside the
+  /// first's (NetworkRun::extra_outputs).
+  void add_output(const std::string& name);
   const std::string& input_name() const { return input_; }
   const std::string& output_name() const { return output_; }
+  const std::vector<std::string>& extra_outputs() const { return extra_outputs_; }
+  bool is_output(const std::string& tensor) const;
 
   const TensorDesc& tensor(const std::string& name) const;
   bool has_tensor(const std::string& name) const { return tensors_.count(name) != 0; }
@@ -146,6 +151,7 @@ class Graph {
   std::vector<std::string> weight_order_;
   std::vector<Op> ops_;
   std::string input_, output_;
+  std::vector<std::string> extra_outputs_;
 };
 
 }  // namespace vta::network

@@ -38,5 +38,6 @@ NpyFloatArray read_npy_floats(const std::filesystem::path& path);
 void write_npy(const std::filesystem::path& path, const std::vector<int64_t>& shape, const std::vector<int8_t>& values);
 void write_npy(const std::filesystem::path& path, const std::vector<int64_t>& shape,
                const std::vector<int32_t>& values);
+void write_npy(const std::filesystem::path& path, const std::vector<int64_t>& shape, const std::vector<float>& values);
 
 }  // namespace vta::network

@@ -72,12 +72,14 @@ struct FloatTensor {
 struct FloatGraph {
   std::string name;
   std::string input;
-  std::string output;
+  std::string output;                      ///< the first of the model's outputs
+  std::vector<std::string> extra_outputs;  ///< the others, in the model's order (two detection heads, ...)
   bool softmax = false;  ///< the model ends in a Softmax over its last axis (run on the host after the output)
   std::vector<FloatOp> ops;
   std::map<std::string, FloatTensor> constants;
   std::map<std::string, std::vector<int64_t>> shapes;  ///< every activation's
   const std::vector<int64_t>& shape(const std::string& tensor) const;
+  bool is_output(const std::string& tensor) const;
   int64_t elements(const std::string& tensor) const { return shape_elements(shape(tensor)); }
 };
 

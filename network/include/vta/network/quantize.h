@@ -74,6 +74,8 @@ int equalize_channels(FloatGraph& g, int sweeps = 4);
 struct QuantizedModel {
   Graph graph{"model"};
   QuantParams input, output;  ///< the graph's int8 input and its output (int8, or int32 logits)
+  /// The parameters of each further output (Graph::extra_outputs(), in that order).
+  std::vector<QuantParams> extra_outputs;
   bool softmax = false;
   std::vector<LayerQuant> layers;
   std::vector<PlacementNote> placements;
@@ -81,6 +83,8 @@ struct QuantizedModel {
   std::vector<int8_t> quantize_input(std::span<const float> x) const;
   /// The graph's output as the float model's values.
   std::vector<float> dequantize_output(std::span<const int32_t> y) const;
+  /// Further output `i` (extra_outputs) as the float model's values.
+  std::vector<float> dequantize_extra_output(size_t i, std::span<const int32_t> y) const;
 };
 
 /// Post-training quantization of `g` for VTA `config`: activations' scales chosen by running the float
