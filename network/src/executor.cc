@@ -431,7 +431,8 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
     result.steps.push_back(run_step(i, values, options, reference));
     if (steps_[i].placement == Placement::kVta) result.vta += result.steps.back().stats;
   }
-  result.output = values.to_host(output_step(begin, end));
+  result.output_name = output_step(begin, end);
+  result.output = values.to_host(result.output_name);
   for (size_t i = begin; i < end; ++i) {
     if (graph_.is_output(steps_[i].name) && steps_[i].name != g.output_name()) {
       result.extra_outputs[steps_[i].name] = values.to_host(steps_[i].name);
@@ -463,7 +464,7 @@ NetworkRun Executor::run_concurrently(std::span<const int8_t> input, size_t begi
         if (std::count(s.inputs.begin(), s.inputs.end(), graph_.input_name()) != 0) host[graph_.input_name()] = x;
         inputs_from_reference(host, i, i + 1, reference);
         result.steps[i - begin] = run_step(i, values, options, &reference);
-        if (s.name == output_step(begin, end)) result.output = values.to_host(s.name);
+        if (s.name == output_step(begin, end)) result.output = values.to_host(s.name), result.output_name = s.name;
         if (graph_.is_output(s.name) && s.name != graph_.output_name()) {
           std::vector<int32_t> extra = values.to_host(s.name);
           const std::lock_guard lock(error_mu);

@@ -413,11 +413,13 @@ void bind_network(py::module_& m, const py::object& base_error) {
           "(in_place: a concatenation its inputs' VTA steps write into, nothing run for it).")
       .def(
           "run",
-          [](net::Executor& e, const py::array& input, bool verify, int64_t jobs) {
+          [](net::Executor& e, const py::array& input, bool verify, int64_t jobs, const std::string& first,
+             const std::string& last) {
             const std::vector<int8_t> x = graph_input(e.graph(), input);
             net::RunOptions o;
             o.verify = verify;
             o.jobs = net::resolve_jobs(jobs);
+            o.first = first, o.last = last;
             InterruptibleCall call;  // Ctrl-C stops a clocked step: KeyboardInterrupt
             const bool with_reference = net::needs_reference(o);
             const net::NetworkRun r = call.run([&] {
@@ -432,7 +434,7 @@ void bind_network(py::module_& m, const py::object& base_error) {
               steps.append(d);
             }
             py::dict out;
-            out["output"] = shaped(r.output, e.graph().tensor(e.graph().output_name()).shape);
+            out["output"] = shaped(r.output, e.graph().tensor(r.output_name).shape);  // (a slice's: its last step's)
             py::dict extra;
             for (const auto& [name, values] : r.extra_outputs) {
               extra[py::str(name)] = shaped(values, e.graph().tensor(name).shape);
@@ -446,9 +448,10 @@ void bind_network(py::module_& m, const py::object& base_error) {
           "('extra_outputs': a model's further outputs by name); with `verify`, every "
           "step against the reference. `jobs` > 1 runs that many steps at once (0: one per core; at most 256), "
           "each on a thread and a device of its own from the reference's values of its inputs (the same outputs "
-          "and statistics when every step verifies). `input` has the graph input's shape. RunError names a "
+          "and statistics when every step verifies). `first`/`last` (step names) run a slice, its inputs from "
+          "the reference, as vta-resnet18 --layers. `input` has the graph input's shape. RunError names a "
           "failed step.",
-          py::arg("input"), py::arg("verify") = true, py::arg("jobs") = 1);
+          py::arg("input"), py::arg("verify") = true, py::arg("jobs") = 1, py::arg("first") = "", py::arg("last") = "");
   bind_onnx(n);
 }
 

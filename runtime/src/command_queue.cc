@@ -480,6 +480,25 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
   std::copy(l, l + 4, ledger_);
 }
 
+void CommandQueue::drain_tokens(uint32_t wait_cycles) {
+  if (!insns_.empty()) throw RuntimeError("drain_tokens: a batch is open; synchronize it first");
+  // each queue's leftovers popped by its consumer: l2g (1 -> 2), g2l (2 -> 1), g2s (2 -> 3), s2g (3 -> 2)
+  constexpr int kFrom[4] = {1, 2, 2, 3}, kTo[4] = {2, 1, 3, 2};
+  bool any = false;
+  for (int q = 0; q < 4; ++q) {
+    // (a pop the last program left pending, for the next batch's first instruction, takes one of them:
+    // it is made a no-op of this batch instead)
+    const Stage consumer = stage_from_qid(kTo[q], "drain_tokens", kFrom[q], kTo[q]);
+    const bool pending = kFrom[q] < kTo[q] ? pending_prev_[idx(consumer)] : pending_next_[idx(consumer)];
+    for (int64_t k = pending ? 1 : 0; k < ledger_[q]; ++k) do_dep_pop(kFrom[q], kTo[q]);
+    any = any || ledger_[q] > 0;
+  }
+  if (!any) return;
+  for (const Stage s : {Stage::kLoad, Stage::kCompute, Stage::kStore}) commit_pending_pops(s);
+  trace_line("(the tokens earlier batches left, drained)");
+  synchronize(wait_cycles);
+}
+
 CommandQueue::Checkpoint CommandQueue::checkpoint() const {
   Checkpoint c;
   c.valid = insns_.empty() && uop_image_.empty();

@@ -37,6 +37,7 @@ struct StepResult {
 struct NetworkRun {
   std::vector<StepResult> steps;
   std::vector<int32_t> output;  ///< the graph's output (a slice that ends before it: its last step's)
+  std::string output_name;      ///< the tensor `output` holds
   /// The graph's further outputs (Graph::extra_outputs()) that the run computed, by name.
   std::map<std::string, std::vector<int32_t>> extra_outputs;
   Stats vta;              ///< the VTA steps' counters summed

@@ -118,6 +118,11 @@ class CommandQueue {
   /// Closes and runs the batch. Throws RuntimeError on a token imbalance or a device failure (the
   /// batch is discarded either way).
   void synchronize(uint32_t wait_cycles);
+  /// Runs a batch that pops every token earlier batches left in the queues (the ledger), so the next
+  /// batch starts from empty queues, as a fresh device's; nothing when none is left. A program whose
+  /// pushes outnumber its pops (spec 4.1: they leak into the next run) then cannot change the cycles
+  /// of what runs after it. Called between batches only (RuntimeError with one open).
+  void drain_tokens(uint32_t wait_cycles);
   /// Drops the current batch, including its pending pops (after an error).
   void discard_batch();
   /// Where a batch stood before a caller added to it: taken when the batch has no instruction yet, it
