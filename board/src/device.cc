@@ -57,10 +57,10 @@ class BoardBus final : public RegisterBus {
       if (now != last) {
         last = now, moved = Clock::now();
       } else if (Clock::now() - moved > stall_) {
-        throw std::runtime_error("fpga: the accelerator's cycle counter has stood at " + std::to_string(now) + " for " +
-                                 stall_text_ +
-                                 " while a run is in progress (VTA_FPGA_STALL_SECONDS): its clock is stopped or "
-                                 "the bitstream is not VTA's");
+        throw BoardError("fpga: the accelerator's cycle counter has stood at " + std::to_string(now) + " for " +
+                         stall_text_ +
+                         " while a run is in progress (VTA_FPGA_STALL_SECONDS): its clock is stopped or "
+                         "the bitstream is not VTA's");
       }
       if (!waited) std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
@@ -74,10 +74,9 @@ class BoardBus final : public RegisterBus {
       const uint32_t status = window_.read(vcr::kStatus);
       if (vcr::extract(status, vcr::field("STATUS_RESET_PENDING")) == 0) return;
       if (Clock::now() > deadline) {
-        throw std::runtime_error("fpga: the accelerator did not reset within " + stall_text_ + " (STATUS " +
-                                 hex(status) +
-                                 "): its memory engine still waits for bursts the memory port never completed; "
-                                 "reload the bitstream");
+        throw BoardError("fpga: the accelerator did not reset within " + stall_text_ + " (STATUS " + hex(status) +
+                         "): its memory engine still waits for bursts the memory port never completed; "
+                         "reload the bitstream");
       }
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
@@ -113,10 +112,9 @@ class BoardDevice final : public Device {
     control_.reset();
     // A window that is not VTA's (another bitstream, a wrong UIO device) is caught here, not in a run.
     if (const uint32_t w = window_->read(vcr::kWatchdog); w != vcr::kDefaultWatchdog) {
-      throw std::runtime_error("fpga: " + window_->name() +
-                               " does not behave as VTA's registers: WATCHDOG was set to " +
-                               std::to_string(vcr::kDefaultWatchdog) + " and reads " + std::to_string(w) +
-                               " (is VTA's bitstream loaded, and is this its UIO device?)");
+      throw BoardError("fpga: " + window_->name() + " does not behave as VTA's registers: WATCHDOG was set to " +
+                       std::to_string(vcr::kDefaultWatchdog) + " and reads " + std::to_string(w) +
+                       " (is VTA's bitstream loaded, and is this its UIO device?)");
     }
     check_memory();
     control_.clear_stats();
@@ -154,7 +152,7 @@ class BoardDevice final : public Device {
     constexpr size_t kUopAt = 256, kOutAt = 1024;
     const size_t page = std::max<size_t>(Dram::kPageBytes, kOutAt + size_t(out_bytes));
     auto* p = static_cast<uint8_t*>(memory_.alloc(page));
-    if (p == nullptr) throw std::runtime_error("fpga: no room in the DMA buffer " + memory_.region()->name);
+    if (p == nullptr) throw BoardError("fpga: no room in the DMA buffer " + memory_.region()->name);
     struct Free {
       Dram& m;
       void* p;
@@ -198,7 +196,7 @@ class BoardDevice final : public Device {
     bool same = status == RunStatus::kOk;
     for (int i = 0; same && i < out_bytes; ++i) same = int8_t(p[kOutAt + size_t(i)]) == value;
     if (!same) {
-      throw std::runtime_error(
+      throw BoardError(
           "fpga: the accelerator does not see the memory mapped from " + settings_.dma +
           " (VTA_FPGA_DMA): a test program written there " +
           (status == RunStatus::kOk ? "ran, but its output did not come back"
@@ -222,7 +220,7 @@ class BoardDevice final : public Device {
   static void write_attribute(const std::string& path, const std::string& value) {
     FILE* f = std::fopen(path.c_str(), "w");
     if (f == nullptr || std::fputs(value.c_str(), f) < 0 || std::fclose(f) != 0) {
-      throw std::runtime_error("fpga: cannot write " + path + " (VTA_FPGA_CACHED needs u-dma-buf's sync attributes)");
+      throw BoardError("fpga: cannot write " + path + " (VTA_FPGA_CACHED needs u-dma-buf's sync attributes)");
     }
   }
 
@@ -251,7 +249,7 @@ const bool kRegistered = [] {
 std::unique_ptr<Device> make_fpga_device(const Config& config, std::unique_ptr<RegisterWindow> window, Dram& memory,
                                          const BoardSettings& settings) {
   if (memory.region() == nullptr) {
-    throw std::invalid_argument(
+    throw BoardError(
         "fpga: the buffers are in simulated memory, not in the board's physically contiguous DMA buffer: the "
         "process's memory is chosen at its first allocation, so set VTA_TARGET=fpga before it (or pass the DMA "
         "memory, vta::board::open_dma_memory, as DeviceOptions::dram)");

@@ -26,11 +26,11 @@ uint64_t read_sysfs_number(const std::string& dir, const char* attribute) {
   try {
     text = read_file(path, 64);
   } catch (const FileError& e) {
-    throw std::runtime_error(std::string("fpga: cannot read the DMA buffer's ") + attribute + ": " + e.what() +
-                             " (VTA_FPGA_DMA_SYSFS; is the u-dma-buf module loaded? docs/FPGA.md)");
+    throw BoardError(std::string("fpga: cannot read the DMA buffer's ") + attribute + ": " + e.what() +
+                     " (VTA_FPGA_DMA_SYSFS; is the u-dma-buf module loaded? docs/FPGA.md)");
   }
   const std::optional<uint64_t> v = parse_u64(text, Trailing::kNewline);
-  if (!v) throw std::runtime_error("fpga: " + path + " holds " + quoted(text, 32) + ", not a number");
+  if (!v) throw BoardError("fpga: " + path + " holds " + quoted(text, 32) + ", not a number");
   return *v;
 }
 
@@ -44,21 +44,21 @@ std::unique_ptr<Dram> open_dma_memory(const BoardSettings& settings) {
   // bracketed by sync_for_device / sync_for_cpu (the board device).
   const int fd = ::open(settings.dma.c_str(), O_RDWR | O_CLOEXEC | (settings.cached ? 0 : O_SYNC));
   if (fd < 0) {
-    throw std::runtime_error("fpga: cannot open the DMA buffer " + settings.dma + " (VTA_FPGA_DMA): " +
-                             std::strerror(errno) + " (is the u-dma-buf module loaded? docs/FPGA.md)");
+    throw BoardError("fpga: cannot open the DMA buffer " + settings.dma + " (VTA_FPGA_DMA): " + std::strerror(errno) +
+                     " (is the u-dma-buf module loaded? docs/FPGA.md)");
   }
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) < size) {
     ::close(fd);
-    throw std::runtime_error("fpga: the DMA buffer " + settings.dma + " holds " + std::to_string(st.st_size) +
-                             " bytes, fewer than the " + std::to_string(size) + " its " + sysfs + "/size says");
+    throw BoardError("fpga: the DMA buffer " + settings.dma + " holds " + std::to_string(st.st_size) +
+                     " bytes, fewer than the " + std::to_string(size) + " its " + sysfs + "/size says");
   }
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   const int map_errno = errno;
   ::close(fd);  // the mapping stays
   if (p == MAP_FAILED) {
-    throw std::runtime_error("fpga: cannot map the DMA buffer " + settings.dma + " (" + std::to_string(size) +
-                             " bytes): " + std::strerror(map_errno));
+    throw BoardError("fpga: cannot map the DMA buffer " + settings.dma + " (" + std::to_string(size) +
+                     " bytes): " + std::strerror(map_errno));
   }
   DramRegion region;
   region.host = static_cast<uint8_t*>(p);
@@ -70,7 +70,7 @@ std::unique_ptr<Dram> open_dma_memory(const BoardSettings& settings) {
     return std::make_unique<Dram>(std::move(region));
   } catch (const std::invalid_argument& e) {
     ::munmap(p, size);
-    throw std::runtime_error(std::string("fpga: ") + e.what() + " (from " + sysfs + "/phys_addr and size)");
+    throw BoardError(std::string("fpga: ") + e.what() + " (from " + sysfs + "/phys_addr and size)");
   }
 }
 

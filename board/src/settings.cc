@@ -21,12 +21,12 @@ constexpr double kMaxStallSeconds = 86400;
 bool parse_flag(const std::string& where, const std::string& v) {
   if (v == "1" || v == "true") return true;
   if (v == "0" || v == "false") return false;
-  throw std::invalid_argument(where + "=\"" + v + "\" is not 0, 1, true or false");
+  throw BoardError(where + "=\"" + v + "\" is not 0, 1, true or false");
 }
 
 double parse_seconds(const std::string& where, double v) {
   if (!std::isfinite(v) || v <= 0 || v > kMaxStallSeconds) {
-    throw std::invalid_argument(where + " must be a number of seconds in (0, 86400], not " + std::to_string(v));
+    throw BoardError(where + " must be a number of seconds in (0, 86400], not " + std::to_string(v));
   }
   return v;
 }
@@ -40,11 +40,11 @@ const char* env(const char* name) {
 
 BoardSettings BoardSettings::from_file(const std::string& path) {
   const std::string prefix = "board file " + path + ": ";
-  const std::string text = read_file_as<std::invalid_argument>(path, kMaxBoardFileBytes, prefix);
+  const std::string text = read_file_as<BoardError>(path, kMaxBoardFileBytes, prefix);
   BoardSettings s;
   try {
     const auto j = nlohmann::json::parse(text);
-    if (!j.is_object()) throw std::invalid_argument("expected an object");
+    if (!j.is_object()) throw BoardError("expected an object");
     for (const auto& [key, value] : j.items()) {
       if (key == "uio") {
         s.uio = json_field<std::string>(j, "uio");
@@ -57,17 +57,16 @@ BoardSettings BoardSettings::from_file(const std::string& path) {
       } else if (key == "irq") {
         s.irq = json_field<bool>(j, "irq");
       } else if (key == "stall_seconds") {
-        if (!value.is_number()) throw std::invalid_argument("\"stall_seconds\" must be a number");
+        if (!value.is_number()) throw BoardError("\"stall_seconds\" must be a number");
         s.stall_seconds = parse_seconds("\"stall_seconds\"", value.get<double>());
       } else {
-        throw std::invalid_argument("unknown key \"" + key +
-                                    "\" (known: uio, dma, dma_sysfs, cached, irq, stall_seconds)");
+        throw BoardError("unknown key \"" + key + "\" (known: uio, dma, dma_sysfs, cached, irq, stall_seconds)");
       }
     }
   } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(prefix + "not JSON: " + e.what());
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(prefix + e.what());
+    throw BoardError(prefix + "not JSON: " + e.what());
+  } catch (const std::exception& e) {  // (json_field's std::invalid_argument, this file's BoardError)
+    throw BoardError(prefix + e.what());
   }
   return s;
 }
@@ -82,7 +81,7 @@ BoardSettings BoardSettings::from_env() {
   if (const char* v = env("VTA_FPGA_IRQ")) s.irq = parse_flag("VTA_FPGA_IRQ", v);
   if (const char* v = env("VTA_FPGA_STALL_SECONDS")) {
     const std::optional<double> x = parse_double(v);
-    if (!x) throw std::invalid_argument("VTA_FPGA_STALL_SECONDS=" + quoted(v) + " is not a number");
+    if (!x) throw BoardError("VTA_FPGA_STALL_SECONDS=" + quoted(v) + " is not a number");
     s.stall_seconds = parse_seconds("VTA_FPGA_STALL_SECONDS", *x);
   }
   return s;

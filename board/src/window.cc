@@ -35,19 +35,19 @@ class UioWindow final : public RegisterWindow {
  public:
   UioWindow(const std::string& path, bool irq) : name_(path), irq_(irq) {
     fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd_ < 0) throw std::runtime_error("fpga: cannot open the register window " + path + ": " + errno_text());
+    if (fd_ < 0) throw BoardError("fpga: cannot open the register window " + path + ": " + errno_text());
     const size_t size = map_size(path);
     if (size < vcr::kWindowBytes) {
       ::close(fd_);
-      throw std::runtime_error("fpga: the register window " + path + " maps " + std::to_string(size) +
-                               " bytes, fewer than VTA's " + std::to_string(vcr::kWindowBytes) +
-                               " (is it the accelerator's UIO device?)");
+      throw BoardError("fpga: the register window " + path + " maps " + std::to_string(size) +
+                       " bytes, fewer than VTA's " + std::to_string(vcr::kWindowBytes) +
+                       " (is it the accelerator's UIO device?)");
     }
     void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
     if (p == MAP_FAILED) {
       const std::string why = errno_text();
       ::close(fd_);
-      throw std::runtime_error("fpga: cannot map the register window " + path + ": " + why);
+      throw BoardError("fpga: cannot map the register window " + path + ": " + why);
     }
     regs_ = static_cast<volatile uint32_t*>(p);
     size_ = size;
@@ -82,7 +82,7 @@ class UioWindow final : public RegisterWindow {
     const std::string text = read_file(sysfs, 64);
     const std::optional<uint64_t> size = parse_u64(text, Trailing::kNewline);
     if (!size || *size == 0 || *size > (uint64_t(1) << 32)) {
-      throw std::runtime_error("fpga: " + sysfs + " holds " + quoted(text, 32) + ", not a map size (1 to 4 GiB)");
+      throw BoardError("fpga: " + sysfs + " holds " + quoted(text, 32) + ", not a map size (1 to 4 GiB)");
     }
     return size_t(*size);
   }
@@ -102,25 +102,25 @@ class EmulatorWindow final : public RegisterWindow {
         timeout_ms_(int(stall_seconds * 1000)),
         stall_text_(format_seconds(stall_seconds) + " s") {
     fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd_ < 0) throw std::runtime_error("fpga: cannot make a socket: " + errno_text());
+    if (fd_ < 0) throw BoardError("fpga: cannot make a socket: " + errno_text());
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     if (path.size() >= sizeof addr.sun_path) {
       ::close(fd_);
-      throw std::runtime_error("fpga: the register window's path " + path + " is longer than a socket's " +
-                               std::to_string(sizeof addr.sun_path - 1) + " characters");
+      throw BoardError("fpga: the register window's path " + path + " is longer than a socket's " +
+                       std::to_string(sizeof addr.sun_path - 1) + " characters");
     }
     std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
     if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
       const std::string why = errno_text();
       ::close(fd_);
-      throw std::runtime_error("fpga: cannot reach " + name_ + ": " + why + " (is vta-board-emulator running?)");
+      throw BoardError("fpga: cannot reach " + name_ + ": " + why + " (is vta-board-emulator running?)");
     }
     try {
       const wire::Reply hello = receive(nullptr, timeout_ms_);
       if (hello.status != uint32_t(wire::Status::kOk) || hello.value != wire::kMagic) {
-        throw std::runtime_error("fpga: " + name_ + " refused the connection" +
-                                 (fault_.empty() ? std::string() : ": " + fault_));
+        throw BoardError("fpga: " + name_ + " refused the connection" +
+                         (fault_.empty() ? std::string() : ": " + fault_));
       }
     } catch (...) {
       ::close(fd_);
@@ -163,7 +163,7 @@ class EmulatorWindow final : public RegisterWindow {
       const ssize_t k = ::send(fd_, p, n, MSG_NOSIGNAL);
       if (k < 0 && errno == EINTR) continue;
       if (k <= 0) {
-        throw std::runtime_error("fpga: " + name_ + " went away before " + describe(&r) + ": " + errno_text());
+        throw BoardError("fpga: " + name_ + " went away before " + describe(&r) + ": " + errno_text());
       }
       p += k, n -= size_t(k);
     }
@@ -179,14 +179,14 @@ class EmulatorWindow final : public RegisterWindow {
       const int ready = left.count() > 0 ? ::poll(&pf, 1, int(left.count())) : 0;
       if (ready < 0 && errno == EINTR) continue;
       if (ready == 0) {
-        throw std::runtime_error("fpga: " + name_ + " did not answer " + describe(what) + " within " + stall_text_ +
-                                 " of its due time (VTA_FPGA_STALL_SECONDS): the emulator hangs or is stopped");
+        throw BoardError("fpga: " + name_ + " did not answer " + describe(what) + " within " + stall_text_ +
+                         " of its due time (VTA_FPGA_STALL_SECONDS): the emulator hangs or is stopped");
       }
       const ssize_t k = ::recv(fd_, p, n, 0);
       if (k < 0 && errno == EINTR) continue;
       if (k <= 0) {
-        throw std::runtime_error("fpga: " + name_ + " closed the register window during " + describe(what) +
-                                 " (the emulator exited or crashed)");
+        throw BoardError("fpga: " + name_ + " closed the register window during " + describe(what) +
+                         " (the emulator exited or crashed)");
       }
       p += k, n -= size_t(k);
     }
@@ -196,8 +196,8 @@ class EmulatorWindow final : public RegisterWindow {
     wire::Reply reply;
     receive_all(&reply, sizeof reply, what, timeout_ms);
     if (reply.fault_length > (1u << 20)) {
-      throw std::runtime_error("fpga: " + name_ + " sent a malformed reply to " + describe(what) + " (a message of " +
-                               std::to_string(reply.fault_length) + " bytes)");
+      throw BoardError("fpga: " + name_ + " sent a malformed reply to " + describe(what) + " (a message of " +
+                       std::to_string(reply.fault_length) + " bytes)");
     }
     if (reply.fault_length > 0) {
       std::string text(reply.fault_length, '\0');
@@ -219,14 +219,14 @@ class EmulatorWindow final : public RegisterWindow {
 std::unique_ptr<RegisterWindow> open_register_window(const BoardSettings& settings) {
   struct stat st {};
   if (::stat(settings.uio.c_str(), &st) != 0) {
-    throw std::runtime_error("fpga: the register window " + settings.uio + " (VTA_FPGA_UIO) " +
-                             (errno == ENOENT ? std::string("does not exist") : "cannot be read: " + errno_text()) +
-                             ": is the bitstream loaded and its device-tree overlay applied? (docs/FPGA.md)");
+    throw BoardError("fpga: the register window " + settings.uio + " (VTA_FPGA_UIO) " +
+                     (errno == ENOENT ? std::string("does not exist") : "cannot be read: " + errno_text()) +
+                     ": is the bitstream loaded and its device-tree overlay applied? (docs/FPGA.md)");
   }
   if (S_ISCHR(st.st_mode)) return std::make_unique<UioWindow>(settings.uio, settings.irq);
   if (S_ISSOCK(st.st_mode)) return std::make_unique<EmulatorWindow>(settings.uio, settings.stall_seconds);
-  throw std::runtime_error("fpga: the register window " + settings.uio +
-                           " (VTA_FPGA_UIO) is neither a UIO character device nor a board emulator's socket");
+  throw BoardError("fpga: the register window " + settings.uio +
+                   " (VTA_FPGA_UIO) is neither a UIO character device nor a board emulator's socket");
 }
 
 }  // namespace vta::board

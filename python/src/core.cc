@@ -20,6 +20,7 @@
 
 #include "arrays.h"
 #include "bindings.h"
+#include "vta/board/board.h"
 #include "vta/compiler/build.h"
 #include "vta/compiler/env.h"
 #include "vta/compiler/ir.h"
@@ -177,6 +178,9 @@ PYBIND11_MODULE(_core, m) {
       "A hardware configuration that is not valid: the message names the key and its bound.";
   py::register_exception<vta::EnergyTableError>(m, "EnergyTableError", PyExc_ValueError).attr("__doc__") =
       "An energy table (VTA_ENERGY_TABLE) that cannot be read: the message names the file and the key.";
+  py::register_exception<vta::board::BoardError>(m, "BoardError", PyExc_RuntimeError).attr("__doc__") =
+      "A board (VTA_TARGET=fpga) that cannot be used as set up: a malformed setting (board file, VTA_FPGA_*), "
+      "a missing device file, a DMA buffer the accelerator does not see; the message names it.";
   auto& remote_error = py::register_exception<vta::rpc::RemoteError>(m, "RemoteError", PyExc_RuntimeError);
   remote_error.attr("__doc__") =
       "A device-server session that failed: connection, handshake, timeout or protocol, named in the message.";

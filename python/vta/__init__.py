@@ -29,6 +29,7 @@ except ImportError as _error:  # another interpreter than the one the package wa
             f"this is {sys.executable}: run it with {_build.PYTHON} ({_error})") from _error
     raise
 from ._core import (  # noqa: F401  (the package's vocabulary)
+    BoardError,
     CallError,
     Capture,
     CaptureError,
@@ -60,7 +61,7 @@ __all__ = [
     "reconfig_runtime", "program_fpga", "build_config",
     "connect", "local_session", "estimate_cycles", "estimate_timelines", "timelines_to_svg", "Capture",
     "CaptureError", "Timeline",
-    "CallError", "ConfigError", "DeviceArray", "Expr", "InternalError", "IterVar", "Module", "ModuleError",
+    "BoardError", "CallError", "ConfigError", "DeviceArray", "Expr", "InternalError", "IterVar", "Module", "ModuleError",
     "Remote", "RemoteArray", "RemoteError", "RemoteModule", "RunError", "Schedule", "ScheduleError", "Stage",
     "Tensor",
 ]

@@ -391,6 +391,24 @@ class Reliability(unittest.TestCase):
     """Issue 46's defects, each reproduced: sizes the C++ checks, an executor that keeps its own graph,
     misuses named with the argument and the expected type, signals during clocked runs."""
 
+    def test_board_setting_errors_are_board_errors(self):
+        """A malformed board setting or a board that is not there is vta.BoardError (a RuntimeError)
+        naming the setting or the file, as the programs name them; it was a plain ValueError or
+        RuntimeError."""
+        script = ("import numpy, vta\n"
+                  "try:\n"
+                  "    vta._core.DeviceArray(numpy.zeros(16, numpy.int8))\n"
+                  "except vta.BoardError as e:\n"
+                  "    print('BoardError', isinstance(e, RuntimeError), e)\n")
+        for env, says in [({"VTA_FPGA_STALL_SECONDS": "soon"}, 'VTA_FPGA_STALL_SECONDS="soon" is not a number'),
+                          ({"VTA_FPGA_DMA_SYSFS": "/nonexistent"}, "/nonexistent/phys_addr")]:
+            environment = dict(os.environ, VTA_TARGET="fpga", **env)
+            environment.pop("VTA_FPGA_BOARD", None)
+            r = subprocess.run([sys.executable, "-c", script], env=environment, capture_output=True, text=True,
+                               timeout=60, check=False)
+            self.assertIn("BoardError True", r.stdout, r.stderr)
+            self.assertIn(says, r.stdout)
+
     def test_sizes_are_checked_by_the_cpp_they_reach(self):
         import vta.network as vn
         g = vn.resnet18(image=32, width=16)

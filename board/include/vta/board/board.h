@@ -27,12 +27,22 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "vta/driver/device.h"
 #include "vta/driver/memory.h"
 
 namespace vta::board {
+
+/// A board that cannot be used as it is set up: a malformed setting (the board file, a VTA_FPGA_*
+/// variable), a device file that is missing or of the wrong kind, a DMA buffer the accelerator does not
+/// see, registers that are not VTA's. The message names the setting or the file (Python: vta.BoardError,
+/// a RuntimeError).
+class BoardError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct BoardSettings {
   std::string uio = "/dev/uio0";
@@ -43,9 +53,9 @@ struct BoardSettings {
   double stall_seconds = 10;
 
   /// The settings the board file (VTA_FPGA_BOARD) and the VTA_FPGA_* variables give. Throws
-  /// std::invalid_argument naming the file or variable whose value is malformed.
+  /// BoardError naming the file or variable whose value is malformed.
   static BoardSettings from_env();
-  /// Reads a board file (keys as above, all optional). Throws std::invalid_argument naming the file.
+  /// Reads a board file (keys as above, all optional). Throws BoardError naming the file.
   static BoardSettings from_file(const std::string& path);
   /// The board file's text for these settings.
   std::string to_json() const;
