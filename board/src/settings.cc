@@ -1,6 +1,5 @@
 // The board's settings: a board file, then the VTA_FPGA_* variables.
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>

@@ -47,6 +47,9 @@ std::vector<int8_t> resize_rows(std::span<const int8_t> x, int64_t rows, int64_t
 bool is_pool(const Step& s) { return s.ops[0]->kind == OpKind::kMaxPool || s.ops[0]->kind == OpKind::kAvgPool; }
 bool is_upsample(const Step& s) { return s.ops[0]->kind == OpKind::kUpsample; }
 
+// Whether step `s` ends in one of the graph's further outputs (NetworkRun::extra_outputs).
+bool ends_in_extra_output(const Graph& g, const Step& s) { return g.is_output(s.name) && s.name != g.output_name(); }
+
 // The blocked output of upsample step `s` as its program addresses it: (N/BATCH, C/BLOCK, H, fh, W, fw,
 // BATCH, BLOCK) over the input's H x W.
 std::vector<int64_t> upsample_shape(const Graph& g, const Step& s, const c::Env& env) {
@@ -219,7 +222,7 @@ void Executor::plan_alu_step(Step& s) {
           return build_program(up ? upsample_program(g, s, env, t) : pool_program(g, s, env, t), env);
         },
         config_, join({g.name(), ": ", op.name}));
-  } catch (const c::ScheduleError& e) {
+  } catch (const c::ScheduleError&) {
     // a window or factor no tiling of this configuration's SRAMs holds (an upsample by 32 makes 1,024
     // accumulator rows of one input pixel): the host runs it, as it runs any pool or upsample
     s.placement = Placement::kHost;
@@ -434,9 +437,7 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
   result.output_name = output_step(begin, end);
   result.output = values.to_host(result.output_name);
   for (size_t i = begin; i < end; ++i) {
-    if (graph_.is_output(steps_[i].name) && steps_[i].name != g.output_name()) {
-      result.extra_outputs[steps_[i].name] = values.to_host(steps_[i].name);
-    }
+    if (ends_in_extra_output(g, steps_[i])) result.extra_outputs[steps_[i].name] = values.to_host(steps_[i].name);
   }
   result.seconds = seconds_since(t0);
   return result;
@@ -452,9 +453,10 @@ NetworkRun Executor::run_concurrently(std::span<const int8_t> input, size_t begi
   result.steps.resize(end - begin);
   std::atomic<size_t> next{begin};
   std::atomic<bool> failed{false};
-  std::mutex error_mu;
+  std::mutex mu;  // (the first error, the further outputs)
   std::exception_ptr error;
   const std::vector<int32_t> x = widen(input);
+  const std::string& output = output_step(begin, end);
   auto work = [&] {
     try {
       for (size_t i = next++; i < end && !failed; i = next++) {
@@ -464,15 +466,15 @@ NetworkRun Executor::run_concurrently(std::span<const int8_t> input, size_t begi
         if (std::count(s.inputs.begin(), s.inputs.end(), graph_.input_name()) != 0) host[graph_.input_name()] = x;
         inputs_from_reference(host, i, i + 1, reference);
         result.steps[i - begin] = run_step(i, values, options, &reference);
-        if (s.name == output_step(begin, end)) result.output = values.to_host(s.name), result.output_name = s.name;
-        if (graph_.is_output(s.name) && s.name != graph_.output_name()) {
+        if (s.name == output) result.output = values.to_host(s.name), result.output_name = s.name;
+        if (ends_in_extra_output(graph_, s)) {
           std::vector<int32_t> extra = values.to_host(s.name);
-          const std::lock_guard lock(error_mu);
+          const std::lock_guard lock(mu);
           result.extra_outputs[s.name] = std::move(extra);
         }
       }
     } catch (...) {
-      const std::lock_guard lock(error_mu);
+      const std::lock_guard lock(mu);
       if (!error) error = std::current_exception();
       failed = true;
     }

@@ -7,12 +7,6 @@
 namespace vta::network {
 namespace {
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s.append(i == 0 ? "" : ", ").append(std::to_string(shape[i]));
-  return s + ")";
-}
-
 // Refuses a tensor with a dimension below 1 or more than kMaxTensorElements elements (counted
 // without overflow): a size the graph's users would multiply out and allocate.
 void check_shape(const std::string& graph, const std::string& name, const std::vector<int64_t>& shape) {

@@ -22,12 +22,6 @@ FloatOp make(FloatOpKind kind) {
   return op;
 }
 
-std::string shape_text(const std::vector<int64_t>& s) {
-  std::string t = "(";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-  return t + ")";
-}
-
 FloatGraph Importer::run() {
   opset_ = default_opset();
   const onnx::GraphProto& graph = model_.graph();

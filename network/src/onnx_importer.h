@@ -20,7 +20,6 @@
 namespace vta::network::onnx_import_detail {
 
 FloatOp make(FloatOpKind kind);
-std::string shape_text(const std::vector<int64_t>& s);
 
 class Importer;
 

@@ -209,6 +209,13 @@ int run(int argc, char** argv) {
       agree_float += ftop == top;
       if (!labels.values.empty()) right_float += ftop == int64_t(labels.values[size_t(i)]);
     }
+    // the model's further outputs as its float values, when they are shown or saved
+    std::vector<std::vector<float>> extras;
+    if (n == 1 || (i == 0 && !save_outputs.empty())) {
+      for (size_t k = 0; k < qm.extra_outputs.size(); ++k) {
+        extras.push_back(qm.dequantize_extra_output(k, r.extra_outputs.at(qm.graph.extra_outputs()[k])));
+      }
+    }
     if (i == 0 && !save_outputs.empty()) {
       std::filesystem::create_directories(save_outputs);
       auto save = [&](size_t k, const std::string& name, const std::vector<float>& values) {
@@ -218,18 +225,13 @@ int run(int argc, char** argv) {
         std::printf("output %zu (%s) saved in %s\n", k, name.c_str(), file.c_str());
       };
       save(0, qm.graph.output_name(), y);
-      for (size_t k = 0; k < qm.extra_outputs.size(); ++k) {
-        const std::string& name = qm.graph.extra_outputs()[k];
-        save(k + 1, name, qm.dequantize_extra_output(k, r.extra_outputs.at(name)));
-      }
+      for (size_t k = 0; k < extras.size(); ++k) save(k + 1, qm.graph.extra_outputs()[k], extras[k]);
     }
     if (n == 1) {
-      for (size_t k = 0; k < qm.extra_outputs.size(); ++k) {  // (the model's further outputs, before the first's)
-        const std::string& name = qm.graph.extra_outputs()[k];
-        const std::vector<float> extra = qm.dequantize_extra_output(k, r.extra_outputs.at(name));
-        std::printf("output %zu (%s):", k + 1, name.c_str());
-        for (size_t j = 0; j < std::min<size_t>(extra.size(), 16); ++j) std::printf(" %.4g", double(extra[j]));
-        std::printf("%s\n", extra.size() > 16 ? " ..." : "");
+      for (size_t k = 0; k < extras.size(); ++k) {  // (the model's further outputs, before the first's)
+        std::printf("output %zu (%s):", k + 1, qm.graph.extra_outputs()[k].c_str());
+        for (size_t j = 0; j < std::min<size_t>(extras[k].size(), 16); ++j) std::printf(" %.4g", double(extras[k][j]));
+        std::printf("%s\n", extras[k].size() > 16 ? " ..." : "");
       }
       std::printf("output:");
       const int64_t row = qm.graph.tensor(qm.graph.output_name()).shape.back();
