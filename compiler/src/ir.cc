@@ -1,6 +1,7 @@
 #include "vta/compiler/ir.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "vta/compiler/printer.h"
@@ -109,9 +110,23 @@ Expr make_binary(ExprKind k, Expr a, Expr b) {
     throw ScheduleError(std::string("type mismatch: ") + to_string(a->dtype) + " and " + to_string(b->dtype) +
                         " operands (insert a cast)");
   }
-  const bool cmp = k == ExprKind::kLt || k == ExprKind::kGe || k == ExprKind::kAnd;
+  const bool cmp = is_comparison(k) || k == ExprKind::kAnd;
   const DType t = cmp ? DType::kBool : a->dtype;
   return std::make_shared<BinaryNode>(k, t, std::move(a), std::move(b));
+}
+
+namespace {
+/// a >> b, arithmetic; a negative b shifts left (VTA's ALU SHR).
+int64_t eval_shift_right(int64_t a, int64_t b) {
+  if (b >= 63) return a < 0 ? -1 : 0;
+  if (b >= 0) return a >> b;
+  return int64_t(uint64_t(a) << std::min<uint64_t>(0 - uint64_t(b), 63));
+}
+}  // namespace
+
+bool is_comparison(ExprKind k) {
+  return k == ExprKind::kLt || k == ExprKind::kLe || k == ExprKind::kGt || k == ExprKind::kGe || k == ExprKind::kEq ||
+         k == ExprKind::kNe;
 }
 
 int64_t eval_binary(const Expr& e, int64_t a, int64_t b) {
@@ -124,12 +139,19 @@ int64_t eval_binary(const Expr& e, int64_t a, int64_t b) {
     case ExprKind::kMin: return std::min(a, b);
     case ExprKind::kMax: return std::max(a, b);
     case ExprKind::kLt: return a < b;
+    case ExprKind::kLe: return a <= b;
+    case ExprKind::kGt: return a > b;
     case ExprKind::kGe: return a >= b;
+    case ExprKind::kEq: return a == b;
+    case ExprKind::kNe: return a != b;
     case ExprKind::kAnd: return a && b;
-    case ExprKind::kShr:
-      if (b >= 63) return a < 0 ? -1 : 0;
-      if (b >= 0) return a >> b;
-      return int64_t(uint64_t(a) << std::min<uint64_t>(0 - uint64_t(b), 63));
+    case ExprKind::kBitAnd: return a & b;
+    case ExprKind::kBitOr: return a | b;
+    case ExprKind::kShl:
+      if (b < 0)
+        return eval_shift_right(a, b == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -b);
+      return int64_t(uint64_t(a) << std::min<uint64_t>(uint64_t(b), 63));
+    case ExprKind::kShr: return eval_shift_right(a, b);
     case ExprKind::kFloorDiv:
     case ExprKind::kFloorMod: {
       if (b == 0) throw InternalError("division by zero in " + to_text(e));

@@ -23,6 +23,10 @@ Stmt lower(const Schedule& s, const std::vector<Tensor>& args, const LowerOption
   log("schedule_ops", body);
   body = rebase_regions(body, nests.regions);
   log("rebase_regions", body);
+  if (env != nullptr) {
+    body = remove_mocked(body);
+    log("remove_mocked", body);
+  }
   body = simplify(body);
   log("simplify", body);
   if (env != nullptr && options.vta) {

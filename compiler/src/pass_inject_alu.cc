@@ -78,11 +78,12 @@ class InjectAlu final : public IRMutator {
       case ExprKind::kMax: return kMax;
       case ExprKind::kAdd:
       case ExprKind::kSub: return kAdd;
-      case ExprKind::kShr: return kShr;
+      case ExprKind::kShr:
+      case ExprKind::kShl: return kShr;
       case ExprKind::kMul: return kMul;
       default:
         throw ScheduleError(where + ": " + to_text(v) +
-                            " is not an ALU operation (min, max, +, - immediate, >>, *, a copy)");
+                            " is not an ALU operation (min, max, +, - immediate, >>, << immediate, *, a copy)");
     }
   }
 
@@ -101,7 +102,10 @@ class InjectAlu final : public IRMutator {
     };
     // (not a copy: alu_opcode has checked that the value is an operation on two operands)
     Expr a = copy ? make_read(dst, s.indices) : v->to<BinaryNode>().a, b = copy ? v : v->to<BinaryNode>().b;
-    if (!same_access(a) && v->kind != ExprKind::kSub && v->kind != ExprKind::kShr && same_access(b)) std::swap(a, b);
+    if (!same_access(a) && v->kind != ExprKind::kSub && v->kind != ExprKind::kShr && v->kind != ExprKind::kShl &&
+        same_access(b)) {
+      std::swap(a, b);
+    }
     if (!same_access(a)) {
       throw ScheduleError(where + ": the ALU computes in place (dst = dst op src), but " + to_text(v) +
                           " does not start from " + dst->name +
@@ -142,14 +146,15 @@ class InjectAlu final : public IRMutator {
     push[kUopDst] = plan_.sram_index(s.tensor, s.indices);
     const auto* b = operand->as<ReadNode>();
     if (const auto k = const_int(operand)) {
-      int64_t imm = v->kind == ExprKind::kSub ? -*k : *k;
+      // (x - k is an ADD of -k; x << k a SHR by -k, as the ALU shifts left by a negative amount)
+      int64_t imm = v->kind == ExprKind::kSub || v->kind == ExprKind::kShl ? -*k : *k;
       if (imm < -32768 || imm > 32767) {
         throw ScheduleError(where + ": the immediate " + std::to_string(imm) + " does not fit the ALU's 16 bits");
       }
       push[kUopSrc] = push[kUopDst];
       push[kUopUseImm] = make_int(1);
       push[kUopImm] = make_int(imm);
-    } else if (b != nullptr && v->kind != ExprKind::kSub) {
+    } else if (b != nullptr && v->kind != ExprKind::kSub && v->kind != ExprKind::kShl) {
       if (plan_.scope_of(b->tensor) != env_.acc_scope) {
         throw ScheduleError(where + ": the operand " + b->tensor->name + " is in " + plan_.scope_of(b->tensor) +
                             ", not " + env_.acc_scope);
@@ -162,7 +167,10 @@ class InjectAlu final : public IRMutator {
       }
       push[kUopSrc] = plan_.sram_index(b->tensor, b->indices);
     } else {
-      throw ScheduleError(where + ": the second operand of " + to_text(v) + " is neither an immediate nor a buffer");
+      throw ScheduleError(where + ": the second operand of " + to_text(v) + " is neither an immediate nor a buffer" +
+                          (v->kind == ExprKind::kSub || v->kind == ExprKind::kShl
+                               ? " (a subtraction or a left shift takes an immediate: the ALU adds its negation)"
+                               : ""));
     }
     return push;
   }

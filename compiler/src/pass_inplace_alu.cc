@@ -61,7 +61,7 @@ std::string indices_text(const std::vector<Expr>& idx) {
 }
 
 /// Drops the stores `t[i] = t[i]` and the loops and sequences left empty.
-class DropSelfCopies final : public IRMutator {
+class DropSelfCopies final : public PruningMutator {
  protected:
   Stmt visit_store(const Stmt& s, const StoreNode& op) override {
     const ReadNode* v = element_read(op.value);
@@ -69,24 +69,6 @@ class DropSelfCopies final : public IRMutator {
       return make_seq({});
     }
     return IRMutator::visit_store(s, op);
-  }
-  Stmt visit_for(const Stmt&, const ForNode& op) override {
-    Stmt body = mutate(op.body);
-    return empty(body) ? body : make_for(op.var, op.extent, body);
-  }
-  Stmt visit_seq(const Stmt&, const SeqNode& op) override {
-    std::vector<Stmt> v;
-    for (const auto& x : op.seq) {
-      Stmt m = mutate(x);
-      if (!empty(m)) v.push_back(std::move(m));
-    }
-    return make_seq(std::move(v));
-  }
-
- private:
-  static bool empty(const Stmt& s) {
-    const auto* seq = s->as<SeqNode>();
-    return seq != nullptr && seq->seq.empty();
   }
 };
 
@@ -130,23 +112,37 @@ Stmt inplace_alu(const Stmt& s, const Env& env) {
     walk.visit(cur);
     const auto& stores = walk.stores;
     Candidate found;
-    for (const auto& [st, under] : stores) {
-      if (under == Under::kOther || plan.scope_of(st->tensor) != env.acc_scope) continue;
+    // the operand a store can compute in place of (null: none): under `pragma alu`, an operation on its
+    // first operand; under nothing, a sum's initial copy; an accumulator of the same extents read at the
+    // same element
+    auto operand_of = [&](const StoreNode* st, Under under) -> const ReadNode* {
+      if (under == Under::kOther || plan.scope_of(st->tensor) != env.acc_scope) return nullptr;
       const Expr& v = st->value;
-      // under `pragma alu`: an operation on its first operand; under nothing: a sum's initial copy
       const bool init_copy = under == Under::kNothing && element_read(v) != nullptr;
-      if (under == Under::kNothing && !init_copy) continue;
+      if (under == Under::kNothing && !init_copy) return nullptr;
       const Expr first = first_operand(v);
-      if (under == Under::kAlu && (!first || first->kind != ExprKind::kRead)) continue;
-      const auto& operand = (init_copy ? v : first)->to<ReadNode>();
-      const Tensor& a = operand.tensor;
-      if (a == st->tensor || plan.scope_of(a) != env.acc_scope) continue;
-      if (plan.shape_of(a) != plan.shape_of(st->tensor)) continue;
-      if (indices_text(operand.indices) != indices_text(st->indices)) continue;
-      // no other stage reads the operand (its own update reads it, and is its writer)
+      if (under == Under::kAlu && (!first || first->kind != ExprKind::kRead)) return nullptr;
+      const auto* operand = element_read(init_copy ? v : first);
+      if (operand == nullptr) return nullptr;
+      const Tensor& a = operand->tensor;
+      if (a == st->tensor || plan.scope_of(a) != env.acc_scope) return nullptr;
+      if (plan.shape_of(a) != plan.shape_of(st->tensor)) return nullptr;
+      if (indices_text(operand->indices) != indices_text(st->indices)) return nullptr;
+      return operand;
+    };
+    for (const auto& [st, under] : stores) {
+      const ReadNode* operand = operand_of(st, under);
+      if (operand == nullptr) continue;
+      const Tensor& a = operand->tensor;
+      // no other store reads the operand, but the stage's other parts (a split's shorter last
+      // iteration) computing in its place too, and the operand's own updates
       bool other = false;
-      for (const auto& [x, unused] : stores) {
-        if (x == st || x->tensor == a) continue;
+      for (const auto& [x, x_under] : stores) {
+        if (x->tensor == a) continue;
+        if (x->tensor == st->tensor) {
+          const ReadNode* o = operand_of(x, x_under);
+          if (o != nullptr && o->tensor == a) continue;  // (another part of the same stage)
+        }
         for_each_expr(x->value, [&](const Expr& r) {
           const auto* read = r->as<ReadNode>();
           other = other || (read != nullptr && read->tensor == a);

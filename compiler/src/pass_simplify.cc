@@ -103,7 +103,8 @@ Expr Simplifier::canonical_sum(const Expr& e) const {
 Expr Simplifier::binary(const Expr& e, Expr a, Expr b) {
   const DType t = e->dtype;
   const std::optional<int64_t> ka = const_int(a), kb = const_int(b);
-  if (ka && kb && e->kind != ExprKind::kShr && e->kind != ExprKind::kFloorDiv && e->kind != ExprKind::kFloorMod) {
+  if (ka && kb && e->kind != ExprKind::kShr && e->kind != ExprKind::kShl && e->kind != ExprKind::kFloorDiv &&
+      e->kind != ExprKind::kFloorMod) {
     return make_int(wrap(eval_binary(e, *ka, *kb), t), t);
   }
   switch (e->kind) {

@@ -22,6 +22,9 @@ class Printer final : public IRVisitor {
   void visit_binary(const Expr&, const BinaryNode& op) override {
     switch (op.kind) {
       case ExprKind::kShr: return call("@tir.shift_right", {op.a, op.b}, op.dtype);
+      case ExprKind::kShl: return call("@tir.shift_left", {op.a, op.b}, op.dtype);
+      case ExprKind::kBitAnd: return call("@tir.bitwise_and", {op.a, op.b}, op.dtype);
+      case ExprKind::kBitOr: return call("@tir.bitwise_or", {op.a, op.b}, op.dtype);
       case ExprKind::kMin: return call("min", {op.a, op.b});
       case ExprKind::kMax: return call("max", {op.a, op.b});
       case ExprKind::kFloorDiv: return call("floordiv", {op.a, op.b});
@@ -109,7 +112,11 @@ class Printer final : public IRVisitor {
       case ExprKind::kSub: return " - ";
       case ExprKind::kMul: return "*";
       case ExprKind::kLt: return " < ";
+      case ExprKind::kLe: return " <= ";
+      case ExprKind::kGt: return " > ";
       case ExprKind::kGe: return " >= ";
+      case ExprKind::kEq: return " == ";
+      case ExprKind::kNe: return " != ";
       case ExprKind::kAnd: return " && ";
       default: throw InternalError(std::string("print: no infix form for ") + to_string(k));
     }

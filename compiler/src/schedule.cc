@@ -1,8 +1,11 @@
 #include "vta/compiler/schedule.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <set>
+
+#include "vta/compiler/names.h"
 
 namespace vta::compiler {
 
@@ -26,12 +29,9 @@ std::pair<IterVar, IterVar> Stage::split(const IterVar& parent, int64_t factor) 
     throw ScheduleError("split on stage " + name() + ", axis " + p.var->name + ": factor " + std::to_string(factor) +
                         " must be positive");
   }
-  if (p.extent % factor != 0) {
-    throw ScheduleError("split on stage " + name() + ", axis " + p.var->name + ": factor " + std::to_string(factor) +
-                        " does not divide the extent " + std::to_string(p.extent) +
-                        " (only exact splits are supported; pick a divisor)");
-  }
-  IterVar outer{make_var(p.var->name + ".outer"), p.extent / factor, p.reduce};
+  // (a factor that does not divide the extent leaves a shorter last iteration: lowering emits the
+  // whole iterations as a loop, then the rest once, schedule_ops.cc)
+  IterVar outer{make_var(p.var->name + ".outer"), (p.extent + factor - 1) / factor, p.reduce};
   IterVar inner{make_var(p.var->name + ".inner"), factor, p.reduce};
   splits_.push_back({p, outer, inner, factor});
   leaves_[at] = outer;
@@ -42,11 +42,21 @@ std::pair<IterVar, IterVar> Stage::split(const IterVar& parent, int64_t factor) 
 std::pair<IterVar, IterVar> Stage::split_nparts(const IterVar& parent, int64_t nparts) {
   const size_t at = leaf_index(parent, "split");
   const IterVar& p = leaves_[at];
-  if (nparts <= 0 || p.extent % nparts != 0) {
+  if (nparts <= 0) {
     throw ScheduleError("split on stage " + name() + ", axis " + p.var->name + ": nparts " + std::to_string(nparts) +
-                        " does not divide the extent " + std::to_string(p.extent));
+                        " must be positive");
   }
-  return split(parent, p.extent / nparts);
+  // (as TVM: the inner extent is the extent divided by nparts, rounded up)
+  return split(parent, (p.extent + nparts - 1) / nparts);
+}
+
+std::array<IterVar, 4> Stage::tile(const IterVar& x, const IterVar& y, int64_t x_factor, int64_t y_factor) {
+  if (x.var == y.var) throw ScheduleError("tile on stage " + name() + ": axis " + x.var->name + " is given twice");
+  (void)leaf_index(y, "tile");  // (both are checked before anything changes)
+  const auto [xo, xi] = split(x, x_factor);
+  const auto [yo, yi] = split(y, y_factor);
+  reorder({xo, yo, xi, yi});
+  return {xo, yo, xi, yi};
 }
 
 void Stage::reorder(const std::vector<IterVar>& order) {
@@ -72,18 +82,20 @@ void Stage::set_scope(const std::string& scope) {
 
 void Stage::pragma(const IterVar& axis, const std::string& name) {
   (void)leaf_index(axis, "pragma");
-  if (name.empty())
-    throw ScheduleError("pragma on stage " + this->name() + ", axis " + axis.var->name + ": empty name");
-  annotations_.push_back({axis.var, "pragma_" + name});
+  if (std::find(std::begin(kPragmas), std::end(kPragmas), name) == std::end(kPragmas)) {
+    throw ScheduleError("pragma on stage " + this->name() + ", axis " + axis.var->name + ": unknown pragma \"" + name +
+                        "\" (VTA's are dma_copy and alu, and their mock forms skip_dma_copy and skip_alu)");
+  }
+  annotations_.push_back({axis.var, attr::kPragmaPrefix + name});
 }
 
 void Stage::tensorize(const IterVar& axis, const std::string& intrinsic) {
   (void)leaf_index(axis, "tensorize");
-  if (intrinsic != "gemm") {
+  if (intrinsic != kIntrinsicGemm && intrinsic != kIntrinsicSkipGemm) {
     throw ScheduleError("tensorize on stage " + name() + ", axis " + axis.var->name + ": unknown intrinsic \"" +
-                        intrinsic + "\" (the VTA intrinsic is \"gemm\")");
+                        intrinsic + "\" (the VTA intrinsic is \"gemm\", and its mock form \"skip_gemm\")");
   }
-  annotations_.push_back({axis.var, "tensorize_" + intrinsic});
+  annotations_.push_back({axis.var, attr::kTensorizePrefix + intrinsic});
 }
 
 void Stage::bind(const IterVar& axis, const std::string& thread) {

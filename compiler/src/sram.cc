@@ -1,5 +1,7 @@
 #include "sram.h"
 
+#include <algorithm>
+
 #include "vta/compiler/names.h"
 #include "vta/compiler/pass.h"
 #include "vta/compiler/visitor.h"
@@ -18,16 +20,35 @@ SramPlan::SramPlan(const Stmt& s, const Env& env, bool check) : env_(&env) { col
 SramPlan::SramPlan(const Stmt& s) { collect(s, nullptr, false); }
 
 void SramPlan::collect(const Stmt& s, const Env* env, bool check) {
+  // the buffers of one computed operation (a stage and its copies) share their storage: the largest
+  std::map<std::pair<std::string, const OperationNode*>, int64_t> largest;
+  auto shared = [](const AllocateNode& a) {
+    const Operation& op = a.tensor->op;
+    return op != nullptr && op->kind == OperationNode::Kind::kCompute ? op.get() : nullptr;
+  };
+  for_each_stmt(s, [&](const Stmt& x) {
+    const auto* a = x->as<AllocateNode>();
+    if (a == nullptr || shared(*a) == nullptr) return;
+    int64_t& n = largest[{a->scope, shared(*a)}];
+    n = std::max(n, SramBuffer{a->scope, a->shape, 0}.elements());
+  });
   std::map<std::string, int64_t> next;
   std::map<std::string, std::string> names;
+  std::map<std::pair<std::string, const OperationNode*>, int64_t> placed;
   for_each_stmt(s, [&](const Stmt& x) {
     const auto* a = x->as<AllocateNode>();
     if (a == nullptr) return;
     SramBuffer b{a->scope, a->shape, 0};
     if (a->scope != kGlobalScope) {  // one bump allocator per on-chip scope
-      b.base = next[a->scope];
-      next[a->scope] += b.elements();
-      names[a->scope] += (names[a->scope].empty() ? "" : ", ") + a->tensor->name;
+      const auto key = std::make_pair(a->scope, shared(*a));
+      if (key.second != nullptr && placed.count(key) != 0) {
+        b.base = placed.at(key);
+      } else {
+        b.base = next[a->scope];
+        next[a->scope] += key.second != nullptr ? largest.at(key) : b.elements();
+        names[a->scope] += (names[a->scope].empty() ? "" : ", ") + a->tensor->name;
+        if (key.second != nullptr) placed[key] = b.base;
+      }
     }
     buffers_[a->tensor.get()] = b;
   });

@@ -25,9 +25,11 @@ struct SramBuffer {
 class SramPlan {
  public:
   /// Collects every Allocate of `s`; buffers of one SRAM scope are placed one after another in
-  /// program order. A scope whose buffers together exceed its SRAM is a ScheduleError naming them.
-  /// `check`: whether the capacity is enforced (the DMA step alone may print a plan that only fits
-  /// once the ALU stages work in place).
+  /// program order, but the buffers of one computed operation share their storage (a stage's own and
+  /// its copies for the shorter last iterations of inexact splits, schedule_ops.cc, which run one after
+  /// the other): at the first one's place, as large as the largest. A scope whose buffers together exceed its SRAM is a
+  /// ScheduleError naming them. `check`: whether the capacity is enforced (the DMA step alone may print a plan that
+  /// only fits once the ALU stages work in place).
   SramPlan(const Stmt& s, const Env& env, bool check = true);
   /// The placement alone, without capacities or memory types (the interpreter's view).
   explicit SramPlan(const Stmt& s);

@@ -70,6 +70,29 @@ Stmt IRMutator::visit_call(const Stmt&, const CallNode& op) {
   return make_call(op.name, op.dst, op.src, mutate_all(op.args));
 }
 
+// ---- PruningMutator ---------------------------------------------------------------------------------
+
+bool PruningMutator::empty(const Stmt& s) {
+  const auto* seq = s->as<SeqNode>();
+  return seq != nullptr && seq->seq.empty();
+}
+Stmt PruningMutator::visit_for(const Stmt&, const ForNode& op) {
+  Stmt body = mutate(op.body);
+  return empty(body) ? body : make_for(op.var, op.extent, body);
+}
+Stmt PruningMutator::visit_seq(const Stmt&, const SeqNode& op) {
+  std::vector<Stmt> v;
+  for (const auto& x : op.seq) {
+    Stmt m = mutate(x);
+    if (!empty(m)) v.push_back(std::move(m));
+  }
+  return make_seq(std::move(v));
+}
+Stmt PruningMutator::visit_attr(const Stmt&, const AttrNode& op) {
+  Stmt body = mutate(op.body);
+  return empty(body) ? body : make_attr(op.var, op.key, body, mutate(op.value));
+}
+
 // ---- helpers ----------------------------------------------------------------------------------------
 namespace {
 

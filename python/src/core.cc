@@ -132,6 +132,14 @@ PyExpr binary(c::ExprKind k, const c::Expr& a, const py::handle& other, bool ref
   return {reflected ? c::make_binary(k, b, a) : c::make_binary(k, a, b)};
 }
 
+/// & or | (`k`: kBitAnd, kBitOr): logical on two conditions (&: kAnd), bitwise on integers.
+PyExpr bitwise(c::ExprKind k, const c::Expr& a, const py::handle& other, bool reflected) {
+  const auto v = integer(other);
+  const c::Expr b = v ? c::make_int_like(a, *v) : to_expr(other);
+  if (k == c::ExprKind::kBitAnd && a->dtype == c::DType::kBool && b->dtype == c::DType::kBool) k = c::ExprKind::kAnd;
+  return {reflected ? c::make_binary(k, b, a) : c::make_binary(k, a, b)};
+}
+
 PyExpr read(const c::Tensor& t, const py::handle& index) {
   std::vector<c::Expr> idx;
   if (py::isinstance<py::tuple>(index)) {
@@ -203,6 +211,12 @@ PYBIND11_MODULE(_core, m) {
              return c::Env(path.empty() ? vta::build_config() : vta::Config::from_file(path));
            }),
            py::arg("config") = "")
+      .def_static(
+          "from_json",
+          [](const std::string& text) { return c::Env(vta::Config::from_json_text(text, "the configuration given")); },
+          "The environment of a configuration given as JSON text (vta_config.json's keys); ConfigError names a "
+          "wrong key or value.",
+          py::arg("text"))
       .def_readonly("BATCH", &c::Env::BATCH)
       .def_readonly("BLOCK_IN", &c::Env::BLOCK_IN)
       .def_readonly("BLOCK_OUT", &c::Env::BLOCK_OUT)
@@ -235,13 +249,34 @@ PYBIND11_MODULE(_core, m) {
       .def("__rsub__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kSub, x.e, y, true); })
       .def("__mul__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kMul, x.e, y, false); })
       .def("__rmul__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kMul, x.e, y, true); })
+      .def("__neg__",
+           [](const PyExpr& x) { return PyExpr{c::make_binary(c::ExprKind::kSub, c::make_int_like(x.e, 0), x.e)}; })
       .def("__rshift__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kShr, x.e, y, false); })
+      .def("__rrshift__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kShr, x.e, y, true); })
+      .def("__lshift__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kShl, x.e, y, false); })
+      .def("__rlshift__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kShl, x.e, y, true); })
       .def("__floordiv__",
            [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kFloorDiv, x.e, y, false); })
+      .def("__rfloordiv__",
+           [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kFloorDiv, x.e, y, true); })
       .def("__mod__",
            [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kFloorMod, x.e, y, false); })
+      .def("__rmod__",
+           [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kFloorMod, x.e, y, true); })
+      // & and | on conditions are logical, on integers bitwise
+      .def("__and__", [](const PyExpr& x, const py::object& y) { return bitwise(c::ExprKind::kBitAnd, x.e, y, false); })
+      .def("__rand__", [](const PyExpr& x, const py::object& y) { return bitwise(c::ExprKind::kBitAnd, x.e, y, true); })
+      .def("__or__", [](const PyExpr& x, const py::object& y) { return bitwise(c::ExprKind::kBitOr, x.e, y, false); })
+      .def("__ror__", [](const PyExpr& x, const py::object& y) { return bitwise(c::ExprKind::kBitOr, x.e, y, true); })
+      // (an int on the left of a comparison is Python's reflection: 3 < x is x > 3)
       .def("__lt__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kLt, x.e, y, false); })
+      .def("__le__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kLe, x.e, y, false); })
+      .def("__gt__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kGt, x.e, y, false); })
       .def("__ge__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kGe, x.e, y, false); })
+      .def("__eq__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kEq, x.e, y, false); })
+      .def("__ne__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kNe, x.e, y, false); })
+      // (== builds an expression, as TVM's: an expression hashes by identity)
+      .def("__hash__", [](const PyExpr& x) { return std::hash<const void*>()(x.e.get()); })
       .def("__bool__",
            [](const PyExpr&) -> bool {
              throw py::type_error("an expression has no truth value (use vta.max/vta.min, not max/min)");
@@ -309,10 +344,27 @@ PYBIND11_MODULE(_core, m) {
         return PyExpr{init.is_none() ? c::sum(to_expr(body), axes) : c::sum(to_expr(body), axes, to_expr(init))};
       },
       py::arg("body"), py::arg("axis"), py::arg("init") = py::none());
-  m.def("max",
-        [](const py::object& a, const py::object& b) { return binary(c::ExprKind::kMax, to_expr(a), b, false); });
-  m.def("min",
-        [](const py::object& a, const py::object& b) { return binary(c::ExprKind::kMin, to_expr(a), b, false); });
+  // (an integer takes the other operand's type on either side: max(0, x) is max(x, 0))
+  m.def("max", [](const py::object& a, const py::object& b) {
+    return integer(a) && !integer(b) ? binary(c::ExprKind::kMax, to_expr(b), a, false)
+                                     : binary(c::ExprKind::kMax, to_expr(a), b, false);
+  });
+  m.def("min", [](const py::object& a, const py::object& b) {
+    return integer(a) && !integer(b) ? binary(c::ExprKind::kMin, to_expr(b), a, false)
+                                     : binary(c::ExprKind::kMin, to_expr(a), b, false);
+  });
+  m.def(
+      "const",
+      [](const py::object& value, const std::string& dtype) {
+        const auto v = integer(value);
+        if (!v) throw py::type_error("const: the value must be an integer, not " + type_name(value));
+        const c::DType t = dtype_of(dtype);
+        if (c::wrap(*v, t) != *v) {
+          throw py::value_error("const: " + std::to_string(*v) + " does not fit in " + dtype);
+        }
+        return PyExpr{c::make_int(*v, t)};
+      },
+      py::arg("value"), py::arg("dtype") = "int32");
   m.def(
       "pad",
       [](const PyTensor& t, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
@@ -332,10 +384,44 @@ PYBIND11_MODULE(_core, m) {
           },
           "The stage's operation: `.axis` (its loops, as split and reordered) and `.reduce_axis`.")
       .def_property_readonly("name", &c::Stage::name, "The tensor's name.")
-      .def("split", &c::Stage::split, "Splits `parent` into (outer, inner) with `factor` iterations inside.",
-           py::arg("parent"), py::arg("factor"))
+      .def(
+          "split",
+          [](c::Stage& st, const c::IterVar& parent, const std::optional<int64_t>& factor,
+             const std::optional<int64_t>& nparts) {
+            if (factor.has_value() == nparts.has_value()) {
+              throw c::ScheduleError("split on stage " + st.name() + ", axis " + parent.var->name +
+                                     ": give one of factor and nparts");
+            }
+            return factor ? st.split(parent, *factor) : st.split_nparts(parent, *nparts);
+          },
+          "Splits `parent` into (outer, inner): `factor` iterations inside, or `nparts` outside. A factor that "
+          "does not divide the extent leaves a shorter last iteration.",
+          py::arg("parent"), py::arg("factor") = py::none(), py::arg("nparts") = py::none())
       .def("split_nparts", &c::Stage::split_nparts, "Splits `parent` into (outer, inner) with `nparts` outside.",
            py::arg("parent"), py::arg("nparts"))
+      .def(
+          "tile",
+          [](c::Stage& st, const c::IterVar& x, const c::IterVar& y, int64_t x_factor, int64_t y_factor) {
+            const auto t = st.tile(x, y, x_factor, y_factor);
+            return py::make_tuple(t[0], t[1], t[2], t[3]);
+          },
+          "Splits `x` by `x_factor` and `y` by `y_factor`; returns (x.outer, y.outer, x.inner, y.inner) in that "
+          "loop order.",
+          py::arg("x_parent"), py::arg("y_parent"), py::arg("x_factor"), py::arg("y_factor"))
+      .def(
+          "fuse",
+          [](c::Stage& st, const py::args& axes) -> c::IterVar {
+            std::string names;
+            for (const auto& a : axes) {
+              names += (names.empty() ? "" : ", ") +
+                       (py::isinstance<c::IterVar>(a) ? a.cast<c::IterVar>().var->name : std::string(py::str(a)));
+            }
+            throw c::ScheduleError("fuse on stage " + st.name() + ", axes " + names +
+                                   ": refused: VTA's transfers and micro-op loops address SRAM and DRAM affinely in "
+                                   "their loops, and the parts of a fused loop (f // n, f % n) are not; split, tile "
+                                   "or reorder instead (docs/PYTHON.md)");
+          },
+          "(TVM's fuse) Refused with a ScheduleError naming the stage and the axes: see the message.")
       .def(
           "reorder", [](c::Stage& s, const py::args& axes) { s.reorder(axes.cast<std::vector<c::IterVar>>()); },
           "Puts the given axes in this order, outermost first (the others keep their places).")

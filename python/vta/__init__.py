@@ -14,9 +14,13 @@ and errors are the C++ messages raised as the exceptions below. See docs/PYTHON.
     f(vta.array(a), vta.array(w), out := vta.array(np.zeros(res.shape, np.int8)))
 """
 
+import builtins
 import inspect
+import json
 import os
+import statistics
 import sys
+import time
 
 try:
     import numpy  # noqa: F401  (the device arrays' type: Debian's, beside the interpreter below)
@@ -58,7 +62,7 @@ from ._core import (  # noqa: F401  (the package's vocabulary)
 __all__ = [
     "Environment", "get_env", "placeholder", "compute", "reduce_axis", "sum", "max", "min", "pad",
     "create_schedule", "lower", "build", "load_module", "array", "stats", "energy", "clear_stats", "backends",
-    "reconfig_runtime", "program_fpga", "build_config",
+    "reconfig_runtime", "program_fpga", "build_config", "const", "BenchmarkResult",
     "connect", "local_session", "estimate_cycles", "estimate_timelines", "timelines_to_svg", "Capture",
     "CaptureError", "Timeline",
     "BoardError", "CallError", "ConfigError", "DeviceArray", "Expr", "InternalError", "IterVar", "Module", "ModuleError",
@@ -67,22 +71,47 @@ __all__ = [
 ]
 
 
+# the configuration TARGETs the C++ configuration knows (a board's name sets its bus width)
+_CONFIG_TARGETS = ("sim", "tsim", "pynq", "ultra96", "zcu104", "de10nano", "intelfocl")
+
+
 class Environment:
     """The target as a schedule sees it (the tutorials' `env`): shape factors, widths, dtypes, the
-    SRAM scopes and the pragma names, from the built configuration or a configuration file."""
+    SRAM scopes and the pragma names, from the built configuration, a configuration file, or a
+    configuration as a dict (`env.cfg_dict`'s keys).
+
+    `with vta.Environment(cfg):` makes it the environment `vta.get_env()` returns (and builds use)
+    inside the block. A dict's "TARGET" is what `env.TARGET` reports, as TVM's; without one, TARGET
+    follows VTA_TARGET (see TARGET)."""
 
     gemm = "gemm"  # the tensor intrinsic `tensorize` takes
 
     def __init__(self, config=""):
-        self._env = _core.Env(str(config))
+        self._target = None
+        if isinstance(config, dict):
+            cfg = dict(config)
+            target = cfg.pop("TARGET", None)
+            if target is not None:
+                self._target = str(target)
+            base = json.loads(_core.Env("").config_json)
+            cfg["TARGET"] = self._target if self._target in _CONFIG_TARGETS else base["TARGET"]
+            self._env = _core.Env.from_json(json.dumps(cfg))
+        else:
+            self._env = _core.Env(str(config))
+        self._mock = None
 
     def __getattr__(self, name):
+        if name.startswith("_"):  # (the attributes above, before __init__ has set them: copy, pickle)
+            raise AttributeError(name)
         return getattr(self._env, name)
 
     @property
     def TARGET(self):  # noqa: N802  (the tutorials' name)
         """The kind of device runs go to, as the tutorials test it: "sim" for the fsim and for a device
-        server (rpc://: its simulators behind it), "tsim" for the cycle-accurate ones (tsim, systemc)."""
+        server (rpc://: its simulators behind it), "tsim" for the cycle-accurate ones (tsim, systemc),
+        "fpga" for the board; or the "TARGET" of the configuration dict this environment was made from."""
+        if self._target is not None:
+            return self._target
         target = _core.default_target()
         if target == "fsim" or _core.is_scheme_address(target):
             return "sim"
@@ -94,16 +123,59 @@ class Environment:
         this process whatever it says."""
         return "llvm"
 
+    @property
+    def cfg_dict(self):
+        """The configuration as a dict of vta_config.json's keys (a copy: change it and make an
+        Environment of it), with TARGET as this environment reports it."""
+        cfg = json.loads(self._env.config_json)
+        cfg["TARGET"] = self.TARGET
+        return cfg
+
+    @property
+    def mock(self):
+        """The same environment whose DMA copies, ALU operations and GEMMs do nothing (TVM's mock
+        mode): `mock.dma_copy` is "skip_dma_copy", `mock.alu` "skip_alu", `mock.gemm` "skip_gemm". A
+        stage scheduled with them is left out of the program, to time the others alone."""
+        if self._mock is None:
+            self._mock = _MockEnvironment(self)
+        return self._mock
+
+    def __enter__(self):
+        _scopes.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _scopes.remove(self)
+        return False
+
     def __repr__(self):
         return f"<vta.Environment {self.BATCH}x{self.BLOCK_IN}x{self.BLOCK_OUT}, target {self.TARGET}>"
 
 
+class _MockEnvironment(Environment):
+    """Environment.mock: the environment's values with the mock pragma and intrinsic names."""
+
+    dma_copy = "skip_dma_copy"
+    alu = "skip_alu"
+    gemm = "skip_gemm"
+
+    def __init__(self, env):  # pylint: disable=super-init-not-called  (it shares env's configuration)
+        self._env, self._target, self._mock = env._env, env._target, self
+
+    def __repr__(self):
+        return "<vta.Environment (mock) " + super().__repr__()[len("<vta.Environment "):]
+
+
 _env = None
+_scopes = []  # the environments of the `with vta.Environment(...)` blocks, innermost last
 
 
 def get_env():
-    """The environment of the configuration this package was built for (one per process)."""
+    """The environment of the innermost `with vta.Environment(...)` block; outside any, the one of the
+    configuration this package was built for (one per process)."""
     global _env
+    if _scopes:
+        return _scopes[-1]
     if _env is None:
         _env = Environment()
     return _env
@@ -146,6 +218,12 @@ def sum(expr, axis, init=None):  # noqa: A001  (te.sum)
     """The sum of `expr` over the reduction axis or axes `axis` (vta.reduce_axis), starting from `init`
     (0 when None): the body of a GEMM's compute. Raises ValueError when an axis is not a reduction axis."""
     return _core.sum(expr, list(axis) if isinstance(axis, (list, tuple)) else [axis], init)
+
+
+def const(value, dtype="int32"):
+    """The integer `value` as an expression of type `dtype` (tvm.tir.const); ValueError when it does not
+    fit."""
+    return _core.const(value, dtype)
 
 
 def max(a, b):  # noqa: A001  (te.max)
@@ -206,16 +284,90 @@ class build_config:  # noqa: N801  (the tutorials' name)
         return False
 
 
+def _nothing_to_do(what):
+    if _core.default_target() == "fpga":
+        return (f"vta: {what}: nothing to do: the board's bitstream is loaded with its device-tree overlay and its "
+                "runtime is this build's (docs/FPGA.md)")
+    return f"vta: {what}: nothing to do on a simulator ({_core.default_target() or 'fsim'})"
+
+
 def reconfig_runtime(remote):
-    """(the tutorials' FPGA step) A simulator has no runtime to reconfigure: says so, does nothing."""
+    """(TVM's FPGA step) The runtime is this build's on every backend: says so on stderr, does nothing."""
     del remote
-    print("vta: reconfig_runtime: nothing to do on a simulator", file=sys.stderr)
+    print(_nothing_to_do("reconfig_runtime"), file=sys.stderr)
 
 
 def program_fpga(remote, bitstream=None):
-    """(the tutorials' FPGA step) A simulator has no bitstream: says so, does nothing."""
+    """(TVM's FPGA step) A simulator has no bitstream, and the board's is loaded with its device-tree
+    overlay (docs/FPGA.md): says so on stderr, does nothing."""
     del remote, bitstream
-    print("vta: program_fpga: nothing to do on a simulator", file=sys.stderr)
+    print(_nothing_to_do("program_fpga"), file=sys.stderr)
+
+
+class BenchmarkResult:
+    """What a time evaluator returns (TVM's): `results`, the seconds per call of each repeat, and their
+    `mean`, `median`, `min`, `max` and `std`."""
+
+    def __init__(self, results):
+        self.results = tuple(results)
+        self.mean = statistics.fmean(self.results)
+        self.median = statistics.median(self.results)
+        self.min, self.max = builtins.min(self.results), builtins.max(self.results)  # (vta's min/max are the DSL's)
+        self.std = statistics.pstdev(self.results)
+
+    def __repr__(self):
+        return (f"BenchmarkResult(mean={self.mean:.6g} s, median={self.median:.6g} s, min={self.min:.6g} s, "
+                f"max={self.max:.6g} s, std={self.std:.3g} s, {len(self.results)} repeats)")
+
+
+def _count(name, value, least):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"time_evaluator: {name} must be an integer, not {type(value).__name__}")
+    if value < least:
+        raise ValueError(f"time_evaluator: {name} must be at least {least}, not {value}")
+    return value
+
+
+def _time_evaluator(self, func_name, dev=None, number=10, repeat=1, min_repeat_ms=0, cooldown_interval_ms=0,
+                    repeats_to_cooldown=1, f_preproc=""):
+    """A function that calls this module with its arguments `number` times per repeat, `repeat` times, and
+    returns a BenchmarkResult of the wall-clock seconds per call (TVM's Module.time_evaluator). A module
+    holds one function: `func_name` is the name its build gave it, not checked; `dev` is where its arrays
+    are. With `min_repeat_ms`, a repeat's calls are doubled until it lasts that long."""
+    del dev, func_name
+    number, repeat = _count("number", number, 1), _count("repeat", repeat, 1)
+    min_repeat_ms = _count("min_repeat_ms", min_repeat_ms, 0)
+    cooldown_interval_ms = _count("cooldown_interval_ms", cooldown_interval_ms, 0)
+    repeats_to_cooldown = _count("repeats_to_cooldown", repeats_to_cooldown, 1)
+    if f_preproc:
+        raise NotImplementedError("time_evaluator: f_preproc (a packed function run before each repeat) has "
+                                  "no meaning here")
+    module = self
+
+    def evaluate(*args):
+        results = []
+        for r in range(repeat):
+            calls = number
+            while True:
+                start = time.perf_counter()
+                for _ in range(calls):
+                    module(*args)
+                elapsed = time.perf_counter() - start
+                if elapsed * 1000 >= min_repeat_ms or calls >= 1 << 30:
+                    break
+                calls *= 2
+            results.append(elapsed / calls)
+            if cooldown_interval_ms and (r + 1) % repeats_to_cooldown == 0:
+                time.sleep(cooldown_interval_ms / 1000)
+        return BenchmarkResult(results)
+
+    return evaluate
+
+
+Module.time_evaluator = _time_evaluator
+RemoteModule.time_evaluator = _time_evaluator
+DeviceArray.asnumpy = DeviceArray.numpy  # (TVM's older name)
+RemoteArray.asnumpy = RemoteArray.numpy
 
 
 def load_module(path):

@@ -97,6 +97,50 @@ TEST(CompiledConv2d, OneVirtualThreadAndOtherTiles) {
   EXPECT_EQ(one.stats.gemm_counter, small.stats.gemm_counter) << "the same arithmetic however it is tiled";
 }
 
+// Tiles that do not divide the extents (TVM accepts any split): the whole tiles run as a loop, the last,
+// shorter one after it, with shorter DMA transfers and loops. Extents that are primes, 1, tiles of the
+// extent itself and larger than it; every output against the plain C++ reference, and the GEMM count
+// that of the untiled product (no block computed twice or left out).
+TEST(CompiledGemm, TilesThatDoNotDivideTheExtents) {
+  const int batch = vta::build_config().batch(), block = vta::build_config().block_in();
+  struct Case {
+    int64_t b, in, out, bb, ob, ib;
+  };
+  for (const Case c : {Case{1, 7, 5, 1, 2, 3}, Case{3, 5, 7, 2, 3, 2}, Case{1, 13, 11, 1, 4, 5}, Case{1, 1, 1, 1, 1, 1},
+                       Case{2, 3, 5, 2, 5, 3}, Case{1, 5, 3, 1, 4, 6}, Case{5, 4, 4, 3, 3, 3}}) {
+    MatmulShape s;
+    s.batch = c.b * batch, s.in_channels = c.in * block, s.out_channels = c.out * block;
+    s.b_block = c.bb, s.o_block = c.ob, s.i_block = c.ib, s.virtual_threads = 1;
+    Result r;
+    try {
+      r = compiled_matrix_multiply(5, nullptr, s);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << describe(s) << ": " << e.what();
+      continue;
+    }
+    EXPECT_TRUE(r.ok()) << describe(s) << ": " << r.error;
+    EXPECT_EQ(r.outputs, size_t(s.batch * s.out_channels)) << describe(s);
+    EXPECT_EQ(r.stats.gemm_counter, uint64_t(c.b * c.out * c.in)) << describe(s);
+  }
+}
+
+TEST(CompiledConv2d, TilesThatDoNotDivideTheExtents) {
+  if (vta::build_config().batch() != 1 || vta::build_config().block_in() != 16) GTEST_SKIP() << "tiles for 1x16";
+  ConvShape s;  // 7x5 pixels, 3 -> 3 channel blocks: every extent prime, no tile dividing it
+  s.height = 7, s.width = 5, s.in_channels = 48, s.out_channels = 48, s.virtual_threads = 1;
+  s.oc_block = 2, s.h_block = 3, s.w_block = 2, s.ic_block = 2;
+  const Result r = compiled_convolution(3, nullptr, s);
+  EXPECT_TRUE(r.ok()) << r.error;
+  ConvShape whole = s;  // one tile: the reference count of GEMMs
+  whole.oc_block = 3, whole.h_block = 7, whole.w_block = 5, whole.ic_block = 3;
+  const Result one = compiled_convolution(3, nullptr, whole);
+  EXPECT_TRUE(one.ok()) << one.error;
+  EXPECT_EQ(r.stats.gemm_counter, one.stats.gemm_counter) << "the same arithmetic however it is tiled";
+  s.store_rows = true, s.stride = 2, s.h_block = 2, s.w_block = 3;  // strided, rows stored in 2D
+  const Result strided = compiled_convolution(4, nullptr, s);
+  EXPECT_TRUE(strided.ok()) << strided.error;
+}
+
 // BuildOptions::overlap_tiles: the token that frees the input and weight buffers after a tile's last
 // GEMM goes to the next tile's first load, so the loads overlap the tile's ALU stages and the next
 // reset. Same outputs and arithmetic, with one and two virtual threads. With one thread the compute

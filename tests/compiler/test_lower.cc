@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -180,8 +181,14 @@ TEST(CompilerLower, ScheduleErrorsNameStageAxisAndReason) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  expect_error([&] { s[m.res].split(m.res->op->axis[1], 3); },
-               "split on stage res, axis i1: factor 3 does not divide the extent 4");
+  expect_error([&] { s[m.res].split(m.res->op->axis[1], 0); },
+               "split on stage res, axis i1: factor 0 must be positive");
+  expect_error([&] { s[m.res].split_nparts(m.res->op->axis[1], -2); }, "nparts -2 must be positive");
+  expect_error([&] { s[m.res].pragma(m.res->op->axis[1], "dma"); },
+               "pragma on stage res, axis i1: unknown pragma \"dma\" (VTA's are dma_copy and alu");
+  expect_error([&] { s[m.res_gem].tensorize(m.res_gem->op->axis[2], "gemv"); },
+               "tensorize on stage res_gem, axis bi: unknown intrinsic \"gemv\"");
+  expect_error([&] { s[m.res].tile(m.res->op->axis[1], m.res->op->axis[1], 2, 2); }, "axis i1 is given twice");
   expect_error([&] { s[m.res].reorder({m.ic}); }, "reorder on stage res: axis ic is not a loop of this stage");
   const auto split = s[m.res].split(m.res->op->axis[3], 4);
   const IterVar& o = split.first;
@@ -195,6 +202,85 @@ TEST(CompilerLower, ScheduleErrorsNameStageAxisAndReason) {
       "type mismatch: int8 and int32 operands (insert a cast)");
   expect_error([&] { (void)lower(s, {m.data, m.weight}); }, "the output res must be one of the arguments");
   expect_error([&] { (void)s[m.data]; }, "tensor data has no stage in this schedule");
+}
+
+// Splits whose factor does not divide the extent (TVM accepts them): the whole iterations as a loop,
+// then the shorter last one, through compute_at and bound inference. Each schedule interpreted against
+// the plain loops; the factors: a prime, the extent itself, 1, larger than the extent, nparts.
+TEST(CompilerLower, InexactSplitsComputeTheReference) {
+  struct Case {
+    int64_t oc, ci, ic;  // factors of the output blocks (4), the output lanes (16), the reduction (4)
+    bool attach;         // the epilogue and the copies computed at the tile's loops (the tutorial's blocking)
+  };
+  for (const Case c :
+       {Case{3, 5, 3, false}, Case{3, 16, 3, true}, Case{4, 7, 1, false}, Case{5, 16, 6, true}, Case{1, 3, 4, true}}) {
+    Matmul m;
+    Schedule s = create_schedule(m.res);
+    auto [oc_o, oc_i] = s[m.res].split(m.res->op->axis[1], c.oc);
+    auto [ci_o, ci_i] = s[m.res].split(m.res->op->axis[3], c.ci);
+    s[m.res].reorder({oc_o, ci_o, m.res->op->axis[0], oc_i, m.res->op->axis[2], ci_i});
+    auto [ic_o, ic_i] = s[m.res_gem].split(m.ic, c.ic);
+    const auto& gx = m.res_gem->op->axis;
+    s[m.res_gem].reorder({ic_o, gx[0], gx[1], ic_i, gx[2], gx[3], m.ic_tns});
+    if (c.attach) {
+      for (const Tensor& t : {m.res_gem, m.res_shr, m.res_max, m.res_min}) s[t].compute_at(s[m.res], ci_o);
+    }
+    const std::string text = to_text(lower(s, {m.data, m.weight, m.res}));
+    EXPECT_EQ(m.run_schedule(s), m.reference()) << text;
+    EXPECT_EQ(text.find("split_tail"), std::string::npos) << "every last iteration bound to its value\n" << text;
+  }
+  // nparts as TVM's: 4 blocks in 3 parts are parts of 2, the last one shorter
+  Matmul m;
+  Schedule s = create_schedule(m.res);
+  auto [o, i] = s[m.res].split_nparts(m.res->op->axis[1], 3);
+  EXPECT_EQ(o.extent, 2);
+  EXPECT_EQ(i.extent, 2);
+  EXPECT_EQ(m.run_schedule(s), m.reference());
+  // a split of a split's inner loop sees the extent each part gives it (16 = 3 x 5 + 1, then 5 = 2 x 2 + 1)
+  Matmul n;
+  Schedule t = create_schedule(n.res);
+  auto [a, b] = t[n.res].split(n.res->op->axis[3], 5);
+  (void)a;
+  (void)t[n.res].split(b, 2);
+  const std::string text = to_text(lower(t, {n.data, n.weight, n.res}));
+  EXPECT_EQ(n.run_schedule(t), n.reference()) << text;
+  EXPECT_NE(text.find("for (i3.outer: int32, 0, 3) {"), std::string::npos) << text;
+}
+
+// What an inexact split cannot be lowered with is refused naming the stage, the axis and the rule.
+TEST(CompilerLower, InexactSplitsThatCannotBeLoweredAreNamed) {
+  auto error_of = [](const std::function<void(Matmul&, Schedule&)>& schedule) -> std::string {
+    Matmul m;
+    Schedule s = create_schedule(m.res);
+    schedule(m, s);
+    try {
+      (void)lower(s, {m.data, m.weight, m.res});
+    } catch (const ScheduleError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string thread = error_of([](Matmul& m, Schedule& s) {
+    auto [o, i] = s[m.res].split(m.res->op->axis[1], 3);
+    (void)i;
+    s[m.res].bind(o, "cthread");
+  });
+  EXPECT_NE(thread.find("split on stage res, axis i1: factor 3 does not divide the extent 4, and loop i1.outer is "
+                        "bound to a virtual thread"),
+            std::string::npos)
+      << thread;
+  const std::string outside = error_of([](Matmul& m, Schedule& s) {
+    auto [o, i] = s[m.res].split(m.res->op->axis[3], 5);
+    s[m.res].reorder({i, o});
+  });
+  EXPECT_NE(outside.find("loop i3.inner of its inner part is outside its outer loop i3.outer"), std::string::npos)
+      << outside;
+  const std::string again = error_of([](Matmul& m, Schedule& s) {
+    auto [o, i] = s[m.res].split(m.res->op->axis[3], 5);
+    (void)i;
+    (void)s[m.res].split(o, 2);
+  });
+  EXPECT_NE(again.find("its outer loop i3.outer is split again"), std::string::npos) << again;
 }
 
 // The tutorial's declaration at the test's small size (Matmul's blocks).

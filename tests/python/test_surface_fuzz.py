@@ -37,6 +37,18 @@ def corpus():
         return [value(v) for v in json.load(f)["values"]]
 
 
+def small_copy(env):
+    """A one-element copy through the accumulator: a module to time."""
+    a = vta.placeholder((1, 1, env.BATCH, env.BLOCK_OUT), "a", "int32")
+    a_buf = vta.compute(a.shape, lambda *i: a(*i), "a_buf")
+    r = vta.compute(a.shape, lambda *i: a_buf(*i).astype("int8"), "r")
+    s = vta.create_schedule(r)
+    s[a_buf].set_scope(env.acc_scope)
+    s[a_buf].pragma(s[a_buf].op.axis[0], env.dma_copy)
+    s[r].pragma(s[r].op.axis[0], env.dma_copy)
+    return s, [a, r]
+
+
 def allowed(e):
     return isinstance(e, (TypeError, ValueError, vta.RunError, vta.RemoteError))
 
@@ -54,6 +66,10 @@ class SurfaceFuzz(unittest.TestCase):
         executor = vn.Executor(small)
         env = vta.get_env()
         data = vta.placeholder((1, 4, 1, 16), "data", "int8")
+
+        acc = vta.placeholder((4, 8), "acc", "int32")
+        y = vta.compute((4, 8), lambda i, j: acc(i, j) >> 1, "y")
+        module = vta.build(*small_copy(env))
 
         def graph():
             g = vn.Graph("fuzz")
@@ -80,6 +96,15 @@ class SurfaceFuzz(unittest.TestCase):
             "expr.index": lambda: data[pick(), 0, 0, 0],
             "reduce_axis": lambda: vta.reduce_axis((pick(), pick()), name=pick()),
             "split": lambda: (lambda s: s[data].split(s[data].op.axis[1], pick()))(vta.create_schedule(data)),
+            "split.factor": lambda: (lambda s: s[y].split(s[y].op.axis[1], factor=pick()))(vta.create_schedule(y)),
+            "split.nparts": lambda: (lambda s: s[y].split(s[y].op.axis[0], nparts=pick()))(vta.create_schedule(y)),
+            "tile": lambda: (lambda s: s[y].tile(s[y].op.axis[0], s[y].op.axis[1], pick(), pick()))(
+                vta.create_schedule(y)),
+            "expr.bits": lambda: (acc[0, 0] << pick()) & pick() | (pick() >> acc[0, 0]),
+            "expr.compare": lambda: (acc[0, 0] <= pick(), pick() < acc[0, 0], acc[0, 0] == pick(), pick() % acc[0, 0]),
+            "const": lambda: vta.const(pick(), pick()),
+            "environment": lambda: vta.Environment(pick()),
+            "time_evaluator": lambda: module.time_evaluator(pick(), None, number=pick(), repeat=pick()),
             "set_scope": lambda: vta.create_schedule(data)[data].set_scope(pick()),
             "connect": lambda: vta.connect("127.0.0.1", 1, timeout=pick()),
             "estimate.config": lambda: vta.get_env().__class__,  # (a call that always returns)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # with_server.sh SERVER BACKEND COMMAND...: starts SERVER (vta-device-server) for BACKEND on an
 # ephemeral loopback port, runs COMMAND with VTA_TARGET=rpc://127.0.0.1:PORT (every @RPC@ in its
-# arguments replaced by that target, every @ADDR@ by 127.0.0.1:PORT), stops the server and exits with COMMAND's status. Every wait is
+# arguments replaced by that target, every @ADDR@ by 127.0.0.1:PORT, every @PORT@ by PORT), stops the server and exits
+# with COMMAND's status. Every wait is
 # bounded: the server has 30 s to print its address.
 set -u
 server=$1 backend=$2
@@ -27,6 +28,7 @@ shift
 for a in "$@"; do
   [ "$a" = "@RPC@" ] && a=$target
   [ "$a" = "@ADDR@" ] && a=$addr
+  case $a in *@PORT@*) a=$(printf '%s' "$a" | sed "s/@PORT@/${addr##*:}/g") ;; esac
   set -- "$@" "$a"
   shift
 done

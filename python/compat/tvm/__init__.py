@@ -1,8 +1,9 @@
 """A thin stand-in for the parts of TVM the VTA tutorials use, over the `vta` package (docs/PYTHON.md).
 
-Put this directory first on PYTHONPATH and the tutorials' code runs as it is written: `tvm.lower`,
-`tvm.target.Target`, `tvm.nd.array`, `tvm.runtime.enabled`, `te`, `rpc`, `topi`, `contrib.utils`,
-`testing`. Anything else is refused by name: this is not TVM.
+Put this directory first on PYTHONPATH and the tutorials' code, and TVM's own VTA tests and GEMM
+benchmark, run as they are written: `tvm.lower`, `tvm.target.Target`, `tvm.nd.array`/`empty`,
+`tvm.tir.const`, `tvm.runtime.enabled`, `te`, `rpc`, `topi`, `contrib.utils`, `testing`. Anything else
+is refused by name: this is not TVM.
 """
 
 import sys
@@ -47,15 +48,28 @@ def _enabled(what):
 runtime = types.SimpleNamespace(enabled=_enabled)
 
 
-def _array(values, device=None, dtype=None):
+def _array(values, device=None, dtype=None, ctx=None):
     """A device array holding a copy of `values` (int8 or int32): in the server's memory for a remote
-    session's device, else on this process's device."""
+    session's device, else on this process's device (`ctx`: TVM's older name of `device`)."""
     a = _np.ascontiguousarray(_np.asarray(values, dtype=dtype) if dtype else _np.asarray(values))
-    remote = getattr(device, "remote", None)
+    remote = getattr(device if device is not None else ctx, "remote", None)
     return remote.array(a) if remote is not None else _vta.array(a)
 
 
-nd = types.SimpleNamespace(array=_array)
+def _empty(shape, dtype="float32", device=None, ctx=None, mem_scope=None):
+    """A device array of `shape` and `dtype` (int8 or int32), zeroed, where `device` is."""
+    if mem_scope is not None:
+        raise NotImplementedError("tvm.nd.empty: mem_scope is not supported by the VTA compatibility layer")
+    if str(dtype) not in ("int8", "int32"):
+        raise TypeError(f"tvm.nd.empty: a device array holds int8 or int32 elements, not {dtype}")
+    remote = getattr(device if device is not None else ctx, "remote", None)
+    shape = tuple(int(d) for d in shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+    return remote.empty(shape, str(dtype)) if remote is not None else _vta.array(_np.zeros(shape, dtype=dtype))
+
+
+nd = types.SimpleNamespace(array=_array, empty=_empty)
+tir = types.SimpleNamespace(const=_vta.const)
 sys.modules[__name__ + ".target"] = target
 sys.modules[__name__ + ".runtime"] = runtime
 sys.modules[__name__ + ".nd"] = nd
+sys.modules[__name__ + ".tir"] = tir

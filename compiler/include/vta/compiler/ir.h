@@ -65,7 +65,9 @@ using Operation = std::shared_ptr<const OperationNode>;
 #define VTA_IR_BINARY_KINDS(X) \
   X(Add, binary, Binary) X(Sub, binary, Binary) X(Mul, binary, Binary) X(FloorDiv, binary, Binary) \
   X(FloorMod, binary, Binary) X(Min, binary, Binary) X(Max, binary, Binary) X(Shr, binary, Binary) \
-  X(Lt, binary, Binary) X(Ge, binary, Binary) X(And, binary, Binary)
+  X(Shl, binary, Binary) X(BitAnd, binary, Binary) X(BitOr, binary, Binary) \
+  X(Lt, binary, Binary) X(Le, binary, Binary) X(Gt, binary, Binary) X(Ge, binary, Binary) X(Eq, binary, Binary) \
+  X(Ne, binary, Binary) X(And, binary, Binary)
 #define VTA_IR_EXPR_KINDS(X) \
   X(Int, int, Int) X(Var, var, Var) VTA_IR_BINARY_KINDS(X) X(Select, select, Select) X(Cast, cast, Cast) \
   X(Read, read, Read) X(Reduce, reduce, Reduce)
@@ -79,6 +81,8 @@ enum class ExprKind : uint8_t {
 const char* to_string(ExprKind k);
 /// Whether `k` is one of VTA_IR_BINARY_KINDS (operands `a` and `b`, evaluated by eval_binary).
 bool is_binary(ExprKind k);
+/// Whether `k` compares its operands (< <= > >= == !=): a bool.
+bool is_comparison(ExprKind k);
 
 struct VarNode;
 using Var = std::shared_ptr<const VarNode>;

@@ -14,8 +14,18 @@ namespace attr {
 inline constexpr const char* kPragmaPrefix = "pragma_";
 inline constexpr const char* kPragmaDmaCopy = "pragma_dma_copy";  ///< a copy loop nest -> 2D DMA
 inline constexpr const char* kPragmaAlu = "pragma_alu";           ///< an element-wise nest -> ALU kernel
-inline constexpr const char* kTensorizeGemm = "tensorize_gemm";   ///< a GEMM element -> micro-op
-inline constexpr const char* kVirtualThread = "virtual_thread";   ///< the loop bound to cthread
+/// The mock pragmas (TVM's `env.mock`): the nest does nothing at all, no DMA, no ALU operation.
+inline constexpr const char* kPragmaSkipDmaCopy = "pragma_skip_dma_copy";
+inline constexpr const char* kPragmaSkipAlu = "pragma_skip_alu";
+/// Prefix of every `tensorize` annotation: Stage::tensorize(axis, "gemm") is key "tensorize_gemm".
+inline constexpr const char* kTensorizePrefix = "tensorize_";
+inline constexpr const char* kTensorizeGemm = "tensorize_gemm";  ///< a GEMM element -> micro-op
+/// The mock GEMM (`env.mock.gemm`): no micro-op, no reset; the accumulator is left as it is.
+inline constexpr const char* kTensorizeSkipGemm = "tensorize_skip_gemm";
+/// The last, shorter iteration of a split whose factor does not divide its extent: the body with the
+/// loop variable `var` bound to `value` (made by schedule_ops, gone after rebase_regions).
+inline constexpr const char* kSplitTail = "split_tail";
+inline constexpr const char* kVirtualThread = "virtual_thread";  ///< the loop bound to cthread
 /// A block of statements of one stage; value = the stage (vta::Stage).
 inline constexpr const char* kCoprocScope = "coproc_scope";
 /// A micro-op kernel; value = kUopKernelGemm or kUopKernelAlu.
@@ -23,6 +33,12 @@ inline constexpr const char* kCoprocUopScope = "coproc_uop_scope";
 inline constexpr int kUopKernelGemm = 0;
 inline constexpr int kUopKernelAlu = 1;
 }  // namespace attr
+
+/// The pragma names Stage::pragma takes: VTA's units and their mock forms (TVM's `env.mock`).
+inline constexpr const char* kPragmas[] = {"dma_copy", "alu", "skip_dma_copy", "skip_alu"};
+/// The intrinsics Stage::tensorize takes: the GEMM core, and its mock form.
+inline constexpr const char* kIntrinsicGemm = "gemm";
+inline constexpr const char* kIntrinsicSkipGemm = "skip_gemm";
 
 /// Call names: the runtime's C functions (printed as call_extern) and the VTA intrinsics (printed as
 /// `@tir.vta.*`), executed by build() and, for the DMA calls, by the interpreter.

@@ -22,6 +22,11 @@ Stmt substitute(const Stmt& s, const VarMap& m);
 Expr simplify(const Expr& e);
 Stmt simplify(const Stmt& s);
 
+/// The mock units (TVM's `env.mock`): nests under `pragma skip_dma_copy`, `pragma skip_alu` or
+/// `tensorize skip_gemm` removed with the loops they leave empty, so that a program runs one unit's
+/// work alone (pass_skip.cc).
+Stmt remove_mocked(const Stmt& s);
+
 /// Multi-dimensional accesses to row-major offsets into their buffers (pass_flatten.cc).
 Stmt flatten(const Stmt& s);
 

@@ -4,6 +4,7 @@
 /// (split by factor or nparts, reorder) and its storage scope. Each primitive checks its arguments and
 /// throws ScheduleError naming the stage, the axis and the reason.
 
+#include <array>
 #include <map>
 #include <utility>
 
@@ -27,10 +28,15 @@ class Stage {
   const std::vector<SplitRelation>& splits() const { return splits_; }
   const std::string& scope() const { return scope_; }
 
-  /// Splits `parent` (a current leaf) into (outer, inner) with inner extent `factor`.
+  /// Splits `parent` (a current leaf) into (outer, inner) with inner extent `factor`. A factor that
+  /// does not divide the extent is allowed (as TVM's): the last outer iteration is shorter, lowered as
+  /// the whole iterations' loop followed by the rest once.
   std::pair<IterVar, IterVar> split(const IterVar& parent, int64_t factor);
-  /// Splits `parent` into `nparts` outer iterations.
+  /// Splits `parent` into `nparts` outer iterations: inner extent ceil(extent / nparts), as TVM's.
   std::pair<IterVar, IterVar> split_nparts(const IterVar& parent, int64_t nparts);
+  /// Splits `x` by `x_factor` and `y` by `y_factor` and orders them (x.outer, y.outer, x.inner,
+  /// y.inner), which it returns (te tile).
+  std::array<IterVar, 4> tile(const IterVar& x, const IterVar& y, int64_t x_factor, int64_t y_factor);
   /// Reorders the given leaves among the positions they occupy (te reorder).
   void reorder(const std::vector<IterVar>& order);
   /// The storage scope of the stage's output ("global" by default).
@@ -39,9 +45,11 @@ class Stage {
   /// including `axis`, only the region of this stage's output its consumers read there (bound
   /// inference, rectangular regions of affine indices).
   void compute_at(const Stage& parent, const IterVar& axis);
-  /// Annotates loop `axis` (a leaf) with a pragma, e.g. "dma_copy" or "alu" (te pragma).
+  /// Annotates loop `axis` (a leaf) with a pragma: "dma_copy", "alu", or the mock forms
+  /// "skip_dma_copy" and "skip_alu" that make the nest do nothing (te pragma; names.h kPragmas).
   void pragma(const IterVar& axis, const std::string& name);
-  /// Marks loop `axis` and the loops inside it as one call of the named intrinsic ("gemm").
+  /// Marks loop `axis` and the loops inside it as one call of the named intrinsic: "gemm", or
+  /// "skip_gemm", the mock GEMM that does nothing.
   void tensorize(const IterVar& axis, const std::string& intrinsic);
   /// Binds loop `axis` to a thread kind; only "cthread" (virtual threads) is supported.
   void bind(const IterVar& axis, const std::string& thread);

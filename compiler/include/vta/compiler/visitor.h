@@ -120,6 +120,16 @@ class IRMutator : protected ExprFunctor<Expr>, protected StmtFunctor<Stmt> {
   std::vector<Expr> mutate_all(const std::vector<Expr>& v);
 };
 
+/// A mutator whose rewrites may leave statements empty (an empty sequence): the loops, annotations and
+/// sequences they empty go with them (removing passes derive from it).
+class PruningMutator : public IRMutator {
+ protected:
+  static bool empty(const Stmt& s);
+  Stmt visit_for(const Stmt& s, const ForNode& op) override;
+  Stmt visit_seq(const Stmt& s, const SeqNode& op) override;
+  Stmt visit_attr(const Stmt& s, const AttrNode& op) override;
+};
+
 /// Calls `f` on `e` and every expression inside it, parents before children.
 void for_each_expr(const Expr& e, const std::function<void(const Expr&)>& f);
 /// Calls `f` on every expression of the statement tree `s` (indices, values, arguments, annotation

@@ -1,5 +1,6 @@
-"""tvm.contrib.utils.tempdir: a temporary directory, removed with the object."""
+"""tvm.contrib.utils.tempdir: a temporary directory, removed with the object (or by remove())."""
 
+import os
 import tempfile
 
 
@@ -10,6 +11,17 @@ class TempDirectory:
 
     def relpath(self, name):
         return f"{self.temp_dir}/{name}"
+
+    def listdir(self):
+        return os.listdir(self.temp_dir)
+
+    def remove(self):
+        self._dir.cleanup()
+
+    def __del__(self):
+        # (removed here, not by the finalizer of TemporaryDirectory, which warns that it had to)
+        if getattr(self, "_dir", None) is not None:
+            self._dir.cleanup()
 
 
 def tempdir():
