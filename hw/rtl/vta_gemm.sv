@@ -10,7 +10,7 @@
 //       (read-after-write without stalls)
 //   S5  write acc (int32 lanes) and out (their low 8 bits)
 //
-// The products, their sums and the accumulation are stages of their own (session 32): in one stage,
+// The products, their sums and the accumulation are stages of their own (commit fa0684b): in one stage,
 // block RAM to DSP to adder tree to accumulator add was the design's slowest path
 // (docs/SYNTHESIS.md). It costs a GEMM instruction two cycles, not a micro-op's throughput.
 // The SRAMs live outside (vta_compute); their reads have one cycle of latency and read the old word
