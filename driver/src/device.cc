@@ -1,5 +1,6 @@
 #include "vta/driver/device.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -264,6 +265,12 @@ DeviceOptions DeviceOptions::from_env() {
   return o;
 }
 
+namespace {
+std::atomic<uint64_t> made_devices{0};
+}  // namespace
+
+uint64_t devices_made() { return made_devices.load(std::memory_order_relaxed); }
+
 std::unique_ptr<Device> make_device(std::string_view target, const Config& config, const DeviceOptions& options) {
   DeviceOptions o = options;
   DeviceFactory factory = find_factory(target, &o.address);
@@ -274,6 +281,7 @@ std::unique_ptr<Device> make_device(std::string_view target, const Config& confi
     throw std::invalid_argument("unknown VTA target \"" + std::string(target) + "\" (known: " + known + ")");
   }
   auto device = factory(config, o);
+  made_devices.fetch_add(1, std::memory_order_relaxed);
   // VTA_CAPTURE=DIR: every run of the device is written to DIR (vta/driver/capture.h)
   if (const char* dir = std::getenv("VTA_CAPTURE"); dir != nullptr && *dir != '\0') {
     device = make_capturing_device(std::move(device), o.dram != nullptr ? *o.dram : Dram::global(), dir);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -445,7 +446,8 @@ NetworkRun Executor::run(std::span<const int8_t> input, const RunOptions& option
 
 // Each thread takes the next step not taken yet and runs it as a one-step slice: the reference's
 // values of its inputs copied to the target (its own Activations), its program run on the thread's
-// own runtime, its output compared. The calling thread is one of them.
+// worker (a device of its own, made once for the executor's runs), its output compared. The calling
+// thread is one of them.
 NetworkRun Executor::run_concurrently(std::span<const int8_t> input, size_t begin, size_t end,
                                       const RunOptions& options, const Values& reference) {
   const auto t0 = Clock::now();
@@ -457,22 +459,27 @@ NetworkRun Executor::run_concurrently(std::span<const int8_t> input, size_t begi
   std::exception_ptr error;
   const std::vector<int32_t> x = widen(input);
   const std::string& output = output_step(begin, end);
-  auto work = [&] {
-    try {
-      for (size_t i = next++; i < end && !failed; i = next++) {
-        const Step& s = steps_[i];
-        Activations values(graph_, config_, *target_, in_place_);
-        Values& host = values.host();
-        if (std::count(s.inputs.begin(), s.inputs.end(), graph_.input_name()) != 0) host[graph_.input_name()] = x;
-        inputs_from_reference(host, i, i + 1, reference);
-        result.steps[i - begin] = run_step(i, values, options, &reference);
-        if (s.name == output) result.output = values.to_host(s.name), result.output_name = s.name;
-        if (ends_in_extra_output(graph_, s)) {
-          std::vector<int32_t> extra = values.to_host(s.name);
-          const std::lock_guard lock(mu);
-          result.extra_outputs[s.name] = std::move(extra);
-        }
+  const size_t threads_wanted = std::min<size_t>(options.jobs, end - begin);
+  while (workers_.size() < threads_wanted) workers_.push_back(target_->worker());
+  auto steps = [&] {
+    for (size_t i = next++; i < end && !failed; i = next++) {
+      const Step& s = steps_[i];
+      Activations values(graph_, config_, *target_, in_place_);
+      Values& host = values.host();
+      if (std::count(s.inputs.begin(), s.inputs.end(), graph_.input_name()) != 0) host[graph_.input_name()] = x;
+      inputs_from_reference(host, i, i + 1, reference);
+      result.steps[i - begin] = run_step(i, values, options, &reference);
+      if (s.name == output) result.output = values.to_host(s.name), result.output_name = s.name;
+      if (ends_in_extra_output(graph_, s)) {
+        std::vector<int32_t> extra = values.to_host(s.name);
+        const std::lock_guard lock(mu);
+        result.extra_outputs[s.name] = std::move(extra);
       }
+    }
+  };
+  auto work = [&](Target::Worker& worker) {
+    try {
+      worker.run(steps);
     } catch (...) {
       const std::lock_guard lock(mu);
       if (!error) error = std::current_exception();
@@ -480,8 +487,8 @@ NetworkRun Executor::run_concurrently(std::span<const int8_t> input, size_t begi
     }
   };
   std::vector<std::thread> threads;
-  for (unsigned t = 1; t < std::min<size_t>(options.jobs, end - begin); ++t) threads.emplace_back(work);
-  work();
+  for (size_t t = 1; t < threads_wanted; ++t) threads.emplace_back(work, std::ref(*workers_[t]));
+  work(*workers_[0]);
   for (std::thread& t : threads) t.join();
   if (error) std::rethrow_exception(error);
   for (size_t i = begin; i < end; ++i) {

@@ -78,6 +78,19 @@ class LocalProgram final : public Target::Program {
   std::shared_ptr<DetailedRuntime> detailed_;
 };
 
+// A worker of steps at once: a runtime of its own over the process's memory, its device made once.
+class LocalWorker final : public Target::Worker {
+ public:
+  LocalWorker() : context_(make_device(default_target(), build_config(), DeviceOptions::from_env()), Dram::global()) {}
+  void run(const std::function<void()>& f) override {
+    const runtime::Context::Scope scope(context_);
+    f();
+  }
+
+ private:
+  runtime::Context context_;
+};
+
 class LocalTarget final : public Target {
  public:
   LocalTarget() = default;
@@ -88,6 +101,10 @@ class LocalTarget final : public Target {
   }
   bool views() const override { return true; }
   bool concurrent() const override { return detailed_ == nullptr && runs_concurrently(default_target()); }
+  std::unique_ptr<Worker> worker() override {
+    if (!concurrent()) return Target::worker();
+    return std::make_unique<LocalWorker>();
+  }
   std::unique_ptr<Program> load(const c::Module& module, const std::string& name) override {
     return std::make_unique<LocalProgram>(module, detailed_steps_.count(name) != 0 ? detailed_ : nullptr);
   }

@@ -470,6 +470,30 @@ TEST(NetworkExecutor, StepsRunAtOnceGiveTheRunOfOneAfterAnother) {
   }
 }
 
+// The devices of steps run at once belong to the executor: one per thread, made at the first run that
+// needs it and kept for the next runs (a device counted by make_device; a tsim is a whole simulator).
+TEST(NetworkExecutor, StepsAtOnceMakeTheirDevicesOnceForAllRuns) {
+  Graph g = resnet18(small());
+  const auto input = generated_input(g, 6);
+  calibrate_shifts(g, input);
+  const Values ref = run_reference(g, input);
+  Executor ex(g, vta::build_config());
+  RunOptions o;
+  o.jobs = 2;
+  const uint64_t before = vta::devices_made();
+  const NetworkRun first = ex.run(input, o, &ref);
+  EXPECT_EQ(vta::devices_made() - before, 2u) << "one device for each of the two threads";
+  for (int i = 0; i < 3; ++i) {
+    const NetworkRun again = ex.run(input, o, &ref);
+    EXPECT_TRUE(again.verified());
+    EXPECT_EQ(again.vta, first.vta);
+  }
+  EXPECT_EQ(vta::devices_made() - before, 2u) << "four runs on the same two devices";
+  o.jobs = 3;
+  EXPECT_TRUE(ex.run(input, o, &ref).verified());
+  EXPECT_EQ(vta::devices_made() - before, 3u) << "a third thread, a third device";
+}
+
 // A step whose program leaves tokens in the queues (its pushes past its pops, spec 4.1: a 1x1
 // convolution to 1,000 channels on a 3x3 map, as SqueezeNet's classifier) does not change the cycles
 // of what runs after it on the same device: the tokens are popped between steps

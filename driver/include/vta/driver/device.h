@@ -161,6 +161,9 @@ using DeviceFactory = std::function<std::unique_ptr<Device>(const Config&, const
 /// address ("rpc://127.0.0.1:9091"). Throws std::invalid_argument naming the known backends when
 /// `target` is unknown.
 std::unique_ptr<Device> make_device(std::string_view target, const Config& config, const DeviceOptions& options = {});
+/// How many devices make_device has made in this process (a program's device constructions, counted
+/// by the tests that hold it to making its devices once).
+uint64_t devices_made();
 /// The backend named by VTA_TARGET, or fsim when it is unset or empty.
 std::string default_target();
 /// Checks a scheme backend's address ("HOST:PORT") without making a device: throws

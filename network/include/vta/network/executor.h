@@ -136,6 +136,8 @@ class Executor {
   using InPlaceParts = std::map<std::string, std::pair<std::string, size_t>>;
   InPlaceParts in_place_;
   std::unique_ptr<DeviceState> device_;
+  /// The workers of steps run at once (Target::worker), made when a run first needs them and kept.
+  std::vector<std::unique_ptr<Target::Worker>> workers_;
 };
 
 }  // namespace vta::network

@@ -7,6 +7,7 @@
 /// server, whose memory then keeps the activations (the tutorials' RPC setup).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <span>
@@ -52,6 +53,18 @@ class Target {
   /// tsim: vta::runs_concurrently); a board, SystemC, a device server's session and fast-forward's one
   /// detailed device run one program at a time.
   virtual bool concurrent() const { return false; }
+  /// One thread's share of steps run at once (concurrent() targets): its own device over the same
+  /// memory, made once with the worker; an Executor keeps its workers for all its runs.
+  class Worker {
+   public:
+    virtual ~Worker() = default;
+    /// Runs `f` on the calling thread with this worker's device as the thread's runtime.
+    virtual void run(const std::function<void()>& f) = 0;
+  };
+  /// A new worker; only on a target whose concurrent() is true (std::logic_error elsewhere).
+  virtual std::unique_ptr<Worker> worker() {
+    throw std::logic_error("this target runs one program at a time: it has no workers (Target::concurrent())");
+  }
   /// `module` ready to run there; `name` names it (the step) in uploads and diagnostics.
   virtual std::unique_ptr<Program> load(const compiler::Module& module, const std::string& name) = 0;
 };
