@@ -105,7 +105,7 @@ struct FsimDevice::Impl {
     const int compute = stage_index(Stage::kCompute);
     for (;;) {
       bool progress = false;
-      for (int s = 0; s < 3; ++s) {
+      for (int s = 0; s < kStages; ++s) {
         while (const DecodedInsn* x = head(s)) {
           if (x->opcode == Opcode::kFinish || !runnable(*x)) break;
           step(s);
@@ -121,7 +121,7 @@ struct FsimDevice::Impl {
       fail(-1, ErrorKind::kDeadlock, "dependency deadlock: no module can proceed and FINISH has not executed");
     }
     size_t left = 0;
-    for (int s = 0; s < 3; ++s) left += queues[s].size() - heads[s];
+    for (int s = 0; s < kStages; ++s) left += queues[s].size() - heads[s];
     if (left > 0) {
       fail(-1, ErrorKind::kUnfinished,
            "FINISH completed while " + std::to_string(left) +

@@ -195,7 +195,7 @@ bool RunControl::clock_until_done(uint64_t budget, uint32_t count, int& interrup
       const auto now = std::chrono::steady_clock::now();
       next_progress = now + kProgressEvery;
       uint64_t started = 0;  // instructions the three stages have taken on
-      for (uint32_t s = 0; s < 3; ++s) started += bus_.read_reg(vcr::kLoadInsns + 4 * s);
+      for (uint32_t s = 0; s < uint32_t(kStages); ++s) started += bus_.read_reg(vcr::kLoadInsns + 4 * s);
       const double seconds = std::chrono::duration<double>(now - t0).count();
       const uint64_t cycles = bus_.cycles() - start;
       std::fprintf(stderr, "\r%s: %llu cycles, %llu of %u instructions, %.0f cycles/s, %.0f s ", options_.name,
@@ -246,11 +246,11 @@ RunStatus RunControl::fail(RunStatus status, ErrorKind kind, std::string diagnos
 }
 
 void RunControl::print_profile(uint64_t cycles) {
-  static const char* kNames[] = {"load", "compute", "store"};
   std::fprintf(stderr, "tsim profile: %llu cycles", static_cast<unsigned long long>(cycles));
-  for (uint32_t s = 0; s < 3; ++s) {
-    std::fprintf(stderr, "; %s %u insns, busy %u, token stall %u", kNames[s], bus_.read_reg(vcr::kLoadInsns + 4 * s),
-                 bus_.read_reg(vcr::offset("LOAD_BUSY") + 4 * s), bus_.read_reg(vcr::offset("LOAD_STALL") + 4 * s));
+  for (uint32_t s = 0; s < uint32_t(kStages); ++s) {
+    std::fprintf(stderr, "; %s %u insns, busy %u, token stall %u", to_string(kStageOrder[s]),
+                 bus_.read_reg(vcr::kLoadInsns + 4 * s), bus_.read_reg(vcr::offset("LOAD_BUSY") + 4 * s),
+                 bus_.read_reg(vcr::offset("LOAD_STALL") + 4 * s));
   }
   std::fprintf(stderr, "\n");
 }
@@ -286,15 +286,14 @@ std::string RunControl::diagnose(RunStatus status, ErrorKind kind, const std::st
   // Which instruction each stage holds: the stage's n-th instruction of the stream, read from this
   // simulator's own memory.
   const uint8_t* stream = memory_.translate(insn_addr, size_t(count) * Config::kInsnElemBytes);
-  const Stage kStages[] = {Stage::kLoad, Stage::kCompute, Stage::kStore};
   const vcr::Field kFills[] = {vcr::field("QUEUE_FILL_LOAD"), vcr::field("QUEUE_FILL_COMPUTE"),
                                vcr::field("QUEUE_FILL_STORE")};
-  for (int s = 0; s < 3; ++s) {
+  for (int s = 0; s < kStages; ++s) {
     const uint32_t started = bus_.read_reg(vcr::kLoadInsns + 4 * uint32_t(s));
     const bool busy = (busy_flags >> s) & 1;
     const uint32_t fill = vcr::extract(fills, kFills[s]);
     const bool failed = (err >> s) & 1;
-    d << "  " << to_string(kStages[s]) << ": ";
+    d << "  " << to_string(kStageOrder[s]) << ": ";
     uint32_t nth;  // 1-based position of the instruction of interest in this stage's order
     if (failed) {
       d << "refused";
@@ -313,7 +312,7 @@ std::string RunControl::diagnose(RunStatus status, ErrorKind kind, const std::st
     bool found = false;
     for (uint32_t i = 0; stream != nullptr && i < count && !found; ++i) {
       const RawInsn raw = load_insn(stream + size_t(i) * Config::kInsnElemBytes);
-      if (stage_of(raw) != kStages[s] || ++seen != nth) continue;
+      if (stage_of(raw) != kStageOrder[s] || ++seen != nth) continue;
       d << " instruction " << i << " (" << isa_.disassemble(raw) << ")";
       found = true;
     }

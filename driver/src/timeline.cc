@@ -57,8 +57,11 @@ std::vector<std::string> instruction_names(const Isa& isa, const std::vector<Raw
 std::string Timeline::to_trace_json() const {
   json events = json::array();
   for (int lane = 0; lane < kLanes; ++lane) {
-    events.push_back(
-        {{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", lane}, {"args", {{"name", kLaneNames[lane]}}}});
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 1},
+                      {"tid", lane},
+                      {"args", {{"name", to_string(kStageOrder[lane])}}}});
     events.push_back(
         {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", lane}, {"args", {{"sort_index", lane}}}});
   }
@@ -267,7 +270,7 @@ std::string timelines_to_svg(const std::vector<Timeline>& timelines, int width) 
           c0 = c1;
         }
       }
-      s << "<text x=\"4\" y=\"" << y + 15 << "\">" << Timeline::kLaneNames[lane] << "</text>\n";
+      s << "<text x=\"4\" y=\"" << y + 15 << "\">" << to_string(kStageOrder[lane]) << "</text>\n";
       s << "<rect x=\"" << kLeft << "\" y=\"" << y << "\" width=\"" << double(t.cycles) / cycles_per_px
         << "\" height=\"" << kLaneH << "\" fill=\"#f5f5f5\"/>\n";
       int run_start = 0, run_cat = -1;

@@ -1,7 +1,7 @@
 #pragma once
-// NumPy arrays to and from the device's and the device servers' arrays, and the argument checks the
-// bindings share (core.cc, remote.cc): element types by name, copies in C order, each wrong argument a
-// TypeError or ValueError naming it.
+// NumPy arrays to and from the device's and the device servers' arrays, the argument checks and the
+// statistics' dict the bindings share (core.cc, remote.cc, network.cc): element types by name, copies
+// in C order, each wrong argument a TypeError or ValueError naming it.
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vta/compiler/ir.h"
+#include "vta/driver/device.h"
 #include "vta/runtime/tensor.h"
 
 namespace vta::python {
@@ -82,6 +83,15 @@ std::vector<const T*> call_arguments(const pybind11::args& arrays, const char* e
     out.push_back(arrays[i].cast<const T*>());
   }
   return out;
+}
+
+/// The seven statistics and the cycle count (None when the backend has no clock), by name (kStatFields):
+/// what vta.stats(), a session's stats() and a network run's statistics return.
+inline pybind11::dict stats_dict(const Stats& s) {
+  pybind11::dict d;
+  for (const auto& f : kStatFields) d[pybind11::str(std::string(f.name))] = s.*f.member;
+  d["cycle_count"] = s.cycle_count ? pybind11::cast(*s.cycle_count) : pybind11::none();
+  return d;
 }
 
 }  // namespace vta::python

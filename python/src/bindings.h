@@ -12,10 +12,6 @@
 
 #include "vta/driver/interrupt.h"
 
-namespace vta {
-struct Stats;
-}
-
 namespace vta::python {
 
 /// A call that may run long (a module call, a network run, a replay), run without the GIL. On Python's
@@ -78,9 +74,6 @@ class InterruptibleCall {
   }
   std::optional<StopSignals> scope_;
 };
-
-/// The seven statistics and the cycle count (None when the backend has no clock), by name (kStatFields).
-pybind11::dict stats_dict(const Stats& s);
 
 /// vta.network: graphs of quantized operators, ResNet-18, the executor (vta/network/*.h).
 void bind_network(pybind11::module_& m, const pybind11::object& base_error);

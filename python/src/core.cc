@@ -37,16 +37,6 @@
 namespace py = pybind11;
 namespace c = vta::compiler;
 
-namespace vta::python {
-
-py::dict stats_dict(const Stats& s) {
-  py::dict d;
-  for (const auto& f : kStatFields) d[py::str(std::string(f.name))] = s.*f.member;
-  d["cycle_count"] = s.cycle_count ? py::cast(*s.cycle_count) : py::none();
-  return d;
-}
-
-}  // namespace vta::python
 using vta::python::call_arguments;
 using vta::python::copy_from_numpy;
 using vta::python::device_dtype;

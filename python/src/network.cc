@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "arrays.h"
 #include "bindings.h"
 #include "vta/driver/build_config.h"
 #include "vta/network/executor.h"

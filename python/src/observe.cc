@@ -31,7 +31,7 @@ void bind_observability(py::module_& m, const py::object& base_error) {
           "busy",
           [](const Timeline& t, const std::string& stage) {
             for (int lane = 0; lane < Timeline::kLanes; ++lane) {
-              if (stage == Timeline::kLaneNames[lane]) return t.total(lane, Activity::kBusy);
+              if (stage == to_string(kStageOrder[lane])) return t.total(lane, Activity::kBusy);
             }
             throw py::value_error("busy: a stage is load, compute or store, not '" + stage + "'");
           },

@@ -22,7 +22,7 @@ void expect_well_formed(const Timeline& t) {
     for (const auto& i : t.intervals) {
       if (i.lane != lane) continue;
       EXPECT_LT(i.begin, i.end);
-      EXPECT_GE(i.begin, last_end) << "overlapping intervals on " << Timeline::kLaneNames[lane];
+      EXPECT_GE(i.begin, last_end) << "overlapping intervals on " << to_string(kStageOrder[lane]);
       EXPECT_LE(i.end, t.cycles);
       EXPECT_GE(i.insn, 0);
       EXPECT_LT(size_t(i.insn), t.insn_names.size());

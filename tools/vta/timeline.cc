@@ -26,7 +26,6 @@ struct TimelineOptions {
 };
 
 // Each stage's energy from a run's statistics (the counters are the same on every backend).
-static_assert(kStages == Timeline::kLanes, "the energy's stages are the timeline's lanes");
 std::array<double, Timeline::kLanes> stage_energy(const Stats& stats, const Config& config) {
   std::array<double, Timeline::kLanes> pj{};
   const auto stages = estimate_energy_by_stage(stats, config, EnergyTable::from_environment());
@@ -109,7 +108,7 @@ void add_timeline_command(CLI::App& app, Commands& commands) {
                   static_cast<unsigned long long>(tl.cycles));
       for (int lane = 0; lane < Timeline::kLanes; ++lane) {
         const double c = double(std::max<uint64_t>(tl.cycles, 1));
-        std::printf(" %s busy %.0f%% memory %.0f%% token %.0f%%", Timeline::kLaneNames[lane],
+        std::printf(" %s busy %.0f%% memory %.0f%% token %.0f%%", to_string(kStageOrder[lane]),
                     100.0 * double(tl.total(lane, Activity::kBusy)) / c,
                     100.0 * double(tl.total(lane, Activity::kMemory)) / c,
                     100.0 * double(tl.total(lane, Activity::kToken)) / c);

@@ -67,8 +67,6 @@ struct Energy {
 /// read and DRAM; the idle term per cycle.
 Energy estimate_energy(const Stats& stats, const Config& config, const EnergyTable& table);
 
-constexpr int kStages = 3;
-
 /// The energy of the events each stage's instructions cause: load, the input and weight bytes through
 /// DRAM into their buffers; compute, the multiply-accumulates, the ALU's operations, their buffer
 /// accesses, and the accumulator and micro-op bytes it loads; store, the output buffer's reads and their

@@ -47,6 +47,10 @@ enum class AluOp : uint8_t { kMin = 0, kMax = 1, kAdd = 2, kShr = 3, kMul = 4 };
 
 /// Pipeline stages as the runtime numbers them (spec 4.1).
 enum class Stage : uint8_t { kLoad = 1, kCompute = 2, kStore = 3 };
+/// The three stages in pipeline order: index i is Stage(i + 1), the lane of timelines, the entry of
+/// the energy by stage and of the hardware's per-stage counters (one home for "load, compute, store").
+inline constexpr int kStages = 3;
+inline constexpr Stage kStageOrder[kStages] = {Stage::kLoad, Stage::kCompute, Stage::kStore};
 
 const char* to_string(Opcode op);
 const char* to_string(MemId id);

@@ -34,8 +34,7 @@ struct TimelineInterval {
 };
 
 struct Timeline {
-  static constexpr int kLanes = 3;
-  static constexpr const char* kLaneNames[kLanes] = {"load", "compute", "store"};
+  static constexpr int kLanes = kStages;  ///< one per stage, lane i is kStageOrder[i] (isa.h)
   std::string title;
   bool estimated = false;               ///< from estimate_timeline, not recorded
   uint64_t cycles = 0;                  ///< length of the run
