@@ -6,17 +6,14 @@
 #include <span>
 #include <stdexcept>
 
+#include "vta/driver/hash.h"
 #include "vta/driver/memory.h"
 #include "vta/runtime/context.h"
 #include "vta/runtime/tensor.h"
 
 namespace vta::compiler {
 
-uint64_t SeededRun::checksum() const {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const uint8_t b : output) h = (h ^ b) * 0x100000001b3ull;
-  return h;
-}
+uint64_t SeededRun::checksum() const { return fnv1a64(output); }
 
 SeededRun run_seeded(const Module& module, std::unique_ptr<Device> device, uint32_t seed) {
   if (module.args().empty()) throw std::invalid_argument("the module has no arguments");

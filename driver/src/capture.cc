@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "vta/driver/file.h"
+#include "vta/driver/hash.h"
 #include "vta/driver/json_field.h"
 #include "vta/driver/program.h"
 
@@ -20,18 +21,6 @@ namespace {
 using json = nlohmann::json;
 
 constexpr std::string_view kMagic = "VTACAP1\n";
-
-uint64_t fnv1a64(const uint8_t* data, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
-  return h;
-}
-
-std::string hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 const char* status_name(RunStatus s) {
   return s == RunStatus::kOk ? "ok" : s == RunStatus::kTimeout ? "timeout" : "error";
@@ -179,7 +168,9 @@ class CapturingDevice final : public Device {
 };
 
 json blob_ref(std::string& blobs, const std::vector<uint8_t>& bytes) {
-  json j = {{"offset", blobs.size()}, {"bytes", bytes.size()}, {"fnv1a64", hex64(fnv1a64(bytes.data(), bytes.size()))}};
+  json j = {{"offset", blobs.size()},
+            {"bytes", bytes.size()},
+            {"fnv1a64", hex64(fnv1a64(std::span<const uint8_t>(bytes.data(), bytes.size())))}};
   blobs.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   return j;
 }
@@ -194,7 +185,7 @@ std::vector<uint8_t> read_blob(const json& ref, const std::string& bytes, size_t
   }
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data() + blobs_start + offset);
   std::vector<uint8_t> out(p, p + n);
-  const std::string sum = hex64(fnv1a64(out.data(), out.size()));
+  const std::string sum = hex64(fnv1a64(std::span<const uint8_t>(out.data(), out.size())));
   if (const std::string said = json_field<std::string>(ref, "fnv1a64"); sum != said) {
     throw CaptureError(what + " is corrupted (checksum " + sum + ", the header says " + said + ")");
   }
@@ -271,9 +262,7 @@ std::string CapturedRegion::uses_text() const {
 
 Config Capture::config() const { return Config::from_json_text(config_json, "the capture's configuration"); }
 
-std::string Capture::config_hash() const {
-  return hex64(fnv1a64(reinterpret_cast<const uint8_t*>(config_json.data()), config_json.size()));
-}
+std::string Capture::config_hash() const { return hex64(fnv1a64(config_json)); }
 
 const CapturedRegion* Capture::region_at(PhysAddr phys, uint64_t bytes) const {
   for (const auto& r : regions) {

@@ -19,6 +19,7 @@
 #include "vta/driver/config.h"
 #include "vta/driver/device.h"
 #include "vta/driver/file.h"
+#include "vta/driver/hash.h"
 
 namespace vta::rpc {
 namespace {
@@ -533,17 +534,9 @@ WriteRef decode_write(const FrameHeader& header, std::span<const uint8_t> payloa
 
 uint64_t config_hash(const Config& config) {
   // FNV-1a over "NAME=VALUE;" for every derived constant, in Config::constants() order
-  uint64_t h = 14695981039346656037ull;
-  auto mix = [&](std::string_view s) {
-    for (char c : s) h = (h ^ uint8_t(c)) * 1099511628211ull;
-  };
-  for (const auto& k : config.constants()) {
-    mix(k.name);
-    mix("=");
-    mix(std::to_string(k.value));
-    mix(";");
-  }
-  return h;
+  Fnv1a64 h;
+  for (const auto& k : config.constants()) h.add(k.name).add("=").add(std::to_string(k.value)).add(";");
+  return h.value();
 }
 
 std::vector<uint8_t> auth_proof(std::string_view secret, uint64_t client_nonce, uint64_t server_nonce) {

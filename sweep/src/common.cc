@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/file.h"
+#include "vta/driver/hash.h"
 #include "vta/network/calibration.h"
 
 namespace vta::sweep {
@@ -28,13 +29,7 @@ void write_json(const fs::path& path, const json& j) {
   }
 }
 
-std::string hash_of(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+std::string hash_of(const std::string& text) { return hex64(fnv1a64(text)); }
 
 const std::string& this_build_hash() {
   static const std::string h = hash_of(build_config().to_json_text());
