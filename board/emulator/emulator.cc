@@ -206,15 +206,11 @@ Emulator::Emulator(EmulatorOptions options) : impl_(std::make_unique<Impl>(std::
 
   // the DMA buffer: a file both processes map
   const fs::path dma = dir / "udmabuf0";
-  const int fd = ::open(dma.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) fail("cannot make " + dma.string());
+  const UniqueFd fd(::open(dma.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!fd.valid()) fail("cannot make " + dma.string());
   m.made.push_back(dma);
-  if (::ftruncate(fd, off_t(o.dma_bytes)) != 0) {
-    ::close(fd);
-    fail("cannot size " + dma.string());
-  }
-  void* p = ::mmap(nullptr, o.dma_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  ::close(fd);
+  if (::ftruncate(fd.get(), off_t(o.dma_bytes)) != 0) fail("cannot size " + dma.string());
+  void* p = ::mmap(nullptr, o.dma_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);  // (it stays)
   if (p == MAP_FAILED) fail("cannot map " + dma.string());
   m.dma = static_cast<uint8_t*>(p);
   DramRegion region{m.dma, o.dma_phys, o.dma_bytes, dma.string(), /*zeroed=*/true, {}};  // a new file

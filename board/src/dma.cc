@@ -41,20 +41,18 @@ std::unique_ptr<Dram> open_dma_memory(const BoardSettings& settings) {
   const uint64_t size = read_sysfs_number(sysfs, "size");
   // O_SYNC: the buffer is mapped uncached, so neither side sees stale lines; cached, each run is
   // bracketed by sync_for_device / sync_for_cpu (the board device).
-  const int fd = ::open(settings.dma.c_str(), O_RDWR | O_CLOEXEC | (settings.cached ? 0 : O_SYNC));
-  if (fd < 0) {
+  const UniqueFd fd(::open(settings.dma.c_str(), O_RDWR | O_CLOEXEC | (settings.cached ? 0 : O_SYNC)));
+  if (!fd.valid()) {
     throw BoardError("fpga: cannot open the DMA buffer " + settings.dma + " (VTA_FPGA_DMA): " + std::strerror(errno) +
                      " (is the u-dma-buf module loaded? docs/FPGA.md)");
   }
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) < size) {
-    ::close(fd);
+  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) < size) {
     throw BoardError("fpga: the DMA buffer " + settings.dma + " holds " + std::to_string(st.st_size) +
                      " bytes, fewer than the " + std::to_string(size) + " its " + sysfs + "/size says");
   }
-  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);  // (it stays when fd closes)
   const int map_errno = errno;
-  ::close(fd);  // the mapping stays
   if (p == MAP_FAILED) {
     throw BoardError("fpga: cannot map the DMA buffer " + settings.dma + " (" + std::to_string(size) +
                      " bytes): " + std::strerror(map_errno));

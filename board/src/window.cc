@@ -34,42 +34,34 @@ std::string errno_text() { return std::strerror(errno); }
 class UioWindow final : public RegisterWindow {
  public:
   UioWindow(const std::string& path, bool irq) : name_(path), irq_(irq) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd_ < 0) throw BoardError("fpga: cannot open the register window " + path + ": " + errno_text());
+    fd_.reset(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+    if (!fd_.valid()) throw BoardError("fpga: cannot open the register window " + path + ": " + errno_text());
     const size_t size = map_size(path);
     if (size < vcr::kWindowBytes) {
-      ::close(fd_);
       throw BoardError("fpga: the register window " + path + " maps " + std::to_string(size) +
                        " bytes, fewer than VTA's " + std::to_string(vcr::kWindowBytes) +
                        " (is it the accelerator's UIO device?)");
     }
-    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-    if (p == MAP_FAILED) {
-      const std::string why = errno_text();
-      ::close(fd_);
-      throw BoardError("fpga: cannot map the register window " + path + ": " + why);
-    }
+    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
+    if (p == MAP_FAILED) throw BoardError("fpga: cannot map the register window " + path + ": " + errno_text());
     regs_ = static_cast<volatile uint32_t*>(p);
     size_ = size;
   }
-  ~UioWindow() override {
-    ::munmap(const_cast<uint32_t*>(regs_), size_);
-    ::close(fd_);
-  }
+  ~UioWindow() override { ::munmap(const_cast<uint32_t*>(regs_), size_); }
   void write(uint32_t offset, uint32_t value) override { regs_[offset / 4] = value; }
   uint32_t read(uint32_t offset) override { return regs_[offset / 4]; }
   bool wait_interrupt(int timeout_ms) override {
     if (!irq_) return false;
     const uint32_t enable = 1;
-    if (::write(fd_, &enable, sizeof enable) != sizeof enable) {
+    if (::write(fd_.get(), &enable, sizeof enable) != sizeof enable) {
       irq_ = false;  // no interrupt on this device: the caller polls from now on
       return false;
     }
-    pollfd p{fd_, POLLIN, 0};
+    pollfd p{fd_.get(), POLLIN, 0};
     const int n = ::poll(&p, 1, timeout_ms);
     if (n <= 0) return false;
     uint32_t count = 0;
-    return ::read(fd_, &count, sizeof count) == sizeof count;
+    return ::read(fd_.get(), &count, sizeof count) == sizeof count;
   }
   const std::string& name() const override { return name_; }
 
@@ -89,7 +81,7 @@ class UioWindow final : public RegisterWindow {
 
   std::string name_;
   bool irq_;
-  int fd_ = -1;
+  UniqueFd fd_;
   volatile uint32_t* regs_ = nullptr;
   size_t size_ = 0;
 };
@@ -101,33 +93,23 @@ class EmulatorWindow final : public RegisterWindow {
       : name_("the board emulator at " + path),
         timeout_ms_(int(stall_seconds * 1000)),
         stall_text_(format_seconds(stall_seconds) + " s") {
-    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd_ < 0) throw BoardError("fpga: cannot make a socket: " + errno_text());
+    fd_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!fd_.valid()) throw BoardError("fpga: cannot make a socket: " + errno_text());
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     if (path.size() >= sizeof addr.sun_path) {
-      ::close(fd_);
       throw BoardError("fpga: the register window's path " + path + " is longer than a socket's " +
                        std::to_string(sizeof addr.sun_path - 1) + " characters");
     }
     std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      const std::string why = errno_text();
-      ::close(fd_);
-      throw BoardError("fpga: cannot reach " + name_ + ": " + why + " (is vta-board-emulator running?)");
+    if (::connect(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      throw BoardError("fpga: cannot reach " + name_ + ": " + errno_text() + " (is vta-board-emulator running?)");
     }
-    try {
-      const wire::Reply hello = receive(nullptr, timeout_ms_);
-      if (hello.status != uint32_t(wire::Status::kOk) || hello.value != wire::kMagic) {
-        throw BoardError("fpga: " + name_ + " refused the connection" +
-                         (fault_.empty() ? std::string() : ": " + fault_));
-      }
-    } catch (...) {
-      ::close(fd_);
-      throw;
+    const wire::Reply hello = receive(nullptr, timeout_ms_);
+    if (hello.status != uint32_t(wire::Status::kOk) || hello.value != wire::kMagic) {
+      throw BoardError("fpga: " + name_ + " refused the connection" + (fault_.empty() ? std::string() : ": " + fault_));
     }
   }
-  ~EmulatorWindow() override { ::close(fd_); }
 
   void write(uint32_t offset, uint32_t value) override {
     call({uint32_t(wire::Op::kWrite), offset, value}, timeout_ms_);
@@ -160,7 +142,7 @@ class EmulatorWindow final : public RegisterWindow {
     const auto* p = reinterpret_cast<const char*>(&r);
     size_t n = sizeof r;
     while (n > 0) {
-      const ssize_t k = ::send(fd_, p, n, MSG_NOSIGNAL);
+      const ssize_t k = ::send(fd_.get(), p, n, MSG_NOSIGNAL);
       if (k < 0 && errno == EINTR) continue;
       if (k <= 0) {
         throw BoardError("fpga: " + name_ + " went away before " + describe(&r) + ": " + errno_text());
@@ -175,14 +157,14 @@ class EmulatorWindow final : public RegisterWindow {
     while (n > 0) {
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      pollfd pf{fd_, POLLIN, 0};
+      pollfd pf{fd_.get(), POLLIN, 0};
       const int ready = left.count() > 0 ? ::poll(&pf, 1, int(left.count())) : 0;
       if (ready < 0 && errno == EINTR) continue;
       if (ready == 0) {
         throw BoardError("fpga: " + name_ + " did not answer " + describe(what) + " within " + stall_text_ +
                          " of its due time (VTA_FPGA_STALL_SECONDS): the emulator hangs or is stopped");
       }
-      const ssize_t k = ::recv(fd_, p, n, 0);
+      const ssize_t k = ::recv(fd_.get(), p, n, 0);
       if (k < 0 && errno == EINTR) continue;
       if (k <= 0) {
         throw BoardError("fpga: " + name_ + " closed the register window during " + describe(what) +
@@ -210,7 +192,7 @@ class EmulatorWindow final : public RegisterWindow {
   std::string name_;
   int timeout_ms_;
   std::string stall_text_;  ///< the bound as the diagnostics write it ("10 s")
-  int fd_ = -1;
+  UniqueFd fd_;
   std::string fault_;
 };
 

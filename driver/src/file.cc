@@ -112,4 +112,9 @@ std::string read_file(const std::filesystem::path& path, uint64_t max_bytes) {
   return text;
 }
 
+void UniqueFd::reset(int fd) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
 }  // namespace vta

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "internal.h"
+#include "vta/driver/file.h"
 
 namespace vta::sweep {
 
@@ -83,37 +84,31 @@ fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& 
   const fs::path tree = tree_path(cache, hash, coverage);
   fs::create_directories(tree);
   fs::path program = tree / "tools" / "vta-sweep";
-  const int lock = ::open((tree / "vta-sweep.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-  if (lock < 0) throw SweepError("cannot open the lock of " + tree.string());
-  ::flock(lock, LOCK_EX);  // (released when the process ends, too)
-  try {
-    std::ofstream(tree / kTreeMarker) << "a build tree of vta-sweep's, for configuration " << hash << "\n";
-    const fs::path log = tree / "vta-sweep-build.log";
-    auto build_tree = [&] {
-      bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
-                      "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
-                      "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF",
-                      std::string("-DVTA_TSIM_COVERAGE=") + (coverage ? "ON" : "OFF"), "--target", "vta-sweep",
-                      bp::std_out > log.string(), bp::std_err > log.string());
-      if (!wait_bounded(build, std::chrono::hours(2))) {
-        throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
-      }
-      if (build.exit_code() != 0) throw SweepError("building " + tree.string() + " failed: see " + log.string());
-    };
-    build_tree();
-    if (!program_starts(program)) {  // a damaged program: linked again from its objects
-      std::error_code ec;
-      fs::remove(program, ec);
-      build_tree();
-      if (!program_starts(program)) {
-        throw SweepError(program.string() + " was built but does not start (see " + log.string() + ")");
-      }
+  const UniqueFd lock(::open((tree / "vta-sweep.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
+  if (!lock.valid()) throw SweepError("cannot open the lock of " + tree.string());
+  ::flock(lock.get(), LOCK_EX);  // (released when it closes, or when the process ends)
+  std::ofstream(tree / kTreeMarker) << "a build tree of vta-sweep's, for configuration " << hash << "\n";
+  const fs::path log = tree / "vta-sweep-build.log";
+  auto build_tree = [&] {
+    bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
+                    "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
+                    "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF",
+                    std::string("-DVTA_TSIM_COVERAGE=") + (coverage ? "ON" : "OFF"), "--target", "vta-sweep",
+                    bp::std_out > log.string(), bp::std_err > log.string());
+    if (!wait_bounded(build, std::chrono::hours(2))) {
+      throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
     }
-  } catch (...) {
-    ::close(lock);
-    throw;
+    if (build.exit_code() != 0) throw SweepError("building " + tree.string() + " failed: see " + log.string());
+  };
+  build_tree();
+  if (!program_starts(program)) {  // a damaged program: linked again from its objects
+    std::error_code ec;
+    fs::remove(program, ec);
+    build_tree();
+    if (!program_starts(program)) {
+      throw SweepError(program.string() + " was built but does not start (see " + log.string() + ")");
+    }
   }
-  ::close(lock);
   return program;
 }
 
@@ -127,9 +122,9 @@ void check_cache(const fs::path& cache) {
   if (ec) throw SweepError(name + " cannot be made: " + ec.message());
   if (!fs::is_directory(cache, ec)) throw SweepError(name + " is not a folder");
   const fs::path probe = cache / (".vta-sweep-probe-" + std::to_string(::getpid()));
-  const int fd = ::open(probe.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0) throw SweepError(name + " is not writable: " + std::error_code(errno, std::generic_category()).message());
-  ::close(fd);
+  if (!UniqueFd(::open(probe.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644)).valid()) {
+    throw SweepError(name + " is not writable: " + std::error_code(errno, std::generic_category()).message());
+  }
   fs::remove(probe, ec);
 }
 

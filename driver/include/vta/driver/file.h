@@ -66,6 +66,36 @@ class PartialFile {
 /// Writes `content` to `path` whole or not at all (through a PartialFile). Throws FileError.
 void write_file(const std::filesystem::path& path, std::string_view content);
 
+/// An open file descriptor, closed when the owner is destroyed (every error path included) or reset.
+/// Move-only; -1 is no descriptor.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  ~UniqueFd() { reset(); }
+  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept {
+    if (this != &o) reset(o.release());
+    return *this;
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  /// Gives the descriptor up to the caller (who closes it), leaving -1.
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  /// Closes the descriptor held, if any, and holds `fd`.
+  void reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
 /// Removes the partial file of every live PartialFile of the process. Async-signal-safe (unlink only):
 /// what an interrupt handler calls before it ends the process.
 void remove_partial_files() noexcept;
