@@ -45,21 +45,10 @@ constexpr uint32_t kWindowBytes = 4096;
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 
-bool send_all(int fd, const void* data, size_t n) {
-  const auto* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t k = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    p += k, n -= size_t(k);
-  }
-  return true;
-}
-
 bool send_reply(int fd, wire::Status status, uint32_t value, const std::string& message = {}) {
   const std::string text = message.substr(0, kMaxFault);
   const wire::Reply r{uint32_t(status), value, uint32_t(text.size())};
-  return send_all(fd, &r, sizeof r) && send_all(fd, text.data(), text.size());
+  return wire::send_all(fd, &r, sizeof r) && wire::send_all(fd, text.data(), text.size());
 }
 
 }  // namespace

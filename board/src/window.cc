@@ -139,15 +139,8 @@ class EmulatorWindow final : public RegisterWindow {
   }
 
   void send_all(const wire::Request& r) {
-    const auto* p = reinterpret_cast<const char*>(&r);
-    size_t n = sizeof r;
-    while (n > 0) {
-      const ssize_t k = ::send(fd_.get(), p, n, MSG_NOSIGNAL);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) {
-        throw BoardError("fpga: " + name_ + " went away before " + describe(&r) + ": " + errno_text());
-      }
-      p += k, n -= size_t(k);
+    if (!wire::send_all(fd_.get(), &r, sizeof r)) {
+      throw BoardError("fpga: " + name_ + " went away before " + describe(&r) + ": " + errno_text());
     }
   }
 

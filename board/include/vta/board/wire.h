@@ -6,6 +6,10 @@
 /// a Reply with kFault carries the value as usual and then a message of `fault_length` bytes (an RTL
 /// assertion failed in the emulated design).
 
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstddef>
 #include <cstdint>
 
 namespace vta::board::wire {
@@ -31,5 +35,19 @@ struct Reply {
   uint32_t value = 0;
   uint32_t fault_length = 0;  ///< bytes of message after the reply (kFault, kBusy)
 };
+
+/// Sends the `n` bytes at `data` on the stream socket `fd` whole (partial sends continued, interrupted
+/// ones retried; never SIGPIPE): false when the other end is gone, errno saying why. Both sides' one
+/// send loop.
+inline bool send_all(int fd, const void* data, size_t n) {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t k = ::send(fd, p, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k, n -= size_t(k);
+  }
+  return true;
+}
 
 }  // namespace vta::board::wire
