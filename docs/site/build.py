@@ -32,7 +32,9 @@ LIBRARIES = {
     "runtime/include": ("runtime", "Runtime", "the runtime the compiler targets (`vta/runtime.h`), tensors and "
                         "reference operators"),
     "compiler/include": ("compiler", "Compiler", "the tensor-expression DSL, schedules, lowering, modules"),
-    "network/include": ("network", "Networks", "quantized graphs, their reference, ONNX import and quantization"),
+    "network/include": ("network", "Networks", "quantized graphs, their reference, ResNet-18, the executor"),
+    "frontend/include": ("frontend", "Model front end", "ONNX import, the float reference, calibration and "
+                         "quantization"),
     "remote/include": ("remote", "Remote devices", "the device server, its protocol and clients"),
     "board/include": ("board", "FPGA board", "the Linux board driver and its emulator"),
     "tsim/include": ("tsim", "Cycle-accurate simulation", "the tsim (Verilated RTL) and the SystemC/TLM-2.0 model"),
