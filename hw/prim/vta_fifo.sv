@@ -75,9 +75,7 @@ module vta_fifo #(
   `VTA_ASSERT_KNOWN(WriteDataKnown, wvalid_i, wdata_i)
   `VTA_ASSERT(CountInRange, 32'(count_q) <= Depth)
   // (no % by a depth that is not a power of two: a simulator would divide in every cycle)
-  /* verilator lint_off UNUSEDSIGNAL */  // (read by the assertion only)
   logic [31:0] rptr_plus_count;
-  /* verilator lint_on UNUSEDSIGNAL */
   assign rptr_plus_count = 32'(rptr_q) + 32'(count_q);
   `VTA_ASSERT(PointersAgreeWithCount, 32'(wptr_q) == (rptr_plus_count >= Depth ? rptr_plus_count - Depth : rptr_plus_count))
 `ifdef VTA_FORMAL

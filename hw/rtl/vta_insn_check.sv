@@ -20,22 +20,17 @@ module vta_insn_check
   import vta_pkg::*;
 (
   // an instruction entering fetch's buffer, and what the buffer keeps beside it
-  /* verilator lint_off UNUSEDSIGNAL */  // (the synthesis text computes in every cycle)
   input  logic                       new_en_i,  // one enters this cycle
-  /* verilator lint_on UNUSEDSIGNAL */
   input  insn_t                      new_insn_i,
   output logic [InsnCheckKeep-1:0]   kept_o,
   // the instruction leaving the buffer, with what was kept for it, and the verdict
-  /* verilator lint_off UNUSEDSIGNAL */  // (the simulator's text reads only the kept verdict)
   input  insn_t                      insn_i,
   input  logic [InsnCheckKeep-1:0]   kept_i,
-  /* verilator lint_on UNUSEDSIGNAL */
   output logic                       legal_o
 );
   localparam int unsigned DimW = BlockDimWidth;
   localparam int unsigned NeedWidth = 2 * DimW + 1;  // sram_base + rows * cols, with its carry
 
-  /* verilator lint_off UNUSEDSIGNAL */  // the fields the rules do not read (addresses, strides, flags)
   function automatic logic [DimW-1:0] block_rows(insn_t insn);
     block_rows = DimW'(insn[MemYPad0Lsb +: MemYPad0Width]) + DimW'(insn[MemYSizeLsb +: MemYSizeWidth]) +
                  DimW'(insn[MemYPad1Lsb +: MemYPad1Width]);
@@ -87,7 +82,6 @@ module vta_insn_check
       legal = op == OpFinish;
     end
   endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
 
 `ifdef SYNTHESIS
   assign kept_o  = {block_cols(new_insn_i), block_rows(new_insn_i)};

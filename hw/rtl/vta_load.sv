@@ -77,10 +77,8 @@ module vta_load
 
   // ---- control --------------------------------------------------------------------------------
   // starts when its pop has a token and its push has room (only this stage pushes l2g)
-  /* verilator lint_off UNUSEDSIGNAL */  // a LOAD's fields only
   logic [OpcodeBitWidth-1:0] head_op;
   loop_insn_t                head_gemm, head_alu;
-  /* verilator lint_on UNUSEDSIGNAL */
   vta_insn_head u_head (
     .idle_i(state_q == StIdle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(1'b1), .next_token_i(g2l_ready_i),
     .prev_room_i(1'b1), .next_room_i(!l2g_full_i), .deps_o(deps), .go_o(go), .op_o(head_op), .mem_o(m),

@@ -58,11 +58,9 @@ package vta_pkg;
   // elements: each dimension a size plus two pads. InsnCheckKeep: the width of what fetch keeps beside
   // each instruction for vta_insn_check (a block's two dimensions in synthesis, the verdict in
   // simulation).
-  /* verilator lint_off UNUSEDPARAM */  // (read by fetch and vta_insn_check only)
   localparam int unsigned BlockDimWidth = (MemopPadBitWidth < MemopSizeBitWidth) ? MemopSizeBitWidth + 1 :
                                                                                   MemopPadBitWidth + 2;
   localparam int unsigned InsnCheckKeep = 2 * BlockDimWidth;
-  /* verilator lint_on UNUSEDPARAM */
 
   // GEMM and ALU share the micro-op loop; source factors are as wide as the wider index space.
   typedef struct packed {

@@ -47,10 +47,8 @@ module vta_store
     .sram_re_o(out_rd_o.re), .sram_raddr_o(out_rd_o.addr), .sram_rdata_i(out_rdata_i));
 
   // starts when its pop has a token and its push has room (only this stage pushes s2g)
-  /* verilator lint_off UNUSEDSIGNAL */  // a STORE's fields only
   logic [OpcodeBitWidth-1:0] head_op;
   loop_insn_t                head_gemm, head_alu;
-  /* verilator lint_on UNUSEDSIGNAL */
   vta_insn_head u_head (
     .idle_i(state_q == StIdle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(g2s_ready_i), .next_token_i(1'b1),
     .prev_room_i(!s2g_full_i), .next_room_i(1'b1), .deps_o(deps), .go_o(go), .op_o(head_op), .mem_o(m),

@@ -55,9 +55,7 @@ module vta_vme
   localparam int unsigned BeatCmdWidth = 1 + 2 * BeatW;
   function automatic logic [BeatCmdWidth-1:0] in_beats(logic [MemAddrWidth-1:0] addr, logic [31:0] bytes);
     logic [MemAddrWidth:0] end_byte;
-    /* verilator lint_off UNUSEDSIGNAL */  // (its low bits: within the last beat)
     logic [33:0]           span;  // the bytes from the first beat's start to the end, plus a beat less one
-    /* verilator lint_on UNUSEDSIGNAL */
     logic                  out_of_range;
     logic [BeatW-1:0]      first, beats;
     end_byte     = (MemAddrWidth + 1)'(addr) + (MemAddrWidth + 1)'(bytes);
@@ -95,9 +93,7 @@ module vta_vme
     end
   end
   `VTA_ASSERT(StartFindsNoCommand, !start_i || client_cmd_valid == '0)
-  /* verilator lint_off UNUSEDSIGNAL */  // the data_ready is the client's own business
   mem_rd_req_t granted;
-  /* verilator lint_on UNUSEDSIGNAL */
   assign granted      = rd_req_i[grant*MemRdReqSlot +: MemRdReqWidth];
   assign rd_cmd_valid = granted.cmd_valid && !quiesce_i;
 
@@ -173,9 +169,7 @@ module vta_vme
       assign rd_rsp_o[i*MemRdRspSlot + MemRdRspWidth +: MemRdRspSlot - MemRdRspWidth] = '0;
     end
 `ifndef SYNTHESIS
-    /* verilator lint_off UNUSEDSIGNAL */  // its address and byte count go through `granted`
     mem_rd_req_t req;
-    /* verilator lint_on UNUSEDSIGNAL */
     assign req = rd_req_i[i*MemRdReqSlot +: MemRdReqWidth];
     `VTA_ASSERT(ReadClientBitsAgree, client_cmd_valid[i] == req.cmd_valid && client_data_ready[i] == req.data_ready)
     `VTA_ASSERT_HANDSHAKE(ReadCmdHeld, req.cmd_valid, cmd_ready, req.cmd)
