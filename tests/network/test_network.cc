@@ -259,6 +259,17 @@ ResNet18Options small() {
   return o;
 }
 
+/// The small ResNet-18 calibrated on the generated input of `seed`, and the reference's values on it.
+struct CalibratedSmall {
+  Graph g = resnet18(small());
+  std::vector<int8_t> input;
+  Values ref;
+  explicit CalibratedSmall(uint32_t seed) : input(generated_input(g, seed)) {
+    calibrate_shifts(g, input);
+    ref = run_reference(g, input);
+  }
+};
+
 // Calibration: every shift is the smallest that clips at most 0.5 % of its values; activations do not
 // vanish (not all zero) and a smaller shift would clip more.
 TEST(NetworkResNet18, CalibratedShiftsNeitherVanishNorSaturate) {
@@ -433,10 +444,10 @@ TEST(NetworkExecutor, SmallResNet18IsVerifiedStepByStep) {
 // concatenation its inputs' steps write in place. A run at once needs the reference; on a target
 // that runs one program at a time (fast-forward's detailed device) the steps run one after another.
 TEST(NetworkExecutor, StepsRunAtOnceGiveTheRunOfOneAfterAnother) {
-  Graph g = resnet18(small());
-  const auto input = generated_input(g, 5);
-  calibrate_shifts(g, input);
-  const Values ref = run_reference(g, input);
+  CalibratedSmall net(5);
+  Graph& g = net.g;
+  const auto& input = net.input;
+  const Values& ref = net.ref;
   Executor ex(g, vta::build_config());
   const NetworkRun one = ex.run(input, {}, &ref);
   ASSERT_TRUE(one.verified());
@@ -473,10 +484,10 @@ TEST(NetworkExecutor, StepsRunAtOnceGiveTheRunOfOneAfterAnother) {
 // The devices of steps run at once belong to the executor: one per thread, made at the first run that
 // needs it and kept for the next runs (a device counted by make_device; a tsim is a whole simulator).
 TEST(NetworkExecutor, StepsAtOnceMakeTheirDevicesOnceForAllRuns) {
-  Graph g = resnet18(small());
-  const auto input = generated_input(g, 6);
-  calibrate_shifts(g, input);
-  const Values ref = run_reference(g, input);
+  CalibratedSmall net(6);
+  Graph& g = net.g;
+  const auto& input = net.input;
+  const Values& ref = net.ref;
   Executor ex(g, vta::build_config());
   RunOptions o;
   o.jobs = 2;
@@ -565,10 +576,10 @@ TEST(NetworkExecutor, JobsOptionZeroIsOnePerCore) {
 // per VTA step (the call, its statistics) and a few for the tensors the host reads, and its output
 // equals the reference.
 TEST(NetworkExecutor, OnADeviceServerActivationsStayThere) {
-  Graph g = resnet18(small());
-  const auto input = generated_input(g, 3);
-  calibrate_shifts(g, input);
-  const Values ref = run_reference(g, input);
+  CalibratedSmall net(3);
+  Graph& g = net.g;
+  const auto& input = net.input;
+  const Values& ref = net.ref;
   auto remote = std::make_shared<rpc::Remote>(rpc::local_session());
   Executor ex(g, vta::build_config(), remote_target(remote));
   const NetworkRun checked = ex.run(input, {}, &ref);
@@ -592,10 +603,10 @@ TEST(NetworkExecutor, OnADeviceServerActivationsStayThere) {
 // the slice's first step in both, as in --layers.
 TEST(NetworkFastForward, TheChosenStepsRunOnTheTsimTheOthersOnTheFsim) {
   if (!is_known_target("tsim")) GTEST_SKIP() << "built without the tsim";
-  Graph g = resnet18(small());
-  const auto input = generated_input(g, 5);
-  calibrate_shifts(g, input);
-  const Values ref = run_reference(g, input);
+  CalibratedSmall net(5);
+  Graph& g = net.g;
+  const auto& input = net.input;
+  const Values& ref = net.ref;
   const std::set<std::string> detailed = vta_step_names(g, "layer2.0", "layer3.0");
   EXPECT_EQ(detailed,
             (std::set<std::string>{"layer2.0", "layer2.1.conv1.q", "layer2.1", "layer3.0.conv1.q", "layer3.0"}));
@@ -1113,10 +1124,10 @@ TEST(NetworkReference, GroupedConvolutionIsOneConvolutionPerGroup) {
 // another configuration, naming a step the network lacks, or with a tiling that does not fit is
 // refused by name.
 TEST(TunedTilings, SavedAndGivenBackTheyAreWhatRuns) {
-  Graph g = resnet18(small());
-  const auto input = generated_input(g, 2);
-  calibrate_shifts(g, input);
-  const Values ref = run_reference(g, input);
+  CalibratedSmall net(2);
+  Graph& g = net.g;
+  const auto& input = net.input;
+  const Values& ref = net.ref;
   PlanOptions wide;
   wide.candidates = 64, wide.tried = 64;
   const Executor plain(g, vta::build_config());
