@@ -145,16 +145,17 @@ class InjectAlu final : public IRMutator {
     push[kUopOpcode] = make_int(opcode);
     push[kUopDst] = plan_.sram_index(s.tensor, s.indices);
     const auto* b = operand->as<ReadNode>();
+    // x - k is an ADD of -k, x << k a SHR by -k (the ALU shifts left by a negative amount): an immediate only
+    const bool negated = v->kind == ExprKind::kSub || v->kind == ExprKind::kShl;
     if (const auto k = const_int(operand)) {
-      // (x - k is an ADD of -k; x << k a SHR by -k, as the ALU shifts left by a negative amount)
-      int64_t imm = v->kind == ExprKind::kSub || v->kind == ExprKind::kShl ? -*k : *k;
+      int64_t imm = negated ? -*k : *k;
       if (imm < -32768 || imm > 32767) {
         throw ScheduleError(where + ": the immediate " + std::to_string(imm) + " does not fit the ALU's 16 bits");
       }
       push[kUopSrc] = push[kUopDst];
       push[kUopUseImm] = make_int(1);
       push[kUopImm] = make_int(imm);
-    } else if (b != nullptr && v->kind != ExprKind::kSub && v->kind != ExprKind::kShl) {
+    } else if (b != nullptr && !negated) {
       if (plan_.scope_of(b->tensor) != env_.acc_scope) {
         throw ScheduleError(where + ": the operand " + b->tensor->name + " is in " + plan_.scope_of(b->tensor) +
                             ", not " + env_.acc_scope);
@@ -167,10 +168,9 @@ class InjectAlu final : public IRMutator {
       }
       push[kUopSrc] = plan_.sram_index(b->tensor, b->indices);
     } else {
-      throw ScheduleError(where + ": the second operand of " + to_text(v) + " is neither an immediate nor a buffer" +
-                          (v->kind == ExprKind::kSub || v->kind == ExprKind::kShl
-                               ? " (a subtraction or a left shift takes an immediate: the ALU adds its negation)"
-                               : ""));
+      throw ScheduleError(
+          where + ": the second operand of " + to_text(v) + " is neither an immediate nor a buffer" +
+          (negated ? " (a subtraction or a left shift takes an immediate: the ALU applies its negation)" : ""));
     }
     return push;
   }

@@ -73,27 +73,14 @@ class DropSelfCopies final : public PruningMutator {
 };
 
 /// Renames tensor `from` to `to` and drops `from`'s allocation.
-class Rename final : public IRMutator {
+class Rename final : public RenameTensors {
  public:
-  Rename(const TensorNode* from, Tensor to) : from_(from), to_(std::move(to)) {}
+  Rename(const TensorNode* from, Tensor to) : RenameTensors({{from, std::move(to)}}) {}
 
  protected:
-  Expr visit_read(const Expr& e, const ReadNode& op) override {
-    if (op.tensor.get() != from_) return IRMutator::visit_read(e, op);
-    return make_read(to_, mutate_all(op.indices));
-  }
-  Stmt visit_store(const Stmt& s, const StoreNode& op) override {
-    if (op.tensor.get() != from_) return IRMutator::visit_store(s, op);
-    return make_store(to_, mutate_all(op.indices), mutate(op.value));
-  }
   Stmt visit_allocate(const Stmt& s, const AllocateNode& op) override {
-    if (op.tensor.get() == from_) return mutate(op.body);
-    return IRMutator::visit_allocate(s, op);
+    return renamed(op.tensor) ? mutate(op.body) : IRMutator::visit_allocate(s, op);
   }
-
- private:
-  const TensorNode* from_;
-  Tensor to_;
 };
 
 struct Candidate {

@@ -30,26 +30,6 @@ struct Partial {
   int64_t whole, rest;
 };
 
-/// Reads and stores of some tensors made of copies of them.
-class RenameTensors final : public IRMutator {
- public:
-  explicit RenameTensors(const std::map<const TensorNode*, Tensor>& to) : to_(to) {}
-
- protected:
-  Expr visit_read(const Expr& e, const ReadNode& op) override {
-    auto it = to_.find(op.tensor.get());
-    return it == to_.end() ? IRMutator::visit_read(e, op) : make_read(it->second, mutate_all(op.indices));
-  }
-  Stmt visit_store(const Stmt& s, const StoreNode& op) override {
-    auto it = to_.find(op.tensor.get());
-    return it == to_.end() ? IRMutator::visit_store(s, op)
-                           : make_store(it->second, mutate_all(op.indices), mutate(op.value));
-  }
-
- private:
-  const std::map<const TensorNode*, Tensor>& to_;
-};
-
 struct Lowering {
   const Schedule& s;
   std::map<const OperationNode*, Domain> domains;
@@ -259,7 +239,7 @@ struct Lowering {
       copies.push_back({copy, &stage_of(generated[k].first), generated[k].second});
     }
     generated.resize(first);
-    tail = RenameTensors(rename).mutate(tail);
+    tail = RenameTensors(std::move(rename)).mutate(tail);
     parts.push_back(n.annotate(l, make_attr(l.var, attr::kSplitTail, tail, make_int(part.whole))));
     tails.erase(leaf);
     infer();

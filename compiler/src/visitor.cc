@@ -93,6 +93,18 @@ Stmt PruningMutator::visit_attr(const Stmt&, const AttrNode& op) {
   return empty(body) ? body : make_attr(op.var, op.key, body, mutate(op.value));
 }
 
+// ---- RenameTensors ----------------------------------------------------------------------------------
+
+Expr RenameTensors::visit_read(const Expr& e, const ReadNode& op) {
+  auto it = to_.find(op.tensor.get());
+  return it == to_.end() ? IRMutator::visit_read(e, op) : make_read(it->second, mutate_all(op.indices));
+}
+Stmt RenameTensors::visit_store(const Stmt& s, const StoreNode& op) {
+  auto it = to_.find(op.tensor.get());
+  return it == to_.end() ? IRMutator::visit_store(s, op)
+                         : make_store(it->second, mutate_all(op.indices), mutate(op.value));
+}
+
 // ---- helpers ----------------------------------------------------------------------------------------
 namespace {
 

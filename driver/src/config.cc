@@ -13,9 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 7> kTargets = {"sim",    "tsim",     "pynq",     "ultra96",
-                                                      "zcu104", "de10nano", "intelfocl"};
-
 int default_log_bus_width(const std::string& target) { return (target == "ultra96" || target == "zcu104") ? 7 : 6; }
 
 void require(bool ok, const std::string& message) {
@@ -41,10 +38,18 @@ Config::Config(const ConfigParams& params) : params_(params) {
   log_bus_width_ = params.log_bus_width >= 0 ? params.log_bus_width : default_log_bus_width(params.target);
 }
 
+std::span<const std::string_view> config_targets() {
+  static constexpr std::array<std::string_view, 7> kTargets = {"sim",    "tsim",     "pynq",     "ultra96",
+                                                               "zcu104", "de10nano", "intelfocl"};
+  return kTargets;
+}
+
 Config Config::make(const ConfigParams& p) {
-  bool known = false;
-  for (auto t : kTargets) known = known || t == p.target;
-  require(known, "TARGET \"" + p.target + "\" is not one of sim, tsim, pynq, ultra96, zcu104, de10nano, intelfocl");
+  const auto targets = config_targets();
+  std::string known;
+  for (const auto t : targets) known += (known.empty() ? "" : ", ") + std::string(t);
+  require(std::find(targets.begin(), targets.end(), p.target) != targets.end(),
+          "TARGET \"" + p.target + "\" is not one of " + known);
   // HW_VER is copied into the generated C header and SystemVerilog package: a version string only.
   const bool version_chars = std::all_of(p.hw_ver.begin(), p.hw_ver.end(), [](char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '-' ||

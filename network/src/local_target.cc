@@ -30,16 +30,19 @@ class LocalTensor final : public Target::Tensor {
   runtime::DeviceTensor t_;
 };
 
+// A runtime of its own over this process's memory, with a new device of `backend`.
+std::unique_ptr<runtime::Context> runtime_of_its_own(const std::string& backend) {
+  return std::make_unique<runtime::Context>(make_device(backend, build_config(), DeviceOptions::from_env()),
+                                            Dram::global());
+}
+
 // A second runtime in this process, over the same memory (fast_forward_target's detailed device),
 // made when first used.
 class DetailedRuntime {
  public:
   explicit DetailedRuntime(std::string backend) : backend_(std::move(backend)) {}
   runtime::Context& context() {
-    if (!context_) {
-      context_ = std::make_unique<runtime::Context>(make_device(backend_, build_config(), DeviceOptions::from_env()),
-                                                    Dram::global());
-    }
+    if (!context_) context_ = runtime_of_its_own(backend_);
     return *context_;
   }
 
@@ -81,14 +84,14 @@ class LocalProgram final : public Target::Program {
 // A worker of steps at once: a runtime of its own over the process's memory, its device made once.
 class LocalWorker final : public Target::Worker {
  public:
-  LocalWorker() : context_(make_device(default_target(), build_config(), DeviceOptions::from_env()), Dram::global()) {}
+  LocalWorker() : context_(runtime_of_its_own(default_target())) {}
   void run(const std::function<void()>& f) override {
-    const runtime::Context::Scope scope(context_);
+    const runtime::Context::Scope scope(*context_);
     f();
   }
 
  private:
-  runtime::Context context_;
+  std::unique_ptr<runtime::Context> context_;
 };
 
 class LocalTarget final : public Target {

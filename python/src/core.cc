@@ -115,19 +115,29 @@ std::vector<c::Expr> to_exprs(const py::args& args) {
   return out;
 }
 
-/// A binary operator with the DSL's integer promotion (an integer takes the other side's type).
-PyExpr binary(c::ExprKind k, const c::Expr& a, const py::handle& other, bool reflected) {
+/// The other operand of an operator on `a`, with the DSL's integer promotion (an integer takes a's type).
+c::Expr operand_like(const c::Expr& a, const py::handle& other) {
   const auto v = integer(other);
-  const c::Expr b = v ? c::make_int_like(a, *v) : to_expr(other);
+  return v ? c::make_int_like(a, *v) : to_expr(other);
+}
+
+/// A binary operator with the DSL's integer promotion; `reflected`: `other` is the left operand.
+PyExpr binary(c::ExprKind k, const c::Expr& a, const py::handle& other, bool reflected) {
+  const c::Expr b = operand_like(a, other);
   return {reflected ? c::make_binary(k, b, a) : c::make_binary(k, a, b)};
 }
 
 /// & or | (`k`: kBitAnd, kBitOr): logical on two conditions (&: kAnd), bitwise on integers.
 PyExpr bitwise(c::ExprKind k, const c::Expr& a, const py::handle& other, bool reflected) {
-  const auto v = integer(other);
-  const c::Expr b = v ? c::make_int_like(a, *v) : to_expr(other);
+  const c::Expr b = operand_like(a, other);
   if (k == c::ExprKind::kBitAnd && a->dtype == c::DType::kBool && b->dtype == c::DType::kBool) k = c::ExprKind::kAnd;
   return {reflected ? c::make_binary(k, b, a) : c::make_binary(k, a, b)};
+}
+
+/// max or min (`k`): the expression first and an integer on either side taking its type (max(0, x) is
+/// max(x, 0), the form the ALU computes in place).
+PyExpr commutative(c::ExprKind k, const py::object& a, const py::object& b) {
+  return integer(a) && !integer(b) ? binary(k, to_expr(b), a, false) : binary(k, to_expr(a), b, false);
 }
 
 PyExpr read(const c::Tensor& t, const py::handle& index) {
@@ -334,15 +344,16 @@ PYBIND11_MODULE(_core, m) {
         return PyExpr{init.is_none() ? c::sum(to_expr(body), axes) : c::sum(to_expr(body), axes, to_expr(init))};
       },
       py::arg("body"), py::arg("axis"), py::arg("init") = py::none());
-  // (an integer takes the other operand's type on either side: max(0, x) is max(x, 0))
-  m.def("max", [](const py::object& a, const py::object& b) {
-    return integer(a) && !integer(b) ? binary(c::ExprKind::kMax, to_expr(b), a, false)
-                                     : binary(c::ExprKind::kMax, to_expr(a), b, false);
-  });
-  m.def("min", [](const py::object& a, const py::object& b) {
-    return integer(a) && !integer(b) ? binary(c::ExprKind::kMin, to_expr(b), a, false)
-                                     : binary(c::ExprKind::kMin, to_expr(a), b, false);
-  });
+  m.def("max", [](const py::object& a, const py::object& b) { return commutative(c::ExprKind::kMax, a, b); });
+  m.def("min", [](const py::object& a, const py::object& b) { return commutative(c::ExprKind::kMin, a, b); });
+  m.def(
+      "config_targets",
+      [] {
+        std::vector<std::string> names;
+        for (const auto t : vta::config_targets()) names.emplace_back(t);
+        return names;
+      },
+      "The TARGET names a configuration takes (vta_config.json).");
   m.def(
       "const",
       [](const py::object& value, const std::string& dtype) {

@@ -71,10 +71,6 @@ __all__ = [
 ]
 
 
-# the configuration TARGETs the C++ configuration knows (a board's name sets its bus width)
-_CONFIG_TARGETS = ("sim", "tsim", "pynq", "ultra96", "zcu104", "de10nano", "intelfocl")
-
-
 class Environment:
     """The target as a schedule sees it (the tutorials' `env`): shape factors, widths, dtypes, the
     SRAM scopes and the pragma names, from the built configuration, a configuration file, or a
@@ -94,7 +90,7 @@ class Environment:
             if target is not None:
                 self._target = str(target)
             base = json.loads(_core.Env("").config_json)
-            cfg["TARGET"] = self._target if self._target in _CONFIG_TARGETS else base["TARGET"]
+            cfg["TARGET"] = self._target if self._target in _core.config_targets() else base["TARGET"]
             self._env = _core.Env.from_json(json.dumps(cfg))
         else:
             self._env = _core.Env(str(config))

@@ -48,11 +48,17 @@ def _enabled(what):
 runtime = types.SimpleNamespace(enabled=_enabled)
 
 
+def _remote_of(device, ctx):
+    """The device server's session of a session's device (`ctx`: TVM's older name of `device`), or None
+    for this process's device."""
+    return getattr(device if device is not None else ctx, "remote", None)
+
+
 def _array(values, device=None, dtype=None, ctx=None):
     """A device array holding a copy of `values` (int8 or int32): in the server's memory for a remote
-    session's device, else on this process's device (`ctx`: TVM's older name of `device`)."""
+    session's device, else on this process's device."""
     a = _np.ascontiguousarray(_np.asarray(values, dtype=dtype) if dtype else _np.asarray(values))
-    remote = getattr(device if device is not None else ctx, "remote", None)
+    remote = _remote_of(device, ctx)
     return remote.array(a) if remote is not None else _vta.array(a)
 
 
@@ -62,7 +68,7 @@ def _empty(shape, dtype="float32", device=None, ctx=None, mem_scope=None):
         raise NotImplementedError("tvm.nd.empty: mem_scope is not supported by the VTA compatibility layer")
     if str(dtype) not in ("int8", "int32"):
         raise TypeError(f"tvm.nd.empty: a device array holds int8 or int32 elements, not {dtype}")
-    remote = getattr(device if device is not None else ctx, "remote", None)
+    remote = _remote_of(device, ctx)
     shape = tuple(int(d) for d in shape) if isinstance(shape, (tuple, list)) else (int(shape),)
     return remote.empty(shape, str(dtype)) if remote is not None else _vta.array(_np.zeros(shape, dtype=dtype))
 

@@ -10,6 +10,7 @@
 /// the kind's handler exists.
 
 #include <functional>
+#include <map>
 #include <set>
 
 #include "vta/compiler/ir.h"
@@ -128,6 +129,23 @@ class PruningMutator : public IRMutator {
   Stmt visit_for(const Stmt& s, const ForNode& op) override;
   Stmt visit_seq(const Stmt& s, const SeqNode& op) override;
   Stmt visit_attr(const Stmt& s, const AttrNode& op) override;
+};
+
+/// A mutator whose reads and stores of the tensors `to` maps are of their replacements, at the same
+/// indices (a stage's buffer renamed to another's, a copy of a tensor in one part of a program).
+class RenameTensors : public IRMutator {
+ public:
+  explicit RenameTensors(std::map<const TensorNode*, Tensor> to) : to_(std::move(to)) {}
+  using IRMutator::mutate;
+
+ protected:
+  Expr visit_read(const Expr& e, const ReadNode& op) override;
+  Stmt visit_store(const Stmt& s, const StoreNode& op) override;
+  /// Whether `t` is renamed.
+  bool renamed(const Tensor& t) const { return to_.count(t.get()) != 0; }
+
+ private:
+  std::map<const TensorNode*, Tensor> to_;
 };
 
 /// Calls `f` on `e` and every expression inside it, parents before children.

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -49,6 +50,10 @@ struct ConfigConstant {
   int64_t value;
   std::string doc;
 };
+
+/// The TARGET names a configuration takes: the simulators' (sim, tsim) and the boards' (a board's sets
+/// its default bus width).
+std::span<const std::string_view> config_targets();
 
 /// A validated configuration with every derived quantity. Construct through `make`, `from_json_text`
 /// or `from_file`; a Config that exists is always one the instruction format can encode.
