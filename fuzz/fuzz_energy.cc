@@ -21,7 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s.cycle_count = UINT64_MAX >> 8;
   const vta::Energy e = vta::estimate_energy(s, vta::build_config(), t);
   if (!std::isfinite(e.total())) std::abort();
-  const std::string line = vta::energy_line(e, s.cycle_count, 100, t.name);
+  // the numbers are checked in a line whose name is ours: a table may well be called "infinite banana"
+  const std::string line = vta::energy_line(e, s.cycle_count, 100, "T");
   if (line.find("nan") != std::string::npos || line.find("inf") != std::string::npos) std::abort();
+  (void)vta::energy_line(e, s.cycle_count, 100, t.name);  // and any name is printed without harm
   return 0;
 }
