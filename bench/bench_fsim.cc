@@ -1,5 +1,6 @@
 // fsim throughput: GEMM micro-ops per second on one large GEMM instruction (2M micro-op executions:
-// 2048 distinct micro-ops in a 32 x 32 loop), on the VNNI kernel and the portable kernel; and ALU
+// 2048 distinct micro-ops in a 32 x 32 loop), on each GEMM kernel (VNNI, AVX2, portable; the one a device
+// chooses by itself is BM_FsimGemmAuto, and the context lines say which the CPU has); and ALU
 // micro-ops per second for an immediate ADD and a vector ADD. Also the fixed costs: opening a device
 // (through the C API, as the reference's per-call vta() does), next to the eager zero-fill of the same
 // SRAM sizes that opening used to cost, and a 1-byte device allocation.
@@ -7,7 +8,11 @@
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#include <memory>
 #include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "vta/driver.h"
@@ -30,16 +35,20 @@ struct Buf {
 };
 
 // Loads the buffers once, then times a stream of one compute instruction (+ FINISH).
-void run_compute(benchmark::State& state, bool portable, bool gemm, bool use_imm) {
+void run_compute(benchmark::State& state, FsimKernel kernel, bool gemm, bool use_imm) {
   const Config cfg = Config::default_config();
   const Isa isa(cfg);
   DeviceOptions opt;
-  opt.force_portable = portable;
-  FsimDevice dev(cfg, opt);
-  if (gemm && !portable && !dev.uses_vnni()) {
-    state.SkipWithError("this CPU has no AVX-512 VNNI");
+  opt.fsim_kernel = kernel;
+  std::unique_ptr<FsimDevice> made;
+  try {
+    made = std::make_unique<FsimDevice>(cfg, opt);
+  } catch (const std::invalid_argument& e) {  // a kernel this CPU does not run
+    state.SkipWithError(e.what());
     return;
   }
+  FsimDevice& dev = *made;
+  state.SetLabel(std::string(fsim_kernel_name(dev.kernel())));
   const uint32_t kUops = 2048, kOut = 32, kIn = 32;
   std::mt19937 rng(1);
   Buf inp(cfg.inp_depth() * cfg.inp_elem_bytes()), wgt(cfg.wgt_depth() * cfg.wgt_elem_bytes());
@@ -94,10 +103,12 @@ void run_compute(benchmark::State& state, bool portable, bool gemm, bool use_imm
   }
 }
 
-void BM_FsimGemmVnni(benchmark::State& s) { run_compute(s, false, true, false); }
-void BM_FsimGemmPortable(benchmark::State& s) { run_compute(s, true, true, false); }
-void BM_FsimAluAddImm(benchmark::State& s) { run_compute(s, false, false, true); }
-void BM_FsimAluAddVector(benchmark::State& s) { run_compute(s, false, false, false); }
+void BM_FsimGemmAuto(benchmark::State& s) { run_compute(s, FsimKernel::kAuto, true, false); }
+void BM_FsimGemmVnni(benchmark::State& s) { run_compute(s, FsimKernel::kVnni, true, false); }
+void BM_FsimGemmAvx2(benchmark::State& s) { run_compute(s, FsimKernel::kAvx2, true, false); }
+void BM_FsimGemmPortable(benchmark::State& s) { run_compute(s, FsimKernel::kPortable, true, false); }
+void BM_FsimAluAddImm(benchmark::State& s) { run_compute(s, FsimKernel::kAuto, false, true); }
+void BM_FsimAluAddVector(benchmark::State& s) { run_compute(s, FsimKernel::kAuto, false, false); }
 
 void BM_FsimDeviceOpen(benchmark::State& state) {
   for (auto _ : state) {
@@ -177,11 +188,32 @@ BENCHMARK(BM_FsimOpenRunClose)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_EnergyOfARun)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SramEagerZeroFill)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DramAlloc1Byte)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FsimGemmAuto)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimGemmVnni)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FsimGemmAvx2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimGemmPortable)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimAluAddImm)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimAluAddVector)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// The machine's vector features and the kernel the fsim chooses on it, in the benchmark's context lines.
+int main(int argc, char** argv) {
+  __builtin_cpu_init();
+  std::string features;
+  for (const auto& [name, has] :
+       {std::pair{"avx2", __builtin_cpu_supports("avx2")}, std::pair{"avx512f", __builtin_cpu_supports("avx512f")},
+        std::pair{"avx512bw", __builtin_cpu_supports("avx512bw")},
+        std::pair{"avx512vnni", __builtin_cpu_supports("avx512vnni")}}) {
+    features += std::string(features.empty() ? "" : " ") + name + (has ? "+" : "-");
+  }
+  benchmark::AddCustomContext("cpu_features", features);
+  benchmark::AddCustomContext(
+      "fsim_gemm_kernel",
+      std::string(fsim_kernel_name(FsimDevice(Config::default_config(), DeviceOptions{}).kernel())));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 #include "fsim_kernels.h"
 #include "vta/driver/program.h"
@@ -215,11 +216,17 @@ struct FsimDevice::Impl {
     const uint32_t first = m.sram_base, last = m.sram_base + cols * rows;
     if (t == MemId::kUop) {
       for (uint32_t e = first; e < last; ++e) d.uops_[e] = d.isa_.decode_uop(d.uop_raw_[e]);
-    } else if (t == MemId::kWgt && d.use_vnni_) {
+    } else if (t == MemId::kWgt && d.kernel_ == FsimKernel::kVnni) {
       const int wsize = cfg.block_in() * cfg.block_out();
       for (uint32_t e = first; e < last; ++e) {
         fsim_detail::vnni_pack_tile(&d.wgt_[size_t(e) * wsize], &d.wgt_vnni_[size_t(e) * wsize],
                                     &d.wgt_bias_[size_t(e) * cfg.block_out()], cfg.block_in(), cfg.block_out());
+      }
+    } else if (t == MemId::kWgt && d.kernel_ == FsimKernel::kAvx2) {
+      const int wsize = cfg.block_in() * cfg.block_out();
+      for (uint32_t e = first; e < last; ++e) {
+        fsim_detail::avx2_pack_tile(&d.wgt_[size_t(e) * wsize], &d.wgt_avx2_[size_t(e) * wsize], cfg.block_in(),
+                                    cfg.block_out());
       }
     }
   }
@@ -281,14 +288,15 @@ struct FsimDevice::Impl {
     check_index(idx, "weight (wgt)", mx.wgt, g.iter_out, g.wgt_factor_out, g.iter_in, g.wgt_factor_in, cfg.wgt_depth());
     d.stats_.gemm_counter += uops;
     if (d.skip_execution_) return;
-    fsim_detail::GemmArgs a{d.uops_.data(),   g.uop_bgn,       g.uop_end,          g.iter_out,        g.iter_in,
-                            g.dst_factor_out, g.dst_factor_in, g.src_factor_out,   g.src_factor_in,   g.wgt_factor_out,
-                            g.wgt_factor_in,  cfg.batch(),     cfg.block_in(),     cfg.block_out(),   d.acc_.data(),
-                            d.inp_.data(),    d.wgt_.data(),   d.wgt_vnni_.data(), d.wgt_bias_.data()};
-    if (d.use_vnni_) {
-      fsim_detail::gemm_vnni(a);
-    } else {
-      fsim_detail::gemm_portable(a);
+    fsim_detail::GemmArgs a{d.uops_.data(),  g.uop_bgn,          g.uop_end,          g.iter_out,
+                            g.iter_in,       g.dst_factor_out,   g.dst_factor_in,    g.src_factor_out,
+                            g.src_factor_in, g.wgt_factor_out,   g.wgt_factor_in,    cfg.batch(),
+                            cfg.block_in(),  cfg.block_out(),    d.acc_.data(),      d.inp_.data(),
+                            d.wgt_.data(),   d.wgt_vnni_.data(), d.wgt_bias_.data(), d.wgt_avx2_.data()};
+    switch (d.kernel_) {
+      case FsimKernel::kVnni: fsim_detail::gemm_vnni(a); break;
+      case FsimKernel::kAvx2: fsim_detail::gemm_avx2(a); break;
+      default: fsim_detail::gemm_portable(a);
     }
   }
 
@@ -355,7 +363,74 @@ void ZeroPages<T>::unmap(void* p, size_t bytes) {
   munmap(p, bytes);
 }
 
+std::string_view fsim_kernel_name(FsimKernel k) {
+  switch (k) {
+    case FsimKernel::kAuto: return "auto";
+    case FsimKernel::kPortable: return "portable";
+    case FsimKernel::kAvx2: return "avx2";
+    case FsimKernel::kVnni: return "vnni";
+  }
+  return "?";
+}
+
+FsimKernel parse_fsim_kernel(std::string_view name) {
+  for (const FsimKernel k : {FsimKernel::kAuto, FsimKernel::kPortable, FsimKernel::kAvx2, FsimKernel::kVnni}) {
+    if (name == fsim_kernel_name(k)) return k;
+  }
+  throw std::invalid_argument("fsim kernel '" + std::string(name) + "': expected auto, portable, avx2 or vnni");
+}
+
+namespace {
+
+// What `wanted` means on this CPU and configuration: kAuto takes VTA_FSIM_KERNEL, then the fastest
+// kernel that runs here; a named kernel that cannot run here is an error, never quietly another one
+// (a test that forces a kernel must test that kernel).
+FsimKernel choose_kernel(FsimKernel wanted, const Config& c) {
+  const char* from = "DeviceOptions::fsim_kernel";
+  if (wanted == FsimKernel::kAuto) {
+    const char* env = std::getenv("VTA_FSIM_KERNEL");
+    if (env != nullptr && *env != '\0') {
+      try {
+        wanted = parse_fsim_kernel(env);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("VTA_FSIM_KERNEL: ") + e.what());
+      }
+      from = "VTA_FSIM_KERNEL";
+    }
+  }
+  const bool vnni = fsim_detail::cpu_has_vnni(), avx2 = fsim_detail::cpu_has_avx2();
+  const bool vnni_shape = fsim_detail::vnni_shape_ok(c.block_in(), c.block_out()),
+             avx2_shape = fsim_detail::avx2_shape_ok(c.block_in(), c.block_out());
+  const std::string shape =
+      " (BLOCK_IN " + std::to_string(c.block_in()) + ", BLOCK_OUT " + std::to_string(c.block_out());
+  switch (wanted) {
+    case FsimKernel::kAuto:
+      if (vnni && vnni_shape) return FsimKernel::kVnni;
+      if (avx2 && avx2_shape) return FsimKernel::kAvx2;
+      return FsimKernel::kPortable;
+    case FsimKernel::kVnni:
+      if (!vnni) throw std::invalid_argument(std::string(from) + " = vnni: this CPU has no AVX-512 VNNI");
+      if (!vnni_shape) {
+        throw std::invalid_argument(std::string(from) + " = vnni: the kernel needs BLOCK_IN a multiple of 4 and " +
+                                    "BLOCK_OUT of 16" + shape + ")");
+      }
+      return wanted;
+    case FsimKernel::kAvx2:
+      if (!avx2) throw std::invalid_argument(std::string(from) + " = avx2: this CPU has no AVX2");
+      if (!avx2_shape) {
+        throw std::invalid_argument(std::string(from) + " = avx2: the kernel needs BLOCK_IN even and BLOCK_OUT " +
+                                    "a multiple of 8" + shape + ")");
+      }
+      return wanted;
+    case FsimKernel::kPortable: return wanted;
+  }
+  return FsimKernel::kPortable;
+}
+
+}  // namespace
+
 template class ZeroPages<int8_t>;
+template class ZeroPages<int16_t>;
 template class ZeroPages<int32_t>;
 template class ZeroPages<uint32_t>;
 template class ZeroPages<Uop>;
@@ -369,11 +444,12 @@ FsimDevice::FsimDevice(const Config& config, const DeviceOptions& options)
   acc_.allocate(size_t(config.acc_depth()) * config.batch() * config.block_out());
   uop_raw_.allocate(config.uop_depth());
   uops_.allocate(config.uop_depth());
-  use_vnni_ = !options.force_portable && fsim_detail::vnni_shape_ok(config.block_in(), config.block_out()) &&
-              fsim_detail::cpu_has_vnni();
-  if (use_vnni_) {
+  kernel_ = choose_kernel(options.fsim_kernel, config);
+  if (kernel_ == FsimKernel::kVnni) {
     wgt_vnni_.allocate(wgt_.size());
     wgt_bias_.allocate(size_t(config.wgt_depth()) * config.block_out());
+  } else if (kernel_ == FsimKernel::kAvx2) {
+    wgt_avx2_.allocate(wgt_.size());
   }
 }
 

@@ -23,6 +23,61 @@ void gemm_portable(const GemmArgs& a) {
   });
 }
 
+bool avx2_shape_ok(int block_in, int block_out) { return block_out % 8 == 0 && block_in % 2 == 0; }
+
+bool cpu_has_avx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+}
+
+void avx2_pack_tile(const int8_t* w, int16_t* avx2, int block_in, int block_out) {
+  for (int o = 0; o < block_out; ++o) {
+    for (int c = 0; c < block_in; ++c) avx2[((c / 2) * block_out + o) * 2 + c % 2] = w[o * block_in + c];
+  }
+}
+
+// vpmaddwd multiplies signed 16-bit lanes and adds each pair into a 32-bit lane: with the inputs and
+// weights sign-extended, a pair of inputs (x[2g], x[2g+1]) broadcast against the weights of eight
+// outputs (o, 2g), (o, 2g+1) gives eight exact partial sums (|x w| <= 2^14, a pair <= 2^15). The 32-bit
+// additions wrap as the accumulator does, so the results equal the portable kernel's bit for bit.
+// (vpmaddubsw, the byte form, saturates its 16-bit pairs and would not.) kPairs / kOBlocks > 0 fix
+// block_in / 2 and block_out / 8 at compile time; 0 reads them from the arguments.
+#define VTA_AVX2_TARGET __attribute__((target("avx2")))
+template <int kPairs, int kOBlocks>
+VTA_AVX2_TARGET void gemm_avx2_impl(const GemmArgs& a) {
+  const int lanes_in = a.batch * a.block_in, lanes_acc = a.batch * a.block_out, wsize = a.block_in * a.block_out;
+  const int pairs = kPairs > 0 ? kPairs : a.block_in / 2;
+  const int oblocks = kOBlocks > 0 ? kOBlocks : a.block_out / 8;
+  for_each_uop(a, a.uops, [&](uint32_t dst_row, uint32_t src, uint32_t wgt) VTA_AVX2_TARGET {
+    int32_t* acc = a.acc + size_t(dst_row) * lanes_acc;
+    const int8_t* x = a.inp + size_t(src) * lanes_in;
+    const int16_t* w2 = a.wgt_avx2 + size_t(wgt) * wsize;
+    for (int b = 0; b < a.batch; ++b) {
+      const int8_t* xb = x + b * a.block_in;
+      for (int ob = 0; ob < oblocks; ++ob) {
+        __m256i sum = _mm256_setzero_si256();
+        for (int g = 0; g < pairs; ++g) {
+          const uint32_t pair = uint32_t(uint16_t(int16_t(xb[2 * g]))) | uint32_t(uint16_t(int16_t(xb[2 * g + 1])))
+                                                                             << 16;
+          const __m256i xp = _mm256_set1_epi32(int32_t(pair));
+          const __m256i wp =
+              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w2 + (size_t(g) * a.block_out + ob * 8) * 2));
+          sum = _mm256_add_epi32(sum, _mm256_madd_epi16(xp, wp));
+        }
+        auto* dst = reinterpret_cast<__m256i*>(acc + b * a.block_out + ob * 8);
+        _mm256_storeu_si256(dst, _mm256_add_epi32(_mm256_loadu_si256(dst), sum));
+      }
+    }
+  });
+}
+#undef VTA_AVX2_TARGET
+
+void gemm_avx2(const GemmArgs& a) {
+  if (a.block_in == 16 && a.block_out == 16) return gemm_avx2_impl<8, 2>(a);
+  if (a.block_in == 32 && a.block_out == 32) return gemm_avx2_impl<16, 4>(a);
+  gemm_avx2_impl<0, 0>(a);
+}
+
 bool vnni_shape_ok(int block_in, int block_out) { return block_out % 16 == 0 && block_in % 4 == 0; }
 
 bool cpu_has_vnni() {

@@ -1,5 +1,6 @@
 #pragma once
-// GEMM inner loops of the fsim: a portable kernel and an AVX-512 VNNI kernel with identical results.
+// GEMM inner loops of the fsim: a portable kernel, an AVX2 kernel and an AVX-512 VNNI kernel with identical
+// results.
 
 #include <cstdint>
 
@@ -18,6 +19,7 @@ struct GemmArgs {
   const int8_t* wgt;        ///< native layout: tile, then [o][c]
   const int8_t* wgt_vnni;   ///< vnni layout: tile, then [c/4][o][c%4]
   const int32_t* wgt_bias;  ///< tile, then [o]: 128 * sum_c w[o][c]
+  const int16_t* wgt_avx2;  ///< avx2 layout: tile, then [c/2][o][c%2], sign-extended
 };
 
 /// The ISA's loop nest over one GEMM or ALU instruction (spec 3.3): for iter_out, iter_in, then the
@@ -39,6 +41,12 @@ template <class Insn, class F>
 }
 
 void gemm_portable(const GemmArgs& a);
+/// Needs block_out % 8 == 0 and block_in % 2 == 0, and a CPU with AVX2.
+void gemm_avx2(const GemmArgs& a);
+bool cpu_has_avx2();
+bool avx2_shape_ok(int block_in, int block_out);
+/// Rewrites one weight tile into the avx2 layout.
+void avx2_pack_tile(const int8_t* w, int16_t* avx2, int block_in, int block_out);
 /// Needs block_out % 16 == 0 and block_in % 4 == 0, and a CPU with AVX-512 F/BW/VNNI.
 void gemm_vnni(const GemmArgs& a);
 bool cpu_has_vnni();

@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,6 +19,24 @@
 #include "vta/driver/random_program.h"
 
 namespace vta::test {
+
+// Sets an environment variable for one scope.
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
 
 /// A zero-filled device buffer in the global physical memory, freed on destruction.
 using DevBuf = DramBuffer;
@@ -107,9 +127,9 @@ inline DepFlags pop_next() { return {false, true, false, false}; }
 inline DepFlags push_prev() { return {false, false, true, false}; }
 inline DepFlags push_next() { return {false, false, false, true}; }
 
-inline std::unique_ptr<FsimDevice> make_test_fsim(const Config& c, bool portable = false) {
+inline std::unique_ptr<FsimDevice> make_test_fsim(const Config& c, FsimKernel kernel = FsimKernel::kAuto) {
   DeviceOptions o;
-  o.force_portable = portable;
+  o.fsim_kernel = kernel;
   return std::make_unique<FsimDevice>(c, o);
 }
 

@@ -31,6 +31,7 @@ namespace {
 
 using test::DevBuf;
 using test::Program;
+using test::ScopedEnv;
 
 // Captures stderr around a block and returns it.
 template <class F>
@@ -39,24 +40,6 @@ std::string stderr_of(F&& f) {
   f();
   return testing::internal::GetCapturedStderr();
 }
-
-// Sets an environment variable for one scope.
-struct ScopedEnv {
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 size_t resident_bytes() {
   std::ifstream statm("/proc/self/statm");

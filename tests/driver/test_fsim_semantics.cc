@@ -8,8 +8,11 @@
 #include <ostream>
 #include <random>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "test_util.h"
+#include "vta/driver/build_config.h"
 
 namespace vta {
 namespace {
@@ -159,22 +162,22 @@ TEST_F(FsimSemantics, ZeroXSizeIsANoOp) {
 
 struct GemmCase {
   std::string config;
-  bool portable;
+  FsimKernel kernel;
   // what ctest shows after the test's name: without it GoogleTest prints the object's bytes, a heap
   // address among them, so the registered names changed from one build to the next
   // NOLINTNEXTLINE(readability-identifier-naming): the name GoogleTest looks for
   friend void PrintTo(const GemmCase& c, std::ostream* os) {
-    *os << std::filesystem::path(c.config).filename().string() << (c.portable ? ", portable" : ", native");
+    *os << std::filesystem::path(c.config).filename().string() << ", " << fsim_kernel_name(c.kernel);
   }
 };
 
 class FsimGemm : public ::testing::TestWithParam<GemmCase> {};
 
-// GEMM with two loop levels and all six factors against the formula of spec 2.7, on the VNNI and the
-// portable kernels, for every sample configuration.
+// GEMM with two loop levels and all six factors against the formula of spec 2.7, on each kernel this
+// CPU runs (portable, AVX2, VNNI), for every sample configuration whose shape the kernel takes.
 TEST_P(FsimGemm, LoopsAndFactorsMatchSpecFormula) {
   const Config cfg = Config::from_file(GetParam().config);
-  auto dev = test::make_test_fsim(cfg, GetParam().portable);
+  auto dev = test::make_test_fsim(cfg, GetParam().kernel);
   std::mt19937 rng(99);
   const int batch_tiles = cfg.batch(), blk_in = cfg.block_in(), blk_out = cfg.block_out();
   const int inp_elem = cfg.inp_elem_bytes(), wgt_elem = cfg.wgt_elem_bytes(), acc_elem = cfg.acc_elem_bytes();
@@ -223,7 +226,7 @@ TEST_P(FsimGemm, LoopsAndFactorsMatchSpecFormula) {
 // Accumulation wraps around in two's complement like 32-bit hardware.
 TEST_P(FsimGemm, AccumulatorWrapsAround) {
   const Config cfg = Config::from_file(GetParam().config);
-  auto dev = test::make_test_fsim(cfg, GetParam().portable);
+  auto dev = test::make_test_fsim(cfg, GetParam().kernel);
   const int inp_elem = cfg.inp_elem_bytes(), wgt_elem = cfg.wgt_elem_bytes(), acc_elem = cfg.acc_elem_bytes();
   DevBuf inp(inp_elem), wgt(wgt_elem), acc(acc_elem), uops(4);
   std::memset(inp.data(), 0x80, inp_elem);  // -128
@@ -242,19 +245,86 @@ TEST_P(FsimGemm, AccumulatorWrapsAround) {
   for (int l = 0; l < acc_elem / 4; ++l) ASSERT_EQ(dev->acc_sram()[l], static_cast<int32_t>(want));
 }
 
+// Each kernel this CPU and configuration run (a kernel that cannot run is refused when the device is made).
+bool kernel_runs(const Config& c, FsimKernel k) {
+  try {
+    test::make_test_fsim(c, k);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
 std::vector<GemmCase> gemm_cases() {
   std::vector<GemmCase> cases;
   for (const auto& path : test::sample_config_paths()) {
-    cases.push_back({path, false});
-    cases.push_back({path, true});
+    for (const FsimKernel k : {FsimKernel::kPortable, FsimKernel::kAvx2, FsimKernel::kVnni}) {
+      if (kernel_runs(Config::from_file(path), k)) cases.push_back({path, k});
+    }
   }
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, FsimGemm, ::testing::ValuesIn(gemm_cases()), [](const auto& param_info) {
   auto name = std::filesystem::path(param_info.param.config).stem().string();
-  return name + (param_info.param.portable ? "_portable" : "_native");
+  return name + "_" + std::string(fsim_kernel_name(param_info.param.kernel));
 });
+
+// The same random programs (vta/driver/random_program.h) on each kernel this CPU runs and on the portable
+// kernel: every output byte and statistic equal. The portable kernel is the plain formula of spec 2.7.
+TEST(FsimKernels, RandomProgramsAgreeWithThePortableKernel) {
+  const Config& c = build_config();
+  auto portable = test::make_test_fsim(c, FsimKernel::kPortable);
+  int kernels = 0;
+  for (const FsimKernel k : {FsimKernel::kAvx2, FsimKernel::kVnni}) {
+    if (!kernel_runs(c, k)) continue;
+    ++kernels;
+    auto dut = test::make_test_fsim(c, k);
+    ASSERT_EQ(dut->kernel(), k);
+    const DifferentialResult r = differential(c, *portable, *dut, std::string(fsim_kernel_name(k)), 20261129, 1000);
+    EXPECT_EQ(r.programs, 1000u);
+    for (const DifferentialMismatch& m : r.mismatches)
+      ADD_FAILURE() << fsim_kernel_name(k) << ", seed " << m.seed << ": " << m.why;
+  }
+  if (kernels == 0) GTEST_SKIP() << "this CPU runs only the portable kernel";
+}
+
+// A kernel is chosen by name, from the options or VTA_FSIM_KERNEL; a name that is none, or a kernel this
+// CPU or configuration cannot run, is refused with the reason.
+TEST(FsimKernels, ChosenByNameAndRefusedWhenTheyCannotRun) {
+  EXPECT_EQ(parse_fsim_kernel("avx2"), FsimKernel::kAvx2);
+  EXPECT_EQ(parse_fsim_kernel("portable"), FsimKernel::kPortable);
+  try {
+    parse_fsim_kernel("sse9");
+    ADD_FAILURE() << "sse9 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("expected auto, portable, avx2 or vnni"), std::string::npos) << e.what();
+  }
+  ConfigParams params;
+  params.log_block = 2;  // BLOCK 4: neither vector kernel's shape (smaller buffers: the indices must fit)
+  params.log_inp_buff_size = 12, params.log_wgt_buff_size = 14, params.log_acc_buff_size = 13;
+  const Config odd = Config::make(params);
+  try {
+    test::make_test_fsim(odd, FsimKernel::kAvx2);
+    ADD_FAILURE() << "avx2 accepted for BLOCK_OUT 4";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("BLOCK_OUT 4"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(test::make_test_fsim(odd)->kernel(), FsimKernel::kPortable);
+  {
+    test::ScopedEnv env("VTA_FSIM_KERNEL", "portable");
+    EXPECT_EQ(test::make_test_fsim(Config::default_config())->kernel(), FsimKernel::kPortable);
+  }
+  {
+    test::ScopedEnv env("VTA_FSIM_KERNEL", "fastest");
+    try {
+      test::make_test_fsim(Config::default_config());
+      ADD_FAILURE() << "VTA_FSIM_KERNEL=fastest accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("VTA_FSIM_KERNEL"), std::string::npos) << e.what();
+    }
+  }
+}
 
 // reset_reg zeroes exactly the accumulator tiles the loop nest addresses, still iterating the loops,
 // and adds nothing to gemm_counter.

@@ -136,12 +136,26 @@ struct ClockedOptions {
   int wave_depth = 0;                                   ///< (VTA_WAVE_DEPTH; refused unless 0)
 };
 
+/// The fsim's GEMM kernels, all with the same results (docs/PERFORMANCE.md): plain C++, AVX2
+/// (vpmaddwd on sign-extended operands) and AVX-512 VNNI (vpdpbusd).
+enum class FsimKernel {
+  kAuto,      ///< VTA_FSIM_KERNEL if set, else the fastest this CPU and configuration run
+  kPortable,  ///< plain C++, any CPU and configuration
+  kAvx2,      ///< needs AVX2, BLOCK_IN even and BLOCK_OUT a multiple of 8
+  kVnni,      ///< needs AVX-512 F/BW/VNNI, BLOCK_IN a multiple of 4 and BLOCK_OUT of 16
+};
+/// "auto", "portable", "avx2", "vnni".
+std::string_view fsim_kernel_name(FsimKernel k);
+/// The kernel a name (as above) means; throws std::invalid_argument naming the accepted ones.
+FsimKernel parse_fsim_kernel(std::string_view name);
+
 /// Options of a backend, given as a value (nothing reads the environment behind the caller's back
-/// when `clocked` is set).
+/// when `clocked` is set, nor when `fsim_kernel` is not kAuto).
 struct DeviceOptions {
   Dram* dram = nullptr;  ///< nullptr = Dram::global()
-  /// fsim: use the portable GEMM kernel even when the CPU has AVX-512 VNNI.
-  bool force_portable = false;
+  /// fsim: the GEMM kernel. One the CPU or the configuration cannot run is refused when the device
+  /// is made (std::invalid_argument), never replaced by another.
+  FsimKernel fsim_kernel = FsimKernel::kAuto;
   /// A backend registered as a scheme ("rpc://") gets what follows the scheme ("HOST:PORT").
   std::string address;
   /// The clocked backends' settings; unset: the backend takes them from the VTA_* variables, read

@@ -68,8 +68,10 @@ class FsimDevice final : public Device {
   /// Count statistics without executing LOAD INP/WGT/ACC, STORE, GEMM and ALU (micro-op loads still
   /// execute), like the reference simulator's "skip execution" debug mode.
   void set_skip_execution(bool skip) { skip_execution_ = skip; }
+  /// The GEMM kernel this device runs (never kAuto).
+  FsimKernel kernel() const { return kernel_; }
   /// True when GEMMs run on the AVX-512 VNNI kernel.
-  bool uses_vnni() const { return use_vnni_; }
+  bool uses_vnni() const { return kernel_ == FsimKernel::kVnni; }
   /// Default budget in work units when run() is given 0.
   static constexpr uint64_t kDefaultBudget = uint64_t{1} << 34;
 
@@ -86,7 +88,7 @@ class FsimDevice final : public Device {
   friend struct Impl;
   Isa isa_;
   Dram* dram_;
-  bool use_vnni_ = false;
+  FsimKernel kernel_ = FsimKernel::kPortable;
   bool skip_execution_ = false;
   Stats stats_;
   TokenCounts tokens_;
@@ -98,6 +100,7 @@ class FsimDevice final : public Device {
   ZeroPages<Uop> uops_;          ///< decoded micro-ops, kept in step with uop_raw_ (all-zero = Uop{})
   ZeroPages<int8_t> wgt_vnni_;   ///< weights regrouped for vpdpbusd (see fsim_gemm.cc)
   ZeroPages<int32_t> wgt_bias_;  ///< 128 * row sums of each weight tile, for the same kernel
+  ZeroPages<int16_t> wgt_avx2_;  ///< weights sign-extended and regrouped for vpmaddwd (fsim_gemm.cc)
 };
 
 /// Factory used by make_device("fsim").
