@@ -54,18 +54,35 @@ VTA_AVX2_TARGET void gemm_avx2_impl(const GemmArgs& a) {
     const int16_t* w2 = a.wgt_avx2 + size_t(wgt) * wsize;
     for (int b = 0; b < a.batch; ++b) {
       const int8_t* xb = x + b * a.block_in;
-      for (int ob = 0; ob < oblocks; ++ob) {
-        __m256i sum = _mm256_setzero_si256();
+      int32_t* dst = acc + b * a.block_out;
+      // one input pair per step, against every block of eight outputs: the pair is formed once
+      auto pair = [&](int g) VTA_AVX2_TARGET {
+        return _mm256_set1_epi32(
+            int32_t(uint32_t(uint16_t(int16_t(xb[2 * g]))) | uint32_t(uint16_t(int16_t(xb[2 * g + 1]))) << 16));
+      };
+      auto weights = [&](int g, int ob) VTA_AVX2_TARGET {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w2 + (size_t(g) * a.block_out + ob * 8) * 2));
+      };
+      if constexpr (kOBlocks > 0) {  // the sums of a fixed shape stay in registers
+        __m256i sum[kOBlocks];
+        for (int ob = 0; ob < kOBlocks; ++ob) sum[ob] = _mm256_setzero_si256();
         for (int g = 0; g < pairs; ++g) {
-          const uint32_t pair = uint32_t(uint16_t(int16_t(xb[2 * g]))) | uint32_t(uint16_t(int16_t(xb[2 * g + 1])))
-                                                                             << 16;
-          const __m256i xp = _mm256_set1_epi32(int32_t(pair));
-          const __m256i wp =
-              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w2 + (size_t(g) * a.block_out + ob * 8) * 2));
-          sum = _mm256_add_epi32(sum, _mm256_madd_epi16(xp, wp));
+          const __m256i xp = pair(g);
+          for (int ob = 0; ob < kOBlocks; ++ob)
+            sum[ob] = _mm256_add_epi32(sum[ob], _mm256_madd_epi16(xp, weights(g, ob)));
         }
-        auto* dst = reinterpret_cast<__m256i*>(acc + b * a.block_out + ob * 8);
-        _mm256_storeu_si256(dst, _mm256_add_epi32(_mm256_loadu_si256(dst), sum));
+        for (int ob = 0; ob < kOBlocks; ++ob) {
+          auto* d = reinterpret_cast<__m256i*>(dst + ob * 8);
+          _mm256_storeu_si256(d, _mm256_add_epi32(_mm256_loadu_si256(d), sum[ob]));
+        }
+      } else {  // any shape: the partial sums go to the accumulator pair by pair (the additions wrap alike)
+        for (int g = 0; g < pairs; ++g) {
+          const __m256i xp = pair(g);
+          for (int ob = 0; ob < oblocks; ++ob) {
+            auto* d = reinterpret_cast<__m256i*>(dst + ob * 8);
+            _mm256_storeu_si256(d, _mm256_add_epi32(_mm256_loadu_si256(d), _mm256_madd_epi16(xp, weights(g, ob))));
+          }
+        }
       }
     }
   });
