@@ -97,4 +97,16 @@ if [ "$sanitizers" -eq 1 ]; then
     ctest --output-on-failure --timeout 900 -j "$jobs" -LE '^fuzz-long$' "${ctest_args[@]}")
 fi
 phase ""
+# what to look at when the command got slower (docs/PERFORMANCE.md): the phases and the slowest tests
+phase_summary
+logs=()
+for dir in "$build" "${asan:-}"; do
+  if [ -n "$dir" ] && [ -f "$dir/Testing/Temporary/LastTest.log" ]; then logs+=("$dir/Testing/Temporary/LastTest.log"); fi
+done
+if [ "${#logs[@]}" -gt 0 ]; then
+  echo "test.sh: the ten slowest tests (seconds; the sanitizer tree's marked [asan]):"
+  awk -v asan_log="${asan:-}/Testing/Temporary/LastTest.log" '/^[0-9]+\/[0-9]+ Test: / { name = $3 }
+    /^Test time = / { printf "%8.1f  %s%s\n", $4, name, (FILENAME == asan_log ? " [asan]" : "") }' \
+    "${logs[@]}" | sort -rn | head -10
+fi
 echo "test.sh: passed in $((SECONDS - t0)) s"

@@ -49,7 +49,7 @@ bool program_starts(const fs::path& program) {
 // Whether this program is the vta-sweep of the build tree it was built in (not an installed copy).
 bool runs_from_build_tree() {
   std::error_code ec;
-  const fs::path tree(VTA_BINARY_DIR);
+  const fs::path tree(kBuild.binary_dir);
   return fs::exists(tree / "CMakeCache.txt", ec) && fs::equivalent(self_path(), tree / "tools" / "vta-sweep", ec);
 }
 
@@ -63,7 +63,7 @@ bool runs_from_build_tree() {
 fs::path tree_path(const fs::path& cache, const std::string& hash, bool coverage) {
   const std::string suffix = coverage ? "-coverage" : "";
   if (cache.empty() && runs_from_build_tree()) {
-    const fs::path build(VTA_BINARY_DIR);
+    const fs::path build(kBuild.binary_dir);
     return build.parent_path() / (build.filename().string() + "-sweep-" + hash + suffix);
   }
   fs::path shared = cache;
@@ -73,7 +73,7 @@ fs::path tree_path(const fs::path& cache, const std::string& hash, bool coverage
   }
   fs::create_directories(shared);
   remove_orphaned_trees(shared);
-  static const std::string source = hash_of(VTA_SOURCE_DIR).substr(0, 8);
+  static const std::string source = hash_of(kBuild.source_dir).substr(0, 8);
   return shared / (hash + "-" + source + suffix);
 }
 
@@ -90,7 +90,7 @@ fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& 
   std::ofstream(tree / kTreeMarker) << "a build tree of vta-sweep's, for configuration " << hash << "\n";
   const fs::path log = tree / "vta-sweep-build.log";
   auto build_tree = [&] {
-    bp::child build(bp::search_path("bash"), std::string(VTA_SOURCE_DIR) + "/scripts/build.sh", tree.string(),
+    bp::child build(bp::search_path("bash"), std::string(kBuild.source_dir) + "/scripts/build.sh", tree.string(),
                     "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
                     "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF",
                     std::string("-DVTA_TSIM_COVERAGE=") + (coverage ? "ON" : "OFF"), "--target", "vta-sweep",
@@ -128,15 +128,13 @@ void check_cache(const fs::path& cache) {
   fs::remove(probe, ec);
 }
 
-constexpr bool kCoverageBuild = VTA_TSIM_COVERAGE_BUILD;  // this build's tsim counts coverage
-
 int run_task(const fs::path& dir, int index, const fs::path& cache) {
   const std::vector<Task> tasks = read_tasks(dir);
   const Task& t = task_at(tasks, dir, index);
   // a coverage task needs a coverage build; any other task runs in this build if its configuration is
   // this build's (a coverage build runs it too, counting nothing: building a second tree for it took
   // minutes)
-  if (t.config_hash != this_build_hash() || (t.coverage && !kCoverageBuild)) {
+  if (t.config_hash != this_build_hash() || (t.coverage && !kBuild.tsim_coverage)) {
     const fs::path program = tree_for(dir, t.config_hash, cache, t.coverage);
     return bp::system(program.string(), "task", dir.string(), std::to_string(index), "--here");
   }

@@ -23,6 +23,16 @@ using json = nlohmann::json;
 
 inline constexpr int kMaxTasks = 100000;
 
+/// Where this build came from and what it is (build_facts.cc, the one file compiled with them: a tree
+/// of another configuration or folder recompiles that file alone, the rest comes from the compiler cache).
+struct BuildFacts {
+  const char* source_dir;  ///< the source tree this build was made from
+  const char* binary_dir;  ///< this build tree
+  const char* python3;     ///< the interpreter of the charts (sweep/charts.py)
+  bool tsim_coverage;      ///< this build's tsim counts coverage (VTA_TSIM_COVERAGE)
+};
+extern const BuildFacts kBuild;
+
 /// A JSON file (at most 64 MiB); SweepError naming the file and `what` it is when unreadable or not JSON.
 json read_json(const fs::path& path, const std::string& what);
 /// Writes `j` whole or not at all (a reader never sees half a result); SweepError when it cannot.

@@ -149,10 +149,10 @@ std::vector<std::string> merge_coverage(const fs::path& dir) try {
   // (the sources are named as Verilator saw them, relative to tsim/)
   run_logged("genhtml",
              {"--quiet", "--output-directory", fs::absolute(out / "html").string(), fs::absolute(info).string()},
-             out / "genhtml.log", std::chrono::minutes(30), fs::path(VTA_SOURCE_DIR) / "tsim");
+             out / "genhtml.log", std::chrono::minutes(30), fs::path(kBuild.source_dir) / "tsim");
   const fs::path report = out / "summary.txt";
   run_logged("python3",
-             {std::string(VTA_SOURCE_DIR) + "/scripts/coverage_report.py", merged.string(), "--json",
+             {std::string(kBuild.source_dir) + "/scripts/coverage_report.py", merged.string(), "--json",
               (out / "summary.json").string()},
              report, std::chrono::minutes(10));
   std::vector<std::string> lines;
@@ -362,8 +362,8 @@ Summary merge(const fs::path& dir) {
       fs::remove(dir / "pareto.svg");
       fs::remove(dir / "pareto.png");
       run_logged(
-          VTA_PYTHON3,
-          {std::string(VTA_SOURCE_DIR) + "/sweep/charts.py", (dir / "pareto.json").string(), "--out", dir.string()},
+          kBuild.python3,
+          {std::string(kBuild.source_dir) + "/sweep/charts.py", (dir / "pareto.json").string(), "--out", dir.string()},
           dir / "charts.log", std::chrono::minutes(5));
       md << "\n![cycles, energy and energy-delay product of each configuration, the fronts in red](pareto.svg)\n";
     } catch (const SweepError& e) {
