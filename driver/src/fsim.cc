@@ -398,33 +398,36 @@ FsimKernel choose_kernel(FsimKernel wanted, const Config& c) {
       from = "VTA_FSIM_KERNEL";
     }
   }
-  const bool vnni = fsim_detail::cpu_has_vnni(), avx2 = fsim_detail::cpu_has_avx2();
-  const bool vnni_shape = fsim_detail::vnni_shape_ok(c.block_in(), c.block_out()),
-             avx2_shape = fsim_detail::avx2_shape_ok(c.block_in(), c.block_out());
-  const std::string shape =
-      " (BLOCK_IN " + std::to_string(c.block_in()) + ", BLOCK_OUT " + std::to_string(c.block_out());
-  switch (wanted) {
-    case FsimKernel::kAuto:
-      if (vnni && vnni_shape) return FsimKernel::kVnni;
-      if (avx2 && avx2_shape) return FsimKernel::kAvx2;
-      return FsimKernel::kPortable;
-    case FsimKernel::kVnni:
-      if (!vnni) throw std::invalid_argument(std::string(from) + " = vnni: this CPU has no AVX-512 VNNI");
-      if (!vnni_shape) {
-        throw std::invalid_argument(std::string(from) + " = vnni: the kernel needs BLOCK_IN a multiple of 4 and " +
-                                    "BLOCK_OUT of 16" + shape + ")");
-      }
-      return wanted;
-    case FsimKernel::kAvx2:
-      if (!avx2) throw std::invalid_argument(std::string(from) + " = avx2: this CPU has no AVX2");
-      if (!avx2_shape) {
-        throw std::invalid_argument(std::string(from) + " = avx2: the kernel needs BLOCK_IN even and BLOCK_OUT " +
-                                    "a multiple of 8" + shape + ")");
-      }
-      return wanted;
-    case FsimKernel::kPortable: return wanted;
+  // what each vector kernel needs of the CPU and of the configuration's shape
+  struct Needs {
+    bool cpu, shape;
+    const char *cpu_feature, *shape_rule;
+  };
+  auto needs = [&](FsimKernel k) -> Needs {
+    if (k == FsimKernel::kVnni) {
+      return {fsim_detail::cpu_has_vnni(), fsim_detail::vnni_shape_ok(c.block_in(), c.block_out()), "AVX-512 VNNI",
+              "BLOCK_IN a multiple of 4 and BLOCK_OUT of 16"};
+    }
+    if (k == FsimKernel::kAvx2) {
+      return {fsim_detail::cpu_has_avx2(), fsim_detail::avx2_shape_ok(c.block_in(), c.block_out()), "AVX2",
+              "BLOCK_IN even and BLOCK_OUT a multiple of 8"};
+    }
+    return {true, true, "", ""};  // portable
+  };
+  if (wanted == FsimKernel::kAuto) {
+    for (const FsimKernel k : {FsimKernel::kVnni, FsimKernel::kAvx2}) {
+      if (needs(k).cpu && needs(k).shape) return k;
+    }
+    return FsimKernel::kPortable;
   }
-  return FsimKernel::kPortable;
+  const Needs n = needs(wanted);
+  const std::string head = std::string(from) + " = " + std::string(fsim_kernel_name(wanted)) + ": ";
+  if (!n.cpu) throw std::invalid_argument(head + "this CPU has no " + n.cpu_feature);
+  if (!n.shape) {
+    throw std::invalid_argument(head + "the kernel needs " + n.shape_rule + " (BLOCK_IN " +
+                                std::to_string(c.block_in()) + ", BLOCK_OUT " + std::to_string(c.block_out()) + ")");
+  }
+  return wanted;
 }
 
 }  // namespace

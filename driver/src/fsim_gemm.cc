@@ -8,11 +8,11 @@ namespace vta::fsim_detail {
 
 // Accumulation is done in uint32 so that overflow wraps (two's complement) without undefined behaviour.
 void gemm_portable(const GemmArgs& a) {
-  const int lanes_in = a.batch * a.block_in, lanes_acc = a.batch * a.block_out, wsize = a.block_in * a.block_out;
+  const size_t wsize = size_t(a.block_in) * a.block_out;
   for_each_uop(a, a.uops, [&](uint32_t dst, uint32_t src, uint32_t wgt) {
-    auto* acc = reinterpret_cast<uint32_t*>(a.acc) + size_t(dst) * lanes_acc;
-    const int8_t* x = a.inp + size_t(src) * lanes_in;
-    const int8_t* w = a.wgt + size_t(wgt) * wsize;
+    const auto [acc_row, x] = gemm_rows(a, dst, src);
+    auto* acc = reinterpret_cast<uint32_t*>(acc_row);
+    const int8_t* w = a.wgt + wgt * wsize;
     for (int b = 0; b < a.batch; ++b) {
       for (int o = 0; o < a.block_out; ++o) {
         int32_t sum = 0;
@@ -45,13 +45,11 @@ void avx2_pack_tile(const int8_t* w, int16_t* avx2, int block_in, int block_out)
 #define VTA_AVX2_TARGET __attribute__((target("avx2")))
 template <int kPairs, int kOBlocks>
 VTA_AVX2_TARGET void gemm_avx2_impl(const GemmArgs& a) {
-  const int lanes_in = a.batch * a.block_in, lanes_acc = a.batch * a.block_out, wsize = a.block_in * a.block_out;
   const int pairs = kPairs > 0 ? kPairs : a.block_in / 2;
   const int oblocks = kOBlocks > 0 ? kOBlocks : a.block_out / 8;
   for_each_uop(a, a.uops, [&](uint32_t dst_row, uint32_t src, uint32_t wgt) VTA_AVX2_TARGET {
-    int32_t* acc = a.acc + size_t(dst_row) * lanes_acc;
-    const int8_t* x = a.inp + size_t(src) * lanes_in;
-    const int16_t* w2 = a.wgt_avx2 + size_t(wgt) * wsize;
+    const auto [acc, x] = gemm_rows(a, dst_row, src);
+    const int16_t* w2 = a.wgt_avx2 + size_t(wgt) * a.block_in * a.block_out;
     for (int b = 0; b < a.batch; ++b) {
       const int8_t* xb = x + b * a.block_in;
       int32_t* dst = acc + b * a.block_out;
@@ -121,13 +119,11 @@ void vnni_pack_tile(const int8_t* w, int8_t* vnni, int32_t* bias, int block_in, 
 #define VTA_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
 template <int kGroups, int kOBlocks>
 VTA_VNNI_TARGET void gemm_vnni_impl(const GemmArgs& a) {
-  const int lanes_in = a.batch * a.block_in, lanes_acc = a.batch * a.block_out, wsize = a.block_in * a.block_out;
   const int groups = kGroups > 0 ? kGroups : a.block_in / 4;
   const int oblocks = kOBlocks > 0 ? kOBlocks : a.block_out / 16;
   for_each_uop(a, a.uops, [&](uint32_t dst_row, uint32_t src, uint32_t wgt) VTA_VNNI_TARGET {
-    int32_t* acc = a.acc + size_t(dst_row) * lanes_acc;
-    const int8_t* x = a.inp + size_t(src) * lanes_in;
-    const int8_t* wv = a.wgt_vnni + size_t(wgt) * wsize;
+    const auto [acc, x] = gemm_rows(a, dst_row, src);
+    const int8_t* wv = a.wgt_vnni + size_t(wgt) * a.block_in * a.block_out;
     const int32_t* bias = a.wgt_bias + size_t(wgt) * a.block_out;
     for (int b = 0; b < a.batch; ++b) {
       const int8_t* xb = x + b * a.block_in;

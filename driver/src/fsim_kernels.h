@@ -40,6 +40,16 @@ template <class Insn, class F>
   }
 }
 
+/// A GEMM micro-op's rows: its accumulator row (BATCH x BLOCK_OUT lanes) and its input row (BATCH x
+/// BLOCK_IN), from the indices for_each_uop gives. Always inlined into the kernels of every instruction set.
+struct GemmRows {
+  int32_t* acc;
+  const int8_t* inp;
+};
+[[gnu::always_inline]] inline GemmRows gemm_rows(const GemmArgs& a, uint32_t dst, uint32_t src) {
+  return {a.acc + size_t(dst) * a.batch * a.block_out, a.inp + size_t(src) * a.batch * a.block_in};
+}
+
 void gemm_portable(const GemmArgs& a);
 /// Needs block_out % 8 == 0 and block_in % 2 == 0, and a CPU with AVX2.
 void gemm_avx2(const GemmArgs& a);
