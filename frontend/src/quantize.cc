@@ -129,9 +129,9 @@ class Quantizer {
   // A sum that is a residual add's, ((s + b) >> k) + r, takes its bias c into the add's own b as
   // c << k, exactly (adding a multiple of 2^k before the shift adds c after it), so that its VTA step
   // has one bias: the bias_add before the add is rewritten and no operator is added.
-  std::string finish_sum(const Q& w, int shift, const std::string& name) {
+  std::string finish_sum(const Q& w, int shift, const std::string& name, bool half = true) {
     const int64_t channels = m_.graph.tensor(w.name).shape[1];
-    std::vector<double> total = bias_total(w, shift);
+    std::vector<double> total = bias_total(w, shift, half);
     if (w.fold && w.fold->taken) {  // (a second requantization: the sum already holds the first's bias)
       for (size_t i = 0; i < total.size(); ++i) total[i] -= (*w.fold->taken)[i];
     } else if (w.fold) {
@@ -157,11 +157,12 @@ class Quantizer {
     return m_.graph.bias_add(unique(name + ".bias_add"), w.name, b, left);
   }
 
-  // The bias `w` adds before a right shift by `shift`, in accumulator units, rounding term included.
-  std::vector<double> bias_total(const Q& w, int shift) const {
+  // The bias `w` adds before a right shift by `shift`, in accumulator units, rounding term included
+  // (unless `half` is false: a shift that rounds by itself, shr_even).
+  std::vector<double> bias_total(const Q& w, int shift, bool half = true) const {
     std::vector<double> total = w.bias;
     if (total.empty()) total.assign(size_t(m_.graph.tensor(w.name).shape[1]), 0.0);
-    if (options_.round_to_nearest && shift > 0) {
+    if (half && options_.round_to_nearest && shift > 0) {
       for (double& v : total) v += std::ldexp(1.0, shift - 1);
     }
     return total;
@@ -259,14 +260,21 @@ class Quantizer {
   // Requantizes wide `w` to `frac` bits: shr (when not 0), clip to [lo, hi] (within int8), cast. With
   // a leaky ReLU's slope `alpha` (0 < alpha < 1), the clip keeps the values whose product stays in
   // int8, the slope is alpha to 15 fraction bits (its error at most 2^-16), the product rounded to the
-  // nearest, the clip to [lo, hi] after it.
+  // nearest, the clip to [lo, hi] after it. `ties_to_even`: the model's own QuantizeLinear defines the
+  // rounding, so a sum halfway between two steps goes to the even one (shr_even, up to a shift of 16,
+  // the ALU immediate's reach; a larger shift rounds ties up, docs/MODELS.md), not up.
   Q requantize(const Q& w, int frac, int32_t lo, int32_t hi, const std::string& name, const std::string& node,
-               const std::string& tensor, float alpha = 0) {
+               const std::string& tensor, float alpha = 0, bool ties_to_even = false) {
     const int shift = std::clamp(w.params.frac_bits - frac, 0, 31);
     frac = w.params.frac_bits - shift;
     const size_t mark = m_.graph.ops().size();
-    std::string t = finish_sum(w, shift, name);
-    if (shift > 0) t = m_.graph.shr(unique(name + ".shr"), t, shift);
+    const bool even = ties_to_even && options_.round_to_nearest && shift >= 1 && shift <= 16;
+    std::string t = finish_sum(w, shift, name, !even);
+    if (even) {
+      t = m_.graph.shr_even(unique(name + ".shr"), t, shift);
+    } else if (shift > 0) {
+      t = m_.graph.shr(unique(name + ".shr"), t, shift);
+    }
     lo = std::max(lo, -128), hi = std::min(hi, 127);
     if (alpha > 0) {
       constexpr int kSlopeBits = 15;  // (the multiplier and the rounding term are 16-bit ALU immediates)
@@ -461,8 +469,8 @@ class Quantizer {
     }
     const int32_t lo = std::isfinite(f_lo) ? int32_t(std::clamp(std::lround(f_lo * s), -128L, 127L)) : -128;
     const int32_t hi = std::isfinite(f_hi) ? int32_t(std::clamp(std::lround(f_hi * s), -128L, 127L)) : 127;
-    const Q r =
-        requantize(w, frac, lo, hi, unique(op.name), op.name, out, op.kind == FloatOpKind::kLeakyRelu ? op.alpha : 0.f);
+    const Q r = requantize(w, frac, lo, hi, unique(op.name), op.name, out,
+                           op.kind == FloatOpKind::kLeakyRelu ? op.alpha : 0.f, own.has_value());
     for (const FloatOp* c : clamps) q_[c->output] = r;
   }
 

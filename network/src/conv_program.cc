@@ -291,6 +291,23 @@ c::Tensor AluChain::elementwise(const Op& op, c::Tensor prev, const std::string&
   };
   switch (op.kind) {
     case OpKind::kShr: stage("shr", [&](const Indices& x) { return prev(x) >> op.shift; }); break;
+    case OpKind::kShrEven: {
+      // x' = x + 2^(s-1) - 1; the parity p = bit s of x', as -((x' << (31 - s)) >> 31) in a copy (the ALU
+      // has no AND and no SUB; MUL by -1 negates); then (x' + p) >> s: a tie goes up exactly when the
+      // result below it is odd (graph.h)
+      const int s = op.shift;
+      if (s > 1) stage("even_round", [&](const Indices& i) { return prev(i) + ((int64_t{1} << (s - 1)) - 1); });
+      const c::Tensor x = prev;
+      stage("even_copy", [&](const Indices& i) { return x(i); });
+      stage("even_top", [&](const Indices& i) {
+        return c::make_binary(c::ExprKind::kShl, prev(i), c::make_int_like(prev(i), 31 - s));
+      });
+      stage("even_sign", [&](const Indices& i) { return prev(i) >> 31; });
+      stage("even_bit", [&](const Indices& i) { return prev(i) * int64_t{-1}; });
+      stage("even_add", [&](const Indices& i) { return prev(i) + x(i); });  // (in the copy, as leaky's MAX)
+      stage("even_shr", [&](const Indices& i) { return prev(i) >> s; });
+      break;
+    }
     case OpKind::kRelu: stage("relu", [&](const Indices& x) { return c::max(prev(x), 0); }); break;
     case OpKind::kClip: {
       if (op.lo != std::numeric_limits<int32_t>::min()) {

@@ -54,6 +54,7 @@ const char* to_string(OpKind k) {
     case OpKind::kUpsample: return "upsample";
     case OpKind::kDilate: return "dilate";
     case OpKind::kLeakyRelu: return "leaky_relu";
+    case OpKind::kShrEven: return "shr_even";
   }
   return "?";
 }
@@ -170,6 +171,14 @@ std::string Graph::dense(const std::string& name, const std::string& x, const st
                      " do not make (N, K) x (M, K)");
   }
   return add_op(op, {"", {in.shape[0], w.shape[0]}, ElemType::kInt32});
+}
+
+std::string Graph::shr_even(const std::string& name, const std::string& x, int shift) {
+  Op op = make_op(OpKind::kShrEven, name, {x});
+  if (shift < 1 || shift > 16)
+    throw GraphError(name_ + ": " + name + ": shift " + std::to_string(shift) + " is not 1 to 16");
+  op.shift = shift;
+  return add_op(op, need(op, x, ElemType::kInt32));
 }
 
 std::string Graph::shr(const std::string& name, const std::string& x, int shift) {

@@ -25,9 +25,9 @@ std::vector<const Op*> fuse_after(const Graph& g, const Op& conv) {
                              " operators; VTA keeps int32 values on chip only for the one chain that ends in a cast"}));
     }
     const Op& op = *readers[0];
-    const bool elementwise = op.kind == OpKind::kShr || op.kind == OpKind::kAdd || op.kind == OpKind::kRelu ||
-                             op.kind == OpKind::kClip || op.kind == OpKind::kCast || op.kind == OpKind::kBiasAdd ||
-                             op.kind == OpKind::kLeakyRelu;
+    const bool elementwise = op.kind == OpKind::kShr || op.kind == OpKind::kShrEven || op.kind == OpKind::kAdd ||
+                             op.kind == OpKind::kRelu || op.kind == OpKind::kClip || op.kind == OpKind::kCast ||
+                             op.kind == OpKind::kBiasAdd || op.kind == OpKind::kLeakyRelu;
     if (!elementwise || op.placement != Placement::kVta || op.inputs[0] != current) {
       throw GraphError(join(
           {g.name(), ": ", op.name, " (", to_string(op.kind), ", ", to_string(op.placement),
@@ -232,6 +232,7 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
       return "";
     }
     case OpKind::kShr:
+    case OpKind::kShrEven:
     case OpKind::kAdd:
     case OpKind::kRelu:
     case OpKind::kClip:

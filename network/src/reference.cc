@@ -113,6 +113,10 @@ std::vector<int32_t> layout_op(const Graph& g, const Op& op, const Values& value
 int32_t elementwise(const Op& op, int32_t v) {
   switch (op.kind) {
     case OpKind::kShr: return v >> op.shift;
+    case OpKind::kShrEven: {  // as VTA's ALU computes it (graph.h), in 32 bits
+      const uint32_t x = uint32_t(v) + ((uint32_t{1} << (op.shift - 1)) - 1);
+      return int32_t(x + ((x >> op.shift) & 1)) >> op.shift;
+    }
     case OpKind::kRelu: return std::max(v, 0);
     case OpKind::kClip: return std::clamp(v, op.lo, op.hi);
     case OpKind::kLeakyRelu: {  // (VTA's MUL and ADD keep the low 32 bits; SHR is arithmetic)
@@ -146,6 +150,7 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
       return r;
     }
     case OpKind::kShr:
+    case OpKind::kShrEven:
     case OpKind::kRelu:
     case OpKind::kClip:
     case OpKind::kLeakyRelu:

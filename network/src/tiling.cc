@@ -57,7 +57,10 @@ int64_t count_of(const std::vector<const Op*>& ops, OpKind kind) {
 
 }  // namespace
 
-int64_t alu_temporaries(const Step& step) { return count_of(step.ops, OpKind::kLeakyRelu); }
+// (a leaky ReLU keeps x beside its product; a tie-to-even shift, the copy it takes the parity from)
+int64_t alu_temporaries(const Step& step) {
+  return count_of(step.ops, OpKind::kLeakyRelu) + count_of(step.ops, OpKind::kShrEven);
+}
 
 std::string ConvTiling::to_string() const {
   return join({"oc ", std::to_string(oc_block), " h ", std::to_string(h_block), " w ", std::to_string(w_block), " ic ",

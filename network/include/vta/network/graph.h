@@ -50,6 +50,9 @@ enum class OpKind : uint8_t {
                    ///< at the bottom and right (a transposed convolution's input)
   kLeakyRelu,      ///< max(x, (x * multiplier + 2^(shift-1)) >> shift): a slope of multiplier / 2^shift
                    ///< for x < 0, rounded to nearest (wrapping in 32 bits, as VTA's MUL: clip x first)
+  kShrEven,        ///< int32 >> shift rounded to the nearest, a tie to the even neighbour (ONNX's
+                   ///< QuantizeLinear); shift 1 to 16. VTA's ALU: x' = x + 2^(shift-1) - 1, then
+                   ///< (x' + bit `shift` of x') >> shift, all wrapping in 32 bits
 };
 const char* to_string(OpKind k);
 
@@ -101,6 +104,9 @@ class Graph {
                      int groups = 1);
   std::string dense(const std::string& name, const std::string& x, const std::string& weight);
   std::string shr(const std::string& name, const std::string& x, int shift);
+  /// x >> shift rounded to the nearest, ties to even (kShrEven), int32: shift 1 to 16 (the rounding
+  /// term is an ALU immediate).
+  std::string shr_even(const std::string& name, const std::string& x, int shift);
   std::string add(const std::string& name, const std::string& a, const std::string& b);
   std::string relu(const std::string& name, const std::string& x);
   std::string clip(const std::string& name, const std::string& x, int32_t lo, int32_t hi);
