@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -872,6 +873,46 @@ TEST(NetworkExecutor, ABiasIsAddedPerChannelOnTheAlu) {
     const NetworkRun run = ex.run(input, {}, &ref);
     EXPECT_EQ(run.steps[0].mismatches, 0) << "bias shift " << bias_shift;
   }
+}
+
+// A shift that rounds ties to the even neighbour (ONNX's QuantizeLinear; shr_even) on VTA's ALU: the
+// reference equals round-half-to-even of the sum divided by 2^shift (std::nearbyint, the FPU's default
+// rounding: exact at these magnitudes), and VTA equals the reference bit for bit, ties met included.
+TEST(NetworkExecutor, AShiftRoundsTiesToEvenOnTheAlu) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = 2 * cfg.block_in(), oc = 3 * cfg.block_out();
+  for (const int shift : {1, 3, 6, 8, 16}) {
+    Graph g("even");
+    std::mt19937 rng(uint32_t(40 + shift));
+    const std::string x = g.input("data", {cfg.batch(), ch, 6, 6});
+    const std::string a =
+        g.conv2d("conv", x, g.constant("conv.weight", {oc, ch, 3, 3}, random_int8(size_t(oc * ch * 9), rng())), 1, 1);
+    const std::string r = g.shr_even("conv.shr", a, shift);
+    g.set_output(g.cast("conv.q", g.clip("conv.clip", r, -128, 127)));
+    for (Op& op : g.mutable_ops()) op.placement = Placement::kVta;
+    const auto input = random_int8(size_t(g.tensor("data").elements()), uint32_t(shift));
+    const Values ref = run_reference(g, input);
+    const auto& sum = ref.at("conv");
+    const auto& rounded = ref.at("conv.shr");
+    int64_t ties = 0;
+    for (size_t i = 0; i < sum.size(); ++i) {
+      const double exact = std::ldexp(double(sum[i]), -shift);
+      ties += exact - std::floor(exact) == 0.5;
+      ASSERT_EQ(rounded[i], int32_t(std::nearbyint(exact))) << "sum " << sum[i] << " >> " << shift;
+    }
+    if (shift <= 8) {
+      EXPECT_GT(ties, 0) << "shift " << shift << ": no tie met";
+    }
+    Executor ex(g, cfg);
+    ASSERT_EQ(ex.steps().size(), 1u);
+    EXPECT_EQ(ex.steps()[0].description, "conv2d 3x3/1 + shr_even + clip + cast");
+    const NetworkRun run = ex.run(input, {}, &ref);
+    EXPECT_EQ(run.steps[0].mismatches, 0) << "shift " << shift << ", " << ties << " ties";
+  }
+  Graph g("bad");
+  const std::string a = g.conv2d("c", g.input("data", {cfg.batch(), ch, 6, 6}),
+                                 g.constant("w", {oc, ch, 1, 1}, std::vector<int8_t>(size_t(oc * ch))), 1, 0);
+  expect_error([&] { g.shr_even("s", a, 17); }, "s: shift 17 is not 1 to 16");
 }
 
 // A depthwise convolution on VTA, as a block-diagonal GEMM (each output block reads its own input
