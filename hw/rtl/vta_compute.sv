@@ -56,12 +56,9 @@ module vta_compute
   localparam int unsigned Lanes = Batch * BlockOut;
   localparam int unsigned Acc8ElemBytes = Batch * BlockOut;  // int8 lanes of an ACC_8BIT element
 
-  typedef enum logic [1:0] {StIdle, StRun, StError} state_e;
   typedef enum logic [2:0] {UnitUop, UnitAcc, UnitAcc8, UnitGemm, UnitAlu} unit_e;
-  state_e state_d, state_q;
   unit_e  unit_d, unit_q;
   deps_t  deps;
-  logic   push_prev_d, push_prev_q, push_next_d, push_next_q;
   logic [31:0] bytes;  // the statistics' byte count (vta_stat_bytes)
 
   mem_insn_t  m;
@@ -169,18 +166,26 @@ module vta_compute
   end
 
   // ---- control --------------------------------------------------------------------------------
-  logic go, unit_busy, unit_error;
+  logic go, unit_busy, unit_error, idle, run, take, start, done, unused_push_prev_q;
   // starts when its pops have tokens and its pushes have room (only this stage pushes g2l and g2s)
   logic [OpcodeBitWidth-1:0] head_op;
   vta_insn_head u_head (
-    .idle_i(state_q == StIdle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(l2g_ready_i),
+    .idle_i(idle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(l2g_ready_i),
     .next_token_i(s2g_ready_i), .prev_room_i(!g2l_full_i), .next_room_i(!g2s_full_i), .deps_o(deps), .go_o(go),
     .op_o(head_op), .mem_o(m), .gemm_o(g), .alu_o(a));
   assign op = opcode_e'(head_op);
 
+  // FINISH and a LOAD of nothing complete at once: only their tokens act (and FINISH ends the run)
+  vta_stage_ctrl #(.HasPrev(1'b1), .HasNext(1'b1)) u_ctrl (
+    .clk_i, .rst_ni, .go_i(go), .deps_i(deps), .legal_i(insn_legal_i),
+    .at_once_i(op == OpFinish || (op == OpLoad && m.x_size == '0)), .unit_busy_i(unit_busy),
+    .unit_error_i(unit_error), .idle_o(idle), .run_o(run), .error_o, .take_o(take), .start_o(start),
+    .done_o(done), .pop_prev_o(l2g_pop_o), .pop_next_o(s2g_pop_o), .push_prev_o(g2l_push_o),
+    .push_next_o(g2s_push_o), .push_prev_q_o(unused_push_prev_q));
+
   vta_stat_bytes u_bytes (
-    .clk_i, .rst_ni, .take_i(state_q == StIdle && go), .x_size_i(m.x_size), .y_size_i(m.y_size),
-    .run_i(state_q == StRun), .elem_bytes_i(32'(unit_q == UnitUop ? UopElemBytes : AccElemBytes)), .read_i(stat_valid_o), .bytes_o(bytes));
+    .clk_i, .rst_ni, .take_i(take), .x_size_i(m.x_size), .y_size_i(m.y_size),
+    .run_i(run), .elem_bytes_i(32'(unit_q == UnitUop ? UopElemBytes : AccElemBytes)), .read_i(stat_valid_o), .bytes_o(bytes));
 
   always_comb begin
 
@@ -192,102 +197,56 @@ module vta_compute
       default:  begin unit_busy = alu_busy;  unit_error = alu_error;  end
     endcase
 
-    state_d      = state_q;
-    unit_d       = unit_q;
-    push_prev_d  = push_prev_q;
-    push_next_d  = push_next_q;
-    insn_ready_o = 1'b0;
-    l2g_pop_o    = 1'b0;
-    s2g_pop_o    = 1'b0;
-    g2l_push_o   = 1'b0;
-    g2s_push_o   = 1'b0;
-    finish_o     = 1'b0;
-    start_uop    = 1'b0;
-    start_acc    = 1'b0;
-    start_acc8   = 1'b0;
-    start_gemm   = 1'b0;
-    start_alu    = 1'b0;
-    stat_valid_o = 1'b0;
-    unique case (state_q)
-      StIdle: begin
-        if (go) begin
-          insn_ready_o = 1'b1;
-          l2g_pop_o    = deps.pop_prev;
-          s2g_pop_o    = deps.pop_next;
-          push_prev_d  = deps.push_prev;
-          push_next_d  = deps.push_next;
-          if (!insn_legal_i) begin
-            state_d = StError;
-          end else if (op == OpFinish || (op == OpLoad && m.x_size == '0)) begin
-            // Completes at once: only its tokens act (and FINISH signals the end of the run).
-            finish_o   = op == OpFinish;
-            g2l_push_o = deps.push_prev;
-            g2s_push_o = deps.push_next;
-          end else begin
-            state_d = StRun;
-            if (op == OpGemm) begin
-              unit_d = UnitGemm;
-              start_gemm = 1'b1;
-            end else if (op == OpAlu) begin
-              unit_d = UnitAlu;
-              start_alu = 1'b1;
-            end else if (m.mem_type == MemUop) begin
-              unit_d = UnitUop;
-              start_uop = 1'b1;
-            end else if (m.mem_type == MemAcc) begin
-              unit_d = UnitAcc;
-              start_acc = 1'b1;
-            end else begin
-              unit_d = UnitAcc8;
-              start_acc8 = 1'b1;
-            end
-          end
-        end
+    // the unit an instruction starts: GEMM, ALU, or the load of micro-ops, accumulators or ACC_8BIT
+    unit_d     = unit_q;
+    start_gemm = 1'b0;
+    start_alu  = 1'b0;
+    start_uop  = 1'b0;
+    start_acc  = 1'b0;
+    start_acc8 = 1'b0;
+    if (start) begin
+      if (op == OpGemm) begin
+        unit_d = UnitGemm;
+        start_gemm = 1'b1;
+      end else if (op == OpAlu) begin
+        unit_d = UnitAlu;
+        start_alu = 1'b1;
+      end else if (m.mem_type == MemUop) begin
+        unit_d = UnitUop;
+        start_uop = 1'b1;
+      end else if (m.mem_type == MemAcc) begin
+        unit_d = UnitAcc;
+        start_acc = 1'b1;
+      end else begin
+        unit_d = UnitAcc8;
+        start_acc8 = 1'b1;
       end
-      StRun: begin
-        if (!unit_busy) begin
-          if (unit_error) begin
-            state_d = StError;
-          end else begin
-            g2l_push_o   = push_prev_q;
-            g2s_push_o   = push_next_q;
-            stat_valid_o = unit_q == UnitUop || unit_q == UnitAcc || unit_q == UnitAcc8;
-            state_d      = StIdle;
-          end
-        end
-      end
-      default: ;  // StError: stopped until reset
-    endcase
-
-    busy_o           = state_q == StRun;
-    error_o          = state_q == StError;
+    end
+    insn_ready_o     = take;
+    finish_o         = take && insn_legal_i && op == OpFinish;
+    stat_valid_o     = done && (unit_q == UnitUop || unit_q == UnitAcc || unit_q == UnitAcc8);
+    busy_o           = run;
     gemm_uop_o       = gm_done;
     alu_uop_o        = al_done;
     stat_uop_bytes_o = unit_q == UnitUop ? bytes : '0;
     stat_acc_bytes_o = unit_q == UnitUop ? '0 : bytes;
   end
 
+  logic unused_ctrl;
+  assign unused_ctrl = unused_push_prev_q;
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      state_q     <= StIdle;
-      unit_q      <= UnitUop;
-      push_prev_q <= 1'b0;
-      push_next_q <= 1'b0;
-    end else begin
-      state_q     <= state_d;
-      unit_q      <= unit_d;
-      push_prev_q <= push_prev_d;
-      push_next_q <= push_next_d;
-    end
+    if (!rst_ni) unit_q <= UnitUop;
+    else unit_q <= unit_d;
   end
 
   // every unit at work, an instruction refused, a valid instruction waiting for its tokens
-  `VTA_COVER(LoadsMicroOps, state_q == StRun && unit_q == UnitUop)
-  `VTA_COVER(LoadsAccumulators, state_q == StRun && unit_q == UnitAcc)
-  `VTA_COVER(LoadsAcc8, state_q == StRun && unit_q == UnitAcc8)
-  `VTA_COVER(RunsGemm, state_q == StRun && unit_q == UnitGemm)
-  `VTA_COVER(RunsAlu, state_q == StRun && unit_q == UnitAlu)
+  `VTA_COVER(LoadsMicroOps, run && unit_q == UnitUop)
+  `VTA_COVER(LoadsAccumulators, run && unit_q == UnitAcc)
+  `VTA_COVER(LoadsAcc8, run && unit_q == UnitAcc8)
+  `VTA_COVER(RunsGemm, run && unit_q == UnitGemm)
+  `VTA_COVER(RunsAlu, run && unit_q == UnitAlu)
   `VTA_COVER(Finishes, finish_o)
-  `VTA_COVER(RefusesAnInstruction, state_q == StError)
-  `VTA_COVER(WaitsForTokens, state_q == StIdle && insn_valid_i && !go)
+  `VTA_COVER(RefusesAnInstruction, error_o)
+  `VTA_COVER(WaitsForTokens, idle && insn_valid_i && !go)
 endmodule : vta_compute

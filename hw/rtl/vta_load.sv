@@ -40,13 +40,10 @@ module vta_load
   output logic [31:0]                stat_inp_bytes_o,
   output logic [31:0]                stat_wgt_bytes_o
 );
-  typedef enum logic [1:0] {StIdle, StRun, StError} state_e;
-  state_e state_d, state_q;
-
   mem_insn_t m;
   deps_t     deps;
   logic      is_inp, go;
-  logic      push_d, push_q, inp_d, inp_q;
+  logic      inp_d, inp_q;
   logic [31:0] bytes;  // the statistics' byte count (vta_stat_bytes)
 
   // ---- the two SRAMs and their loaders ---------------------------------------------------------
@@ -79,81 +76,45 @@ module vta_load
   // starts when its pop has a token and its push has room (only this stage pushes l2g)
   logic [OpcodeBitWidth-1:0] head_op;
   loop_insn_t                head_gemm, head_alu;
+  logic                      idle, run, take, start, unused_pop_prev, unused_push_prev, unused_push_prev_q;
   vta_insn_head u_head (
-    .idle_i(state_q == StIdle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(1'b1), .next_token_i(g2l_ready_i),
+    .idle_i(idle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(1'b1), .next_token_i(g2l_ready_i),
     .prev_room_i(1'b1), .next_room_i(!l2g_full_i), .deps_o(deps), .go_o(go), .op_o(head_op), .mem_o(m),
     .gemm_o(head_gemm), .alu_o(head_alu));
 
+  // a load of nothing (x_size = 0) completes at once: only its tokens act
+  vta_stage_ctrl #(.HasPrev(1'b0), .HasNext(1'b1)) u_ctrl (
+    .clk_i, .rst_ni, .go_i(go), .deps_i(deps), .legal_i(insn_legal_i), .at_once_i(m.x_size == '0),
+    .unit_busy_i(inp_q ? inp_busy : wgt_busy), .unit_error_i(1'b0), .idle_o(idle), .run_o(run), .error_o,
+    .take_o(take), .start_o(start), .done_o(stat_valid_o), .pop_prev_o(unused_pop_prev), .pop_next_o(g2l_pop_o),
+    .push_prev_o(unused_push_prev), .push_next_o(l2g_push_o), .push_prev_q_o(unused_push_prev_q));
+
   vta_stat_bytes u_bytes (
-    .clk_i, .rst_ni, .take_i(state_q == StIdle && go), .x_size_i(m.x_size), .y_size_i(m.y_size),
-    .run_i(state_q == StRun), .elem_bytes_i(32'(inp_q ? InpElemBytes : WgtElemBytes)), .read_i(stat_valid_o), .bytes_o(bytes));
+    .clk_i, .rst_ni, .take_i(take), .x_size_i(m.x_size), .y_size_i(m.y_size),
+    .run_i(run), .elem_bytes_i(32'(inp_q ? InpElemBytes : WgtElemBytes)), .read_i(stat_valid_o), .bytes_o(bytes));
 
   always_comb begin
-    is_inp = m.mem_type == MemInp;  // else WGT: fetch routes no other instruction here
-
-    state_d       = state_q;
-    push_d        = push_q;
-    inp_d         = inp_q;
-    insn_ready_o  = 1'b0;
-    g2l_pop_o     = 1'b0;
-    l2g_push_o    = 1'b0;
-    inp_start     = 1'b0;
-    wgt_start     = 1'b0;
-    stat_valid_o  = 1'b0;
-
-    unique case (state_q)
-      StIdle: begin
-        if (go) begin
-          insn_ready_o = 1'b1;
-          g2l_pop_o    = deps.pop_next;
-          inp_d        = is_inp;
-          push_d       = deps.push_next;
-          if (!insn_legal_i) begin
-            state_d = StError;
-          end else if (m.x_size == '0) begin
-            l2g_push_o = deps.push_next;  // a no-op: only its tokens act
-          end else begin
-            inp_start = is_inp;
-            wgt_start = !is_inp;
-            state_d   = StRun;
-          end
-        end
-      end
-      StRun: begin
-        if (!(inp_q ? inp_busy : wgt_busy)) begin
-          l2g_push_o   = push_q;
-          stat_valid_o = 1'b1;
-          state_d      = StIdle;
-        end
-      end
-      default: ;  // StError: stopped until reset
-    endcase
-
-    busy_o           = state_q == StRun;
-    error_o          = state_q == StError;
+    is_inp           = m.mem_type == MemInp;  // else WGT: fetch routes no other instruction here
+    insn_ready_o     = take;
+    inp_d            = take ? is_inp : inp_q;
+    inp_start        = start && is_inp;
+    wgt_start        = start && !is_inp;
+    busy_o           = run;
     stat_inp_bytes_o = inp_q ? bytes : '0;
     stat_wgt_bytes_o = inp_q ? '0 : bytes;
   end
 
-  // The load stage has no previous stage: pop_prev / push_prev are ignored (spec 4.1).
-  logic unused_deps;
-  assign unused_deps = deps.pop_prev ^ deps.push_prev;
+  logic unused_ctrl;
+  assign unused_ctrl = unused_pop_prev ^ unused_push_prev ^ unused_push_prev_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      state_q <= StIdle;
-      push_q  <= 1'b0;
-      inp_q   <= 1'b0;
-    end else begin
-      state_q <= state_d;
-      push_q  <= push_d;
-      inp_q   <= inp_d;
-    end
+    if (!rst_ni) inp_q <= 1'b0;
+    else inp_q <= inp_d;
   end
 
   // both buffers loaded, an instruction refused, a valid instruction waiting for its tokens
-  `VTA_COVER(LoadsInputs, state_q == StRun && inp_q)
-  `VTA_COVER(LoadsWeights, state_q == StRun && !inp_q)
-  `VTA_COVER(RefusesAnInstruction, state_q == StError)
-  `VTA_COVER(WaitsForTokens, state_q == StIdle && insn_valid_i && !go)
+  `VTA_COVER(LoadsInputs, run && inp_q)
+  `VTA_COVER(LoadsWeights, run && !inp_q)
+  `VTA_COVER(RefusesAnInstruction, error_o)
+  `VTA_COVER(WaitsForTokens, idle && insn_valid_i && !go)
 endmodule : vta_load

@@ -32,13 +32,9 @@ module vta_store
   output logic                       stat_valid_o,
   output logic [31:0]                stat_out_bytes_o
 );
-  typedef enum logic [1:0] {StIdle, StRun, StError} state_e;
-  state_e state_d, state_q;
-
   mem_insn_t   m;
   deps_t       deps;
   logic        go, start, engine_busy, engine_pending;
-  logic        push_d, push_q;
   logic [31:0] bytes;  // the statistics' byte count (vta_stat_bytes)
 
   vta_tensor_store #(.ElemBytes(OutElemBytes), .SramDepth(AccBuffDepth)) u_store (
@@ -49,74 +45,38 @@ module vta_store
   // starts when its pop has a token and its push has room (only this stage pushes s2g)
   logic [OpcodeBitWidth-1:0] head_op;
   loop_insn_t                head_gemm, head_alu;
+  logic                      idle, run, take, go_on, push_q, unused_pop_next, unused_push_next;
   vta_insn_head u_head (
-    .idle_i(state_q == StIdle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(g2s_ready_i), .next_token_i(1'b1),
+    .idle_i(idle), .valid_i(insn_valid_i), .insn_i, .prev_token_i(g2s_ready_i), .next_token_i(1'b1),
     .prev_room_i(!s2g_full_i), .next_room_i(1'b1), .deps_o(deps), .go_o(go), .op_o(head_op), .mem_o(m),
     .gemm_o(head_gemm), .alu_o(head_alu));
 
+  // A push tells compute (and through it, any later reader) the data is in DRAM: it waits for every
+  // outstanding acknowledgement, a store of nothing (x_size = 0) too; without a push the next store
+  // starts at once, and a store of nothing completes at once.
+  vta_stage_ctrl #(.HasPrev(1'b1), .HasNext(1'b0)) u_ctrl (
+    .clk_i, .rst_ni, .go_i(go), .deps_i(deps), .legal_i(insn_legal_i),
+    .at_once_i(m.x_size == '0 && !(deps.push_prev && engine_pending)),
+    .unit_busy_i(engine_busy || (push_q && engine_pending)), .unit_error_i(1'b0), .idle_o(idle), .run_o(run),
+    .error_o, .take_o(take), .start_o(go_on), .done_o(stat_valid_o), .pop_prev_o(g2s_pop_o),
+    .pop_next_o(unused_pop_next), .push_prev_o(s2g_push_o), .push_next_o(unused_push_next), .push_prev_q_o(push_q));
+
   vta_stat_bytes u_bytes (
-    .clk_i, .rst_ni, .take_i(state_q == StIdle && go), .x_size_i(m.x_size), .y_size_i(m.y_size),
-    .run_i(state_q == StRun), .elem_bytes_i(32'(OutElemBytes)), .read_i(stat_valid_o), .bytes_o(bytes));
+    .clk_i, .rst_ni, .take_i(take), .x_size_i(m.x_size), .y_size_i(m.y_size),
+    .run_i(run), .elem_bytes_i(32'(OutElemBytes)), .read_i(stat_valid_o), .bytes_o(bytes));
 
   always_comb begin
-
-    state_d      = state_q;
-    push_d       = push_q;
-    insn_ready_o = 1'b0;
-    g2s_pop_o    = 1'b0;
-    s2g_push_o   = 1'b0;
-    start        = 1'b0;
-    stat_valid_o = 1'b0;
-    unique case (state_q)
-      StIdle: begin
-        if (go) begin
-          insn_ready_o = 1'b1;
-          g2s_pop_o    = deps.pop_prev;
-          push_d       = deps.push_prev;
-          if (!insn_legal_i) begin
-            state_d = StError;
-          end else if (m.x_size == '0) begin
-            // a no-op: only its tokens act (a push still waits for earlier stores' data)
-            if (deps.push_prev && engine_pending) state_d = StRun;
-            else s2g_push_o = deps.push_prev;
-          end else begin
-            start   = 1'b1;
-            state_d = StRun;
-          end
-        end
-      end
-      StRun: begin
-        // A push tells compute (and through it, any later reader) the data is in DRAM: it waits for
-        // every outstanding acknowledgement. Without a push the next store starts at once.
-        if (!engine_busy && !(push_q && engine_pending)) begin
-          s2g_push_o   = push_q;
-          stat_valid_o = 1'b1;
-          state_d      = StIdle;
-        end
-      end
-      default: ;  // StError: stopped until reset
-    endcase
-    busy_o           = state_q == StRun;
-    error_o          = state_q == StError;
+    insn_ready_o     = take;
+    start            = go_on && m.x_size != '0;  // (a store of nothing that waits starts no engine)
+    busy_o           = run;
     stat_out_bytes_o = bytes;
   end
 
-  // The store stage has no next stage: pop_next / push_next are ignored (spec 4.1).
-  logic unused_deps;
-  assign unused_deps = deps.pop_next ^ deps.push_next;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      state_q <= StIdle;
-      push_q  <= 1'b0;
-    end else begin
-      state_q <= state_d;
-      push_q  <= push_d;
-    end
-  end
+  logic unused_ctrl;
+  assign unused_ctrl = unused_pop_next ^ unused_push_next;
 
   // a store, an instruction refused, a valid instruction waiting for its tokens
-  `VTA_COVER(Stores, state_q == StRun)
-  `VTA_COVER(RefusesAnInstruction, state_q == StError)
-  `VTA_COVER(WaitsForTokens, state_q == StIdle && insn_valid_i && !go)
+  `VTA_COVER(Stores, run)
+  `VTA_COVER(RefusesAnInstruction, error_o)
+  `VTA_COVER(WaitsForTokens, idle && insn_valid_i && !go)
 endmodule : vta_store
