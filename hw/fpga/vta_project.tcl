@@ -51,6 +51,7 @@ set sources [list \
   $root/hw/rtl/vta_insn_check.sv \
   $root/hw/rtl/vta_insn_head.sv \
   $root/hw/rtl/vta_stat_bytes.sv \
+  $root/hw/rtl/vta_stage_ctrl.sv \
   $root/hw/rtl/vta_fetch.sv \
   $root/hw/rtl/vta_load.sv \
   $root/hw/rtl/vta_store.sv \
