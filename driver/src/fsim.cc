@@ -216,17 +216,16 @@ struct FsimDevice::Impl {
     const uint32_t first = m.sram_base, last = m.sram_base + cols * rows;
     if (t == MemId::kUop) {
       for (uint32_t e = first; e < last; ++e) d.uops_[e] = d.isa_.decode_uop(d.uop_raw_[e]);
-    } else if (t == MemId::kWgt && d.kernel_ == FsimKernel::kVnni) {
-      const int wsize = cfg.block_in() * cfg.block_out();
+    } else if (t == MemId::kWgt && d.kernel_ != FsimKernel::kPortable) {  // the vector kernel's copy of each tile
+      const size_t wsize = size_t(cfg.block_in()) * cfg.block_out();
       for (uint32_t e = first; e < last; ++e) {
-        fsim_detail::vnni_pack_tile(&d.wgt_[size_t(e) * wsize], &d.wgt_vnni_[size_t(e) * wsize],
-                                    &d.wgt_bias_[size_t(e) * cfg.block_out()], cfg.block_in(), cfg.block_out());
-      }
-    } else if (t == MemId::kWgt && d.kernel_ == FsimKernel::kAvx2) {
-      const int wsize = cfg.block_in() * cfg.block_out();
-      for (uint32_t e = first; e < last; ++e) {
-        fsim_detail::avx2_pack_tile(&d.wgt_[size_t(e) * wsize], &d.wgt_avx2_[size_t(e) * wsize], cfg.block_in(),
-                                    cfg.block_out());
+        const int8_t* w = &d.wgt_[e * wsize];
+        if (d.kernel_ == FsimKernel::kVnni) {
+          fsim_detail::vnni_pack_tile(w, &d.wgt_vnni_[e * wsize], &d.wgt_bias_[size_t(e) * cfg.block_out()],
+                                      cfg.block_in(), cfg.block_out());
+        } else {
+          fsim_detail::avx2_pack_tile(w, &d.wgt_avx2_[e * wsize], cfg.block_in(), cfg.block_out());
+        }
       }
     }
   }
@@ -416,7 +415,7 @@ FsimKernel choose_kernel(FsimKernel wanted, const Config& c) {
   };
   if (wanted == FsimKernel::kAuto) {
     for (const FsimKernel k : {FsimKernel::kVnni, FsimKernel::kAvx2}) {
-      if (needs(k).cpu && needs(k).shape) return k;
+      if (const Needs n = needs(k); n.cpu && n.shape) return k;
     }
     return FsimKernel::kPortable;
   }

@@ -268,7 +268,7 @@ class Quantizer {
     const int shift = std::clamp(w.params.frac_bits - frac, 0, 31);
     frac = w.params.frac_bits - shift;
     const size_t mark = m_.graph.ops().size();
-    const bool even = ties_to_even && options_.round_to_nearest && shift >= 1 && shift <= 16;
+    const bool even = ties_to_even && options_.round_to_nearest && shift >= 1 && shift <= Graph::kMaxShrEvenShift;
     std::string t = finish_sum(w, shift, name, !even);
     if (even) {
       t = m_.graph.shr_even(unique(name + ".shr"), t, shift);

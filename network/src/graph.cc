@@ -175,8 +175,10 @@ std::string Graph::dense(const std::string& name, const std::string& x, const st
 
 std::string Graph::shr_even(const std::string& name, const std::string& x, int shift) {
   Op op = make_op(OpKind::kShrEven, name, {x});
-  if (shift < 1 || shift > 16)
-    throw GraphError(name_ + ": " + name + ": shift " + std::to_string(shift) + " is not 1 to 16");
+  if (shift < 1 || shift > kMaxShrEvenShift) {
+    throw GraphError(name_ + ": " + name + ": shift " + std::to_string(shift) + " is not 1 to " +
+                     std::to_string(kMaxShrEvenShift));
+  }
   op.shift = shift;
   return add_op(op, need(op, x, ElemType::kInt32));
 }

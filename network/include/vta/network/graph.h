@@ -104,9 +104,10 @@ class Graph {
                      int groups = 1);
   std::string dense(const std::string& name, const std::string& x, const std::string& weight);
   std::string shr(const std::string& name, const std::string& x, int shift);
-  /// x >> shift rounded to the nearest, ties to even (kShrEven), int32: shift 1 to 16 (the rounding
-  /// term is an ALU immediate).
+  /// x >> shift rounded to the nearest, ties to even (kShrEven), int32: shift 1 to kMaxShrEvenShift.
   std::string shr_even(const std::string& name, const std::string& x, int shift);
+  /// shr_even's largest shift: its rounding term 2^(shift-1) - 1 is a 16-bit ALU immediate.
+  static constexpr int kMaxShrEvenShift = 16;
   std::string add(const std::string& name, const std::string& a, const std::string& b);
   std::string relu(const std::string& name, const std::string& x);
   std::string clip(const std::string& name, const std::string& x, int32_t lo, int32_t hi);
