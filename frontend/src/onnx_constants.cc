@@ -60,9 +60,23 @@ size_t axis_of(int64_t axis, size_t rank) {
   return size_t(axis);
 }
 
+// A folded integer (held as a double) as an int64. An int64 near its limits is held as +-2^63 (the
+// exporters' "to the end" in Slice is INT64_MAX): saturated to the limit, not converted past it. NaN
+// (a Cast of one) is refused.
+int64_t to_int64(double v) {
+  constexpr double kLimit = 0x1p63;
+  if (std::isnan(v)) throw FoldError{"integer NaN (a Cast of a NaN to an integer type)"};
+  if (v >= kLimit) return std::numeric_limits<int64_t>::max();
+  if (v <= -kLimit) return std::numeric_limits<int64_t>::min();
+  return int64_t(v);
+}
+
 std::vector<int64_t> as_ints(const Folded& f, const std::string& name) {
   if (!f.integer || f.shape.size() > 1) throw FoldError{"input " + name + " is not a list of integers"};
-  return {f.values.begin(), f.values.end()};
+  std::vector<int64_t> r;
+  r.reserve(f.values.size());
+  for (const double v : f.values) r.push_back(to_int64(v));
+  return r;
 }
 
 // Row-major strides of `shape`.
@@ -246,9 +260,9 @@ Folded fold_gather(const Folded& data, const Folded& idx, int64_t axis_attr) {
   out.values.reserve(size_t(count(out.shape)));
   for (int64_t o = 0; o < outer; ++o) {
     for (const double iv : idx.values) {
-      int64_t i = int64_t(iv);
+      int64_t i = to_int64(iv);
       if (i < 0) i += dim;
-      if (i < 0 || i >= dim) throw FoldError{"index " + std::to_string(int64_t(iv)) + " out of range"};
+      if (i < 0 || i >= dim) throw FoldError{"index " + std::to_string(to_int64(iv)) + " out of range"};
       const auto at = data.values.begin() + std::ptrdiff_t((o * dim + i) * inner);
       out.values.insert(out.values.end(), at, at + std::ptrdiff_t(inner));
     }

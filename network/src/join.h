@@ -23,11 +23,12 @@ inline std::string shape_text(const std::vector<int64_t>& shape) {
   return s + ")";
 }
 
-/// A float as a message writes it: "1.5", "0.1", "-inf".
-inline std::string float_text(float v) {
+/// A number as a message writes it: "1.5", "0.1", "-inf", "9.22337e+18" (six significant digits).
+inline std::string float_text(double v) {
   std::ostringstream o;
   o << v;
   return o.str();
 }
+inline std::string float_text(float v) { return float_text(double(v)); }
 
 }  // namespace vta::network

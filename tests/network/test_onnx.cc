@@ -1025,6 +1025,22 @@ TEST(OnnxImport, TorchZeroPadAndCeilModePools) {
   }
 }
 
+// The integer limits the exporters write as "to the end" and "from the start" (torch's Slice ends
+// INT64_MAX, its reversed slices INT64_MIN + 1) are folded as those limits. (They are held as doubles
+// while folded, where INT64_MAX becomes 2^63: converted back past int64's range, a Release build read
+// it as INT64_MIN and sliced nothing, and the sanitizers stopped at it; fuzz corpus fold_int64_limit.)
+TEST(OnnxImport, SliceBoundsAtInt64sLimitsAreTheEnds) {
+  ModelBuilder b({1, 4, 2, 2});
+  b.node("Slice",
+         {b.int64s("dims", {7, 1, 16}), b.int64s("from", {1}), b.int64s("to", {9223372036854775807}),
+          b.int64s("axis", {0})},
+         "tail");
+  b.node("Reshape", {"x", "tail"}, "flat");
+  const FloatGraph g = b.import("flat");
+  EXPECT_EQ(g.shape("flat"), (std::vector<int64_t>{1, 16})) << "dims[1:] of (7, 1, 16)";
+
+}
+
 // Channel counts that do not fill VTA's blocks (MobileNetV2's 24, SqueezeNet's 1000 classes, a YOLO
 // head's 255): padded with zero channels on VTA when the last block is at least half full, so the
 // convolutions, the depthwise one and the max pool run there; 3 channels stay on the host. Every
