@@ -3,23 +3,17 @@
 #include <cstring>
 
 #include "fsim_kernels.h"
+#include "vta/driver/int8_dot.h"
 
 namespace vta::fsim_detail {
 
-// Accumulation is done in uint32 so that overflow wraps (two's complement) without undefined behaviour.
+// The dot products of vta/driver/int8_dot.h (SSE2 on every x86-64, a plain loop elsewhere), which the
+// tsim's GEMM computes too.
 void gemm_portable(const GemmArgs& a) {
   const size_t wsize = size_t(a.block_in) * a.block_out;
   for_each_uop(a, a.uops, [&](uint32_t dst, uint32_t src, uint32_t wgt) {
-    const auto [acc_row, x] = gemm_rows(a, dst, src);
-    auto* acc = reinterpret_cast<uint32_t*>(acc_row);
-    const int8_t* w = a.wgt + wgt * wsize;
-    for (int b = 0; b < a.batch; ++b) {
-      for (int o = 0; o < a.block_out; ++o) {
-        int32_t sum = 0;
-        for (int c = 0; c < a.block_in; ++c) sum += int32_t(x[b * a.block_in + c]) * int32_t(w[o * a.block_in + c]);
-        acc[b * a.block_out + o] += static_cast<uint32_t>(sum);
-      }
-    }
+    const auto [acc, x] = gemm_rows(a, dst, src);
+    int8_dots_add(a.batch, a.block_in, a.block_out, x, a.wgt + wgt * wsize, reinterpret_cast<uint32_t*>(acc));
   });
 }
 

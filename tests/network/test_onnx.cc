@@ -1038,7 +1038,6 @@ TEST(OnnxImport, SliceBoundsAtInt64sLimitsAreTheEnds) {
   b.node("Reshape", {"x", "tail"}, "flat");
   const FloatGraph g = b.import("flat");
   EXPECT_EQ(g.shape("flat"), (std::vector<int64_t>{1, 16})) << "dims[1:] of (7, 1, 16)";
-
 }
 
 // Channel counts that do not fill VTA's blocks (MobileNetV2's 24, SqueezeNet's 1000 classes, a YOLO

@@ -1,0 +1,89 @@
+#pragma once
+/// \file vta/driver/int8_dot.h
+/// The int8 dot products of one GEMM micro-op, the one home of that arithmetic for the fsim's
+/// portable kernel (driver/src/fsim_gemm.cc) and the tsim's GEMM (tsim/src/rtl_gemm.cc, the DPI body
+/// of hw/rtl/vta_gemm.sv). The fsim's AVX2 and VNNI kernels compute the same sums from weights packed
+/// for their instructions; the random differential programs hold all of them equal.
+
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace vta {
+
+namespace int8_dot_detail {
+
+#if defined(__SSE2__)
+// 16 int8 elements (at `p`) as two vectors of 8 int16.
+inline void widen(const int8_t* p, __m128i& lo, __m128i& hi) {
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  lo = _mm_srai_epi16(_mm_unpacklo_epi8(bytes, bytes), 8);
+  hi = _mm_srai_epi16(_mm_unpackhi_epi8(bytes, bytes), 8);
+}
+
+// The four int32 lanes of `v` added.
+inline uint32_t lanes_sum(__m128i v) {
+  v = _mm_add_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
+  v = _mm_add_epi32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));
+  return uint32_t(_mm_cvtsi128_si32(v));
+}
+
+// Rows of kChunks x 16 elements (SSE2, every x86-64): each input row widened once, pmaddwd (exact:
+// a pair of products is at most 2^15) against each weight row, four rows' partial sums reduced together.
+template <int kChunks>
+void dots_add_sse2(int batch, int block_out, const int8_t* x, const int8_t* w, uint32_t* acc) {
+  constexpr int kRow = 16 * kChunks;
+  for (int b = 0; b < batch; ++b) {
+    __m128i xl[kChunks], xh[kChunks];
+    for (int k = 0; k < kChunks; ++k) widen(x + b * kRow + 16 * k, xl[k], xh[k]);
+    // one weight row's partial sums: four int32 lanes adding up to its dot product
+    auto partial = [&](int o) {
+      __m128i sum = _mm_setzero_si128();
+      for (int k = 0; k < kChunks; ++k) {
+        __m128i wl, wh;
+        widen(w + o * kRow + 16 * k, wl, wh);
+        sum = _mm_add_epi32(sum, _mm_add_epi32(_mm_madd_epi16(xl[k], wl), _mm_madd_epi16(xh[k], wh)));
+      }
+      return sum;
+    };
+    uint32_t* out = acc + b * block_out;
+    int o = 0;
+    for (; o + 4 <= block_out; o += 4) {
+      const __m128i s0 = partial(o), s1 = partial(o + 1), s2 = partial(o + 2), s3 = partial(o + 3);
+      const __m128i t0 = _mm_add_epi32(_mm_unpacklo_epi32(s0, s1), _mm_unpackhi_epi32(s0, s1));
+      const __m128i t1 = _mm_add_epi32(_mm_unpacklo_epi32(s2, s3), _mm_unpackhi_epi32(s2, s3));
+      auto* d = reinterpret_cast<__m128i*>(out + o);
+      _mm_storeu_si128(
+          d, _mm_add_epi32(_mm_loadu_si128(d), _mm_add_epi32(_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1))));
+    }
+    for (; o < block_out; ++o) out[o] += lanes_sum(partial(o));
+  }
+}
+#endif
+
+}  // namespace int8_dot_detail
+
+/// acc[b * block_out + o] += sum over c < block_in of x[b * block_in + c] * w[o * block_in + c], for
+/// b < batch and o < block_out: VTA's GEMM on one micro-op's rows (x: batch x block_in inputs, w:
+/// block_out x block_in weights), in 32 bits that wrap as the accumulator does.
+inline void int8_dots_add(int batch, int block_in, int block_out, const int8_t* x, const int8_t* w, uint32_t* acc) {
+#if defined(__SSE2__)
+  switch (block_in) {
+    case 16: return int8_dot_detail::dots_add_sse2<1>(batch, block_out, x, w, acc);
+    case 32: return int8_dot_detail::dots_add_sse2<2>(batch, block_out, x, w, acc);
+    case 64: return int8_dot_detail::dots_add_sse2<4>(batch, block_out, x, w, acc);
+    default: break;  // the loop below
+  }
+#endif
+  for (int b = 0; b < batch; ++b) {
+    for (int o = 0; o < block_out; ++o) {
+      uint32_t sum = 0;
+      for (int c = 0; c < block_in; ++c) sum += uint32_t(int32_t(x[b * block_in + c]) * int32_t(w[o * block_in + c]));
+      acc[b * block_out + o] += sum;
+    }
+  }
+}
+
+}  // namespace vta
