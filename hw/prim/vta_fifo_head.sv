@@ -6,10 +6,11 @@
 // entries. A write goes straight to the head when the head is free (empty, or leaving this cycle) and
 // nothing waits behind it; a read refills the head from the rest.
 //
-// A simulator runs the plain vta_fifo instead (the ports behave the same, cycle by cycle): the
-// registered head cost the tsim about 8 % of its speed (docs/PERFORMANCE.md). Synthesis reads the
-// registered form, and so does any simulation defining VTA_FIFO_HEAD_REGISTERED: the tests that
-// check the two forms against one queue model (tests/hw, HwFifoHead.*).
+// A simulator runs the plain vta_fifo instead (the ports behave the same, cycle by cycle; proven by
+// hw/formal's sets fifo and fifo_head, docs/FORMAL.md): the registered head cost the tsim about 8 % of
+// its speed (docs/PERFORMANCE.md). Synthesis reads the registered form, and so does any simulation
+// defining VTA_FIFO_HEAD_REGISTERED: the tests that check the two forms against one queue model
+// (tests/hw, HwFifoHead.*).
 `include "vta_assert.svh"
 
 module vta_fifo_head #(
@@ -91,6 +92,9 @@ module vta_fifo_head #(
   `VTA_ASSERT_NEVER(RestTakesWhatComes, rest_write && !rest_ready)
   `VTA_ASSERT(CountIsHeadAndRest, 32'(count_q) == 32'(head_valid_q) + 32'(rest_count))
   `VTA_ASSERT_NEVER(RestWithoutHead, rest_valid && !head_valid_q)
+`ifdef VTA_FORMAL
+  `include "vta_fifo_head_formal.svh"  // its proofs (hw/formal, docs/FORMAL.md)
+`endif
 `else
   vta_fifo #(.Width(Width), .Depth(Depth)) u_fifo (
     .clk_i, .rst_ni, .wvalid_i, .wready_o, .wdata_i, .rvalid_o, .rready_i, .rdata_o, .count_o);
