@@ -4,29 +4,8 @@
 // at the ports in every reachable state: the same ready, valid, count, and data in the same order.
 `include "vta_formal.svh"
 
-// ---- the reference queue (as vta_fifo_formal.svh's) -----------------------------------------------
-logic [Depth*Width-1:0] f_model_q;  // entry i in bits [i*Width +: Width]
-logic [CountW-1:0]      f_count_q;
-logic                   f_push, f_pop;
-assign f_push = wvalid_i && f_count_q != CountW'(Depth);
-assign f_pop  = rready_i && f_count_q != '0;
-always_ff @(posedge clk_i or negedge rst_ni) begin
-  if (!rst_ni) begin
-    f_count_q <= '0;
-  end else begin
-    f_count_q <= f_count_q + CountW'(f_push) - CountW'(f_pop);
-    for (int i = 0; i < Depth; i++) begin
-      if (f_pop) f_model_q[i*Width +: Width] <= (i + 1 < Depth) ? f_model_q[((i + 1) % Depth)*Width +: Width] : '0;
-      if (f_push && 32'(i) == 32'(f_count_q) - 32'(f_pop)) f_model_q[i*Width +: Width] <= wdata_i;
-    end
-  end
-end
-
-// ---- what the queue promises, word for word vta_fifo's ---------------------------------------------
-`VTA_PROVE(FifoReadyIffRoom, wready_o == (f_count_q != CountW'(Depth)))
-`VTA_PROVE(FifoValidIffData, rvalid_o == (f_count_q != '0))
-`VTA_PROVE_IMPLIES(FifoOrderKept, rvalid_o, rdata_o == f_model_q[Width-1:0])
-`VTA_PROVE(FifoCountOut, count_o == f_count_q)
+// ---- the reference queue and vta_fifo's promises against it, word for word --------------------------
+`include "vta_queue_model.svh"
 
 // ---- strengthening invariants ---------------------------------------------------------------------
 // The rest holds the entries after the head, the oldest at its read side (with a rest of one entry,
