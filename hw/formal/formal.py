@@ -259,7 +259,9 @@ def main():
             raise Failure(f'no property set named {", ".join(sorted(unknown))} (hw/formal/sets.json has '
                           f'{", ".join(s["name"] for s in sets)})')
         args.out.mkdir(parents=True, exist_ok=True)
-        sources = yosys_sources.write(args.out / 'src', args.sources, sorted(HERE.glob('*.svh')))
+        # (hw/formal's own modules, the sets that compare two cells side by side, after the RTL)
+        sources = yosys_sources.write(args.out / 'src', args.sources + sorted(HERE.glob('*.sv')),
+                                      sorted(HERE.glob('*.svh')))
         results, mutations = [], []
         for spec in sets:
             if args.set and spec['name'] not in args.set:

@@ -13,6 +13,13 @@
 // (tests/hw, HwFifoHead.*).
 `include "vta_assert.svh"
 
+// (which text the module below has, decided where it is read)
+`ifndef SYNTHESIS
+`ifndef VTA_FIFO_HEAD_REGISTERED
+`define VTA_FIFO_HEAD_AS_FIFO_
+`endif
+`endif
+
 module vta_fifo_head #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 4
@@ -30,11 +37,6 @@ module vta_fifo_head #(
   // occupancy
   output logic [$clog2(Depth+1)-1:0] count_o
 );
-`ifndef SYNTHESIS
-`ifndef VTA_FIFO_HEAD_REGISTERED
-`define VTA_FIFO_HEAD_AS_FIFO_
-`endif
-`endif
 `ifndef VTA_FIFO_HEAD_AS_FIFO_
   localparam int unsigned CountW = $clog2(Depth + 1);
   localparam int unsigned RestCountW = $clog2(Depth);
@@ -98,6 +100,6 @@ module vta_fifo_head #(
 `else
   vta_fifo #(.Width(Width), .Depth(Depth)) u_fifo (
     .clk_i, .rst_ni, .wvalid_i, .wready_o, .wdata_i, .rvalid_o, .rready_i, .rdata_o, .count_o);
-`undef VTA_FIFO_HEAD_AS_FIFO_
 `endif
 endmodule : vta_fifo_head
+`undef VTA_FIFO_HEAD_AS_FIFO_

@@ -14,11 +14,16 @@
 // as the instruction enters, so that neither step is long: the multiply and the comparisons are done
 // as it leaves. A simulator decides the whole verdict once, as the instruction enters, and keeps the
 // verdict: it would otherwise decide it again in every cycle fetch holds an instruction for a full
-// queue (the convolution's whole run). The same rule (`legal`) either way; HwFetch runs both texts.
+// queue (the convolution's whole run). SimForm chooses (default: vta_sim_form.svh). The same rule
+// (`legal`) either way; HwFetch runs both texts, and hw/formal's set sim_forms proves them equal.
+`include "vta_sim_form.svh"
+
 module vta_insn_check
   import vta_config_pkg::*;
   import vta_pkg::*;
-(
+#(
+  parameter bit SimForm = `VTA_SIM_FORM
+) (
   // an instruction entering fetch's buffer, and what the buffer keeps beside it
   input  logic                       new_en_i,  // one enters this cycle
   input  insn_t                      new_insn_i,
@@ -83,14 +88,15 @@ module vta_insn_check
     end
   endfunction
 
-`ifdef SYNTHESIS
-  assign kept_o  = {block_cols(new_insn_i), block_rows(new_insn_i)};
-  assign legal_o = legal(insn_i, kept_i[DimW-1:0], kept_i[2*DimW-1:DimW]);
-`else
-  always_comb begin
-    kept_o = '0;
-    if (new_en_i) kept_o[0] = legal(new_insn_i, block_rows(new_insn_i), block_cols(new_insn_i));
+  if (SimForm) begin : gen_sim  // the verdict as the instruction enters
+    (* nolatches *)  // (for hw/formal's side-by-side proof, as in vta_insn_head)
+    always_comb begin
+      kept_o = '0;
+      if (new_en_i) kept_o[0] = legal(new_insn_i, block_rows(new_insn_i), block_cols(new_insn_i));
+    end
+    assign legal_o = kept_i[0];
+  end else begin : gen_synth  // the block's size as it enters, the verdict as it leaves
+    assign kept_o  = {block_cols(new_insn_i), block_rows(new_insn_i)};
+    assign legal_o = legal(insn_i, kept_i[DimW-1:0], kept_i[2*DimW-1:DimW]);
   end
-  assign legal_o = kept_i[0];
-`endif
 endmodule : vta_insn_check
