@@ -82,16 +82,24 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
       target_(target ? std::move(target) : local_target()),
       plan_(std::move(plan)),
       device_(new DeviceState) {
-  steps_ = plan_steps(graph_);  // (its own copy: the steps point into it)
+  // the final steps (its own graph's: the steps point into it); compiled here, run by run()
+  steps_ = plan_steps(graph_, config_, TargetTraits{target_->views()});
   for (Step& s : steps_) {
-    if (s.placement != Placement::kVta) continue;
+    if (s.placement != Placement::kVta || s.in_place) continue;
     if (is_pool(s) || is_upsample(s)) {
       plan_alu_step(s);
     } else {
       plan_conv(s);
     }
   }
-  plan_in_place_concats();
+  for (const Step& s : steps_) {  // each in-place concatenation's inputs: where each starts in it
+    if (!s.in_place) continue;
+    size_t offset = 0;
+    for (const std::string& x : s.ops[0]->inputs) {
+      in_place_[x] = {s.name, offset};
+      offset += size_t(graph_.tensor(x).elements());
+    }
+  }
   for (const std::string& out : graph_.extra_outputs()) {  // (each is copied back from the step that ends in it)
     const bool ends_a_step = out == graph_.input_name() ||
                              std::any_of(steps_.begin(), steps_.end(), [&](const Step& s) { return s.name == out; });
@@ -210,58 +218,16 @@ void Executor::plan_alu_step(Step& s) {
     throw GraphError(join({g.name(), ": ", op.name, ": ", why}));
   }
   const bool up = is_upsample(s);
-  if (up && !target_->views()) {  // (its program writes the output as a view of another shape)
-    s.placement = Placement::kHost;
-    s.description += " (on the host: this target's tensors have no views)";
-    return;
-  }
-  ChosenProgram chosen;
-  try {
-    chosen = choose_tiling(
-        up ? upsample_tilings(config_, g, s) : pool_tilings(config_, g, s),
-        [&](const ConvTiling& t) {
-          return build_program(up ? upsample_program(g, s, env, t) : pool_program(g, s, env, t), env);
-        },
-        config_, join({g.name(), ": ", op.name}));
-  } catch (const c::ScheduleError&) {
-    // a window or factor no tiling of this configuration's SRAMs holds (an upsample by 32 makes 1,024
-    // accumulator rows of one input pixel): the host runs it, as it runs any pool or upsample
-    s.placement = Placement::kHost;
-    s.description += " (on the host: no VTA tiling of it fits this configuration's SRAMs)";
-    return;
-  }
+  const ChosenProgram chosen = choose_tiling(
+      up ? upsample_tilings(config_, g, s) : pool_tilings(config_, g, s),
+      [&](const ConvTiling& t) {
+        return build_program(up ? upsample_program(g, s, env, t) : pool_program(g, s, env, t), env);
+      },
+      config_, join({g.name(), ": ", op.name}));
   s.tiling = chosen.tiling;
   s.estimated_cycles = chosen.estimated_cycles;
   s.module = chosen.module;
   load_biases(s);
-}
-
-void Executor::plan_in_place_concats() {
-  if (!target_->views()) return;
-  const c::Env env(config_);
-  std::set<std::string> vta_outputs;  // what VTA programs write
-  for (const Step& s : steps_) {
-    if (s.placement == Placement::kVta && s.module) vta_outputs.insert(s.name);
-  }
-  for (Step& s : steps_) {
-    if (s.placement != Placement::kHost || s.ops.size() != 1 || s.ops[0]->kind != OpKind::kConcat) continue;
-    const std::vector<std::string>& in = s.ops[0]->inputs;
-    // (one batch block: each input's channel blocks are then one contiguous range of the result)
-    bool fits = graph_.tensor(s.name).shape[0] == env.BATCH && std::set(in.begin(), in.end()).size() == in.size();
-    for (const std::string& x : in) {
-      fits = fits && vta_outputs.count(x) != 0 && in_place_.count(x) == 0 &&
-             graph_.tensor(x).shape[1] % env.BLOCK_OUT == 0;
-    }
-    if (!fits) continue;
-    size_t offset = 0;
-    for (const std::string& x : in) {
-      in_place_[x] = {s.name, offset};
-      offset += size_t(graph_.tensor(x).elements());
-    }
-    s.placement = Placement::kVta;
-    s.in_place = true;
-    s.description = "concat in place (its inputs' steps write into it)";
-  }
 }
 
 Executor::~Executor() = default;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "join.h"
+#include "vta/network/tiling.h"
 
 namespace vta::network {
 namespace {
@@ -243,6 +244,46 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
       return join({to_string(op.kind), " runs on the host: VTA steps are convolutions and average pools with the ",
                    "elementwise operators fused after them, max pools and upsamples"});
   }
+}
+
+std::vector<Step> plan_steps(const Graph& g, const Config& config, const TargetTraits& traits) {
+  std::vector<Step> steps = plan_steps(g);
+  for (Step& s : steps) {
+    if (s.placement != Placement::kVta) continue;
+    const OpKind kind = s.ops[0]->kind;
+    const bool up = kind == OpKind::kUpsample, pool = kind == OpKind::kMaxPool || kind == OpKind::kAvgPool;
+    if (up && !traits.views) {  // (its program writes the output as a view of another shape)
+      s.placement = Placement::kHost;
+      s.description += " (on the host: this target's tensors have no views)";
+    } else if ((up || pool) && (up ? upsample_tilings(config, g, s) : pool_tilings(config, g, s)).empty()) {
+      // a window or factor no tiling of this configuration's SRAMs holds (an upsample by 32 makes 1,024
+      // accumulator rows of one input pixel): the host runs it, as it runs any pool or upsample
+      s.placement = Placement::kHost;
+      s.description += " (on the host: no VTA tiling of it fits this configuration's SRAMs)";
+    }
+  }
+  if (!traits.views) return steps;
+  // host concatenations whose inputs' VTA programs can write into them
+  std::set<std::string> vta_outputs, taken;  // what VTA programs write; the inputs already placed
+  for (const Step& s : steps) {
+    if (s.placement == Placement::kVta) vta_outputs.insert(s.name);
+  }
+  for (Step& s : steps) {
+    if (s.placement != Placement::kHost || s.ops.size() != 1 || s.ops[0]->kind != OpKind::kConcat) continue;
+    const std::vector<std::string>& in = s.ops[0]->inputs;
+    // (one batch block: each input's channel blocks are then one contiguous range of the result)
+    bool fits = g.tensor(s.name).shape[0] == config.batch() && std::set(in.begin(), in.end()).size() == in.size();
+    for (const std::string& x : in) {
+      fits = fits && vta_outputs.count(x) != 0 && taken.count(x) == 0 &&
+             g.tensor(x).shape[1] % int64_t(config.block_out()) == 0;
+    }
+    if (!fits) continue;
+    taken.insert(in.begin(), in.end());
+    s.placement = Placement::kVta;
+    s.in_place = true;
+    s.description = "concat in place (its inputs' steps write into it)";
+  }
+  return steps;
 }
 
 bool non_negative(const Graph& g, std::string tensor) {

@@ -1079,6 +1079,48 @@ TEST(NetworkExecutor, AnUpsampleIsCopiedOnTheAlu) {
   }
 }
 
+// Where a step runs on a target is plan_steps's answer alone: with views, the concatenation of two
+// VTA convolutions is written in place and the upsample after it runs on VTA; without views both run
+// on the host; the Executor's steps are those placements as they are.
+TEST(NetworkPlan, PlacementOnTheTargetIsPlanStepsAnswer) {
+  const Config& cfg = vta::build_config();
+  const int64_t ch = cfg.block_in(), o = cfg.block_out();
+  Graph g("placed");
+  std::mt19937 rng(43);
+  const std::string x = g.input("data", {cfg.batch(), ch, 4, 4});
+  const std::string a = g.requantize(
+      "a.q", g.conv2d("a", x, g.constant("a.w", {o, ch, 1, 1}, random_int8(size_t(o * ch), rng())), 1, 0), 6, true);
+  const std::string b = g.requantize(
+      "b.q", g.conv2d("b", x, g.constant("b.w", {o, ch, 1, 1}, random_int8(size_t(o * ch), rng())), 1, 0), 6, true);
+  g.set_output(g.upsample("up", g.concat("cat", {a, b}), 2, 2));
+  for (Op& op : g.mutable_ops()) op.placement = op.kind == OpKind::kConcat ? Placement::kHost : Placement::kVta;
+  auto placed = [&](const std::vector<Step>& steps, const std::string& name) -> const Step& {
+    for (const Step& s : steps) {
+      if (s.name == name) return s;
+    }
+    throw std::runtime_error("no step " + name);
+  };
+  const std::vector<Step> with = plan_steps(g, cfg, TargetTraits{true});
+  EXPECT_EQ(placed(with, "cat").placement, Placement::kVta);
+  EXPECT_TRUE(placed(with, "cat").in_place);
+  EXPECT_EQ(placed(with, "up").placement, Placement::kVta);
+  const std::vector<Step> without = plan_steps(g, cfg, TargetTraits{false});
+  EXPECT_EQ(placed(without, "cat").placement, Placement::kHost);
+  EXPECT_FALSE(placed(without, "cat").in_place);
+  EXPECT_EQ(placed(without, "up").placement, Placement::kHost);
+  EXPECT_NE(placed(without, "up").description.find("no views"), std::string::npos);
+  Executor ex(g, cfg);  // (local_target(): views)
+  ASSERT_EQ(ex.steps().size(), with.size());
+  for (size_t i = 0; i < with.size(); ++i) {
+    EXPECT_EQ(ex.steps()[i].name, with[i].name);
+    EXPECT_EQ(ex.steps()[i].placement, with[i].placement) << with[i].name;
+    EXPECT_EQ(ex.steps()[i].in_place, with[i].in_place) << with[i].name;
+  }
+  const auto input = random_int8(size_t(g.tensor("data").elements()), 11);
+  const Values ref = run_reference(g, input);
+  EXPECT_TRUE(ex.run(input, {}, &ref).verified());
+}
+
 // An upsample by a factor no tiling of the SRAMs holds (32 x 32: 1,024 accumulator rows of one input
 // pixel, more than the default configuration's 2,048 hold per double-buffered half) runs on the host
 // and verifies, instead of failing the plan with "no tiling fits" (an imported Resize by 16 to 64 did).

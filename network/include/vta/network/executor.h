@@ -109,13 +109,9 @@ class Executor {
   struct DeviceState;
   class Activations;
   void plan_conv(Step& s);  ///< a VTA convolution: its residual, tiling, program and weights
-  /// A VTA max or average pool or upsample: its tiling and program (an upsample on a target with
-  /// views: elsewhere on the host).
+  /// A VTA max or average pool or upsample: its tiling and program (plan_steps placed it).
   void plan_alu_step(Step& s);
   void load_biases(const Step& s);  ///< the step's bias_add constants, packed, on the target
-  /// Marks the concatenations VTA steps can write in place (Step::in_place): the target has views,
-  /// one batch block, every input a distinct VTA step's output of whole channel blocks, in no other.
-  void plan_in_place_concats();
   /// The step whose output is the run's output: the graph output's step, or a slice's last.
   const std::string& output_step(size_t begin, size_t end) const;
   /// The steps [first, last) `options` selects; throws GraphError for an empty or unknown slice.

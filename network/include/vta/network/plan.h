@@ -50,15 +50,31 @@ struct Step {
   Residual residual = Residual::kNone;             ///< VTA convolution
   uint64_t estimated_cycles = 0;                   ///< VTA: compiler::estimate_cycles of its program
   std::shared_ptr<const compiler::Module> module;  ///< VTA
-  /// VTA, set by the Executor: a concatenation whose inputs' VTA steps write their outputs into it
-  /// (each a view of its channel blocks, Target::Tensor::view): no program, nothing copied.
+  /// VTA, set by plan_steps for a target with views: a concatenation whose inputs' VTA steps write
+  /// their outputs into it (each a view of its channel blocks, Target::Tensor::view): no program,
+  /// nothing copied.
   bool in_place = false;
+};
+
+/// What a target offers that decides where steps run (vta/network/target.h).
+struct TargetTraits {
+  bool views = false;  ///< Target::views(): a tensor can be a view of another's channel blocks
 };
 
 /// The steps of `g` in execution order (each at the position of its last operator), without tilings
 /// or programs; residuals other than kShortcut are decided by residual_of. Throws GraphError naming an
 /// operator VTA cannot run where it is placed.
 std::vector<Step> plan_steps(const Graph& g);
+
+/// The steps of `g` as a target with `traits` runs them under `config`, final: plan_steps(g)'s, then
+/// - a VTA upsample on the host where the target has no views (its program writes its output as a
+///   view of another shape);
+/// - a VTA pool or upsample on the host where no tiling of the configuration's SRAMs holds it;
+/// - where the target has views, a host concatenation whose inputs are VTA steps' outputs (one batch
+///   block, whole channel blocks, each input once and in no other such concatenation) on VTA and
+///   in_place: its inputs' programs write into it.
+/// The Executor compiles and runs these steps as they are.
+std::vector<Step> plan_steps(const Graph& g, const Config& config, const TargetTraits& traits);
 
 /// The steps [begin, end) of `steps` (plan_steps(g)'s) from the one producing `first` to the one
 /// producing `last` (tensor names; empty = from the start / to the end). Throws GraphError naming a
