@@ -3,8 +3,6 @@
 // scalar code (docs/PERFORMANCE.md).
 #include "vta/tsim/rtl_gemm.h"
 
-#include <algorithm>
-
 #include "vta/driver/int8_dot.h"
 
 namespace {
@@ -25,9 +23,8 @@ extern "C" void vta_gemm_dot(int batch, int block_in, int block_out, int inp_wid
                              const uint32_t* wgt, uint32_t* dots) {
   const auto nb = uint32_t(batch), ni = uint32_t(block_in), no = uint32_t(block_out);
   if (inp_width == 8 && wgt_width == 8) {  // VTA's widths: the fsim's arithmetic (vta/driver/int8_dot.h)
-    std::fill_n(dots, nb * no, 0u);
-    vta::int8_dots_add(batch, block_in, block_out, reinterpret_cast<const int8_t*>(inp),
-                       reinterpret_cast<const int8_t*>(wgt), dots);
+    vta::int8_dots(batch, block_in, block_out, reinterpret_cast<const int8_t*>(inp),
+                   reinterpret_cast<const int8_t*>(wgt), dots);
     return;
   }
   for (uint32_t b = 0; b < nb; ++b) {

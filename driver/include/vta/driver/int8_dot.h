@@ -32,8 +32,9 @@ inline uint32_t lanes_sum(__m128i v) {
 
 // Rows of kChunks x 16 elements (SSE2, every x86-64): each input row widened once, pmaddwd (exact:
 // a pair of products is at most 2^15) against each weight row, four rows' partial sums reduced together.
-template <int kChunks>
-void dots_add_sse2(int batch, int block_out, const int8_t* x, const int8_t* w, uint32_t* acc) {
+// kAdd: added to `acc`; else written over it.
+template <int kChunks, bool kAdd>
+void dots_sse2(int batch, int block_out, const int8_t* x, const int8_t* w, uint32_t* acc) {
   constexpr int kRow = 16 * kChunks;
   for (int b = 0; b < batch; ++b) {
     __m128i xl[kChunks], xh[kChunks];
@@ -54,26 +55,22 @@ void dots_add_sse2(int batch, int block_out, const int8_t* x, const int8_t* w, u
       const __m128i s0 = partial(o), s1 = partial(o + 1), s2 = partial(o + 2), s3 = partial(o + 3);
       const __m128i t0 = _mm_add_epi32(_mm_unpacklo_epi32(s0, s1), _mm_unpackhi_epi32(s0, s1));
       const __m128i t1 = _mm_add_epi32(_mm_unpacklo_epi32(s2, s3), _mm_unpackhi_epi32(s2, s3));
+      const __m128i sums = _mm_add_epi32(_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1));
       auto* d = reinterpret_cast<__m128i*>(out + o);
-      _mm_storeu_si128(
-          d, _mm_add_epi32(_mm_loadu_si128(d), _mm_add_epi32(_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1))));
+      _mm_storeu_si128(d, kAdd ? _mm_add_epi32(_mm_loadu_si128(d), sums) : sums);
     }
-    for (; o < block_out; ++o) out[o] += lanes_sum(partial(o));
+    for (; o < block_out; ++o) out[o] = (kAdd ? out[o] : 0u) + lanes_sum(partial(o));
   }
 }
 #endif
 
-}  // namespace int8_dot_detail
-
-/// acc[b * block_out + o] += sum over c < block_in of x[b * block_in + c] * w[o * block_in + c], for
-/// b < batch and o < block_out: VTA's GEMM on one micro-op's rows (x: batch x block_in inputs, w:
-/// block_out x block_in weights), in 32 bits that wrap as the accumulator does.
-inline void int8_dots_add(int batch, int block_in, int block_out, const int8_t* x, const int8_t* w, uint32_t* acc) {
+template <bool kAdd>
+void dots(int batch, int block_in, int block_out, const int8_t* x, const int8_t* w, uint32_t* acc) {
 #if defined(__SSE2__)
   switch (block_in) {
-    case 16: return int8_dot_detail::dots_add_sse2<1>(batch, block_out, x, w, acc);
-    case 32: return int8_dot_detail::dots_add_sse2<2>(batch, block_out, x, w, acc);
-    case 64: return int8_dot_detail::dots_add_sse2<4>(batch, block_out, x, w, acc);
+    case 16: return dots_sse2<1, kAdd>(batch, block_out, x, w, acc);
+    case 32: return dots_sse2<2, kAdd>(batch, block_out, x, w, acc);
+    case 64: return dots_sse2<4, kAdd>(batch, block_out, x, w, acc);
     default: break;  // the loop below
   }
 #endif
@@ -81,9 +78,23 @@ inline void int8_dots_add(int batch, int block_in, int block_out, const int8_t* 
     for (int o = 0; o < block_out; ++o) {
       uint32_t sum = 0;
       for (int c = 0; c < block_in; ++c) sum += uint32_t(int32_t(x[b * block_in + c]) * int32_t(w[o * block_in + c]));
-      acc[b * block_out + o] += sum;
+      acc[b * block_out + o] = (kAdd ? acc[b * block_out + o] : 0u) + sum;
     }
   }
+}
+
+}  // namespace int8_dot_detail
+
+/// acc[b * block_out + o] += sum over c < block_in of x[b * block_in + c] * w[o * block_in + c], for
+/// b < batch and o < block_out: VTA's GEMM on one micro-op's rows (x: batch x block_in inputs, w:
+/// block_out x block_in weights), in 32 bits that wrap as the accumulator does.
+inline void int8_dots_add(int batch, int block_in, int block_out, const int8_t* x, const int8_t* w, uint32_t* acc) {
+  int8_dot_detail::dots<true>(batch, block_in, block_out, x, w, acc);
+}
+
+/// The same sums written to `out` (batch x block_out) instead of added to it.
+inline void int8_dots(int batch, int block_in, int block_out, const int8_t* x, const int8_t* w, uint32_t* out) {
+  int8_dot_detail::dots<false>(batch, block_in, block_out, x, w, out);
 }
 
 }  // namespace vta
