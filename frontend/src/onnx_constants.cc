@@ -260,9 +260,9 @@ Folded fold_gather(const Folded& data, const Folded& idx, int64_t axis_attr) {
   out.values.reserve(size_t(count(out.shape)));
   for (int64_t o = 0; o < outer; ++o) {
     for (const double iv : idx.values) {
-      int64_t i = to_int64(iv);
-      if (i < 0) i += dim;
-      if (i < 0 || i >= dim) throw FoldError{"index " + std::to_string(to_int64(iv)) + " out of range"};
+      const int64_t given = to_int64(iv);
+      const int64_t i = given < 0 ? given + dim : given;
+      if (i < 0 || i >= dim) throw FoldError{"index " + std::to_string(given) + " out of range"};
       const auto at = data.values.begin() + std::ptrdiff_t((o * dim + i) * inner);
       out.values.insert(out.values.end(), at, at + std::ptrdiff_t(inner));
     }
