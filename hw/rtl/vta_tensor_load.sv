@@ -35,17 +35,7 @@ module vta_tensor_load
   output logic [$clog2(SramDepth)-1:0] sram_waddr_o,
   output logic [SramWidth-1:0]         sram_wdata_o
 );
-  localparam int unsigned BusBytes = BusWidth / 8;
-  localparam int unsigned ElemBits = ElemBytes * 8;
-  localparam bit          Narrow = ElemBytes < BusBytes;
-  localparam int unsigned BeatsPerElem = Narrow ? 1 : ElemBytes / BusBytes;
-  localparam int unsigned SlotsPerBeat = Narrow ? BusBytes / ElemBytes : 1;
-  localparam int unsigned SlotW = (SlotsPerBeat > 1) ? $clog2(SlotsPerBeat) : 1;
-  localparam int unsigned BeatW = (BeatsPerElem > 1) ? $clog2(BeatsPerElem) : 1;
-  localparam int unsigned AddrW = MemopDramAddrBitWidth + 8;
-  localparam int unsigned SramAddrW = $clog2(SramDepth);
-
-  typedef logic [AddrW-1:0] addr_t;
+  `include "vta_dma_geometry.svh"
 
   if (Widen && SramWidth != ElemBits * 4) begin : gen_widen_check
     $error("vta_tensor_load: Widen needs SramWidth = 4 x the DRAM element");
@@ -92,12 +82,6 @@ module vta_tensor_load
   // The padded block's bounds, taken as the instruction starts (no adder in a cycle's writer logic):
   // where the data rows and columns end, the last row and column.
   logic [MemopSizeBitWidth+4:0] y_end_d, y_end_q, x_end_d, x_end_q, last_row_d, last_row_q, last_col_d, last_col_q;
-
-  // Which element slot of its beat a (narrow) element falls in, from the low bits of its byte address.
-  localparam int unsigned LowW = $clog2(BusBytes);
-  function automatic logic [SlotW-1:0] slot_of(logic [LowW-1:0] low);
-    slot_of = SlotW'(low >> $clog2(ElemBytes));
-  endfunction
 
   // The SRAM word of an element: itself, or (Widen) its bytes sign-extended to 32-bit lanes. Written
   // as wires rather than a function: a simulator then copies no temporaries of the word's width.

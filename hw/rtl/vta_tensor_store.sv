@@ -28,21 +28,7 @@ module vta_tensor_store
   output logic [$clog2(SramDepth)-1:0] sram_raddr_o,
   input  logic [ElemBytes*8-1:0]       sram_rdata_i
 );
-  localparam int unsigned BusBytes = BusWidth / 8;
-  localparam int unsigned ElemBits = ElemBytes * 8;
-  localparam bit          Narrow = ElemBytes < BusBytes;
-  localparam int unsigned BeatsPerElem = Narrow ? 1 : ElemBytes / BusBytes;
-  localparam int unsigned SlotsPerBeat = Narrow ? BusBytes / ElemBytes : 1;
-  localparam int unsigned SlotW = (SlotsPerBeat > 1) ? $clog2(SlotsPerBeat) : 1;
-  localparam int unsigned BeatW = (BeatsPerElem > 1) ? $clog2(BeatsPerElem) : 1;
-  localparam int unsigned AddrW = MemopDramAddrBitWidth + 8;
-  localparam int unsigned LowW = $clog2(BusBytes);
-  localparam int unsigned SramAddrW = $clog2(SramDepth);
-  typedef logic [AddrW-1:0] addr_t;
-
-  function automatic logic [SlotW-1:0] slot_of(logic [LowW-1:0] low);
-    slot_of = SlotW'(low >> $clog2(ElemBytes));
-  endfunction
+  `include "vta_dma_geometry.svh"
 
   mem_insn_t insn_d, insn_q;
   logic      active_d, active_q;

@@ -123,11 +123,10 @@ def write(out, paths, includes=()):
         text = ENUM_CAST.sub('(', text)
         (out / path.name).write_text(text)
         written.append(out / path.name)
-    # `include files travel with the sources
-    for path in paths:
-        for include in sorted(path.parent.glob('*.svh')):
-            (out / include.name).write_text(script_args.read_text(include, MAX_SOURCE_BYTES, 'the include'))
-    for include in map(pathlib.Path, includes):
+    # `include files travel with the sources (those beside them and hw/formal's property sets), the
+    # package names in each qualified as in the modules that include it
+    beside = {include for path in paths for include in path.parent.glob('*.svh')}
+    for include in sorted(beside | set(map(pathlib.Path, includes))):
         imports = {package for text in texts if f'`include "{include.name}"' in text
                    for package in IMPORT.findall(text)}
         text = script_args.read_text(include, MAX_SOURCE_BYTES, 'the include')

@@ -133,9 +133,12 @@ struct MemInsn {
   bool operator==(const MemInsn&) const = default;
 };
 
-/// GEMM (also the layout FINISH is conventionally written with).
-struct GemmInsn {
-  uint8_t opcode = static_cast<uint8_t>(Opcode::kGemm);
+/// The fields GEMM and ALU share, in their order: the header, the micro-op range [uop_bgn, uop_end) and
+/// the two-level loop (iter_out x iter_in) with the accumulator's and the source's index factors (spec
+/// 3.3). `kOp` is the opcode a default-made instruction has.
+template <Opcode kOp>
+struct LoopInsn {
+  uint8_t opcode = static_cast<uint8_t>(kOp);
   DepFlags deps;
   bool reset = false;
   uint32_t uop_bgn = 0;
@@ -144,26 +147,20 @@ struct GemmInsn {
   uint32_t iter_in = 0;
   uint32_t dst_factor_out = 0;
   uint32_t dst_factor_in = 0;
-  uint32_t src_factor_out = 0;
+  uint32_t src_factor_out = 0;  ///< the input buffer's for GEMM, the accumulator's for ALU
   uint32_t src_factor_in = 0;
+  bool operator==(const LoopInsn&) const = default;
+};
+
+/// GEMM (also the layout FINISH is conventionally written with).
+struct GemmInsn : LoopInsn<Opcode::kGemm> {
   uint32_t wgt_factor_out = 0;
   uint32_t wgt_factor_in = 0;
   bool operator==(const GemmInsn&) const = default;
 };
 
 /// ALU. `imm` is the sign-extended value of the 16-bit immediate.
-struct AluInsn {
-  uint8_t opcode = static_cast<uint8_t>(Opcode::kAlu);
-  DepFlags deps;
-  bool reset = false;
-  uint32_t uop_bgn = 0;
-  uint32_t uop_end = 0;
-  uint32_t iter_out = 0;
-  uint32_t iter_in = 0;
-  uint32_t dst_factor_out = 0;
-  uint32_t dst_factor_in = 0;
-  uint32_t src_factor_out = 0;
-  uint32_t src_factor_in = 0;
+struct AluInsn : LoopInsn<Opcode::kAlu> {
   uint8_t alu_opcode = 0;
   bool use_imm = false;
   int32_t imm = 0;
