@@ -13,9 +13,9 @@
 namespace vta::runtime {
 namespace {
 
-void require_divides(int size, int block, const char* what) {
+void require_divides(int size, int block, const std::string& what) {
   if (block <= 0 || size % block != 0) {
-    throw std::invalid_argument(std::string(what) + ": size " + std::to_string(size) +
+    throw std::invalid_argument(what + ": size " + std::to_string(size) +
                                 " is not a multiple of the block " + std::to_string(block));
   }
 }
@@ -105,54 +105,55 @@ void DeviceTensor::copy_to(std::span<int32_t> host) const {
   VTABufferCopy(handle_, 0, host.data(), 0, bytes(), 2);
 }
 
-std::vector<int8_t> pack_matrix(std::span<const int8_t> m, int rows, int cols, int rb, int cb) {
-  require_divides(rows, rb, "pack_matrix rows");
-  require_divides(cols, cb, "pack_matrix cols");
-  std::vector<int8_t> out(size_t(rows) * cols);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c)
-      out[((size_t(r / rb) * (cols / cb) + c / cb) * rb + r % rb) * cb + c % cb] = m[size_t(r) * cols + c];
-  return out;
-}
-
-std::vector<int8_t> unpack_matrix(std::span<const int8_t> tiles, int rows, int cols, int rb, int cb) {
-  require_divides(rows, rb, "unpack_matrix rows");
-  require_divides(cols, cb, "unpack_matrix cols");
-  std::vector<int8_t> out(size_t(rows) * cols);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c)
-      out[size_t(r) * cols + c] = tiles[((size_t(r / rb) * (cols / cb) + c / cb) * rb + r % rb) * cb + c % cb];
-  return out;
-}
-
 namespace {
+// Each layout change is one loop nest for both directions: the element at the plain (row-major) index
+// goes to the tiled one when packing, and back when unpacking.
+std::vector<int8_t> relayout_matrix(std::span<const int8_t> x, int rows, int cols, int rb, int cb, bool pack) {
+  const std::string what = pack ? "pack_matrix" : "unpack_matrix";
+  require_divides(rows, rb, what + " rows");
+  require_divides(cols, cb, what + " cols");
+  std::vector<int8_t> out(size_t(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const size_t plain = size_t(r) * cols + c;
+      const size_t tiled = ((size_t(r / rb) * (cols / cb) + c / cb) * rb + r % rb) * cb + c % cb;
+      out[pack ? tiled : plain] = x[pack ? plain : tiled];
+    }
+  return out;
+}
+
 size_t nchwnc_index(int n, int c, int y, int x, int c_total, int h_total, int w_total, int nb, int cb) {
   return (((((size_t(n / nb) * (c_total / cb) + c / cb) * h_total + y) * w_total + x) * nb + n % nb) * cb) + c % cb;
 }
-}  // namespace
 
-std::vector<int8_t> pack_nchw(std::span<const int8_t> x, int n, int c, int h, int w, int nb, int cb) {
-  require_divides(n, nb, "pack_nchw batch");
-  require_divides(c, cb, "pack_nchw channels");
+std::vector<int8_t> relayout_nchw(std::span<const int8_t> x, int n, int c, int h, int w, int nb, int cb, bool pack) {
+  const std::string what = pack ? "pack_nchw" : "unpack_nchw";
+  require_divides(n, nb, what + " batch");
+  require_divides(c, cb, what + " channels");
   std::vector<int8_t> out(x.size());
   for (int a = 0; a < n; ++a)
     for (int b = 0; b < c; ++b)
       for (int y = 0; y < h; ++y)
-        for (int z = 0; z < w; ++z)
-          out[nchwnc_index(a, b, y, z, c, h, w, nb, cb)] = x[((size_t(a) * c + b) * h + y) * w + z];
+        for (int z = 0; z < w; ++z) {
+          const size_t plain = ((size_t(a) * c + b) * h + y) * w + z;
+          const size_t tiled = nchwnc_index(a, b, y, z, c, h, w, nb, cb);
+          out[pack ? tiled : plain] = x[pack ? plain : tiled];
+        }
   return out;
 }
+}  // namespace
 
+std::vector<int8_t> pack_matrix(std::span<const int8_t> m, int rows, int cols, int rb, int cb) {
+  return relayout_matrix(m, rows, cols, rb, cb, true);
+}
+std::vector<int8_t> unpack_matrix(std::span<const int8_t> tiles, int rows, int cols, int rb, int cb) {
+  return relayout_matrix(tiles, rows, cols, rb, cb, false);
+}
+std::vector<int8_t> pack_nchw(std::span<const int8_t> x, int n, int c, int h, int w, int nb, int cb) {
+  return relayout_nchw(x, n, c, h, w, nb, cb, true);
+}
 std::vector<int8_t> unpack_nchw(std::span<const int8_t> x, int n, int c, int h, int w, int nb, int cb) {
-  require_divides(n, nb, "unpack_nchw batch");
-  require_divides(c, cb, "unpack_nchw channels");
-  std::vector<int8_t> out(x.size());
-  for (int a = 0; a < n; ++a)
-    for (int b = 0; b < c; ++b)
-      for (int y = 0; y < h; ++y)
-        for (int z = 0; z < w; ++z)
-          out[((size_t(a) * c + b) * h + y) * w + z] = x[nchwnc_index(a, b, y, z, c, h, w, nb, cb)];
-  return out;
+  return relayout_nchw(x, n, c, h, w, nb, cb, false);
 }
 
 std::vector<int8_t> pack_oihw(std::span<const int8_t> k, int o, int i, int kh, int kw, int ob, int ib) {
