@@ -15,8 +15,8 @@ namespace {
 
 void require_divides(int size, int block, const std::string& what) {
   if (block <= 0 || size % block != 0) {
-    throw std::invalid_argument(what + ": size " + std::to_string(size) +
-                                " is not a multiple of the block " + std::to_string(block));
+    throw std::invalid_argument(what + ": size " + std::to_string(size) + " is not a multiple of the block " +
+                                std::to_string(block));
   }
 }
 
