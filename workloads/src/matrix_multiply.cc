@@ -31,21 +31,12 @@ int gemm_update(void*) {
   VTAUopLoopEnd();
   return 0;
 }
-int alu_shr(void*) {
+// The three ALU kernels: the same loop, one micro-op with an immediate; they differ by the ALU opcode
+// (MIN 0, MAX 1, SHR 3) and the immediate.
+template <int kOpcode, int kImm>
+int alu_imm(void*) {
   VTAUopLoopBegin(16, 1, 1, 0);
-  VTAUopPush(1, 0, 0, 0, 0, 3, 1, 8);  // SHR by 8
-  VTAUopLoopEnd();
-  return 0;
-}
-int alu_max(void*) {
-  VTAUopLoopBegin(16, 1, 1, 0);
-  VTAUopPush(1, 0, 0, 0, 0, 1, 1, 0);  // MAX with 0
-  VTAUopLoopEnd();
-  return 0;
-}
-int alu_min(void*) {
-  VTAUopLoopBegin(16, 1, 1, 0);
-  VTAUopPush(1, 0, 0, 0, 0, 0, 1, 127);  // MIN with 127
+  VTAUopPush(1, 0, 0, 0, 0, kOpcode, 1, kImm);
   VTAUopLoopEnd();
   return 0;
 }
@@ -70,9 +61,9 @@ int run_my_gemm(void* data, void* weight, void* res) {
       VTADepPush(cmd, 2, 1);
     }
     VTADepPop(cmd, 2, 1);
-    VTAPushALUOp(&shr_h, alu_shr, nullptr, 0);
-    VTAPushALUOp(&max_h, alu_max, nullptr, 0);
-    VTAPushALUOp(&min_h, alu_min, nullptr, 0);
+    VTAPushALUOp(&shr_h, alu_imm<3, 8>, nullptr, 0);    // SHR by 8
+    VTAPushALUOp(&max_h, alu_imm<1, 0>, nullptr, 0);    // MAX with 0
+    VTAPushALUOp(&min_h, alu_imm<0, 127>, nullptr, 0);  // MIN with 127
     VTADepPush(cmd, 2, 3);
     VTADepPop(cmd, 2, 3);
     for (int i1_inner = 0; i1_inner < 16; ++i1_inner) {
