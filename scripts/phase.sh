@@ -1,5 +1,6 @@
 # Sourced by run.sh and test.sh: `phase NAME` ends the current phase (printing how long it took) and
-# announces the next; `phase ""` ends the last one. `phase_summary` prints the phases, longest first.
+# announces the next; `phase ""` ends the last one. `phase_summary` prints the phases, longest first;
+# `slowest_tests ASAN_LOG LOG...` the ten slowest tests of ctest's logs (tests/cli/phase_summary.sh).
 t0=$SECONDS
 phase_name=""
 phase_start=$SECONDS
@@ -17,4 +18,16 @@ phase() {
 phase_summary() {
   echo "${0##*/}: the phases, longest first (total $((SECONDS - t0)) s):"
   printf '%s\n' "${phase_lines[@]}" | sort -rn | sed 's/^/  /'
+}
+
+# The ten slowest tests in ctest's LastTest.log files, those of ASAN_LOG marked [asan]. The first ten
+# are taken by awk, which reads to the end: `head` exits early, sort then dies of SIGPIPE once its
+# output outgrows the pipe, and under pipefail that was the whole command's exit status (141).
+slowest_tests() {
+  local asan_log=$1
+  shift
+  echo "${0##*/}: the ten slowest tests (seconds; the sanitizer tree's marked [asan]):"
+  awk -v asan_log="$asan_log" '/^[0-9]+\/[0-9]+ Test: / { name = $3 }
+    /^Test time = / { printf "%8.1f  %s%s\n", $4, name, (FILENAME == asan_log ? " [asan]" : "") }' \
+    "$@" | sort -rn | awk 'NR <= 10'
 }

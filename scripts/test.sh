@@ -103,10 +103,5 @@ logs=()
 for dir in "$build" "${asan:-}"; do
   if [ -n "$dir" ] && [ -f "$dir/Testing/Temporary/LastTest.log" ]; then logs+=("$dir/Testing/Temporary/LastTest.log"); fi
 done
-if [ "${#logs[@]}" -gt 0 ]; then
-  echo "test.sh: the ten slowest tests (seconds; the sanitizer tree's marked [asan]):"
-  awk -v asan_log="${asan:-}/Testing/Temporary/LastTest.log" '/^[0-9]+\/[0-9]+ Test: / { name = $3 }
-    /^Test time = / { printf "%8.1f  %s%s\n", $4, name, (FILENAME == asan_log ? " [asan]" : "") }' \
-    "${logs[@]}" | sort -rn | head -10
-fi
+if [ "${#logs[@]}" -gt 0 ]; then slowest_tests "${asan:-}/Testing/Temporary/LastTest.log" "${logs[@]}"; fi
 echo "test.sh: passed in $((SECONDS - t0)) s"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# phase_summary.sh SOURCE_DIR: the test command's closing report (scripts/phase.sh) under the test
+# command's own shell options. `slowest_tests` over two ctest logs far larger than a pipe (5,000 tests
+# each) prints exactly the ten slowest, longest first, the sanitizer log's marked [asan], and returns
+# 0: taking them with `head` let sort die of SIGPIPE, which pipefail turned into exit status 141 at
+# the end of a run whose tests had all passed. `phase_summary` lists the phases longest first.
+set -euo pipefail
+source "$1/scripts/phase.sh"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "phase_summary.sh: $*" >&2; exit 1; }
+
+# ctest's LastTest.log shape: "N/M Test: NAME" ... "Test time =   T sec"
+for log in release asan; do
+  for i in $(seq 1 5000); do
+    printf '%d/5000 Test: %s.t%d\nTest time =   %d.%d sec\n' "$i" "$log" "$i" $((i % 997)) $((i % 10))
+  done > "$dir/$log.log"
+done
+[ "$(stat -c %s "$dir/release.log")" -gt 200000 ] || fail "the synthetic log is smaller than a pipe"
+
+for round in 1 2 3 4 5; do  # (the SIGPIPE depended on timing: several rounds)
+  out=$(slowest_tests "$dir/asan.log" "$dir/release.log" "$dir/asan.log") || fail "slowest_tests exited $?"
+  [ "$(printf '%s\n' "$out" | wc -l)" -eq 11 ] || fail "round $round: not a header and ten tests:
+$out"
+done
+# the largest time is 996.7 s (test 3987: 3987 % 997 = 996, 3987 % 10 = 7), in both logs
+first=$(printf '%s\n' "$out" | sed -n 2p)
+case "$first" in *"996."*) ;; *) fail "the first line is not the slowest: $first" ;; esac
+printf '%s\n' "$out" | grep -q '\[asan\]' || fail "no test of the sanitizer log is marked [asan]:
+$out"
+printf '%s\n' "$out" | grep -q 'release\.t[0-9]*$' || fail "no test of the Release log listed:
+$out"
+
+# the phases, longest first
+phase "a"; sleep 0; phase "b"; phase_lines=("3 s  short" "120 s  long" "40 s  middle"); phase ""
+summary=$(phase_summary)
+[ "$(printf '%s\n' "$summary" | sed -n 2p)" = "  120 s  long" ] || fail "phases not longest first:
+$summary"
+echo "phase_summary.sh: ok"
