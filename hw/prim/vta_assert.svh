@@ -21,6 +21,9 @@
   `VTA_ASSERT(name, !(cond) || (prop), clk, rst_n)
 `define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni) \
   `VTA_ASSERT(name, !(cond), clk, rst_n)
+// (the proofs hold `cond` in every state, whatever `when` says)
+`define VTA_ASSERT_AT(name, when, cond, clk = clk_i, rst_n = rst_ni) \
+  `VTA_ASSERT(name, cond, clk, rst_n)
 `define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni) \
   logic name``_waiting_q; \
   logic [$bits(data)-1:0] name``_data_q; \
@@ -37,6 +40,7 @@
 `define VTA_ASSERT(name, cond, clk = clk_i, rst_n = rst_ni)
 `define VTA_ASSERT_IMPLIES(name, cond, prop, clk = clk_i, rst_n = rst_ni)
 `define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni)
+`define VTA_ASSERT_AT(name, when, cond, clk = clk_i, rst_n = rst_ni)
 `define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni)
 `define VTA_ASSERT_KNOWN(name, valid, data, clk = clk_i, rst_n = rst_ni)
 `define VTA_COVER(name, cond, clk = clk_i, rst_n = rst_ni)
@@ -56,26 +60,46 @@
     end \
   end
 
-// Whenever `cond` holds, so does `prop` (the same edge).
+// Whenever `cond` holds, so does `prop` (the same edge). `prop` is evaluated only at those edges: a
+// simulator computes `!cond || prop` whole, in every cycle (no short circuit in its generated code).
 `define VTA_ASSERT_IMPLIES(name, cond, prop, clk = clk_i, rst_n = rst_ni) \
-  `VTA_ASSERT(name, !(cond) || (prop), clk, rst_n)
+  always @(posedge clk) begin \
+    if (rst_n && (cond)) begin \
+      name: assert (prop) else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__); \
+    end \
+  end
 
 // `cond` never holds.
 `define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni) \
   `VTA_ASSERT(name, !(cond), clk, rst_n)
 
+// `cond` holds on the rising edges of `clk` outside reset where `when` holds, and is not evaluated at
+// the others: for a cell's invariants over state that changes only with `when` (a FIFO's pointers and
+// count move only with a read or a write), each state the cell leaves is checked, at the cost of one
+// test in the idle cycles. (In the proofs `cond` holds in every state.)
+`define VTA_ASSERT_AT(name, when, cond, clk = clk_i, rst_n = rst_ni) \
+  always @(posedge clk) begin \
+    if (rst_n && (when)) begin \
+      name: assert (cond) else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__); \
+    end \
+  end
+
 // A valid/ready handshake: once raised, valid stays high and data stays the same until ready (the
 // property `valid && !ready |=> valid && $stable(data)`, with the edge's data kept in name_data_q).
+// Its bookkeeping runs only at the edges of a waiting offer and the one after (elsewhere there is
+// nothing to keep): one test in the cycles without an offer, most cycles of most ports.
 `define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni) \
   logic name``_waiting_q; \
   logic [$bits(data)-1:0] name``_data_q; \
   always @(posedge clk) begin \
-    if (rst_n && name``_waiting_q) begin \
-      name: assert ((valid) && (data) == name``_data_q) \
-        else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__); \
+    if (name``_waiting_q || ((valid) && !(ready))) begin \
+      if (rst_n && name``_waiting_q) begin \
+        name: assert ((valid) && (data) == name``_data_q) \
+          else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__); \
+      end \
+      name``_waiting_q <= rst_n && (valid) && !(ready); \
+      name``_data_q <= (data); \
     end \
-    name``_waiting_q <= rst_n && (valid) && !(ready); \
-    if ((valid) && !(ready)) name``_data_q <= (data); \
   end
 
 // Data is known (no X or Z bit) whenever valid (four-state simulators; Verilator is two-state).

@@ -79,7 +79,7 @@ module vta_bus_checker
       ahead_q  <= '0;
       writes_q <= '0;
       beat_q   <= '0;
-    end else begin
+    end else if (ar_hs || r_hs || aw_hs || w_hs || b_hs) begin  // (nothing changes without a handshake)
       if (ar_hs) reads_q[axi_req_i.ar.id] <= reads_q[axi_req_i.ar.id] + 1'b1;
       if (r_hs && axi_rsp_i.r.last && reads_q[axi_rsp_i.r.id] != '0) begin
         reads_q[axi_rsp_i.r.id] <= reads_q[axi_rsp_i.r.id] - 1'b1 + CntW'(ar_hs && axi_req_i.ar.id == axi_rsp_i.r.id);
