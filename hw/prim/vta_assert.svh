@@ -60,6 +60,32 @@
     end \
   end
 
+// `cond` never holds.
+`define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni) \
+  `VTA_ASSERT(name, !(cond), clk, rst_n)
+
+`ifdef VTA_ASSERT_PLAIN
+// Coverage trees (tsim/CMakeLists.txt) read the checks below as one block each, evaluated in every
+// cycle: the gated forms' tests would each be a line of their own to the line coverage, which counts
+// the design's branches. The same checks, the same failures.
+`define VTA_ASSERT_IMPLIES(name, cond, prop, clk = clk_i, rst_n = rst_ni) \
+  `VTA_ASSERT(name, !(cond) || (prop), clk, rst_n)
+`define VTA_ASSERT_AT(name, when, cond, clk = clk_i, rst_n = rst_ni) \
+  `VTA_ASSERT(name, cond, clk, rst_n)
+`define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni) \
+  logic name``_waiting_q; \
+  logic [$bits(data)-1:0] name``_data_q; \
+  always @(posedge clk) begin \
+    if (rst_n && name``_waiting_q) begin \
+      name: assert ((valid) && (data) == name``_data_q) \
+        else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__); \
+    end \
+    name``_waiting_q <= rst_n && (valid) && !(ready); \
+    if ((valid) && !(ready)) name``_data_q <= (data); \
+  end
+
+`else
+
 // Whenever `cond` holds, so does `prop` (the same edge). `prop` is evaluated only at those edges: a
 // simulator computes `!cond || prop` whole, in every cycle (no short circuit in its generated code).
 `define VTA_ASSERT_IMPLIES(name, cond, prop, clk = clk_i, rst_n = rst_ni) \
@@ -69,9 +95,6 @@
     end \
   end
 
-// `cond` never holds.
-`define VTA_ASSERT_NEVER(name, cond, clk = clk_i, rst_n = rst_ni) \
-  `VTA_ASSERT(name, !(cond), clk, rst_n)
 
 // `cond` holds on the rising edges of `clk` outside reset where `when` holds, and is not evaluated at
 // the others: for a cell's invariants over state that changes only with `when` (a FIFO's pointers and
@@ -101,6 +124,8 @@
       name``_data_q <= (data); \
     end \
   end
+
+`endif  // VTA_ASSERT_PLAIN
 
 // Data is known (no X or Z bit) whenever valid (four-state simulators; Verilator is two-state).
 `define VTA_ASSERT_KNOWN(name, valid, data, clk = clk_i, rst_n = rst_ni) \
