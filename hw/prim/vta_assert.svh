@@ -95,17 +95,13 @@
     end \
   end
 
-
 // `cond` holds on the rising edges of `clk` outside reset where `when` holds, and is not evaluated at
 // the others: for a cell's invariants over state that changes only with `when` (a FIFO's pointers and
 // count move only with a read or a write), each state the cell leaves is checked, at the cost of one
-// test in the idle cycles. (In the proofs `cond` holds in every state.)
+// test in the idle cycles. In a simulation it is the implication; in the proofs `cond` holds in every
+// state.
 `define VTA_ASSERT_AT(name, when, cond, clk = clk_i, rst_n = rst_ni) \
-  always @(posedge clk) begin \
-    if (rst_n && (when)) begin \
-      name: assert (cond) else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__); \
-    end \
-  end
+  `VTA_ASSERT_IMPLIES(name, when, cond, clk, rst_n)
 
 // A valid/ready handshake: once raised, valid stays high and data stays the same until ready (the
 // property `valid && !ready |=> valid && $stable(data)`, with the edge's data kept in name_data_q).
