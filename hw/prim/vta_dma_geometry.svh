@@ -19,3 +19,11 @@ typedef logic [AddrW-1:0] addr_t;
 function automatic logic [SlotW-1:0] slot_of(logic [LowW-1:0] low);
   slot_of = SlotW'(low >> $clog2(ElemBytes));
 endfunction
+
+// The byte address of the element at dram_base (an instruction's first), and (narrow elements) its slot.
+function automatic addr_t first_addr(logic [MemopDramAddrBitWidth-1:0] dram_base);
+  first_addr = AddrW'(dram_base) * ElemBytes;
+endfunction
+function automatic logic [SlotW-1:0] first_slot(logic [MemopDramAddrBitWidth-1:0] dram_base);
+  first_slot = Narrow ? slot_of(LowW'(first_addr(dram_base))) : '0;
+endfunction

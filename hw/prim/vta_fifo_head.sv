@@ -24,18 +24,7 @@ module vta_fifo_head #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 4
 ) (
-  input  logic                     clk_i,
-  input  logic                     rst_ni,
-  // write side
-  input  logic                     wvalid_i,
-  output logic                     wready_o,
-  input  logic [Width-1:0]         wdata_i,
-  // read side
-  output logic                     rvalid_o,
-  input  logic                     rready_i,
-  output logic [Width-1:0]         rdata_o,
-  // occupancy
-  output logic [$clog2(Depth+1)-1:0] count_o
+  `include "vta_fifo_ports.svh"
 );
 `ifndef VTA_FIFO_HEAD_AS_FIFO_
   localparam int unsigned CountW = $clog2(Depth + 1);

@@ -15,12 +15,7 @@ module vta_compute
   import vta_config_pkg::*;
   import vta_pkg::*;
 (
-  input  logic                       clk_i,
-  input  logic                       rst_ni,
-  input  logic                       insn_valid_i,
-  output logic                       insn_ready_o,
-  input  insn_t                      insn_i,
-  input  logic                       insn_legal_i,  // fetch's verdict on insn_i (vta_insn_check)
+  `include "vta_stage_ports.svh"
   // tokens
   input  logic                       l2g_ready_i,
   output logic                       l2g_pop_o,

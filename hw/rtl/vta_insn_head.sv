@@ -3,12 +3,12 @@
 // room), and the instruction decoded (opcode, LOAD/STORE, GEMM and ALU fields; a stage reads those of
 // its own instructions).
 //
-// Two texts, chosen by SimForm (default: vta_sim_form.svh), for speed: in a simulation the flags are
+// Two forms, chosen by SimForm (default: vta_sim_form.svh), for speed: in a simulation the flags are
 // decoded only while the stage is idle with a valid head, and the rest only in the cycle it starts
 // (zeros otherwise), so a simulator skips the decoders in every other cycle, a stage waiting for a
-// token included. Synthesis decodes in every cycle: Yosys 0.23 infers a latch for a function called
-// under a condition (docs/SYNTHESIS.md). The stages read the flags and go_o while idle and the fields
-// in the cycle they start, and there the two texts agree (proven: hw/formal, set sim_forms).
+// token included. Synthesis decodes in every cycle (docs/SYNTHESIS.md). The stages read the flags and
+// go_o while idle and the fields in the cycle they start, and there the two forms agree (proven:
+// hw/formal, set sim_forms).
 `include "vta_sim_form.svh"
 
 module vta_insn_head
@@ -34,34 +34,22 @@ module vta_insn_head
   deps_t deps;
   logic  go;
 
-  // (Yosys reads the simulator's text only in hw/formal's side-by-side proof: nolatches keeps a called
-  // function's result, which it would hold in a latch outside the branch that calls it, a don't-care
-  // there, where nothing reads it.)
-  if (SimForm) begin : gen_sim  // decoded only where read
-    (* nolatches *)
-    always_comb begin
-      deps   = '0;
-      op_o   = '0;
-      mem_o  = '0;
-      gemm_o = '0;
-      alu_o  = '0;
-      if (idle_i && valid_i) deps = insn_deps(insn_i);
-      // each pop it asks for has a token, each push it asks for has room (the same rule in both texts:
-      // HeadGoAgrees; written out, as a function call here costs the tsim 0.4 % of its speed)
-      go = valid_i && (!deps.pop_prev || prev_token_i) && (!deps.pop_next || next_token_i) &&
-           (!deps.push_prev || prev_room_i) && (!deps.push_next || next_room_i);
-      if (idle_i && go) begin
-        op_o   = insn_opcode(insn_i);
-        mem_o  = decode_mem(insn_i);
-        gemm_o = decode_gemm(insn_i);
-        alu_o  = decode_alu(insn_i);
-      end
-    end
-  end else begin : gen_synth  // decoded in every cycle
-    always_comb begin
-      deps   = insn_deps(insn_i);
-      go     = valid_i && (!deps.pop_prev || prev_token_i) && (!deps.pop_next || next_token_i) &&
-               (!deps.push_prev || prev_room_i) && (!deps.push_next || next_room_i);
+  // One text for both: SimForm is a constant, so each tool keeps one branch of the two conditions
+  // below. (nolatches: Yosys 0.23 would hold a called function's result in a latch outside the branch
+  // that calls it; there nothing reads it, and where SimForm is 0 the branch is always taken.)
+  (* nolatches *)
+  always_comb begin
+    deps   = '0;
+    op_o   = '0;
+    mem_o  = '0;
+    gemm_o = '0;
+    alu_o  = '0;
+    if (!SimForm || (idle_i && valid_i)) deps = insn_deps(insn_i);
+    // each pop it asks for has a token, each push it asks for has room (written out: a function call
+    // here costs the tsim 0.4 % of its speed)
+    go = valid_i && (!deps.pop_prev || prev_token_i) && (!deps.pop_next || next_token_i) &&
+         (!deps.push_prev || prev_room_i) && (!deps.push_next || next_room_i);
+    if (!SimForm || (idle_i && go)) begin
       op_o   = insn_opcode(insn_i);
       mem_o  = decode_mem(insn_i);
       gemm_o = decode_gemm(insn_i);

@@ -10,12 +10,7 @@ module vta_store
   import vta_config_pkg::*;
   import vta_pkg::*;
 (
-  input  logic                       clk_i,
-  input  logic                       rst_ni,
-  input  logic                       insn_valid_i,
-  output logic                       insn_ready_o,
-  input  insn_t                      insn_i,
-  input  logic                       insn_legal_i,  // fetch's verdict on insn_i (vta_insn_check)
+  `include "vta_stage_ports.svh"
   input  logic                       g2s_ready_i,
   input  logic                       s2g_full_i,
   output logic                       g2s_pop_o,

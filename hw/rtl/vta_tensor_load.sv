@@ -196,11 +196,11 @@ module vta_tensor_load
       // x_size = 0 is a no-op; so is a block with no rows at all (nothing to write).
       active_d   = insn_i.x_size != '0 && (insn_i.y_size != '0 || insn_i.y_pad_0 != '0 || insn_i.y_pad_1 != '0);
       cmd_row_d  = '0;
-      cmd_addr_d = AddrW'(insn_i.dram_base) * ElemBytes;
+      cmd_addr_d = first_addr(insn_i.dram_base);
       ext_row_d  = '0;
       ext_col_d  = '0;
-      ext_addr_d = AddrW'(insn_i.dram_base) * ElemBytes;
-      slot_d     = Narrow ? slot_of(LowW'(AddrW'(insn_i.dram_base) * ElemBytes)) : '0;
+      ext_addr_d = first_addr(insn_i.dram_base);
+      slot_d     = first_slot(insn_i.dram_base);
       beat_d     = '0;
       wr_row_d   = '0;
       wr_col_d   = '0;

@@ -92,7 +92,7 @@ module vta_tensor_store
     rd_addr_d    = rd_addr_q + (SramAddrW + 1)'(sram_re_o);
     if (!active_q && start_i) begin
       cmd_row_d  = '0;
-      cmd_addr_d = AddrW'(insn_i.dram_base) * ElemBytes;
+      cmd_addr_d = first_addr(insn_i.dram_base);
       rd_row_d   = '0;
       rd_col_d   = '0;
       rd_addr_d  = (SramAddrW + 1)'(insn_i.sram_base);
@@ -162,12 +162,10 @@ module vta_tensor_store
       mem_req_o.last     = row_end && beat_q == BeatW'(BeatsPerElem - 1);
       mem_req_o.data_valid    = rows_left && fifo_rvalid;
       fifo_rready = mem_req_o.data_valid && mem_rsp_i.data_ready && beat_q == BeatW'(BeatsPerElem - 1);
-      f_acc_data  = acc_data_q;
-      f_acc_strb  = acc_strb_q;
+      // (the partial beat, the row address and the slot are narrow elements' alone: they stay)
+      {f_acc_data, f_acc_strb, f_addr, f_slot} = {acc_data_q, acc_strb_q, bt_addr_q, slot_q};
       f_row       = bt_row_q;
       f_col       = bt_col_q;
-      f_addr      = bt_addr_q;
-      f_slot      = slot_q;
       f_beat      = beat_q;
       if (mem_req_o.data_valid && mem_rsp_i.data_ready) f_beat = fifo_rready ? '0 : beat_q + 1'b1;
       if (fifo_rready) begin
@@ -202,13 +200,9 @@ module vta_tensor_store
     if (!active_q && start_i) begin
       insn_d     = insn_i;
       active_d   = insn_i.x_size != '0 && insn_i.y_size != '0;
-      bt_row_d   = '0;
-      bt_col_d   = '0;
-      bt_addr_d  = AddrW'(insn_i.dram_base) * ElemBytes;
-      slot_d     = Narrow ? slot_of(LowW'(AddrW'(insn_i.dram_base) * ElemBytes)) : '0;
-      beat_d     = '0;
-      acc_data_d = '0;
-      acc_strb_d = '0;
+      bt_addr_d  = first_addr(insn_i.dram_base);
+      slot_d     = first_slot(insn_i.dram_base);
+      {bt_row_d, bt_col_d, beat_d, acc_data_d, acc_strb_d} = '0;  // row 0, column 0, an empty beat
     end
   end
 

@@ -59,30 +59,16 @@ module vta_uop_loop
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      active_q  <= 1'b0;
-      insn_q    <= '0;
-      k_q       <= '0;
-      i_q       <= '0;
-      j_q       <= '0;
-      dst_out_q <= '0;
-      src_out_q <= '0;
-      wgt_out_q <= '0;
-      dst_in_q  <= '0;
-      src_in_q  <= '0;
-      wgt_in_q  <= '0;
+      active_q <= 1'b0;
+      insn_q   <= '0;
+      k_q      <= '0;
+      {i_q, j_q, dst_out_q, src_out_q, wgt_out_q, dst_in_q, src_in_q, wgt_in_q} <= '0;
     end else begin
       if (!active_q && start_i) begin
-        insn_q    <= insn_i;
-        active_q  <= !empty;
-        k_q       <= {1'b0, insn_i.uop_bgn};
-        i_q       <= '0;
-        j_q       <= '0;
-        dst_out_q <= '0;
-        src_out_q <= '0;
-        wgt_out_q <= '0;
-        dst_in_q  <= '0;
-        src_in_q  <= '0;
-        wgt_in_q  <= '0;
+        insn_q   <= insn_i;
+        active_q <= !empty;
+        k_q      <= {1'b0, insn_i.uop_bgn};
+        {i_q, j_q, dst_out_q, src_out_q, wgt_out_q, dst_in_q, src_in_q, wgt_in_q} <= '0;
       end else if (step) begin
         if (!last_k) begin
           k_q <= k_q + 1'b1;
