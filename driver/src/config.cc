@@ -102,6 +102,31 @@ Config Config::make(const ConfigParams& p) {
 
 Config Config::default_config() { return make(ConfigParams{}); }
 
+namespace {
+
+// The configuration file's integer keys (besides the strings TARGET and HW_VER): what from_json_text
+// reads and to_json_text writes. The optional ones are written only as to_json_text says.
+struct IntKey {
+  const char* key;
+  int ConfigParams::*field;
+  bool optional;
+};
+constexpr IntKey kIntKeys[] = {
+    {"LOG_INP_WIDTH", &ConfigParams::log_inp_width, false},
+    {"LOG_WGT_WIDTH", &ConfigParams::log_wgt_width, false},
+    {"LOG_ACC_WIDTH", &ConfigParams::log_acc_width, false},
+    {"LOG_BATCH", &ConfigParams::log_batch, false},
+    {"LOG_BLOCK", &ConfigParams::log_block, false},
+    {"LOG_UOP_BUFF_SIZE", &ConfigParams::log_uop_buff_size, false},
+    {"LOG_INP_BUFF_SIZE", &ConfigParams::log_inp_buff_size, false},
+    {"LOG_WGT_BUFF_SIZE", &ConfigParams::log_wgt_buff_size, false},
+    {"LOG_ACC_BUFF_SIZE", &ConfigParams::log_acc_buff_size, false},
+    {"LOG_BUS_WIDTH", &ConfigParams::log_bus_width, true},  // the reference's one optional key
+    {"HW_FREQ", &ConfigParams::hw_freq_mhz, true},          // ours
+};
+
+}  // namespace
+
 Config Config::from_json_text(std::string_view text, std::string_view origin) {
   json j;
   // A key given twice in one object is refused (the JSON parser would keep the last silently).
@@ -131,23 +156,6 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
   if (!duplicate.empty()) throw ConfigError(std::string(origin) + ": key " + duplicate + " is given more than once");
   if (!j.is_object()) throw ConfigError(std::string(origin) + ": the configuration must be a JSON object");
   ConfigParams p;
-  struct IntKey {
-    const char* key;
-    int* field;
-  };
-  const IntKey int_keys[] = {
-      {"LOG_INP_WIDTH", &p.log_inp_width},
-      {"LOG_WGT_WIDTH", &p.log_wgt_width},
-      {"LOG_ACC_WIDTH", &p.log_acc_width},
-      {"LOG_BATCH", &p.log_batch},
-      {"LOG_BLOCK", &p.log_block},
-      {"LOG_UOP_BUFF_SIZE", &p.log_uop_buff_size},
-      {"LOG_INP_BUFF_SIZE", &p.log_inp_buff_size},
-      {"LOG_WGT_BUFF_SIZE", &p.log_wgt_buff_size},
-      {"LOG_ACC_BUFF_SIZE", &p.log_acc_buff_size},
-      {"LOG_BUS_WIDTH", &p.log_bus_width},
-      {"HW_FREQ", &p.hw_freq_mhz},
-  };
   for (const auto& [key, value] : j.items()) {
     auto where = std::string(origin) + ": key " + key;
     if (key == "TARGET" || key == "HW_VER") {
@@ -156,7 +164,7 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
       continue;
     }
     const IntKey* match = nullptr;
-    for (const auto& k : int_keys) {
+    for (const auto& k : kIntKeys) {
       if (key == k.key) match = &k;
     }
     if (match == nullptr) throw ConfigError(where + " is not a VTA configuration key");
@@ -166,12 +174,11 @@ Config Config::from_json_text(std::string_view text, std::string_view origin) {
                           ? value.get<uint64_t>() <= uint64_t(INT32_MAX)
                           : value.get<int64_t>() >= INT32_MIN && value.get<int64_t>() <= INT32_MAX;
     if (!fits) throw ConfigError(where + " = " + value.dump() + " is out of range");
-    *match->field = static_cast<int>(value.get<int64_t>());
+    p.*match->field = static_cast<int>(value.get<int64_t>());
   }
   // The reference configuration has no optional keys except LOG_BUS_WIDTH (and our HW_FREQ).
-  for (const auto& k : int_keys) {
-    const std::string_view key = k.key;
-    if (key != "LOG_BUS_WIDTH" && key != "HW_FREQ" && !j.contains(k.key)) {
+  for (const auto& k : kIntKeys) {
+    if (!k.optional && !j.contains(k.key)) {
       throw ConfigError(std::string(origin) + ": missing key " + k.key);
     }
   }
@@ -197,17 +204,10 @@ std::string Config::bitstream_name() const {
 }
 
 std::string Config::to_json_text() const {
-  json j = {{"TARGET", params_.target},
-            {"HW_VER", params_.hw_ver},
-            {"LOG_INP_WIDTH", params_.log_inp_width},
-            {"LOG_WGT_WIDTH", params_.log_wgt_width},
-            {"LOG_ACC_WIDTH", params_.log_acc_width},
-            {"LOG_BATCH", params_.log_batch},
-            {"LOG_BLOCK", params_.log_block},
-            {"LOG_UOP_BUFF_SIZE", params_.log_uop_buff_size},
-            {"LOG_INP_BUFF_SIZE", params_.log_inp_buff_size},
-            {"LOG_WGT_BUFF_SIZE", params_.log_wgt_buff_size},
-            {"LOG_ACC_BUFF_SIZE", params_.log_acc_buff_size}};
+  json j = {{"TARGET", params_.target}, {"HW_VER", params_.hw_ver}};
+  for (const auto& k : kIntKeys) {
+    if (!k.optional) j[k.key] = params_.*k.field;
+  }
   // the bus width as resolved (the target's default when the file left it out): a file and the build
   // made from it have the same text, so the same identity (a sweep's hash, a tilings file's check)
   j["LOG_BUS_WIDTH"] = log_bus_width_;
