@@ -99,15 +99,14 @@ c::Module alu_form(const c::Env& env, int64_t ch, int64_t h, int64_t w, int shif
     s[res].reorder({tx, ax[0]});
     s[res].bind(tx, "cthread");
   }
-  for (const c::Tensor& b : {data_buf, weight_buf}) {
-    s[b].set_scope(env.acc_scope);
-    s[b].compute_at(s[res], y_out);
-    s[b].pragma(b->op->axis[0], env.dma_copy);
-  }
-  for (const c::Tensor& a : alu) {
-    s[a].set_scope(env.acc_scope);
-    s[a].compute_at(s[res], y_out);
-    s[a].pragma(a->op->axis[0], env.alu);
+  // every stage but the result sits in the accumulator per tile: the two buffers copied in by DMA,
+  // the others ALU work
+  std::vector<c::Tensor> in_acc{data_buf, weight_buf};
+  in_acc.insert(in_acc.end(), alu.begin(), alu.end());
+  for (size_t i = 0; i < in_acc.size(); ++i) {
+    s[in_acc[i]].set_scope(env.acc_scope);
+    s[in_acc[i]].compute_at(s[res], y_out);
+    s[in_acc[i]].pragma(in_acc[i]->op->axis[0], i < 2 ? env.dma_copy : env.alu);
   }
   s[res].pragma(y_inn, env.dma_copy);
   c::BuildOptions o;

@@ -26,25 +26,24 @@ std::optional<DType> dtype_from_string(std::string_view name) {
   return std::nullopt;
 }
 
-const char* to_string(ExprKind k) {
-  switch (k) {
-#define VTA_IR_NAME(kind, handler, node) \
-  case ExprKind::k##kind: return #kind;
-    VTA_IR_EXPR_KINDS(VTA_IR_NAME)
-#undef VTA_IR_NAME
-  }
-  return "?";
+namespace {
+
+// The kinds' names, in the order the kind lists declare the enumerators.
+#define VTA_IR_KIND_NAME(kind, handler, node) #kind,
+constexpr const char* kExprKindNames[] = {VTA_IR_EXPR_KINDS(VTA_IR_KIND_NAME)};
+constexpr const char* kStmtKindNames[] = {VTA_IR_STMT_KINDS(VTA_IR_KIND_NAME)};
+#undef VTA_IR_KIND_NAME
+
+template <class Kind, size_t N>
+const char* kind_name(Kind k, const char* const (&names)[N]) {
+  const auto i = static_cast<size_t>(k);
+  return i < N ? names[i] : "?";
 }
 
-const char* to_string(StmtKind k) {
-  switch (k) {
-#define VTA_IR_STMT_NAME(kind, handler, node) \
-  case StmtKind::k##kind: return #kind;
-    VTA_IR_STMT_KINDS(VTA_IR_STMT_NAME)
-#undef VTA_IR_STMT_NAME
-  }
-  return "?";
-}
+}  // namespace
+
+const char* to_string(ExprKind k) { return kind_name(k, kExprKindNames); }
+const char* to_string(StmtKind k) { return kind_name(k, kStmtKindNames); }
 
 bool is_binary(ExprKind k) {
   switch (k) {

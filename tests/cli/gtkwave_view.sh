@@ -14,9 +14,8 @@ set -f  # (the signal names hold [msb:lsb]: never glob patterns)
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 tutorials=$1
 keep=${2:-}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "gtkwave_view.sh: $*" >&2; exit 1; }
+. "$(dirname "$0")/bounded.sh"
+scratch_dir
 for tool in xwdtopnm ppmhist timeout; do  # (what this test runs itself; scripts/gtkwave_view.sh checks its own)
   command -v "$tool" >/dev/null || fail "$tool is missing: run scripts/setup.sh (Debian packages xvfb, xauth, gtkwave, x11-apps, netpbm)"
 done

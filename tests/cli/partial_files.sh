@@ -6,26 +6,23 @@
 # interrupted with exit status 143 / 130. Uninterrupted, both files are whole. Every wait is bounded.
 set -u
 compiled=$1
-dir=$(mktemp -d)
 job=
-trap '[ -n "$job" ] && kill -9 "$job" 2>/dev/null; pkill -9 -f "fst2vcd -o $dir" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "partial_files.sh: $*" >&2; exit 1; }
+cleanup() {
+  [ -n "$job" ] && kill -9 "$job" 2>/dev/null
+  pkill -9 -f "fst2vcd -o $dir" 2>/dev/null
+}
+. "$(dirname "$0")/bounded.sh"
+scratch_dir
 
 interrupt_conversion() {  # SIGNAL STATUS
   rm -rf "$dir/run" && mkdir "$dir/run"
   (cd "$dir/run" && VTA_WAVE=w.vcd VTA_TRACE_CALLS=t.txt exec "$compiled" matmul --target tsim >out 2>&1) &
   job=$!
-  i=0  # the conversion is under way once the partial VCD grows (at most 60 s)
-  until [ "$(stat -c %s "$dir"/run/.w.vcd.partial-* 2>/dev/null || echo 0)" -gt 1000000 ]; do
-    i=$((i + 1)); [ $i -lt 600 ] || fail "SIG$1: no VCD conversion within 60 s: $(cat "$dir/run/out")"
-    sleep 0.1
-  done
+  # the conversion is under way once the partial VCD grows
+  wait_for '[ "$(stat -c %s "$dir"/run/.w.vcd.partial-* 2>/dev/null || echo 0)" -gt 1000000 ]' 60 \
+    "SIG$1: no VCD conversion within 60 s: "'$(cat "$dir/run/out")'
   kill -s "$1" "$job"
-  i=0
-  while kill -0 "$job" 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 300 ] || fail "SIG$1: the program did not end within 30 s"
-    sleep 0.1
-  done
+  wait_for '! kill -0 "$job" 2>/dev/null' 30 "SIG$1: the program did not end within 30 s"
   wait "$job"
   status=$?
   job=

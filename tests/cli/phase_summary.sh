@@ -6,9 +6,8 @@
 # the end of a run whose tests had all passed. `phase_summary` lists the phases longest first.
 set -euo pipefail
 source "$1/scripts/phase.sh"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "phase_summary.sh: $*" >&2; exit 1; }
+. "$(dirname "$0")/bounded.sh"
+scratch_dir
 
 # ctest's LastTest.log shape: "N/M Test: NAME" ... "Test time =   T sec"
 for log in release asan; do

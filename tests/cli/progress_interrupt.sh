@@ -6,21 +6,11 @@
 # (130, 143) with one line saying so, not death by the signal. Every wait is bounded.
 set -u
 compiled=$1
-dir=$(mktemp -d)
 pid=
-trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "progress_interrupt.sh: $*" >&2; exit 1; }
+cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; }
+. "$(dirname "$0")/bounded.sh"
+scratch_dir
 run="$compiled resnet18 --layer 1 --target tsim"
-
-# until CONDITION holds, at most 60 s
-wait_for() {
-  i=0
-  until eval "$1"; do
-    i=$((i + 1))
-    [ $i -lt 600 ] || fail "$2"
-    sleep 0.1
-  done
-}
 
 # the pid of the program under test (through /proc: no procps needed), not of script(1) or a shell
 find_program() {
@@ -46,16 +36,16 @@ stop() {
   esac
   job=$!
   # the run is under way once the waveform holds dumped cycles
-  wait_for '[ "$(stat -c %s "$dir/wave.fst" 2>/dev/null || echo 0)" -gt 100000 ]' "$mode: no waveform within 60 s"
+  wait_for '[ "$(stat -c %s "$dir/wave.fst" 2>/dev/null || echo 0)" -gt 100000 ]' 60 "$mode: no waveform within 60 s"
   if [ "$mode" = tty ]; then
-    wait_for 'grep -q "cycles/s, " "$dir/out"' "$mode: no progress line within 60 s: $(cat "$dir/out")"
+    wait_for 'grep -q "cycles/s, " "$dir/out"' 60 '$mode: no progress line within 60 s: $(cat "$dir/out")'
   else
     sleep 2.5
   fi
   pid=$(find_program)
   [ -n "$pid" ] || fail "$mode: the program's process was not found"
   kill -s "$sig" "$pid"
-  wait_for '! kill -0 "$pid" 2>/dev/null' "$mode SIG$sig: the program did not stop within 60 s"
+  wait_for '! kill -0 "$pid" 2>/dev/null' 60 "$mode SIG$sig: the program did not stop within 60 s"
   wait "$job"
   status=$?
   pid=

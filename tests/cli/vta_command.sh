@@ -4,9 +4,8 @@
 # capture, a built module run on two backends with the same output, configurations checked, misuse.
 set -eu
 vta=$1 tutorials=$2 compiled=$3 samples=$4
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "vta_command.sh: $*" >&2; exit 1; }
+. "$(dirname "$0")/bounded.sh"
+scratch_dir
 
 "$vta" capture -o "$dir/caps" -- "$tutorials" all --target fsim >"$dir/out" 2>"$dir/err" || fail "capture failed: $(cat "$dir/err")"
 grep -q "2 runs captured" "$dir/err" || fail "capture did not list 2 runs: $(cat "$dir/err")"

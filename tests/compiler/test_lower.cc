@@ -11,6 +11,7 @@
 
 #include "vta/compiler/lower.h"
 #include "vta/compiler/te.h"
+#include "vta/runtime/tensor.h"
 #include "vta/workloads/compiled.h"
 
 namespace vta::compiler {
@@ -102,13 +103,21 @@ TEST(CompilerLower, BlockingAndReorderDoNotChangeResults) {
   EXPECT_NE(text.find("res_gem[0, co.init, 0, ((ci.outer.init*4) + ci.inner.init)] = 0"), std::string::npos) << text;
 }
 
+// (rows x cols) int32 inputs A and B, their sum and its ReLU: the two element-wise tests' program
+struct AddRelu {
+  Tensor a, b, sum, relu;
+  AddRelu(int64_t rows, int64_t cols, const std::string& sum_name, const std::string& relu_name)
+      : a(placeholder({rows, cols}, "A", DType::kInt32)), b(placeholder({rows, cols}, "B", DType::kInt32)) {
+    sum = compute(
+        {rows, cols}, [&](const Indices& i) { return a(i[0], i[1]) + b(i[0], i[1]); }, sum_name);
+    relu = compute(
+        {rows, cols}, [&](const Indices& i) { return max(sum(i[0], i[1]), 0); }, relu_name);
+  }
+};
+
 TEST(CompilerLower, PrintsTheLoweredProgram) {
-  Tensor a = placeholder({2, 3}, "A", DType::kInt32);
-  Tensor b = placeholder({2, 3}, "B", DType::kInt32);
-  Tensor t = compute(
-      {2, 3}, [&](const Indices& i) { return a(i[0], i[1]) + b(i[0], i[1]); }, "T");
-  Tensor c = compute(
-      {2, 3}, [&](const Indices& i) { return max(t(i[0], i[1]), 0); }, "C");
+  const AddRelu p(2, 3, "T", "C");
+  const Tensor &a = p.a, &b = p.b, &t = p.sum, &c = p.relu;
   Schedule s = create_schedule(c);
   s[t].set_scope("local.acc_buffer");
   auto [o, in] = s[c].split(c->op->axis[1], 3);
@@ -129,12 +138,8 @@ TEST(CompilerLower, PrintsTheLoweredProgram) {
 }
 
 TEST(CompilerLower, ElementwiseAddThenRelu) {
-  Tensor a = placeholder({4, 32}, "A", DType::kInt32);
-  Tensor b = placeholder({4, 32}, "B", DType::kInt32);
-  Tensor sum_t = compute(
-      {4, 32}, [&](const Indices& i) { return a(i[0], i[1]) + b(i[0], i[1]); }, "S");
-  Tensor relu = compute(
-      {4, 32}, [&](const Indices& i) { return max(sum_t(i[0], i[1]), 0); }, "R");
+  const AddRelu p(4, 32, "S", "R");
+  const Tensor &a = p.a, &b = p.b, &relu = p.relu;
   std::vector<int64_t> va(128), vb(128), vr(128);
   for (int i = 0; i < 128; ++i) va[size_t(i)] = i - 70, vb[size_t(i)] = (i * 7) % 13 - 6;
   Schedule s = create_schedule(relu);
@@ -388,30 +393,24 @@ TEST(CompilerLower, ConvolutionWithPaddingStrideAndBlocking) {
   const Tensor &res_conv = conv.res_conv, &shr = conv.res_shr, &mx = conv.res_max, &mn = conv.res_min, &res = conv.res;
   const IterVar &ic = conv.ic, &dy = conv.dy, &dx = conv.dx, &ic_tns = conv.ic_tns;
 
+  // NCHW input and OIHW kernel, packed into the declaration's layouts; the expected result is the
+  // runtime's plain convolution with the tutorial's epilogue (>> 8, clip to [0, 127]), packed alike
+  namespace rt = vta::runtime;
+  const int ci = kCi * kBlock, co = kCo * kBlock;  // channels
   std::mt19937 rng(3);
   std::uniform_int_distribution<int> d(-128, 127);
-  std::vector<int64_t> a(size_t(data->elements())), w(size_t(kernel->elements()));
-  for (auto& x : a) x = d(rng);
-  for (auto& x : w) x = d(rng);
-  // plain loops
-  std::vector<int64_t> want(size_t(res->elements()));
-  for (int64_t co = 0; co < kCo; ++co)
-    for (int64_t y = 0; y < kOh; ++y)
-      for (int64_t x = 0; x < kOh; ++x)
-        for (int64_t ci = 0; ci < kBlock; ++ci) {
-          int64_t acc = 0;
-          for (int64_t c = 0; c < kCi; ++c)
-            for (int64_t ky = 0; ky < kK; ++ky)
-              for (int64_t kx = 0; kx < kK; ++kx)
-                for (int64_t t = 0; t < kBlock; ++t) {
-                  const int64_t iy = y * kS + ky - kP, ix = x * kS + kx - kP;
-                  if (iy < 0 || iy >= kH || ix < 0 || ix >= kH) continue;
-                  acc += a[size_t(((c * kH + iy) * kH + ix) * kBlock + t)] *
-                         w[size_t(((((co * kCi + c) * kK + ky) * kK + kx) * kBlock + ci) * kBlock + t)];
-                }
-          want[size_t(((co * kOh + y) * kOh + x) * kBlock + ci)] =
-              std::min<int64_t>(std::max<int64_t>(acc >> 8, 0), 127);
-        }
+  std::vector<int8_t> x8(size_t(ci * kH * kH)), w8(size_t(co * ci * kK * kK));
+  for (auto& v : x8) v = int8_t(d(rng));
+  for (auto& v : w8) v = int8_t(d(rng));
+  auto widen = [](const std::vector<int8_t>& v) { return std::vector<int64_t>(v.begin(), v.end()); };
+  std::vector<int64_t> a = widen(rt::pack_nchw(x8, 1, ci, kH, kH, 1, kBlock));
+  std::vector<int64_t> w = widen(rt::pack_oihw(w8, co, ci, kK, kK, kBlock, kBlock));
+  const std::vector<int64_t> want =
+      widen(rt::pack_nchw(rt::shift_clip(rt::conv2d_reference(x8, w8, 1, ci, kH, kH, co, kK, kK, kP, kS), 8, 0, 127), 1,
+                          co, kOh, kOh, 1, kBlock));
+  ASSERT_EQ(a.size(), size_t(data->elements()));
+  ASSERT_EQ(w.size(), size_t(kernel->elements()));
+  ASSERT_EQ(want.size(), size_t(res->elements()));
   auto run_it = [&](const Schedule& s) {
     std::vector<int64_t> out(want.size(), -1), flat_out(want.size(), -2);
     const Stmt body = lower(s, {data, kernel, res});

@@ -80,6 +80,13 @@ class ModelBuilder {
     n->add_output(output);
     return *n;
   }
+  // A 2x2 pool of stride 2 (op MaxPool or AveragePool), the down-sampling of the models below.
+  std::string pool2x2(const std::string& op, const std::string& input, const std::string& output) {
+    auto& n = node(op, {input}, output);
+    ints(n, "kernel_shape", {2, 2});
+    ints(n, "strides", {2, 2});
+    return output;
+  }
   static void ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
     auto* a = n.add_attribute();
     a->set_name(name);
@@ -208,9 +215,7 @@ TEST(OnnxImport, ConvBatchNormReluPoolGemmMatchPlainLoops) {
                     "bn");
   ModelBuilder::real(bn, "epsilon", 1e-3f);
   b.node("Relu", {"bn"}, "relu");
-  auto& pool = b.node("MaxPool", {"relu"}, "pool");
-  ModelBuilder::ints(pool, "kernel_shape", {2, 2});
-  ModelBuilder::ints(pool, "strides", {2, 2});
+  b.pool2x2("MaxPool", "relu", "pool");
   b.node("Flatten", {"pool"}, "flat");
   const auto fc = random_floats(5 * 72, 7), fcb = random_floats(5, 8);
   auto& gemm = b.node("Gemm", {"flat", b.constant("fc", {5, 72}, fc), b.constant("fcb", {5}, fcb)}, "gemm");
@@ -419,9 +424,7 @@ TEST(OnnxImport, UpsamplingOperatorsQuantizeAndRun) {
   auto& c1 = b.node("Conv", {"x", b.constant("w1", {16, 16, 3, 3}, random_floats(16 * 16 * 9, 21, -0.1f, 0.1f))}, "c1");
   ModelBuilder::ints(c1, "pads", {1, 1, 1, 1});
   b.node("Relu", {"c1"}, "r1");
-  auto& pool = b.node("AveragePool", {"r1"}, "pool");
-  ModelBuilder::ints(pool, "kernel_shape", {2, 2});
-  ModelBuilder::ints(pool, "strides", {2, 2});
+  b.pool2x2("AveragePool", "r1", "pool");
   b.node("Resize", {"pool", "", b.constant("scales", {4}, {1, 1, 2, 2})}, "up");
   auto& cat = b.node("Concat", {"up", "r1"}, "cat");
   ModelBuilder::integer(cat, "axis", 1);
@@ -492,9 +495,7 @@ TEST(OnnxImport, EveryOutputOfAModelIsImportedAndRun) {
   auto& c1 = b.node("Conv", {"x", b.constant("w1", {16, 16, 3, 3}, random_floats(16 * 16 * 9, 31, -0.1f, 0.1f))}, "c1");
   ModelBuilder::ints(c1, "pads", {1, 1, 1, 1});
   b.node("Relu", {"c1"}, "trunk");
-  auto& pool = b.node("MaxPool", {"trunk"}, "pool");
-  ModelBuilder::ints(pool, "kernel_shape", {2, 2});
-  ModelBuilder::ints(pool, "strides", {2, 2});
+  b.pool2x2("MaxPool", "trunk", "pool");
   b.node("Conv",
          {"pool", b.constant("w2", {16, 16, 1, 1}, random_floats(256, 32, -0.3f, 0.3f)),
           b.constant("b2", {16}, random_floats(16, 33, -0.1f, 0.1f))},
@@ -1055,9 +1056,7 @@ TEST(OnnxImport, ChannelsShortOfABlockArePaddedOnVta) {
   std::string x = conv("x", 3, 24, 3, 1, "first");  // (3 input channels: the host)
   x = conv(x, 24, 24, 3, 24, "depthwise");
   x = conv(x, 24, 40, 1, 1, "pointwise");
-  auto& pool = b.node("MaxPool", {x}, "pool");
-  ModelBuilder::ints(pool, "kernel_shape", {2, 2});
-  ModelBuilder::ints(pool, "strides", {2, 2});
+  b.pool2x2("MaxPool", x, "pool");
   const std::string y = conv("pool", 40, 255, 1, 1, "head");
   const FloatGraph g = b.import(y);
   const auto cal = random_inputs(4, 3 * 64, 130);
