@@ -104,9 +104,11 @@
   `VTA_ASSERT_IMPLIES(name, when, cond, clk, rst_n)
 
 // A valid/ready handshake: once raised, valid stays high and data stays the same until ready (the
-// property `valid && !ready |=> valid && $stable(data)`, with the edge's data kept in name_data_q).
+// property `valid && !ready |=> valid && $stable(data)`, with the offer's data kept in name_data_q:
+// taken at the first edge of a wait, which the later edges compare with as long as the wait lasts).
 // Its bookkeeping runs only at the edges of a waiting offer and the one after (elsewhere there is
-// nothing to keep): one test in the cycles without an offer, most cycles of most ports.
+// nothing to keep): one test in the cycles without an offer, most cycles of most ports, and no copy of
+// the data while an offer waits (a full queue's producer, for thousands of cycles).
 `define VTA_ASSERT_HANDSHAKE(name, valid, ready, data, clk = clk_i, rst_n = rst_ni) \
   logic name``_waiting_q; \
   logic [$bits(data)-1:0] name``_data_q; \
@@ -116,8 +118,8 @@
         name: assert ((valid) && (data) == name``_data_q) \
           else vta_assert_pkg::vta_assert_failed(`"name`", $sformatf("%m"), `__FILE__, `__LINE__); \
       end \
+      if (!name``_waiting_q) name``_data_q <= (data); \
       name``_waiting_q <= rst_n && (valid) && !(ready); \
-      name``_data_q <= (data); \
     end \
   end
 

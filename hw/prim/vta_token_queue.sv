@@ -17,8 +17,8 @@ module vta_token_queue #(
   output logic [CountWidth-1:0] count_o,
   output logic                  overflow_o
 );
-  logic [CountWidth-1:0] count_d, count_q;
-  logic                  overflow_d, overflow_q;
+  logic [CountWidth-1:0] count_q;
+  logic                  overflow_q;
   logic                  do_pop, do_push;
 
   // Outputs come from registers only: no combinational path from push/pop to ready.
@@ -27,23 +27,19 @@ module vta_token_queue #(
   assign count_o    = count_q;
   assign overflow_o = overflow_q;
 
-  always_comb begin
-    do_pop     = pop_i && ready_o;
-    do_push    = push_i && !(count_q == '1 && !do_pop);
-    overflow_d = overflow_q || (push_i && !do_push);
-    // (a choice among the count and its neighbours, the late pop choosing last: no carry chain after it)
-    count_d    = count_q;
-    if (do_push && !do_pop) count_d = count_q + 1'b1;
-    if (do_pop && !do_push) count_d = count_q - 1'b1;
-  end
+  assign do_pop  = pop_i && ready_o;
+  assign do_push = push_i && !(count_q == '1 && !do_pop);
 
+  // The count changes only with a push or a pop, not both (a choice among the count and its
+  // neighbours, the late pop choosing last: no carry chain after it); a simulator computes nothing
+  // in the other cycles. The overflow flag sticks.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       count_q    <= '0;
       overflow_q <= 1'b0;
     end else begin
-      count_q    <= count_d;
-      overflow_q <= overflow_d;
+      if (do_push != do_pop) count_q <= do_push ? count_q + 1'b1 : count_q - 1'b1;
+      if (push_i && !do_push) overflow_q <= 1'b1;
     end
   end
 

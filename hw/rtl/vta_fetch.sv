@@ -120,24 +120,21 @@ module vta_fetch
     // Several beats per instruction: they enter from the top, so the first (low) word of the
     // instruction ends in the low bits.
     localparam int unsigned BeatW = $clog2(BeatsPerInsn);
-    logic [BeatW-1:0]    beat_d, beat_q;
-    logic [InsWidth-1:0] gather_d, gather_q;
+    logic [BeatW-1:0]    beat_q;
+    logic [InsWidth-BusWidth-1:0] gather_q;  // the beats so far, the newest on top
     assign cmdq_wready = 1'b1;
     assign rx_ready    = 1'b1;
     assign rx_write    = mem_rsp_i.data_valid && beat_q == BeatW'(BeatsPerInsn - 1);
-    assign buf_wdata   = {mem_rsp_i.data, gather_q[InsWidth-1:BusWidth]};
-    assign gather_d    = mem_rsp_i.data_valid ? buf_wdata : gather_q;
-    always_comb begin
-      beat_d = beat_q;
-      if (mem_rsp_i.data_valid) beat_d = (beat_q == BeatW'(BeatsPerInsn - 1)) ? '0 : beat_q + 1'b1;
-    end
+    assign buf_wdata   = {mem_rsp_i.data, gather_q};
+    // (both change only with a beat or a launch: no copy of the instruction's width in other cycles)
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         beat_q   <= '0;
         gather_q <= '0;
       end else begin
-        beat_q   <= launch ? '0 : beat_d;
-        gather_q <= gather_d;
+        if (launch) beat_q <= '0;
+        else if (mem_rsp_i.data_valid) beat_q <= (beat_q == BeatW'(BeatsPerInsn - 1)) ? '0 : beat_q + 1'b1;
+        if (mem_rsp_i.data_valid) gather_q <= buf_wdata[InsWidth-1:BusWidth];
       end
     end
   end else begin : gen_one_beat

@@ -130,14 +130,16 @@ module vta_gemm
                                             output bit [DotsWidth-1:0] dots);
   // made in S2 (none in an empty S2 or for a reset micro-op, which spares a simulator them) and held
   // through S3's register, so that an instruction takes the hardware text's cycles
-  logic [DotsWidth-1:0] dpi_dots, dpi_dots_q;
-  always_comb begin
-    dpi_dots = '0;
-    if (s2_valid_q && !reset_q) begin
-      vta_gemm_dot(Batch, BlockIn, BlockOut, InpWidth, WgtWidth, inp_rdata_i, wgt_rdata_i, dpi_dots);
+  // (called at the edge, so the register holds otherwise: S4 reads it only for a micro-op that is not
+  // a reset)
+  logic [DotsWidth-1:0] dpi_dots_q;
+  always_ff @(posedge clk_i) begin
+    if (s2_valid_q && !reset_q) begin : dot
+      logic [DotsWidth-1:0] made;
+      vta_gemm_dot(Batch, BlockIn, BlockOut, InpWidth, WgtWidth, inp_rdata_i, wgt_rdata_i, made);
+      dpi_dots_q <= made;
     end
   end
-  always_ff @(posedge clk_i) dpi_dots_q <= dpi_dots;
   assign dots = dpi_dots_q;
 `else
   // Two int8 products per multiplier, sharing the input element: x * (w1 * 2^16 + w0), a 25 x 8-bit
@@ -307,10 +309,12 @@ module vta_gemm
       s4_addr_q    <= s4_addr_d;
       s5_addr_q    <= s5_addr_d;
       s6_addr_q    <= s6_addr_d;
-      s5_data_q    <= s5_data_d;
-      s6_data_q    <= s6_data_d;
-      dots_q       <= dots;
-      out_q        <= out_d;
+      // The wide data registers load only with a micro-op in the stage before (elsewhere their
+      // valid bit is low and nothing reads them): a simulator copies no idle pipeline's data.
+      if (s4_valid_q) s5_data_q <= s5_data_d;
+      if (s5_valid_q) s6_data_q <= s6_data_d;
+      if (s3_valid_q) dots_q <= dots;
+      if (s4_valid_q) out_q <= out_d;
       reset_q      <= reset_d;
       error_q      <= error_d;
     end

@@ -35,5 +35,5 @@ module vta_stat_bytes
     end
   end
 
-  `VTA_ASSERT(StatBytesMultiplied, !read_i || bytes_q == 32'(x_q) * 32'(y_q) * elem_bytes_i)
+  `VTA_ASSERT_IMPLIES(StatBytesMultiplied, read_i, bytes_q == 32'(x_q) * 32'(y_q) * elem_bytes_i)
 endmodule : vta_stat_bytes

@@ -44,22 +44,22 @@ module vta_tensor_load
     $error("vta_tensor_load: SramWidth must equal the DRAM element width");
   end
 
-  mem_insn_t insn_d, insn_q;
-  logic      active_d, active_q;
+  mem_insn_t insn_q;
+  logic      active_q;
 
   // ---- command issue: one per DRAM row --------------------------------------------------------
-  logic [MemopSizeBitWidth-1:0] cmd_row_d, cmd_row_q;
-  addr_t                        cmd_addr_d, cmd_addr_q;   // byte address of the next row
-  logic                         cmd_left;
+  logic [MemopSizeBitWidth-1:0] cmd_row_q;
+  addr_t                        cmd_addr_q;   // byte address of the next row
+  logic                         cmd_go;       // a row's command is taken this cycle
 
   // ---- element extraction: row by row, element by element ------------------------------------
-  logic [MemopSizeBitWidth-1:0] ext_row_d, ext_row_q, ext_col_d, ext_col_q;
-  addr_t                        ext_addr_d, ext_addr_q;   // byte address of the current row
-  logic [SlotW-1:0]             slot_d, slot_q;
-  logic [BeatW-1:0]             beat_d, beat_q;
-  logic [ElemBits-1:0]          gather_q;                 // wide elements: beats collected so far
-  logic                         gather_en;                // a beat is gathered this cycle
-  logic                         elem_valid, elem_take;
+  logic [MemopSizeBitWidth-1:0] ext_row_q, ext_col_q;
+  addr_t                        ext_addr_q;   // byte address of the current row
+  logic [SlotW-1:0]             slot_q;
+  logic [BeatW-1:0]             beat_q;
+  logic [ElemBits-1:0]          gather_q;     // wide elements: beats collected so far
+  logic                         gather_en;    // a beat is gathered this cycle
+  logic                         elem_valid, elem_take, ext_row_end;
   logic [ElemBits-1:0]          elem, gather_next;
 
   // The element the current beat completes (or holds, for narrow elements).
@@ -76,12 +76,12 @@ module vta_tensor_load
   end
 
   // ---- SRAM writer: walks the padded block ----------------------------------------------------
-  logic [MemopSizeBitWidth+4:0] wr_row_d, wr_row_q, wr_col_d, wr_col_q;
-  logic [SramAddrW:0]           wr_addr_d, wr_addr_q;
+  logic [MemopSizeBitWidth+4:0] wr_row_q, wr_col_q;
+  logic [SramAddrW:0]           wr_addr_q;
   logic                         pad, write, last_write;
   // The padded block's bounds, taken as the instruction starts (no adder in a cycle's writer logic):
   // where the data rows and columns end, the last row and column.
-  logic [MemopSizeBitWidth+4:0] y_end_d, y_end_q, x_end_d, x_end_q, last_row_d, last_row_q, last_col_d, last_col_q;
+  logic [MemopSizeBitWidth+4:0] y_end_q, x_end_q, last_row_q, last_col_q;
 
   // The SRAM word of an element: itself, or (Widen) its bytes sign-extended to 32-bit lanes. Written
   // as wires rather than a function: a simulator then copies no temporaries of the word's width.
@@ -94,44 +94,25 @@ module vta_tensor_load
     assign elem_word = elem;
   end
 
-  // An idle loader (most cycles of a program) holds its state and drives nothing: every term below
-  // is evaluated under active_q, so a simulator skips the lot in idle cycles.
+  // The cycle's decisions and the outputs. An idle loader (most cycles of a program) drives nothing
+  // and decides nothing: every term is evaluated under active_q, so a simulator skips the lot then.
   always_comb begin
-    insn_d   = insn_q;
-    active_d = active_q;
-    y_end_d    = y_end_q;
-    x_end_d    = x_end_q;
-    last_row_d = last_row_q;
-    last_col_d = last_col_q;
     mem_req_o.cmd_valid  = 1'b0;
     mem_req_o.cmd.addr   = cmd_addr_q;
     mem_req_o.cmd.bytes  = 32'(insn_q.x_size) * ElemBytes;
     mem_req_o.data_ready = 1'b0;
-    cmd_left   = 1'b0;
-    cmd_row_d  = cmd_row_q;
-    cmd_addr_d = cmd_addr_q;
-    elem_valid = 1'b0;
-    ext_row_d  = ext_row_q;
-    ext_col_d  = ext_col_q;
-    ext_addr_d = ext_addr_q;
-    slot_d     = slot_q;
-    beat_d     = beat_q;
-    gather_en  = 1'b0;
-    pad        = 1'b1;
-    elem_take  = 1'b0;
-    write      = 1'b0;
-    last_write = 1'b0;
-    wr_row_d   = wr_row_q;
-    wr_col_d   = wr_col_q;
-    wr_addr_d  = wr_addr_q;
+    cmd_go      = 1'b0;
+    elem_valid  = 1'b0;
+    gather_en   = 1'b0;
+    pad         = 1'b1;
+    elem_take   = 1'b0;
+    ext_row_end = 1'b0;
+    write       = 1'b0;
+    last_write  = 1'b0;
     if (active_q) begin
       // Commands.
-      cmd_left = cmd_row_q != insn_q.y_size;
-      mem_req_o.cmd_valid = cmd_left;
-      if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
-        cmd_row_d  = cmd_row_q + 1'b1;
-        cmd_addr_d = cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
-      end
+      mem_req_o.cmd_valid = cmd_row_q != insn_q.y_size;
+      cmd_go = mem_req_o.cmd_valid && mem_rsp_i.cmd_ready;
 
       // Element extraction from the beat stream.
       if (Narrow) begin
@@ -141,11 +122,8 @@ module vta_tensor_load
       end else begin
         // A wide element completes with its last beat; earlier beats are gathered.
         elem_valid = mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q == BeatW'(BeatsPerElem - 1);
-        if (mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q != BeatW'(BeatsPerElem - 1)) begin
-          mem_req_o.data_ready = 1'b1;
-          gather_en     = 1'b1;
-          beat_d        = beat_q + 1'b1;
-        end
+        gather_en  = mem_rsp_i.data_valid && ext_row_q != insn_q.y_size && beat_q != BeatW'(BeatsPerElem - 1);
+        if (gather_en) mem_req_o.data_ready = 1'b1;
       end
 
       // Writer: pads are written at once; data positions wait for an element.
@@ -154,67 +132,23 @@ module vta_tensor_load
       elem_take  = !pad && elem_valid;
       write      = pad || elem_valid;
       last_write = wr_row_q == last_row_q && wr_col_q == last_col_q;
-      if (write) begin
-        wr_addr_d = wr_addr_q + 1'b1;
-        if (wr_col_q == last_col_q) begin
-          wr_col_d = '0;
-          wr_row_d = wr_row_q + 1'b1;
-        end else begin
-          wr_col_d = wr_col_q + 1'b1;
-        end
-        if (last_write) active_d = 1'b0;
-      end
 
-      // Advance the extractor when its element is written.
+      // The extractor's element is written: release its beat when the row or the beat ends.
+      ext_row_end = ext_col_q + 1'b1 == insn_q.x_size;
       if (elem_take) begin
-        if (ext_col_q + 1'b1 == insn_q.x_size) begin
-          ext_col_d  = '0;
-          ext_row_d  = ext_row_q + 1'b1;
-          ext_addr_d = ext_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
-          mem_req_o.data_ready = 1'b1;  // a row always ends its last beat
-          beat_d = '0;
-          if (Narrow) slot_d = slot_of(LowW'(ext_addr_q + AddrW'(insn_q.x_stride) * ElemBytes));
-        end else begin
-          ext_col_d = ext_col_q + 1'b1;
-          beat_d    = '0;
-          if (Narrow) begin
-            slot_d = slot_q + 1'b1;
-            if (slot_q == SlotW'(SlotsPerBeat - 1)) mem_req_o.data_ready = 1'b1;
-          end else begin
-            mem_req_o.data_ready = 1'b1;
-          end
-        end
+        if (ext_row_end || !Narrow || slot_q == SlotW'(SlotsPerBeat - 1)) mem_req_o.data_ready = 1'b1;
       end
     end
     sram_we_o    = write;
     sram_waddr_o = wr_addr_q[SramAddrW-1:0];
     sram_wdata_o = pad ? '0 : elem_word;
-
-    // Start.
-    if (!active_q && start_i) begin
-      insn_d     = insn_i;
-      // x_size = 0 is a no-op; so is a block with no rows at all (nothing to write).
-      active_d   = insn_i.x_size != '0 && (insn_i.y_size != '0 || insn_i.y_pad_0 != '0 || insn_i.y_pad_1 != '0);
-      cmd_row_d  = '0;
-      cmd_addr_d = first_addr(insn_i.dram_base);
-      ext_row_d  = '0;
-      ext_col_d  = '0;
-      ext_addr_d = first_addr(insn_i.dram_base);
-      slot_d     = first_slot(insn_i.dram_base);
-      beat_d     = '0;
-      wr_row_d   = '0;
-      wr_col_d   = '0;
-      wr_addr_d  = (SramAddrW + 1)'(insn_i.sram_base);
-      y_end_d    = (MemopSizeBitWidth + 5)'(insn_i.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_i.y_size);
-      x_end_d    = (MemopSizeBitWidth + 5)'(insn_i.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_i.x_size);
-      last_row_d = y_end_d + (MemopSizeBitWidth + 5)'(insn_i.y_pad_1) - 1'b1;
-      last_col_d = x_end_d + (MemopSizeBitWidth + 5)'(insn_i.x_pad_1) - 1'b1;
-    end
-    busy_o = active_q;
+    busy_o       = active_q;
   end
 
+  // the last beat's share of gather_q is never read; nor are the fields of insn_q read only as the
+  // instruction starts (from insn_i: its opcode, memory type, buffer and DRAM bases)
   logic unused_signals;
-  assign unused_signals = |ext_addr_q[0] ^ (|gather_q);  // the last beat's share of gather_q is never read
+  assign unused_signals = |ext_addr_q[0] ^ (|gather_q) ^ (|insn_q);
 
   // The gathered beats change only when a beat arrives (an enable, not a copy every cycle: the
   // register is a whole element wide).
@@ -223,6 +157,8 @@ module vta_tensor_load
     else if (gather_en) gather_q <= gather_next;
   end
 
+  // The state changes here only when the loader starts or moves (no next-state copies: an idle loader
+  // costs a simulator one test).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       insn_q     <= '0;
@@ -241,23 +177,52 @@ module vta_tensor_load
       x_end_q    <= '0;
       last_row_q <= '0;
       last_col_q <= '0;
-    end else if (active_q || start_i) begin  // (idle: every _d equals its _q)
-      insn_q     <= insn_d;
-      active_q   <= active_d;
-      cmd_row_q  <= cmd_row_d;
-      cmd_addr_q <= cmd_addr_d;
-      ext_row_q  <= ext_row_d;
-      ext_col_q  <= ext_col_d;
-      ext_addr_q <= ext_addr_d;
-      slot_q     <= slot_d;
-      beat_q     <= beat_d;
-      wr_row_q   <= wr_row_d;
-      wr_col_q   <= wr_col_d;
-      wr_addr_q  <= wr_addr_d;
-      y_end_q    <= y_end_d;
-      x_end_q    <= x_end_d;
-      last_row_q <= last_row_d;
-      last_col_q <= last_col_d;
+    end else if (!active_q) begin
+      if (start_i) begin
+        insn_q     <= insn_i;
+        // x_size = 0 is a no-op; so is a block with no rows at all (nothing to write).
+        active_q   <= insn_i.x_size != '0 && (insn_i.y_size != '0 || insn_i.y_pad_0 != '0 || insn_i.y_pad_1 != '0);
+        {cmd_row_q, ext_row_q, ext_col_q, beat_q, wr_row_q, wr_col_q} <= '0;
+        cmd_addr_q <= first_addr(insn_i.dram_base);
+        ext_addr_q <= first_addr(insn_i.dram_base);
+        slot_q     <= first_slot(insn_i.dram_base);
+        wr_addr_q  <= (SramAddrW + 1)'(insn_i.sram_base);
+        y_end_q    <= (MemopSizeBitWidth + 5)'(insn_i.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_i.y_size);
+        x_end_q    <= (MemopSizeBitWidth + 5)'(insn_i.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_i.x_size);
+        last_row_q <= (MemopSizeBitWidth + 5)'(insn_i.y_pad_0) + (MemopSizeBitWidth + 5)'(insn_i.y_size) +
+                      (MemopSizeBitWidth + 5)'(insn_i.y_pad_1) - 1'b1;
+        last_col_q <= (MemopSizeBitWidth + 5)'(insn_i.x_pad_0) + (MemopSizeBitWidth + 5)'(insn_i.x_size) +
+                      (MemopSizeBitWidth + 5)'(insn_i.x_pad_1) - 1'b1;
+      end
+    end else begin
+      if (cmd_go) begin
+        cmd_row_q  <= cmd_row_q + 1'b1;
+        cmd_addr_q <= cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
+      end
+      if (gather_en) beat_q <= beat_q + 1'b1;
+      if (write) begin
+        wr_addr_q <= wr_addr_q + 1'b1;
+        if (wr_col_q == last_col_q) begin
+          wr_col_q <= '0;
+          wr_row_q <= wr_row_q + 1'b1;
+        end else begin
+          wr_col_q <= wr_col_q + 1'b1;
+        end
+        if (last_write) active_q <= 1'b0;
+      end
+      // Advance the extractor when its element is written.
+      if (elem_take) begin
+        beat_q <= '0;
+        if (ext_row_end) begin
+          ext_col_q  <= '0;
+          ext_row_q  <= ext_row_q + 1'b1;
+          ext_addr_q <= ext_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
+          if (Narrow) slot_q <= slot_of(LowW'(ext_addr_q + AddrW'(insn_q.x_stride) * ElemBytes));
+        end else begin
+          ext_col_q <= ext_col_q + 1'b1;
+          if (Narrow) slot_q <= slot_q + 1'b1;
+        end
+      end
     end
   end
 
@@ -269,6 +234,6 @@ module vta_tensor_load
   `VTA_COVER(StridedRows, start_i && !active_q && insn_i.y_size > MemopSizeBitWidth'(1) &&
                           insn_i.x_stride != MemopStrideBitWidth'(insn_i.x_size))
   if (Narrow) begin : gen_narrow_cover
-    `VTA_COVER(RowStartsMidBeat, start_i && !active_q && slot_d != '0)
+    `VTA_COVER(RowStartsMidBeat, start_i && !active_q && first_slot(insn_i.dram_base) != '0)
   end
 endmodule : vta_tensor_load

@@ -30,18 +30,19 @@ module vta_tensor_store
 );
   `include "vta_dma_geometry.svh"
 
-  mem_insn_t insn_d, insn_q;
-  logic      active_d, active_q;
+  mem_insn_t insn_q;
+  logic      active_q;
 
   // ---- commands -----------------------------------------------------------------------------
-  logic [MemopSizeBitWidth-1:0] cmd_row_d, cmd_row_q;
-  addr_t                        cmd_addr_d, cmd_addr_q;
-  logic [15:0]                  pend_d, pend_q;       // commands not yet acknowledged (all instructions)
+  logic [MemopSizeBitWidth-1:0] cmd_row_q;
+  addr_t                        cmd_addr_q;
+  logic                         cmd_go;               // a row's command is taken this cycle
+  logic [15:0]                  pend_q;               // commands not yet acknowledged (all instructions)
 
   // ---- SRAM reader: elements into a two-entry FIFO ------------------------------------------
-  logic [MemopSizeBitWidth-1:0] rd_row_d, rd_row_q, rd_col_d, rd_col_q;  // the next element to read
-  logic [SramAddrW:0]   rd_addr_d, rd_addr_q;
-  logic                 inflight_d, inflight_q;       // a read whose data arrives next cycle
+  logic [MemopSizeBitWidth-1:0] rd_row_q, rd_col_q;  // the next element to read
+  logic [SramAddrW:0]   rd_addr_q;
+  logic                 inflight_q;                   // a read whose data arrives next cycle
   logic                 fifo_wready, fifo_rvalid, fifo_rready;
   logic [1:0]           fifo_count;
   logic [ElemBits-1:0]  elem;
@@ -58,63 +59,41 @@ module vta_tensor_store
     .count_o  (fifo_count)
   );
 
-  // An idle store engine (most cycles of a program) holds its state and drives nothing but the
-  // acknowledgement count: the rest is evaluated under active_q, so a simulator skips it then.
+  // The command and read-ahead decisions. An idle store engine (most cycles of a program) drives
+  // nothing but the acknowledgement count: the rest is evaluated under active_q, so a simulator skips
+  // it then.
   always_comb begin
     mem_req_o.cmd_valid = 1'b0;
     mem_req_o.cmd.addr  = cmd_addr_q;
     mem_req_o.cmd.bytes = 32'(insn_q.x_size) * ElemBytes;
-    cmd_row_d   = cmd_row_q;
-    cmd_addr_d  = cmd_addr_q;
-    sram_re_o   = 1'b0;
+    cmd_go    = 1'b0;
+    sram_re_o = 1'b0;
     if (active_q) begin
       mem_req_o.cmd_valid = cmd_row_q != insn_q.y_size;
-      if (mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) begin
-        cmd_row_d  = cmd_row_q + 1'b1;
-        cmd_addr_d = cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
-      end
+      cmd_go = mem_req_o.cmd_valid && mem_rsp_i.cmd_ready;
       // Read ahead while the FIFO (plus the read in flight) has room.
       sram_re_o = rd_row_q != insn_q.y_size && (32'(fifo_count) + 32'(inflight_q)) < 2;
     end
-    pend_d = pend_q + 16'(mem_req_o.cmd_valid && mem_rsp_i.cmd_ready) - 16'(mem_rsp_i.ack);
     sram_raddr_o = rd_addr_q[SramAddrW-1:0];
-    inflight_d   = sram_re_o;
-    rd_row_d     = rd_row_q;
-    rd_col_d     = rd_col_q;
-    if (sram_re_o) begin
-      if (rd_col_q + 1'b1 == insn_q.x_size) begin
-        rd_col_d = '0;
-        rd_row_d = rd_row_q + 1'b1;
-      end else begin
-        rd_col_d = rd_col_q + 1'b1;
-      end
-    end
-    rd_addr_d    = rd_addr_q + (SramAddrW + 1)'(sram_re_o);
-    if (!active_q && start_i) begin
-      cmd_row_d  = '0;
-      cmd_addr_d = first_addr(insn_i.dram_base);
-      rd_row_d   = '0;
-      rd_col_d   = '0;
-      rd_addr_d  = (SramAddrW + 1)'(insn_i.sram_base);
-    end
     busy_o    = active_q;
     pending_o = pend_q != '0;
   end
 
-  // ---- beat former: the write channel and the next values of its registers --------------------
-  logic [MemopSizeBitWidth-1:0] bt_row_q, bt_col_q, f_row, f_col;
-  addr_t                        bt_addr_q, f_addr;       // byte address of the current row
-  logic [SlotW-1:0]             slot_q, f_slot;
-  logic [BeatW-1:0]             beat_q, f_beat;
-  logic [BusWidth-1:0]          acc_data_q, f_acc_data;  // narrow: the beat being filled
-  logic [BusBytes-1:0]          acc_strb_q, f_acc_strb;
-  logic                         rows_left, row_end;
+  // ---- beat former: the write channel --------------------------------------------------------
+  logic [MemopSizeBitWidth-1:0] bt_row_q, bt_col_q;
+  addr_t                        bt_addr_q;               // byte address of the current row
+  logic [SlotW-1:0]             slot_q;
+  logic [BeatW-1:0]             beat_q;
+  logic [BusWidth-1:0]          acc_data_q;              // narrow: the beat being filled
+  logic [BusBytes-1:0]          acc_strb_q;
+  logic                         rows_left, row_end, beat_sent;
   addr_t                        next_row_addr;
 
   // A row's beats follow its command: only rows whose command was accepted may send data.
   assign rows_left     = active_q && bt_row_q != insn_q.y_size && bt_row_q < cmd_row_q;
   assign row_end       = bt_col_q + 1'b1 == insn_q.x_size;
   assign next_row_addr = bt_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
+  assign beat_sent     = mem_req_o.data_valid && mem_rsp_i.data_ready;
 
   if (Narrow) begin : gen_narrow
     // Put the element into its slot; send the beat when the row ends or the beat is full.
@@ -129,87 +108,29 @@ module vta_tensor_store
           mem_req_o.strb[s * ElemBytes +: ElemBytes] = '1;
         end
       end
-      mem_req_o.last     = row_end;
-      mem_req_o.data_valid    = rows_left && fifo_rvalid && (row_end || beat_full);
+      mem_req_o.last       = row_end;
+      mem_req_o.data_valid = rows_left && fifo_rvalid && (row_end || beat_full);
       fifo_rready = rows_left && fifo_rvalid && (mem_rsp_i.data_ready || !(row_end || beat_full));
-      f_acc_data  = acc_data_q;
-      f_acc_strb  = acc_strb_q;
-      f_row       = bt_row_q;
-      f_col       = bt_col_q;
-      f_addr      = bt_addr_q;
-      f_slot      = slot_q;
-      f_beat      = '0;
-      if (fifo_rready) begin
-        // A sent beat starts the next one empty; otherwise the element is parked in the beat.
-        f_acc_data = mem_req_o.data_valid ? '0 : mem_req_o.data;
-        f_acc_strb = mem_req_o.data_valid ? '0 : mem_req_o.strb;
-        if (row_end) begin
-          f_col  = '0;
-          f_row  = bt_row_q + 1'b1;
-          f_addr = next_row_addr;
-          f_slot = slot_of(LowW'(next_row_addr));
-        end else begin
-          f_col  = bt_col_q + 1'b1;
-          f_slot = slot_q + 1'b1;
-        end
-      end
     end
   end else begin : gen_wide
     // An element is BeatsPerElem whole beats.
     always_comb begin
-      mem_req_o.data     = elem[beat_q * BusWidth +: BusWidth];
-      mem_req_o.strb     = '1;
-      mem_req_o.last     = row_end && beat_q == BeatW'(BeatsPerElem - 1);
-      mem_req_o.data_valid    = rows_left && fifo_rvalid;
+      mem_req_o.data       = elem[beat_q * BusWidth +: BusWidth];
+      mem_req_o.strb       = '1;
+      mem_req_o.last       = row_end && beat_q == BeatW'(BeatsPerElem - 1);
+      mem_req_o.data_valid = rows_left && fifo_rvalid;
       fifo_rready = mem_req_o.data_valid && mem_rsp_i.data_ready && beat_q == BeatW'(BeatsPerElem - 1);
-      // (the partial beat, the row address and the slot are narrow elements' alone: they stay)
-      {f_acc_data, f_acc_strb, f_addr, f_slot} = {acc_data_q, acc_strb_q, bt_addr_q, slot_q};
-      f_row       = bt_row_q;
-      f_col       = bt_col_q;
-      f_beat      = beat_q;
-      if (mem_req_o.data_valid && mem_rsp_i.data_ready) f_beat = fifo_rready ? '0 : beat_q + 1'b1;
-      if (fifo_rready) begin
-        f_col = row_end ? '0 : bt_col_q + 1'b1;
-        f_row = row_end ? bt_row_q + 1'b1 : bt_row_q;
-      end
-    end
-  end
-
-  // ---- start, done and the former's registers ------------------------------------------------
-  logic [MemopSizeBitWidth-1:0] bt_row_d, bt_col_d;
-  addr_t                        bt_addr_d;
-  logic [SlotW-1:0]             slot_d;
-  logic [BeatW-1:0]             beat_d;
-  logic [BusWidth-1:0]          acc_data_d;
-  logic [BusBytes-1:0]          acc_strb_d;
-
-  always_comb begin
-    bt_row_d   = f_row;
-    bt_col_d   = f_col;
-    bt_addr_d  = f_addr;
-    slot_d     = f_slot;
-    beat_d     = f_beat;
-    acc_data_d = f_acc_data;
-    acc_strb_d = f_acc_strb;
-    active_d   = active_q;
-    insn_d     = insn_q;
-    // Done when every beat is sent (acknowledgements are tracked by pending_o).
-    if (active_q && bt_row_q == insn_q.y_size) begin
-      active_d = 1'b0;
-    end
-    if (!active_q && start_i) begin
-      insn_d     = insn_i;
-      active_d   = insn_i.x_size != '0 && insn_i.y_size != '0;
-      bt_addr_d  = first_addr(insn_i.dram_base);
-      slot_d     = first_slot(insn_i.dram_base);
-      {bt_row_d, bt_col_d, beat_d, acc_data_d, acc_strb_d} = '0;  // row 0, column 0, an empty beat
     end
   end
 
   logic unused_signals;
-  // Row addresses only matter for narrow elements (slots), beat counts only for wide ones.
-  assign unused_signals = fifo_wready ^ (|bt_addr_q[0]) ^ (|next_row_addr) ^ (|beat_q);
+  // Row addresses and the partial beat only matter for narrow elements (slots), beat counts only for
+  // wide ones; insn_q's fields read only as the instruction starts are read from insn_i.
+  assign unused_signals = fifo_wready ^ (|bt_addr_q[0]) ^ (|next_row_addr) ^ (|beat_q) ^ (|insn_q) ^
+                          (|acc_data_q) ^ (|acc_strb_q);
 
+  // The state changes here only when the engine starts or moves (no next-state copies: an idle store
+  // engine costs a simulator its acknowledgement count).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       insn_q     <= '0;
@@ -229,23 +150,57 @@ module vta_tensor_store
       acc_data_q <= '0;
       acc_strb_q <= '0;
     end else begin
-      pend_q     <= pend_d;
-      inflight_q <= inflight_d;
-      if (active_q || start_i) begin  // (idle: the instruction's registers hold)
-        insn_q     <= insn_d;
-        active_q   <= active_d;
-        cmd_row_q  <= cmd_row_d;
-        cmd_addr_q <= cmd_addr_d;
-        rd_row_q   <= rd_row_d;
-        rd_col_q   <= rd_col_d;
-        rd_addr_q  <= rd_addr_d;
-        bt_row_q   <= bt_row_d;
-        bt_col_q   <= bt_col_d;
-        bt_addr_q  <= bt_addr_d;
-        slot_q     <= slot_d;
-        beat_q     <= beat_d;
-        acc_data_q <= acc_data_d;
-        acc_strb_q <= acc_strb_d;
+      inflight_q <= sram_re_o;
+      if (cmd_go != mem_rsp_i.ack) pend_q <= cmd_go ? pend_q + 1'b1 : pend_q - 1'b1;
+      if (!active_q) begin
+        if (start_i) begin
+          insn_q     <= insn_i;
+          active_q   <= insn_i.x_size != '0 && insn_i.y_size != '0;
+          cmd_addr_q <= first_addr(insn_i.dram_base);
+          rd_addr_q  <= (SramAddrW + 1)'(insn_i.sram_base);
+          bt_addr_q  <= first_addr(insn_i.dram_base);
+          slot_q     <= first_slot(insn_i.dram_base);
+          // rows and columns 0, an empty beat
+          {cmd_row_q, rd_row_q, rd_col_q, bt_row_q, bt_col_q, beat_q, acc_data_q, acc_strb_q} <= '0;
+        end
+      end else begin
+        // Done when every beat is sent (acknowledgements are tracked by pending_o).
+        if (bt_row_q == insn_q.y_size) active_q <= 1'b0;
+        if (cmd_go) begin
+          cmd_row_q  <= cmd_row_q + 1'b1;
+          cmd_addr_q <= cmd_addr_q + AddrW'(insn_q.x_stride) * ElemBytes;
+        end
+        if (sram_re_o) begin
+          rd_addr_q <= rd_addr_q + 1'b1;
+          if (rd_col_q + 1'b1 == insn_q.x_size) begin
+            rd_col_q <= '0;
+            rd_row_q <= rd_row_q + 1'b1;
+          end else begin
+            rd_col_q <= rd_col_q + 1'b1;
+          end
+        end
+        if (Narrow) begin
+          if (fifo_rready) begin
+            // A sent beat starts the next one empty; otherwise the element is parked in the beat.
+            acc_data_q <= mem_req_o.data_valid ? '0 : mem_req_o.data;
+            acc_strb_q <= mem_req_o.data_valid ? '0 : mem_req_o.strb;
+            if (row_end) begin
+              bt_col_q  <= '0;
+              bt_row_q  <= bt_row_q + 1'b1;
+              bt_addr_q <= next_row_addr;
+              slot_q    <= slot_of(LowW'(next_row_addr));
+            end else begin
+              bt_col_q <= bt_col_q + 1'b1;
+              slot_q   <= slot_q + 1'b1;
+            end
+          end
+        end else begin
+          if (beat_sent) beat_q <= fifo_rready ? '0 : beat_q + 1'b1;
+          if (fifo_rready) begin
+            bt_col_q <= row_end ? '0 : bt_col_q + 1'b1;
+            if (row_end) bt_row_q <= bt_row_q + 1'b1;
+          end
+        end
       end
     end
   end

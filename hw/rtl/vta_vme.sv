@@ -92,7 +92,7 @@ module vta_vme
       if (client_cmd_valid[i]) grant_d = ClientW'(i);
     end
   end
-  `VTA_ASSERT(StartFindsNoCommand, !start_i || client_cmd_valid == '0)
+  `VTA_ASSERT_IMPLIES(StartFindsNoCommand, start_i, client_cmd_valid == '0)
   mem_rd_req_t granted;
   assign granted      = rd_req_i[grant*MemRdReqSlot +: MemRdReqWidth];
   assign rd_cmd_valid = granted.cmd_valid && !quiesce_i;

@@ -57,12 +57,12 @@ module vta_vme_burst
     burst_beats = {last, n};
   endfunction
 
-  logic                active_d, active_q;
-  beat_t               beat_d, beat_q;    // this burst's first beat
-  beat_t               left_d, left_q;    // beats still to request, this burst's included
-  len_t                n_d, n_q;          // this burst's beats
-  logic                last_d, last_q;    // this burst ends the command
-  logic [TagWidth-1:0] tag_d, tag_q;
+  logic                active_q;
+  beat_t               beat_q;    // this burst's first beat
+  beat_t               left_q;    // beats still to request, this burst's included
+  len_t                n_q;       // this burst's beats
+  logic                last_q;    // this burst ends the command
+  logic [TagWidth-1:0] tag_q;
   beat_t               next_beat, next_left;
   logic [9:0]          next_burst, first_burst;  // {last, beats}
   logic                accept, fire;
@@ -86,28 +86,8 @@ module vta_vme_burst
   assign next_burst  = burst_beats(next_beat[PageW-1:0], next_left);
   assign first_burst = burst_beats(cmd_first_i[PageW-1:0], cmd_beats_i);
 
-  always_comb begin
-    active_d = active_q;
-    beat_d   = beat_q;
-    left_d   = left_q;
-    n_d      = n_q;
-    last_d   = last_q;
-    tag_d    = tag_q;
-    if (fire) begin
-      beat_d   = next_beat;
-      left_d   = next_left;
-      {last_d, n_d} = next_burst;
-      active_d = !last_q;
-    end
-    if (accept) begin
-      beat_d   = cmd_first_i;
-      left_d   = cmd_beats_i;
-      {last_d, n_d} = first_burst;
-      tag_d    = cmd_tag_i;
-      active_d = !cmd_out_of_range_i && cmd_beats_i != '0;
-    end
-  end
-
+  // The state changes only when a command is accepted or a burst leaves (an idle engine costs a
+  // simulator two tests); a new command wins over the burst that ends the one before.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       active_q <= 1'b0;
@@ -116,13 +96,17 @@ module vta_vme_burst
       n_q      <= '0;
       last_q   <= 1'b0;
       tag_q    <= '0;
-    end else begin
-      active_q <= active_d;
-      beat_q   <= beat_d;
-      left_q   <= left_d;
-      n_q      <= n_d;
-      last_q   <= last_d;
-      tag_q    <= tag_d;
+    end else if (accept) begin
+      beat_q   <= cmd_first_i;
+      left_q   <= cmd_beats_i;
+      {last_q, n_q} <= first_burst;
+      tag_q    <= cmd_tag_i;
+      active_q <= !cmd_out_of_range_i && cmd_beats_i != '0;
+    end else if (fire) begin
+      beat_q   <= next_beat;
+      left_q   <= next_left;
+      {last_q, n_q} <= next_burst;
+      active_q <= !last_q;
     end
   end
 `ifdef VTA_FORMAL
