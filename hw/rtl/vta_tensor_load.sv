@@ -234,6 +234,6 @@ module vta_tensor_load
   `VTA_COVER(StridedRows, start_i && !active_q && insn_i.y_size > MemopSizeBitWidth'(1) &&
                           insn_i.x_stride != MemopStrideBitWidth'(insn_i.x_size))
   if (Narrow) begin : gen_narrow_cover
-    `VTA_COVER(RowStartsMidBeat, start_i && !active_q && first_slot(insn_i.dram_base) != '0)
+    `VTA_COVER(RowStartsMidBeat, active_q && ext_row_q != insn_q.y_size && ext_col_q == '0 && slot_q != '0)
   end
 endmodule : vta_tensor_load
