@@ -39,9 +39,8 @@ bool program_starts(const fs::path& program) {
   std::error_code ec;
   if (!fs::is_regular_file(program, ec)) return false;
   try {
-    bp::child probe(program.string(), "--help", bp::std_out > bp::null, bp::std_err > bp::null);
-    return wait_bounded(probe, std::chrono::seconds(60)) && probe.exit_code() == 0;
-  } catch (const std::exception&) {  // (execve failed: not a program)
+    return run_bounded(program.string(), {"--help"}, std::chrono::seconds(60), "/dev/null", "/dev/null") == 0;
+  } catch (const SweepError&) {  // (execve failed: not a program)
     return false;
   }
 }
@@ -90,15 +89,15 @@ fs::path tree_for(const fs::path& dir, const std::string& hash, const fs::path& 
   std::ofstream(tree / kTreeMarker) << "a build tree of vta-sweep's, for configuration " << hash << "\n";
   const fs::path log = tree / "vta-sweep-build.log";
   auto build_tree = [&] {
-    bp::child build(bp::search_path("bash"), std::string(kBuild.source_dir) + "/scripts/build.sh", tree.string(),
-                    "-DCMAKE_BUILD_TYPE=Release", "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(),
-                    "-DVTA_BUILD_BENCHMARKS=OFF", "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF",
-                    std::string("-DVTA_TSIM_COVERAGE=") + (coverage ? "ON" : "OFF"), "--target", "vta-sweep",
-                    bp::std_out > log.string(), bp::std_err > log.string());
-    if (!wait_bounded(build, std::chrono::hours(2))) {
-      throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
-    }
-    if (build.exit_code() != 0) throw SweepError("building " + tree.string() + " failed: see " + log.string());
+    const std::optional<int> status =
+        run_bounded("bash",
+                    {std::string(kBuild.source_dir) + "/scripts/build.sh", tree.string(), "-DCMAKE_BUILD_TYPE=Release",
+                     "-DVTA_CONFIG=" + (dir / "configs" / (hash + ".json")).string(), "-DVTA_BUILD_BENCHMARKS=OFF",
+                     "-DVTA_BUILD_HW_TESTS=OFF", "-DVTA_BUILD_PYTHON=OFF",
+                     std::string("-DVTA_TSIM_COVERAGE=") + (coverage ? "ON" : "OFF"), "--target", "vta-sweep"},
+                    std::chrono::hours(2), log, log);
+    if (!status) throw SweepError("building " + tree.string() + " took more than 2 hours (" + log.string() + ")");
+    if (*status != 0) throw SweepError("building " + tree.string() + " failed: see " + log.string());
   };
   build_tree();
   if (!program_starts(program)) {  // a damaged program: linked again from its objects
@@ -136,7 +135,11 @@ int run_task(const fs::path& dir, int index, const fs::path& cache) {
   // minutes)
   if (t.config_hash != this_build_hash() || (t.coverage && !kBuild.tsim_coverage)) {
     const fs::path program = tree_for(dir, t.config_hash, cache, t.coverage);
-    return bp::system(program.string(), "task", dir.string(), std::to_string(index), "--here");
+    // (the task's own bound is its starter's: the local executor's --task-seconds, Slurm's time limit)
+    const std::optional<int> status =
+        run_bounded(program.string(), {"task", dir.string(), std::to_string(index), "--here"}, std::chrono::hours(24));
+    if (!status) throw SweepError("task " + std::to_string(index) + " ran more than 24 hours in " + program.string());
+    return *status;
   }
   return run_here(dir, t);
 }

@@ -1,6 +1,6 @@
 // The facts of this build tree that vta-sweep needs, compiled with them (sweep/CMakeLists.txt): the other
 // files of the library read them here, so their objects are the same in every tree.
-#include "internal.h"
+#include "build_facts.h"
 
 namespace vta::sweep {
 

@@ -1,6 +1,7 @@
 // vta-sweep's shared helpers (declared in internal.h): JSON files, hashes, tasks as JSON, bounded
 // waits for the processes it starts.
 
+#include <boost/process.hpp>
 #include <fstream>
 #include <thread>
 
@@ -57,6 +58,12 @@ json task_json(const Task& t) {
 
 fs::path self_path() { return fs::read_symlink("/proc/self/exe"); }
 
+namespace {
+
+namespace bp = boost::process;
+
+// Waits for `c` at most `limit` (Boost 1.74's child::wait_for can spin forever once the child has
+// exited: polled instead); false, with the child terminated, when it ran out of time.
 bool wait_bounded(bp::child& c, std::chrono::seconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (c.running()) {
@@ -68,6 +75,41 @@ bool wait_bounded(bp::child& c, std::chrono::seconds limit) {
   }
   c.wait();
   return true;
+}
+
+}  // namespace
+
+fs::path find_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  return bp::search_path(program).string();
+}
+
+std::optional<int> run_bounded(const std::string& program, const std::vector<std::string>& args,
+                               std::chrono::seconds limit, const fs::path& out, const fs::path& err,
+                               const fs::path& cwd) {
+  const fs::path exe = find_program(program);
+  if (exe.empty()) throw SweepError(program + " is not on the PATH (scripts/setup.sh installs it)");
+  const std::string dir = cwd.empty() ? fs::current_path().string() : cwd.string();
+  try {
+    auto wait = [&](bp::child c) -> std::optional<int> {
+      if (!wait_bounded(c, limit)) return std::nullopt;
+      return c.exit_code();
+    };
+    if (out.empty() && err.empty()) return wait(bp::child(exe.string(), bp::args(args), bp::start_dir(dir)));
+    const std::string o = out.empty() ? "/dev/null" : out.string(), e = err.empty() ? "/dev/null" : err.string();
+    if (o == e)
+      return wait(bp::child(exe.string(), bp::args(args), (bp::std_out & bp::std_err) > o, bp::start_dir(dir)));
+    return wait(bp::child(exe.string(), bp::args(args), bp::std_out > o, bp::std_err > e, bp::start_dir(dir)));
+  } catch (const bp::process_error& e) {
+    throw SweepError(exe.string() + " could not start: " + e.what());
+  }
+}
+
+void run_logged(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
+                std::chrono::seconds limit, const fs::path& cwd) {
+  const std::optional<int> status = run_bounded(program, args, limit, log, log, cwd);
+  if (!status) throw SweepError(program + " ran out of time (" + log.string() + ")");
+  if (*status != 0) throw SweepError(program + " failed: see " + log.string());
 }
 
 int64_t onnx_calibration_count(const json& w, const std::string& where) {

@@ -16,17 +16,15 @@ namespace {
 // Runs a Slurm client command (bounded by `seconds`); its standard output without the final newline.
 // Throws SweepError with its standard error when it fails.
 std::string slurm_command(const std::string& name, const std::vector<std::string>& args, int seconds) {
-  const auto exe = bp::search_path(name);
-  if (exe.empty()) throw SweepError(name + " is not on the PATH (Debian's slurm-client; docs/SWEEP.md)");
+  if (find_program(name).empty()) throw SweepError(name + " is not on the PATH (Debian's slurm-client; docs/SWEEP.md)");
   // (the outputs go to files: reading a pipe would wait for the command without a bound)
   const fs::path base = fs::temp_directory_path() / ("vta-sweep-" + std::to_string(::getpid()) + "-" + name);
-  const std::string out = base.string() + ".out", err = base.string() + ".err";
-  bp::child c(exe, args, bp::std_out > out, bp::std_err > err);
-  const bool done = wait_bounded(c, std::chrono::seconds(seconds));
+  const fs::path out = base.string() + ".out", err = base.string() + ".err";
+  const std::optional<int> status = run_bounded(name, args, std::chrono::seconds(seconds), out, err);
   std::string text = read_file_as<SweepError>(out, 1 << 20), errors = read_file_as<SweepError>(err, 1 << 20);
   fs::remove(out), fs::remove(err);
-  if (!done) throw SweepError(name + " did not answer within " + std::to_string(seconds) + " s");
-  if (c.exit_code() != 0) throw SweepError(name + " failed (exit " + std::to_string(c.exit_code()) + "): " + errors);
+  if (!status) throw SweepError(name + " did not answer within " + std::to_string(seconds) + " s");
+  if (*status != 0) throw SweepError(name + " failed (exit " + std::to_string(*status) + "): " + errors);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   return text;
 }
@@ -45,8 +43,7 @@ void run_local(const fs::path& dir, int workers, int task_seconds, const fs::pat
         try {
           std::vector<std::string> args{"task", dir.string(), std::to_string(i)};
           if (!cache.empty()) args.insert(args.end(), {"--cache", cache.string()});
-          bp::child c(self.string(), bp::args(args), bp::std_out > log.string(), bp::std_err > log.string());
-          if (!wait_bounded(c, std::chrono::seconds(task_seconds))) {
+          if (!run_bounded(self.string(), args, std::chrono::seconds(task_seconds), log, log)) {
             std::ofstream(log, std::ios::app) << "vta-sweep: stopped after " << task_seconds << " s\n";
           }
         } catch (const std::exception& e) {  // (no result file: merge reports the task and points at its log)
@@ -70,10 +67,11 @@ void run_slurm(const fs::path& dir, const std::vector<std::string>& sbatch_args,
   }
   fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
   fs::create_directories(dir / "logs");
-  std::vector<std::string> args{
-      "--parsable", "--job-name=vta-sweep",
-      "--array=0-" + std::to_string(tasks.size() - 1) + (throttle > 0 ? "%" + std::to_string(throttle) : ""),
-      "--output=" + (fs::absolute(dir) / "logs" / "%a.log").string()};
+  // (appended, not "%" + ...: GCC 12's -Wrestrict misreads that operator+ at -O3, its bug 105651)
+  std::string array = "--array=0-" + std::to_string(tasks.size() - 1);
+  if (throttle > 0) array.append("%").append(std::to_string(throttle));
+  std::vector<std::string> args{"--parsable", "--job-name=vta-sweep", array,
+                                "--output=" + (fs::absolute(dir) / "logs" / "%a.log").string()};
   args.insert(args.end(), sbatch_args.begin(), sbatch_args.end());
   args.push_back(fs::absolute(script).string());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);

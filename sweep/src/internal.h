@@ -4,34 +4,24 @@
 // task's configuration, executors.cc runs the tasks (local workers, a Slurm job array), report.cc
 // merges the results (tables, the Pareto chart, RTL coverage); common.cc holds the helpers below.
 
-#include <boost/process.hpp>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "build_facts.h"
 #include "vta/driver/json_field.h"
 #include "vta/sweep/sweep.h"
 
 namespace vta::sweep {
 
 namespace fs = std::filesystem;
-namespace bp = boost::process;
 using json = nlohmann::json;
 
 inline constexpr int kMaxTasks = 100000;
-
-/// Where this build came from and what it is (build_facts.cc, the one file compiled with them: a tree
-/// of another configuration or folder recompiles that file alone, the rest comes from the compiler cache).
-struct BuildFacts {
-  const char* source_dir;  ///< the source tree this build was made from
-  const char* binary_dir;  ///< this build tree
-  const char* python3;     ///< the interpreter of the charts (sweep/charts.py)
-  bool tsim_coverage;      ///< this build's tsim counts coverage (VTA_TSIM_COVERAGE)
-};
-extern const BuildFacts kBuild;
 
 /// A JSON file (at most 64 MiB); SweepError naming the file and `what` it is when unreadable or not JSON.
 json read_json(const fs::path& path, const std::string& what);
@@ -58,9 +48,20 @@ std::vector<fs::path> suite_files(const fs::path& folder);
 json task_json(const Task& t);
 /// This program (vta-sweep), for the processes it starts.
 fs::path self_path();
-/// Waits for `c` at most `limit` (Boost 1.74's child::wait_for can spin forever once the child has
-/// exited: polled instead); false, with the child terminated, when it ran out of time.
-bool wait_bounded(bp::child& c, std::chrono::seconds limit);
+/// `program` as given when it is a path (it has a '/'), else found on the PATH; empty when it is not there.
+fs::path find_program(const std::string& program);
+/// Runs `program args` (found as find_program does) and waits for it at most `limit`: its exit status,
+/// or nothing when it ran out of time (it is then terminated). Its standard output goes to `out` and
+/// its standard error to `err` (the same file when both name it; "/dev/null" discards); empty paths
+/// leave both to this process's. SweepError when the program is not found or cannot start. The one
+/// place vta-sweep starts a process (Boost.Process is compiled in common.cc alone).
+std::optional<int> run_bounded(const std::string& program, const std::vector<std::string>& args,
+                               std::chrono::seconds limit, const fs::path& out = {}, const fs::path& err = {},
+                               const fs::path& cwd = {});
+/// run_bounded with both outputs in `log`; SweepError naming the log when the program fails or runs
+/// out of time.
+void run_logged(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
+                std::chrono::seconds limit, const fs::path& cwd = {});
 /// How many random calibration inputs an onnx workload `w` asks for: its "calibration", `random:N`
 /// (vta/network/calibration.h; default random:2, the only spelling a sweep takes: a file's path would
 /// need a home beside the spec); SweepError naming `where` for anything else.

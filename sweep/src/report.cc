@@ -118,16 +118,6 @@ json panels_json(const std::map<std::string, std::vector<Point>>& panels,
   return {{"panels", out}};
 }
 
-// Runs `program args` with its output in `log`, bounded by `limit`; throws SweepError naming the log.
-void run_logged(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
-                std::chrono::seconds limit, const fs::path& cwd = fs::current_path()) {
-  const auto exe = fs::path(program).is_absolute() ? boost::filesystem::path(program) : bp::search_path(program);
-  if (exe.empty()) throw SweepError(program + " not found (scripts/setup.sh installs it)");
-  bp::child c(exe, bp::args(args), bp::std_out > log.string(), bp::std_err > log.string(), bp::start_dir(cwd.string()));
-  if (!wait_bounded(c, limit)) throw SweepError(program + " ran out of time (" + log.string() + ")");
-  if (c.exit_code() != 0) throw SweepError(program + " failed: see " + log.string());
-}
-
 // The tasks' coverage files merged (verilator_coverage), its lcov file and HTML report (genhtml), the
 // figure and the cover points never reached (scripts/coverage_report.py): its lines for results.md,
 // none without coverage files, one naming the problem when a tool fails.

@@ -40,10 +40,10 @@ json synthesize() {
   const fs::path tree = self_path().parent_path().parent_path();  // <tree>/tools/vta-sweep
   const fs::path log = tree / "synth" / "vta_synth.log";
   fs::create_directories(log.parent_path());
-  bp::child run(bp::search_path("cmake"), "--build", tree.string(), "--target", "vta_synth", bp::std_out > log.string(),
-                bp::std_err > log.string());
-  if (!wait_bounded(run, std::chrono::hours(1))) throw SweepError("Yosys ran more than an hour (" + log.string() + ")");
-  if (run.exit_code() != 0) throw SweepError("synthesis failed: see " + log.string());
+  const std::optional<int> status =
+      run_bounded("cmake", {"--build", tree.string(), "--target", "vta_synth"}, std::chrono::hours(1), log, log);
+  if (!status) throw SweepError("Yosys ran more than an hour (" + log.string() + ")");
+  if (*status != 0) throw SweepError("synthesis failed: see " + log.string());
   return {{"verified", true},
           {"error", ""},
           {"utilization", read_json(tree / "synth" / "utilization.json", "Yosys's figures")}};
