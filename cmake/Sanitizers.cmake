@@ -17,3 +17,18 @@ if(VTA_SANITIZERS)
     target_compile_options(vta_options INTERFACE -fsanitize-coverage-ignorelist=${_ignorelist})
   endif()
 endif()
+
+# vta_glue_optimisation: the optimisation of code that only calls the libraries (the tests, the programs'
+# own files, the Python bindings, the examples); what they call keeps the tree's level. In a Release tree
+# -O1 (tools/vta-onnx/main.cc: 13.2 s of CPU at -O3, 7.9 s at -O1); in the sanitizer tree -O0 (its
+# instrumented -O1 doubles the cost: vta-config 16.6 s, 7.7 s at -O0). vta_test_optimisation: the tests'
+# own code at -O0 in every tree (test_network.cc: 12.1 s at -O1, 7.6 s at -O0). docs/PERFORMANCE.md,
+# "Test suite".
+add_library(vta_glue_optimisation INTERFACE)
+if(VTA_SANITIZERS)
+  target_compile_options(vta_glue_optimisation INTERFACE -O0)
+else()
+  target_compile_options(vta_glue_optimisation INTERFACE $<$<CONFIG:Release>:-O1>)
+endif()
+add_library(vta_test_optimisation INTERFACE)
+target_compile_options(vta_test_optimisation INTERFACE $<$<CONFIG:Release,RelWithDebInfo>:-O0>)
