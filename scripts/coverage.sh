@@ -32,8 +32,9 @@ build="$(realpath -m "$build")"
 out="$(realpath -m "${out:-$build/coverage}")"
 # The default regression: the tsim tests that together reach every cover point and every line the
 # whole `tsim` label reaches, chosen by measuring each test's coverage and time under this tree's
-# counters (docs/COVERAGE.md): 44 s of tests instead of the 47-test regression's 200 s (the label less
-# the networks and the command-line tests, which reach nothing more), toggle coverage 63.2 % instead of 65.0 %. Each test
+# counters (docs/COVERAGE.md): 16 tests, 25 s of wall time on 2 cores (the label less the networks and
+# the command-line tests, which reach no further line or cover point; the small ResNet-18 left it too
+# when it had grown to 71 s of the 75, for 2 points of toggle coverage). Each test
 # still runs in the Release tree's suite; here only for coverage. A renamed or removed one stops the
 # run (the count check below); --require-every-cover-point and --min-line check what it reaches. The
 # whole label: -- -L tsim -LE model.
@@ -45,10 +46,10 @@ regression=(
   TsimErrors.BudgetOverrunIsATimeout TsimErrors.GemmIndexBeyondDepthIsFoundByTheHardware
   TsimHardwareChecks.IllegalMemoryTypes TsimHardwareChecks.MemoryModelChecksEachBurstAgainstItsAllocation
   TsimHardwareChecks.SramRangesBeyondDepth TsimTimeline.RecordsWhatEachStageDid
-  TsimTokens.AQueueThatFillsUpGetsTheSameVerdictOnEveryBackend Network.SmallResNet18OnTsim
+  TsimTokens.AQueueThatFillsUpGetsTheSameVerdictOnEveryBackend
 )
 # the test programs that hold them
-regression_programs=(vta_tsim_tests vta_tsim_diff_tests vta_tsim_error_tests vta_network_tests)
+regression_programs=(vta_tsim_tests vta_tsim_diff_tests vta_tsim_error_tests)
 default_regression=0
 if [ ${#ctest_args[@]} -eq 0 ]; then
   default_regression=1
