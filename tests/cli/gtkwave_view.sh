@@ -8,7 +8,8 @@
 # one dumped, the instructions read as disassembly through the translate filter, FSM states and the
 # compute unit as the RTL's enum names, AXI read IDs as client names, and a screenshot of the screen
 # is a picture (not blank). With a second argument the FST view's screenshot is kept there (PNG).
-# Every wait is bounded (timeout).
+# Every wait is bounded (timeout): per view the tutorial 120 s (0.6 s on a quiet machine) and GTKWave
+# 180 s (scripts/gtkwave_view.sh), so both views stay inside the test's own 720 s (tests/cli/CMakeLists.txt).
 set -u
 set -f  # (the signal names hold [msb:lsb]: never glob patterns)
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -31,7 +32,7 @@ arid="TOP.vta_top.m_axi_arid_o[3:0]"
 check_view() { # FORMAT: fst or vcd
   fmt=$1
   wave="$dir/conv.$fmt"
-  VTA_QUIET=1 VTA_WAVE="$wave" VTA_WAVE_START=$from VTA_WAVE_STOP=$to timeout 300 "$tutorials" conv --target tsim \
+  VTA_QUIET=1 VTA_WAVE="$wave" VTA_WAVE_START=$from VTA_WAVE_STOP=$to timeout 120 "$tutorials" conv --target tsim \
     >"$dir/run.txt" 2>&1 || { cat "$dir/run.txt" >&2; fail "$fmt: the tutorial failed"; }
   [ -f "$dir/conv.gtkw" ] || fail "$fmt: no save file beside the dump"
   period=$(sed -n 's/^\[\*\] clock .* one cycle is \([0-9]*\) ps$/\1/p' "$dir/conv.gtkw")
