@@ -106,10 +106,13 @@ std::optional<int> run_bounded(const std::string& program, const std::vector<std
 }
 
 void run_logged(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
-                std::chrono::seconds limit, const fs::path& cwd) {
+                std::chrono::seconds limit, const fs::path& cwd, const std::string& what) {
+  const std::string name = what.empty() ? program : what;
   const std::optional<int> status = run_bounded(program, args, limit, log, log, cwd);
-  if (!status) throw SweepError(program + " ran out of time (" + log.string() + ")");
-  if (*status != 0) throw SweepError(program + " failed: see " + log.string());
+  if (!status) {
+    throw SweepError(name + " did not finish within " + std::to_string(limit.count()) + " s (" + log.string() + ")");
+  }
+  if (*status != 0) throw SweepError(name + " failed: see " + log.string());
 }
 
 int64_t onnx_calibration_count(const json& w, const std::string& where) {

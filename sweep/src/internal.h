@@ -58,10 +58,10 @@ fs::path find_program(const std::string& program);
 std::optional<int> run_bounded(const std::string& program, const std::vector<std::string>& args,
                                std::chrono::seconds limit, const fs::path& out = {}, const fs::path& err = {},
                                const fs::path& cwd = {});
-/// run_bounded with both outputs in `log`; SweepError naming the log when the program fails or runs
-/// out of time.
+/// run_bounded with both outputs in `log`; SweepError naming `what` (the program when empty) and the log
+/// when it fails or runs out of time.
 void run_logged(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
-                std::chrono::seconds limit, const fs::path& cwd = {});
+                std::chrono::seconds limit, const fs::path& cwd = {}, const std::string& what = {});
 /// How many random calibration inputs an onnx workload `w` asks for: its "calibration", `random:N`
 /// (vta/network/calibration.h; default random:2, the only spelling a sweep takes: a file's path would
 /// need a home beside the spec); SweepError naming `where` for anything else.
