@@ -6,12 +6,13 @@
 //       that two cycles per micro-op, except when the source is the one the previous micro-op read
 //       and nothing has written it since (a bias added along a row of pixels): then the held source
 //       serves again and the micro-op takes one cycle
-//   S2  acc[dst] arrives: BATCH x BLOCK_OUT lanes of op(dst, src or imm)
-//   S3  write acc and out (low 8 bits)
+//   S2  the words pass the SRAM's output register; a source read in phase 0 arrives and is held
+//   S3  acc[dst] arrives: BATCH x BLOCK_OUT lanes of op(dst, src or imm)
+//   S4  write acc and out (low 8 bits)
 //
-// Every operand is forwarded from the writes still in flight when it arrives (S3: written at the end
-// of this cycle; S4: written at the end of the cycle the read was issued, which a read-first SRAM
-// misses), so consecutive micro-ops on the same tiles see each other's results without stalls.
+// Every operand is forwarded from the writes its read missed, still in flight or done since
+// (vta_pkg::forward_source: S4 written at the end of this cycle, S5 and S6 a cycle and two cycles
+// ago), so consecutive micro-ops on the same tiles see each other's results without stalls.
 // Operations (docs/ISA.md): MIN, MAX, ADD (wrapping), SHR (arithmetic; a negative amount shifts
 // left; right by 31 or more leaves the sign, left by 32 or more gives 0), MUL (low 32 bits).
 `include "vta_assert.svh"
@@ -115,60 +116,73 @@ module vta_alu
   logic            s1_valid_d, s1_valid_q, phase_d, phase_q;
   logic [LogUopBuffDepth-1:0] s1_uop_d, s1_uop_q;
   logic            s1_same_d, s1_same_q;   // S1's micro-op has its predecessor's source index
-  logic            held_d, held_q;         // s2_src_q still holds acc[src_addr_q]
+  logic            held_d, held_q;         // src_q holds (or S2 is taking) acc[src_addr_q]
   logic [OffW-1:0] s1_dst_off_d, s1_dst_off_q, s1_src_off_d, s1_src_off_q;
-  logic            s2_valid_d, s2_valid_q, s3_valid_d, s3_valid_q, s4_valid_d, s4_valid_q;
+  logic            s1_dst_hi_q, s1_src_hi_q;  // the offsets' bits at or above the depth's (an index past it)
+  logic            s2_valid_d, s2_valid_q, s2_take_d, s2_take_q, s3_valid_d, s3_valid_q;
+  logic            s4_valid_d, s4_valid_q, s5_valid_d, s5_valid_q, s6_valid_d, s6_valid_q;
   acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
-  acc_t            s2_src_q, s3_data_q, s4_data_q;
+  acc_addr_t       s5_addr_d, s5_addr_q, s6_addr_d, s6_addr_q;
+  acc_t            src_q, s4_data_q, s5_data_q, s6_data_q;
   logic [OutMatrixWidth-1:0] out_d, out_q;
   logic            error_d, error_q;
 
 
   // ---- S1 ------------------------------------------------------------------------------------
+  // An index is a micro-op's field plus its loop offset, past the buffer when a bit at or above the
+  // depth's is set (the depth is a power of two): the offset's high bits (registered as it enters
+  // S1) or the carry of the low bits' sum, so no 32-bit sum lies between the micro-op SRAM and the
+  // read (the offsets stay far below 2^32: iterations x factors).
+  localparam int unsigned SumW = (UopSrcIdxBits > LogAccBuffDepth ? UopSrcIdxBits : LogAccBuffDepth) + 1;
   uop_t            uop;
-  logic [OffW-1:0] d_idx, s_idx;
+  logic [SumW-1:0] d_sum, s_sum;
+  acc_addr_t       d_idx, s_idx;
   logic            vector, reuse, two_phase, bad_index, s1_leaves;
   acc_addr_t       src_addr_d, src_addr_q;
 
   always_comb begin
     uop       = decode_uop(uop_rdata_i);
-    d_idx     = OffW'(uop.dst) + s1_dst_off_q;
-    s_idx     = OffW'(uop.src) + s1_src_off_q;
+    d_sum     = SumW'(uop.dst) + SumW'(s1_dst_off_q[LogAccBuffDepth-1:0]);
+    s_sum     = SumW'(uop.src) + SumW'(s1_src_off_q[LogAccBuffDepth-1:0]);
+    d_idx     = d_sum[LogAccBuffDepth-1:0];
+    s_idx     = s_sum[LogAccBuffDepth-1:0];
     vector    = !insn_q.use_imm;
     // (decided from registers: the source index's sum is on no path to the read address or the step)
     reuse     = vector && s1_same_q && held_q;
     two_phase = vector && !reuse;
     bad_index = s1_valid_q && !phase_q &&
-                (|d_idx[OffW-1:LogAccBuffDepth] || (vector && |s_idx[OffW-1:LogAccBuffDepth]));  // >= AccBuffDepth
+                (s1_dst_hi_q || |d_sum[SumW-1:LogAccBuffDepth] ||
+                 (vector && (s1_src_hi_q || |s_sum[SumW-1:LogAccBuffDepth])));  // >= AccBuffDepth
     kill      = error_q || bad_index;
     // A vector micro-op reads its source in phase 0 and its destination in phase 1.
     s1_leaves = s1_valid_q && !kill && (!two_phase || phase_q);
     acc_re    = s1_valid_q && !kill;
-    acc_raddr = (two_phase && !phase_q) ? s_idx[LogAccBuffDepth-1:0] : d_idx[LogAccBuffDepth-1:0];
+    acc_raddr = (two_phase && !phase_q) ? s_idx : d_idx;
     loop_ready  = !(s1_valid_q && two_phase && !phase_q);
   end
 
-  // ---- S2 ------------------------------------------------------------------------------------
+  // ---- S3 ------------------------------------------------------------------------------------
   acc_t                result;
-  logic [1:0]          dst_from_d, dst_from_q;  // a forward_source code, decided as the micro-op enters S2
+  logic [1:0]          dst_from_d, dst_from_q;  // a forward_source code, decided as the micro-op enters S3
   logic [AccWidth-1:0] imm_ext, dst_lane, src_lane;
 
-  // The lanes' result is a don't-care when S2 is empty (S3 takes it only from a micro-op): the
-  // datapath is evaluated under s2_valid_q, so a simulator skips it in idle cycles, and each lane
+  // The lanes' result is a don't-care when S3 is empty (S4 takes it only from a micro-op): the
+  // datapath is evaluated under s3_valid_q, so a simulator skips it in idle cycles, and each lane
   // picks its operands itself (no whole-word copies of the forwarded accumulator).
   always_comb begin
     result   = '0;
     imm_ext  = AccWidth'(signed'(insn_q.imm));
     dst_lane = '0;
     src_lane = '0;
-    if (s2_valid_q) begin
+    if (s3_valid_q) begin
       for (int l = 0; l < Lanes; l++) begin
         unique case (dst_from_q)
-          FromS3:  dst_lane = s3_data_q[l * AccWidth +: AccWidth];
-          FromS4:  dst_lane = s4_data_q[l * AccWidth +: AccWidth];
-          default: dst_lane = acc_rdata_i[l * AccWidth +: AccWidth];
+          FromWriting:  dst_lane = s4_data_q[l * AccWidth +: AccWidth];
+          FromWritten1: dst_lane = s5_data_q[l * AccWidth +: AccWidth];
+          FromWritten2: dst_lane = s6_data_q[l * AccWidth +: AccWidth];
+          default:      dst_lane = acc_rdata_i[l * AccWidth +: AccWidth];
         endcase
-        src_lane = insn_q.use_imm ? imm_ext : s2_src_q[l * AccWidth +: AccWidth];
+        src_lane = insn_q.use_imm ? imm_ext : src_q[l * AccWidth +: AccWidth];
         result[l * AccWidth +: AccWidth] = alu_lane(insn_q.alu_opcode, dst_lane, src_lane);
       end
     end
@@ -202,31 +216,37 @@ module vta_alu
     // The held source stays valid until a micro-op that leaves S1 writes it (its own read came
     // first); a new instruction starts with none (other units wrote the buffer meanwhile).
     if (start_i && !busy_o) held_d = 1'b0;
-    else if (s1_leaves && two_phase) held_d = d_idx[LogAccBuffDepth-1:0] != s_idx[LogAccBuffDepth-1:0];
-    else if (s1_leaves) held_d = held_q && d_idx[LogAccBuffDepth-1:0] != src_addr_q;
+    else if (s1_leaves && two_phase) held_d = d_idx != s_idx;
+    else if (s1_leaves) held_d = held_q && d_idx != src_addr_q;
     else held_d = held_q;
-    // The source arrives in phase 1 (read in phase 0): forward it now and hold it for S2.
-    src_addr_d = (s1_valid_q && !phase_q) ? s_idx[LogAccBuffDepth-1:0] : src_addr_q;
+    // The source's address, taken in phase 0 and kept while S2 takes its word (the next micro-op's
+    // phase 0 is S2's cycle at the earliest).
+    src_addr_d = (s1_valid_q && !phase_q) ? s_idx : src_addr_q;
     s2_valid_d = s1_leaves;
-    s2_addr_d  = d_idx[LogAccBuffDepth-1:0];
+    s2_take_d  = s1_leaves && two_phase;
+    s2_addr_d  = d_idx;
     s3_valid_d = s2_valid_q;
     s3_addr_d  = s2_addr_q;
     s4_valid_d = s3_valid_q;
     s4_addr_d  = s3_addr_q;
-    // where S2's destination operand will come from, one cycle ahead: the stages after S2 then hold
-    // what S2 and S3 hold now (the choice is a register: none of the compares lies before the
+    s5_valid_d = s4_valid_q;
+    s5_addr_d  = s4_addr_q;
+    s6_valid_d = s5_valid_q;
+    s6_addr_d  = s5_addr_q;
+    // where S3's destination operand will come from, one cycle ahead: the stages after S3 then hold
+    // what S3, S4 and S5 hold now (the choice is a register: none of the compares lies before the
     // operation)
-    dst_from_d = forward_source(s2_addr_d, s2_valid_q, s2_addr_q, s3_valid_q, s3_addr_q);
+    dst_from_d = forward_source(s2_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q, s5_valid_q, s5_addr_q);
   end
 
-  assign acc_wr_o.we   = s3_valid_q;
-  assign acc_wr_o.addr = s3_addr_q;
-  assign acc_wr_o.data = s3_data_q;
-  assign out_wr_o.we   = s3_valid_q;
-  assign out_wr_o.addr = s3_addr_q;
+  assign acc_wr_o.we   = s4_valid_q;
+  assign acc_wr_o.addr = s4_addr_q;
+  assign acc_wr_o.data = s4_data_q;
+  assign out_wr_o.we   = s4_valid_q;
+  assign out_wr_o.addr = s4_addr_q;
   assign out_wr_o.data = out_q;
-  assign uop_done_o  = s3_valid_q;
-  assign busy_o      = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q;
+  assign uop_done_o  = s4_valid_q;
+  assign busy_o      = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q || s4_valid_q;
   assign error_o     = error_q;
 
   logic unused_signals;
@@ -242,17 +262,25 @@ module vta_alu
       held_q       <= 1'b0;
       s1_dst_off_q <= '0;
       s1_src_off_q <= '0;
+      s1_dst_hi_q  <= 1'b0;
+      s1_src_hi_q  <= 1'b0;
       src_addr_q   <= '0;
       s2_valid_q   <= 1'b0;
+      s2_take_q    <= 1'b0;
       s2_addr_q    <= '0;
-      dst_from_q   <= '0;
-      s2_src_q     <= '0;
+      src_q        <= '0;
       s3_valid_q   <= 1'b0;
       s3_addr_q    <= '0;
-      s3_data_q    <= '0;
+      dst_from_q   <= '0;
       s4_valid_q   <= 1'b0;
       s4_addr_q    <= '0;
       s4_data_q    <= '0;
+      s5_valid_q   <= 1'b0;
+      s5_addr_q    <= '0;
+      s5_data_q    <= '0;
+      s6_valid_q   <= 1'b0;
+      s6_addr_q    <= '0;
+      s6_data_q    <= '0;
       out_q        <= '0;
       error_q      <= 1'b0;
     end else begin
@@ -264,45 +292,56 @@ module vta_alu
       held_q       <= held_d;
       s1_dst_off_q <= s1_dst_off_d;
       s1_src_off_q <= s1_src_off_d;
+      s1_dst_hi_q  <= |s1_dst_off_d[OffW-1:LogAccBuffDepth];
+      s1_src_hi_q  <= |s1_src_off_d[OffW-1:LogAccBuffDepth];
       src_addr_q   <= src_addr_d;
       s2_valid_q   <= s2_valid_d;
+      s2_take_q    <= s2_take_d;
       s2_addr_q    <= s2_addr_d;
-      dst_from_q   <= dst_from_d;
-      if (s1_valid_q && phase_q) begin
-        unique case (forward_source(src_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q))
-          FromS3:  s2_src_q <= s3_data_q;
-          FromS4:  s2_src_q <= s4_data_q;
-          default: s2_src_q <= acc_rdata_i;
+      // A source read in phase 0 arrives as its micro-op passes S2, the newest write it missed winning.
+      if (s2_take_q) begin
+        unique case (forward_source(src_addr_q, s4_valid_q, s4_addr_q, s5_valid_q, s5_addr_q, s6_valid_q, s6_addr_q))
+          FromWriting:  src_q <= s4_data_q;
+          FromWritten1: src_q <= s5_data_q;
+          FromWritten2: src_q <= s6_data_q;
+          default:      src_q <= acc_rdata_i;
         endcase
       end
       s3_valid_q   <= s3_valid_d;
       s3_addr_q    <= s3_addr_d;
+      dst_from_q   <= dst_from_d;
       s4_valid_q   <= s4_valid_d;
       s4_addr_q    <= s4_addr_d;
+      s5_valid_q   <= s5_valid_d;
+      s5_addr_q    <= s5_addr_d;
+      s6_valid_q   <= s6_valid_d;
+      s6_addr_q    <= s6_addr_d;
       error_q      <= error_d;
       // the data words change with a micro-op only (read under their valid bits)
-      if (s2_valid_q) begin
-        s3_data_q <= result;
+      if (s3_valid_q) begin
+        s4_data_q <= result;
         out_q     <= out_d;
       end
-      if (s3_valid_q) s4_data_q <= s3_data_q;
+      if (s4_valid_q) s5_data_q <= s4_data_q;
+      if (s5_valid_q) s6_data_q <= s5_data_q;
     end
   end
 
   // every ALU operation with a vector and with an immediate operand, and a result forwarded
-  `VTA_COVER(MinVector, s2_valid_q && insn_q.alu_opcode == AluMin && !insn_q.use_imm)
-  `VTA_COVER(MinImm, s2_valid_q && insn_q.alu_opcode == AluMin && insn_q.use_imm)
-  `VTA_COVER(MaxVector, s2_valid_q && insn_q.alu_opcode == AluMax && !insn_q.use_imm)
-  `VTA_COVER(MaxImm, s2_valid_q && insn_q.alu_opcode == AluMax && insn_q.use_imm)
-  `VTA_COVER(AddVector, s2_valid_q && insn_q.alu_opcode == AluAdd && !insn_q.use_imm)
-  `VTA_COVER(AddImm, s2_valid_q && insn_q.alu_opcode == AluAdd && insn_q.use_imm)
-  `VTA_COVER(MulVector, s2_valid_q && insn_q.alu_opcode == AluMul && !insn_q.use_imm)
-  `VTA_COVER(MulImm, s2_valid_q && insn_q.alu_opcode == AluMul && insn_q.use_imm)
-  `VTA_COVER(ShrVector, s2_valid_q && insn_q.alu_opcode == AluShr && !insn_q.use_imm)
-  `VTA_COVER(ShrImmRight, s2_valid_q && insn_q.alu_opcode == AluShr && insn_q.use_imm && !insn_q.imm[AluopImmBitWidth-1])
-  `VTA_COVER(ShrImmLeft, s2_valid_q && insn_q.alu_opcode == AluShr && insn_q.use_imm && insn_q.imm[AluopImmBitWidth-1])
+  `VTA_COVER(MinVector, s3_valid_q && insn_q.alu_opcode == AluMin && !insn_q.use_imm)
+  `VTA_COVER(MinImm, s3_valid_q && insn_q.alu_opcode == AluMin && insn_q.use_imm)
+  `VTA_COVER(MaxVector, s3_valid_q && insn_q.alu_opcode == AluMax && !insn_q.use_imm)
+  `VTA_COVER(MaxImm, s3_valid_q && insn_q.alu_opcode == AluMax && insn_q.use_imm)
+  `VTA_COVER(AddVector, s3_valid_q && insn_q.alu_opcode == AluAdd && !insn_q.use_imm)
+  `VTA_COVER(AddImm, s3_valid_q && insn_q.alu_opcode == AluAdd && insn_q.use_imm)
+  `VTA_COVER(MulVector, s3_valid_q && insn_q.alu_opcode == AluMul && !insn_q.use_imm)
+  `VTA_COVER(MulImm, s3_valid_q && insn_q.alu_opcode == AluMul && insn_q.use_imm)
+  `VTA_COVER(ShrVector, s3_valid_q && insn_q.alu_opcode == AluShr && !insn_q.use_imm)
+  `VTA_COVER(ShrImmRight, s3_valid_q && insn_q.alu_opcode == AluShr && insn_q.use_imm && !insn_q.imm[AluopImmBitWidth-1])
+  `VTA_COVER(ShrImmLeft, s3_valid_q && insn_q.alu_opcode == AluShr && insn_q.use_imm && insn_q.imm[AluopImmBitWidth-1])
   `VTA_COVER(SourceReused, s1_valid_q && reuse && !kill)
-  `VTA_COVER(ForwardedFromS3, s2_valid_q && s3_valid_q && s3_addr_q == s2_addr_q)
-  `VTA_COVER(ForwardedFromS4, s2_valid_q && s4_valid_q && s4_addr_q == s2_addr_q)
+  `VTA_COVER(ForwardedFromWriting, s3_valid_q && dst_from_q == FromWriting)
+  `VTA_COVER(ForwardedFromWritten1, s3_valid_q && dst_from_q == FromWritten1)
+  `VTA_COVER(ForwardedFromWritten2, s3_valid_q && dst_from_q == FromWritten2)
   `VTA_COVER(IndexOutOfRange, bad_index)
 endmodule : vta_alu

@@ -73,7 +73,9 @@ module vta_compute
   vta_ram_1r1w #(.Width(UopWidth), .Depth(UopBuffDepth)) u_uop_ram (
     .clk_i, .we_i(uop_we), .waddr_i(uop_waddr), .wdata_i(uop_wdata),
     .re_i(uop_rd.re), .raddr_i(uop_rd.addr), .rdata_o(uop_rdata));
-  vta_ram_1r1w #(.Width(AccMatrixWidth), .Depth(AccBuffDepth)) u_acc_ram (
+  // (the accumulator's word passes the block RAM's output register: the GEMM and the ALU read it two
+  // cycles ahead; its clock-to-data delay was the design's slowest path, docs/SYNTHESIS.md)
+  vta_ram_1r1w #(.Width(AccMatrixWidth), .Depth(AccBuffDepth), .OutReg(1'b1)) u_acc_ram (
     .clk_i, .we_i(acc_wr.we), .waddr_i(acc_wr.addr), .wdata_i(acc_wr.data),
     .re_i(acc_rd.re), .raddr_i(acc_rd.addr), .rdata_o(acc_rdata));
   vta_ram_1r1w #(.Width(OutMatrixWidth), .Depth(AccBuffDepth)) u_out_ram (

@@ -3,18 +3,19 @@
 //   S0  vta_uop_loop step: read the uop SRAM
 //   S1  uop word arrives: form the three indices, check them against the buffer depths, read inp
 //       and wgt
-//   S2  data arrives: the int8 products, two per DSP48E1, registered
-//   S3  their sums: BATCH x BLOCK_OUT dot products of BLOCK_IN products, registered; read acc
+//   S2  data arrives: the int8 products, two per DSP48E1, registered; read acc
+//   S3  their sums: BATCH x BLOCK_OUT dot products of BLOCK_IN products, registered
 //   S4  the dot products added to the accumulator (or zero for a reset micro-op), with the
-//       accumulator forwarded from the two micro-ops ahead when they wrote the same tile
+//       accumulator forwarded from the three micro-ops ahead when they wrote the same tile
 //       (read-after-write without stalls)
 //   S5  write acc (int32 lanes) and out (their low 8 bits)
 //
 // The products, their sums and the accumulation are stages of their own (commit fa0684b): in one stage,
 // block RAM to DSP to adder tree to accumulator add was the design's slowest path
 // (docs/SYNTHESIS.md). It costs a GEMM instruction two cycles, not a micro-op's throughput.
-// The SRAMs live outside (vta_compute); their reads have one cycle of latency and read the old word
-// when written in the same cycle, which the forwarding accounts for. An index past its buffer stops
+// The SRAMs live outside (vta_compute); their reads have one cycle of latency, the accumulator's two
+// (its output register), and read the old word when written in the same cycle, which the forwarding
+// accounts for. An index past its buffer stops
 // the instruction with error_o (the compute module turns it into the error status).
 `include "vta_assert.svh"
 module vta_gemm
@@ -81,12 +82,12 @@ module vta_gemm
 
   // ---- pipeline registers ------------------------------------------------------------------
   logic            s1_valid_d, s1_valid_q, s2_valid_d, s2_valid_q, s3_valid_d, s3_valid_q, s4_valid_d, s4_valid_q;
-  logic            s5_valid_d, s5_valid_q, s6_valid_d, s6_valid_q;
+  logic            s5_valid_d, s5_valid_q, s6_valid_d, s6_valid_q, s7_valid_d, s7_valid_q;
   logic [OffW-1:0] s1_dst_off_d, s1_dst_off_q, s1_src_off_d, s1_src_off_q, s1_wgt_off_d, s1_wgt_off_q;
   logic            reset_d, reset_q;          // the instruction's reset flag
   acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q, s5_addr_d, s5_addr_q;
-  acc_addr_t       s6_addr_d, s6_addr_q;
-  acc_t            s5_data_d, s5_data_q, s6_data_d, s6_data_q;
+  acc_addr_t       s6_addr_d, s6_addr_q, s7_addr_d, s7_addr_q;
+  acc_t            s5_data_d, s5_data_q, s6_data_d, s6_data_q, s7_data_d, s7_data_q;
   logic            error_d, error_q;
 
   // ---- S1: indices, checks and SRAM reads ----------------------------------------------------
@@ -108,9 +109,10 @@ module vta_gemm
     inp_raddr = x_idx[LogInpBuffDepth-1:0];
     wgt_raddr = w_idx[LogWgtBuffDepth-1:0];
   end
-  // the accumulator is read in S3, so that it arrives with the dot products
-  assign acc_re    = s3_valid_q && !reset_q;
-  assign acc_raddr = s3_addr_q;
+  // the accumulator is read in S2, so that it arrives with the dot products (two cycles: the output
+  // register)
+  assign acc_re    = s2_valid_q && !reset_q;
+  assign acc_raddr = s2_addr_q;
 
   // ---- S2: the products; S3: their sums, the dot products ------------------------------------
   localparam int unsigned DotsWidth = Batch * BlockOut * 32;
@@ -212,12 +214,13 @@ module vta_gemm
   acc_t acc_old, acc_new;
   logic [OutMatrixWidth-1:0] out_new;
   always_comb begin
-    // The newest write of the same tile wins (vta_pkg::forward_source: its "S3" is the stage after
-    // this one, here S5, its "S4" the one after, S6).
-    unique case (forward_source(s4_addr_q, s5_valid_q, s5_addr_q, s6_valid_q, s6_addr_q))
-      FromS3:  acc_old = s5_data_q;
-      FromS4:  acc_old = s6_data_q;
-      default: acc_old = acc_rdata_i;
+    // The newest write of the same tile wins (vta_pkg::forward_source: the write stage S5, then S6
+    // and S7, written since the read in S2).
+    unique case (forward_source(s4_addr_q, s5_valid_q, s5_addr_q, s6_valid_q, s6_addr_q, s7_valid_q, s7_addr_q))
+      FromWriting:  acc_old = s5_data_q;
+      FromWritten1: acc_old = s6_data_q;
+      FromWritten2: acc_old = s7_data_q;
+      default:      acc_old = acc_rdata_i;
     endcase
     acc_new = '0;  // a reset micro-op writes zeros
     if (s4_valid_q && !reset_q) begin
@@ -249,6 +252,9 @@ module vta_gemm
     s6_valid_d   = s5_valid_q;
     s6_addr_d    = s5_addr_q;
     s6_data_d    = s5_data_q;
+    s7_valid_d   = s6_valid_q;
+    s7_addr_d    = s6_addr_q;
+    s7_data_d    = s6_data_q;
     reset_d      = (start_i && !busy_o) ? insn_i.reset : reset_q;
     error_d      = (start_i && !busy_o) ? 1'b0 : (error_q || bad_index);
   end
@@ -280,6 +286,7 @@ module vta_gemm
       s4_valid_q   <= 1'b0;
       s5_valid_q   <= 1'b0;
       s6_valid_q   <= 1'b0;
+      s7_valid_q   <= 1'b0;
       s1_dst_off_q <= '0;
       s1_src_off_q <= '0;
       s1_wgt_off_q <= '0;
@@ -288,8 +295,10 @@ module vta_gemm
       s4_addr_q    <= '0;
       s5_addr_q    <= '0;
       s6_addr_q    <= '0;
+      s7_addr_q    <= '0;
       s5_data_q    <= '0;
       s6_data_q    <= '0;
+      s7_data_q    <= '0;
       dots_q       <= '0;
       out_q        <= '0;
       reset_q      <= 1'b0;
@@ -301,6 +310,7 @@ module vta_gemm
       s4_valid_q   <= s4_valid_d;
       s5_valid_q   <= s5_valid_d;
       s6_valid_q   <= s6_valid_d;
+      s7_valid_q   <= s7_valid_d;
       s1_dst_off_q <= s1_dst_off_d;
       s1_src_off_q <= s1_src_off_d;
       s1_wgt_off_q <= s1_wgt_off_d;
@@ -309,10 +319,12 @@ module vta_gemm
       s4_addr_q    <= s4_addr_d;
       s5_addr_q    <= s5_addr_d;
       s6_addr_q    <= s6_addr_d;
+      s7_addr_q    <= s7_addr_d;
       // The wide data registers load only with a micro-op in the stage before (elsewhere their
       // valid bit is low and nothing reads them): a simulator copies no idle pipeline's data.
       if (s4_valid_q) s5_data_q <= s5_data_d;
       if (s5_valid_q) s6_data_q <= s6_data_d;
+      if (s6_valid_q) s7_data_q <= s7_data_d;
       if (s3_valid_q) dots_q <= dots;
       if (s4_valid_q) out_q <= out_d;
       reset_q      <= reset_d;
@@ -320,8 +332,14 @@ module vta_gemm
     end
   end
 
-  // both kinds of GEMM micro-op, and an index past its buffer
+  // both kinds of GEMM micro-op, an index past its buffer, and the accumulator forwarded from each
+  // of the three writes a read misses
   `VTA_COVER(ResetMicroOp, s1_valid_q && reset_q)
   `VTA_COVER(AccumulateMicroOp, s1_valid_q && !reset_q)
   `VTA_COVER(IndexOutOfRange, bad_index)
+  `VTA_COVER(ForwardedFromWriting, s4_valid_q && !reset_q && s5_valid_q && s5_addr_q == s4_addr_q)
+  `VTA_COVER(ForwardedFromWritten1, s4_valid_q && !reset_q && s6_valid_q && s6_addr_q == s4_addr_q &&
+                                    !(s5_valid_q && s5_addr_q == s4_addr_q))
+  `VTA_COVER(ForwardedFromWritten2, s4_valid_q && !reset_q && s7_valid_q && s7_addr_q == s4_addr_q &&
+                                    !(s5_valid_q && s5_addr_q == s4_addr_q) && !(s6_valid_q && s6_addr_q == s4_addr_q))
 endmodule : vta_gemm

@@ -314,19 +314,24 @@ package vta_pkg;
     else insn_stage = StageCompute;
   endfunction
 
-  // Read-after-write forwarding in the compute datapaths (vta_gemm, vta_alu): an accumulator word read
-  // from `addr` is the newest write still in flight to it — S3 (written at the end of this cycle), then
-  // S4 (written in the cycle the read was issued, which the read-first SRAM did not see) — else the
-  // SRAM's word. The choice is made on the narrow addresses; each datapath copies the wide word it
-  // names once, where it uses it.
+  // Read-after-write forwarding in the compute datapaths (vta_gemm, vta_alu). The accumulator SRAM
+  // answers a read two cycles after it (its output register), and a read and a write of one address
+  // in one cycle return the old word; so a word read at cycle t misses the writes at the ends of
+  // cycles t, t + 1 and t + 2. When the word arrives (cycle t + 2) they are the write stage's (written
+  // at the end of this cycle), the stage after it (written a cycle ago) and the next (two cycles ago):
+  // the newest of them to the same address is the word, else the SRAM's. The choice is made on the
+  // narrow addresses; each datapath copies the wide word it names once, where it uses it.
   localparam logic [1:0] FromSram = 2'd0;
-  localparam logic [1:0] FromS3 = 2'd1;
-  localparam logic [1:0] FromS4 = 2'd2;
-  function automatic logic [1:0] forward_source(logic [LogAccBuffDepth-1:0] addr, logic v3,
-                                                logic [LogAccBuffDepth-1:0] a3, logic v4,
-                                                logic [LogAccBuffDepth-1:0] a4);
-    if (v3 && a3 == addr) forward_source = FromS3;
-    else if (v4 && a4 == addr) forward_source = FromS4;
+  localparam logic [1:0] FromWriting = 2'd1;   // the write stage
+  localparam logic [1:0] FromWritten1 = 2'd2;  // written a cycle ago
+  localparam logic [1:0] FromWritten2 = 2'd3;  // written two cycles ago
+  function automatic logic [1:0] forward_source(logic [LogAccBuffDepth-1:0] addr, logic v1,
+                                                logic [LogAccBuffDepth-1:0] a1, logic v2,
+                                                logic [LogAccBuffDepth-1:0] a2, logic v3,
+                                                logic [LogAccBuffDepth-1:0] a3);
+    if (v1 && a1 == addr) forward_source = FromWriting;
+    else if (v2 && a2 == addr) forward_source = FromWritten1;
+    else if (v3 && a3 == addr) forward_source = FromWritten2;
     else forward_source = FromSram;
   endfunction
 

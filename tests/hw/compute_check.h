@@ -83,6 +83,7 @@ void expect_acc_and_out_match(H& h, const Config& cfg, const FsimDevice& fsim, c
   const int lanes = cfg.batch() * cfg.block_out();
   for (uint32_t e = 0; e < cfg.acc_depth(); ++e) {
     h->tb_re_i = 1, h->tb_raddr_i = e;
+    h.tick();  // the accumulator's word arrives in two cycles (its output register), the output's in one
     h.tick();
     h.eval();
     for (int l = 0; l < lanes; ++l) {

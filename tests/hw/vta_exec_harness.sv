@@ -69,7 +69,7 @@ module vta_exec_harness
   vta_ram_1r1w #(.Width(UopWidth), .Depth(UopBuffDepth)) u_uop (
     .clk_i, .we_i(uop_we_i), .waddr_i(uop_waddr_i), .wdata_i(uop_wdata_i),
     .re_i(uop_rd.re), .raddr_i(uop_rd.addr), .rdata_o(uop_rdata));
-  vta_ram_1r1w #(.Width(AccMatrixWidth), .Depth(AccBuffDepth)) u_acc (
+  vta_ram_1r1w #(.Width(AccMatrixWidth), .Depth(AccBuffDepth), .OutReg(1'b1)) u_acc (  // as vta_compute's
     .clk_i, .we_i(acc_wr.we || acc_we_i), .waddr_i(acc_wr.we ? acc_wr.addr : acc_waddr_i),
     .wdata_i(acc_wr.we ? acc_wr.data : acc_wdata_i),
     .re_i(acc_rd.re || tb_re_i), .raddr_i(acc_rd.re ? acc_rd.addr : tb_raddr_i), .rdata_o(acc_rdata));
