@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 
+#include "vta/driver/compute_issue.h"
 #include "vta/driver/format.h"
 #include "vta/driver/program.h"
 
@@ -103,7 +106,36 @@ uint64_t alu_cycles(const AluInsn& a) {
   return iterations + reads;
 }
 
-Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, const TokenCounts& tokens) {
+std::map<size_t, std::vector<uint32_t>> read_uop_loads(
+    const Isa& isa, const std::vector<RawInsn>& insns,
+    const std::function<const uint8_t*(uint64_t addr, size_t bytes)>& read) {
+  std::map<size_t, std::vector<uint32_t>> loads;
+  for (size_t i = 0; i < insns.size(); ++i) {
+    if (Isa::opcode_of(insns[i]) != uint8_t(Opcode::kLoad)) continue;
+    const MemInsn m = isa.decode_mem(insns[i]);
+    if (m.memory_type != uint8_t(MemId::kUop) || m.x_size == 0) continue;
+    const uint32_t cols = m.x_pad_0 + m.x_size + m.x_pad_1;
+    std::vector<uint32_t> words(size_t(cols) * (m.y_pad_0 + m.y_size + m.y_pad_1), 0);
+    bool known = true;
+    for (uint32_t r = 0; r < m.y_size && known; ++r) {
+      const uint64_t at = (uint64_t(m.dram_base) + uint64_t(r) * m.x_stride) * Config::kUopElemBytes;
+      const uint8_t* row = read(at, size_t(m.x_size) * Config::kUopElemBytes);
+      if (row == nullptr)
+        known = false;
+      else
+        std::memcpy(&words[size_t(m.y_pad_0 + r) * cols + m.x_pad_0], row, size_t(m.x_size) * Config::kUopElemBytes);
+    }
+    if (known) loads.emplace(i, std::move(words));
+  }
+  return loads;
+}
+
+Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, const TokenCounts& tokens,
+                           const EstimateOptions& options) {
+  if (options.compute_issue != 1 && options.compute_issue != 2) {
+    throw std::invalid_argument("estimate_timeline: compute_issue is " + std::to_string(options.compute_issue) +
+                                " (1: one instruction at a time, 2: two, vta/driver/compute_issue.h)");
+  }
   const Config& c = isa.config();
   Timeline t;
   t.estimated = true;
@@ -142,6 +174,29 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     pushes[size_t(q)].assign(tokens[q], 0);  // there from the start
   }
   std::array<uint64_t, Timeline::kLanes> free_at{};
+  // compute_issue 2 (vta/driver/compute_issue.h): the slots G and A, each busy until its instruction
+  // completes (a younger instruction's completion held until the older's), with that instruction's
+  // footprint; instructions leave the queue in order (issue times never decrease)
+  const bool dual = options.compute_issue == 2;
+  constexpr int kComputeLane = 1;
+  struct Slot {
+    uint64_t busy_until = 0;
+    ComputeFootprint footprint;
+  };
+  std::array<Slot, 2> slots{};
+  uint64_t last_issue = 0;
+  UopLoadTable uop_table;
+  auto slot_index = [](ComputeFootprint::Slot s) { return s == ComputeFootprint::Slot::kG ? 0 : 1; };
+  // the earliest cycle the compute stage's head may start at, its tokens there from `ready`
+  auto dual_start = [&](const ComputeFootprint& f, uint64_t ready) {
+    uint64_t start = std::max(ready, last_issue);
+    if (f.slot == ComputeFootprint::Slot::kAlone) return std::max({start, slots[0].busy_until, slots[1].busy_until});
+    const Slot& own = slots[size_t(slot_index(f.slot))];
+    const Slot& other = slots[size_t(1 - slot_index(f.slot))];
+    start = std::max(start, own.busy_until);
+    if (other.busy_until > start && !independent(c, f, other.footprint, options.banks)) start = other.busy_until;
+    return start;
+  };
   // loads of both stages share the memory's read channel: a load's beats start when the previous
   // load's have passed (the memory engine serves one load at a time)
   uint64_t read_free_at = 0;
@@ -153,7 +208,8 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
       const RawInsn raw = insns[queue[size_t(lane)].front()];
       const Stage stage = stage_of(raw);
       const DepFlags deps = Isa::deps_of(raw);
-      uint64_t start = free_at[size_t(lane)];
+      // (the dual compute stage's slots decide its start below, from its tokens' times)
+      uint64_t start = dual && lane == kComputeLane ? 0 : free_at[size_t(lane)];
       bool ready = true;
       for (DepFlag f : {DepFlag::kPopPrev, DepFlag::kPopNext}) {
         if (!has(deps, f)) continue;
@@ -166,6 +222,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
         }
         start = std::max(start, p[popped[size_t(*q)]]);
       }
+      if (ready && dual && lane == kComputeLane) start = dual_start(compute_footprint(isa, raw, uop_table), start);
       if (ready && start < best_start) best = lane, best_start = start;
     }
     if (best < 0) break;  // done, or a deadlock: nothing more can start
@@ -177,7 +234,8 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     for (DepFlag f : {DepFlag::kPopPrev, DepFlag::kPopNext}) {
       if (const auto q = token_queue(stage, f); has(deps, f) && q) ++popped[size_t(*q)];
     }
-    if (best_start > free_at[size_t(best)]) {
+    const bool dual_compute = dual && best == kComputeLane;
+    if (best_start > free_at[size_t(best)] && !dual_compute) {
       t.intervals.push_back({best, Activity::kToken, free_at[size_t(best)], best_start, long(idx)});
     }
     if (Isa::opcode_of(raw) == uint8_t(Opcode::kLoad) && beats(raw) > 0) {
@@ -187,9 +245,35 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
       }
       read_free_at = best_start + beats(raw);
     }
-    const uint64_t end = best_start + cost(raw);
+    uint64_t end = best_start + cost(raw);
     t.intervals.push_back({best, Activity::kBusy, best_start, end, long(idx)});
-    free_at[size_t(best)] = end;
+    if (dual_compute) {
+      const ComputeFootprint f = compute_footprint(isa, raw, uop_table);
+      if (f.slot == ComputeFootprint::Slot::kAlone) {
+        slots[0].busy_until = slots[1].busy_until = end;
+        slots[0].footprint = slots[1].footprint = f;
+      } else {
+        // one that pushes tokens completes after the older one (rule 2)
+        const uint64_t older = slots[size_t(1 - slot_index(f.slot))].busy_until;
+        if (older > best_start && (has(deps, DepFlag::kPushPrev) || has(deps, DepFlag::kPushNext))) {
+          end = std::max(end, older);
+        }
+        slots[size_t(slot_index(f.slot))] = {end, f};
+      }
+      last_issue = best_start;
+      if (Isa::opcode_of(raw) == uint8_t(Opcode::kLoad)) {
+        const MemInsn m = isa.decode_mem(raw);
+        if (m.memory_type == uint8_t(MemId::kUop) && m.x_size > 0) {
+          if (options.uop_loads != nullptr && options.uop_loads->count(idx) != 0) {
+            uop_table.on_load(isa, m.sram_base, options.uop_loads->at(idx));
+          } else {
+            uop_table.invalidate(m.sram_base, uint64_t(m.sram_base) + uint64_t(m.x_pad_0 + m.x_size + m.x_pad_1) *
+                                                                          (m.y_pad_0 + m.y_size + m.y_pad_1));
+          }
+        }
+      }
+    }
+    free_at[size_t(best)] = std::max(free_at[size_t(best)], end);
     for (DepFlag f : {DepFlag::kPushPrev, DepFlag::kPushNext}) {
       if (const auto q = token_queue(stage, f); has(deps, f) && q) pushes[size_t(*q)].push_back(end);
     }

@@ -36,6 +36,14 @@ stats_uj=$("$vta" stats "$conv" | awk '/^energy:/ { gsub(/[(,]/, " "); for (i = 
 [ "$(grep -c "(estimated)" "$dir/both.svg")" -eq 2 ] || fail "the SVG does not hold both runs"
 [ "$(grep -c "token [0-9]*%; [0-9.]* uJ</text>" "$dir/both.svg")" -eq 6 ] || fail "the SVG has no energy per stage"
 if "$vta" timeline "$matmul" "$conv" -o "$dir/two.json" 2>"$dir/err"; then fail "two runs in one JSON"; fi
+# the estimate of a two-instruction compute stage (docs/TIMELINE.md): the convolution's threads share the
+# accumulator's lower half, so under the halves rule only its micro-op loads overlap GEMMs (517,676 ->
+# 517,324 cycles); with any disjoint footprints its requantization of thread 0 does too (512,554)
+cycles_of() { "$vta" timeline "$conv" --target fsim -o "$dir/c.svg" "$@" | sed -n 's/.*(estimated): \([0-9]*\) cycles.*/\1/p'; }
+[ "$(cycles_of)" = 517676 ] && [ "$(cycles_of --compute-issue 2)" = 517324 ] &&
+  [ "$(cycles_of --compute-issue 2 --any-disjoint)" = 512554 ] || fail "two-instruction estimates: $(cycles_of --compute-issue 2)"
+if "$vta" timeline "$conv" --compute-issue 2 -o "$dir/c.json" 2>"$dir/err"; then fail "a tsim timeline of a stage the RTL lacks"; fi
+grep -q "the RTL does not have yet: use --target fsim" "$dir/err" || fail "no reason given: $(cat "$dir/err")"
 
 # a damaged capture: refused, naming the damage
 cp "$conv" "$dir/bad.vtacap"

@@ -23,6 +23,8 @@ struct TimelineOptions {
   std::string output;
   std::string target = "tsim";
   int width = 1200;
+  int compute_issue = 1;
+  bool any_disjoint = false;
 };
 
 // Each stage's energy from a run's statistics (the counters are the same on every backend).
@@ -37,9 +39,24 @@ Timeline timeline_of(const std::string& path, const TimelineOptions& o) {
   const Capture capture = Capture::load(path);
   Timeline t;
   if (o.target == "fsim") {
-    t = estimate_timeline(Isa(capture.config()), capture.instructions(), capture.tokens_before);
+    const Isa isa(capture.config());
+    const std::vector<RawInsn> insns = capture.instructions();
+    // the micro-ops as the run found them in memory (the footprints of a two-instruction compute stage)
+    const auto uop_loads = read_uop_loads(isa, insns, [&](uint64_t addr, size_t bytes) -> const uint8_t* {
+      const CapturedRegion* r = capture.region_at(addr, bytes);
+      return r == nullptr ? nullptr : r->before.data() + (addr - r->phys);
+    });
+    EstimateOptions eo;
+    eo.compute_issue = o.compute_issue;
+    eo.uop_loads = &uop_loads;
+    eo.banks = o.any_disjoint ? AccBanks::kAnyDisjoint : AccBanks::kHalves;
+    t = estimate_timeline(isa, insns, capture.tokens_before, eo);
     t.energy_pj = stage_energy(capture.result.stats, capture.config());  // what the captured run counted
   } else {
+    if (o.compute_issue != 1 || o.any_disjoint) {
+      throw std::invalid_argument(
+          "--compute-issue 2 estimates a compute stage the RTL does not have yet: use --target fsim");
+    }
 #ifdef VTA_HAVE_TSIM
     std::optional<Timeline> recorded;
     ReplayOptions ro;
@@ -89,6 +106,13 @@ void add_timeline_command(CLI::App& app, Commands& commands) {
   t->add_option("-t,--target", o.target, "tsim: recorded cycle by cycle; fsim: estimated from the program")
       ->check(CLI::IsMember({"tsim", "fsim"}));
   t->add_option("--width", o.width, "SVG width in pixels")->check(CLI::Range(300, 20000));
+  t->add_option("--compute-issue", o.compute_issue,
+                "with --target fsim: 2 estimates a compute stage that runs an ALU instruction or a load beside a GEMM "
+                "(issue 67, vta/driver/compute_issue.h; not in the RTL yet)")
+      ->check(CLI::IsMember({1, 2}));
+  t->add_flag("--any-disjoint", o.any_disjoint,
+              "with --compute-issue 2: any two instructions with disjoint accumulator footprints overlap, not only "
+              "footprints in different halves (a bound: as if every virtual thread's tiles had a half of their own)");
   t->footer(
       "Examples:\n  vta timeline caps/conv.vtacap -o conv.json      # open in ui.perfetto.dev or chrome://tracing\n"
       "  vta timeline vt1.vtacap vt2.vtacap -o overlap.svg");

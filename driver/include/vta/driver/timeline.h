@@ -8,10 +8,13 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "vta/driver/compute_issue.h"
 #include "vta/driver/config.h"
 #include "vta/driver/device.h"
 #include "vta/driver/isa.h"
@@ -54,11 +57,33 @@ struct Timeline {
 /// Short names of a stream's instructions ("LOAD INP", "GEMM", "ALU ADD", "STORE", "FINISH").
 std::vector<std::string> instruction_names(const Isa& isa, const std::vector<RawInsn>& insns);
 
+/// How estimate_timeline models the compute stage.
+struct EstimateOptions {
+  /// 1: one instruction at a time, as the RTL runs them; 2: the compute stage of
+  /// vta/driver/compute_issue.h (issue 67), which the RTL does not have yet: an estimate of what it
+  /// would give (the compute lane's intervals of its two slots then overlap, and its waits for tokens
+  /// are not drawn).
+  int compute_issue = 1;
+  /// With compute_issue 2: which footprints may overlap (compute_issue.h).
+  AccBanks banks = AccBanks::kHalves;
+  /// The micro-ops the stream's LOAD UOP instructions write (read_uop_loads), for the footprints of
+  /// compute_issue.h (nullptr, or a load not in it: unknown, so the GEMMs and ALU instructions that
+  /// use them run alone; micro-op loads still run beside GEMMs).
+  const std::map<size_t, std::vector<uint32_t>>* uop_loads = nullptr;
+};
+
+/// The micro-op words each LOAD UOP of `insns` writes, by instruction index (pads as zero words), from
+/// the memory `read` returns (nullptr where it has none: that load is left out).
+std::map<size_t, std::vector<uint32_t>> read_uop_loads(
+    const Isa& isa, const std::vector<RawInsn>& insns,
+    const std::function<const uint8_t*(uint64_t addr, size_t bytes)>& read);
+
 /// An estimate from the program alone, in program order per stage with the token rules: a LOAD or
 /// STORE takes its bytes over the bus width plus the DRAM latency (32 cycles), a GEMM one cycle per
 /// micro-op iteration, an ALU instruction its `alu_cycles`, anything else one cycle. Uncapped token
 /// queues, starting with `tokens` (those earlier runs left); stops at a deadlock.
-Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, const TokenCounts& tokens = {});
+Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, const TokenCounts& tokens = {},
+                           const EstimateOptions& options = {});
 
 /// The cycles the ALU (hw/rtl/vta_alu.sv) spends on one instruction's micro-op iterations, without
 /// its pipeline's latency: one per iteration with an immediate; with a vector operand one more per

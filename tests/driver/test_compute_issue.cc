@@ -1,0 +1,189 @@
+// The rule of a compute stage that runs two instructions at once (vta/driver/compute_issue.h) and the
+// timeline estimate of such a stage, against footprints and cycles computed by hand.
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+#include "vta/driver/build_config.h"
+#include "vta/driver/compute_issue.h"
+#include "vta/driver/program.h"
+#include "vta/driver/timeline.h"
+
+namespace vta {
+namespace {
+
+using test::pop_prev;
+using test::Program;
+using test::push_next;
+
+std::vector<uint32_t> words(const Isa& isa, const std::vector<Uop>& uops) {
+  std::vector<uint32_t> w;
+  for (const Uop& u : uops) w.push_back(isa.encode(u));
+  return w;
+}
+
+RawInsn load_uops(const Isa& isa, uint32_t sram, uint32_t n) {
+  MemInsn m;
+  m.opcode = uint8_t(Opcode::kLoad);
+  m.memory_type = uint8_t(MemId::kUop);
+  m.sram_base = sram, m.y_size = 1, m.x_size = n, m.x_stride = n;
+  return isa.encode(m);
+}
+
+GemmInsn gemm(uint32_t bgn, uint32_t end, uint32_t iter_out, uint32_t iter_in, uint32_t f_out, uint32_t f_in) {
+  GemmInsn g;
+  g.uop_bgn = bgn, g.uop_end = end, g.iter_out = iter_out, g.iter_in = iter_in;
+  g.dst_factor_out = f_out, g.dst_factor_in = f_in;
+  return g;
+}
+
+AluInsn alu_imm(uint32_t bgn, uint32_t end, uint32_t iter_in, DepFlags deps = {}) {
+  AluInsn a;
+  a.uop_bgn = bgn, a.uop_end = end, a.iter_out = 1, a.iter_in = iter_in, a.dst_factor_in = 1, a.src_factor_in = 1;
+  a.alu_opcode = uint8_t(AluOp::kAdd), a.use_imm = true, a.imm = 1, a.deps = deps;
+  return a;
+}
+
+TEST(ComputeIssue, TheTableKnowsRecordedLoadsUntilTheyAreOverwritten) {
+  const Isa isa(build_config());
+  UopLoadTable t;
+  t.on_load(isa, 10, words(isa, {{5, 9, 0}, {2, 30, 0}, {7, 1, 0}}));  // micro-ops 10..12
+  const auto s = t.find(10, 13);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->dst, (IndexRange{2, 7}));
+  EXPECT_EQ(s->src, (IndexRange{1, 30}));
+  EXPECT_EQ(t.find(11, 12)->dst, (IndexRange{2, 7}));  // a part of a load: its load's (wider) ranges
+  EXPECT_FALSE(t.find(9, 12).has_value());             // not inside one load
+  t.on_load(isa, 12, words(isa, {{0, 0, 0}}));         // overwrites micro-op 12
+  EXPECT_FALSE(t.find(10, 13).has_value());
+  EXPECT_EQ(t.find(12, 13)->dst, (IndexRange{0, 0}));
+  for (int i = 0; i < UopLoadTable::kEntries; ++i) t.on_load(isa, 100 + i, words(isa, {{1, 1, 0}}));
+  EXPECT_FALSE(t.find(12, 13).has_value());  // the oldest entry made room
+  EXPECT_TRUE(t.find(100, 101).has_value());
+}
+
+TEST(ComputeIssue, FootprintsByHand) {
+  const Config& c = build_config();
+  const Isa isa(c);
+  UopLoadTable t;
+  t.on_load(isa, 0, words(isa, {{3, 0, 0}, {7, 0, 0}}));
+  // dst = uop + i * 100 + j * 10, i < 2, j < 4: from 3 to 7 + 100 + 30
+  ComputeFootprint g = compute_footprint(isa, isa.encode(gemm(0, 2, 2, 4, 100, 10)), t);
+  EXPECT_EQ(g.slot, ComputeFootprint::Slot::kG);
+  EXPECT_TRUE(g.known);
+  EXPECT_EQ(g.acc, (IndexRange{3, 137}));
+  EXPECT_EQ(g.uops, (IndexRange{0, 1}));
+  // not recorded: unknown, so it would run alone
+  EXPECT_FALSE(compute_footprint(isa, isa.encode(gemm(5, 6, 1, 1, 0, 0)), t).known);
+  // past the accumulator buffer: it stops the run, alone
+  const uint32_t depth = sram_depth(c, MemId::kAcc);
+  EXPECT_FALSE(compute_footprint(isa, isa.encode(gemm(0, 2, 1, depth, 0, 1)), t).known);
+  // an ALU instruction with a vector operand: src = uop.src + j * 2 over j < 3 (src 20 and 40)
+  t.on_load(isa, 2, words(isa, {{1000, 20, 0}, {1001, 40, 0}}));
+  AluInsn a = alu_imm(2, 4, 3);
+  a.use_imm = false, a.src_factor_in = 2;
+  const ComputeFootprint f = compute_footprint(isa, isa.encode(a), t);
+  EXPECT_EQ(f.slot, ComputeFootprint::Slot::kA);
+  EXPECT_EQ(f.acc, (IndexRange{1000, 1003}));
+  EXPECT_EQ(f.acc_src, (IndexRange{20, 44}));
+  // a LOAD ACC_8BIT of 2 rows of 3 with a pad column each side: 2 x 5 elements from 1024
+  MemInsn m;
+  m.opcode = uint8_t(Opcode::kLoad), m.memory_type = uint8_t(MemId::kAcc8Bit);
+  m.sram_base = 1024, m.y_size = 2, m.x_size = 3, m.x_stride = 3, m.x_pad_0 = 1, m.x_pad_1 = 1;
+  const ComputeFootprint l = compute_footprint(isa, isa.encode(m), t);
+  EXPECT_EQ(l.acc, (IndexRange{1024, 1033}));
+  EXPECT_EQ(compute_footprint(isa, load_uops(isa, 40, 8), t).uops, (IndexRange{40, 47}));
+  Program fin(c);
+  fin.finish();
+  EXPECT_EQ(compute_footprint(isa, fin.insns()[0], t).slot, ComputeFootprint::Slot::kAlone);
+}
+
+TEST(ComputeIssue, IndependentOnlyInDifferentHalves) {
+  const Config& c = build_config();
+  const uint64_t half = sram_depth(c, MemId::kAcc) / 2;
+  using Slot = ComputeFootprint::Slot;
+  const ComputeFootprint g{Slot::kG, true, {0, 99}, {}, {0, 9}};
+  const ComputeFootprint upper{Slot::kA, true, {half, half + 5}, {}, {}};
+  const ComputeFootprint lower{Slot::kA, true, {200, 300}, {}, {}};
+  const ComputeFootprint straddling{Slot::kA, true, {half - 1, half}, {}, {}};
+  ComputeFootprint source_below = upper;
+  source_below.acc_src = {0, 0};
+  EXPECT_TRUE(independent(c, g, upper));
+  EXPECT_TRUE(independent(c, upper, g));
+  EXPECT_FALSE(independent(c, g, lower));  // disjoint, but in the GEMM's half
+  EXPECT_TRUE(independent(c, g, lower, AccBanks::kAnyDisjoint));
+  EXPECT_FALSE(independent(c, g, {Slot::kA, true, {99, 300}, {}, {}}, AccBanks::kAnyDisjoint));
+  EXPECT_FALSE(independent(c, g, straddling));
+  EXPECT_FALSE(independent(c, g, source_below));  // its operand lies in the GEMM's half
+  ComputeFootprint unknown = upper;
+  unknown.known = false;
+  EXPECT_FALSE(independent(c, g, unknown));
+  EXPECT_FALSE(independent(c, upper, upper));  // one slot each: two ALU instructions never overlap
+  // a micro-op load beside a GEMM: not the GEMM's micro-ops
+  const ComputeFootprint uops_after{Slot::kA, true, {}, {}, {10, 20}};
+  const ComputeFootprint uops_over{Slot::kA, true, {}, {}, {9, 20}};
+  EXPECT_TRUE(independent(c, g, uops_after));
+  EXPECT_FALSE(independent(c, g, uops_over));
+  const ComputeFootprint alone{Slot::kAlone, false, {}, {}, {}};
+  EXPECT_FALSE(independent(c, g, alone));
+}
+
+// LOAD UOP (the GEMM's kernel), LOAD UOP (the ALU's), GEMM (100 cycles), ALU (50): each load one bus
+// beat and the DRAM latency, 33 cycles. One at a time: 33 + 33 + 100 + 50 = 216. Two: the second load
+// beside the GEMM (it writes no micro-op the GEMM reads) and the ALU instruction too when its tile is
+// in the other half: 33 + 100 = 133; in the GEMM's half it waits for the GEMM: 33 + 100 + 50 = 183.
+TEST(ComputeIssue, TheEstimateOverlapsWhatTheRuleAllows) {
+  const Config& c = build_config();
+  const Isa isa(c);
+  const uint32_t half = sram_depth(c, MemId::kAcc) / 2;
+  for (const uint32_t alu_dst : {half, 500u}) {
+    Program p(c);
+    p.raw(load_uops(isa, 0, 1)).raw(load_uops(isa, 1, 1)).gemm(gemm(0, 1, 1, 100, 0, 1)).alu(alu_imm(1, 2, 50));
+    const std::map<size_t, std::vector<uint32_t>> uops{{0, words(isa, {{0, 0, 0}})},
+                                                       {1, words(isa, {{alu_dst, 0, 0}})}};
+    EstimateOptions one, two;
+    one.uop_loads = two.uop_loads = &uops;
+    two.compute_issue = 2;
+    EXPECT_EQ(estimate_timeline(isa, p.insns(), {}, one).cycles, 216u);
+    EXPECT_EQ(estimate_timeline(isa, p.insns(), {}, two).cycles, alu_dst == half ? 133u : 183u) << alu_dst;
+    two.banks = AccBanks::kAnyDisjoint;
+    EXPECT_EQ(estimate_timeline(isa, p.insns(), {}, two).cycles, 133u) << alu_dst;
+    // without the micro-ops the footprints are unknown: only the load overlaps
+    EstimateOptions blind;
+    blind.compute_issue = 2;
+    EXPECT_EQ(estimate_timeline(isa, p.insns(), {}, blind).cycles, 183u);
+  }
+  EstimateOptions bad;
+  bad.compute_issue = 3;
+  EXPECT_THROW(estimate_timeline(isa, Program(c).finish().insns(), {}, bad), std::invalid_argument);
+}
+
+// Rule 2: the ALU instruction beside the GEMM pushes a token to the store only once the GEMM is done,
+// so the STORE it releases starts after both (one at a time it would start after both anyway).
+TEST(ComputeIssue, AYoungerInstructionsTokensWaitForTheOlder) {
+  const Config& c = build_config();
+  const Isa isa(c);
+  const uint32_t half = sram_depth(c, MemId::kAcc) / 2;
+  Program p(c);
+  p.raw(load_uops(isa, 0, 1)).raw(load_uops(isa, 1, 1)).gemm(gemm(0, 1, 1, 100, 0, 1));
+  p.alu(alu_imm(1, 2, 50, push_next()));
+  p.store(half, 0, 1, 1, 1, pop_prev());
+  const std::map<size_t, std::vector<uint32_t>> uops{{0, words(isa, {{0, 0, 0}})}, {1, words(isa, {{half, 0, 0}})}};
+  EstimateOptions two;
+  two.uop_loads = &uops;
+  two.compute_issue = 2;
+  const Timeline t = estimate_timeline(isa, p.insns(), {}, two);
+  uint64_t gemm_end = 0, alu_begin = 0, store_begin = 0;
+  for (const TimelineInterval& i : t.intervals) {
+    if (i.activity != Activity::kBusy) continue;
+    if (i.insn == 2) gemm_end = i.end;
+    if (i.insn == 3) alu_begin = i.begin;
+    if (i.insn == 4) store_begin = i.begin;
+  }
+  EXPECT_EQ(gemm_end, 133u);
+  EXPECT_EQ(alu_begin, 66u);  // beside the GEMM, after its own micro-ops' load
+  EXPECT_EQ(store_begin, 133u);
+}
+
+}  // namespace
+}  // namespace vta
