@@ -17,6 +17,11 @@ RunStatus RecordingDevice::run(PhysAddr insn_addr, uint32_t count, uint64_t budg
   std::vector<RawInsn>& stream = streams_.emplace_back();
   stream.reserve(count);
   for (uint32_t i = 0; i < count; ++i) stream.push_back(load_insn(p + size_t(i) * Config::kInsnElemBytes));
+  if (keep_uop_loads_) {
+    uop_loads_.push_back(read_uop_loads(Isa(config_), stream, [this](uint64_t addr, size_t bytes) -> const uint8_t* {
+      return dram_.translate(addr, bytes);
+    }));
+  }
   return inner_ ? inner_->run(insn_addr, count, budget) : RunStatus::kOk;
 }
 
@@ -29,10 +34,12 @@ ErrorKind RecordingDevice::last_error_kind() const {
   return inner_ ? inner_->last_error_kind() : ErrorKind::kNone;
 }
 
-RecordedCall record_call(const Module& module, const Config& config, const InnerDeviceFactory& inner) {
+RecordedCall record_call(const Module& module, const Config& config, const InnerDeviceFactory& inner,
+                         bool keep_uop_loads) {
   Dram dram(30);
   auto device = std::make_unique<RecordingDevice>(config, dram, inner ? inner(config, dram) : nullptr);
   RecordingDevice& recorder = *device;
+  recorder.keep_uop_loads(keep_uop_loads);
   runtime::Context ctx(std::move(device), dram);
   std::vector<void*> host, handles;
   for (const Tensor& t : module.args()) {
@@ -44,7 +51,7 @@ RecordedCall record_call(const Module& module, const Config& config, const Inner
   module.call(ctx, handles);
   for (void* h : handles) ctx.release_buffer(h);
   for (void* h : host) dram.free(h);
-  return {recorder.streams(), recorder.stats()};
+  return {recorder.streams(), recorder.stats(), recorder.uop_loads()};
 }
 
 InnerDeviceFactory backend_device(std::string target) {
@@ -55,10 +62,15 @@ InnerDeviceFactory backend_device(std::string target) {
   };
 }
 
-std::vector<Timeline> estimate_timelines(const RecordedCall& call, const Config& config) {
+std::vector<Timeline> estimate_timelines(const RecordedCall& call, const Config& config,
+                                         const EstimateOptions& options) {
   const Isa isa(config);
   std::vector<Timeline> runs;
-  for (const auto& stream : call.streams) runs.push_back(estimate_timeline(isa, stream));
+  for (size_t i = 0; i < call.streams.size(); ++i) {
+    EstimateOptions o = options;
+    o.uop_loads = i < call.uop_loads.size() ? &call.uop_loads[i] : nullptr;
+    runs.push_back(estimate_timeline(isa, call.streams[i], {}, o));
+  }
   return runs;
 }
 

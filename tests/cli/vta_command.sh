@@ -64,6 +64,9 @@ grep -Eq "^.*matmul.vtam: 1 device run, estimated [0-9]+ cycles \(compute bound 
   fail "vta estimate: $(cat "$dir/est")"
 "$vta" estimate "$dir/mods/matmul.vtam" --measure tsim --json >"$dir/est"
 grep -q '"measured_on": "tsim", "measured_cycles": 138233' "$dir/est" || fail "vta estimate --measure: $(cat "$dir/est")"
+# a module's estimate of the two-instruction stage reads its micro-ops as the call loads them: the capture's figure
+"$vta" estimate "$dir/mods/conv.vtam" --compute-issue 2 --json | grep -q '"estimated_cycles": 517324,' ||
+  fail "vta estimate --compute-issue 2: $("$vta" estimate "$dir/mods/conv.vtam" --compute-issue 2 --json)"
 if "$vta" estimate "$conv" 2>"$dir/err"; then fail "estimate of a capture"; fi
 grep -q "is not a module" "$dir/err" || fail "estimate misuse not explained: $(cat "$dir/err")"
 

@@ -13,21 +13,27 @@
 namespace vta::cli {
 namespace {
 
-struct EstimateOptions {
+struct EstimateCommand {
   std::string file;
   std::string measure;
   bool json = false;
+  int compute_issue = 1;
+  bool any_disjoint = false;
 };
 
-void estimate_module(const EstimateOptions& o) {
+void estimate_module(const EstimateCommand& o) {
   const compiler::Module module = compiler::Module::load(o.file);
   const Config& config = build_config();  // Module::load refuses a module built for another one
   // the statistics (for the bounds) from the fsim, or from the backend that measures
   const std::string target = o.measure.empty() ? "fsim" : o.measure;
-  const compiler::RecordedCall call = compiler::record_call(module, config, compiler::backend_device(target));
+  const compiler::RecordedCall call =
+      compiler::record_call(module, config, compiler::backend_device(target), o.compute_issue == 2);
+  vta::EstimateOptions eo;
+  eo.compute_issue = o.compute_issue;
+  eo.banks = o.any_disjoint ? AccBanks::kAnyDisjoint : AccBanks::kHalves;
   uint64_t estimate = 0;
   std::vector<uint64_t> runs;
-  for (const Timeline& t : compiler::estimate_timelines(call, config)) {
+  for (const Timeline& t : compiler::estimate_timelines(call, config, eo)) {
     runs.push_back(t.cycles);
     estimate += t.cycles;
   }
@@ -64,7 +70,7 @@ void estimate_module(const EstimateOptions& o) {
 }  // namespace
 
 void add_estimate_command(CLI::App& app, Commands& commands) {
-  static EstimateOptions o;
+  static EstimateCommand o;
   CLI::App* e = app.add_subcommand(
       "estimate", "estimate the cycles of a built module from its instruction streams, beside its bounds");
   e->add_option("file", o.file, "a module (vta-module JSON, Module::save)")->required()->check(CLI::ExistingFile);
@@ -77,6 +83,12 @@ void add_estimate_command(CLI::App& app, Commands& commands) {
           },
           "CLOCKED TARGET"));
   e->add_flag("--json", o.json, "as one JSON object");
+  e->add_option("--compute-issue", o.compute_issue,
+                "2 estimates a compute stage that runs an ALU instruction or a load beside a GEMM (issue 67, "
+                "vta/driver/compute_issue.h; not in the RTL yet, so --measure measures the stage that is)")
+      ->check(CLI::IsMember({1, 2}));
+  e->add_flag("--any-disjoint", o.any_disjoint,
+              "with --compute-issue 2: any two disjoint accumulator footprints overlap (a bound, docs/TIMELINE.md)");
   e->footer(
       "The estimate is compiler::estimate_cycles (the fsim's order, the token rules, bus and latency costs); the\n"
       "bounds come from the statistics of a run on the fsim (zero-filled inputs).\n"

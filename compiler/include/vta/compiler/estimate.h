@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,12 +40,18 @@ class RecordingDevice final : public Device {
 
   /// The streams of the runs so far, one per run, in order.
   const std::vector<std::vector<RawInsn>>& streams() const { return streams_; }
+  /// The micro-ops each run's LOAD UOP instructions found in memory (read_uop_loads), one map per
+  /// run, when made with keep_uop_loads.
+  const std::vector<std::map<size_t, std::vector<uint32_t>>>& uop_loads() const { return uop_loads_; }
+  void keep_uop_loads(bool keep) { keep_uop_loads_ = keep; }
 
  private:
   Config config_;
   const Dram& dram_;
   std::unique_ptr<Device> inner_;
   std::vector<std::vector<RawInsn>> streams_;
+  bool keep_uop_loads_ = false;
+  std::vector<std::map<size_t, std::vector<uint32_t>>> uop_loads_;
   Stats stats_;
   std::string error_;
 };
@@ -53,6 +60,8 @@ class RecordingDevice final : public Device {
 struct RecordedCall {
   std::vector<std::vector<RawInsn>> streams;  ///< one per device run (each VTASynchronize)
   Stats stats;                                ///< the inner device's counters (zero without one)
+  /// Per run, the micro-ops its LOAD UOP instructions wrote (with keep_uop_loads; else empty).
+  std::vector<std::map<size_t, std::vector<uint32_t>>> uop_loads;
 };
 
 /// Makes the device a recorded call passes its runs on to, over the call's scratch memory.
@@ -61,12 +70,16 @@ using InnerDeviceFactory = std::function<std::unique_ptr<Device>(const Config&, 
 InnerDeviceFactory backend_device(std::string target);
 
 /// Calls `module` once on scratch memory (every argument zero-filled) with a runtime of its own over a
-/// RecordingDevice (passing the runs on to `inner`'s device when given). Throws RuntimeError as
-/// Module::call does.
-RecordedCall record_call(const Module& module, const Config& config, const InnerDeviceFactory& inner = nullptr);
+/// RecordingDevice (passing the runs on to `inner`'s device when given), keeping the micro-ops of its
+/// loads when `keep_uop_loads` (for an estimate with EstimateOptions::compute_issue 2). Throws
+/// RuntimeError as Module::call does.
+RecordedCall record_call(const Module& module, const Config& config, const InnerDeviceFactory& inner = nullptr,
+                         bool keep_uop_loads = false);
 
-/// The timeline estimate of each run of a recorded call (Timeline::estimated set).
-std::vector<Timeline> estimate_timelines(const RecordedCall& call, const Config& config);
+/// The timeline estimate of each run of a recorded call (Timeline::estimated set), with `options`
+/// (their uop_loads taken from the call's, per run).
+std::vector<Timeline> estimate_timelines(const RecordedCall& call, const Config& config,
+                                         const EstimateOptions& options = {});
 /// The same for one call of `module`, recorded on a device that runs nothing.
 std::vector<Timeline> estimate_timelines(const Module& module, const Config& config);
 
