@@ -28,8 +28,18 @@ const char* to_string(Activity a) {
 }
 
 uint64_t Timeline::total(int lane, Activity a) const {
-  uint64_t n = 0;
-  for (const auto& i : intervals) n += (i.lane == lane && i.activity == a) ? i.end - i.begin : 0;
+  // the cycles covered (a two-instruction compute stage's intervals overlap: a cycle counts once)
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
+  for (const auto& i : intervals) {
+    if (i.lane == lane && i.activity == a && i.end > i.begin) spans.emplace_back(i.begin, i.end);
+  }
+  std::sort(spans.begin(), spans.end());
+  uint64_t n = 0, covered_to = 0;
+  for (const auto& [begin, end] : spans) {
+    const uint64_t from = std::max(begin, covered_to);
+    if (end > from) n += end - from;
+    covered_to = std::max(covered_to, end);
+  }
   return n;
 }
 
@@ -59,14 +69,16 @@ std::vector<std::string> instruction_names(const Isa& isa, const std::vector<Raw
 
 std::string Timeline::to_trace_json() const {
   json events = json::array();
-  for (int lane = 0; lane < kLanes; ++lane) {
-    events.push_back({{"name", "thread_name"},
-                      {"ph", "M"},
-                      {"pid", 1},
-                      {"tid", lane},
-                      {"args", {{"name", to_string(kStageOrder[lane])}}}});
+  // one track per stage, and one for a two-instruction compute stage's second slot, below compute's
+  const int second_slot = kLanes;
+  auto track = [&](int tid, const std::string& name, int sort) {
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", tid}, {"args", {{"name", name}}}});
     events.push_back(
-        {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", lane}, {"args", {{"sort_index", lane}}}});
+        {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 1}, {"tid", tid}, {"args", {{"sort_index", sort}}}});
+  };
+  for (int lane = 0; lane < kLanes; ++lane) track(lane, to_string(kStageOrder[lane]), 2 * lane);
+  if (std::any_of(intervals.begin(), intervals.end(), [](const auto& i) { return i.slot != 0; })) {
+    track(second_slot, "compute (beside the GEMMs)", 3);
   }
   events.push_back(
       {{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", title.empty() ? "vta" : title}}}});
@@ -82,7 +94,7 @@ std::string Timeline::to_trace_json() const {
                       {"cat", to_string(i.activity)},
                       {"ph", "X"},
                       {"pid", 1},
-                      {"tid", i.lane},
+                      {"tid", i.slot != 0 ? second_slot : i.lane},
                       {"ts", double(i.begin) * us},
                       {"dur", double(i.end - i.begin) * us},
                       {"args", {{"insn", i.insn}, {"cycles", i.end - i.begin}, {"first_cycle", i.begin}}}});
@@ -235,18 +247,21 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
       if (const auto q = token_queue(stage, f); has(deps, f) && q) ++popped[size_t(*q)];
     }
     const bool dual_compute = dual && best == kComputeLane;
+    // (the second slot's intervals on a track of their own)
+    const uint8_t slot_track =
+        dual_compute && compute_footprint(isa, raw, uop_table).slot == ComputeFootprint::Slot::kA ? 1 : 0;
     if (best_start > free_at[size_t(best)] && !dual_compute) {
       t.intervals.push_back({best, Activity::kToken, free_at[size_t(best)], best_start, long(idx)});
     }
     if (Isa::opcode_of(raw) == uint8_t(Opcode::kLoad) && beats(raw) > 0) {
       if (read_free_at > best_start) {
-        t.intervals.push_back({best, Activity::kMemory, best_start, read_free_at, long(idx)});
+        t.intervals.push_back({best, Activity::kMemory, best_start, read_free_at, long(idx), slot_track});
         best_start = read_free_at;
       }
       read_free_at = best_start + beats(raw);
     }
     uint64_t end = best_start + cost(raw);
-    t.intervals.push_back({best, Activity::kBusy, best_start, end, long(idx)});
+    t.intervals.push_back({best, Activity::kBusy, best_start, end, long(idx), slot_track});
     if (dual_compute) {
       const ComputeFootprint f = compute_footprint(isa, raw, uop_table);
       if (f.slot == ComputeFootprint::Slot::kAlone) {

@@ -145,7 +145,10 @@ TEST(ComputeIssue, TheEstimateOverlapsWhatTheRuleAllows) {
     one.uop_loads = two.uop_loads = &uops;
     two.compute_issue = 2;
     EXPECT_EQ(estimate_timeline(isa, p.insns(), {}, one).cycles, 216u);
-    EXPECT_EQ(estimate_timeline(isa, p.insns(), {}, two).cycles, alu_dst == half ? 133u : 183u) << alu_dst;
+    const Timeline t = estimate_timeline(isa, p.insns(), {}, two);
+    EXPECT_EQ(t.cycles, alu_dst == half ? 133u : 183u) << alu_dst;
+    // the compute stage's busy cycles count a cycle of two instructions once (216 as a sum)
+    EXPECT_EQ(t.total(1, Activity::kBusy), alu_dst == half ? 133u : 183u) << alu_dst;
     two.banks = AccBanks::kAnyDisjoint;
     EXPECT_EQ(estimate_timeline(isa, p.insns(), {}, two).cycles, 133u) << alu_dst;
     // without the micro-ops the footprints are unknown: only the load overlaps
@@ -176,13 +179,20 @@ TEST(ComputeIssue, AYoungerInstructionsTokensWaitForTheOlder) {
   uint64_t gemm_end = 0, alu_begin = 0, store_begin = 0;
   for (const TimelineInterval& i : t.intervals) {
     if (i.activity != Activity::kBusy) continue;
-    if (i.insn == 2) gemm_end = i.end;
-    if (i.insn == 3) alu_begin = i.begin;
+    if (i.insn == 2) {
+      gemm_end = i.end;
+      EXPECT_EQ(i.slot, 0);
+    }
+    if (i.insn == 3) {
+      alu_begin = i.begin;
+      EXPECT_EQ(i.slot, 1);  // the second slot's track
+    }
     if (i.insn == 4) store_begin = i.begin;
   }
   EXPECT_EQ(gemm_end, 133u);
   EXPECT_EQ(alu_begin, 66u);  // beside the GEMM, after its own micro-ops' load
   EXPECT_EQ(store_begin, 133u);
+  EXPECT_NE(t.to_trace_json().find("compute (beside the GEMMs)"), std::string::npos);
 }
 
 }  // namespace

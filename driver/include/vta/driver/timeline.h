@@ -34,6 +34,9 @@ struct TimelineInterval {
   uint64_t begin = 0;  ///< first cycle
   uint64_t end = 0;    ///< first cycle after
   long insn = -1;      ///< index in the stream of the instruction concerned
+  /// 0; 1 for the second slot of a two-instruction compute stage (EstimateOptions::compute_issue 2:
+  /// what runs beside the GEMMs), which the trace shows on a track of its own
+  uint8_t slot = 0;
 };
 
 struct Timeline {
@@ -48,7 +51,7 @@ struct Timeline {
   /// when the maker of the timeline knows them; the SVG adds it to each stage's totals.
   std::optional<std::array<double, kLanes>> energy_pj;
 
-  /// Cycles of `lane` spent in `a`.
+  /// Cycles of `lane` spent in `a` (a cycle in two overlapping intervals counted once).
   uint64_t total(int lane, Activity a) const;
   /// Chrome/Perfetto trace-event JSON: one thread per stage, one complete event per interval.
   std::string to_trace_json() const;
@@ -61,8 +64,8 @@ std::vector<std::string> instruction_names(const Isa& isa, const std::vector<Raw
 struct EstimateOptions {
   /// 1: one instruction at a time, as the RTL runs them; 2: the compute stage of
   /// vta/driver/compute_issue.h (issue 67), which the RTL does not have yet: an estimate of what it
-  /// would give (the compute lane's intervals of its two slots then overlap, and its waits for tokens
-  /// are not drawn).
+  /// would give (the second slot's intervals then have TimelineInterval::slot 1 and overlap the
+  /// GEMMs', and the compute stage's waits for tokens are not drawn).
   int compute_issue = 1;
   /// With compute_issue 2: which footprints may overlap (compute_issue.h).
   AccBanks banks = AccBanks::kHalves;
