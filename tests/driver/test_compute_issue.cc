@@ -18,6 +18,7 @@ using test::push_next;
 
 std::vector<uint32_t> words(const Isa& isa, const std::vector<Uop>& uops) {
   std::vector<uint32_t> w;
+  w.reserve(uops.size());
   for (const Uop& u : uops) w.push_back(isa.encode(u));
   return w;
 }
