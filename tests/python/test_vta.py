@@ -523,6 +523,13 @@ class Observability(unittest.TestCase):
         self.assertIn("<svg", vta.timelines_to_svg(timelines))
         with self.assertRaises(ValueError):
             timelines[0].busy("fetch")
+        # the two-instruction compute stage (docs/TIMELINE.md): never slower, and a bound below it
+        two = sum(t.cycles for t in vta.estimate_timelines(f, compute_issue=2))
+        bound = sum(t.cycles for t in vta.estimate_timelines(f, compute_issue=2, any_disjoint=True))
+        self.assertLessEqual(bound, two)
+        self.assertLessEqual(two, 138280)
+        with self.assertRaises(ValueError):
+            vta.estimate_timelines(f, compute_issue=3)
 
     def test_a_captured_run_replays_on_another_backend(self):
         with tempfile.TemporaryDirectory() as d:
