@@ -127,7 +127,9 @@ std::map<size_t, std::vector<uint32_t>> read_uop_loads(
     const MemInsn m = isa.decode_mem(insns[i]);
     if (m.memory_type != uint8_t(MemId::kUop) || m.x_size == 0) continue;
     const uint32_t cols = m.x_pad_0 + m.x_size + m.x_pad_1;
-    std::vector<uint32_t> words(size_t(cols) * (m.y_pad_0 + m.y_size + m.y_pad_1), 0);
+    const uint64_t n = uint64_t(cols) * (m.y_pad_0 + m.y_size + m.y_pad_1);
+    if (n > sram_depth(isa.config(), MemId::kUop)) continue;  // past the buffer: the run stops there
+    std::vector<uint32_t> words(n, 0);
     bool known = true;
     for (uint32_t r = 0; r < m.y_size && known; ++r) {
       const uint64_t at = (uint64_t(m.dram_base) + uint64_t(r) * m.x_stride) * Config::kUopElemBytes;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "test_util.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/compute_issue.h"
@@ -194,6 +196,30 @@ TEST(ComputeIssue, AYoungerInstructionsTokensWaitForTheOlder) {
   EXPECT_EQ(alu_begin, 66u);  // beside the GEMM, after its own micro-ops' load
   EXPECT_EQ(store_begin, 133u);
   EXPECT_NE(t.to_trace_json().find("compute (beside the GEMMs)"), std::string::npos);
+}
+
+// Streams of random instruction words (most of them invalid) are estimated in both modes without a
+// crash or an unbounded allocation, the micro-op loads read from a memory that answers every address.
+TEST(ComputeIssue, RandomWordsAreEstimatedInBothModes) {
+  const Config& c = build_config();
+  const Isa isa(c);
+  std::mt19937_64 rng(67);
+  const std::vector<uint8_t> memory(size_t(1) << 16, 0x5a);
+  auto read = [&](uint64_t, size_t bytes) { return bytes <= memory.size() ? memory.data() : nullptr; };
+  for (int program = 0; program < 300; ++program) {
+    std::vector<RawInsn> insns(64);
+    for (RawInsn& r : insns) r = {rng(), rng()};
+    const auto uops = read_uop_loads(isa, insns, read);
+    for (const auto& [index, words] : uops) EXPECT_LE(words.size(), sram_depth(c, MemId::kUop)) << index;
+    EstimateOptions two;
+    two.compute_issue = 2;
+    two.uop_loads = &uops;
+    const Timeline a = estimate_timeline(isa, insns, {}, two);
+    const Timeline b = estimate_timeline(isa, insns);
+    for (const Timeline* t : {&a, &b}) {
+      for (const TimelineInterval& i : t->intervals) EXPECT_LE(i.end, t->cycles);
+    }
+  }
 }
 
 }  // namespace
