@@ -115,9 +115,9 @@ bool independent(const Config& config, const ComputeFootprint& a, const ComputeF
   if (!x.known) return false;
   if (x.acc.empty()) return !x.uops.overlaps(g.uops);  // a micro-op load: not the GEMM's micro-ops
   if (!g.known) return false;
+  if (banks == AccBanks::kAnyDisjoint) return !g.acc.overlaps(x.acc) && !g.acc.overlaps(x.acc_src);
   const uint64_t half = sram_depth(config, MemId::kAcc) / 2;
   auto bank = [&](const IndexRange& r) -> int { return r.hi < half ? 0 : r.lo >= half ? 1 : -1; };
-  if (banks == AccBanks::kAnyDisjoint) return !g.acc.overlaps(x.acc) && !g.acc.overlaps(x.acc_src);
   // the half all of a footprint's ranges lie in (-1: none)
   auto half_of = [&](const ComputeFootprint& f) {
     const int h = bank(f.acc);

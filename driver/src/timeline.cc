@@ -215,6 +215,12 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
   // load's have passed (the memory engine serves one load at a time)
   uint64_t read_free_at = 0;
   for (;;) {
+    // the footprint of the compute stage's head (vta/driver/compute_issue.h), once per step: the same for
+    // its start below and, when it is the one that starts, for its slot
+    ComputeFootprint head;
+    if (dual && !queue[size_t(kComputeLane)].empty()) {
+      head = compute_footprint(isa, insns[queue[size_t(kComputeLane)].front()], uop_table);
+    }
     int best = -1;
     uint64_t best_start = UINT64_MAX;
     for (int lane = 0; lane < Timeline::kLanes; ++lane) {
@@ -236,7 +242,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
         }
         start = std::max(start, p[popped[size_t(*q)]]);
       }
-      if (ready && dual && lane == kComputeLane) start = dual_start(compute_footprint(isa, raw, uop_table), start);
+      if (ready && dual && lane == kComputeLane) start = dual_start(head, start);
       if (ready && start < best_start) best = lane, best_start = start;
     }
     if (best < 0) break;  // done, or a deadlock: nothing more can start
@@ -250,8 +256,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     }
     const bool dual_compute = dual && best == kComputeLane;
     // (the second slot's intervals on a track of their own)
-    const uint8_t slot_track =
-        dual_compute && compute_footprint(isa, raw, uop_table).slot == ComputeFootprint::Slot::kA ? 1 : 0;
+    const uint8_t slot_track = dual_compute && head.slot == ComputeFootprint::Slot::kA ? 1 : 0;
     if (best_start > free_at[size_t(best)] && !dual_compute) {
       t.intervals.push_back({best, Activity::kToken, free_at[size_t(best)], best_start, long(idx)});
     }
@@ -265,7 +270,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     uint64_t end = best_start + cost(raw);
     t.intervals.push_back({best, Activity::kBusy, best_start, end, long(idx), slot_track});
     if (dual_compute) {
-      const ComputeFootprint f = compute_footprint(isa, raw, uop_table);
+      const ComputeFootprint& f = head;
       if (f.slot == ComputeFootprint::Slot::kAlone) {
         slots[0].busy_until = slots[1].busy_until = end;
         slots[0].footprint = slots[1].footprint = f;
@@ -284,8 +289,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
           if (options.uop_loads != nullptr && options.uop_loads->count(idx) != 0) {
             uop_table.on_load(isa, m.sram_base, options.uop_loads->at(idx));
           } else {
-            uop_table.invalidate(m.sram_base, uint64_t(m.sram_base) + uint64_t(m.x_pad_0 + m.x_size + m.x_pad_1) *
-                                                                          (m.y_pad_0 + m.y_size + m.y_pad_1));
+            uop_table.invalidate(f.uops.lo, f.uops.hi + 1);  // the micro-ops it writes (its footprint)
           }
         }
       }
