@@ -337,11 +337,9 @@ module vta_gemm
   `VTA_COVER(ResetMicroOp, s1_valid_q && reset_q)
   `VTA_COVER(AccumulateMicroOp, s1_valid_q && !reset_q)
   `VTA_COVER(IndexOutOfRange, bad_index)
-  // (the covers ask forward_source again rather than reading a signal of its choice: a named signal
-  // made abc map the netlist differently, 106.6 -> 100.0 MHz on 2026-11-30; covers are not synthesized)
-`define VTA_GEMM_FROM forward_source(s4_addr_q, s5_valid_q, s5_addr_q, s6_valid_q, s6_addr_q, s7_valid_q, s7_addr_q)
-  `VTA_COVER(ForwardedFromWriting, s4_valid_q && !reset_q && `VTA_GEMM_FROM == FromWriting)
-  `VTA_COVER(ForwardedFromWritten1, s4_valid_q && !reset_q && `VTA_GEMM_FROM == FromWritten1)
-  `VTA_COVER(ForwardedFromWritten2, s4_valid_q && !reset_q && `VTA_GEMM_FROM == FromWritten2)
-`undef VTA_GEMM_FROM
+  `VTA_COVER(ForwardedFromWriting, s4_valid_q && !reset_q && s5_valid_q && s5_addr_q == s4_addr_q)
+  `VTA_COVER(ForwardedFromWritten1, s4_valid_q && !reset_q && s6_valid_q && s6_addr_q == s4_addr_q &&
+                                    !(s5_valid_q && s5_addr_q == s4_addr_q))
+  `VTA_COVER(ForwardedFromWritten2, s4_valid_q && !reset_q && s7_valid_q && s7_addr_q == s4_addr_q &&
+                                    !(s5_valid_q && s5_addr_q == s4_addr_q) && !(s6_valid_q && s6_addr_q == s4_addr_q))
 endmodule : vta_gemm
