@@ -25,8 +25,17 @@ void UopLoadTable::on_load(const Isa& isa, uint32_t sram_base, std::span<const u
     fresh.span.dst = fresh.span.dst.merged({u.dst, u.dst});
     fresh.span.src = fresh.span.src.merged({u.src, u.src});
   }
-  entries_[size_t(next_)] = fresh;
-  next_ = (next_ + 1) % kEntries;
+  fresh.last_use = ++clock_;
+  // an invalid entry (never used, or overwritten), else the one unused the longest
+  Entry* slot = &entries_[0];
+  for (Entry& e : entries_) {
+    if (!e.valid) {
+      slot = &e;
+      break;
+    }
+    if (e.last_use < slot->last_use) slot = &e;
+  }
+  *slot = fresh;
 }
 
 void UopLoadTable::invalidate(uint64_t base, uint64_t end) {
@@ -35,9 +44,12 @@ void UopLoadTable::invalidate(uint64_t base, uint64_t end) {
   }
 }
 
-std::optional<UopLoadTable::Span> UopLoadTable::find(uint32_t bgn, uint32_t end) const {
-  for (const Entry& e : entries_) {
-    if (e.valid && e.base <= bgn && end <= e.end) return e.span;
+std::optional<UopLoadTable::Span> UopLoadTable::find(uint32_t bgn, uint32_t end) {
+  for (Entry& e : entries_) {
+    if (e.valid && e.base <= bgn && end <= e.end) {
+      e.last_use = ++clock_;
+      return e.span;
+    }
   }
   return std::nullopt;
 }
@@ -60,7 +72,7 @@ IndexRange load_reach(const MemInsn& m) {
 
 }  // namespace
 
-ComputeFootprint compute_footprint(const Isa& isa, const RawInsn& raw, const UopLoadTable& table) {
+ComputeFootprint compute_footprint(const Isa& isa, const RawInsn& raw, UopLoadTable& table) {
   const Config& c = isa.config();
   const uint64_t acc_depth = sram_depth(c, MemId::kAcc);
   ComputeFootprint f;
@@ -107,14 +119,48 @@ ComputeFootprint compute_footprint(const Isa& isa, const RawInsn& raw, const Uop
   return f;  // FINISH and anything else: alone
 }
 
+std::vector<ComputeFootprint> compute_footprints(
+    const Isa& isa, const std::vector<RawInsn>& insns,
+    const std::function<const std::vector<uint32_t>*(size_t index)>& uop_words) {
+  std::vector<ComputeFootprint> fps(insns.size());
+  UopLoadTable table;
+  for (size_t i = 0; i < insns.size(); ++i) {
+    if (stage_of(insns[i]) != Stage::kCompute) continue;
+    const ComputeFootprint& f = fps[i] = compute_footprint(isa, insns[i], table);
+    if (Isa::opcode_of(insns[i]) != uint8_t(Opcode::kLoad) || f.uops.empty()) continue;
+    const MemInsn m = isa.decode_mem(insns[i]);
+    if (m.memory_type != uint8_t(MemId::kUop)) continue;
+    if (const std::vector<uint32_t>* words = uop_words(i); words != nullptr) {
+      table.on_load(isa, m.sram_base, *words);
+    } else {
+      table.invalidate(f.uops.lo, f.uops.hi + 1);
+    }
+  }
+  return fps;
+}
+
+bool relies_on_pops(const RawInsn& younger, const ComputeFootprint& f, const RawInsn& older) {
+  const DepFlags y = Isa::deps_of(younger), o = Isa::deps_of(older);
+  // each queue's tokens in program order
+  if ((has(y, DepFlag::kPopPrev) && has(o, DepFlag::kPopPrev)) ||
+      (has(y, DepFlag::kPopNext) && has(o, DepFlag::kPopNext))) {
+    return true;
+  }
+  // a token from the load stage: its input and weight buffers, which only GEMMs read
+  if (has(o, DepFlag::kPopPrev) && Isa::opcode_of(younger) == uint8_t(Opcode::kGemm)) return true;
+  // a token from the store stage: the accumulator it has read, which everything but a LOAD UOP writes
+  return has(o, DepFlag::kPopNext) && !(f.known && f.acc.empty() && f.acc_src.empty());
+}
+
 bool independent(const Config& config, const ComputeFootprint& a, const ComputeFootprint& b, AccBanks banks) {
   using Slot = ComputeFootprint::Slot;
   if (a.slot == Slot::kAlone || b.slot == Slot::kAlone || a.slot == b.slot) return false;
+  // a micro-op load (no accumulator footprint): not the other's micro-ops (known from its fields)
+  auto uop_load = [](const ComputeFootprint& f) { return f.known && f.acc.empty() && f.acc_src.empty(); };
+  if (uop_load(a) || uop_load(b)) return !a.uops.overlaps(b.uops);
+  if (!a.known || !b.known) return false;
   const ComputeFootprint& g = a.slot == Slot::kG ? a : b;
   const ComputeFootprint& x = a.slot == Slot::kG ? b : a;
-  if (!x.known) return false;
-  if (x.acc.empty()) return !x.uops.overlaps(g.uops);  // a micro-op load: not the GEMM's micro-ops
-  if (!g.known) return false;
   if (banks == AccBanks::kAnyDisjoint) return !g.acc.overlaps(x.acc) && !g.acc.overlaps(x.acc_src);
   const uint64_t half = sram_depth(config, MemId::kAcc) / 2;
   auto bank = [&](const IndexRange& r) -> int { return r.hi < half ? 0 : r.lo >= half ? 1 : -1; };

@@ -150,6 +150,10 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     throw std::invalid_argument("estimate_timeline: compute_issue is " + std::to_string(options.compute_issue) +
                                 " (1: one instruction at a time, 2: two, vta/driver/compute_issue.h)");
   }
+  if (options.window < 1 || options.window > 64 || (options.window > 1 && options.compute_issue != 2)) {
+    throw std::invalid_argument("estimate_timeline: window is " + std::to_string(options.window) +
+                                " (1 to 64, and above 1 only with compute_issue 2)");
+  }
   const Config& c = isa.config();
   Timeline t;
   t.estimated = true;
@@ -188,66 +192,137 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     pushes[size_t(q)].assign(tokens[q], 0);  // there from the start
   }
   std::array<uint64_t, Timeline::kLanes> free_at{};
+  // the earliest cycle instruction i's popped tokens are all there (nothing when one is not pushed yet)
+  auto tokens_at = [&](size_t i) -> std::optional<uint64_t> {
+    const Stage stage = stage_of(insns[i]);
+    const DepFlags deps = Isa::deps_of(insns[i]);
+    uint64_t at = 0;
+    for (DepFlag f : {DepFlag::kPopPrev, DepFlag::kPopNext}) {
+      if (!has(deps, f)) continue;
+      const auto q = token_queue(stage, f);
+      if (!q) continue;
+      const auto& p = pushes[size_t(*q)];
+      if (popped[size_t(*q)] >= p.size()) return std::nullopt;
+      at = std::max(at, p[popped[size_t(*q)]]);
+    }
+    return at;
+  };
+
   // compute_issue 2 (vta/driver/compute_issue.h): the slots G and A, each busy until its instruction
-  // completes (a younger instruction's completion held until the older's), with that instruction's
-  // footprint; instructions leave the queue in order (issue times never decrease)
+  // ends, with that instruction's footprint; the footprints as dispatched in program order
   const bool dual = options.compute_issue == 2;
+  const size_t window = options.window;
   constexpr int kComputeLane = 1;
-  struct Slot {
+  using Slot = ComputeFootprint::Slot;
+  struct Running {
     uint64_t busy_until = 0;
     ComputeFootprint footprint;
   };
-  std::array<Slot, 2> slots{};
+  std::array<Running, 2> slots{};
   uint64_t last_issue = 0;
-  UopLoadTable uop_table;
-  auto slot_index = [](ComputeFootprint::Slot s) { return s == ComputeFootprint::Slot::kG ? 0 : 1; };
-  // the earliest cycle the compute stage's head may start at, its tokens there from `ready`
+  std::vector<ComputeFootprint> fps;
+  if (dual) {
+    fps = compute_footprints(isa, insns, [&](size_t i) -> const std::vector<uint32_t>* {
+      if (options.uop_loads == nullptr) return nullptr;
+      const auto it = options.uop_loads->find(i);
+      return it == options.uop_loads->end() ? nullptr : &it->second;
+    });
+  }
+  auto slot_index = [](Slot s) { return s == Slot::kG ? 0 : 1; };
+  // the earliest cycle a compute instruction with footprint f may start at, its tokens there at `ready`
   auto dual_start = [&](const ComputeFootprint& f, uint64_t ready) {
     uint64_t start = std::max(ready, last_issue);
-    if (f.slot == ComputeFootprint::Slot::kAlone) return std::max({start, slots[0].busy_until, slots[1].busy_until});
-    const Slot& own = slots[size_t(slot_index(f.slot))];
-    const Slot& other = slots[size_t(1 - slot_index(f.slot))];
-    start = std::max(start, own.busy_until);
+    if (f.slot == Slot::kAlone) return std::max({start, slots[0].busy_until, slots[1].busy_until});
+    const Running& other = slots[size_t(1 - slot_index(f.slot))];
+    start = std::max(start, slots[size_t(slot_index(f.slot))].busy_until);
     if (other.busy_until > start && !independent(c, f, other.footprint, options.banks)) start = other.busy_until;
     return start;
   };
+  // rule 2: the position in the compute queue of the instruction that may start before the head (0: none)
+  auto passer = [&]() -> size_t {
+    const auto& q = queue[size_t(kComputeLane)];
+    if (!dual || window <= 1 || q.empty()) return 0;
+    const Slot head = fps[q.front()].slot;
+    for (size_t k = 1; k < std::min(window, q.size()); ++k) {
+      if (fps[q[k - 1]].slot == Slot::kAlone) return 0;
+      const ComputeFootprint& f = fps[q[k]];
+      if (f.slot == head) continue;
+      for (size_t j = 0; j < k; ++j) {
+        if (!independent(c, f, fps[q[j]], options.banks) || relies_on_pops(insns[q[k]], f, insns[q[j]])) return 0;
+      }
+      return k;
+    }
+    return 0;
+  };
+  // rule 3: the compute stage's pushes, each queue's in program order, released when their time is
+  // known: a push to the load stage once its instruction started and every GEMM up to it ended; any
+  // other once its instruction and every older one ended
+  struct ComputeInsn {
+    bool started = false;
+    uint64_t start = 0, end = 0;
+    uint64_t ends_to_here = 0;  // the latest end of it and every older one (once all started)
+    size_t gemms_to_here = 0;   // GEMMs up to and including it
+  };
+  std::vector<ComputeInsn> program;
+  std::vector<size_t> position(insns.size());
+  std::array<std::vector<size_t>, 4> push_order;  // positions in `program` pushing to each queue
+  std::array<size_t, 4> pushed{};
+  std::vector<uint64_t> gemm_ends;  // in program order (G runs them in order)
+  size_t all_started = 0;           // program[0, all_started) have started
+  if (dual) {
+    for (size_t i = 0; i < insns.size(); ++i) {
+      if (stage_of(insns[i]) != Stage::kCompute) continue;
+      const size_t gemms = (program.empty() ? 0 : program.back().gemms_to_here) +
+                           (Isa::opcode_of(insns[i]) == uint8_t(Opcode::kGemm) ? 1 : 0);
+      position[i] = program.size();
+      for (DepFlag f : {DepFlag::kPushPrev, DepFlag::kPushNext}) {
+        if (const auto q = token_queue(Stage::kCompute, f); has(Isa::deps_of(insns[i]), f) && q) {
+          push_order[size_t(*q)].push_back(program.size());
+        }
+      }
+      program.push_back({false, 0, 0, 0, gemms});
+    }
+  }
+  auto release_pushes = [&] {
+    for (size_t q = 0; q < push_order.size(); ++q) {
+      for (; pushed[q] < push_order[q].size(); ++pushed[q]) {
+        const ComputeInsn& x = program[push_order[q][pushed[q]]];
+        if (q == size_t(TokenQueue::kG2L)) {
+          if (!x.started || gemm_ends.size() < x.gemms_to_here) break;
+          pushes[q].push_back(std::max(x.start, x.gemms_to_here == 0 ? 0 : gemm_ends[x.gemms_to_here - 1]));
+        } else {
+          if (push_order[q][pushed[q]] >= all_started) break;
+          pushes[q].push_back(x.ends_to_here);
+        }
+      }
+    }
+  };
+
   // loads of both stages share the memory's read channel: a load's beats start when the previous
   // load's have passed (the memory engine serves one load at a time)
   uint64_t read_free_at = 0;
   for (;;) {
-    // the footprint of the compute stage's head (vta/driver/compute_issue.h), once per step: the same for
-    // its start below and, when it is the one that starts, for its slot
-    ComputeFootprint head;
-    if (dual && !queue[size_t(kComputeLane)].empty()) {
-      head = compute_footprint(isa, insns[queue[size_t(kComputeLane)].front()], uop_table);
-    }
     int best = -1;
+    size_t best_pos = 0;  // the compute queue's head, or the instruction passing it (rule 2)
     uint64_t best_start = UINT64_MAX;
     for (int lane = 0; lane < Timeline::kLanes; ++lane) {
       if (queue[size_t(lane)].empty()) continue;
-      const RawInsn raw = insns[queue[size_t(lane)].front()];
-      const Stage stage = stage_of(raw);
-      const DepFlags deps = Isa::deps_of(raw);
-      // (the dual compute stage's slots decide its start below, from its tokens' times)
-      uint64_t start = dual && lane == kComputeLane ? 0 : free_at[size_t(lane)];
-      bool ready = true;
-      for (DepFlag f : {DepFlag::kPopPrev, DepFlag::kPopNext}) {
-        if (!has(deps, f)) continue;
-        const auto q = token_queue(stage, f);
-        if (!q) continue;
-        const auto& p = pushes[size_t(*q)];
-        if (popped[size_t(*q)] >= p.size()) {
-          ready = false;
-          break;
-        }
-        start = std::max(start, p[popped[size_t(*q)]]);
+      const bool dual_lane = dual && lane == kComputeLane;
+      const size_t pass = dual_lane ? passer() : 0;
+      for (const size_t pos : {size_t{0}, pass}) {
+        const size_t i = queue[size_t(lane)][pos];
+        const std::optional<uint64_t> ready = tokens_at(i);
+        if (!ready) continue;
+        // (the dual compute stage's slots decide its start, from its tokens' times)
+        const uint64_t start = dual_lane ? dual_start(fps[i], *ready) : std::max(*ready, free_at[size_t(lane)]);
+        if (start < best_start) best = lane, best_start = start, best_pos = pos;
+        if (pass == 0) break;
       }
-      if (ready && dual && lane == kComputeLane) start = dual_start(head, start);
-      if (ready && start < best_start) best = lane, best_start = start;
     }
     if (best < 0) break;  // done, or a deadlock: nothing more can start
-    const size_t idx = queue[size_t(best)].front();
-    queue[size_t(best)].pop_front();
+    auto& lane_queue = queue[size_t(best)];
+    const size_t idx = lane_queue[best_pos];
+    lane_queue.erase(lane_queue.begin() + std::ptrdiff_t(best_pos));
     const RawInsn raw = insns[idx];
     const Stage stage = stage_of(raw);
     const DepFlags deps = Isa::deps_of(raw);
@@ -256,7 +331,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     }
     const bool dual_compute = dual && best == kComputeLane;
     // (the second slot's intervals on a track of their own)
-    const uint8_t slot_track = dual_compute && head.slot == ComputeFootprint::Slot::kA ? 1 : 0;
+    const uint8_t slot_track = dual_compute && fps[idx].slot == Slot::kA ? 1 : 0;
     if (best_start > free_at[size_t(best)] && !dual_compute) {
       t.intervals.push_back({best, Activity::kToken, free_at[size_t(best)], best_start, long(idx)});
     }
@@ -267,38 +342,31 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
       }
       read_free_at = best_start + beats(raw);
     }
-    uint64_t end = best_start + cost(raw);
+    const uint64_t end = best_start + cost(raw);
     t.intervals.push_back({best, Activity::kBusy, best_start, end, long(idx), slot_track});
-    if (dual_compute) {
-      const ComputeFootprint& f = head;
-      if (f.slot == ComputeFootprint::Slot::kAlone) {
-        slots[0].busy_until = slots[1].busy_until = end;
-        slots[0].footprint = slots[1].footprint = f;
-      } else {
-        // one that pushes tokens completes after the older one (rule 2)
-        const uint64_t older = slots[size_t(1 - slot_index(f.slot))].busy_until;
-        if (older > best_start && (has(deps, DepFlag::kPushPrev) || has(deps, DepFlag::kPushNext))) {
-          end = std::max(end, older);
-        }
-        slots[size_t(slot_index(f.slot))] = {end, f};
-      }
-      last_issue = best_start;
-      if (Isa::opcode_of(raw) == uint8_t(Opcode::kLoad)) {
-        const MemInsn m = isa.decode_mem(raw);
-        if (m.memory_type == uint8_t(MemId::kUop) && m.x_size > 0) {
-          if (options.uop_loads != nullptr && options.uop_loads->count(idx) != 0) {
-            uop_table.on_load(isa, m.sram_base, options.uop_loads->at(idx));
-          } else {
-            uop_table.invalidate(f.uops.lo, f.uops.hi + 1);  // the micro-ops it writes (its footprint)
-          }
-        }
-      }
-    }
     free_at[size_t(best)] = std::max(free_at[size_t(best)], end);
-    for (DepFlag f : {DepFlag::kPushPrev, DepFlag::kPushNext}) {
-      if (const auto q = token_queue(stage, f); has(deps, f) && q) pushes[size_t(*q)].push_back(end);
-    }
     t.cycles = std::max(t.cycles, end);
+    if (!dual_compute) {
+      for (DepFlag f : {DepFlag::kPushPrev, DepFlag::kPushNext}) {
+        if (const auto q = token_queue(stage, f); has(deps, f) && q) pushes[size_t(*q)].push_back(end);
+      }
+      continue;
+    }
+    const ComputeFootprint& f = fps[idx];
+    if (f.slot == Slot::kAlone) {
+      slots[0] = slots[1] = {end, f};
+    } else {
+      slots[size_t(slot_index(f.slot))] = {end, f};
+    }
+    last_issue = best_start;
+    ComputeInsn& x = program[position[idx]];
+    x.started = true, x.start = best_start, x.end = end;
+    if (Isa::opcode_of(raw) == uint8_t(Opcode::kGemm)) gemm_ends.push_back(end);
+    for (; all_started < program.size() && program[all_started].started; ++all_started) {
+      const uint64_t before = all_started == 0 ? 0 : program[all_started - 1].ends_to_here;
+      program[all_started].ends_to_here = std::max(before, program[all_started].end);
+    }
+    release_pushes();
   }
   std::sort(t.intervals.begin(), t.intervals.end(),
             [](const auto& a, const auto& b) { return a.lane != b.lane ? a.lane < b.lane : a.begin < b.begin; });

@@ -47,7 +47,7 @@ void bind_observability(py::module_& m, const py::object& base_error) {
       py::arg("module"));
   m.def(
       "estimate_timelines",
-      [](const compiler::Module& mod, int compute_issue, bool any_disjoint) {
+      [](const compiler::Module& mod, int compute_issue, bool any_disjoint, size_t window) {
         if (compute_issue != 1 && compute_issue != 2) {
           throw py::value_error("estimate_timelines: compute_issue is 1 (one instruction at a time) or 2, not " +
                                 std::to_string(compute_issue));
@@ -55,13 +55,15 @@ void bind_observability(py::module_& m, const py::object& base_error) {
         EstimateOptions o;
         o.compute_issue = compute_issue;
         o.banks = any_disjoint ? AccBanks::kAnyDisjoint : AccBanks::kHalves;
+        o.window = window;
         return compiler::estimate_timelines(compiler::record_call(mod, build_config(), nullptr, compute_issue == 2),
                                             build_config(), o);
       },
       "Per device run of the module, its estimated Timeline. compute_issue=2 estimates a compute stage that "
       "runs an ALU instruction or a load beside a GEMM (issue 67, not in the RTL yet; any_disjoint: any two "
-      "disjoint accumulator footprints overlap, a bound; docs/TIMELINE.md).",
-      py::arg("module"), py::arg("compute_issue") = 1, py::arg("any_disjoint") = false);
+      "disjoint accumulator footprints overlap, a bound; window: the dispatch window of "
+      "vta/driver/compute_issue.h, 1 = in program order; docs/TIMELINE.md).",
+      py::arg("module"), py::arg("compute_issue") = 1, py::arg("any_disjoint") = false, py::arg("window") = 1);
 
   py::class_<Capture>(m, "Capture",
                       "A run written by VTA_CAPTURE=DIR (docs/CAPTURE.md): its configuration, program, memory and "

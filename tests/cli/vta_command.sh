@@ -42,6 +42,10 @@ if "$vta" timeline "$matmul" "$conv" -o "$dir/two.json" 2>"$dir/err"; then fail 
 cycles_of() { "$vta" timeline "$conv" --target fsim -o "$dir/c.svg" "$@" | sed -n 's/.*(estimated): \([0-9]*\) cycles.*/\1/p'; }
 [ "$(cycles_of)" = 517676 ] && [ "$(cycles_of --compute-issue 2)" = 517324 ] &&
   [ "$(cycles_of --compute-issue 2 --any-disjoint)" = 512554 ] || fail "two-instruction estimates: $(cycles_of --compute-issue 2)"
+# (the convolution's GEMM-bound threads leave a dispatch window nothing to start early)
+[ "$(cycles_of --compute-issue 2 --window 8)" = 517324 ] || fail "window 8: $(cycles_of --compute-issue 2 --window 8)"
+if "$vta" timeline "$conv" --target fsim --window 2 -o "$dir/c.svg" 2>"$dir/err"; then fail "a window of one slot"; fi
+grep -q "above 1 only with compute_issue 2" "$dir/err" || fail "window misuse not explained: $(cat "$dir/err")"
 if "$vta" timeline "$conv" --compute-issue 2 -o "$dir/c.json" 2>"$dir/err"; then fail "a tsim timeline of a stage the RTL lacks"; fi
 grep -q "the RTL does not have yet: use --target fsim" "$dir/err" || fail "no reason given: $(cat "$dir/err")"
 

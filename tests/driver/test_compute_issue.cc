@@ -60,9 +60,16 @@ TEST(ComputeIssue, TheTableKnowsRecordedLoadsUntilTheyAreOverwritten) {
   t.on_load(isa, 12, words(isa, {{0, 0, 0}}));         // overwrites micro-op 12
   EXPECT_FALSE(t.find(10, 13).has_value());
   EXPECT_EQ(t.find(12, 13)->dst, (IndexRange{0, 0}));
-  for (int i = 0; i < UopLoadTable::kEntries; ++i) t.on_load(isa, 100 + i, words(isa, {{1, 1, 0}}));
-  EXPECT_FALSE(t.find(12, 13).has_value());  // the oldest entry made room
-  EXPECT_TRUE(t.find(100, 101).has_value());
+  // a full table replaces the entry used least recently, not the oldest: the runtime loads a kernel
+  // once and reuses it tile after tile
+  UopLoadTable full;
+  for (int i = 0; i < UopLoadTable::kEntries; ++i) full.on_load(isa, 100 + i, words(isa, {{1, 1, 0}}));
+  ASSERT_TRUE(full.find(100, 101).has_value());  // the oldest, used again
+  full.on_load(isa, 300, words(isa, {{2, 2, 0}}));
+  EXPECT_TRUE(full.find(100, 101).has_value());
+  EXPECT_FALSE(full.find(101, 102).has_value());  // the least recently used made room
+  EXPECT_EQ(full.find(300, 301)->dst, (IndexRange{2, 2}));
+  for (int i = 2; i < UopLoadTable::kEntries; ++i) EXPECT_TRUE(full.find(100 + i, 101 + i).has_value()) << i;
 }
 
 TEST(ComputeIssue, FootprintsByHand) {
@@ -198,6 +205,95 @@ TEST(ComputeIssue, AYoungerInstructionsTokensWaitForTheOlder) {
   EXPECT_NE(t.to_trace_json().find("compute (beside the GEMMs)"), std::string::npos);
 }
 
+// Rule 2, the dispatch window: LOAD UOP (the GEMMs' kernel) 0-33, LOAD UOP (the ALU's) 33-66, GEMM
+// (100 cycles, accumulator 0..99) 33-133, GEMM again 133-233, ALU (150 cycles). In program order the
+// ALU instruction starts with the second GEMM: 133-283. With a window of 2 it starts before that GEMM
+// once its own micro-ops are there, 66-216, and the program ends with the GEMM at 233 - but only when
+// its tile is in the other half: in the GEMMs' half it waits for the second GEMM, 233-383, either way.
+TEST(ComputeIssue, TheWindowLetsAnIndependentInstructionStartFirst) {
+  const Config& c = build_config();
+  const Isa isa(c);
+  const uint32_t half = sram_depth(c, MemId::kAcc) / 2;
+  for (const uint32_t alu_dst : {half, 500u}) {
+    Program p(c);
+    p.raw(load_uops(isa, 0, 1)).raw(load_uops(isa, 1, 1));
+    p.gemm(gemm(0, 1, 1, 100, 0, 1)).gemm(gemm(0, 1, 1, 100, 0, 1)).alu(alu_imm(1, 2, 150));
+    const std::map<size_t, std::vector<uint32_t>> uops{{0, words(isa, {{0, 0, 0}})},
+                                                       {1, words(isa, {{alu_dst, 0, 0}})}};
+    EstimateOptions o;
+    o.uop_loads = &uops;
+    o.compute_issue = 2;
+    EXPECT_EQ(estimate_timeline(isa, p.insns(), {}, o).cycles, alu_dst == half ? 283u : 383u) << alu_dst;
+    o.window = 2;
+    const Timeline t = estimate_timeline(isa, p.insns(), {}, o);
+    EXPECT_EQ(t.cycles, alu_dst == half ? 233u : 383u) << alu_dst;
+    for (const TimelineInterval& i : t.intervals) {
+      if (i.insn == 4 && i.activity == Activity::kBusy) {
+        EXPECT_EQ(i.begin, alu_dst == half ? 66u : 233u);
+      }
+    }
+  }
+  EstimateOptions bad;
+  bad.window = 2;  // a window needs the two-slot stage
+  EXPECT_THROW(estimate_timeline(isa, Program(c).finish().insns(), {}, bad), std::invalid_argument);
+  bad.compute_issue = 2, bad.window = 0;
+  EXPECT_THROW(estimate_timeline(isa, Program(c).finish().insns(), {}, bad), std::invalid_argument);
+}
+
+// Rule 2's tokens: a younger instruction must not pass an older one whose popped token it may rely on.
+TEST(ComputeIssue, AnInstructionPassesOnlyPopsItDoesNotRelyOn) {
+  const Config& c = build_config();
+  const Isa isa(c);
+  using Slot = ComputeFootprint::Slot;
+  auto gemm_with = [&](DepFlags deps) {
+    GemmInsn x = gemm(0, 1, 1, 1, 0, 1);
+    x.deps = deps;
+    return isa.encode(x);
+  };
+  const RawInsn g = gemm_with({}), a = isa.encode(alu_imm(1, 2, 1));
+  const ComputeFootprint alu{Slot::kA, true, {0, 0}, {}, {1, 1}}, gemm_f{Slot::kG, true, {0, 0}, {}, {0, 0}};
+  const ComputeFootprint uop_load{Slot::kA, true, {}, {}, {5, 6}};
+  const RawInsn from_load = gemm_with(pop_prev()), from_store = gemm_with(test::pop_next());
+  EXPECT_FALSE(relies_on_pops(a, alu, from_load));  // the load stage's buffers: only GEMMs read them
+  EXPECT_TRUE(relies_on_pops(g, gemm_f, isa.encode(alu_imm(1, 2, 1, pop_prev()))));
+  EXPECT_TRUE(relies_on_pops(a, alu, from_store));                           // the store stage read the accumulator
+  EXPECT_FALSE(relies_on_pops(load_uops(isa, 5, 2), uop_load, from_store));  // micro-ops only
+  EXPECT_TRUE(relies_on_pops(isa.encode(alu_imm(1, 2, 1, pop_prev())), alu, from_load));  // one queue, in order
+  EXPECT_FALSE(relies_on_pops(a, alu, g));
+}
+
+// Rule 3: a token to the load stage leaves once every GEMM up to its instruction is done, not the
+// instructions beside them: the ALU instruction beside the GEMM (66-216) pushes it at 133, when the GEMM
+// ends, and the LOAD INP that waits for it starts then; a token to the store waits for both (216).
+TEST(ComputeIssue, ATokenToTheLoadStageWaitsOnlyForTheGemms) {
+  const Config& c = build_config();
+  const Isa isa(c);
+  const uint32_t half = sram_depth(c, MemId::kAcc) / 2;
+  for (const bool to_load : {true, false}) {
+    Program p(c);
+    p.raw(load_uops(isa, 0, 1)).raw(load_uops(isa, 1, 1)).gemm(gemm(0, 1, 1, 100, 0, 1));
+    p.alu(alu_imm(1, 2, 150, to_load ? test::push_prev() : push_next()));
+    if (to_load) {
+      p.load(MemId::kInp, 0, 0, 1, 1, 1, test::pop_next());
+    } else {
+      p.store(half, 0, 1, 1, 1, pop_prev());
+    }
+    const std::map<size_t, std::vector<uint32_t>> uops{{0, words(isa, {{0, 0, 0}})}, {1, words(isa, {{half, 0, 0}})}};
+    EstimateOptions o;
+    o.uop_loads = &uops;
+    o.compute_issue = 2;
+    const Timeline t = estimate_timeline(isa, p.insns(), {}, o);
+    for (const TimelineInterval& i : t.intervals) {
+      if (i.insn == 3 && i.activity == Activity::kBusy) {
+        EXPECT_EQ(i.begin, 66u);
+      }
+      if (i.insn == 4 && i.activity == Activity::kBusy) {
+        EXPECT_EQ(i.begin, to_load ? 133u : 216u) << to_load;
+      }
+    }
+  }
+}
+
 // Streams of random instruction words (most of them invalid) are estimated in both modes without a
 // crash or an unbounded allocation, the micro-op loads read from a memory that answers every address.
 TEST(ComputeIssue, RandomWordsAreEstimatedInBothModes) {
@@ -215,8 +311,10 @@ TEST(ComputeIssue, RandomWordsAreEstimatedInBothModes) {
     two.compute_issue = 2;
     two.uop_loads = &uops;
     const Timeline a = estimate_timeline(isa, insns, {}, two);
+    two.window = 8;
+    const Timeline w = estimate_timeline(isa, insns, {}, two);
     const Timeline b = estimate_timeline(isa, insns);
-    for (const Timeline* t : {&a, &b}) {
+    for (const Timeline* t : {&a, &w, &b}) {
       for (const TimelineInterval& i : t->intervals) EXPECT_LE(i.end, t->cycles);
     }
   }

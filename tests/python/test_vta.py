@@ -528,8 +528,12 @@ class Observability(unittest.TestCase):
         bound = sum(t.cycles for t in vta.estimate_timelines(f, compute_issue=2, any_disjoint=True))
         self.assertLessEqual(bound, two)
         self.assertLessEqual(two, 138280)
+        windowed = sum(t.cycles for t in vta.estimate_timelines(f, compute_issue=2, window=8))
+        self.assertLessEqual(windowed, 138280)
         with self.assertRaises(ValueError):
             vta.estimate_timelines(f, compute_issue=3)
+        with self.assertRaises(ValueError):
+            vta.estimate_timelines(f, window=2)  # a window needs the two-slot stage
 
     def test_a_captured_run_replays_on_another_backend(self):
         with tempfile.TemporaryDirectory() as d:

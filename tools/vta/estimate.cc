@@ -19,6 +19,7 @@ struct EstimateCommand {
   bool json = false;
   int compute_issue = 1;
   bool any_disjoint = false;
+  size_t window = 1;
 };
 
 void estimate_module(const EstimateCommand& o) {
@@ -31,6 +32,7 @@ void estimate_module(const EstimateCommand& o) {
   vta::EstimateOptions eo;
   eo.compute_issue = o.compute_issue;
   eo.banks = o.any_disjoint ? AccBanks::kAnyDisjoint : AccBanks::kHalves;
+  eo.window = o.window;
   uint64_t estimate = 0;
   std::vector<uint64_t> runs;
   for (const Timeline& t : compiler::estimate_timelines(call, config, eo)) {
@@ -89,6 +91,10 @@ void add_estimate_command(CLI::App& app, Commands& commands) {
       ->check(CLI::IsMember({1, 2}));
   e->add_flag("--any-disjoint", o.any_disjoint,
               "with --compute-issue 2: any two disjoint accumulator footprints overlap (a bound, docs/TIMELINE.md)");
+  e->add_option("--window", o.window,
+                "with --compute-issue 2: the dispatch window (1: in program order; W: an instruction may start before "
+                "up to W - 1 older ones of the other slot, vta/driver/compute_issue.h)")
+      ->check(CLI::Range(1, 64));
   e->footer(
       "The estimate is compiler::estimate_cycles (the fsim's order, the token rules, bus and latency costs); the\n"
       "bounds come from the statistics of a run on the fsim (zero-filled inputs).\n"

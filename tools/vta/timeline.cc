@@ -25,6 +25,7 @@ struct TimelineOptions {
   int width = 1200;
   int compute_issue = 1;
   bool any_disjoint = false;
+  size_t window = 1;
 };
 
 // Each stage's energy from a run's statistics (the counters are the same on every backend).
@@ -50,10 +51,11 @@ Timeline timeline_of(const std::string& path, const TimelineOptions& o) {
     eo.compute_issue = o.compute_issue;
     eo.uop_loads = &uop_loads;
     eo.banks = o.any_disjoint ? AccBanks::kAnyDisjoint : AccBanks::kHalves;
+    eo.window = o.window;
     t = estimate_timeline(isa, insns, capture.tokens_before, eo);
     t.energy_pj = stage_energy(capture.result.stats, capture.config());  // what the captured run counted
   } else {
-    if (o.compute_issue != 1 || o.any_disjoint) {
+    if (o.compute_issue != 1 || o.any_disjoint || o.window != 1) {
       throw std::invalid_argument(
           "--compute-issue 2 estimates a compute stage the RTL does not have yet: use --target fsim");
     }
@@ -113,6 +115,10 @@ void add_timeline_command(CLI::App& app, Commands& commands) {
   t->add_flag("--any-disjoint", o.any_disjoint,
               "with --compute-issue 2: any two instructions with disjoint accumulator footprints overlap, not only "
               "footprints in different halves (a bound: as if every virtual thread's tiles had a half of their own)");
+  t->add_option("--window", o.window,
+                "with --compute-issue 2: the dispatch window (1: in program order; W: an instruction may start before "
+                "up to W - 1 older ones of the other slot, vta/driver/compute_issue.h)")
+      ->check(CLI::Range(1, 64));
   t->footer(
       "Examples:\n  vta timeline caps/conv.vtacap -o conv.json      # open in ui.perfetto.dev or chrome://tracing\n"
       "  vta timeline vt1.vtacap vt2.vtacap -o overlap.svg");

@@ -4,34 +4,44 @@
 /// load of micro-ops or accumulators, beside a GEMM), stated once for whatever models that stage:
 /// the timeline estimate (estimate_timeline with EstimateOptions::compute_issue = 2), and later the
 /// RTL and the compiler's cost model. Nothing here changes what a program computes: the rule only
-/// lets two instructions overlap when no order between them can be observed.
+/// lets two instructions overlap, or a younger one start first, when no order between them can be
+/// observed.
 ///
-/// The stage has two slots: G runs GEMMs, A runs every other compute instruction (ALU, LOAD UOP,
-/// LOAD ACC, LOAD ACC_8BIT; FINISH waits until both are empty). Instructions leave the queue in
-/// program order, each into its slot once its tokens are there, and
+/// The stage has two slots, each running its instructions one at a time in program order: G runs
+/// GEMMs; A runs every other compute instruction (ALU, LOAD UOP, LOAD ACC, LOAD ACC_8BIT); FINISH and a
+/// load of nothing run alone, once both slots are empty. Then
 ///
-///   1. alone when the other slot is empty; beside the other slot's instruction only when the two are
-///      independent (`independent`):
+///   1. an instruction runs beside the other slot's only when the two are independent (`independent`):
 ///      - a GEMM and an ALU instruction, a LOAD ACC or a LOAD ACC_8BIT: each one's accumulator
 ///        footprint (what it writes, and what an ALU instruction's vector operand reads) is known and
 ///        lies wholly in one half of the accumulator buffer, not the same half (the halves are the
 ///        banks two units can read and write in the same cycle);
-///      - a GEMM and a LOAD UOP: the micro-ops the GEMM reads are not among those the load writes;
-///   2. the younger of two running instructions, when it pushes tokens, completes (pushes them and
-///      frees its slot) only once the older one has: every token is pushed in program order, so no
-///      stage sees a token before everything the program put ahead of it is done. (One that pushes
-///      nothing completes when it is done: no other stage can tell.)
+///      - a LOAD UOP and any other: the micro-ops the other reads (or writes) are not among those the
+///        load writes;
+///   2. instructions start in program order, except that with a dispatch window of W > 1 the oldest
+///      waiting instruction of one slot may start before up to W - 1 older instructions of the other
+///      slot that have not started yet, when it is independent of each of them, none of them runs
+///      alone, and it relies on no token they pop (`relies_on_pops`: a token from the load stage frees
+///      the input and weight buffers only GEMMs read; one from the store stage, the accumulator);
+///   3. tokens: each queue's tokens are popped in program order (2 never lets an instruction pass one
+///      popping the same queue), and each queue's pushes leave in program order: a push to the load stage once the
+///      instruction has started and every GEMM up to it has completed (only GEMMs read the buffers the
+///      load stage writes), any other push once the instruction and every older one have completed.
+///      A slot never waits for a push: the next instruction runs while the token waits.
 ///
 /// A footprint is "known" when the hardware can bound it cheaply: a load's from its fields; a GEMM's
 /// or an ALU instruction's from its loop and the smallest and largest indices of its micro-ops, which
-/// the stage records for each of the last `UopLoadTable::kEntries` micro-op loads while they run. An
-/// instruction whose micro-op range is not inside one recorded load (not loaded by this run, or
-/// overwritten since) has an unknown footprint and runs alone.
+/// the stage records for each micro-op load while it runs, in a table of `UopLoadTable::kEntries`
+/// entries that keeps the ones used most recently (the runtime loads a kernel once and reuses it tile
+/// after tile). An instruction whose micro-op range is not inside one recorded load (not loaded by
+/// this run, or overwritten or evicted since) has an unknown footprint and runs alone.
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "vta/driver/config.h"
 #include "vta/driver/isa.h"
@@ -49,33 +59,35 @@ struct IndexRange {
   bool operator==(const IndexRange&) const = default;
 };
 
-/// The smallest and largest indices of the micro-ops of the last few micro-op loads, as the stage
-/// records them while each load writes its words.
+/// The smallest and largest indices of the micro-ops of recent micro-op loads, as the stage records
+/// them while each load writes its words; a full table replaces the entry used least recently.
 class UopLoadTable {
  public:
-  static constexpr int kEntries = 16;
+  static constexpr int kEntries = 32;
 
   /// A micro-op load of `words` (pads as zero words) into [sram_base, sram_base + words.size()):
-  /// invalidates every entry it overwrites and records its own in the oldest slot.
+  /// invalidates every entry it overwrites and records its own in a free entry, else in the one used
+  /// least recently.
   void on_load(const Isa& isa, uint32_t sram_base, std::span<const uint32_t> words);
   /// A load into [base, end) whose words are not known: only invalidates.
   void invalidate(uint64_t base, uint64_t end);
   /// The union of the destination and source index ranges of micro-ops [bgn, end), when one recorded
-  /// load holds them all.
+  /// load holds them all (that entry counts as used).
   struct Span {
     IndexRange dst;
     IndexRange src;
   };
-  std::optional<Span> find(uint32_t bgn, uint32_t end) const;
+  std::optional<Span> find(uint32_t bgn, uint32_t end);
 
  private:
   struct Entry {
     bool valid = false;
     uint32_t base = 0, end = 0;  // [base, end)
+    uint64_t last_use = 0;
     Span span;
   };
   std::array<Entry, kEntries> entries_{};
-  int next_ = 0;
+  uint64_t clock_ = 0;
 };
 
 /// What a compute instruction touches that another could: the accumulator indices it reads or
@@ -90,16 +102,30 @@ struct ComputeFootprint {
   IndexRange uops;
 };
 
-/// The footprint of compute-stage instruction `raw` as the stage knows it when the instruction is at
-/// the head of its queue (`table`: the micro-op loads recorded so far).
-ComputeFootprint compute_footprint(const Isa& isa, const RawInsn& raw, const UopLoadTable& table);
+/// The footprint of compute-stage instruction `raw` as the stage knows it when the instruction is
+/// dispatched (`table`: the micro-op loads recorded so far; a hit counts as a use).
+ComputeFootprint compute_footprint(const Isa& isa, const RawInsn& raw, UopLoadTable& table);
+
+/// The footprints of every compute-stage instruction of `insns` as dispatched in program order (the
+/// table updated by each LOAD UOP: `uop_words(i)` is the words LOAD UOP i writes, nullptr when they are
+/// not known, which only invalidates); other stages' instructions get an empty footprint.
+std::vector<ComputeFootprint> compute_footprints(
+    const Isa& isa, const std::vector<RawInsn>& insns,
+    const std::function<const std::vector<uint32_t>*(size_t index)>& uop_words);
 
 /// How the accumulator is split for two units: the rule's halves, or, as a bound for what-if
 /// estimates, any two disjoint footprints (as if a compiler had put every virtual thread's tiles in
 /// a half of their own: the programs compiled today put both threads in the lower half).
 enum class AccBanks : uint8_t { kHalves, kAnyDisjoint };
 
-/// Rule 1: whether instructions with these footprints may run at once (in either order).
+/// Rule 2: whether `younger` (footprint `f`) may rely on a token `older` pops, so that it must not start
+/// first: both pop the same queue, or `older` pops the load stage's token (its input and weight
+/// buffers) and `younger` is a GEMM, or `older` pops the store stage's token (the accumulator it read)
+/// and `younger` writes the accumulator (anything but a LOAD UOP).
+bool relies_on_pops(const RawInsn& younger, const ComputeFootprint& f, const RawInsn& older);
+
+/// Rules 1 and 2: whether instructions with these footprints (of different slots) may run at once, or
+/// the younger start before the older.
 bool independent(const Config& config, const ComputeFootprint& a, const ComputeFootprint& b,
                  AccBanks banks = AccBanks::kHalves);
 

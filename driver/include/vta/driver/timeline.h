@@ -69,6 +69,9 @@ struct EstimateOptions {
   int compute_issue = 1;
   /// With compute_issue 2: which footprints may overlap (compute_issue.h).
   AccBanks banks = AccBanks::kHalves;
+  /// With compute_issue 2: the dispatch window of compute_issue.h's rule 2 (1: in program order; W: an
+  /// instruction may start before up to W - 1 older ones of the other slot; 1 to 64).
+  size_t window = 1;
   /// The micro-ops the stream's LOAD UOP instructions write (read_uop_loads), for the footprints of
   /// compute_issue.h (nullptr, or a load not in it: unknown, so the GEMMs and ALU instructions that
   /// use them run alone; micro-op loads still run beside GEMMs).
