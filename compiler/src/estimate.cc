@@ -74,13 +74,13 @@ std::vector<Timeline> estimate_timelines(const RecordedCall& call, const Config&
   return runs;
 }
 
-std::vector<Timeline> estimate_timelines(const Module& module, const Config& config) {
-  return estimate_timelines(record_call(module, config), config);
+std::vector<Timeline> estimate_timelines(const Module& module, const Config& config, const EstimateOptions& options) {
+  return estimate_timelines(record_call(module, config, nullptr, options.compute_issue == 2), config, options);
 }
 
-uint64_t estimate_cycles(const Module& module, const Config& config) {
+uint64_t estimate_cycles(const Module& module, const Config& config, const EstimateOptions& options) {
   uint64_t cycles = 0;
-  for (const Timeline& t : estimate_timelines(module, config)) cycles += t.cycles;
+  for (const Timeline& t : estimate_timelines(module, config, options)) cycles += t.cycles;
   return cycles;
 }
 

@@ -138,10 +138,9 @@ class InjectDma final : public IRMutator {
 
   // The element offset of one side: the sum over the leading dimensions of index * stride.
   Affine element_offset(const Transfer& t, const Tensor& x, const std::vector<Expr>& idx) const {
-    const std::vector<int64_t>& shape = shape_of(x);
-    const std::vector<int64_t> stride = row_major_strides({shape.begin(), shape.end() - 2});
+    const std::vector<int64_t> stride = plan_.strides_of(x);
     Expr off = make_int(0);
-    for (size_t d = 0; d + 2 < shape.size(); ++d) off = off + idx[d] * stride[d];  // outermost first, as the seeds
+    for (size_t d = 0; d < stride.size(); ++d) off = off + idx[d] * stride[d];  // outermost first, as the seeds
     return affine(simplify(off), t.loop_vars);
   }
 

@@ -71,6 +71,7 @@ class ThreadWrites final : public IRVisitor {
     if (inside_ && allocated_.count(op.tensor.get()) && !copies.count(op.tensor.get())) {
       auto n = std::make_shared<TensorNode>(*op.tensor);
       n->shape.insert(n->shape.begin(), threads_);
+      n->thread_copies = threads_;
       copies[op.tensor.get()] = n;
     }
   }

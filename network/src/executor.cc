@@ -82,6 +82,12 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
       target_(target ? std::move(target) : local_target()),
       plan_(std::move(plan)),
       device_(new DeviceState) {
+  if ((plan_.compute_issue != 1 && plan_.compute_issue != 2) || plan_.window < 1 || plan_.window > 64 ||
+      (plan_.window > 1 && plan_.compute_issue != 2)) {
+    throw std::invalid_argument("Executor: PlanOptions asks for compute_issue " + std::to_string(plan_.compute_issue) +
+                                " with a window of " + std::to_string(plan_.window) +
+                                " (1 or 2; a window of 1 to 64, above 1 only with 2)");
+  }
   // the final steps (its own graph's: the steps point into it); compiled here, run by run()
   steps_ = plan_steps(graph_, config_, TargetTraits{target_->views()});
   for (Step& s : steps_) {
@@ -130,9 +136,22 @@ TilingTable Executor::tilings() const {
   return out;
 }
 
+c::Env Executor::plan_env() const {
+  c::Env env(config_);
+  env.thread_banks = plan_.compute_issue == 2;
+  return env;
+}
+
+EstimateOptions Executor::stage() const {
+  EstimateOptions o;
+  o.compute_issue = plan_.compute_issue;
+  o.window = plan_.window;
+  return o;
+}
+
 void Executor::plan_conv(Step& s) {
   const Graph& g = graph_;
-  const c::Env env(config_);
+  const c::Env env = plan_env();
   const Op& conv = *s.ops[0];
   for (const Op* op : convolutions(s)) {
     if (const std::string why = vta_refusal(g, *op, config_); !why.empty()) {
@@ -150,11 +169,11 @@ void Executor::plan_conv(Step& s) {
     }
     candidates = {tuned->second};
   } else {
-    candidates = tiling_candidates(config_, geometry, s.residual, plan_.candidates);
+    candidates = tiling_candidates(config_, geometry, s.residual, plan_.candidates, plan_.compute_issue == 2 ? 4 : 2);
   }
   const ChosenProgram chosen = choose_tiling(
       candidates, [&](const ConvTiling& t) { return build_program(conv_program(g, s, env, t), env); }, config_,
-      join({g.name(), ": ", conv.name}), plan_.tried);
+      join({g.name(), ": ", conv.name}), plan_.tried, stage());
   s.tiling = chosen.tiling;
   s.estimated_cycles = chosen.estimated_cycles;
   s.module = chosen.module;
@@ -212,7 +231,7 @@ void Executor::load_biases(const Step& s) {
 
 void Executor::plan_alu_step(Step& s) {
   const Graph& g = graph_;
-  const c::Env env(config_);
+  const c::Env env = plan_env();
   const Op& op = *s.ops[0];
   if (const std::string why = vta_refusal(g, op, config_); !why.empty()) {
     throw GraphError(join({g.name(), ": ", op.name, ": ", why}));
@@ -223,7 +242,7 @@ void Executor::plan_alu_step(Step& s) {
       [&](const ConvTiling& t) {
         return build_program(up ? upsample_program(g, s, env, t) : pool_program(g, s, env, t), env);
       },
-      config_, join({g.name(), ": ", op.name}));
+      config_, join({g.name(), ": ", op.name}), kTilingsTried, stage());
   s.tiling = chosen.tiling;
   s.estimated_cycles = chosen.estimated_cycles;
   s.module = chosen.module;

@@ -117,14 +117,14 @@ SramNeed sram_need(const ConvGeometry& g, Residual residual, const ConvTiling& t
 
 int64_t shortcut_ic_block(int64_t ic_block, int64_t blocks) { return std::gcd(ic_block, blocks); }
 
-std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeometry& g, Residual residual,
-                                          size_t limit) {
+std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeometry& g, Residual residual, size_t limit,
+                                          int64_t max_threads) {
   struct Scored {
     double cycles;
     ConvTiling t;
   };
   std::vector<Scored> scored;
-  for (const int64_t vt : {int64_t{2}, int64_t{1}}) {
+  for (int64_t vt = max_threads; vt >= 1; --vt) {
     for (const int64_t oc : divisors(g.oc_blocks)) {
       if ((g.oc_blocks / oc) % vt != 0) continue;
       for (const int64_t hb : divisors(g.out_height)) {
@@ -194,14 +194,14 @@ std::vector<ConvTiling> upsample_tilings(const Config& config, const Graph& g, c
 
 ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
                             const std::function<compiler::Module(const ConvTiling&)>& build, const Config& config,
-                            const std::string& what, int tried) {
+                            const std::string& what, int tried, const EstimateOptions& stage) {
   std::string failures;
   ChosenProgram best;
   uint64_t best_cycles = UINT64_MAX;
   int built = 0;
   for (const ConvTiling& t : candidates) {
     try {
-      const uint64_t cycles = compiler::estimate_cycles(build(t), config);
+      const uint64_t cycles = compiler::estimate_cycles(build(t), config, stage);
       if (cycles < best_cycles) {
         best_cycles = cycles;
         best.tiling = t;

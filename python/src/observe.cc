@@ -56,8 +56,7 @@ void bind_observability(py::module_& m, const py::object& base_error) {
         o.compute_issue = compute_issue;
         o.banks = any_disjoint ? AccBanks::kAnyDisjoint : AccBanks::kHalves;
         o.window = window;
-        return compiler::estimate_timelines(compiler::record_call(mod, build_config(), nullptr, compute_issue == 2),
-                                            build_config(), o);
+        return compiler::estimate_timelines(mod, build_config(), o);
       },
       "Per device run of the module, its estimated Timeline. compute_issue=2 estimates a compute stage that "
       "runs an ALU instruction or a load beside a GEMM (issue 67, not in the RTL yet; any_disjoint: any two "

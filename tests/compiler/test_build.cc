@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <sstream>
 
 #include "test_paths.h"
 #include "vta/compiler/build.h"
@@ -164,6 +165,28 @@ TEST(CompiledConv2d, OverlappingTilesLoadAheadOfTheEpilogue) {
       EXPECT_LT(overlapped.stats.cycle_count, plain.stats.cycle_count);
     }
   }
+}
+
+// Env::thread_banks: the tutorial's two threads each in a half of the accumulator (thread 1 from 1024,
+// not right after thread 0's 784 elements), with the same outputs and statistics.
+TEST(CompiledConv2d, ThreadBanksPutEachThreadInAHalfOfTheAccumulator) {
+  if (vta::build_config().batch() != 1 || vta::build_config().block_in() != 16) GTEST_SKIP() << "tiles for 1x16";
+  ConvShape s;  // the tutorial's layer: 8 x 7 x 14 = 784 accumulator elements a thread
+  std::ostringstream plain_steps, banked_steps;
+  const Result plain = compiled_convolution(6, &plain_steps, s);
+  s.thread_banks = true;
+  const Result banked = compiled_convolution(6, &banked_steps, s);
+  ASSERT_TRUE(plain.ok()) << plain.error;
+  ASSERT_TRUE(banked.ok()) << banked.error;
+  EXPECT_EQ(banked.stats.gemm_counter, plain.stats.gemm_counter);
+  EXPECT_EQ(banked.stats.alu_counter, plain.stats.alu_counter);
+  EXPECT_EQ(banked.stats.out_store_nbytes, plain.stats.out_store_nbytes);
+  const uint32_t half = vta::build_config().acc_depth() / 2;
+  const std::string program = banked_steps.str().substr(banked_steps.str().rfind("final lowered program"));
+  const std::string before = plain_steps.str().substr(plain_steps.str().rfind("final lowered program"));
+  EXPECT_NE(before.find("(cthread.s_1*784)"), std::string::npos) << before;
+  EXPECT_EQ(program.find("*784)"), std::string::npos) << program;
+  EXPECT_NE(program.find("(cthread.s_1*" + std::to_string(half) + ")"), std::string::npos) << program;
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 # run chose, saved with --save-tilings, run in the same cycles when read back with --tilings; the same
 # file with one step's virtual threads changed to 1 runs verified in other cycles (the file is what
 # the run uses); a wider search (--tune) runs verified; a file saved for another model is refused by
-# the step it names.
+# the step it names. Programs made for the two-slot compute stage (--compute-issue 2 --window 8,
+# vta/driver/compute_issue.h) run verified and are estimated below the same stage with today's tilings
+# (the file's: only the search differs), and --window alone is refused.
 # Usage: onnx_tilings.sh VTA_ONNX MODEL OTHER_MODEL TARGET WORKDIR
 set -eu
 onnx=$1 model=$2 other=$3 target=$4 dir=$5
@@ -40,4 +42,14 @@ if run --tilings "$dir/other.json" > "$dir/refused.txt" 2>&1; then
   echo "a tilings file of another model was taken"; exit 1
 fi
 grep -q 'which is no VTA convolution here' "$dir/refused.txt" || { cat "$dir/refused.txt"; exit 1; }
-echo "onnx_tilings: chosen $first cycles, read back $again, one step with 1 virtual thread $changed, --tune $tuned; another model's file refused"
+estimate() { sed -n 's/^estimated cycles of the VTA steps: \([0-9]*\) .*/\1/p' "$1"; }
+run --compute-issue 2 --window 8 > "$dir/dual.txt"
+cycles "$dir/dual.txt" > /dev/null
+run --tilings "$dir/chosen.json" --compute-issue 2 --window 8 > "$dir/dual_today.txt" 2>&1 || { cat "$dir/dual_today.txt"; exit 1; }
+made=$(estimate "$dir/dual.txt") today=$(estimate "$dir/dual_today.txt")
+[ -n "$made" ] && [ -n "$today" ] && [ "$made" -lt "$today" ] ||
+  { echo "programs made for two slots: $made estimated cycles, today's on two slots: $today"; exit 1; }
+if run --window 2 > "$dir/window.txt" 2>&1; then echo "--window without --compute-issue 2 was taken"; exit 1; fi
+grep -q -- '--window needs --compute-issue 2' "$dir/window.txt" || { cat "$dir/window.txt"; exit 1; }
+
+echo "onnx_tilings: chosen $first cycles, read back $again, one step with 1 virtual thread $changed, --tune $tuned; another model's file refused; estimated on two slots: tilings searched for them $made, today's $today"

@@ -16,6 +16,7 @@
 
 #include "test_paths.h"
 #include "vta/compiler/build.h"
+#include "vta/compiler/estimate.h"
 #include "vta/compiler/lower.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/capture.h"
@@ -1267,6 +1268,40 @@ TEST(TunedTilings, SavedAndGivenBackTheyAreWhatRuns) {
   too_big.tilings["layer1.0"] = ConvTiling{64, 64, 64, 64, 2};
   expect_error([&] { Executor bad(g, vta::build_config(), nullptr, too_big); },
                "step layer1.0: the tuned tiling oc 64 h 64 w 64 ic 64 vt 2 does not fit");
+}
+
+// PlanOptions::compute_issue 2 (vta/driver/compute_issue.h): programs made for a compute stage that
+// runs an ALU instruction beside a GEMM compute the same (verified step by step on the runtime's
+// device); each step's estimate is that stage's estimate of its module, and together they are below
+// that stage's estimate of the programs made for today's stage. A plan for a stage that does not
+// exist is refused by name.
+TEST(NetworkExecutor, ProgramsMadeForTheTwoSlotComputeStage) {
+  CalibratedSmall net(3);
+  const Config& config = vta::build_config();
+  PlanOptions dual;
+  dual.compute_issue = 2, dual.window = 8;
+  const Executor plain(net.g, config);
+  Executor made(net.g, config, nullptr, dual);
+  const NetworkRun run = made.run(net.input, {}, &net.ref);
+  EXPECT_TRUE(run.verified());
+  EXPECT_EQ(run.output, net.ref.at(net.g.output_name()));
+  EstimateOptions stage;
+  stage.compute_issue = 2, stage.window = 8;
+  uint64_t made_cycles = 0, plain_cycles = 0;
+  for (size_t i = 0; i < made.steps().size(); ++i) {
+    const Step& s = made.steps()[i];
+    if (!s.module) continue;
+    EXPECT_EQ(s.estimated_cycles, compiler::estimate_cycles(*s.module, config, stage)) << s.name;
+    made_cycles += s.estimated_cycles;
+    plain_cycles += compiler::estimate_cycles(*plain.steps()[i].module, config, stage);
+  }
+  EXPECT_LT(made_cycles, plain_cycles);
+  PlanOptions three;
+  three.compute_issue = 3;
+  expect_error([&] { Executor bad(net.g, config, nullptr, three); }, "compute_issue 3 with a window of 1");
+  PlanOptions window;
+  window.window = 2;
+  expect_error([&] { Executor bad(net.g, config, nullptr, window); }, "above 1 only with 2");
 }
 
 }  // namespace

@@ -168,6 +168,7 @@ int run(int argc, char** argv) {
     std::printf("  %-30s %-4s %s\n", s.name.c_str(),
                 detailed.count(s.name) != 0 ? ff.target.c_str() : net::to_string(s.placement), s.description.c_str());
   }
+  std::printf("%s\n", vta::tools::estimate_line(ex, tiling).c_str());
   if (!detailed.empty()) {
     std::printf("fast-forward: %zu VTA step(s) on %s, cycle by cycle; the others on %s; one device memory\n",
                 detailed.size(), ff.target.c_str(), vta::default_target().c_str());

@@ -160,6 +160,7 @@ int run(int argc, char** argv) {
   const std::string where =
       remote ? remote->target() + " through the device server at " + remote->where() : vta::default_target();
   std::printf("compiled %zu steps in %.2f s (backend %s)\n", ex.steps().size(), since(t), where.c_str());
+  std::printf("%s\n", vta::tools::estimate_line(ex, tiling).c_str());
   if (!detailed.empty()) {
     std::printf(
         "fast-forward: %zu VTA step(s) from %s to %s on %s, cycle by cycle; the others on %s; one device "

@@ -53,7 +53,8 @@ ConvDeclaration declare_convolution(const Env& env, const ConvShape& shape) {
 
 Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape& shape, ModuleRunner& runner) {
   Result r;
-  const Env env(vta::build_config());
+  Env env(vta::build_config());
+  env.thread_banks = shape.thread_banks;
 
   // ---- Computation declaration
   const int64_t n = shape.batch, c = shape.in_channels, o = shape.out_channels, h = shape.height, w = shape.width;

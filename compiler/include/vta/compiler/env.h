@@ -17,6 +17,12 @@ struct Env {
   DType inp_dtype = DType::kInt8, wgt_dtype = DType::kInt8, acc_dtype = DType::kInt32;
   std::string inp_scope = "local.inp_buffer", wgt_scope = "local.wgt_buffer", acc_scope = "local.acc_buffer";
   std::string dma_copy = "dma_copy", alu = "alu";
+  /// Give each virtual thread's accumulator buffers a region of the accumulator of their own, the
+  /// SRAM's depth / threads apart (thread t from t x depth / threads), instead of one buffer's copies
+  /// side by side: with two threads, each in a half, which a compute stage that runs an ALU instruction
+  /// beside a GEMM needs (vta/driver/compute_issue.h). Off by default: the tutorials' programs are the
+  /// seeds'. Only when every accumulator buffer is a virtual thread's (else the usual placement).
+  bool thread_banks = false;
   /// Bytes of the SRAM behind a scope; 0 for scopes that are not on the accelerator ("global").
   int64_t capacity(const std::string& scope) const;
 };

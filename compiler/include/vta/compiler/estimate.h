@@ -80,10 +80,12 @@ RecordedCall record_call(const Module& module, const Config& config, const Inner
 /// (their uop_loads taken from the call's, per run).
 std::vector<Timeline> estimate_timelines(const RecordedCall& call, const Config& config,
                                          const EstimateOptions& options = {});
-/// The same for one call of `module`, recorded on a device that runs nothing.
-std::vector<Timeline> estimate_timelines(const Module& module, const Config& config);
+/// The same for one call of `module`, recorded on a device that runs nothing (its micro-ops kept for
+/// EstimateOptions::compute_issue 2).
+std::vector<Timeline> estimate_timelines(const Module& module, const Config& config,
+                                         const EstimateOptions& options = {});
 
 /// The cycles one call of `module` should take: the sum of its runs' estimates.
-uint64_t estimate_cycles(const Module& module, const Config& config);
+uint64_t estimate_cycles(const Module& module, const Config& config, const EstimateOptions& options = {});
 
 }  // namespace vta::compiler

@@ -404,6 +404,8 @@ struct TensorNode {
   std::vector<int64_t> shape;
   DType dtype;
   Operation op;
+  /// A buffer replicated per virtual thread (replicate_thread_buffers): the threads, its first extent.
+  int64_t thread_copies = 0;
   int64_t elements() const;
 };
 

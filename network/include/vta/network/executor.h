@@ -82,6 +82,14 @@ struct PlanOptions {
   /// compile built and estimated, the fastest kept.
   size_t candidates = 32;
   int tried = kTilingsTried;
+  /// The compute stage the programs are made for (vta/driver/compute_issue.h): 1, today's, one
+  /// instruction at a time; 2, one that runs an ALU instruction or a load beside a GEMM (not in the
+  /// RTL yet), with this dispatch window: each convolution's tilings ranked by that stage's estimate,
+  /// with up to 4 virtual threads, each thread's accumulator buffers in a region of their own
+  /// (compiler::Env::thread_banks). The programs compute the same and run on any backend as usual
+  /// (today's stage one instruction at a time); Step::estimated_cycles is that stage's.
+  int compute_issue = 1;
+  size_t window = 1;
 };
 
 class Executor {
@@ -112,6 +120,8 @@ class Executor {
   /// A VTA max or average pool or upsample: its tiling and program (plan_steps placed it).
   void plan_alu_step(Step& s);
   void load_biases(const Step& s);  ///< the step's bias_add constants, packed, on the target
+  compiler::Env plan_env() const;   ///< the Env its programs are built with (PlanOptions::compute_issue)
+  EstimateOptions stage() const;    ///< the compute stage their tilings are ranked for
   /// The step whose output is the run's output: the graph output's step, or a slice's last.
   const std::string& output_step(size_t begin, size_t end) const;
   /// The steps [first, last) `options` selects; throws GraphError for an empty or unknown slice.

@@ -12,6 +12,7 @@
 
 #include "vta/compiler/build.h"
 #include "vta/driver/config.h"
+#include "vta/driver/timeline.h"
 #include "vta/network/graph.h"
 #include "vta/network/plan.h"
 
@@ -59,9 +60,9 @@ struct SramNeed {
 SramNeed sram_need(const ConvGeometry& geometry, Residual residual, const ConvTiling& tiling);
 
 /// The tilings of a convolution whose buffers fit `config`'s SRAMs, best first by the traffic they
-/// make (at most `limit`).
+/// make (at most `limit`), with 1 to `max_threads` virtual threads.
 std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeometry& geometry, Residual residual,
-                                          size_t limit = 32);
+                                          size_t limit = 32, int64_t max_threads = 2);
 
 /// The input-channel blocks the shortcut's reduction loads at a time, for a tiling's `ic_block` and
 /// the shortcut's `blocks` input-channel blocks (their greatest common divisor).
@@ -86,12 +87,12 @@ struct ChosenProgram {
 };
 
 /// Builds `candidates` in order with `build` until `tried` have compiled, estimates each
-/// (compiler::estimate_cycles) and keeps the fastest (the first of equals); its module is built again
-/// for the runs (an estimated module's kernels belong to the estimate's runtime). Throws
+/// (compiler::estimate_cycles with `stage`) and keeps the fastest (the first of equals); its module is
+/// built again for the runs (an estimated module's kernels belong to the estimate's runtime). Throws
 /// compiler::ScheduleError "`what`: no tiling fits the SRAMs" with each candidate's error when none
 /// compiles.
 ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
                             const std::function<compiler::Module(const ConvTiling&)>& build, const Config& config,
-                            const std::string& what, int tried = kTilingsTried);
+                            const std::string& what, int tried = kTilingsTried, const EstimateOptions& stage = {});
 
 }  // namespace vta::network

@@ -1,10 +1,13 @@
 #pragma once
 /// \file vta/tools/tiling_options.h
 /// The tiling search of the programs that run whole networks (vta-resnet18, vta-onnx): a wider search
-/// (`--tune`), each convolution's tiling from a file (`--tilings`, vta/network/tuning.h) and the chosen
-/// tilings written to one (`--save-tilings`). One set of flags, one meaning, in both programs.
+/// (`--tune`), each convolution's tiling from a file (`--tilings`, vta/network/tuning.h), the chosen
+/// tilings written to one (`--save-tilings`), and the compute stage they are chosen for
+/// (`--compute-issue 2 [--window W]`, network::PlanOptions). One set of flags, one meaning, in both
+/// programs.
 
 #include <CLI/CLI.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "vta/driver/config.h"
@@ -14,9 +17,11 @@
 namespace vta::tools {
 
 struct TilingOptions {
-  std::string file;   ///< --tilings
-  std::string save;   ///< --save-tilings
-  bool tune = false;  ///< --tune
+  std::string file;       ///< --tilings
+  std::string save;       ///< --save-tilings
+  bool tune = false;      ///< --tune
+  int compute_issue = 1;  ///< --compute-issue
+  size_t window = 1;      ///< --window
 };
 
 /// How many ranked tilings `--tune` builds and estimates per convolution (the default search: the
@@ -30,6 +35,14 @@ inline void add_tiling_options(CLI::App& app, TilingOptions& o) {
                "search every ranked tiling of each convolution (" + std::to_string(kTunedTilings) +
                    ", all estimated) instead of the first " + std::to_string(network::kTilingsTried));
   app.add_option("--save-tilings", o.save, "write the tiling of each convolution to this file");
+  app.add_option(
+         "--compute-issue", o.compute_issue,
+         "2: make the programs for a compute stage that runs an ALU instruction beside a GEMM (issue 67, not in "
+         "the RTL: tilings ranked by its estimate, up to 4 virtual threads, each thread's accumulator in a "
+         "region of its own; they run on --target as usual)")
+      ->check(CLI::IsMember({1, 2}));
+  app.add_option("--window", o.window, "with --compute-issue 2: its dispatch window (vta/driver/compute_issue.h)")
+      ->check(CLI::Range(1, 64));
 }
 
 /// The executor's plan the flags ask for (a tilings file tuned for another configuration, or naming
@@ -38,7 +51,22 @@ inline network::PlanOptions plan_options(const TilingOptions& o, const Config& c
   network::PlanOptions plan;
   if (!o.file.empty()) plan.tilings = network::load_tilings(o.file, config);
   if (o.tune) plan.candidates = kTunedTilings, plan.tried = kTunedTilings;
+  if (o.window > 1 && o.compute_issue != 2) throw std::invalid_argument("--window needs --compute-issue 2");
+  plan.compute_issue = o.compute_issue;
+  plan.window = o.window;
   return plan;
+}
+
+/// The estimated cycles of every VTA step's program (Step::estimated_cycles, for the stage the programs
+/// were made for), as one line.
+inline std::string estimate_line(const network::Executor& ex, const TilingOptions& o) {
+  uint64_t cycles = 0;
+  for (const network::Step& s : ex.steps()) cycles += s.estimated_cycles;
+  std::string stage = "one instruction at a time";
+  if (o.compute_issue == 2) {
+    stage = "two at once, vta/driver/compute_issue.h, window " + std::to_string(o.window) + "; not in the RTL";
+  }
+  return "estimated cycles of the VTA steps: " + std::to_string(cycles) + " (compute stage: " + stage + ")";
 }
 
 /// Writes the executor's tilings when `--save-tilings` asked for them.

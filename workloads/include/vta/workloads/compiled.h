@@ -80,6 +80,8 @@ struct ConvShape {
   bool store_rows = false;
   /// Build with BuildOptions::overlap_tiles: the next tile's loads overlap this tile's epilogue.
   bool overlap_tiles = false;
+  /// Build with Env::thread_banks: each virtual thread's accumulator buffers in a region of their own.
+  bool thread_banks = false;
 };
 /// The convolution tutorial's computation, declared once: the compiled tutorial schedules it, and so do
 /// the compiler's tests. The tiling fields of `shape` are the schedule's, not used here.
