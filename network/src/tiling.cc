@@ -118,13 +118,13 @@ SramNeed sram_need(const ConvGeometry& g, Residual residual, const ConvTiling& t
 int64_t shortcut_ic_block(int64_t ic_block, int64_t blocks) { return std::gcd(ic_block, blocks); }
 
 std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeometry& g, Residual residual, size_t limit,
-                                          int64_t max_threads) {
+                                          int64_t min_threads, int64_t max_threads) {
   struct Scored {
     double cycles;
     ConvTiling t;
   };
   std::vector<Scored> scored;
-  for (int64_t vt = max_threads; vt >= 1; --vt) {
+  for (int64_t vt = max_threads; vt >= min_threads; --vt) {
     for (const int64_t oc : divisors(g.oc_blocks)) {
       if ((g.oc_blocks / oc) % vt != 0) continue;
       for (const int64_t hb : divisors(g.out_height)) {
@@ -201,11 +201,14 @@ ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
   int built = 0;
   for (const ConvTiling& t : candidates) {
     try {
-      const uint64_t cycles = compiler::estimate_cycles(build(t), config, stage);
+      const compiler::RecordedCall call = compiler::record_call(build(t), config, nullptr, stage.compute_issue == 2);
+      uint64_t cycles = 0;
+      for (const Timeline& run : compiler::estimate_timelines(call, config, stage)) cycles += run.cycles;
       if (cycles < best_cycles) {
         best_cycles = cycles;
         best.tiling = t;
         best.estimated_cycles = cycles;
+        best.stats = call.stats;
       }
       if (++built == tried) break;
     } catch (const compiler::ScheduleError& e) {

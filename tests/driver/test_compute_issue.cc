@@ -171,40 +171,6 @@ TEST(ComputeIssue, TheEstimateOverlapsWhatTheRuleAllows) {
   EXPECT_THROW(estimate_timeline(isa, Program(c).finish().insns(), {}, bad), std::invalid_argument);
 }
 
-// Rule 2: the ALU instruction beside the GEMM pushes a token to the store only once the GEMM is done,
-// so the STORE it releases starts after both (one at a time it would start after both anyway).
-TEST(ComputeIssue, AYoungerInstructionsTokensWaitForTheOlder) {
-  const Config& c = build_config();
-  const Isa isa(c);
-  const uint32_t half = sram_depth(c, MemId::kAcc) / 2;
-  Program p(c);
-  p.raw(load_uops(isa, 0, 1)).raw(load_uops(isa, 1, 1)).gemm(gemm(0, 1, 1, 100, 0, 1));
-  p.alu(alu_imm(1, 2, 50, push_next()));
-  p.store(half, 0, 1, 1, 1, pop_prev());
-  const std::map<size_t, std::vector<uint32_t>> uops{{0, words(isa, {{0, 0, 0}})}, {1, words(isa, {{half, 0, 0}})}};
-  EstimateOptions two;
-  two.uop_loads = &uops;
-  two.compute_issue = 2;
-  const Timeline t = estimate_timeline(isa, p.insns(), {}, two);
-  uint64_t gemm_end = 0, alu_begin = 0, store_begin = 0;
-  for (const TimelineInterval& i : t.intervals) {
-    if (i.activity != Activity::kBusy) continue;
-    if (i.insn == 2) {
-      gemm_end = i.end;
-      EXPECT_EQ(i.slot, 0);
-    }
-    if (i.insn == 3) {
-      alu_begin = i.begin;
-      EXPECT_EQ(i.slot, 1);  // the second slot's track
-    }
-    if (i.insn == 4) store_begin = i.begin;
-  }
-  EXPECT_EQ(gemm_end, 133u);
-  EXPECT_EQ(alu_begin, 66u);  // beside the GEMM, after its own micro-ops' load
-  EXPECT_EQ(store_begin, 133u);
-  EXPECT_NE(t.to_trace_json().find("compute (beside the GEMMs)"), std::string::npos);
-}
-
 // Rule 2, the dispatch window: LOAD UOP (the GEMMs' kernel) 0-33, LOAD UOP (the ALU's) 33-66, GEMM
 // (100 cycles, accumulator 0..99) 33-133, GEMM again 133-233, ALU (150 cycles). In program order the
 // ALU instruction starts with the second GEMM: 133-283. With a window of 2 it starts before that GEMM
@@ -263,8 +229,9 @@ TEST(ComputeIssue, AnInstructionPassesOnlyPopsItDoesNotRelyOn) {
 }
 
 // Rule 3: a token to the load stage leaves once every GEMM up to its instruction is done, not the
-// instructions beside them: the ALU instruction beside the GEMM (66-216) pushes it at 133, when the GEMM
-// ends, and the LOAD INP that waits for it starts then; a token to the store waits for both (216).
+// instructions beside them: the ALU instruction beside the GEMM (66-216, the second slot's track)
+// pushes it at 133, when the GEMM ends, and the LOAD INP that waits for it starts then; a token to the
+// store waits for both (216): every other token is pushed once everything before it is done.
 TEST(ComputeIssue, ATokenToTheLoadStageWaitsOnlyForTheGemms) {
   const Config& c = build_config();
   const Isa isa(c);
@@ -283,14 +250,16 @@ TEST(ComputeIssue, ATokenToTheLoadStageWaitsOnlyForTheGemms) {
     o.uop_loads = &uops;
     o.compute_issue = 2;
     const Timeline t = estimate_timeline(isa, p.insns(), {}, o);
+    std::map<long, TimelineInterval> busy;
     for (const TimelineInterval& i : t.intervals) {
-      if (i.insn == 3 && i.activity == Activity::kBusy) {
-        EXPECT_EQ(i.begin, 66u);
-      }
-      if (i.insn == 4 && i.activity == Activity::kBusy) {
-        EXPECT_EQ(i.begin, to_load ? 133u : 216u) << to_load;
-      }
+      if (i.activity == Activity::kBusy) busy[i.insn] = i;
     }
+    EXPECT_EQ(busy[2].end, 133u);
+    EXPECT_EQ(busy[2].slot, 0);
+    EXPECT_EQ(busy[3].begin, 66u);
+    EXPECT_EQ(busy[3].slot, 1);  // the second slot's track
+    EXPECT_EQ(busy[4].begin, to_load ? 133u : 216u) << to_load;
+    EXPECT_NE(t.to_trace_json().find("compute (beside the GEMMs)"), std::string::npos);
   }
 }
 

@@ -82,10 +82,14 @@ struct PlanOptions {
   /// compile built and estimated, the fastest kept.
   size_t candidates = 32;
   int tried = kTilingsTried;
+  /// The most virtual threads a convolution's tiling may have (1 to 4): the search ranks those with 1
+  /// or 2 and, apart, those with 3 or 4, whose best is kept only when estimated 2 % faster (they move
+  /// more data: docs/NETWORK.md). 2 gives the programs of the search before it tried more.
+  int max_virtual_threads = 4;
   /// The compute stage the programs are made for (vta/driver/compute_issue.h): 1, today's, one
   /// instruction at a time; 2, one that runs an ALU instruction or a load beside a GEMM (not in the
   /// RTL yet), with this dispatch window: each convolution's tilings ranked by that stage's estimate,
-  /// with up to 4 virtual threads, each thread's accumulator buffers in a region of their own
+  /// each virtual thread's accumulator buffers in a region of their own
   /// (compiler::Env::thread_banks). The programs compute the same and run on any backend as usual
   /// (today's stage one instruction at a time); Step::estimated_cycles is that stage's.
   int compute_issue = 1;

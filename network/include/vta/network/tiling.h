@@ -59,10 +59,10 @@ struct SramNeed {
 };
 SramNeed sram_need(const ConvGeometry& geometry, Residual residual, const ConvTiling& tiling);
 
-/// The tilings of a convolution whose buffers fit `config`'s SRAMs, best first by the traffic they
-/// make (at most `limit`), with 1 to `max_threads` virtual threads.
+/// The tilings of a convolution whose buffers fit `config`'s SRAMs, with `min_threads` to
+/// `max_threads` virtual threads, best first by the traffic they make (at most `limit`).
 std::vector<ConvTiling> tiling_candidates(const Config& config, const ConvGeometry& geometry, Residual residual,
-                                          size_t limit = 32, int64_t max_threads = 2);
+                                          size_t limit = 32, int64_t min_threads = 1, int64_t max_threads = 2);
 
 /// The input-channel blocks the shortcut's reduction loads at a time, for a tiling's `ic_block` and
 /// the shortcut's `blocks` input-channel blocks (their greatest common divisor).
@@ -83,6 +83,7 @@ inline constexpr int kTilingsTried = 16;
 struct ChosenProgram {
   ConvTiling tiling;
   uint64_t estimated_cycles = 0;
+  Stats stats;  ///< its statistics (on the estimate's device: the counts, no cycles)
   std::shared_ptr<const compiler::Module> module;
 };
 

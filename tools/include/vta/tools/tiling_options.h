@@ -17,11 +17,12 @@
 namespace vta::tools {
 
 struct TilingOptions {
-  std::string file;       ///< --tilings
-  std::string save;       ///< --save-tilings
-  bool tune = false;      ///< --tune
-  int compute_issue = 1;  ///< --compute-issue
-  size_t window = 1;      ///< --window
+  std::string file;             ///< --tilings
+  std::string save;             ///< --save-tilings
+  bool tune = false;            ///< --tune
+  int max_virtual_threads = 4;  ///< --max-virtual-threads
+  int compute_issue = 1;        ///< --compute-issue
+  size_t window = 1;            ///< --window
 };
 
 /// How many ranked tilings `--tune` builds and estimates per convolution (the default search: the
@@ -35,11 +36,15 @@ inline void add_tiling_options(CLI::App& app, TilingOptions& o) {
                "search every ranked tiling of each convolution (" + std::to_string(kTunedTilings) +
                    ", all estimated) instead of the first " + std::to_string(network::kTilingsTried));
   app.add_option("--save-tilings", o.save, "write the tiling of each convolution to this file");
+  app.add_option("--max-virtual-threads", o.max_virtual_threads,
+                 "the most virtual threads a convolution's tiling may have (3 and 4 are kept only when estimated 2 % "
+                 "faster: they move more data; 2 gives the search of commit b8d319d and before)")
+      ->check(CLI::Range(1, 4));
   app.add_option(
          "--compute-issue", o.compute_issue,
          "2: make the programs for a compute stage that runs an ALU instruction beside a GEMM (issue 67, not in "
-         "the RTL: tilings ranked by its estimate, up to 4 virtual threads, each thread's accumulator in a "
-         "region of its own; they run on --target as usual)")
+         "the RTL: tilings ranked by its estimate, each virtual thread's accumulator in a region of its own; "
+         "they run on --target as usual)")
       ->check(CLI::IsMember({1, 2}));
   app.add_option("--window", o.window, "with --compute-issue 2: its dispatch window (vta/driver/compute_issue.h)")
       ->check(CLI::Range(1, 64));
@@ -52,6 +57,7 @@ inline network::PlanOptions plan_options(const TilingOptions& o, const Config& c
   if (!o.file.empty()) plan.tilings = network::load_tilings(o.file, config);
   if (o.tune) plan.candidates = kTunedTilings, plan.tried = kTunedTilings;
   if (o.window > 1 && o.compute_issue != 2) throw std::invalid_argument("--window needs --compute-issue 2");
+  plan.max_virtual_threads = o.max_virtual_threads;
   plan.compute_issue = o.compute_issue;
   plan.window = o.window;
   return plan;
