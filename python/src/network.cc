@@ -392,17 +392,27 @@ void bind_network(py::module_& m, const py::object& base_error) {
 
   py::class_<net::Executor>(n, "Executor",
                             "A graph's VTA steps compiled once, run on the runtime's device (VTA_TARGET), the host "
-                            "operators in between; `tsim_steps` FIRST:LAST runs those steps cycle by cycle.")
+                            "operators in between; `tsim_steps` FIRST:LAST runs those steps cycle by cycle. "
+                            "max_virtual_threads (1 to 4) bounds the tiling search; compute_issue=2 (and its "
+                            "window) makes the programs for the two-slot compute stage of docs/TIMELINE.md, which the "
+                            "RTL does not have (they run as usual; each step's estimated_cycles is that stage's).")
       // the executor reads its graph for as long as it lives
       // tsim_steps "FIRST:LAST": fast-forward, those steps on detailed_target, the others on VTA_TARGET
-      .def(py::init([](const net::Graph& g, const std::string& tsim_steps, const std::string& detailed_target) {
+      .def(py::init([](const net::Graph& g, const std::string& tsim_steps, const std::string& detailed_target,
+                       int max_virtual_threads, int compute_issue, size_t window) {
              std::shared_ptr<net::Target> target;
              if (!tsim_steps.empty()) {
                target = net::fast_forward_target(detailed_target, net::vta_step_names(g, tsim_steps));
              }
-             return std::make_unique<net::Executor>(g, build_config(), target);
+             net::PlanOptions plan;
+             plan.max_virtual_threads = max_virtual_threads;
+             plan.compute_issue = compute_issue;
+             plan.window = window;
+             return std::make_unique<net::Executor>(g, build_config(), target, plan);
            }),
-           py::arg("graph"), py::arg("tsim_steps") = "", py::arg("detailed_target") = "tsim", py::keep_alive<1, 2>())
+           py::arg("graph"), py::arg("tsim_steps") = "", py::arg("detailed_target") = "tsim",
+           py::arg("max_virtual_threads") = 4, py::arg("compute_issue") = 1, py::arg("window") = 1,
+           py::keep_alive<1, 2>())
       .def_property_readonly(
           "steps",
           [](const net::Executor& e) {

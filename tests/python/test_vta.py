@@ -428,6 +428,21 @@ class Reliability(unittest.TestCase):
         with self.assertRaisesRegex(vn.GraphError, "more than 268435456 elements"):
             t.input("x", [1, 3, 2 ** 20, 2 ** 20])
 
+    def test_an_executors_programs_for_another_compute_stage(self):
+        import vta.network as vn
+        g = vn.resnet18(image=32, width=16)
+        x = vn.generated_input(g)
+        g.calibrate_shifts(x)
+        today = vn.Executor(g)
+        two = vn.Executor(g, compute_issue=2, window=8)  # docs/TIMELINE.md: the two-slot stage
+        self.assertTrue(two.run(x)["verified"])
+        estimate = lambda ex: sum(s["estimated_cycles"] for s in ex.steps)  # noqa: E731
+        self.assertLess(estimate(two), estimate(today))  # each step's estimate is its own stage's
+        self.assertTrue(vn.Executor(g, max_virtual_threads=1).run(x)["verified"])
+        for bad in ({"compute_issue": 3}, {"window": 2}, {"max_virtual_threads": 5}):
+            with self.assertRaises(ValueError):
+                vn.Executor(g, **bad)
+
     def test_an_executor_keeps_its_own_graph(self):
         import vta.network as vn
         g = vn.resnet18(image=32, width=16)
