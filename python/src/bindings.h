@@ -33,14 +33,21 @@ class InterruptibleCall {
   /// the call's own error (the run it stopped reports one).
   template <class F>
   auto run(F&& call) {
+    // (counted only where a signal is recorded: a call on another thread, a device server's, says
+    // nothing about whether a signal sent now stops the main thread's)
     struct InProgress {
-      InProgress() { ++calls_in_progress(); }
-      ~InProgress() { --calls_in_progress(); }
+      explicit InProgress(bool count) : counted(count) {
+        if (counted) ++calls_in_progress();
+      }
+      ~InProgress() {
+        if (counted) --calls_in_progress();
+      }
       InProgress(const InProgress&) = delete;
       InProgress& operator=(const InProgress&) = delete;
+      bool counted;
     };
     try {
-      const InProgress counted;
+      const InProgress in_progress(scope_.has_value());
       pybind11::gil_scoped_release unlocked;  // a long run lets other Python threads go on
       if constexpr (std::is_void_v<decltype(call())>) {
         call();
@@ -55,7 +62,8 @@ class InterruptibleCall {
       throw;
     }
   }
-  /// Calls in progress in the process (what a test waits for before it sends a signal).
+  /// Calls in progress on Python's main thread, their signals recorded (what a test waits for before it
+  /// sends a signal: one sent while this is above 0 reaches a call).
   static std::atomic<int>& calls_in_progress() {
     static std::atomic<int> n{0};
     return n;

@@ -3,6 +3,7 @@ the package prints the C++ tutorial's programs (tests/golden) and runs verified 
 seeds' statistics; every error crosses as the exception of its C++ class; nothing leaks over many
 calls. Run by ctest with PYTHONPATH=<build>/python and Debian's python3."""
 
+import faulthandler
 import json
 import os
 import signal
@@ -19,6 +20,16 @@ import numpy as np
 import vta
 
 SOURCE = os.environ.get("VTA_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def setUpModule():
+    # a hang leaves every thread's stack on stderr (ctest stops the file at 300 s and shows nothing of
+    # its own); the suite takes 3-12 s, under load too
+    faulthandler.dump_traceback_later(240, exit=True)
+
+
+def tearDownModule():
+    faulthandler.cancel_dump_traceback_later()
 
 
 def matrix_multiply(env, batch=1, in_channels=1024, out_channels=1024):
