@@ -78,10 +78,14 @@ std::vector<Timeline> estimate_timelines(const Module& module, const Config& con
   return estimate_timelines(record_call(module, config, nullptr, options.compute_issue == 2), config, options);
 }
 
-uint64_t estimate_cycles(const Module& module, const Config& config, const EstimateOptions& options) {
+uint64_t estimate_cycles(const RecordedCall& call, const Config& config, const EstimateOptions& options) {
   uint64_t cycles = 0;
-  for (const Timeline& t : estimate_timelines(module, config, options)) cycles += t.cycles;
+  for (const Timeline& t : estimate_timelines(call, config, options)) cycles += t.cycles;
   return cycles;
+}
+
+uint64_t estimate_cycles(const Module& module, const Config& config, const EstimateOptions& options) {
+  return estimate_cycles(record_call(module, config, nullptr, options.compute_issue == 2), config, options);
 }
 
 }  // namespace vta::compiler

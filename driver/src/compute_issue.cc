@@ -149,15 +149,14 @@ bool relies_on_pops(const RawInsn& younger, const ComputeFootprint& f, const Raw
   // a token from the load stage: its input and weight buffers, which only GEMMs read
   if (has(o, DepFlag::kPopPrev) && Isa::opcode_of(younger) == uint8_t(Opcode::kGemm)) return true;
   // a token from the store stage: the accumulator it has read, which everything but a LOAD UOP writes
-  return has(o, DepFlag::kPopNext) && !(f.known && f.acc.empty() && f.acc_src.empty());
+  return has(o, DepFlag::kPopNext) && !f.loads_uops();
 }
 
 bool independent(const Config& config, const ComputeFootprint& a, const ComputeFootprint& b, AccBanks banks) {
   using Slot = ComputeFootprint::Slot;
   if (a.slot == Slot::kAlone || b.slot == Slot::kAlone || a.slot == b.slot) return false;
-  // a micro-op load (no accumulator footprint): not the other's micro-ops (known from its fields)
-  auto uop_load = [](const ComputeFootprint& f) { return f.known && f.acc.empty() && f.acc_src.empty(); };
-  if (uop_load(a) || uop_load(b)) return !a.uops.overlaps(b.uops);
+  // a micro-op load: not the other's micro-ops (known from its fields)
+  if (a.loads_uops() || b.loads_uops()) return !a.uops.overlaps(b.uops);
   if (!a.known || !b.known) return false;
   const ComputeFootprint& g = a.slot == Slot::kG ? a : b;
   const ComputeFootprint& x = a.slot == Slot::kG ? b : a;

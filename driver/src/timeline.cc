@@ -144,16 +144,19 @@ std::map<size_t, std::vector<uint32_t>> read_uop_loads(
   return loads;
 }
 
+void check_stage(const EstimateOptions& options, const std::string& who) {
+  const bool issue = options.compute_issue == 1 || options.compute_issue == 2;
+  if (!issue || options.window < 1 || options.window > 64 || (options.window > 1 && options.compute_issue != 2)) {
+    throw std::invalid_argument(who + ": compute_issue " + std::to_string(options.compute_issue) +
+                                " with a window of " + std::to_string(options.window) +
+                                " (compute_issue 1: one instruction at a time, 2: two, vta/driver/compute_issue.h; "
+                                "a window of 1 to 64, above 1 only with compute_issue 2)");
+  }
+}
+
 Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, const TokenCounts& tokens,
                            const EstimateOptions& options) {
-  if (options.compute_issue != 1 && options.compute_issue != 2) {
-    throw std::invalid_argument("estimate_timeline: compute_issue is " + std::to_string(options.compute_issue) +
-                                " (1: one instruction at a time, 2: two, vta/driver/compute_issue.h)");
-  }
-  if (options.window < 1 || options.window > 64 || (options.window > 1 && options.compute_issue != 2)) {
-    throw std::invalid_argument("estimate_timeline: window is " + std::to_string(options.window) +
-                                " (1 to 64, and above 1 only with compute_issue 2)");
-  }
+  check_stage(options, "estimate_timeline");
   const Config& c = isa.config();
   Timeline t;
   t.estimated = true;

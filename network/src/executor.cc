@@ -86,12 +86,7 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
     throw std::invalid_argument("Executor: PlanOptions asks for at most " + std::to_string(plan_.max_virtual_threads) +
                                 " virtual threads (1 to 4)");
   }
-  if ((plan_.compute_issue != 1 && plan_.compute_issue != 2) || plan_.window < 1 || plan_.window > 64 ||
-      (plan_.window > 1 && plan_.compute_issue != 2)) {
-    throw std::invalid_argument("Executor: PlanOptions asks for compute_issue " + std::to_string(plan_.compute_issue) +
-                                " with a window of " + std::to_string(plan_.window) +
-                                " (1 or 2; a window of 1 to 64, above 1 only with 2)");
-  }
+  check_stage(stage(), "Executor: PlanOptions asks for");
   // the final steps (its own graph's: the steps point into it); compiled here, run by run()
   steps_ = plan_steps(graph_, config_, TargetTraits{target_->views()});
   for (Step& s : steps_) {

@@ -202,8 +202,7 @@ ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
   for (const ConvTiling& t : candidates) {
     try {
       const compiler::RecordedCall call = compiler::record_call(build(t), config, nullptr, stage.compute_issue == 2);
-      uint64_t cycles = 0;
-      for (const Timeline& run : compiler::estimate_timelines(call, config, stage)) cycles += run.cycles;
+      const uint64_t cycles = compiler::estimate_cycles(call, config, stage);
       if (cycles < best_cycles) {
         best_cycles = cycles;
         best.tiling = t;

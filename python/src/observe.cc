@@ -48,14 +48,11 @@ void bind_observability(py::module_& m, const py::object& base_error) {
   m.def(
       "estimate_timelines",
       [](const compiler::Module& mod, int compute_issue, bool any_disjoint, size_t window) {
-        if (compute_issue != 1 && compute_issue != 2) {
-          throw py::value_error("estimate_timelines: compute_issue is 1 (one instruction at a time) or 2, not " +
-                                std::to_string(compute_issue));
-        }
         EstimateOptions o;
         o.compute_issue = compute_issue;
         o.banks = any_disjoint ? AccBanks::kAnyDisjoint : AccBanks::kHalves;
         o.window = window;
+        check_stage(o, "estimate_timelines");  // (std::invalid_argument: ValueError, before the call is recorded)
         return compiler::estimate_timelines(mod, build_config(), o);
       },
       "Per device run of the module, its estimated Timeline. compute_issue=2 estimates a compute stage that "

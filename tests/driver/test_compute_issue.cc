@@ -33,6 +33,12 @@ RawInsn load_uops(const Isa& isa, uint32_t sram, uint32_t n) {
   return isa.encode(m);
 }
 
+// The micro-op words of the two kernels the estimate tests load: the GEMM's at micro-op 0 (accumulator
+// 0), the ALU instruction's at micro-op 1 (accumulator `alu_dst`), by the index of their LOAD UOPs.
+std::map<size_t, std::vector<uint32_t>> two_kernels(const Isa& isa, uint32_t alu_dst) {
+  return {{0, words(isa, {{0, 0, 0}})}, {1, words(isa, {{alu_dst, 0, 0}})}};
+}
+
 GemmInsn gemm(uint32_t bgn, uint32_t end, uint32_t iter_out, uint32_t iter_in, uint32_t f_out, uint32_t f_in) {
   GemmInsn g;
   g.uop_bgn = bgn, g.uop_end = end, g.iter_out = iter_out, g.iter_in = iter_in;
@@ -149,8 +155,7 @@ TEST(ComputeIssue, TheEstimateOverlapsWhatTheRuleAllows) {
   for (const uint32_t alu_dst : {half, 500u}) {
     Program p(c);
     p.raw(load_uops(isa, 0, 1)).raw(load_uops(isa, 1, 1)).gemm(gemm(0, 1, 1, 100, 0, 1)).alu(alu_imm(1, 2, 50));
-    const std::map<size_t, std::vector<uint32_t>> uops{{0, words(isa, {{0, 0, 0}})},
-                                                       {1, words(isa, {{alu_dst, 0, 0}})}};
+    const std::map<size_t, std::vector<uint32_t>> uops = two_kernels(isa, alu_dst);
     EstimateOptions one, two;
     one.uop_loads = two.uop_loads = &uops;
     two.compute_issue = 2;
@@ -184,8 +189,7 @@ TEST(ComputeIssue, TheWindowLetsAnIndependentInstructionStartFirst) {
     Program p(c);
     p.raw(load_uops(isa, 0, 1)).raw(load_uops(isa, 1, 1));
     p.gemm(gemm(0, 1, 1, 100, 0, 1)).gemm(gemm(0, 1, 1, 100, 0, 1)).alu(alu_imm(1, 2, 150));
-    const std::map<size_t, std::vector<uint32_t>> uops{{0, words(isa, {{0, 0, 0}})},
-                                                       {1, words(isa, {{alu_dst, 0, 0}})}};
+    const std::map<size_t, std::vector<uint32_t>> uops = two_kernels(isa, alu_dst);
     EstimateOptions o;
     o.uop_loads = &uops;
     o.compute_issue = 2;
@@ -245,7 +249,7 @@ TEST(ComputeIssue, ATokenToTheLoadStageWaitsOnlyForTheGemms) {
     } else {
       p.store(half, 0, 1, 1, 1, pop_prev());
     }
-    const std::map<size_t, std::vector<uint32_t>> uops{{0, words(isa, {{0, 0, 0}})}, {1, words(isa, {{half, 0, 0}})}};
+    const std::map<size_t, std::vector<uint32_t>> uops = two_kernels(isa, half);
     EstimateOptions o;
     o.uop_loads = &uops;
     o.compute_issue = 2;

@@ -1301,7 +1301,7 @@ TEST(NetworkExecutor, ProgramsMadeForTheTwoSlotComputeStage) {
   expect_error([&] { Executor bad(net.g, config, nullptr, three); }, "compute_issue 3 with a window of 1");
   PlanOptions window;
   window.window = 2;
-  expect_error([&] { Executor bad(net.g, config, nullptr, window); }, "above 1 only with 2");
+  expect_error([&] { Executor bad(net.g, config, nullptr, window); }, "above 1 only with compute_issue 2");
 }
 
 // The tiling search tries 3 and 4 virtual threads apart from 1 and 2 (PlanOptions::max_virtual_threads):

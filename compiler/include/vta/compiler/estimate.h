@@ -87,5 +87,7 @@ std::vector<Timeline> estimate_timelines(const Module& module, const Config& con
 
 /// The cycles one call of `module` should take: the sum of its runs' estimates.
 uint64_t estimate_cycles(const Module& module, const Config& config, const EstimateOptions& options = {});
+/// The same for a recorded call (its statistics at hand too).
+uint64_t estimate_cycles(const RecordedCall& call, const Config& config, const EstimateOptions& options = {});
 
 }  // namespace vta::compiler

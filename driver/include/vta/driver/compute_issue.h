@@ -100,6 +100,8 @@ struct ComputeFootprint {
   IndexRange acc;      ///< the accumulator indices written (and read: a GEMM's sums, an ALU's destinations)
   IndexRange acc_src;  ///< the accumulator indices only read (an ALU instruction's vector operand)
   IndexRange uops;
+  /// A LOAD UOP's: known, and no accumulator index (its `uops` are the micro-ops it writes).
+  bool loads_uops() const { return known && acc.empty() && acc_src.empty(); }
 };
 
 /// The footprint of compute-stage instruction `raw` as the stage knows it when the instruction is

@@ -78,6 +78,10 @@ struct EstimateOptions {
   const std::map<size_t, std::vector<uint32_t>>* uop_loads = nullptr;
 };
 
+/// Throws std::invalid_argument, the message starting with `who`, when `options` asks for a compute stage
+/// the estimate does not model: compute_issue 1 or 2, a window of 1 to 64 and above 1 only with 2.
+void check_stage(const EstimateOptions& options, const std::string& who);
+
 /// The micro-op words each LOAD UOP of `insns` writes, by instruction index (pads as zero words), from
 /// the memory `read` returns (nullptr where it has none: that load is left out).
 std::map<size_t, std::vector<uint32_t>> read_uop_loads(
