@@ -1,6 +1,7 @@
 // fsim throughput: GEMM micro-ops per second on one large GEMM instruction (2M micro-op executions:
 // 2048 distinct micro-ops in a 32 x 32 loop), on each GEMM kernel (VNNI, AVX2, portable; the one a device
-// chooses by itself is BM_FsimGemmAuto, and the context lines say which the CPU has); and ALU
+// chooses by itself is BM_FsimGemmAuto, and the context lines say which the CPU has), beside the same
+// instruction as the reference fsim computes it (BM_GemmPlainLoop); and ALU
 // micro-ops per second for an immediate ADD and a vector ADD. Also the fixed costs: opening a device
 // (through the C API, as the reference's per-call vta() does), next to the eager zero-fill of the same
 // SRAM sizes that opening used to cost, and a 1-byte device allocation.
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "gemm_plain_loop.h"
 #include "vta/driver.h"
 #include "vta/driver/device.h"
 #include "vta/driver/energy.h"
@@ -102,6 +104,32 @@ void run_compute(benchmark::State& state, FsimKernel kernel, bool gemm, bool use
     const double macs = double(per_run) * cfg.batch() * cfg.block_in() * cfg.block_out();
     state.counters["GMAC_per_s"] = benchmark::Counter(macs / 1e9, benchmark::Counter::kIsIterationInvariantRate);
   }
+}
+
+// The same GEMM instruction as run_compute's, computed the way the reference fsim computes it
+// (bench/gemm_plain_loop.cc): its figure on this machine, in the same run as the kernels above.
+void BM_GemmPlainLoop(benchmark::State& state) {
+  const Config cfg = Config::default_config();
+  if (cfg.batch() != 1 || cfg.block_in() != 16 || cfg.block_out() != 16) {
+    state.SkipWithError("the plain loop is written for the default 1x16x16 shape");
+    return;
+  }
+  std::mt19937 rng(1);
+  std::vector<int8_t> inp(size_t(cfg.inp_depth()) * 16), wgt(size_t(cfg.wgt_depth()) * 256);
+  std::vector<int32_t> acc(size_t(cfg.acc_depth()) * 16);
+  for (auto& v : inp) v = int8_t(rng());
+  for (auto& v : wgt) v = int8_t(rng());
+  const uint32_t kUops = 2048;
+  std::vector<Uop> uops(kUops);
+  for (uint32_t k = 0; k < kUops; ++k) uops[k] = Uop{k % 1024, (k * 7) % 1024, (k * 13) % 960};
+  for (auto _ : state) {
+    vta_bench::gemm_plain_loop(uops.data(), kUops, acc.data(), inp.data(), wgt.data());
+    benchmark::DoNotOptimize(acc.data());
+    benchmark::ClobberMemory();
+  }
+  const double per_run = double(kUops) * vta_bench::kPlainLoopIterations;
+  state.counters["uops_per_s"] = benchmark::Counter(per_run, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GMAC_per_s"] = benchmark::Counter(per_run * 256 / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_FsimGemmAuto(benchmark::State& s) { run_compute(s, FsimKernel::kAuto, true, false); }
@@ -193,6 +221,7 @@ BENCHMARK(BM_FsimGemmAuto)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimGemmVnni)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimGemmAvx2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimGemmPortable)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GemmPlainLoop)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimAluAddImm)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FsimAluAddVector)->Unit(benchmark::kMillisecond);
 

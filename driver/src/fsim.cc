@@ -216,6 +216,9 @@ struct FsimDevice::Impl {
     const uint32_t first = m.sram_base, last = m.sram_base + cols * rows;
     if (t == MemId::kUop) {
       for (uint32_t e = first; e < last; ++e) d.uops_[e] = d.isa_.decode_uop(d.uop_raw_[e]);
+    } else if (t == MemId::kInp && d.kernel_ == FsimKernel::kAvx2) {  // the avx2 kernel's sign-extended copy
+      const size_t lanes = size_t(cfg.batch()) * cfg.block_in();
+      std::copy(d.inp_.data() + first * lanes, d.inp_.data() + last * lanes, d.inp_avx2_.data() + first * lanes);
     } else if (t == MemId::kWgt && d.kernel_ != FsimKernel::kPortable) {  // the vector kernel's copy of each tile
       const size_t wsize = size_t(cfg.block_in()) * cfg.block_out();
       for (uint32_t e = first; e < last; ++e) {
@@ -287,11 +290,12 @@ struct FsimDevice::Impl {
     check_index(idx, "weight (wgt)", mx.wgt, g.iter_out, g.wgt_factor_out, g.iter_in, g.wgt_factor_in, cfg.wgt_depth());
     d.stats_.gemm_counter += uops;
     if (d.skip_execution_) return;
-    fsim_detail::GemmArgs a{d.uops_.data(),  g.uop_bgn,          g.uop_end,          g.iter_out,
-                            g.iter_in,       g.dst_factor_out,   g.dst_factor_in,    g.src_factor_out,
-                            g.src_factor_in, g.wgt_factor_out,   g.wgt_factor_in,    cfg.batch(),
-                            cfg.block_in(),  cfg.block_out(),    d.acc_.data(),      d.inp_.data(),
-                            d.wgt_.data(),   d.wgt_vnni_.data(), d.wgt_bias_.data(), d.wgt_avx2_.data()};
+    fsim_detail::GemmArgs a{d.uops_.data(),    g.uop_bgn,          g.uop_end,          g.iter_out,
+                            g.iter_in,         g.dst_factor_out,   g.dst_factor_in,    g.src_factor_out,
+                            g.src_factor_in,   g.wgt_factor_out,   g.wgt_factor_in,    cfg.batch(),
+                            cfg.block_in(),    cfg.block_out(),    d.acc_.data(),      d.inp_.data(),
+                            d.wgt_.data(),     d.wgt_vnni_.data(), d.wgt_bias_.data(), d.wgt_avx2_.data(),
+                            d.inp_avx2_.data()};
     switch (d.kernel_) {
       case FsimKernel::kVnni: fsim_detail::gemm_vnni(a); break;
       case FsimKernel::kAvx2: fsim_detail::gemm_avx2(a); break;
@@ -452,6 +456,7 @@ FsimDevice::FsimDevice(const Config& config, const DeviceOptions& options)
     wgt_bias_.allocate(size_t(config.wgt_depth()) * config.block_out());
   } else if (kernel_ == FsimKernel::kAvx2) {
     wgt_avx2_.allocate(wgt_.size());
+    inp_avx2_.allocate(inp_.size());
   }
 }
 

@@ -34,39 +34,40 @@ void avx2_pack_tile(const int8_t* w, int16_t* avx2, int block_in, int block_out)
 // weights sign-extended, a pair of inputs (x[2g], x[2g+1]) broadcast against the weights of eight
 // outputs (o, 2g), (o, 2g+1) gives eight exact partial sums (|x w| <= 2^14, a pair <= 2^15). The 32-bit
 // additions wrap as the accumulator does, so the results equal the portable kernel's bit for bit.
-// (vpmaddubsw, the byte form, saturates its 16-bit pairs and would not.) kPairs / kOBlocks > 0 fix
-// block_in / 2 and block_out / 8 at compile time; 0 reads them from the arguments.
+// (vpmaddubsw, the byte form, saturates its 16-bit pairs and would not.) The inputs are kept
+// sign-extended too (`inp_avx2`, written with the input SRAM), so a pair is one 32-bit broadcast from
+// memory. kPairs / kOBlocks > 0 fix block_in / 2 and block_out / 8 at compile time; 0 reads them from
+// the arguments.
 #define VTA_AVX2_TARGET __attribute__((target("avx2")))
 template <int kPairs, int kOBlocks>
 VTA_AVX2_TARGET void gemm_avx2_impl(const GemmArgs& a) {
   const int pairs = kPairs > 0 ? kPairs : a.block_in / 2;
   const int oblocks = kOBlocks > 0 ? kOBlocks : a.block_out / 8;
+  const size_t block_in = size_t(pairs) * 2, block_out = size_t(oblocks) * 8, batch = size_t(a.batch);
   for_each_uop(a, a.uops, [&](uint32_t dst_row, uint32_t src, uint32_t wgt) VTA_AVX2_TARGET {
-    const auto [acc, x] = gemm_rows(a, dst_row, src);
-    const int16_t* w2 = a.wgt_avx2 + size_t(wgt) * a.block_in * a.block_out;
-    for (int b = 0; b < a.batch; ++b) {
-      const int8_t* xb = x + b * a.block_in;
-      int32_t* dst = acc + b * a.block_out;
-      // one input pair per step, against every block of eight outputs: the pair is formed once
-      auto pair = [&](int g) VTA_AVX2_TARGET {
-        return _mm256_set1_epi32(
-            int32_t(uint32_t(uint16_t(int16_t(xb[2 * g]))) | uint32_t(uint16_t(int16_t(xb[2 * g + 1]))) << 16));
+    int32_t* acc = a.acc + dst_row * batch * block_out;
+    const int16_t* x = a.inp_avx2 + src * batch * block_in;
+    const int16_t* w2 = a.wgt_avx2 + wgt * block_in * block_out;
+    for (size_t b = 0; b < batch; ++b) {
+      const int16_t* xb = x + b * block_in;
+      int32_t* dst = acc + b * block_out;
+      auto pair = [&](int g) VTA_AVX2_TARGET {  // (x[2g], x[2g+1]) in every 32-bit lane
+        int32_t p;
+        std::memcpy(&p, xb + 2 * g, 4);
+        return _mm256_set1_epi32(p);
       };
       auto weights = [&](int g, int ob) VTA_AVX2_TARGET {
-        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w2 + (size_t(g) * a.block_out + ob * 8) * 2));
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w2 + (size_t(g) * block_out + ob * 8) * 2));
       };
       if constexpr (kOBlocks > 0) {  // the sums of a fixed shape stay in registers
         __m256i sum[kOBlocks];
-        for (int ob = 0; ob < kOBlocks; ++ob) sum[ob] = _mm256_setzero_si256();
+        for (int ob = 0; ob < kOBlocks; ++ob) sum[ob] = _mm256_loadu_si256(reinterpret_cast<__m256i*>(dst + ob * 8));
         for (int g = 0; g < pairs; ++g) {
           const __m256i xp = pair(g);
           for (int ob = 0; ob < kOBlocks; ++ob)
             sum[ob] = _mm256_add_epi32(sum[ob], _mm256_madd_epi16(xp, weights(g, ob)));
         }
-        for (int ob = 0; ob < kOBlocks; ++ob) {
-          auto* d = reinterpret_cast<__m256i*>(dst + ob * 8);
-          _mm256_storeu_si256(d, _mm256_add_epi32(_mm256_loadu_si256(d), sum[ob]));
-        }
+        for (int ob = 0; ob < kOBlocks; ++ob) _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + ob * 8), sum[ob]);
       } else {  // any shape: the partial sums go to the accumulator pair by pair (the additions wrap alike)
         for (int g = 0; g < pairs; ++g) {
           const __m256i xp = pair(g);

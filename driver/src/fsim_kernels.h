@@ -20,6 +20,7 @@ struct GemmArgs {
   const int8_t* wgt_vnni;   ///< vnni layout: tile, then [c/4][o][c%4]
   const int32_t* wgt_bias;  ///< tile, then [o]: 128 * sum_c w[o][c]
   const int16_t* wgt_avx2;  ///< avx2 layout: tile, then [c/2][o][c%2], sign-extended
+  const int16_t* inp_avx2;  ///< the input SRAM sign-extended (avx2 kernel)
 };
 
 /// The ISA's loop nest over one GEMM or ALU instruction (spec 3.3): for iter_out, iter_in, then the
