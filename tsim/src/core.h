@@ -86,19 +86,23 @@ class Core {
   /// that depends on inputs first). That halves the evaluations of a running accelerator.
   void step() {
     const tsim::AssertionLog::Scope scope(asserts);
-    const bool settle = !kCanForceEdge || std::any_of(extensions.begin(), extensions.end(),
-                                                      [](const Extension* e) { return e->needs_falling_edge(); });
-    if (settle) {
-      top_->clk_i = 0;
-      top_->eval();
-    } else {
-      force_rising_edge(*top_->rootp);
+    edge(needs_settle());
+  }
+  /// Clocks until `done()` holds (checked before each cycle), an RTL assertion fails or `cycles` have
+  /// passed; true when done() held. The same cycles as step() in a loop, with the assertion scope and
+  /// the settling choice made once: an extension's need can only start with a call from outside the
+  /// loop (the host port's, with a transaction), and settling where it is no longer needed changes
+  /// nothing but the time.
+  template <class Done>
+  bool step_until(Done done, uint64_t cycles) {
+    const tsim::AssertionLog::Scope scope(asserts);
+    const bool settle = needs_settle();
+    for (uint64_t i = 0; !done(); ++i) {
+      if (i >= cycles) return false;
+      edge(settle);
+      if (!asserts.empty()) return false;
     }
-    for (Extension* e : extensions) e->before_edge(*top_, cycle);
-    top_->clk_i = 1;
-    top_->eval();
-    for (Extension* e : extensions) e->after_edge(*top_, cycle);
-    ++cycle;
+    return true;
   }
   /// Reset held for two cycles, then one cycle out of reset.
   void reset() {
@@ -111,6 +115,24 @@ class Core {
   }
 
  private:
+  bool needs_settle() const {
+    return !kCanForceEdge || std::any_of(extensions.begin(), extensions.end(),
+                                         [](const Extension* e) { return e->needs_falling_edge(); });
+  }
+  void edge(bool settle) {
+    if (settle) {
+      top_->clk_i = 0;
+      top_->eval();
+    } else {
+      force_rising_edge(*top_->rootp);
+    }
+    for (Extension* e : extensions) e->before_edge(*top_, cycle);
+    top_->clk_i = 1;
+    top_->eval();
+    for (Extension* e : extensions) e->after_edge(*top_, cycle);
+    ++cycle;
+  }
+
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<Vvta_top> top_;
 };

@@ -146,14 +146,8 @@ struct Simulator::Impl final : RegisterBus {
     return host.data();
   }
   bool wait_irq(uint64_t cycles) override {
-    const uint64_t start = core.cycle;
     // irq_o is a register output: it is valid after each edge without another eval.
-    while (!core.top().irq_o) {
-      if (core.cycle - start >= cycles) return false;
-      core.step();
-      if (!core.asserts.empty()) return false;
-    }
-    return true;
+    return core.step_until([this] { return core.top().irq_o != 0; }, cycles);
   }
   uint64_t cycles() const override { return core.cycle; }
   void reset_design() override { core.reset(); }

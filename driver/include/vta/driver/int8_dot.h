@@ -65,7 +65,8 @@ void dots_sse2(int batch, int block_out, const int8_t* x, const int8_t* w, uint3
 #endif
 
 template <bool kAdd>
-void dots(int batch, int block_in, int block_out, const int8_t* x, const int8_t* w, uint32_t* acc) {
+[[gnu::always_inline]] inline void dots(int batch, int block_in, int block_out, const int8_t* x, const int8_t* w,
+                                        uint32_t* acc) {
 #if defined(__SSE2__)
   switch (block_in) {
     case 16: return dots_sse2<1, kAdd>(batch, block_out, x, w, acc);
