@@ -39,6 +39,7 @@ import time
 sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / 'synth'))
+import result_cache  # noqa: E402  (the Yosys flow's deterministic runs given back, shared)
 import script_args  # noqa: E402  (the scripts' checks of their arguments and files, shared)
 import yosys_sources  # noqa: E402  (the synthesis flow's reader of the RTL, shared)
 
@@ -137,20 +138,55 @@ def smt2(args, proof, sources, work):
     return out_path, asserts, assumes, [c for c in covers if '.' not in c]
 
 
+def smt2_cached(args, proof, sources, work):
+    """smt2(), or the design and lists it wrote before for the same proof, sources, Yosys and formal.py
+    (result_cache.py: three Yosys runs per proof, seconds each)."""
+    cache = result_cache.Cache('formal-design')
+    work.mkdir(parents=True, exist_ok=True)
+    # (every file beside the sources: the `include files, hw/formal's property sets among them, are read too)
+    key = cache.key({'proof': proof, 'order': [p.name for p in sources],
+                     'formal.py': result_cache.file_digest(__file__)},
+                    inputs=sorted(p for p in sources[0].parent.iterdir() if p.is_file()), tools=[args.yosys])
+    record = cache.load(key, work)
+    if record is not None:
+        return work / 'design.smt2', record['asserts'], record['assumes'], record['covers']
+    design, asserts, assumes, covers = smt2(args, proof, sources, work)
+    cache.store(key, {'asserts': asserts, 'assumes': assumes, 'covers': covers}, [design])
+    return design, asserts, assumes, covers
+
+
 def trace_of(design, mode):
     """The counterexample or the cover traces of a phase, for GTKWave."""
     return design.parent / f'{mode}.vcd'
+
+
+# solver runs made, and given back by the result cache (the same design, options and tools give the
+# same verdict and traces: result_cache.py; VTA_RESULT_CACHE=off runs every one)
+SOLVER_RUNS = {'run': 0, 'cached': 0}
 
 
 def smtbmc(args, design, mode, depth, what):
     """Runs yosys-smtbmc; returns (passed, output, seconds)."""
     reset = design.parent / 'reset.smtc'
     reset.write_text('initial\nassume (not [rst_ni])\n')  # every run from reset starts in it
+    trace = trace_of(design, mode)
     cmd = [args.smtbmc, '-s', args.solver, '-t', str(depth)]
     cmd += {'base': ['--presat', '--smtc', str(reset)], 'induction': ['--presat', '-i'],
             'cover': ['-c', '--smtc', str(reset)]}[mode]
-    cmd += ['--dump-vcd', str(trace_of(design, mode))]
-    rc, out, seconds = run(cmd + [str(design)], args.timeout, what)
+    cmd += ['--dump-vcd', str(trace)]
+    cache = result_cache.Cache('smtbmc')
+    options = [a for a in cmd[1:] if a not in (str(reset), str(trace))]
+    key = cache.key({'options': options}, inputs=[design, reset], tools=[args.smtbmc, args.solver])
+    record = cache.load(key, design.parent)
+    if record is None:
+        rc, out, seconds = run(cmd + [str(design)], args.timeout, what)
+        record = {'returncode': rc, 'output': out, 'seconds': seconds}
+        if re.search(r'Status: (PASSED|FAILED)', out):
+            cache.store(key, record, [trace])
+        SOLVER_RUNS['run'] += 1
+    else:
+        SOLVER_RUNS['cached'] += 1
+    rc, out, seconds = record['returncode'], record['output'], record['seconds']
     status = re.findall(r'Status: (PASSED|FAILED)', out)
     if not status:
         raise Failure(f'{what}: yosys-smtbmc ended without a verdict (exit {rc}):\n{last_words(out)}')
@@ -164,7 +200,7 @@ def label(proof):
 
 def prove(args, name, proof, sources, work):
     what = f'{name}: {label(proof)}'
-    design, asserts, assumes, covers = smt2(args, proof, sources, work)
+    design, asserts, assumes, covers = smt2_cached(args, proof, sources, work)
     depth = proof['depth']
     result = {'set': name, 'proof': label(proof), 'depth': depth, 'solver': args.solver, 'asserts': asserts,
               'assumes': assumes, 'covers': covers, 'seconds': {}}
@@ -207,7 +243,7 @@ def mutate(args, name, spec, proofs, sources, work):
                       f'{mutation["file"]}, not once (the RTL changed: update hw/formal/sets.json)')
     target.write_text(text.replace(mutation['from'], mutation['to']))
     proof = proofs[mutation.get('proof', 0)]
-    design, *_ = smt2(args, proof, [copy / p.name for p in sources], work)
+    design, *_ = smt2_cached(args, proof, [copy / p.name for p in sources], work)
     depth = mutation.get('depth', proof['depth'])
     what = f'{name}: mutation "{mutation["bug"]}"'
     ok, out, seconds = smtbmc(args, design, 'base', depth, what)
@@ -289,6 +325,9 @@ def main():
                            'module\'s covers reached')
         if not args.proofs:
             summary.append(f'{len(mutations)} planted bugs caught')
+        if SOLVER_RUNS['cached']:
+            summary.append(f'{SOLVER_RUNS["cached"]} of {SOLVER_RUNS["cached"] + SOLVER_RUNS["run"]} solver runs '
+                           'given back by the result cache (hw/synth/result_cache.py)')
         print('formal: ' + '; '.join(summary))
     except Failure as error:
         sys.exit(f'formal.py: {error}')

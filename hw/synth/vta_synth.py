@@ -24,7 +24,8 @@ import time
 
 sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import script_args  # noqa: E402  (the sibling modules)
+import result_cache  # noqa: E402  (the sibling modules)
+import script_args  # noqa: E402
 import vta_timing  # noqa: E402
 import yosys_sources  # noqa: E402
 
@@ -80,17 +81,32 @@ def main():
               f'tee -q -o {stat_json} stat -json; write_json {netlist}')
     for stale in (stat_json, netlist):  # (a previous run's figures are never reported as this run's)
         stale.unlink(missing_ok=True)
-    start = time.monotonic()
-    try:
-        run = subprocess.run([args.yosys, '-q', '-l', str(log), '-p', script], capture_output=True, text=True,
-                             timeout=args.timeout, check=False)
-    except FileNotFoundError:
-        sys.exit(f'vta_synth: {args.yosys} not found (apt-get install yosys; scripts/setup.sh installs it)')
-    except subprocess.TimeoutExpired:
-        sys.exit(f'vta_synth: Yosys ran past --timeout {args.timeout:.0f} s (its log: {log})')
-    seconds = time.monotonic() - start
-    messages = (run.stdout + run.stderr).splitlines()
-    if run.returncode != 0:
+    # the same sources, script and Yosys give the same netlist: a run of them made before is given back
+    # (result_cache.py; VTA_RESULT_CACHE=off runs Yosys whatever the cache holds)
+    cache = result_cache.Cache('synth')
+    # (every file in src: the `include files are read too)
+    key = cache.key({'script': script.replace(str(args.out), 'OUT')},
+                    inputs=sorted(p for p in src.iterdir() if p.is_file()), tools=[args.yosys])
+    record = cache.load(key, args.out)
+    if record is None:
+        start = time.monotonic()
+        try:
+            run = subprocess.run([args.yosys, '-q', '-l', str(log), '-p', script], capture_output=True, text=True,
+                                 timeout=args.timeout, check=False)
+        except FileNotFoundError:
+            sys.exit(f'vta_synth: {args.yosys} not found (apt-get install yosys; scripts/setup.sh installs it)')
+        except subprocess.TimeoutExpired:
+            sys.exit(f'vta_synth: Yosys ran past --timeout {args.timeout:.0f} s (its log: {log})')
+        record = {'returncode': run.returncode, 'output': run.stdout + run.stderr,
+                  'seconds': time.monotonic() - start}
+        if run.returncode == 0 and stat_json.is_file() and netlist.is_file():  # (only a whole run is kept)
+            cache.store(key, record, [stat_json, netlist, log])
+        made = ''
+    else:
+        made = f' (a result of {result_cache.made(record)} from these same inputs, result_cache.py)'
+    seconds = record['seconds']
+    messages = record['output'].splitlines()
+    if record['returncode'] != 0:
         error = next((m for m in messages if 'ERROR' in m), messages[-1] if messages else 'no output')
         sys.exit(f'vta_synth: Yosys failed: {error} (log: {log})')
     suspicious = [m for m in messages if m.startswith('Warning') and not BENIGN_WARNING.match(m)]
@@ -106,7 +122,7 @@ def main():
     share = {k: 100.0 * result[k] / XC7Z020[k] for k in XC7Z020}
     line = (f"{args.top}: {result['lut']} LUT ({share['lut']:.1f} % of xc7z020; {result['lut_memory']} as memory), "
             f"{result['ff']} FF ({share['ff']:.1f} %), {result['bram36']:g} BRAM36 ({share['bram36']:.1f} %), "
-            f"{result['dsp']} DSP48E1 ({share['dsp']:.1f} %); Yosys {seconds:.0f} s")
+            f"{result['dsp']} DSP48E1 ({share['dsp']:.1f} %); Yosys {seconds:.0f} s{made}")
     timing = vta_timing.estimate(netlist, args.top)
     (args.out / 'timing.json').write_text(json.dumps(timing, indent=2) + '\n')
     result['fmax_mhz'] = timing['fmax_mhz']

@@ -31,8 +31,10 @@ class ScriptArguments(unittest.TestCase):
         self.dir.cleanup()
 
     def run_script(self, script, *args, status, says):
+        # (a cache of its own: a stand-in's run is never given back to another test, nor kept in the user's)
+        env = dict(os.environ, VTA_RESULT_CACHE=str(self.tmp / 'results'))
         r = subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True, text=True,
-                           timeout=60, check=False)
+                           timeout=60, check=False, env=env)
         self.assertEqual(r.returncode, status, r.stderr)
         self.assertNotIn('Traceback', r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
