@@ -10,6 +10,18 @@ set(VTA_GENERATED_SV_PACKAGE "${VTA_GENERATED_DIR}/hw/vta_config_pkg.sv")
 # compiles through the project's compiler cache too: 13 s of every new tree's configure otherwise
 # (a clone's test command configures seven), and unoptimised (it runs once, on one small file: its
 # main.cc compiles in 5.3 s of CPU instead of 11.0 s at -O3, while the configure waits for it).
+# The configuration as vta-config is given it, run in the source tree: relative to the source tree when
+# it is in it, so the generated files, whose first line names it, are the same text in every clone (the
+# compiler cache then shares what includes them, result_cache.py the syntheses that read the package).
+function(_vta_config_argument out)
+  get_filename_component(path "${VTA_CONFIG}" ABSOLUTE)  # (a relative one: as CMake read it, from here)
+  cmake_path(IS_PREFIX PROJECT_SOURCE_DIR "${path}" NORMALIZE under_root)
+  if(under_root)
+    file(RELATIVE_PATH path "${PROJECT_SOURCE_DIR}" "${path}")
+  endif()
+  set(${out} "${path}" PARENT_SCOPE)
+endfunction()
+
 function(vta_bootstrap_config_artifacts)
   set(boot "${PROJECT_BINARY_DIR}/vta-config-bootstrap")
   execute_process(
@@ -25,9 +37,11 @@ function(vta_bootstrap_config_artifacts)
     message(FATAL_ERROR "building the configuration generator failed (see ${boot})")
   endif()
   file(MAKE_DIRECTORY "${VTA_GENERATED_DIR}/include/vta" "${VTA_GENERATED_DIR}/hw")
+  _vta_config_argument(config)
   execute_process(
-    COMMAND "${boot}/vta-config" --config "${VTA_CONFIG}" --c-header "${VTA_GENERATED_HEADER}"
+    COMMAND "${boot}/vta-config" --config "${config}" --c-header "${VTA_GENERATED_HEADER}"
             --sv-package "${VTA_GENERATED_SV_PACKAGE}"
+    WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
     RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "VTA_CONFIG=${VTA_CONFIG} is not a valid configuration:\n${err}")
@@ -35,11 +49,13 @@ function(vta_bootstrap_config_artifacts)
 endfunction()
 
 function(vta_generate_config_artifacts)
+  _vta_config_argument(config)
   add_custom_command(
     OUTPUT "${VTA_GENERATED_HEADER}" "${VTA_GENERATED_SV_PACKAGE}"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${VTA_GENERATED_DIR}/include/vta" "${VTA_GENERATED_DIR}/hw"
-    COMMAND vta-config --config "${VTA_CONFIG}" --c-header "${VTA_GENERATED_HEADER}"
+    COMMAND vta-config --config "${config}" --c-header "${VTA_GENERATED_HEADER}"
             --sv-package "${VTA_GENERATED_SV_PACKAGE}"
+    WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
     DEPENDS vta-config "${VTA_CONFIG}"
     COMMENT "Generating VTA configuration header and SystemVerilog package from ${VTA_CONFIG}"
     VERBATIM)

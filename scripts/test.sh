@@ -85,7 +85,8 @@ if [ "$sanitizers" -eq 1 ]; then
   # files and lines, and the tree compiles in much less time than at -O2 -g. Its sources compile 16 to
   # a translation unit (CMake's unity build: Boost.Asio, JSON and GoogleTest read once per 16 files,
   # not per file; a third less CPU). The Release tree stays file by file: clang-tidy reads its compile
-  # commands, and an edit there recompiles one file (docs/PERFORMANCE.md).
+  # commands, and an edit there recompiles one file (docs/PERFORMANCE.md). The unity files include their
+  # sources relatively (cmake/VtaUnity.cmake), so a clone in another folder finds them in the compiler cache.
   CC=clang CXX=clang++ "$root/scripts/build.sh" "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
