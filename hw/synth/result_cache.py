@@ -120,6 +120,7 @@ class Cache:
         """Stores RECORD (JSON-able) and FILES (paths; those that exist) under KEY."""
         if self.dir is None:
             return
+        staging = None
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             staging = pathlib.Path(tempfile.mkdtemp(prefix='.new-', dir=self.dir))
@@ -134,11 +135,15 @@ class Cache:
             (staging / 'record.json').write_text(json.dumps({**record, 'files': names, 'stored': time.time()}))
             try:
                 staging.rename(self.dir / key)
+                staging = None
             except OSError:  # (another run stored the same key first: its entry is as good)
-                shutil.rmtree(staging, ignore_errors=True)
+                pass
             self.evict()
-        except OSError:  # a cache that cannot be written costs the next run its time, nothing else
+        except OSError:  # a cache that cannot be written (a full disk) costs the next run its time only
             pass
+        finally:
+            if staging is not None:  # (nothing half-written is left behind)
+                shutil.rmtree(staging, ignore_errors=True)
 
     def evict(self):
         """Removes the least recently used entries until the kind's folder is within the limit."""

@@ -71,6 +71,21 @@ class ResultCacheTest(unittest.TestCase):
         self.assertIsNone(cache.load('k', self.dir / 'run'))
         self.assertFalse((cache.dir / 'k').exists())
 
+    def test_a_store_that_fails_leaves_nothing(self):
+        cache = result_cache.Cache('synth')
+        made = self.write('run/netlist.json', '{}\n')
+
+        def full_disk(*_args, **_kwargs):
+            raise OSError(28, 'No space left on device')
+        real = result_cache.gzip.open
+        result_cache.gzip.open = full_disk
+        try:
+            cache.store('k', {'returncode': 0, 'output': '', 'seconds': 1.0}, [made])  # (no exception)
+        finally:
+            result_cache.gzip.open = real
+        self.assertEqual(list(cache.dir.iterdir()), [], 'neither the entry nor its half-written staging folder')
+        self.assertIsNone(cache.load('k', self.dir / 'run'))
+
     def test_off_means_every_run_is_made(self):
         os.environ['VTA_RESULT_CACHE'] = 'off'
         cache = result_cache.Cache('synth')
