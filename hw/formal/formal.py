@@ -143,10 +143,10 @@ def smt2_cached(args, proof, sources, work):
     (result_cache.py: three Yosys runs per proof, seconds each)."""
     cache = result_cache.Cache('formal-design')
     work.mkdir(parents=True, exist_ok=True)
-    # (every file beside the sources: the `include files, hw/formal's property sets among them, are read too)
+    # (the `include files beside the sources, hw/formal's property sets among them, are read too)
     key = cache.key({'proof': proof, 'order': [p.name for p in sources],
                      'formal.py': result_cache.file_digest(__file__)},
-                    inputs=sorted(p for p in sources[0].parent.iterdir() if p.is_file()), tools=[args.yosys])
+                    inputs=result_cache.folder_files(sources[0].parent), tools=[args.yosys])
     record = cache.load(key, work)
     if record is not None:
         return work / 'design.smt2', record['asserts'], record['assumes'], record['covers']
@@ -163,6 +163,7 @@ def trace_of(design, mode):
 # solver runs made, and given back by the result cache (the same design, options and tools give the
 # same verdict and traces: result_cache.py; VTA_RESULT_CACHE=off runs every one)
 SOLVER_RUNS = {'run': 0, 'cached': 0}
+VERDICT = re.compile(r'Status: (PASSED|FAILED)')
 
 
 def smtbmc(args, design, mode, depth, what):
@@ -181,13 +182,13 @@ def smtbmc(args, design, mode, depth, what):
     if record is None:
         rc, out, seconds = run(cmd + [str(design)], args.timeout, what)
         record = {'returncode': rc, 'output': out, 'seconds': seconds}
-        if re.search(r'Status: (PASSED|FAILED)', out):
+        if VERDICT.search(out):  # (a run without a verdict is not kept)
             cache.store(key, record, [trace])
         SOLVER_RUNS['run'] += 1
     else:
         SOLVER_RUNS['cached'] += 1
     rc, out, seconds = record['returncode'], record['output'], record['seconds']
-    status = re.findall(r'Status: (PASSED|FAILED)', out)
+    status = VERDICT.findall(out)
     if not status:
         raise Failure(f'{what}: yosys-smtbmc ended without a verdict (exit {rc}):\n{last_words(out)}')
     return status[-1] == 'PASSED', out, seconds

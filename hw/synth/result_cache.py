@@ -32,8 +32,13 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
+
+sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import script_args  # noqa: E402  (the hardware scripts' checks of numbers, shared)
 
 DEFAULT_MB = 1024
 _tool_digests = {}
@@ -49,6 +54,23 @@ def root():
     base = os.environ.get('XDG_CACHE_HOME') or (os.path.join(os.environ['HOME'], '.cache')
                                                  if os.environ.get('HOME') else '')
     return pathlib.Path(base) / 'vta' / 'results' if base else None
+
+
+def limit_bytes():
+    """The cache's bound: VTA_RESULT_CACHE_MB (a positive number of MiB), 1024 when unset. ValueError
+    naming the variable for anything else."""
+    text = os.environ.get('VTA_RESULT_CACHE_MB', '')
+    if not text:
+        return DEFAULT_MB << 20
+    try:
+        return int(script_args.number(0, 1 << 30, low_open=True)(text) * (1 << 20))
+    except script_args.argparse.ArgumentTypeError as error:
+        raise ValueError(f'VTA_RESULT_CACHE_MB: {error} (MiB the result cache may hold)') from None
+
+
+def folder_files(folder):
+    """Every file of FOLDER, for a key's inputs: a run pointed at a folder (Yosys's -I) may read any."""
+    return sorted(p for p in pathlib.Path(folder).iterdir() if p.is_file())
 
 
 def file_digest(path):
@@ -88,7 +110,7 @@ class Cache:
     def __init__(self, kind):
         base = root()
         self.dir = base / kind if base is not None else None
-        self.limit = int(float(os.environ.get('VTA_RESULT_CACHE_MB', DEFAULT_MB)) * (1 << 20))
+        self.limit = limit_bytes()
 
     def key(self, decides, inputs=(), tools=()):
         """The key of a run: DECIDES (JSON-able, without the run's paths), the contents of INPUTS (paths,

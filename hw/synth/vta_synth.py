@@ -84,9 +84,8 @@ def main():
     # the same sources, script and Yosys give the same netlist: a run of them made before is given back
     # (result_cache.py; VTA_RESULT_CACHE=off runs Yosys whatever the cache holds)
     cache = result_cache.Cache('synth')
-    # (every file in src: the `include files are read too)
-    key = cache.key({'script': script.replace(str(args.out), 'OUT')},
-                    inputs=sorted(p for p in src.iterdir() if p.is_file()), tools=[args.yosys])
+    key = cache.key({'script': script.replace(str(args.out), 'OUT')}, inputs=result_cache.folder_files(src),
+                    tools=[args.yosys])
     record = cache.load(key, args.out)
     if record is None:
         start = time.monotonic()

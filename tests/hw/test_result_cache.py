@@ -9,6 +9,7 @@ import pathlib
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / 'hw' / 'synth'))
@@ -75,16 +76,16 @@ class ResultCacheTest(unittest.TestCase):
         cache = result_cache.Cache('synth')
         made = self.write('run/netlist.json', '{}\n')
 
-        def full_disk(*_args, **_kwargs):
-            raise OSError(28, 'No space left on device')
-        real = result_cache.gzip.open
-        result_cache.gzip.open = full_disk
-        try:
+        with mock.patch.object(result_cache.gzip, 'open', side_effect=OSError(28, 'No space left on device')):
             cache.store('k', {'returncode': 0, 'output': '', 'seconds': 1.0}, [made])  # (no exception)
-        finally:
-            result_cache.gzip.open = real
         self.assertEqual(list(cache.dir.iterdir()), [], 'neither the entry nor its half-written staging folder')
         self.assertIsNone(cache.load('k', self.dir / 'run'))
+
+    def test_a_bound_that_is_not_a_size_is_named(self):
+        for text in ('lots', '-5', '0', 'nan', 'inf'):
+            os.environ['VTA_RESULT_CACHE_MB'] = text
+            with self.assertRaisesRegex(ValueError, f'^VTA_RESULT_CACHE_MB: .*{text}'):
+                result_cache.Cache('synth')
 
     def test_off_means_every_run_is_made(self):
         os.environ['VTA_RESULT_CACHE'] = 'off'
