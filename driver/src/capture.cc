@@ -58,6 +58,7 @@ json stats_json(const Stats& s) {
   json j = json::object();
   for (const auto& f : kStatFields) j[std::string(f.name)] = s.*f.member;
   if (s.cycle_count) j["cycle_count"] = *s.cycle_count;
+  if (s.acc_load_dram_nbytes) j["acc_load_dram_nbytes"] = *s.acc_load_dram_nbytes;
   return j;
 }
 
@@ -65,6 +66,8 @@ Stats parse_stats(const json& j) {
   Stats s;
   for (const auto& f : kStatFields) s.*f.member = json_field<uint64_t>(j, std::string(f.name).c_str());
   if (j.contains("cycle_count")) s.cycle_count = json_field<uint64_t>(j, "cycle_count");
+  // (absent from the captures written before make_device's devices counted it)
+  if (j.contains("acc_load_dram_nbytes")) s.acc_load_dram_nbytes = json_field<uint64_t>(j, "acc_load_dram_nbytes");
   return s;
 }
 
@@ -79,6 +82,7 @@ Stats stats_delta(const Stats& after, const Stats& before) {
   Stats d;
   for (const auto& f : kStatFields) d.*f.member = after.*f.member - before.*f.member;
   if (after.cycle_count) d.cycle_count = *after.cycle_count - before.cycle_count.value_or(0);
+  if (after.acc_load_dram_nbytes) d.acc_load_dram_nbytes = *after.acc_load_dram_nbytes - before.acc_load_dram();
   return d;
 }
 
@@ -486,6 +490,11 @@ ReplayResult replay(const Capture& capture, const ReplayOptions& options) {
     const uint64_t a = want.stats.*f.member, b = out.result.stats.*f.member;
     if (a != b)
       diff.push_back(std::string(f.name) + ": captured " + std::to_string(a) + ", replay " + std::to_string(b));
+  }
+  if (want.stats.acc_load_dram_nbytes && out.result.stats.acc_load_dram_nbytes &&
+      *want.stats.acc_load_dram_nbytes != *out.result.stats.acc_load_dram_nbytes) {
+    diff.push_back("acc_load_dram_nbytes: captured " + std::to_string(*want.stats.acc_load_dram_nbytes) + ", replay " +
+                   std::to_string(*out.result.stats.acc_load_dram_nbytes));
   }
   if (options.compare_cycles && want.stats.cycle_count && out.result.stats.cycle_count &&
       *want.stats.cycle_count != *out.result.stats.cycle_count) {

@@ -13,6 +13,7 @@
 #include "vta/driver/capture.h"
 #include "vta/driver/fsim.h"
 #include "vta/driver/parse.h"
+#include "vta/driver/program.h"
 
 namespace vta {
 namespace {
@@ -44,6 +45,7 @@ bool Stats::counters_equal(const Stats& o) const {
 }
 
 Stats& Stats::operator+=(const Stats& o) {
+  if (acc_load_dram_nbytes || o.acc_load_dram_nbytes) acc_load_dram_nbytes = acc_load_dram() + o.acc_load_dram();
   for (const auto& f : kStatFields) this->*f.member += o.*f.member;
   if (o.cycle_count) cycle_count = cycle_count.value_or(0) + *o.cycle_count;
   return *this;
@@ -56,7 +58,7 @@ uint64_t Stats::bytes_moved() const {
 }
 
 CycleBounds cycle_bounds(const Stats& s, int bus_width_bits) {
-  return {double(s.gemm_counter + s.alu_counter), double(s.bytes_moved()) / (bus_width_bits / 8.0)};
+  return {double(s.gemm_counter + s.alu_counter), double(s.dram_nbytes()) / (bus_width_bits / 8.0)};
 }
 
 std::string Stats::to_json() const {
@@ -67,6 +69,7 @@ std::string Stats::to_json() const {
     sep = ", ";
   }
   if (cycle_count) s << ", \"cycle_count\": " << *cycle_count;
+  if (acc_load_dram_nbytes) s << ", \"acc_load_dram_nbytes\": " << *acc_load_dram_nbytes;
   s << "}";
   return s.str();
 }
@@ -267,6 +270,42 @@ DeviceOptions DeviceOptions::from_env() {
 
 namespace {
 std::atomic<uint64_t> made_devices{0};
+
+// What every device make_device makes adds to its backend's statistics: the accumulator loads'
+// DRAM bytes (Stats::acc_load_dram_nbytes), counted from each successful run's instructions, so
+// that every backend counts them in one place and the same way.
+class DramCountingDevice final : public Device {
+ public:
+  DramCountingDevice(std::unique_ptr<Device> inner, Dram& dram)
+      : inner_(std::move(inner)), dram_(dram), isa_(inner_->config()) {}
+  RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
+    const RunStatus status = inner_->run(insn_addr, count, budget);
+    if (status == RunStatus::kOk) acc_load_dram_ += acc_load_dram_bytes(isa_, dram_, insn_addr, count);
+    return status;
+  }
+  const Stats& stats() const override {
+    stats_ = inner_->stats();
+    stats_.acc_load_dram_nbytes = acc_load_dram_;
+    return stats_;
+  }
+  void clear_stats() override {
+    inner_->clear_stats();
+    acc_load_dram_ = 0;
+  }
+  TokenCounts tokens() const override { return inner_->tokens(); }
+  const std::string& last_error() const override { return inner_->last_error(); }
+  ErrorKind last_error_kind() const override { return inner_->last_error_kind(); }
+  std::string_view target() const override { return inner_->target(); }
+  const Config& config() const override { return inner_->config(); }
+
+ private:
+  std::unique_ptr<Device> inner_;
+  Dram& dram_;
+  Isa isa_;
+  uint64_t acc_load_dram_ = 0;
+  mutable Stats stats_;  // the inner device's with the count, as of the last stats()
+};
+
 }  // namespace
 
 uint64_t devices_made() { return made_devices.load(std::memory_order_relaxed); }
@@ -280,11 +319,12 @@ std::unique_ptr<Device> make_device(std::string_view target, const Config& confi
     for (const auto& n : backend_schemes()) known += ", " + n + "HOST:PORT";
     throw std::invalid_argument("unknown VTA target \"" + std::string(target) + "\" (known: " + known + ")");
   }
-  auto device = factory(config, o);
+  Dram& dram = o.dram != nullptr ? *o.dram : Dram::global();
+  std::unique_ptr<Device> device = std::make_unique<DramCountingDevice>(factory(config, o), dram);
   made_devices.fetch_add(1, std::memory_order_relaxed);
   // VTA_CAPTURE=DIR: every run of the device is written to DIR (vta/driver/capture.h)
   if (const char* dir = std::getenv("VTA_CAPTURE"); dir != nullptr && *dir != '\0') {
-    device = make_capturing_device(std::move(device), o.dram != nullptr ? *o.dram : Dram::global(), dir);
+    device = make_capturing_device(std::move(device), dram, dir);
   }
   return device;
 }

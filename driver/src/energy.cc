@@ -146,7 +146,7 @@ std::array<Energy, kStages> estimate_energy_by_stage(const Stats& s, const Confi
   compute.sram = gemm * (c.inp_elem_bytes() * inp + c.wgt_elem_bytes() * wgt + 2.0 * c.acc_elem_bytes() * acc) +
                  alu * 3.0 * c.acc_elem_bytes() * acc + double(s.acc_load_nbytes) * acc +
                  double(s.uop_load_nbytes) * uop;
-  compute.dram = double(s.acc_load_nbytes + s.uop_load_nbytes) * dram_byte;
+  compute.dram = double(s.acc_load_dram() + s.uop_load_nbytes) * dram_byte;  // (an ACC_8BIT load's bytes as read)
   Energy& store = e[size_t(Stage::kStore) - 1];
   store.sram = double(s.out_store_nbytes) * out;
   store.dram = double(s.out_store_nbytes) * dram_byte;

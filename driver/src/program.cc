@@ -1,5 +1,6 @@
 #include "vta/driver/program.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace vta {
@@ -202,6 +203,24 @@ uint64_t dram_unit(const Config& c, MemId m) {
 DramSpan dram_span(const Config& c, const MemInsn& m, MemId type) {
   const uint64_t unit = dram_unit(c, type);
   return {uint64_t(m.dram_base) * unit, (uint64_t(m.y_size - 1) * m.x_stride + m.x_size) * unit};
+}
+
+uint64_t acc_load_dram_bytes(const Isa& isa, const Dram& dram, PhysAddr insn_addr, uint32_t count) {
+  const auto block = dram.block_at(insn_addr);
+  if (!block) return 0;
+  const uint64_t n = std::min<uint64_t>(count, (block->phys + block->size - insn_addr) / Config::kInsnElemBytes);
+  const uint8_t* host = dram.translate(insn_addr, n * Config::kInsnElemBytes);
+  if (host == nullptr) return 0;
+  uint64_t bytes = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const RawInsn raw = load_insn(host + i * Config::kInsnElemBytes);
+    if (Isa::opcode_of(raw) != uint8_t(Opcode::kLoad)) continue;
+    const MemInsn m = isa.decode_mem(raw);
+    const auto type = static_cast<MemId>(m.memory_type);
+    if (type != MemId::kAcc && type != MemId::kAcc8Bit) continue;
+    bytes += uint64_t(m.y_size) * m.x_size * dram_unit(isa.config(), type);
+  }
+  return bytes;
 }
 
 uint32_t sram_depth(const Config& c, MemId m) {

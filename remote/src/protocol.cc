@@ -215,6 +215,7 @@ void io(A& a, RunReply& m) {
   a.str(m.diagnostic, "diagnostic");
   for (uint64_t& c : m.stats.counters) a.u64(c, "stats");
   a.opt_u64(m.stats.cycles, "cycles");
+  a.opt_u64(m.stats.acc_load_dram, "acc_load_dram");
   for (uint64_t& t : m.tokens) a.u64(t, "tokens");
 }
 template <class A>
@@ -336,6 +337,24 @@ uint32_t load_u32(const uint8_t* p) {
 uint16_t load_u16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
 
 }  // namespace
+
+static_assert(std::size(WireStats{}.counters) == std::size(kStatFields), "one wire counter per statistic");
+
+WireStats to_wire(const Stats& s) {
+  WireStats w;
+  for (size_t i = 0; i < std::size(kStatFields); ++i) w.counters[i] = s.*kStatFields[i].member;
+  w.cycles = s.cycle_count;
+  w.acc_load_dram = s.acc_load_dram_nbytes;
+  return w;
+}
+
+Stats from_wire(const WireStats& w) {
+  Stats s;
+  for (size_t i = 0; i < std::size(kStatFields); ++i) s.*kStatFields[i].member = w.counters[i];
+  s.cycle_count = w.cycles;
+  s.acc_load_dram_nbytes = w.acc_load_dram;
+  return s;
+}
 
 const char* to_string(ErrorCode code) {
   switch (code) {

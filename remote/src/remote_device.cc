@@ -209,8 +209,7 @@ class RemoteDevice final : public Device {
   }
 
   void take_stats(const RunReply& reply) {
-    for (size_t i = 0; i < std::size(kStatFields); ++i) stats_.*kStatFields[i].member = reply.stats.counters[i];
-    stats_.cycle_count = reply.stats.cycles;
+    stats_ = from_wire(reply.stats);
     tokens_ = TokenCounts{reply.tokens[0], reply.tokens[1], reply.tokens[2], reply.tokens[3]};
   }
 

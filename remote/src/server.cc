@@ -360,9 +360,7 @@ class Session : public std::enable_shared_from_this<Session> {
     reply.error_kind = uint32_t(device().last_error_kind());
     reply.diagnostic =
         (diagnostic != nullptr ? *diagnostic : device().last_error()).substr(0, server_.options.limits.max_string);
-    const Stats& s = device().stats();
-    for (size_t i = 0; i < std::size(kStatFields); ++i) reply.stats.counters[i] = s.*kStatFields[i].member;
-    reply.stats.cycles = s.cycle_count;
+    reply.stats = to_wire(device().stats());
     const TokenCounts t = device().tokens();
     reply.tokens[0] = t.l2g, reply.tokens[1] = t.g2l, reply.tokens[2] = t.g2s, reply.tokens[3] = t.s2g;
     return reply;

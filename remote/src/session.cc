@@ -42,10 +42,7 @@ struct RemoteState {
     throw RemoteError(e.code, "vta rpc " + conn->where() + ": " + what + ": " + e.message);
   }
 
-  void take_stats(const RunReply& r) {
-    for (size_t i = 0; i < std::size(kStatFields); ++i) stats.*kStatFields[i].member = r.stats.counters[i];
-    stats.cycle_count = r.stats.cycles;
-  }
+  void take_stats(const RunReply& r) { stats = from_wire(r.stats); }
 
   void queue(Message m, std::string what) {
     pending.push_back({std::move(m), 0, 0, 0, std::move(what)});

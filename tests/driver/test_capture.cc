@@ -90,6 +90,29 @@ TEST_F(CaptureTest, ReplayOnAFreshMemoryMatchesTheCapture) {
   EXPECT_TRUE(r.result.stats.counters_equal(c.result.stats));
 }
 
+// A device make_device makes under VTA_CAPTURE: the capture keeps the accumulator loads' DRAM bytes
+// (an ACC_8BIT load's, a quarter of what its counter counts), and a replay that counts them otherwise
+// is a difference.
+TEST_F(CaptureTest, TheAccumulatorLoadsDramBytesAreCapturedAndReplayed) {
+  const ScopedEnv env("VTA_CAPTURE", dir_.c_str());
+  auto dev = make_device("fsim", cfg_);
+  const DevBuf data(4096);
+  const uint64_t unit = uint64_t(cfg_.batch()) * cfg_.block_out();
+  Program p(cfg_);
+  p.load(MemId::kAcc8Bit, 0, data.base(unit), 2, 4, 4).finish();
+  ASSERT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error();
+  Capture c = Capture::load(files().at(0));
+  EXPECT_EQ(c.result.stats.acc_load_nbytes, 8u * cfg_.acc_elem_bytes());
+  EXPECT_EQ(c.result.stats.acc_load_dram_nbytes, 8 * unit);
+  ReplayResult r = replay(c, {});
+  EXPECT_TRUE(r.matches()) << ::testing::PrintToString(r.differences);
+  EXPECT_EQ(r.result.stats.acc_load_dram_nbytes, 8 * unit);
+  c.result.stats.acc_load_dram_nbytes = 8 * unit + 1;
+  r = replay(c, {});
+  ASSERT_EQ(r.differences.size(), 1u) << ::testing::PrintToString(r.differences);
+  EXPECT_NE(r.differences[0].find("acc_load_dram_nbytes: captured"), std::string::npos) << r.differences[0];
+}
+
 TEST_F(CaptureTest, ReplaysMatchOnEveryBackend) {
   auto dev = capturing();
   ASSERT_EQ(blocked_gemm(*dev, 4, 4 * cfg_.block_in(), cfg_.block_in(), false, 2, 11).status, RunStatus::kOk);

@@ -25,12 +25,13 @@ void expect_verified(const Result& r, size_t outputs, const Stats& seed, const S
 TEST_P(Tutorials, MatrixMultiplyVerifiedWithTheSeedStatistics) {
   const Result r = matrix_multiply(GetParam());
   // inp, wgt, acc, uop load bytes; out store bytes; GEMM and ALU micro-ops
-  expect_verified(r, 1024, Stats{4096, 1048576, 0, 20, 1024, 4096, 192, std::nullopt}, matrix_multiply_seed_stats());
+  expect_verified(r, 1024, Stats{4096, 1048576, 0, 20, 1024, 4096, 192, std::nullopt, std::nullopt},
+                  matrix_multiply_seed_stats());
 }
 
 TEST_P(Tutorials, ConvolutionVerifiedWithTheSeedStatistics) {
   const Result r = convolution(GetParam());
-  expect_verified(r, 50176, Stats{114688, 1179648, 0, 1144, 50176, 451584, 9408, std::nullopt},
+  expect_verified(r, 50176, Stats{114688, 1179648, 0, 1144, 50176, 451584, 9408, std::nullopt, std::nullopt},
                   convolution_seed_stats());
 }
 

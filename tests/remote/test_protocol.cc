@@ -101,10 +101,10 @@ TEST(RpcProtocol, TheHeaderIsCheckedBeforeThePayloadArrives) {
   bad[0] = 'X';
   EXPECT_EQ(refusal(bad).first, ErrorCode::kBadMagic);
   bad = f;
-  bad[4] = 2;
+  bad[4] = 3;
   auto [code, what] = refusal(bad);
   EXPECT_EQ(code, ErrorCode::kBadVersion);
-  EXPECT_NE(what.find("protocol version 2, this side speaks 1"), std::string::npos) << what;
+  EXPECT_NE(what.find("protocol version 3, this side speaks 2"), std::string::npos) << what;
   bad = f;
   bad[6] = 99;
   EXPECT_EQ(refusal(bad).first, ErrorCode::kUnknownType);

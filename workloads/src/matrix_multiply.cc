@@ -106,6 +106,6 @@ Result matrix_multiply(uint32_t seed) {
   return r;
 }
 
-Stats matrix_multiply_seed_stats() { return Stats{4096, 1048576, 0, 20, 1024, 4096, 192, std::nullopt}; }
+Stats matrix_multiply_seed_stats() { return Stats{4096, 1048576, 0, 20, 1024, 4096, 192, std::nullopt, std::nullopt}; }
 
 }  // namespace vta::tutorials

@@ -27,24 +27,36 @@ struct Stats {
   uint64_t gemm_counter = 0;
   uint64_t alu_counter = 0;
   std::optional<uint64_t> cycle_count;  ///< absent on the fsim
+  /// Not one of the seven: the bytes the accumulator loads (ACC and ACC_8BIT) read from DRAM.
+  /// acc_load_nbytes counts both at the accumulator's width, as the reference's counter does, so an
+  /// ACC_8BIT load's 16 bytes an element (BATCH x BLOCK_OUT int8) count 64 there. Counted from each
+  /// successful run's instructions by every device make_device makes; absent where nothing counted it
+  /// (a device made otherwise, a capture written before it was counted), and then taken to be
+  /// acc_load_nbytes. docs/ENERGY.md.
+  std::optional<uint64_t> acc_load_dram_nbytes;
   bool operator==(const Stats&) const = default;
   /// True when the seven VTA counters agree (cycle counts are not compared): the contract between
   /// backends.
   bool counters_equal(const Stats& o) const;
-  /// Every byte the loads and stores moved.
+  /// Every byte the loads and stores moved, as the five byte counters count them.
   uint64_t bytes_moved() const;
-  /// Adds another run's statistics: every counter, and the cycles when `o` has them (a sum of runs
-  /// has cycles when any of them had).
+  /// The accumulator loads' DRAM bytes: acc_load_dram_nbytes when counted, else acc_load_nbytes.
+  uint64_t acc_load_dram() const { return acc_load_dram_nbytes.value_or(acc_load_nbytes); }
+  /// Every byte the loads and stores read from or wrote to DRAM: bytes_moved with the accumulator
+  /// loads' bytes as read (acc_load_dram).
+  uint64_t dram_nbytes() const { return bytes_moved() - acc_load_nbytes + acc_load_dram(); }
+  /// Adds another run's statistics: every counter, the cycles when `o` has them (a sum of runs has
+  /// cycles when any of them had), and the accumulator loads' DRAM bytes when either counted them.
   Stats& operator+=(const Stats& o);
 
-  /// `{"inp_load_nbytes": 4096, ...}` with the keys in the order above.
+  /// `{"inp_load_nbytes": 4096, ...}` with the keys in the order above (the last two when present).
   std::string to_json() const;
   /// The seeds' table format: one `name: value` line per counter.
   std::string to_table() const;
 };
 
 /// A run's cycles next to what its statistics allow: compute = one GEMM or ALU micro-op per cycle,
-/// memory = every byte loaded or stored at one bus beat per cycle.
+/// memory = every byte read from or written to DRAM (Stats::dram_nbytes) at one bus beat per cycle.
 struct CycleBounds {
   double compute = 0, memory = 0;
   double larger() const { return compute > memory ? compute : memory; }

@@ -63,6 +63,10 @@ struct DramSpan {
   uint64_t bytes = 0;
 };
 DramSpan dram_span(const Config& c, const MemInsn& m, MemId type);
+/// The bytes the accumulator loads (ACC, ACC_8BIT) among `count` instructions at `insn_addr` read from
+/// DRAM (Stats::acc_load_dram_nbytes): y_size x x_size elements of dram_unit each. Reads what it can of
+/// the stream and skips what it cannot decode (counted after a successful run, whose stream is valid).
+uint64_t acc_load_dram_bytes(const Isa& isa, const Dram& dram, PhysAddr insn_addr, uint32_t count);
 /// Depth in elements of the SRAM a memory type addresses.
 uint32_t sram_depth(const Config& c, MemId m);
 

@@ -19,12 +19,14 @@
 
 namespace vta {
 class Config;
-}
+struct Stats;
+}  // namespace vta
 
 namespace vta::rpc {
 
 inline constexpr uint32_t kMagic = 0x52415456;  ///< "VTAR", little-endian
-inline constexpr uint16_t kVersion = 1;
+/// 2: WireStats carries the accumulator loads' DRAM bytes (Stats::acc_load_dram_nbytes).
+inline constexpr uint16_t kVersion = 2;
 inline constexpr size_t kHeaderBytes = 16;  ///< magic u32, version u16, type u16, id u32, payload length u32
 
 /// Error codes carried by Error messages and ProtocolError (stable numbers, docs/REMOTE.md).
@@ -105,12 +107,17 @@ struct FrameHeader {
   uint32_t length = 0;  ///< payload bytes after the header
 };
 
-/// The device's counters as they travel: the seven statistics and the optional cycle count.
+/// The device's counters as they travel: the seven statistics, the optional cycle count and the
+/// optional accumulator loads' DRAM bytes (Stats::acc_load_dram_nbytes).
 struct WireStats {
   uint64_t counters[7] = {};
   std::optional<uint64_t> cycles;
+  std::optional<uint64_t> acc_load_dram;
   bool operator==(const WireStats&) const = default;
 };
+/// A device's statistics as they travel, and back.
+WireStats to_wire(const Stats& s);
+Stats from_wire(const WireStats& w);
 
 struct Hello {
   uint16_t version = kVersion;
