@@ -19,7 +19,7 @@ struct GemmArgs {
   const int8_t* wgt;        ///< native layout: tile, then [o][c]
   const int8_t* wgt_vnni;   ///< vnni layout: tile, then [c/4][o][c%4]
   const int32_t* wgt_bias;  ///< tile, then [o]: 128 * sum_c w[o][c]
-  const int16_t* wgt_avx2;  ///< avx2 layout: tile, then [c/2][o][c%2], sign-extended
+  const int8_t* wgt_avx2;   ///< avx2 layout: tile, then [c/2][o][c%2]
   const int16_t* inp_avx2;  ///< the input SRAM sign-extended (avx2 kernel)
 };
 
@@ -57,7 +57,7 @@ void gemm_avx2(const GemmArgs& a);
 bool cpu_has_avx2();
 bool avx2_shape_ok(int block_in, int block_out);
 /// Rewrites one weight tile into the avx2 layout.
-void avx2_pack_tile(const int8_t* w, int16_t* avx2, int block_in, int block_out);
+void avx2_pack_tile(const int8_t* w, int8_t* avx2, int block_in, int block_out);
 /// Needs block_out % 16 == 0 and block_in % 4 == 0, and a CPU with AVX-512 F/BW/VNNI.
 void gemm_vnni(const GemmArgs& a);
 bool cpu_has_vnni();

@@ -100,7 +100,7 @@ class FsimDevice final : public Device {
   ZeroPages<Uop> uops_;          ///< decoded micro-ops, kept in step with uop_raw_ (all-zero = Uop{})
   ZeroPages<int8_t> wgt_vnni_;   ///< weights regrouped for vpdpbusd (see fsim_gemm.cc)
   ZeroPages<int32_t> wgt_bias_;  ///< 128 * row sums of each weight tile, for the same kernel
-  ZeroPages<int16_t> wgt_avx2_;  ///< weights sign-extended and regrouped for vpmaddwd (fsim_gemm.cc)
+  ZeroPages<int8_t> wgt_avx2_;   ///< weights regrouped in pairs for vpmaddwd (fsim_gemm.cc)
   ZeroPages<int16_t> inp_avx2_;  ///< the inputs sign-extended, for the same kernel
 };
 
