@@ -207,7 +207,6 @@ ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
         best_cycles = cycles;
         best.tiling = t;
         best.estimated_cycles = cycles;
-        best.stats = call.stats;
       }
       if (++built == tried) break;
     } catch (const compiler::ScheduleError& e) {

@@ -83,7 +83,6 @@ inline constexpr int kTilingsTried = 16;
 struct ChosenProgram {
   ConvTiling tiling;
   uint64_t estimated_cycles = 0;
-  Stats stats;  ///< its statistics (on the estimate's device: the counts, no cycles)
   std::shared_ptr<const compiler::Module> module;
 };
 
