@@ -134,18 +134,18 @@ std::string program_name() {
 
 std::atomic<uint64_t> g_sequence{0};
 
-class CapturingDevice final : public Device {
+class CapturingDevice final : public ForwardingDevice {
  public:
   CapturingDevice(std::unique_ptr<Device> inner, Dram& dram, std::string dir)
-      : inner_(std::move(inner)), dram_(dram), dir_(std::move(dir)) {}
+      : ForwardingDevice(std::move(inner)), dram_(dram), dir_(std::move(dir)) {}
 
   RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
-    Capture capture = capture_before(*inner_, dram_, insn_addr, count, budget);
+    Capture capture = capture_before(inner(), dram_, insn_addr, count, budget);
     capture.device_run = runs_++;
-    const Stats before = inner_->stats();
-    const RunStatus status = inner_->run(insn_addr, count, budget);
+    const Stats before = inner().stats();
+    const RunStatus status = inner().run(insn_addr, count, budget);
     try {
-      capture_after(capture, *inner_, dram_, status, before);
+      capture_after(capture, inner(), dram_, status, before);
       std::filesystem::create_directories(dir_);
       char seq[16];
       std::snprintf(seq, sizeof seq, "%06llu", static_cast<unsigned long long>(capture.sequence));
@@ -156,16 +156,8 @@ class CapturingDevice final : public Device {
     }
     return status;
   }
-  const Stats& stats() const override { return inner_->stats(); }
-  void clear_stats() override { inner_->clear_stats(); }
-  TokenCounts tokens() const override { return inner_->tokens(); }
-  const std::string& last_error() const override { return inner_->last_error(); }
-  ErrorKind last_error_kind() const override { return inner_->last_error_kind(); }
-  std::string_view target() const override { return inner_->target(); }
-  const Config& config() const override { return inner_->config(); }
 
  private:
-  std::unique_ptr<Device> inner_;
   Dram& dram_;
   std::string dir_;
   uint64_t runs_ = 0;

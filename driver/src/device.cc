@@ -274,32 +274,26 @@ std::atomic<uint64_t> made_devices{0};
 // What every device make_device makes adds to its backend's statistics: the accumulator loads'
 // DRAM bytes (Stats::acc_load_dram_nbytes), counted from each successful run's instructions, so
 // that every backend counts them in one place and the same way.
-class DramCountingDevice final : public Device {
+class DramCountingDevice final : public ForwardingDevice {
  public:
   DramCountingDevice(std::unique_ptr<Device> inner, Dram& dram)
-      : inner_(std::move(inner)), dram_(dram), isa_(inner_->config()) {}
+      : ForwardingDevice(std::move(inner)), dram_(dram), isa_(config()) {}
   RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
-    const RunStatus status = inner_->run(insn_addr, count, budget);
+    const RunStatus status = inner().run(insn_addr, count, budget);
     if (status == RunStatus::kOk) acc_load_dram_ += acc_load_dram_bytes(isa_, dram_, insn_addr, count);
     return status;
   }
   const Stats& stats() const override {
-    stats_ = inner_->stats();
+    stats_ = inner().stats();
     stats_.acc_load_dram_nbytes = acc_load_dram_;
     return stats_;
   }
   void clear_stats() override {
-    inner_->clear_stats();
+    inner().clear_stats();
     acc_load_dram_ = 0;
   }
-  TokenCounts tokens() const override { return inner_->tokens(); }
-  const std::string& last_error() const override { return inner_->last_error(); }
-  ErrorKind last_error_kind() const override { return inner_->last_error_kind(); }
-  std::string_view target() const override { return inner_->target(); }
-  const Config& config() const override { return inner_->config(); }
 
  private:
-  std::unique_ptr<Device> inner_;
   Dram& dram_;
   Isa isa_;
   uint64_t acc_load_dram_ = 0;

@@ -44,29 +44,25 @@ Trace open_trace() {
 
 // A context's device: every call keeps the calling thread's Scope binding, whatever runs on the same
 // OS thread while the device waits (another SC_THREAD with a Scope of its own).
-class BindingKeeper final : public Device {
+class BindingKeeper final : public ForwardingDevice {
  public:
-  explicit BindingKeeper(std::unique_ptr<Device> inner) : inner_(std::move(inner)) {}
+  using ForwardingDevice::ForwardingDevice;
   RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
     const Keep keep;
-    return inner_->run(insn_addr, count, budget);
+    return ForwardingDevice::run(insn_addr, count, budget);
   }
   const Stats& stats() const override {
     const Keep keep;
-    return inner_->stats();
+    return ForwardingDevice::stats();
   }
   void clear_stats() override {
     const Keep keep;
-    inner_->clear_stats();
+    ForwardingDevice::clear_stats();
   }
   TokenCounts tokens() const override {
     const Keep keep;
-    return inner_->tokens();
+    return ForwardingDevice::tokens();
   }
-  const std::string& last_error() const override { return inner_->last_error(); }
-  ErrorKind last_error_kind() const override { return inner_->last_error_kind(); }
-  std::string_view target() const override { return inner_->target(); }
-  const Config& config() const override { return inner_->config(); }
 
  private:
   struct Keep {
@@ -76,7 +72,6 @@ class BindingKeeper final : public Device {
     Keep& operator=(const Keep&) = delete;
     ~Keep() { t_bound = kept; }
   };
-  std::unique_ptr<Device> inner_;
 };
 
 }  // namespace

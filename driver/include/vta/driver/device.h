@@ -135,6 +135,30 @@ class Device {
   virtual const Config& config() const = 0;
 };
 
+/// A device that passes every call on to another it owns: the base of the wrappers that change a few
+/// calls and forward the rest (make_device's count of the accumulator loads' DRAM bytes, VTA_CAPTURE's
+/// captures, the runtime's thread binding).
+class ForwardingDevice : public Device {
+ public:
+  explicit ForwardingDevice(std::unique_ptr<Device> inner) : inner_(std::move(inner)) {}
+  RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
+    return inner_->run(insn_addr, count, budget);
+  }
+  const Stats& stats() const override { return inner_->stats(); }
+  void clear_stats() override { inner_->clear_stats(); }
+  TokenCounts tokens() const override { return inner_->tokens(); }
+  const std::string& last_error() const override { return inner_->last_error(); }
+  ErrorKind last_error_kind() const override { return inner_->last_error_kind(); }
+  std::string_view target() const override { return inner_->target(); }
+  const Config& config() const override { return inner_->config(); }
+
+ protected:
+  Device& inner() const { return *inner_; }
+
+ private:
+  std::unique_ptr<Device> inner_;
+};
+
 /// What the clocked backends (tsim, systemc) take beyond the configuration; an unset field is the
 /// backend's default. The backend checks the ranges (naming the VTA_* variable of the setting).
 struct ClockedOptions {
