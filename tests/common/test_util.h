@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -37,6 +38,13 @@ struct ScopedEnv {
   std::string old_;
   bool had_ = false;
 };
+
+/// A backend's name as a test's ("rpc-fsim" -> "rpc_fsim"), for suites instantiated over backend_names().
+inline std::string backend_test_name(const ::testing::TestParamInfo<std::string>& p) {
+  std::string name = p.param;
+  for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return name;
+}
 
 /// A zero-filled device buffer in the global physical memory, freed on destruction.
 using DevBuf = DramBuffer;

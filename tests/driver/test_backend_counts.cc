@@ -6,8 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cctype>
-
 #include "test_util.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/energy.h"
@@ -61,12 +59,7 @@ TEST_P(BackendCounts, AccumulatorLoadsCountTheBytesTheyRead) {
   EXPECT_EQ(dev_->stats().acc_load_nbytes, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, BackendCounts, ::testing::ValuesIn(backend_names()),
-                         [](const ::testing::TestParamInfo<std::string>& p) {
-                           std::string name = p.param;  // "rpc-fsim" -> "rpc_fsim"
-                           for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllBackends, BackendCounts, ::testing::ValuesIn(backend_names()), test::backend_test_name);
 
 // Sums: a run whose accumulator loads were not counted (absent) adds its counter's bytes, so a sum
 // of counted and uncounted runs is what each says; the memory bound reads the bytes as read.

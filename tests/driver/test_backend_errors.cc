@@ -6,8 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cctype>
-
 #include "test_util.h"
 #include "vta/driver/build_config.h"
 
@@ -216,12 +214,7 @@ TEST_P(BackendErrors, DeviceRecoversAfterFailure) {
   EXPECT_EQ(dev_->stats().inp_load_nbytes, 16u);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, BackendErrors, ::testing::ValuesIn(backend_names()),
-                         [](const ::testing::TestParamInfo<std::string>& p) {
-                           std::string name = p.param;  // "rpc-fsim" -> "rpc_fsim"
-                           for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllBackends, BackendErrors, ::testing::ValuesIn(backend_names()), test::backend_test_name);
 
 }  // namespace
 }  // namespace vta
