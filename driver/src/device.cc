@@ -277,27 +277,30 @@ std::atomic<uint64_t> made_devices{0};
 class DramCountingDevice final : public ForwardingDevice {
  public:
   DramCountingDevice(std::unique_ptr<Device> inner, Dram& dram)
-      : ForwardingDevice(std::move(inner)), dram_(dram), isa_(config()) {}
+      : ForwardingDevice(std::move(inner)), dram_(dram), isa_(config()) {
+    refresh(0);
+  }
   RunStatus run(PhysAddr insn_addr, uint32_t count, uint64_t budget) override {
     const RunStatus status = inner().run(insn_addr, count, budget);
-    if (status == RunStatus::kOk) acc_load_dram_ += acc_load_dram_bytes(isa_, dram_, insn_addr, count);
+    const uint64_t added = status == RunStatus::kOk ? acc_load_dram_bytes(isa_, dram_, insn_addr, count) : 0;
+    refresh(*stats_.acc_load_dram_nbytes + added);
     return status;
   }
-  const Stats& stats() const override {
-    stats_ = inner().stats();
-    stats_.acc_load_dram_nbytes = acc_load_dram_;
-    return stats_;
-  }
+  const Stats& stats() const override { return stats_; }
   void clear_stats() override {
     inner().clear_stats();
-    acc_load_dram_ = 0;
+    refresh(0);
   }
 
  private:
+  // (the inner device's statistics change only by its runs and clears, which pass through here)
+  void refresh(uint64_t acc_load_dram) {
+    stats_ = inner().stats();
+    stats_.acc_load_dram_nbytes = acc_load_dram;
+  }
   Dram& dram_;
   Isa isa_;
-  uint64_t acc_load_dram_ = 0;
-  mutable Stats stats_;  // the inner device's with the count, as of the last stats()
+  Stats stats_;  // the inner device's, with the count
 };
 
 }  // namespace
