@@ -93,24 +93,19 @@ std::map<PhysAddr, unsigned> scan_regions(const Isa& isa, const Dram& dram, Phys
   const auto insn_block = dram.block_at(insn_addr);
   if (!insn_block) return uses;
   uses[insn_block->phys] |= kUseInsn;
-  const uint64_t available = (insn_block->phys + insn_block->size - insn_addr) / Config::kInsnElemBytes;
-  const uint64_t n = std::min<uint64_t>(count, available);
-  const uint8_t* host = dram.translate(insn_addr, n * Config::kInsnElemBytes);
-  if (host == nullptr) return uses;
   const Config& c = isa.config();
-  for (uint64_t i = 0; i < n; ++i) {
-    const RawInsn raw = load_insn(host + i * Config::kInsnElemBytes);
+  for_each_readable_insn(dram, insn_addr, count, [&](RawInsn raw) {
     const uint8_t op = Isa::opcode_of(raw);
-    if (op != uint8_t(Opcode::kLoad) && op != uint8_t(Opcode::kStore)) continue;
+    if (op != uint8_t(Opcode::kLoad) && op != uint8_t(Opcode::kStore)) return;
     const MemInsn m = isa.decode_mem(raw);
-    if (!is_valid_mem_id(m.memory_type) || m.x_size == 0 || m.y_size == 0) continue;
+    if (!is_valid_mem_id(m.memory_type) || m.x_size == 0 || m.y_size == 0) return;
     const auto type = static_cast<MemId>(m.memory_type);
     const DramSpan span = dram_span(c, m, type);
     const unsigned use = use_of(type, op == uint8_t(Opcode::kStore));
     for (const PhysAddr at : {span.start, span.start + span.bytes - 1}) {
       if (auto b = dram.block_at(at)) uses[b->phys] |= use;
     }
-  }
+  });
   return uses;
 }
 

@@ -1,6 +1,5 @@
 #include "vta/driver/program.h"
 
-#include <algorithm>
 #include <sstream>
 
 namespace vta {
@@ -206,20 +205,14 @@ DramSpan dram_span(const Config& c, const MemInsn& m, MemId type) {
 }
 
 uint64_t acc_load_dram_bytes(const Isa& isa, const Dram& dram, PhysAddr insn_addr, uint32_t count) {
-  const auto block = dram.block_at(insn_addr);
-  if (!block) return 0;
-  const uint64_t n = std::min<uint64_t>(count, (block->phys + block->size - insn_addr) / Config::kInsnElemBytes);
-  const uint8_t* host = dram.translate(insn_addr, n * Config::kInsnElemBytes);
-  if (host == nullptr) return 0;
   uint64_t bytes = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    const RawInsn raw = load_insn(host + i * Config::kInsnElemBytes);
-    if (Isa::opcode_of(raw) != uint8_t(Opcode::kLoad)) continue;
+  for_each_readable_insn(dram, insn_addr, count, [&](RawInsn raw) {
+    if (Isa::opcode_of(raw) != uint8_t(Opcode::kLoad)) return;
     const MemInsn m = isa.decode_mem(raw);
     const auto type = static_cast<MemId>(m.memory_type);
-    if (type != MemId::kAcc && type != MemId::kAcc8Bit) continue;
-    bytes += uint64_t(m.y_size) * m.x_size * dram_unit(isa.config(), type);
-  }
+    if (type == MemId::kAcc || type == MemId::kAcc8Bit)
+      bytes += uint64_t(m.y_size) * m.x_size * dram_unit(isa.config(), type);
+  });
   return bytes;
 }
 

@@ -5,6 +5,7 @@
 /// tsim (and by any later backend) before it starts. Also the one format of a failed run's
 /// diagnostic header.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -63,9 +64,21 @@ struct DramSpan {
   uint64_t bytes = 0;
 };
 DramSpan dram_span(const Config& c, const MemInsn& m, MemId type);
+/// Calls `f(raw)` for each of the `count` instructions at `insn_addr` that lie inside the allocation
+/// holding `insn_addr` (an invalid stream's as far as they exist; none when it is not allocated),
+/// without throwing: for what reads a stream without validating it (captures, counts after a run).
+template <class F>
+void for_each_readable_insn(const Dram& dram, PhysAddr insn_addr, uint32_t count, F&& f) {
+  const auto block = dram.block_at(insn_addr);
+  if (!block) return;
+  const uint64_t n = std::min<uint64_t>(count, (block->phys + block->size - insn_addr) / Config::kInsnElemBytes);
+  const uint8_t* host = dram.translate(insn_addr, n * Config::kInsnElemBytes);
+  if (host == nullptr) return;
+  for (uint64_t i = 0; i < n; ++i) f(load_insn(host + i * Config::kInsnElemBytes));
+}
 /// The bytes the accumulator loads (ACC, ACC_8BIT) among `count` instructions at `insn_addr` read from
-/// DRAM (Stats::acc_load_dram_nbytes): y_size x x_size elements of dram_unit each. Reads what it can of
-/// the stream and skips what it cannot decode (counted after a successful run, whose stream is valid).
+/// DRAM (Stats::acc_load_dram_nbytes): y_size x x_size elements of dram_unit each, over the readable
+/// instructions (counted after a successful run, whose stream is valid).
 uint64_t acc_load_dram_bytes(const Isa& isa, const Dram& dram, PhysAddr insn_addr, uint32_t count);
 /// Depth in elements of the SRAM a memory type addresses.
 uint32_t sram_depth(const Config& c, MemId m);
