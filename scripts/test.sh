@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: sets everything up, builds the Release tree and runs every ctest test, checks
 # format and lint, runs the random differential programs and the compiled schedules on the tsim of
-# three other configurations and ResNet-18 on two, then builds a clang tree with AddressSanitizer +
+# four other configurations (one the two-slot compute stage) and ResNet-18 on three, then builds a clang tree with AddressSanitizer +
 # UndefinedBehaviorSanitizer (and libFuzzer's coverage instrumentation), runs the software tests again
 # under them and fuzzes every reader of untrusted input for 20 s each under CI=true, 10 s elsewhere (label
 # fuzz, docs/FUZZING.md: seed 1 either way, so the shorter run is the first part of CI's).
@@ -41,11 +41,12 @@ if [ "$lint" -eq 1 ]; then
 fi
 
 # The RTL is configurable for real: a tsim per other configuration (BLOCK 8 with smaller buffers,
-# BATCH 2, a 256-bit bus) must agree with the fsim on the random differential programs. Only the
-# configuration-dependent objects are compiled again (the rest comes from the compiler cache).
+# BATCH 2, a 256-bit bus, the two-slot compute stage) must agree with the fsim on the random
+# differential programs. Only the configuration-dependent objects are compiled again (the rest comes
+# from the compiler cache).
 if [ "${#ctest_args[@]}" -eq 0 ]; then
-  phase "three other configurations (tsim differential, compiled schedules) and ResNet-18 on two"
-  for cfg in block8 batch2 bus256; do
+  phase "four other configurations (tsim differential, compiled schedules) and ResNet-18 on three"
+  for cfg in block8 batch2 bus256 dual_issue; do
     dir="$build-$cfg"
     "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
       -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF --target vta_tsim_diff_tests --target vta_compiled_tests >/dev/null
@@ -56,6 +57,10 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
     "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
     VTA_TARGET=tsim "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
   done
+  # the whole ResNet-18 on the two-slot compute stage's tsim, its programs made for it, verified
+  echo "== ResNet-18, config dual_issue (tsim) =="
+  "$root/scripts/build.sh" "$build-dual_issue" --target vta-resnet18 >/dev/null
+  "$build-dual_issue/tools/vta-resnet18" --target tsim -j 2 | tail -3
   # the whole ResNet-18 on the fsim of the BATCH 2 (two images) and BLOCK 32 configurations, verified
   echo "== ResNet-18, config batch2 (fsim) =="
   "$root/scripts/build.sh" "$build-batch2" --target vta-resnet18 >/dev/null

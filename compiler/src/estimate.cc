@@ -75,7 +75,7 @@ std::vector<Timeline> estimate_timelines(const RecordedCall& call, const Config&
 }
 
 std::vector<Timeline> estimate_timelines(const Module& module, const Config& config, const EstimateOptions& options) {
-  return estimate_timelines(record_call(module, config, nullptr, options.compute_issue == 2), config, options);
+  return estimate_timelines(record_call(module, config, nullptr, options.issue(config) == 2), config, options);
 }
 
 uint64_t estimate_cycles(const RecordedCall& call, const Config& config, const EstimateOptions& options) {
@@ -85,7 +85,7 @@ uint64_t estimate_cycles(const RecordedCall& call, const Config& config, const E
 }
 
 uint64_t estimate_cycles(const Module& module, const Config& config, const EstimateOptions& options) {
-  return estimate_cycles(record_call(module, config, nullptr, options.compute_issue == 2), config, options);
+  return estimate_cycles(record_call(module, config, nullptr, options.issue(config) == 2), config, options);
 }
 
 }  // namespace vta::compiler

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "vta/driver/compute_issue.h"
 #include "vta/driver/file.h"
 #include "vta/driver/isa.h"
 
@@ -72,6 +73,10 @@ Config Config::make(const ConfigParams& p) {
   require_range(p.log_acc_buff_size, 5, 26, "LOG_ACC_BUFF_SIZE");
   if (p.log_bus_width >= 0) require_range(p.log_bus_width, 6, 9, "LOG_BUS_WIDTH");
   require_range(p.hw_freq_mhz, 1, 5000, "HW_FREQ (MHz)");
+  require(p.compute_issue == 1 || p.compute_issue == 2,
+          "COMPUTE_ISSUE = " + std::to_string(p.compute_issue) +
+              " is not a compute stage: 1 runs one instruction at a time, 2 a GEMM beside another "
+              "(vta/driver/compute_issue.h)");
 
   Config c(p);
   auto depth_ok = [&](int log_depth, const char* key, int log_size, int elem_bytes) {
@@ -86,6 +91,10 @@ Config Config::make(const ConfigParams& p) {
   require(c.log_inp_depth() <= isa::kSramAddrBits && c.log_wgt_depth() <= isa::kSramAddrBits &&
               c.log_acc_depth() <= isa::kSramAddrBits && c.log_uop_depth() <= isa::kSramAddrBits,
           "a buffer depth exceeds 2^16 elements, the reach of the 16-bit sram_base field");
+  require(p.compute_issue == 1 || c.log_acc_depth() >= 2,
+          "COMPUTE_ISSUE = 2 splits the accumulator in two banks: it needs at least 4 accumulator elements "
+          "(LOG_ACC_BUFF_SIZE = " +
+              std::to_string(p.log_acc_buff_size) + " holds " + std::to_string(c.acc_depth()) + ")");
 
   // The limits of spec 1.3.
   const int la = c.log_acc_depth(), li = c.log_inp_depth(), lw = c.log_wgt_depth(), lu = c.log_uop_depth();
@@ -123,6 +132,7 @@ constexpr IntKey kIntKeys[] = {
     {"LOG_ACC_BUFF_SIZE", &ConfigParams::log_acc_buff_size, false},
     {"LOG_BUS_WIDTH", &ConfigParams::log_bus_width, true},  // the reference's one optional key
     {"HW_FREQ", &ConfigParams::hw_freq_mhz, true},          // ours
+    {"COMPUTE_ISSUE", &ConfigParams::compute_issue, true},  // ours
 };
 
 }  // namespace
@@ -200,6 +210,7 @@ std::string Config::bitstream_name() const {
   s << batch() << 'x' << block_in() << "_i" << inp_width() << 'w' << wgt_width() << 'a' << acc_width() << '_'
     << params_.log_uop_buff_size << '_' << params_.log_inp_buff_size << '_' << params_.log_wgt_buff_size << '_'
     << params_.log_acc_buff_size;
+  if (params_.compute_issue != 1) s << "_ci" << params_.compute_issue;  // another compute stage, another design
   return s.str();
 }
 
@@ -213,6 +224,7 @@ std::string Config::to_json_text() const {
   j["LOG_BUS_WIDTH"] = log_bus_width_;
   // written only when set, so the default configuration's text (and hash) is the reference's
   if (params_.hw_freq_mhz != ConfigParams::kDefaultHwFreqMhz) j["HW_FREQ"] = params_.hw_freq_mhz;
+  if (params_.compute_issue != 1) j["COMPUTE_ISSUE"] = params_.compute_issue;
   return j.dump(2);
 }
 
@@ -271,6 +283,8 @@ std::vector<ConfigConstant> Config::constants() const {
       {"LOG_ACC_BUFF_DEPTH", log_acc_depth(), "log2 of accumulator buffer depth"},
       {"OUT_BUFF_DEPTH", out_depth(), "output buffer depth in elements (indexed like acc)"},
       {"UOP_SRC_IDX_BITS", std::max(log_acc_depth(), log_inp_depth()), "micro-op source index width"},
+      {"COMPUTE_ISSUE", p.compute_issue, "compute instructions at once (vta/driver/compute_issue.h)"},
+      {"UOP_LOAD_TABLE_ENTRIES", UopLoadTable::kEntries, "micro-op loads the two-slot compute stage records"},
       // Fixed ISA constants.
       {"OPCODE_BIT_WIDTH", isa::kOpcodeBits, "instruction opcode field width"},
       {"ALU_OPCODE_BIT_WIDTH", isa::kAluOpcodeBits, "ALU opcode field width"},

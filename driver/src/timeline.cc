@@ -145,12 +145,13 @@ std::map<size_t, std::vector<uint32_t>> read_uop_loads(
 }
 
 void check_stage(const EstimateOptions& options, const std::string& who) {
-  const bool issue = options.compute_issue == 1 || options.compute_issue == 2;
-  if (!issue || options.window < 1 || options.window > 64 || (options.window > 1 && options.compute_issue != 2)) {
+  const bool issue = options.compute_issue >= 0 && options.compute_issue <= 2;
+  // (a window above 1 with compute_issue 0 is checked against the configuration by estimate_timeline)
+  if (!issue || options.window < 1 || options.window > 64 || (options.window > 1 && options.compute_issue == 1)) {
     throw std::invalid_argument(who + ": compute_issue " + std::to_string(options.compute_issue) +
                                 " with a window of " + std::to_string(options.window) +
                                 " (compute_issue 1: one instruction at a time, 2: two, vta/driver/compute_issue.h; "
-                                "a window of 1 to 64, above 1 only with compute_issue 2)");
+                                "0: the configuration's; a window of 1 to 64, above 1 only with compute_issue 2)");
   }
 }
 
@@ -158,6 +159,11 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
                            const EstimateOptions& options) {
   check_stage(options, "estimate_timeline");
   const Config& c = isa.config();
+  if (options.window > 1 && options.issue(c) != 2) {
+    throw std::invalid_argument("estimate_timeline: a window of " + std::to_string(options.window) +
+                                " (above 1 only with compute_issue 2) on a configuration whose compute stage runs one "
+                                "instruction at a time");
+  }
   Timeline t;
   t.estimated = true;
   t.ns_per_cycle = c.clock_period_ns();
@@ -213,7 +219,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
 
   // compute_issue 2 (vta/driver/compute_issue.h): the slots G and A, each busy until its instruction
   // ends, with that instruction's footprint; the footprints as dispatched in program order
-  const bool dual = options.compute_issue == 2;
+  const bool dual = options.issue(c) == 2;
   const size_t window = options.window;
   constexpr int kComputeLane = 1;
   using Slot = ComputeFootprint::Slot;
@@ -263,8 +269,9 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
   struct ComputeInsn {
     bool started = false;
     uint64_t start = 0, end = 0;
-    uint64_t ends_to_here = 0;  // the latest end of it and every older one (once all started)
-    size_t gemms_to_here = 0;   // GEMMs up to and including it
+    uint64_t ends_to_here = 0;          // the latest end of it and every older one (once all started)
+    size_t gemms_to_here = 0;           // GEMMs up to and including it
+    std::array<size_t, 4> push_rank{};  // per queue: 1 + how many of the stage's pushes to it precede its own (0: none)
   };
   std::vector<ComputeInsn> program;
   std::vector<size_t> position(insns.size());
@@ -278,14 +285,31 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
       const size_t gemms = (program.empty() ? 0 : program.back().gemms_to_here) +
                            (Isa::opcode_of(insns[i]) == uint8_t(Opcode::kGemm) ? 1 : 0);
       position[i] = program.size();
+      ComputeInsn x{false, 0, 0, 0, gemms};
       for (DepFlag f : {DepFlag::kPushPrev, DepFlag::kPushNext}) {
         if (const auto q = token_queue(Stage::kCompute, f); has(Isa::deps_of(insns[i]), f) && q) {
           push_order[size_t(*q)].push_back(program.size());
+          x.push_rank[size_t(*q)] = push_order[size_t(*q)].size();
         }
       }
-      program.push_back({false, 0, 0, 0, gemms});
+      program.push_back(x);
     }
   }
+  // rule 3: an instruction that pushes to a queue starts once the stage's previous push to it has left
+  // (nothing when it has not been released yet)
+  std::array<size_t, 4> initial_tokens{};
+  for (size_t q = 0; q < pushes.size(); ++q) initial_tokens[q] = pushes[q].size();
+  auto previous_pushes_left = [&](size_t i) -> std::optional<uint64_t> {
+    uint64_t at = 0;
+    const ComputeInsn& x = program[position[i]];
+    for (size_t q = 0; q < pushes.size(); ++q) {
+      if (x.push_rank[q] <= 1) continue;  // none, or the first
+      const size_t previous = x.push_rank[q] - 2;
+      if (pushed[q] <= previous) return std::nullopt;
+      at = std::max(at, pushes[q][initial_tokens[q] + previous]);
+    }
+    return at;
+  };
   auto release_pushes = [&] {
     for (size_t q = 0; q < push_order.size(); ++q) {
       for (; pushed[q] < push_order[q].size(); ++pushed[q]) {
@@ -314,7 +338,11 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
       const size_t pass = dual_lane ? passer() : 0;
       for (const size_t pos : {size_t{0}, pass}) {
         const size_t i = queue[size_t(lane)][pos];
-        const std::optional<uint64_t> ready = tokens_at(i);
+        std::optional<uint64_t> ready = tokens_at(i);
+        if (ready && dual_lane) {
+          const std::optional<uint64_t> left = previous_pushes_left(i);
+          ready = left ? std::optional<uint64_t>(std::max(*ready, *left)) : std::nullopt;
+        }
         if (!ready) continue;
         // (the dual compute stage's slots decide its start, from its tokens' times)
         const uint64_t start = dual_lane ? dual_start(fps[i], *ready) : std::max(*ready, free_at[size_t(lane)]);

@@ -201,7 +201,7 @@ ChosenProgram choose_tiling(const std::vector<ConvTiling>& candidates,
   int built = 0;
   for (const ConvTiling& t : candidates) {
     try {
-      const compiler::RecordedCall call = compiler::record_call(build(t), config, nullptr, stage.compute_issue == 2);
+      const compiler::RecordedCall call = compiler::record_call(build(t), config, nullptr, stage.issue(config) == 2);
       const uint64_t cycles = compiler::estimate_cycles(call, config, stage);
       if (cycles < best_cycles) {
         best_cycles = cycles;

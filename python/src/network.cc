@@ -390,12 +390,14 @@ void bind_network(py::module_& m, const py::object& base_error) {
       },
       "A seeded int8 input of the graph's input shape.", py::arg("graph"), py::arg("seed") = 1);
 
-  py::class_<net::Executor>(n, "Executor",
-                            "A graph's VTA steps compiled once, run on the runtime's device (VTA_TARGET), the host "
-                            "operators in between; `tsim_steps` FIRST:LAST runs those steps cycle by cycle. "
-                            "max_virtual_threads (1 to 4) bounds the tiling search; compute_issue=2 (and its "
-                            "window) makes the programs for the two-slot compute stage of docs/TIMELINE.md, which the "
-                            "RTL does not have (they run as usual; each step's estimated_cycles is that stage's).")
+  py::class_<net::Executor>(
+      n, "Executor",
+      "A graph's VTA steps compiled once, run on the runtime's device (VTA_TARGET), the host "
+      "operators in between; `tsim_steps` FIRST:LAST runs those steps cycle by cycle. "
+      "max_virtual_threads (1 to 4) bounds the tiling search; compute_issue makes the programs for "
+      "a compute stage: 1 one instruction at a time, 2 the two-slot stage of docs/TIMELINE.md "
+      "(with its window), 0 the configuration's (COMPUTE_ISSUE). They run on either stage; each "
+      "step's estimated_cycles is the estimate of the stage they were made for.")
       // the executor reads its graph for as long as it lives
       // tsim_steps "FIRST:LAST": fast-forward, those steps on detailed_target, the others on VTA_TARGET
       .def(py::init([](const net::Graph& g, const std::string& tsim_steps, const std::string& detailed_target,
@@ -411,7 +413,7 @@ void bind_network(py::module_& m, const py::object& base_error) {
              return std::make_unique<net::Executor>(g, build_config(), target, plan);
            }),
            py::arg("graph"), py::arg("tsim_steps") = "", py::arg("detailed_target") = "tsim",
-           py::arg("max_virtual_threads") = 4, py::arg("compute_issue") = 1, py::arg("window") = 1,
+           py::arg("max_virtual_threads") = 4, py::arg("compute_issue") = 0, py::arg("window") = 1,
            py::keep_alive<1, 2>())
       .def_property_readonly(
           "steps",

@@ -55,11 +55,12 @@ void bind_observability(py::module_& m, const py::object& base_error) {
         check_stage(o, "estimate_timelines");  // (std::invalid_argument: ValueError, before the call is recorded)
         return compiler::estimate_timelines(mod, build_config(), o);
       },
-      "Per device run of the module, its estimated Timeline. compute_issue=2 estimates a compute stage that "
-      "runs an ALU instruction or a load beside a GEMM (issue 67, not in the RTL yet; any_disjoint: any two "
+      "Per device run of the module, its estimated Timeline. compute_issue=1 estimates the compute stage that "
+      "runs one instruction at a time, 2 the one that runs an ALU instruction or a load beside a GEMM, 0 the "
+      "configuration's (COMPUTE_ISSUE; any_disjoint: any two "
       "disjoint accumulator footprints overlap, a bound; window: the dispatch window of "
       "vta/driver/compute_issue.h, 1 = in program order; docs/TIMELINE.md).",
-      py::arg("module"), py::arg("compute_issue") = 1, py::arg("any_disjoint") = false, py::arg("window") = 1);
+      py::arg("module"), py::arg("compute_issue") = 0, py::arg("any_disjoint") = false, py::arg("window") = 1);
 
   py::class_<Capture>(m, "Capture",
                       "A run written by VTA_CAPTURE=DIR (docs/CAPTURE.md): its configuration, program, memory and "

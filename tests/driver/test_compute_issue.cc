@@ -158,7 +158,7 @@ TEST(ComputeIssue, TheEstimateOverlapsWhatTheRuleAllows) {
     const std::map<size_t, std::vector<uint32_t>> uops = two_kernels(isa, alu_dst);
     EstimateOptions one, two;
     one.uop_loads = two.uop_loads = &uops;
-    two.compute_issue = 2;
+    one.compute_issue = 1, two.compute_issue = 2;
     EXPECT_EQ(estimate_timeline(isa, p.insns(), {}, one).cycles, 216u);
     const Timeline t = estimate_timeline(isa, p.insns(), {}, two);
     EXPECT_EQ(t.cycles, alu_dst == half ? 133u : 183u) << alu_dst;
@@ -204,7 +204,7 @@ TEST(ComputeIssue, TheWindowLetsAnIndependentInstructionStartFirst) {
     }
   }
   EstimateOptions bad;
-  bad.window = 2;  // a window needs the two-slot stage
+  bad.compute_issue = 1, bad.window = 2;  // a window needs the two-slot stage
   EXPECT_THROW(estimate_timeline(isa, Program(c).finish().insns(), {}, bad), std::invalid_argument);
   bad.compute_issue = 2, bad.window = 0;
   EXPECT_THROW(estimate_timeline(isa, Program(c).finish().insns(), {}, bad), std::invalid_argument);
@@ -264,6 +264,33 @@ TEST(ComputeIssue, ATokenToTheLoadStageWaitsOnlyForTheGemms) {
     EXPECT_EQ(busy[3].slot, 1);  // the second slot's track
     EXPECT_EQ(busy[4].begin, to_load ? 133u : 216u) << to_load;
     EXPECT_NE(t.to_trace_json().find("compute (beside the GEMMs)"), std::string::npos);
+  }
+}
+
+// Rule 3's last clause: an instruction that pushes to a queue starts once the stage's previous push to
+// it has left. Beside the GEMM (33-133) the first ALU instruction (10 cycles, the other half) runs 66-76
+// and its token to the store waits for the GEMM, older, until 133; the second ALU instruction, which
+// pushes to the store too, starts then (133-143), not at 76 as the same instruction without a push does.
+TEST(ComputeIssue, APushWaitsForTheStagesPreviousPushToItsQueue) {
+  const Config& c = build_config();
+  const Isa isa(c);
+  const uint32_t half = sram_depth(c, MemId::kAcc) / 2;
+  for (const bool second_pushes : {true, false}) {
+    Program p(c);
+    p.raw(load_uops(isa, 0, 1)).raw(load_uops(isa, 1, 1)).gemm(gemm(0, 1, 1, 100, 0, 1));
+    p.alu(alu_imm(1, 2, 10, push_next())).alu(alu_imm(1, 2, 10, second_pushes ? push_next() : DepFlags{}));
+    const std::map<size_t, std::vector<uint32_t>> uops = two_kernels(isa, half);
+    EstimateOptions o;
+    o.uop_loads = &uops;
+    o.compute_issue = 2;
+    const Timeline t = estimate_timeline(isa, p.insns(), {}, o);
+    std::map<long, TimelineInterval> busy;
+    for (const TimelineInterval& i : t.intervals) {
+      if (i.activity == Activity::kBusy) busy[i.insn] = i;
+    }
+    EXPECT_EQ(busy[3].begin, 66u);
+    EXPECT_EQ(busy[4].begin, second_pushes ? 133u : 76u) << second_pushes;
+    EXPECT_EQ(t.cycles, second_pushes ? 143u : 133u) << second_pushes;
   }
 }
 

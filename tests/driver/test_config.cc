@@ -5,6 +5,7 @@
 #include "test_paths.h"
 #include "test_util.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/compute_issue.h"
 #include "vta/driver/config.h"
 #include "vta/driver/isa.h"
 #include "vta/driver/vcr_map.h"
@@ -152,6 +153,41 @@ TEST(Config, ClockFrequency) {
   p.hw_freq_mhz = 5001;
   expect_refused(p, "HW_FREQ");
   EXPECT_EQ(VTA_HW_FREQ, build_config().hw_freq_mhz());
+}
+
+// COMPUTE_ISSUE (vta/driver/compute_issue.h) chooses the compute stage: optional, 1 (the reference's)
+// by default and then absent from the text, so the default configuration's identity is unchanged; 2 is
+// another design: a hardware constant, another bitstream name. Anything else, or 2 with an accumulator
+// too small for two banks, is refused by name.
+TEST(Config, ComputeIssue) {
+  const Config d = Config::default_config();
+  EXPECT_EQ(d.compute_issue(), 1);
+  EXPECT_EQ(d.to_json_text().find("COMPUTE_ISSUE"), std::string::npos);
+  std::string text = d.to_json_text();
+  text.insert(1, R"("COMPUTE_ISSUE": 2,)");
+  const Config c = Config::from_json_text(text);
+  EXPECT_EQ(c.compute_issue(), 2);
+  EXPECT_EQ(Config::from_json_text(c.to_json_text()).compute_issue(), 2) << "written back when set";
+  EXPECT_EQ(c.bitstream_name(), d.bitstream_name() + "_ci2");
+  auto constant = [](const Config& cfg, const std::string& name) {
+    for (const ConfigConstant& k : cfg.constants()) {
+      if (k.name == name) return k.value;
+    }
+    ADD_FAILURE() << "no constant " << name;
+    return int64_t{-1};
+  };
+  EXPECT_EQ(constant(d, "COMPUTE_ISSUE"), 1);
+  EXPECT_EQ(constant(c, "COMPUTE_ISSUE"), 2);
+  EXPECT_EQ(constant(c, "UOP_LOAD_TABLE_ENTRIES"), UopLoadTable::kEntries) << "the RTL's table is the rule's";
+  EXPECT_EQ(VTA_COMPUTE_ISSUE, build_config().compute_issue());
+  ConfigParams p;
+  for (const int bad : {0, 3, -1}) {
+    p.compute_issue = bad;
+    expect_refused(p, "COMPUTE_ISSUE = " + std::to_string(bad) + " is not a compute stage");
+  }
+  p.compute_issue = 2;
+  p.log_acc_buff_size = 7;  // two accumulator elements: no two banks of them
+  expect_refused(p, "splits the accumulator in two banks");
 }
 
 void expect_json_refused(const std::string& text, const std::string& needle) {

@@ -17,7 +17,7 @@ struct EstimateCommand {
   std::string file;
   std::string measure;
   bool json = false;
-  int compute_issue = 1;
+  int compute_issue = 0;  // the configuration's
   bool any_disjoint = false;
   size_t window = 1;
 };
@@ -27,8 +27,8 @@ void estimate_module(const EstimateCommand& o) {
   const Config& config = build_config();  // Module::load refuses a module built for another one
   // the statistics (for the bounds) from the fsim, or from the backend that measures
   const std::string target = o.measure.empty() ? "fsim" : o.measure;
-  const compiler::RecordedCall call =
-      compiler::record_call(module, config, compiler::backend_device(target), o.compute_issue == 2);
+  const compiler::RecordedCall call = compiler::record_call(module, config, compiler::backend_device(target),
+                                                            o.compute_issue == 2 || config.compute_issue() == 2);
   vta::EstimateOptions eo;
   eo.compute_issue = o.compute_issue;
   eo.banks = o.any_disjoint ? AccBanks::kAnyDisjoint : AccBanks::kHalves;
@@ -86,9 +86,10 @@ void add_estimate_command(CLI::App& app, Commands& commands) {
           "CLOCKED TARGET"));
   e->add_flag("--json", o.json, "as one JSON object");
   e->add_option("--compute-issue", o.compute_issue,
-                "2 estimates a compute stage that runs an ALU instruction or a load beside a GEMM (issue 67, "
-                "vta/driver/compute_issue.h; not in the RTL yet, so --measure measures the stage that is)")
-      ->check(CLI::IsMember({1, 2}));
+                "1 estimates the compute stage that runs one instruction at a time, 2 the one that runs an ALU "
+                "instruction or a load beside a GEMM (vta/driver/compute_issue.h); by default this build's "
+                "(COMPUTE_ISSUE), the stage --measure measures")
+      ->check(CLI::IsMember({0, 1, 2}));
   e->add_flag("--any-disjoint", o.any_disjoint,
               "with --compute-issue 2: any two disjoint accumulator footprints overlap (a bound, docs/TIMELINE.md)");
   e->add_option("--window", o.window,

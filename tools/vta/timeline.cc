@@ -23,7 +23,7 @@ struct TimelineOptions {
   std::string output;
   std::string target = "tsim";
   int width = 1200;
-  int compute_issue = 1;
+  int compute_issue = 0;  // the configuration's
   bool any_disjoint = false;
   size_t window = 1;
 };
@@ -55,9 +55,14 @@ Timeline timeline_of(const std::string& path, const TimelineOptions& o) {
     t = estimate_timeline(isa, insns, capture.tokens_before, eo);
     t.energy_pj = stage_energy(capture.result.stats, capture.config());  // what the captured run counted
   } else {
-    if (o.compute_issue != 1 || o.any_disjoint || o.window != 1) {
-      throw std::invalid_argument(
-          "--compute-issue 2 estimates a compute stage the RTL does not have yet: use --target fsim");
+    // (the tsim runs the stage its RTL was built with, in program order)
+    if ((o.compute_issue != 0 && o.compute_issue != build_config().compute_issue()) || o.any_disjoint ||
+        o.window != 1) {
+      throw std::invalid_argument("--compute-issue " + std::to_string(o.compute_issue) +
+                                  ", --any-disjoint and --window estimate a compute stage this build's tsim does not "
+                                  "have (COMPUTE_ISSUE " +
+                                  std::to_string(build_config().compute_issue()) +
+                                  ", a window of 1): use --target fsim");
     }
 #ifdef VTA_HAVE_TSIM
     std::optional<Timeline> recorded;
@@ -109,9 +114,10 @@ void add_timeline_command(CLI::App& app, Commands& commands) {
       ->check(CLI::IsMember({"tsim", "fsim"}));
   t->add_option("--width", o.width, "SVG width in pixels")->check(CLI::Range(300, 20000));
   t->add_option("--compute-issue", o.compute_issue,
-                "with --target fsim: 2 estimates a compute stage that runs an ALU instruction or a load beside a GEMM "
-                "(issue 67, vta/driver/compute_issue.h; not in the RTL yet)")
-      ->check(CLI::IsMember({1, 2}));
+                "with --target fsim: 1 estimates the compute stage that runs one instruction at a time, 2 the one that "
+                "runs an ALU instruction or a load beside a GEMM (vta/driver/compute_issue.h); by default the "
+                "capture's configuration's (COMPUTE_ISSUE)")
+      ->check(CLI::IsMember({0, 1, 2}));
   t->add_flag("--any-disjoint", o.any_disjoint,
               "with --compute-issue 2: any two instructions with disjoint accumulator footprints overlap, not only "
               "footprints in different halves (a bound: as if every virtual thread's tiles had a half of their own)");

@@ -91,8 +91,17 @@ std::vector<WaveSignal> gtkw_signals(const Config& c) {
   add("load", core + "ld_insn", ins, WaveFilter::kInsn);
   add("load", core + "ld_q_rvalid", 1);
   add("load", core + "ld_q_rready", 1);
-  add("compute", core + "u_compute.u_ctrl.state_q", 2, WaveFilter::kState);
-  add("compute", core + "u_compute.unit_q", 3, WaveFilter::kUnit);
+  // (the compute stage of COMPUTE_ISSUE 2 has two slots, each running or not)
+  const bool dual = c.compute_issue() == 2;
+  const std::string compute = core + (dual ? "gen_compute_dual.u_compute." : "gen_compute.u_compute.");
+  if (dual) {
+    add("compute", compute + "run_g_q", 1);
+    add("compute", compute + "run_a_q", 1);
+    add("compute", compute + "unit_a_q", 2);
+  } else {
+    add("compute", compute + "u_ctrl.state_q", 2, WaveFilter::kState);
+    add("compute", compute + "unit_q", 3, WaveFilter::kUnit);
+  }
   add("compute", core + "co_insn", ins, WaveFilter::kInsn);
   add("compute", core + "co_q_rvalid", 1);
   add("compute", core + "co_q_rready", 1);
@@ -131,16 +140,28 @@ std::vector<WaveSignal> gtkw_signals(const Config& c) {
   add("host (axi-lite)", top + "s_axil_rdata_o", 32);
   const int64_t inp = constant(c, "LOG_INP_BUFF_DEPTH"), wgt = constant(c, "LOG_WGT_BUFF_DEPTH");
   const int64_t acc = constant(c, "LOG_ACC_BUFF_DEPTH"), uop = constant(c, "LOG_UOP_BUFF_DEPTH");
-  const std::pair<std::string, int64_t> rams[] = {{"u_load.u_inp_ram", inp},
-                                                  {"u_load.u_wgt_ram", wgt},
-                                                  {"u_compute.u_uop_ram", uop},
-                                                  {"u_compute.u_acc_ram", acc},
-                                                  {"u_compute.u_out_ram", acc}};
+  std::vector<std::pair<std::string, int64_t>> rams = {{core + "u_load.u_inp_ram", inp},
+                                                       {core + "u_load.u_wgt_ram", wgt}};
+  if (dual) {
+    rams.insert(rams.end(), {{compute + "gen_bank[0].u_acc_ram", acc - 1},
+                             {compute + "gen_bank[1].u_acc_ram", acc - 1},
+                             {compute + "gen_bank[0].u_out_ram", acc - 1},
+                             {compute + "gen_bank[1].u_out_ram", acc - 1}});
+  } else {
+    rams.insert(rams.end(), {{compute + "u_uop_ram", uop}, {compute + "u_acc_ram", acc}, {compute + "u_out_ram", acc}});
+  }
+  if (dual) {  // (the micro-op buffer's two ports: A writes or reads, B reads)
+    add("sram ports", compute + "u_uop_ram.we_a_i", 1);
+    add("sram ports", compute + "u_uop_ram.re_a_i", 1);
+    add("sram ports", compute + "u_uop_ram.addr_a_i", uop);
+    add("sram ports", compute + "u_uop_ram.re_b_i", 1);
+    add("sram ports", compute + "u_uop_ram.addr_b_i", uop);
+  }
   for (const auto& [ram, depth] : rams) {
-    add("sram ports", core + ram + ".we_i", 1);
-    add("sram ports", core + ram + ".waddr_i", depth);
-    add("sram ports", core + ram + ".re_i", 1);
-    add("sram ports", core + ram + ".raddr_i", depth);
+    add("sram ports", ram + ".we_i", 1);
+    add("sram ports", ram + ".waddr_i", depth);
+    add("sram ports", ram + ".re_i", 1);
+    add("sram ports", ram + ".raddr_i", depth);
   }
   return s;
 }

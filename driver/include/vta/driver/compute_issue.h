@@ -2,10 +2,11 @@
 /// \file vta/driver/compute_issue.h
 /// The rule of a compute stage that runs two instructions at once (issue 67: an ALU instruction, or a
 /// load of micro-ops or accumulators, beside a GEMM), stated once for whatever models that stage:
-/// the timeline estimate (estimate_timeline with EstimateOptions::compute_issue = 2), and later the
-/// RTL and the compiler's cost model. Nothing here changes what a program computes: the rule only
-/// lets two instructions overlap, or a younger one start first, when no order between them can be
-/// observed.
+/// the timeline estimate (estimate_timeline with EstimateOptions::compute_issue = 2), the compiler's
+/// cost model (which ranks tilings by that estimate) and the RTL (hw/rtl/vta_compute_dual.sv, built
+/// with the configuration key COMPUTE_ISSUE 2; a dispatch window of 1). Nothing here changes what a
+/// program computes: the rule only lets two instructions overlap, or a younger one start first, when
+/// no order between them can be observed.
 ///
 /// The stage has two slots, each running its instructions one at a time in program order: G runs
 /// GEMMs; A runs every other compute instruction (ALU, LOAD UOP, LOAD ACC, LOAD ACC_8BIT); FINISH and a
@@ -27,7 +28,8 @@
 ///      popping the same queue), and each queue's pushes leave in program order: a push to the load stage once the
 ///      instruction has started and every GEMM up to it has completed (only GEMMs read the buffers the
 ///      load stage writes), any other push once the instruction and every older one have completed.
-///      A slot never waits for a push: the next instruction runs while the token waits.
+///      A slot never waits for a push: the next instruction runs while the token waits; an
+///      instruction that pushes to a queue starts once the stage's previous push to it has left.
 ///
 /// A footprint is "known" when the hardware can bound it cheaply: a load's from its fields; a GEMM's
 /// or an ALU instruction's from its loop and the smallest and largest indices of its micro-ops, which

@@ -41,6 +41,10 @@ struct ConfigParams {
   /// on cycle counts; it sets the time axis of waveforms, timelines and the SystemC clock.
   int hw_freq_mhz = kDefaultHwFreqMhz;
   static constexpr int kDefaultHwFreqMhz = 100;
+  /// The compute stage (optional key COMPUTE_ISSUE, vta/driver/compute_issue.h): 1, the reference's,
+  /// one instruction at a time; 2, a GEMM beside an ALU instruction or a micro-op or accumulator load
+  /// when the rule lets them. No effect on what a program computes or on the seven statistics.
+  int compute_issue = 1;
 };
 
 /// One named numeric constant of the configuration, as exported to C (`VTA_<name>`) and
@@ -98,6 +102,9 @@ class Config {
     return (1000000 + f / 2) / f;
   }
   double clock_period_ns() const { return double(clock_period_ps()) / 1000.0; }
+
+  /// The compute stage's instructions at once (ConfigParams::compute_issue): 1 or 2.
+  int compute_issue() const { return params_.compute_issue; }
 
   // Bytes of one SRAM element (a whole tile) per buffer.
   int inp_elem_bytes() const { return inp_width() * batch() * block_in() / 8; }

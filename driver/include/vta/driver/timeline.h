@@ -62,11 +62,13 @@ std::vector<std::string> instruction_names(const Isa& isa, const std::vector<Raw
 
 /// How estimate_timeline models the compute stage.
 struct EstimateOptions {
-  /// 1: one instruction at a time, as the RTL runs them; 2: the compute stage of
-  /// vta/driver/compute_issue.h (issue 67), which the RTL does not have yet: an estimate of what it
-  /// would give (the second slot's intervals then have TimelineInterval::slot 1 and overlap the
-  /// GEMMs', and the compute stage's waits for tokens are not drawn).
-  int compute_issue = 1;
+  /// 1: one instruction at a time; 2: the compute stage of vta/driver/compute_issue.h (the second
+  /// slot's intervals then have TimelineInterval::slot 1 and overlap the GEMMs', and the compute
+  /// stage's waits for tokens are not drawn); 0: the configuration's (its COMPUTE_ISSUE, the stage its
+  /// RTL has). Another value than the configuration's estimates a stage the build does not have.
+  int compute_issue = 0;
+  /// The stage this asks for on configuration `config` (1 or 2).
+  int issue(const Config& config) const { return compute_issue != 0 ? compute_issue : config.compute_issue(); }
   /// With compute_issue 2: which footprints may overlap (compute_issue.h).
   AccBanks banks = AccBanks::kHalves;
   /// With compute_issue 2: the dispatch window of compute_issue.h's rule 2 (1: in program order; W: an
@@ -79,7 +81,8 @@ struct EstimateOptions {
 };
 
 /// Throws std::invalid_argument, the message starting with `who`, when `options` asks for a compute stage
-/// the estimate does not model: compute_issue 1 or 2, a window of 1 to 64 and above 1 only with 2.
+/// the estimate does not model: compute_issue 0, 1 or 2, a window of 1 to 64 and above 1 only with 2 (or
+/// with 0 on a configuration whose COMPUTE_ISSUE is 2).
 void check_stage(const EstimateOptions& options, const std::string& who);
 
 /// The micro-op words each LOAD UOP of `insns` writes, by instruction index (pads as zero words), from

@@ -86,13 +86,13 @@ struct PlanOptions {
   /// or 2 and, apart, those with 3 or 4, whose best is kept only when estimated 2 % faster (they move
   /// more data: docs/NETWORK.md). 2 gives the programs of the search before it tried more.
   int max_virtual_threads = 4;
-  /// The compute stage the programs are made for (vta/driver/compute_issue.h): 1, today's, one
-  /// instruction at a time; 2, one that runs an ALU instruction or a load beside a GEMM (not in the
-  /// RTL yet), with this dispatch window: each convolution's tilings ranked by that stage's estimate,
-  /// each virtual thread's accumulator buffers in a region of their own
-  /// (compiler::Env::thread_banks). The programs compute the same and run on any backend as usual
-  /// (today's stage one instruction at a time); Step::estimated_cycles is that stage's.
-  int compute_issue = 1;
+  /// The compute stage the programs are made for (vta/driver/compute_issue.h): 1, the reference's, one
+  /// instruction at a time; 2, one that runs an ALU instruction or a load beside a GEMM, with this
+  /// dispatch window (the RTL of COMPUTE_ISSUE 2 has a window of 1): each convolution's tilings ranked
+  /// by that stage's estimate, each virtual thread's accumulator buffers in a region of their own
+  /// (compiler::Env::thread_banks); 0, the configuration's. The programs compute the same and run on
+  /// either stage; Step::estimated_cycles is the estimate of the stage they were made for.
+  int compute_issue = 0;
   size_t window = 1;
 };
 
@@ -111,6 +111,8 @@ class Executor {
 
   const Graph& graph() const { return graph_; }
   const std::vector<Step>& steps() const { return steps_; }
+  /// The plan as resolved (PlanOptions::compute_issue 0 became the configuration's stage).
+  const PlanOptions& plan() const { return plan_; }
   /// The tiling of every VTA convolution step, by step name (what save_tilings writes).
   TilingTable tilings() const;
   /// Runs the graph on `input` (NCHW int8). `reference` (run_reference's, all values kept) is needed

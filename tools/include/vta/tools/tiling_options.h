@@ -21,7 +21,7 @@ struct TilingOptions {
   std::string save;             ///< --save-tilings
   bool tune = false;            ///< --tune
   int max_virtual_threads = 4;  ///< --max-virtual-threads
-  int compute_issue = 1;        ///< --compute-issue
+  int compute_issue = 0;        ///< --compute-issue (0: the configuration's)
   size_t window = 1;            ///< --window
 };
 
@@ -56,9 +56,10 @@ inline network::PlanOptions plan_options(const TilingOptions& o, const Config& c
   network::PlanOptions plan;
   if (!o.file.empty()) plan.tilings = network::load_tilings(o.file, config);
   if (o.tune) plan.candidates = kTunedTilings, plan.tried = kTunedTilings;
-  if (o.window > 1 && o.compute_issue != 2) throw std::invalid_argument("--window needs --compute-issue 2");
+  const int issue = o.compute_issue != 0 ? o.compute_issue : config.compute_issue();
+  if (o.window > 1 && issue != 2) throw std::invalid_argument("--window needs --compute-issue 2");
   plan.max_virtual_threads = o.max_virtual_threads;
-  plan.compute_issue = o.compute_issue;
+  plan.compute_issue = issue;
   plan.window = o.window;
   return plan;
 }
@@ -69,8 +70,8 @@ inline std::string estimate_line(const network::Executor& ex, const TilingOption
   uint64_t cycles = 0;
   for (const network::Step& s : ex.steps()) cycles += s.estimated_cycles;
   std::string stage = "one instruction at a time";
-  if (o.compute_issue == 2) {
-    stage = "two at once, vta/driver/compute_issue.h, window " + std::to_string(o.window) + "; not in the RTL";
+  if (ex.plan().compute_issue == 2) {
+    stage = "two at once, vta/driver/compute_issue.h, window " + std::to_string(o.window);
   }
   return "estimated cycles of the VTA steps: " + std::to_string(cycles) + " (compute stage: " + stage + ")";
 }
