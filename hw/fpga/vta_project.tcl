@@ -42,7 +42,6 @@ set sources [list \
   $root/hw/prim/vta_fifo.sv \
   $root/hw/prim/vta_fifo_head.sv \
   $root/hw/prim/vta_ram_1r1w.sv \
-  $root/hw/prim/vta_ram_1rw1r.sv \
   $root/hw/prim/vta_token_queue.sv \
   $root/hw/rtl/vta_uop_loop.sv \
   $root/hw/rtl/vta_gemm.sv \
@@ -57,8 +56,6 @@ set sources [list \
   $root/hw/rtl/vta_load.sv \
   $root/hw/rtl/vta_store.sv \
   $root/hw/rtl/vta_compute.sv \
-  $root/hw/rtl/vta_uop_table.sv \
-  $root/hw/rtl/vta_compute_dual.sv \
   $root/hw/rtl/vta_core.sv \
   $root/hw/rtl/vta_vme_burst.sv \
   $root/hw/rtl/vta_vme.sv \

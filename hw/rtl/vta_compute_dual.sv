@@ -1,4 +1,5 @@
-// The compute stage with two slots (COMPUTE_ISSUE 2; the rule is vta/driver/compute_issue.h's, with a
+// The compute stage with two slots (COMPUTE_ISSUE 2: the build takes this file for vta_compute.sv, with
+// the same module name and ports; the rule is vta/driver/compute_issue.h's, with a
 // dispatch window of 1): slot G runs GEMMs, slot A every other compute instruction (ALU, LOAD UOP,
 // LOAD ACC, LOAD ACC_8BIT), each slot one instruction at a time, and instructions start in program
 // order. FINISH, a load of nothing and an instruction fetch refused run alone, once both slots are
@@ -17,11 +18,10 @@
 // completed. An instruction that pushes to a queue starts only when no push of this stage to that queue
 // is waiting, so each queue's pushes leave in program order and always find room.
 //
-// Everything else is vta_compute's: the same units, the output buffer written with every accumulator
-// write, the same statistics. The micro-op buffer's block RAM serves the two slots on its two ports.
+// Everything else is vta_compute's: the same units (vta_compute_units), the output buffer written with
+// every accumulator write, the same statistics. The micro-op buffer's block RAM serves the two slots on its two ports.
 `include "vta_assert.svh"
-`include "vta_sim_form.svh"
-module vta_compute_dual
+module vta_compute
   import vta_config_pkg::*;
   import vta_pkg::*;
 (
@@ -52,14 +52,13 @@ module vta_compute_dual
   output logic                       busy_o,
   output logic                       finish_o,
   output logic                       error_o,
-  output logic                       gemm_uop_o,
-  output logic                       alu_uop_o,
-  output logic                       stat_valid_o,
+  output logic                       gemm_uop_o,       // one non-reset GEMM micro-op (gemm_counter)
+  output logic                       alu_uop_o,        // one ALU micro-op (alu_counter)
+  output logic                       stat_valid_o,     // one completed load
   output logic [31:0]                stat_uop_bytes_o,
   output logic [31:0]                stat_acc_bytes_o
 );
   localparam int unsigned Lanes = Batch * BlockOut;
-  localparam int unsigned Acc8ElemBytes = Batch * BlockOut;
   localparam int unsigned LogHalf = LogAccBuffDepth - 1;  // a bank's index bits (the config: depth >= 4)
   localparam int unsigned Half = AccBuffDepth / 2;
   // the footprint's widths: a loop's products ((iter - 1) x factor) and reaches, a load's rows x cols
@@ -93,26 +92,21 @@ module vta_compute_dual
     .gemm_o(g), .alu_o(a));
   assign op = opcode_e'(head_op);
 
-  // the fields F1 reads, decoded (in a simulation) only in the cycle it takes them (as vta_insn_head)
-  localparam bit SimForm = `VTA_SIM_FORM;
+  // the fields F1 reads, decoded (in a simulation) only in the cycle it takes them: the head as a stage
+  // sees it when its tokens and room do not matter
   mem_insn_t  cm;
   loop_insn_t cg, ca;
   opcode_e    cop;
-  (* nolatches *)
-  always_comb begin
-    cop = OpLoad;
-    cm  = '0;
-    cg  = '0;
-    ca  = '0;
-    if (!SimForm || capture) begin
-      cop = insn_opcode(insn_i);
-      cm  = decode_mem(insn_i);
-      cg  = decode_gemm(insn_i);
-      ca  = decode_alu(insn_i);
-    end
-  end
+  deps_t      unused_cdeps;
+  logic       unused_cgo;
+  logic [OpcodeBitWidth-1:0] capture_op;
+  vta_insn_head u_capture (
+    .idle_i(capture), .valid_i(insn_valid_i), .insn_i, .prev_token_i(1'b1), .next_token_i(1'b1),
+    .prev_room_i(1'b1), .next_room_i(1'b1), .deps_o(unused_cdeps), .go_o(unused_cgo), .op_o(capture_op),
+    .mem_o(cm), .gemm_o(cg), .alu_o(ca));
+  assign cop = opcode_e'(capture_op);
   logic unused_capture;  // (the fields no footprint reads)
-  assign unused_capture = ^{cm.dram_base, cm.x_stride, cg.reset, cg.src_factor_out, cg.src_factor_in, cg.wgt_factor_out,
+  assign unused_capture = ^{unused_cdeps, unused_cgo, cm.dram_base, cm.x_stride, cg.reset, cg.src_factor_out, cg.src_factor_in, cg.wgt_factor_out,
                             cg.wgt_factor_in, cg.alu_opcode, cg.use_imm, cg.imm, ca.reset, ca.wgt_factor_out,
                             ca.wgt_factor_in, ca.alu_opcode, ca.imm};
 
@@ -149,47 +143,25 @@ module vta_compute_dual
   logic start_uop, start_acc, start_acc8, start_gemm, start_alu;
   logic uop_busy, acc_busy, acc8_busy, gemm_busy, alu_busy, gemm_error, alu_error;
 
-  vta_tensor_load #(.ElemBytes(UopElemBytes), .SramWidth(UopWidth), .SramDepth(UopBuffDepth)) u_uop_load (
-    .clk_i, .rst_ni, .start_i(start_uop), .insn_i(m), .busy_o(uop_busy),
-    .mem_req_o(uop_req_o), .mem_rsp_i(uop_rsp_i),
-    .sram_we_o(ul_we), .sram_waddr_o(ul_waddr), .sram_wdata_o(ul_wdata));
-
-  // ACC and ACC_8BIT loads share the accumulator memory client; only one runs at a time (slot A).
-  mem_rd_req_t                al_req, a8_req;
-  mem_rd_rsp_t                al_rsp, a8_rsp;
-  always_comb begin
-    al_rsp = acc_rsp_i;
-    a8_rsp = acc_rsp_i;
-    al_rsp.data_valid = acc_rsp_i.data_valid && !acc8_busy;
-    a8_rsp.data_valid = acc_rsp_i.data_valid && acc8_busy;
-  end
-  logic                       al_we, a8_we;
-  logic [LogAccBuffDepth-1:0] al_waddr, a8_waddr;
-  logic [AccMatrixWidth-1:0]  al_wdata, a8_wdata;
-  vta_tensor_load #(.ElemBytes(AccElemBytes), .SramWidth(AccMatrixWidth), .SramDepth(AccBuffDepth)) u_acc_load (
-    .clk_i, .rst_ni, .start_i(start_acc), .insn_i(m), .busy_o(acc_busy),
-    .mem_req_o(al_req), .mem_rsp_i(al_rsp),
-    .sram_we_o(al_we), .sram_waddr_o(al_waddr), .sram_wdata_o(al_wdata));
-  vta_tensor_load #(.ElemBytes(Acc8ElemBytes), .SramWidth(AccMatrixWidth), .SramDepth(AccBuffDepth),
-                    .Widen(1'b1)) u_acc8_load (
-    .clk_i, .rst_ni, .start_i(start_acc8), .insn_i(m), .busy_o(acc8_busy),
-    .mem_req_o(a8_req), .mem_rsp_i(a8_rsp),
-    .sram_we_o(a8_we), .sram_waddr_o(a8_waddr), .sram_wdata_o(a8_wdata));
-  assign acc_req_o = acc8_busy ? a8_req : al_req;
-
-  logic                      gm_done, al_done;
-  acc_rd_t                   gm_acc_rd, al_acc_rd;
-  acc_wr_t                   gm_acc_wr, al_acc_wr;
-  out_wr_t                   gm_out_wr, al_out_wr;
-  logic [AccMatrixWidth-1:0] gm_acc_rdata, al_acc_rdata;
-  vta_gemm u_gemm (
-    .clk_i, .rst_ni, .start_i(start_gemm), .insn_i(g), .busy_o(gemm_busy), .error_o(gemm_error),
-    .uop_done_o(gm_done), .uop_rd_o(gm_uop_rd), .uop_rdata_i(gm_uop_rdata), .inp_rd_o, .inp_rdata_i, .wgt_rd_o,
-    .wgt_rdata_i, .acc_rd_o(gm_acc_rd), .acc_rdata_i(gm_acc_rdata), .acc_wr_o(gm_acc_wr), .out_wr_o(gm_out_wr));
-  vta_alu u_alu (
-    .clk_i, .rst_ni, .start_i(start_alu), .insn_i(a), .busy_o(alu_busy), .error_o(alu_error),
-    .uop_done_o(al_done), .uop_rd_o(al_uop_rd), .uop_rdata_i(al_uop_rdata), .acc_rd_o(al_acc_rd),
-    .acc_rdata_i(al_acc_rdata), .acc_wr_o(al_acc_wr), .out_wr_o(al_out_wr));
+  logic                       ld_we;  // an accumulator load's write (slot A)
+  logic [LogAccBuffDepth-1:0] ld_waddr;
+  logic [AccMatrixWidth-1:0]  ld_wdata;
+  logic                       gm_done, al_done;
+  acc_rd_t                    gm_acc_rd, al_acc_rd;
+  acc_wr_t                    gm_acc_wr, al_acc_wr;
+  out_wr_t                    gm_out_wr, al_out_wr;
+  logic [AccMatrixWidth-1:0]  gm_acc_rdata, al_acc_rdata;
+  vta_compute_units u_units (
+    .clk_i, .rst_ni, .start_uop_i(start_uop), .start_acc_i(start_acc), .start_acc8_i(start_acc8),
+    .start_gemm_i(start_gemm), .start_alu_i(start_alu), .mem_i(m), .gemm_i(g), .alu_i(a), .uop_busy_o(uop_busy),
+    .acc_busy_o(acc_busy), .acc8_busy_o(acc8_busy), .gemm_busy_o(gemm_busy), .alu_busy_o(alu_busy),
+    .gemm_error_o(gemm_error), .alu_error_o(alu_error), .uop_req_o, .uop_rsp_i, .acc_req_o, .acc_rsp_i,
+    .ul_we_o(ul_we), .ul_waddr_o(ul_waddr), .ul_wdata_o(ul_wdata), .ld_we_o(ld_we), .ld_waddr_o(ld_waddr),
+    .ld_wdata_o(ld_wdata), .gm_done_o(gm_done), .gm_uop_rd_o(gm_uop_rd), .gm_uop_rdata_i(gm_uop_rdata), .inp_rd_o,
+    .inp_rdata_i, .wgt_rd_o, .wgt_rdata_i, .gm_acc_rd_o(gm_acc_rd), .gm_acc_rdata_i(gm_acc_rdata),
+    .gm_acc_wr_o(gm_acc_wr), .gm_out_wr_o(gm_out_wr), .al_done_o(al_done), .al_uop_rd_o(al_uop_rd),
+    .al_uop_rdata_i(al_uop_rdata), .al_acc_rd_o(al_acc_rd), .al_acc_rdata_i(al_acc_rdata), .al_acc_wr_o(al_acc_wr),
+    .al_out_wr_o(al_out_wr));
 
   logic unused_out_wr;  // (an output write goes with the accumulator write: its address and enable)
   assign unused_out_wr = ^{gm_out_wr.we, gm_out_wr.addr, al_out_wr.we, al_out_wr.addr};
@@ -202,15 +174,9 @@ module vta_compute_dual
   endfunction
 
   localparam int unsigned Msb = LogAccBuffDepth - 1;
-  logic                       ld_we;  // an accumulator load's write (slot A)
-  logic [LogAccBuffDepth-1:0] ld_waddr;
-  logic [AccMatrixWidth-1:0]  ld_wdata;
   logic                       gm_sel1_q, gm_sel2_q, al_sel1_q, al_sel2_q, st_sel_q;  // the bank each read went to
   logic [1:0]                 gm_rd;  // the GEMM reads bank b
   always_comb begin
-    ld_we    = al_we || a8_we;
-    ld_waddr = al_we ? al_waddr : a8_waddr;
-    ld_wdata = al_we ? al_wdata : a8_wdata;
     for (int b = 0; b < 2; b++) begin
       // reads: the GEMM's or the ALU's
       gm_rd[b] = gm_acc_rd.re && gm_acc_rd.addr[Msb] == 1'(b);
@@ -536,4 +502,4 @@ module vta_compute_dual
   `VTA_COVER(APushWaitsForTheOlder, pend_next_q && !left_next)
   `VTA_COVER(Finishes, finish_o)
   `VTA_COVER(RefusesAnInstruction, error_o)
-endmodule : vta_compute_dual
+endmodule : vta_compute

@@ -107,32 +107,17 @@ module vta_core
     .busy_o(ld_busy), .error_o(ld_err), .stat_valid_o(ld_stat), .stat_inp_bytes_o(ld_inp_bytes),
     .stat_wgt_bytes_o(ld_wgt_bytes));
 
-  // the compute stage: the reference's, one instruction at a time, or two slots (COMPUTE_ISSUE 2)
-  if (ComputeIssue == 2) begin : gen_compute_dual
-    vta_compute_dual u_compute (
-      .clk_i, .rst_ni, .insn_valid_i(co_q_rvalid), .insn_ready_o(co_q_rready), .insn_i(co_insn), .insn_legal_i(co_legal),
-      .l2g_ready_i(l2g_ready), .l2g_pop_o(l2g_pop), .s2g_ready_i(s2g_ready), .s2g_pop_o(s2g_pop),
-      .g2l_full_i(g2l_full), .g2s_full_i(g2s_full),
-      .g2l_push_o(g2l_push), .g2s_push_o(g2s_push),
-      .uop_req_o(rd_req_o[1*MemRdReqSlot +: MemRdReqWidth]), .uop_rsp_i(rd_rsp_i[1*MemRdRspSlot +: MemRdRspWidth]),
-      .acc_req_o(rd_req_o[4*MemRdReqSlot +: MemRdReqWidth]), .acc_rsp_i(rd_rsp_i[4*MemRdRspSlot +: MemRdRspWidth]),
-      .inp_rd_o(inp_rd), .inp_rdata_i(inp_rdata), .wgt_rd_o(wgt_rd), .wgt_rdata_i(wgt_rdata),
-      .out_rd_i(out_rd), .out_rdata_o(out_rdata),
-      .busy_o(co_busy), .finish_o(done_o), .error_o(co_err), .gemm_uop_o(gemm_uop), .alu_uop_o(alu_uop),
-      .stat_valid_o(co_stat), .stat_uop_bytes_o(co_uop_bytes), .stat_acc_bytes_o(co_acc_bytes));
-  end else begin : gen_compute
-    vta_compute u_compute (
-      .clk_i, .rst_ni, .insn_valid_i(co_q_rvalid), .insn_ready_o(co_q_rready), .insn_i(co_insn), .insn_legal_i(co_legal),
-      .l2g_ready_i(l2g_ready), .l2g_pop_o(l2g_pop), .s2g_ready_i(s2g_ready), .s2g_pop_o(s2g_pop),
-      .g2l_full_i(g2l_full), .g2s_full_i(g2s_full),
-      .g2l_push_o(g2l_push), .g2s_push_o(g2s_push),
-      .uop_req_o(rd_req_o[1*MemRdReqSlot +: MemRdReqWidth]), .uop_rsp_i(rd_rsp_i[1*MemRdRspSlot +: MemRdRspWidth]),
-      .acc_req_o(rd_req_o[4*MemRdReqSlot +: MemRdReqWidth]), .acc_rsp_i(rd_rsp_i[4*MemRdRspSlot +: MemRdRspWidth]),
-      .inp_rd_o(inp_rd), .inp_rdata_i(inp_rdata), .wgt_rd_o(wgt_rd), .wgt_rdata_i(wgt_rdata),
-      .out_rd_i(out_rd), .out_rdata_o(out_rdata),
-      .busy_o(co_busy), .finish_o(done_o), .error_o(co_err), .gemm_uop_o(gemm_uop), .alu_uop_o(alu_uop),
-      .stat_valid_o(co_stat), .stat_uop_bytes_o(co_uop_bytes), .stat_acc_bytes_o(co_acc_bytes));
-  end
+  vta_compute u_compute (
+    .clk_i, .rst_ni, .insn_valid_i(co_q_rvalid), .insn_ready_o(co_q_rready), .insn_i(co_insn), .insn_legal_i(co_legal),
+    .l2g_ready_i(l2g_ready), .l2g_pop_o(l2g_pop), .s2g_ready_i(s2g_ready), .s2g_pop_o(s2g_pop),
+    .g2l_full_i(g2l_full), .g2s_full_i(g2s_full),
+    .g2l_push_o(g2l_push), .g2s_push_o(g2s_push),
+    .uop_req_o(rd_req_o[1*MemRdReqSlot +: MemRdReqWidth]), .uop_rsp_i(rd_rsp_i[1*MemRdRspSlot +: MemRdRspWidth]),
+    .acc_req_o(rd_req_o[4*MemRdReqSlot +: MemRdReqWidth]), .acc_rsp_i(rd_rsp_i[4*MemRdRspSlot +: MemRdRspWidth]),
+    .inp_rd_o(inp_rd), .inp_rdata_i(inp_rdata), .wgt_rd_o(wgt_rd), .wgt_rdata_i(wgt_rdata),
+    .out_rd_i(out_rd), .out_rdata_o(out_rdata),
+    .busy_o(co_busy), .finish_o(done_o), .error_o(co_err), .gemm_uop_o(gemm_uop), .alu_uop_o(alu_uop),
+    .stat_valid_o(co_stat), .stat_uop_bytes_o(co_uop_bytes), .stat_acc_bytes_o(co_acc_bytes));
 
   vta_store u_store (
     .clk_i, .rst_ni, .insn_valid_i(st_q_rvalid), .insn_ready_o(st_q_rready), .insn_i(st_insn), .insn_legal_i(st_legal),

@@ -109,17 +109,25 @@ module vta_uop_table
     end
   end
 
-  // the insertion's two steps: the entry chosen (ins1_q), then written (ins2_q)
+  // the insertion's two steps: the entry chosen (ins1_q), then written (ins2_q); entries are picked
+  // by one-hot vectors (a decoder and an enable each, not a shift by an index times a width)
   logic             ins1_q, ins2_q;
-  logic [RankW-1:0] slot_q;
+  logic [N-1:0]     slot_q;
   assign busy_o    = ins1_q || ins2_q;
   assign hit_idx_o = hit_idx;
 
-  // the entry whose use (or recording) makes it the most recent
+  // the entry whose use (or recording) makes it the most recent, and its rank
   logic             touch;
-  logic [RankW-1:0] touched;
-  assign touch   = ins2_q || use_i;
-  assign touched = ins2_q ? slot_q : use_idx_i;
+  logic [N-1:0]     touched;
+  logic [RankW-1:0] touched_rank;
+  always_comb begin
+    touch        = ins2_q || use_i;
+    touched      = ins2_q ? slot_q : N'(1) << use_idx_i;
+    touched_rank = '0;
+    for (int i = 0; i < N; i++) begin
+      if (touched[i]) touched_rank = rank_q[i * RankW +: RankW];
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -155,23 +163,22 @@ module vta_uop_table
       ins1_q <= rec_done_i && rec_any_q;
       ins2_q <= ins1_q;
       if (rec_done_i && rec_any_q) valid_q <= keep;
-      if (ins1_q) slot_q <= slot;
-      if (ins2_q) begin
-        valid_q[slot_q]             <= 1'b1;
-        base_q[slot_q * UW +: UW]   <= rec_lo_q;
-        end_q[slot_q * UW +: UW]    <= rec_hi_q + 1'b1;
-        dst_lo_q[slot_q * AW +: AW] <= rec_dst_lo_q;
-        dst_hi_q[slot_q * AW +: AW] <= rec_dst_hi_q;
-        src_lo_q[slot_q * SW +: SW] <= rec_src_lo_q;
-        src_hi_q[slot_q * SW +: SW] <= rec_src_hi_q;
-      end
-      if (touch) begin
-        for (int i = 0; i < N; i++) begin
-          if (rank_q[i * RankW +: RankW] < rank_q[touched * RankW +: RankW]) begin
-            rank_q[i * RankW +: RankW] <= rank_q[i * RankW +: RankW] + 1'b1;
-          end
+      if (ins1_q) slot_q <= N'(1) << slot;
+      for (int i = 0; i < N; i++) begin
+        if (ins2_q && slot_q[i]) begin
+          valid_q[i]             <= 1'b1;
+          base_q[i * UW +: UW]   <= rec_lo_q;
+          end_q[i * UW +: UW]    <= rec_hi_q + 1'b1;
+          dst_lo_q[i * AW +: AW] <= rec_dst_lo_q;
+          dst_hi_q[i * AW +: AW] <= rec_dst_hi_q;
+          src_lo_q[i * SW +: SW] <= rec_src_lo_q;
+          src_hi_q[i * SW +: SW] <= rec_src_hi_q;
         end
-        rank_q[touched * RankW +: RankW] <= '0;
+        if (touch && touched[i]) begin
+          rank_q[i * RankW +: RankW] <= '0;
+        end else if (touch && rank_q[i * RankW +: RankW] < touched_rank) begin
+          rank_q[i * RankW +: RankW] <= rank_q[i * RankW +: RankW] + 1'b1;
+        end
       end
     end
   end

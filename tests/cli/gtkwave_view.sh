@@ -25,8 +25,8 @@ from=20000
 to=24000
 core=TOP.vta_top.u_core
 insns="$core.fetched[127:0] $core.ld_insn[127:0] $core.co_insn[127:0] $core.st_insn[127:0]"
-states="$core.u_load.u_ctrl.state_q[1:0] $core.gen_compute.u_compute.u_ctrl.state_q[1:0] $core.u_store.u_ctrl.state_q[1:0]"
-unit="$core.gen_compute.u_compute.unit_q[2:0]"
+states="$core.u_load.u_ctrl.state_q[1:0] $core.u_compute.u_ctrl.state_q[1:0] $core.u_store.u_ctrl.state_q[1:0]"
+unit="$core.u_compute.unit_q[2:0]"
 arid="TOP.vta_top.m_axi_arid_o[3:0]"
 
 check_view() { # FORMAT: fst or vcd

@@ -53,6 +53,24 @@ AluInsn alu_imm(uint32_t bgn, uint32_t end, uint32_t iter_in, DepFlags deps = {}
   return a;
 }
 
+// The two-slot estimate of `p`, whose LOAD UOPs 0 and 1 load two_kernels(alu_dst).
+Timeline estimate_two(const Isa& isa, const Program& p, uint32_t alu_dst) {
+  const std::map<size_t, std::vector<uint32_t>> uops = two_kernels(isa, alu_dst);
+  EstimateOptions o;
+  o.uop_loads = &uops;
+  o.compute_issue = 2;
+  return estimate_timeline(isa, p.insns(), {}, o);
+}
+
+// Each instruction's busy interval in `t`, by its index.
+std::map<long, TimelineInterval> busy_by_insn(const Timeline& t) {
+  std::map<long, TimelineInterval> busy;
+  for (const TimelineInterval& i : t.intervals) {
+    if (i.activity == Activity::kBusy) busy[i.insn] = i;
+  }
+  return busy;
+}
+
 TEST(ComputeIssue, TheTableKnowsRecordedLoadsUntilTheyAreOverwritten) {
   const Isa isa(build_config());
   UopLoadTable t;
@@ -249,15 +267,8 @@ TEST(ComputeIssue, ATokenToTheLoadStageWaitsOnlyForTheGemms) {
     } else {
       p.store(half, 0, 1, 1, 1, pop_prev());
     }
-    const std::map<size_t, std::vector<uint32_t>> uops = two_kernels(isa, half);
-    EstimateOptions o;
-    o.uop_loads = &uops;
-    o.compute_issue = 2;
-    const Timeline t = estimate_timeline(isa, p.insns(), {}, o);
-    std::map<long, TimelineInterval> busy;
-    for (const TimelineInterval& i : t.intervals) {
-      if (i.activity == Activity::kBusy) busy[i.insn] = i;
-    }
+    const Timeline t = estimate_two(isa, p, half);
+    std::map<long, TimelineInterval> busy = busy_by_insn(t);
     EXPECT_EQ(busy[2].end, 133u);
     EXPECT_EQ(busy[2].slot, 0);
     EXPECT_EQ(busy[3].begin, 66u);
@@ -279,15 +290,8 @@ TEST(ComputeIssue, APushWaitsForTheStagesPreviousPushToItsQueue) {
     Program p(c);
     p.raw(load_uops(isa, 0, 1)).raw(load_uops(isa, 1, 1)).gemm(gemm(0, 1, 1, 100, 0, 1));
     p.alu(alu_imm(1, 2, 10, push_next())).alu(alu_imm(1, 2, 10, second_pushes ? push_next() : DepFlags{}));
-    const std::map<size_t, std::vector<uint32_t>> uops = two_kernels(isa, half);
-    EstimateOptions o;
-    o.uop_loads = &uops;
-    o.compute_issue = 2;
-    const Timeline t = estimate_timeline(isa, p.insns(), {}, o);
-    std::map<long, TimelineInterval> busy;
-    for (const TimelineInterval& i : t.intervals) {
-      if (i.activity == Activity::kBusy) busy[i.insn] = i;
-    }
+    const Timeline t = estimate_two(isa, p, half);
+    std::map<long, TimelineInterval> busy = busy_by_insn(t);
     EXPECT_EQ(busy[3].begin, 66u);
     EXPECT_EQ(busy[4].begin, second_pushes ? 133u : 76u) << second_pushes;
     EXPECT_EQ(t.cycles, second_pushes ? 143u : 133u) << second_pushes;

@@ -93,7 +93,7 @@ std::vector<WaveSignal> gtkw_signals(const Config& c) {
   add("load", core + "ld_q_rready", 1);
   // (the compute stage of COMPUTE_ISSUE 2 has two slots, each running or not)
   const bool dual = c.compute_issue() == 2;
-  const std::string compute = core + (dual ? "gen_compute_dual.u_compute." : "gen_compute.u_compute.");
+  const std::string compute = core + "u_compute.";
   if (dual) {
     add("compute", compute + "run_g_q", 1);
     add("compute", compute + "run_a_q", 1);
