@@ -27,12 +27,13 @@ void estimate_module(const EstimateCommand& o) {
   const Config& config = build_config();  // Module::load refuses a module built for another one
   // the statistics (for the bounds) from the fsim, or from the backend that measures
   const std::string target = o.measure.empty() ? "fsim" : o.measure;
-  const compiler::RecordedCall call = compiler::record_call(module, config, compiler::backend_device(target),
-                                                            o.compute_issue == 2 || config.compute_issue() == 2);
   vta::EstimateOptions eo;
   eo.compute_issue = o.compute_issue;
   eo.banks = o.any_disjoint ? AccBanks::kAnyDisjoint : AccBanks::kHalves;
   eo.window = o.window;
+  // (the micro-op loads only for the two-slot stage's footprints; issue() resolves the configuration's)
+  const compiler::RecordedCall call =
+      compiler::record_call(module, config, compiler::backend_device(target), eo.issue(config) == 2);
   uint64_t estimate = 0;
   std::vector<uint64_t> runs;
   for (const Timeline& t : compiler::estimate_timelines(call, config, eo)) {
