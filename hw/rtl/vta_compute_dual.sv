@@ -68,7 +68,6 @@ module vta_compute
   localparam int unsigned RW = PW + 2;
   localparam int unsigned DW = MemopSizeBitWidth + 1;
   localparam int unsigned LW = 2 * DW + 1;
-  localparam int unsigned TW = $clog2(UopLoadTableEntries);
 
   typedef enum logic [1:0] {UnitUop, UnitAcc, UnitAcc8, UnitAlu} unit_a_e;
 
@@ -225,25 +224,29 @@ module vta_compute
   end
 
   // ---- the head's footprint ---------------------------------------------------------------------
-  logic                       hit, table_busy, tbl_busy, use_table;
-  logic [TW-1:0]              hit_idx;
+  localparam int unsigned TN = UopLoadTableEntries;
+  logic                       table_busy, tbl_busy;
+  logic [TN-1:0]              hit, use_entry;
   logic [LogAccBuffDepth-1:0] dst_lo, dst_hi;
   logic [UopSrcIdxBits-1:0]   src_lo, src_hi;
   logic                       c_gemm, c_alu, c_load;
   logic                       run_g_q, run_a_q;
   unit_a_e                    unit_a_q;
-  logic [TW-1:0]              f2_hit_idx_q;
-  logic                       unit_a_busy, unit_a_error, done_g, done_a, indep, can, take, start, alone, to_g, to_a;
+  // what each slot runs: its accumulator footprint (in one bank, which) and micro-ops
+  logic                       g_pair_q, g_bank_q, a_pair_q, a_bank_q, a_uops_q;
+  logic [LW-1:0]              g_uop_lo_q, g_uop_hi_q, a_uop_lo_q, a_uop_hi_q;
+  logic [TN-1:0]              f2_hit_q;
+  logic                       unit_a_busy, unit_a_error, done_g, done_a, can, take, start, alone, to_g, to_a;
 
   vta_uop_table u_table (
     .clk_i, .rst_ni, .rec_start_i(start_uop), .rec_we_i(ul_we), .rec_addr_i(ul_waddr), .rec_word_i(ul_wdata),
     .rec_done_i(done_a && unit_a_q == UnitUop), .bgn_i(c_gemm ? cg.uop_bgn : ca.uop_bgn),
-    .end_i(c_gemm ? cg.uop_end : ca.uop_end), .busy_o(tbl_busy), .use_i(use_table), .use_idx_i(f2_hit_idx_q),
-    .hit_o(hit), .hit_idx_o(hit_idx), .dst_lo_o(dst_lo), .dst_hi_o(dst_hi), .src_lo_o(src_lo), .src_hi_o(src_hi));
+    .end_i(c_gemm ? cg.uop_end : ca.uop_end), .busy_o(tbl_busy), .use_i(use_entry),
+    .hit_o(hit), .dst_lo_o(dst_lo), .dst_hi_o(dst_hi), .src_lo_o(src_lo), .src_hi_o(src_hi));
 
   // F1: what it is, its micro-ops' recorded ranges, its loop's products, its block's size
-  logic                       f1_gemm_q, f1_alu_q, f1_uop_q, f1_acc_q, f1_acc8_q, f1_at_once_q, f1_imm_q, f1_hit_q;
-  logic [TW-1:0]              f1_hit_idx_q;
+  logic                       f1_gemm_q, f1_alu_q, f1_uop_q, f1_acc_q, f1_acc8_q, f1_at_once_q, f1_imm_q;
+  logic [TN-1:0]              f1_hit_q;  // the table's entry holding its micro-ops (one-hot; none: unknown)
   logic [LogAccBuffDepth-1:0] f1_dst_lo_q, f1_dst_hi_q;
   logic [UopSrcIdxBits-1:0]   f1_src_lo_q, f1_src_hi_q;
   logic [PW-1:0]              f1_p_do_q, f1_p_di_q, f1_p_so_q, f1_p_si_q;
@@ -257,12 +260,12 @@ module vta_compute
 
   // F2: its slot, whether its accumulator footprint is known and in one bank (pair) and which (bank);
   // the micro-ops it reads (GEMM) or writes (LOAD UOP)
-  logic          f2_gemm_q, f2_alu_q, f2_uop_q, f2_acc_q, f2_acc8_q, f2_at_once_q, f2_hit_q;
-  logic          f2_pair_q, f2_bank_q, f2_uops_known_q;
+  logic          f2_gemm_q, f2_alu_q, f2_uop_q, f2_acc_q, f2_acc8_q, f2_at_once_q;
+  logic          f2_pair_q, f2_bank_q, f2_uops_known_q, f2_indep_q;
   logic [LW-1:0] f2_uop_lo_q, f2_uop_hi_q;
   logic [RW-1:0] reach_dst, reach_src;
   logic [LW-1:0] load_hi, f1_uop_hi;
-  logic          known, pair, bank;
+  logic          known, pair, bank, uops_known, indep_d;
 
   // whether [lo, hi] lies in one bank
   function automatic logic in_one_bank(logic [LW-1:0] lo, logic [LW-1:0] hi);
@@ -279,7 +282,7 @@ module vta_compute
     pair      = 1'b0;
     bank      = 1'b0;
     if (f1_gemm_q || f1_alu_q) begin
-      known = f1_hit_q && reach_dst < RW'(AccBuffDepth) && (f1_gemm_q || f1_imm_q || reach_src < RW'(AccBuffDepth));
+      known = |f1_hit_q && reach_dst < RW'(AccBuffDepth) && (f1_gemm_q || f1_imm_q || reach_src < RW'(AccBuffDepth));
       pair  = known && in_one_bank(LW'(f1_dst_lo_q), LW'(reach_dst)) &&
               (f1_gemm_q || f1_imm_q || (in_one_bank(LW'(f1_src_lo_q), LW'(reach_src)) &&
                                          (f1_src_lo_q >= UopSrcIdxBits'(Half)) == (f1_dst_lo_q >= LogAccBuffDepth'(Half))));
@@ -289,19 +292,32 @@ module vta_compute
       pair  = known && in_one_bank(f1_base_q, load_hi);
       bank  = f1_base_q >= LW'(Half);
     end
+    // whether it is independent of what the other slot runs (its footprint's, which changes only when
+    // an instruction starts, and then F1 and F2 start again): a GEMM of a micro-op load's micro-ops or
+    // of the ALU instruction's or accumulator load's bank, a micro-op load of the GEMM's micro-ops, an
+    // ALU instruction or accumulator load of the GEMM's bank
+    uops_known = f1_uop_q && load_hi < LW'(UopBuffDepth);
+    if (f1_gemm_q) begin
+      indep_d = unit_a_q == UnitUop ? a_uops_q && !(f1_uop_lo_q <= a_uop_hi_q && a_uop_lo_q <= f1_uop_hi) :
+                                      pair && a_pair_q && bank != a_bank_q;
+    end else if (f1_uop_q) begin
+      indep_d = uops_known && !(f1_uop_lo_q <= g_uop_hi_q && g_uop_lo_q <= f1_uop_hi);
+    end else begin
+      indep_d = pair && g_pair_q && bank != g_bank_q;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       {f1_q, f2_q} <= '0;
-      {f1_gemm_q, f1_alu_q, f1_uop_q, f1_acc_q, f1_acc8_q, f1_at_once_q, f1_imm_q, f1_hit_q} <= '0;
-      f1_hit_idx_q <= '0;
+      {f1_gemm_q, f1_alu_q, f1_uop_q, f1_acc_q, f1_acc8_q, f1_at_once_q, f1_imm_q} <= '0;
+      f1_hit_q <= '0;
       {f1_dst_lo_q, f1_dst_hi_q, f1_src_lo_q, f1_src_hi_q} <= '0;
       {f1_p_do_q, f1_p_di_q, f1_p_so_q, f1_p_si_q} <= '0;
       {f1_base_q, f1_n_q, f1_uop_lo_q, f1_uop_end_q} <= '0;
-      {f2_gemm_q, f2_alu_q, f2_uop_q, f2_acc_q, f2_acc8_q, f2_at_once_q, f2_hit_q} <= '0;
-      {f2_pair_q, f2_bank_q, f2_uops_known_q} <= '0;
-      f2_hit_idx_q <= '0;
+      {f2_gemm_q, f2_alu_q, f2_uop_q, f2_acc_q, f2_acc8_q, f2_at_once_q} <= '0;
+      {f2_pair_q, f2_bank_q, f2_uops_known_q, f2_indep_q} <= '0;
+      f2_hit_q <= '0;
       {f2_uop_lo_q, f2_uop_hi_q} <= '0;
     end else begin
       // (a start or a change of the table: the next head's, or the table's new answer, from F1 again)
@@ -315,8 +331,7 @@ module vta_compute
         f1_acc8_q    <= c_load && cm.mem_type == MemAcc8Bit;
         f1_at_once_q <= cop == OpFinish || (c_load && cm.x_size == '0);
         f1_imm_q     <= ca.use_imm;
-        f1_hit_q     <= hit && (c_gemm || c_alu);
-        f1_hit_idx_q <= hit_idx;
+        f1_hit_q     <= hit & {TN{c_gemm || c_alu}};
         f1_dst_lo_q  <= dst_lo;
         f1_dst_hi_q  <= dst_hi;
         f1_src_lo_q  <= src_lo;
@@ -339,19 +354,17 @@ module vta_compute
         f2_acc8_q       <= f1_acc8_q;
         f2_at_once_q    <= f1_at_once_q;
         f2_hit_q        <= f1_hit_q;
-        f2_hit_idx_q    <= f1_hit_idx_q;
         f2_pair_q       <= pair;
         f2_bank_q       <= bank;
-        f2_uops_known_q <= f1_uop_q && load_hi < LW'(UopBuffDepth);
+        f2_uops_known_q <= uops_known;
         f2_uop_lo_q     <= f1_uop_lo_q;
         f2_uop_hi_q     <= f1_uop_hi;
+        f2_indep_q      <= indep_d;
       end
     end
   end
 
   // ---- the slots -------------------------------------------------------------------------------
-  logic          g_pair_q, g_bank_q, a_pair_q, a_bank_q, a_uops_q;
-  logic [LW-1:0] g_uop_lo_q, g_uop_hi_q, a_uop_lo_q, a_uop_hi_q;
   always_comb begin
     unique case (unit_a_q)
       UnitUop:  begin unit_a_busy = uop_busy;  unit_a_error = 1'b0;      end
@@ -361,28 +374,20 @@ module vta_compute
     endcase
     done_g     = run_g_q && !gemm_busy;
     done_a     = run_a_q && !unit_a_busy;
-    // a micro-op load completing is recorded over three cycles: nothing starts or is captured then
+    // a micro-op load completing changes the table over three cycles: a footprint computed before
+    // them is computed again after, and nothing starts in the two after (tbl_busy). In the first only a
+    // GEMM can start (slot A is still busy), one independent of the load, whose footprint holds.
     table_busy = (done_a && unit_a_q == UnitUop) || tbl_busy;
-    capture    = insn_valid_i && !f1_q && !stop_q && !table_busy;
+    capture    = insn_valid_i && !f1_q && !stop_q;
     alone      = !insn_legal_i || f2_at_once_q;
     to_g       = !alone && f2_gemm_q;
     to_a       = !alone && !f2_gemm_q;
-    // independent of what the other slot runs
-    if (to_g) begin
-      indep = (run_a_q && unit_a_q == UnitUop) ?
-                  a_uops_q && !(f2_uop_lo_q <= a_uop_hi_q && a_uop_lo_q <= f2_uop_hi_q) :
-                  f2_pair_q && a_pair_q && f2_bank_q != a_bank_q;
-    end else if (f2_uop_q) begin
-      indep = f2_uops_known_q && !(f2_uop_lo_q <= g_uop_hi_q && g_uop_lo_q <= f2_uop_hi_q);
-    end else begin
-      indep = f2_pair_q && g_pair_q && f2_bank_q != g_bank_q;
-    end
     can = alone ? !run_g_q && !run_a_q :
-          to_g  ? !run_g_q && (!run_a_q || indep) :
-                  !run_a_q && (!run_g_q || indep);
-    take      = !stop_q && f2_q && go && can && !table_busy;
+          to_g  ? !run_g_q && (!run_a_q || f2_indep_q) :
+                  !run_a_q && (!run_g_q || f2_indep_q);
+    take      = !stop_q && f2_q && go && can && !tbl_busy;
     start     = take && !alone;
-    use_table = start && f2_hit_q;
+    use_entry = f2_hit_q & {TN{start}};
 
     start_gemm = start && to_g;
     start_alu  = start && to_a && f2_alu_q;

@@ -6,13 +6,21 @@
 // While a load runs its words are watched as they are written (rec_we_i); when it completes
 // (rec_done_i) every entry it overwrote is dropped, and in the two cycles after (busy_o) it takes a
 // free entry, else the one used least recently. A lookup of micro-ops [bgn_i, end_i) hits when one
-// entry holds them all (the entries never overlap, so at most one does: hit_idx_o); use_i marks entry
-// use_idx_i used. The stage neither looks up nor uses while the table records (rec_done_i, busy_o).
+// entry holds them all (the entries never overlap, so at most one does: hit_o, one-hot); use_i marks
+// the entries of use_i used (one at most; the ranks change a cycle later). The stage does not use the
+// table while it inserts (busy_o); a use in the cycle a load completes is one of an entry the load leaves
+// alone or drops, and counts after the load's insertion chose its entry.
+//
+// Entries are chosen, read and written through one-hot vectors and AND-OR trees, never an index
+// decoded or a priority chain: a 32-entry chain was the two-slot stage's critical path
+// (docs/SYNTHESIS.md).
 `include "vta_assert.svh"
 module vta_uop_table
   import vta_config_pkg::*;
   import vta_pkg::*;
-(
+#(
+  parameter int unsigned Entries = UopLoadTableEntries  // (the design's; the proofs take fewer)
+) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
   // a micro-op load: its start, each word it writes (pads included), its completion
@@ -25,16 +33,14 @@ module vta_uop_table
   input  logic [LogUopBuffDepth-1:0] bgn_i,
   input  logic [LogUopBuffDepth:0]   end_i,
   output logic                       busy_o,
-  input  logic                       use_i,
-  input  logic [$clog2(UopLoadTableEntries)-1:0] use_idx_i,
-  output logic                       hit_o,
-  output logic [$clog2(UopLoadTableEntries)-1:0] hit_idx_o,
+  input  logic [Entries-1:0]         use_i,
+  output logic [Entries-1:0]         hit_o,
   output logic [LogAccBuffDepth-1:0] dst_lo_o,
   output logic [LogAccBuffDepth-1:0] dst_hi_o,
   output logic [UopSrcIdxBits-1:0]   src_lo_o,
   output logic [UopSrcIdxBits-1:0]   src_hi_o
 );
-  localparam int unsigned N = UopLoadTableEntries;
+  localparam int unsigned N = Entries;
   localparam int unsigned RankW = $clog2(N);
   localparam int unsigned UW = LogUopBuffDepth + 1;
   typedef logic [UW-1:0] uidx_t;  // a micro-op index, or one past the last
@@ -59,74 +65,53 @@ module vta_uop_table
   assign unused_wgt = ^w.wgt;
 
   // ---- lookup -----------------------------------------------------------------------------------
-  logic [N-1:0]     hits;
-  logic [RankW-1:0] hit_idx;
   always_comb begin
-    hits     = '0;
-    hit_idx  = '0;
-    hit_o    = 1'b0;
     dst_lo_o = '0;
     dst_hi_o = '0;
     src_lo_o = '0;
     src_hi_o = '0;
     for (int i = 0; i < N; i++) begin
-      hits[i] = valid_q[i] && base_q[i * UW +: UW] <= UW'(bgn_i) && end_i <= end_q[i * UW +: UW] &&
-                UW'(bgn_i) < end_i;
-      if (hits[i]) begin
-        hit_o    = 1'b1;
-        hit_idx  = RankW'(i);
-        dst_lo_o = dst_lo_q[i * AW +: AW];
-        dst_hi_o = dst_hi_q[i * AW +: AW];
-        src_lo_o = src_lo_q[i * SW +: SW];
-        src_hi_o = src_hi_q[i * SW +: SW];
-      end
+      hit_o[i] = valid_q[i] && base_q[i * UW +: UW] <= UW'(bgn_i) && end_i <= end_q[i * UW +: UW] &&
+                 UW'(bgn_i) < end_i;
+      dst_lo_o |= dst_lo_q[i * AW +: AW] & {AW{hit_o[i]}};
+      dst_hi_o |= dst_hi_q[i * AW +: AW] & {AW{hit_o[i]}};
+      src_lo_o |= src_lo_q[i * SW +: SW] & {SW{hit_o[i]}};
+      src_hi_o |= src_hi_q[i * SW +: SW] & {SW{hit_o[i]}};
     end
   end
 
   // ---- the entry a completed load takes -------------------------------------------------------
-  logic [N-1:0]     keep;  // valid and not overwritten by the load
-  logic [RankW-1:0] slot;
-  logic             free_found;
+  logic [N-1:0] keep;  // valid and not overwritten by the load
+  logic [N-1:0] free_first, least_recent, slot;
+  logic         free_found;
   always_comb begin
-    keep       = '0;
-    slot       = '0;
-    free_found = 1'b0;
     for (int i = 0; i < N; i++) begin
       keep[i] = valid_q[i] && !(base_q[i * UW +: UW] <= rec_hi_q && rec_lo_q < end_q[i * UW +: UW]);
+      least_recent[i] = rank_q[i * RankW +: RankW] == RankW'(N - 1);
     end
     // (a cycle later, once the overwritten entries are dropped) the first free entry, else the one
-    // used least recently
-    for (int i = N - 1; i >= 0; i--) begin
-      if (!valid_q[i]) begin
-        slot       = RankW'(i);
-        free_found = 1'b1;
-      end
-    end
-    if (!free_found) begin
-      for (int i = 0; i < N; i++) begin
-        if (rank_q[i * RankW +: RankW] == RankW'(N - 1)) slot = RankW'(i);
-      end
-    end
+    // used least recently; the lowest clear bit of valid_q through the carry chain
+    free_first = ~valid_q & (valid_q + 1'b1);
+    free_found = !(&valid_q);
+    slot       = free_found ? free_first : least_recent;
   end
 
   // the insertion's two steps: the entry chosen (ins1_q), then written (ins2_q); entries are picked
   // by one-hot vectors (a decoder and an enable each, not a shift by an index times a width)
   logic             ins1_q, ins2_q;
   logic [N-1:0]     slot_q;
-  assign busy_o    = ins1_q || ins2_q;
-  assign hit_idx_o = hit_idx;
+  assign busy_o = ins1_q || ins2_q;
 
   // the entry whose use (or recording) makes it the most recent, and its rank
+  logic [N-1:0]     use_q;  // (a use changes the ranks a cycle later)
   logic             touch;
   logic [N-1:0]     touched;
   logic [RankW-1:0] touched_rank;
   always_comb begin
-    touch        = ins2_q || use_i;
-    touched      = ins2_q ? slot_q : N'(1) << use_idx_i;
+    touched      = ins2_q ? slot_q : use_q;
+    touch        = |touched;
     touched_rank = '0;
-    for (int i = 0; i < N; i++) begin
-      if (touched[i]) touched_rank = rank_q[i * RankW +: RankW];
-    end
+    for (int i = 0; i < N; i++) touched_rank |= rank_q[i * RankW +: RankW] & {RankW{touched[i]}};
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -142,6 +127,7 @@ module vta_uop_table
       ins1_q       <= 1'b0;
       ins2_q       <= 1'b0;
       slot_q       <= '0;
+      use_q        <= '0;
       rec_any_q    <= 1'b0;
       rec_lo_q     <= '0;
       rec_hi_q     <= '0;
@@ -163,7 +149,8 @@ module vta_uop_table
       ins1_q <= rec_done_i && rec_any_q;
       ins2_q <= ins1_q;
       if (rec_done_i && rec_any_q) valid_q <= keep;
-      if (ins1_q) slot_q <= N'(1) << slot;
+      if (ins1_q) slot_q <= slot;
+      use_q <= use_i;
       for (int i = 0; i < N; i++) begin
         if (ins2_q && slot_q[i]) begin
           valid_q[i]             <= 1'b1;
@@ -183,7 +170,18 @@ module vta_uop_table
     end
   end
 
-  `VTA_ASSERT_NEVER(RecordsAndUsesAtOnce, (rec_done_i || busy_o) && use_i)
-  `VTA_ASSERT_NEVER(TwoEntriesHit, hit_o && !$onehot(hits))
+  // what the stage promises: nothing recorded while the table inserts, a load's words written at
+  // consecutive indices and none in its completion's cycle, no use while the table inserts
+  `VTA_ASSERT_NEVER(RecordsWhileInserting, busy_o && (rec_start_i || rec_we_i || rec_done_i))
+  `VTA_ASSERT_NEVER(WritesOutOfOrder, rec_we_i && rec_any_q && UW'(rec_addr_i) != rec_hi_q + 1'b1)
+  `VTA_ASSERT_NEVER(WritesAtStartOrCompletion, (rec_start_i || rec_done_i) && rec_we_i)
+  `VTA_ASSERT_NEVER(UsesWhileInserting, busy_o && |use_i)
+  `VTA_ASSERT_NEVER(TwoEntriesHit, !$onehot0(hit_o))
+  `VTA_ASSERT_NEVER(TwoEntriesUsed, !$onehot0(use_i))
+  `VTA_ASSERT_NEVER(UseMeetsInsertion, ins2_q && |use_q)
+  `VTA_ASSERT(OneLeastRecent, $onehot(least_recent))
   `VTA_COVER(ReplacesTheLeastRecent, ins1_q && !free_found)
+`ifdef VTA_FORMAL
+  `include "vta_uop_table_formal.svh"  // its proofs (hw/formal, docs/FORMAL.md)
+`endif
 endmodule : vta_uop_table
