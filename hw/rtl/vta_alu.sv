@@ -69,26 +69,32 @@ module vta_alu
                                                    logic [AccWidth-1:0] b);
     logic signed [AccWidth-1:0] sa, sb;
     logic [LogAccWidth-1:0] left_by;
+    logic [AccWidth-1:0] other;
     logic lt;  // one comparison serves MIN and MAX
     sa = signed'(a);
     sb = signed'(b);
     lt = sa < sb;
     left_by = ~b[LogAccWidth-1:0] + 1'b1;
     case (alu_op_e'(op))
-      AluMin:  alu_lane = lt ? a : b;
-      AluMax:  alu_lane = lt ? b : a;  // (equal: either)
-      AluAdd:  alu_lane = a + b;
-      AluMul:  alu_lane = mul_low32(a, b);
+      AluAdd:  other = a + b;
+      AluMul:  other = mul_low32(a, b);
       AluShr: begin
         if (!b[AccWidth-1]) begin
-          alu_lane = (b[AccWidth-2:LogAccWidth] != '0 || b[LogAccWidth-1:0] == LogAccWidth'(AccWidth - 1)) ?
-                     {AccWidth{a[AccWidth-1]}} : AccWidth'(sa >>> b[LogAccWidth-1:0]);
+          other = (b[AccWidth-2:LogAccWidth] != '0 || b[LogAccWidth-1:0] == LogAccWidth'(AccWidth - 1)) ?
+                  {AccWidth{a[AccWidth-1]}} : AccWidth'(sa >>> b[LogAccWidth-1:0]);
         end else begin
-          alu_lane = (&b[AccWidth-2:LogAccWidth] && b[LogAccWidth-1:0] != '0) ? a << left_by : '0;
+          other = (&b[AccWidth-2:LogAccWidth] && b[LogAccWidth-1:0] != '0) ? a << left_by : '0;
         end
       end
-      default: alu_lane = a;
+      default: other = a;
     endcase
+    // MIN (lt ? a : b) and MAX (lt ? b : a; equal: either) chosen last, after the comparison: one
+    // LUT a bit after its carry chain, the opcode's decoding and the other results beside it
+    if (alu_op_e'(op) == AluMin || alu_op_e'(op) == AluMax) begin
+      alu_lane = (lt == (alu_op_e'(op) == AluMin)) ? a : b;
+    end else begin
+      alu_lane = other;
+    end
   endfunction
 
   // ---- S0 ------------------------------------------------------------------------------------
@@ -118,7 +124,8 @@ module vta_alu
   logic            s1_same_d, s1_same_q;   // S1's micro-op has its predecessor's source index
   logic            held_d, held_q;         // src_q holds (or S2 is taking) acc[src_addr_q]
   logic [OffW-1:0] s1_dst_off_d, s1_dst_off_q, s1_src_off_d, s1_src_off_q;
-  logic            s1_dst_hi_q, s1_src_hi_q;  // the offsets' bits at or above the depth's (an index past it)
+  // the offsets' bits at or above the depth's (an index past it)
+  logic            s1_dst_hi_d, s1_dst_hi_q, s1_src_hi_d, s1_src_hi_q;
   logic            s2_valid_d, s2_valid_q, s2_take_d, s2_take_q, s3_valid_d, s3_valid_q;
   logic            s4_valid_d, s4_valid_q, s5_valid_d, s5_valid_q, s6_valid_d, s6_valid_q;
   acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
@@ -202,6 +209,8 @@ module vta_alu
       phase_d      = 1'b1;
       s1_dst_off_d = s1_dst_off_q;
       s1_src_off_d = s1_src_off_q;
+      s1_dst_hi_d  = s1_dst_hi_q;
+      s1_src_hi_d  = s1_src_hi_q;
       s1_uop_d     = s1_uop_q;
       s1_same_d    = s1_same_q;
     end else begin
@@ -209,6 +218,9 @@ module vta_alu
       phase_d      = 1'b0;
       s1_dst_off_d = dst_off;
       s1_src_off_d = src_off;
+      // (taken from the loop's offsets, not the choice above: no reduction after the late kill)
+      s1_dst_hi_d  = |dst_off[OffW-1:LogAccBuffDepth];
+      s1_src_hi_d  = |src_off[OffW-1:LogAccBuffDepth];
       s1_uop_d     = uop_raddr;
       // the same micro-op at the same source offset as the one in S1 now, which steps out before it
       s1_same_d    = s1_valid_q && uop_raddr == s1_uop_q && src_off == s1_src_off_q;
@@ -292,8 +304,8 @@ module vta_alu
       held_q       <= held_d;
       s1_dst_off_q <= s1_dst_off_d;
       s1_src_off_q <= s1_src_off_d;
-      s1_dst_hi_q  <= |s1_dst_off_d[OffW-1:LogAccBuffDepth];
-      s1_src_hi_q  <= |s1_src_off_d[OffW-1:LogAccBuffDepth];
+      s1_dst_hi_q  <= s1_dst_hi_d;
+      s1_src_hi_q  <= s1_src_hi_d;
       src_addr_q   <= src_addr_d;
       s2_valid_q   <= s2_valid_d;
       s2_take_q    <= s2_take_d;

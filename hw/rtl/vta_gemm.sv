@@ -83,26 +83,39 @@ module vta_gemm
   // ---- pipeline registers ------------------------------------------------------------------
   logic            s1_valid_d, s1_valid_q, s2_valid_d, s2_valid_q, s3_valid_d, s3_valid_q, s4_valid_d, s4_valid_q;
   logic            s5_valid_d, s5_valid_q, s6_valid_d, s6_valid_q, s7_valid_d, s7_valid_q;
-  logic [OffW-1:0] s1_dst_off_d, s1_dst_off_q, s1_src_off_d, s1_src_off_q, s1_wgt_off_d, s1_wgt_off_q;
+  // the offsets' bits below their buffer's depth
+  logic [LogAccBuffDepth-1:0] s1_dst_off_d, s1_dst_off_q;
+  logic [LogInpBuffDepth-1:0] s1_src_off_d, s1_src_off_q;
+  logic [LogWgtBuffDepth-1:0] s1_wgt_off_d, s1_wgt_off_q;
   logic            reset_d, reset_q;          // the instruction's reset flag
+  // the offsets' bits at or above their buffer's depth (an index past it), taken as they enter S1
+  logic            s1_dst_hi_d, s1_dst_hi_q, s1_src_hi_d, s1_src_hi_q, s1_wgt_hi_d, s1_wgt_hi_q;
   acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q, s5_addr_d, s5_addr_q;
   acc_addr_t       s6_addr_d, s6_addr_q, s7_addr_d, s7_addr_q;
   acc_t            s5_data_d, s5_data_q, s6_data_d, s6_data_q, s7_data_d, s7_data_q;
   logic            error_d, error_q;
 
   // ---- S1: indices, checks and SRAM reads ----------------------------------------------------
+  // An index is a micro-op's field plus its loop offset, past its buffer (whose depth is a power of two)
+  // when the offset's high bits are set (registered as it enters S1) or the sum of the field and the
+  // offset's low bits carries past the depth's: no 32-bit sum between the micro-op SRAM and the checks.
+  localparam int unsigned AW = LogAccBuffDepth + 1;  // (uop_t's dst and wgt are their buffer's index width)
+  localparam int unsigned XW = (UopSrcIdxBits > LogInpBuffDepth ? UopSrcIdxBits : LogInpBuffDepth) + 1;
+  localparam int unsigned WW = LogWgtBuffDepth + 1;
   uop_t            uop;
-  logic [OffW-1:0] a_idx, x_idx, w_idx;
+  logic [AW-1:0]   a_idx;
+  logic [XW-1:0]   x_idx;
+  logic [WW-1:0]   w_idx;
   logic            bad_index;
 
   always_comb begin
     uop       = decode_uop(uop_rdata_i);
-    a_idx     = OffW'(uop.dst) + s1_dst_off_q;
-    x_idx     = OffW'(uop.src) + s1_src_off_q;
-    w_idx     = OffW'(uop.wgt) + s1_wgt_off_q;
-    // (an index at or past its buffer's depth, a power of two: a bit set above the index's width)
-    bad_index = s1_valid_q && (|a_idx[OffW-1:LogAccBuffDepth] ||
-                               (!reset_q && (|x_idx[OffW-1:LogInpBuffDepth] || |w_idx[OffW-1:LogWgtBuffDepth])));
+    a_idx     = AW'(uop.dst) + AW'(s1_dst_off_q);
+    x_idx     = XW'(uop.src) + XW'(s1_src_off_q);
+    w_idx     = WW'(uop.wgt) + WW'(s1_wgt_off_q);
+    bad_index = s1_valid_q && (s1_dst_hi_q || |a_idx[AW-1:LogAccBuffDepth] ||
+                               (!reset_q && (s1_src_hi_q || |x_idx[XW-1:LogInpBuffDepth] ||
+                                             s1_wgt_hi_q || |w_idx[WW-1:LogWgtBuffDepth])));
     kill      = error_q || bad_index;
     inp_re    = s1_valid_q && !kill && !reset_q;
     wgt_re    = s1_valid_q && !kill && !reset_q;
@@ -237,9 +250,12 @@ module vta_gemm
   always_comb begin
     uop_re     = loop_valid && !kill;
     s1_valid_d   = loop_valid && !kill;
-    s1_dst_off_d = dst_off;
-    s1_src_off_d = src_off;
-    s1_wgt_off_d = wgt_off;
+    s1_dst_off_d = dst_off[LogAccBuffDepth-1:0];
+    s1_src_off_d = src_off[LogInpBuffDepth-1:0];
+    s1_wgt_off_d = wgt_off[LogWgtBuffDepth-1:0];
+    s1_dst_hi_d  = |dst_off[OffW-1:LogAccBuffDepth];
+    s1_src_hi_d  = |src_off[OffW-1:LogInpBuffDepth];
+    s1_wgt_hi_d  = |wgt_off[OffW-1:LogWgtBuffDepth];
     s2_valid_d   = s1_valid_q && !kill;
     s2_addr_d    = a_idx[LogAccBuffDepth-1:0];
     s3_valid_d   = s2_valid_q;
@@ -290,6 +306,7 @@ module vta_gemm
       s1_dst_off_q <= '0;
       s1_src_off_q <= '0;
       s1_wgt_off_q <= '0;
+      {s1_dst_hi_q, s1_src_hi_q, s1_wgt_hi_q} <= '0;
       s2_addr_q    <= '0;
       s3_addr_q    <= '0;
       s4_addr_q    <= '0;
@@ -314,6 +331,9 @@ module vta_gemm
       s1_dst_off_q <= s1_dst_off_d;
       s1_src_off_q <= s1_src_off_d;
       s1_wgt_off_q <= s1_wgt_off_d;
+      s1_dst_hi_q  <= s1_dst_hi_d;
+      s1_src_hi_q  <= s1_src_hi_d;
+      s1_wgt_hi_q  <= s1_wgt_hi_d;
       s2_addr_q    <= s2_addr_d;
       s3_addr_q    <= s3_addr_d;
       s4_addr_q    <= s4_addr_d;
