@@ -29,11 +29,22 @@ def check(ok, what):
 
 
 def tcl_sources(tcl, build):
+    """The files the project adds for the build's configuration: its `sources` list, with `{*}$stage`
+    the compute stage's list the project chooses from the generated package (stage_one or stage_two)."""
     text = open(tcl).read()
     block = re.search(r"set sources \[list \\\n(.*?)\n\]", text, re.S)
     if not block:
         return None, text
-    files = [l.strip().rstrip("\\").strip() for l in block.group(1).splitlines() if l.strip()]
+    pkg = open(os.path.join(build, "generated", "hw", "vta_config_pkg.sv")).read()
+    chosen = "stage_two" if re.search(r"\bComputeIssue = 2;", pkg) else "stage_one"
+    stage = re.search(r"^set %s \[list (.*?)\]$" % chosen, text, re.M)
+    files = []
+    for line in block.group(1).splitlines():
+        entry = line.strip().rstrip("\\").strip()
+        if entry == "{*}$stage" and stage:
+            files += stage.group(1).split()
+        elif entry:
+            files.append(entry)
     return [os.path.normpath(f.replace("$build", build).replace("$root", ROOT)) for f in files], text
 
 

@@ -35,6 +35,13 @@ if {![regexp {\mBusWidth = (\d+);} $pkg -> bus_width]} { error "$pkg_file: no Bu
 set f [open "$root/hw/rtl/vta_pkg.sv" r]; set vpkg [read $f]; close $f
 if {![regexp {AxiIdWidth = (\d+);} "$pkg\n$vpkg" -> id_width]} { error "no AxiIdWidth" }
 
+# The compute stage the configuration asks for, chosen as hw/CMakeLists.txt chooses it: the reference's
+# (one instruction at a time), or with "COMPUTE_ISSUE": 2 the two-slot stage with its table, units and
+# two-port RAM (docs/HARDWARE.md).
+set stage_one [list $root/hw/rtl/vta_compute.sv]
+set stage_two [list $root/hw/prim/vta_ram_1rw1r.sv $root/hw/rtl/vta_compute_units.sv $root/hw/rtl/vta_uop_table.sv $root/hw/rtl/vta_compute_dual.sv]
+set stage [expr {[regexp {\mComputeIssue = 2;} $pkg] ? $stage_two : $stage_one}]
+
 # The synthesis sources in dependency order: hw/CMakeLists.txt's VTA_HW_SYNTH_SOURCES, and the wrapper.
 set sources [list \
   $build/generated/hw/vta_config_pkg.sv \
@@ -55,7 +62,7 @@ set sources [list \
   $root/hw/rtl/vta_fetch.sv \
   $root/hw/rtl/vta_load.sv \
   $root/hw/rtl/vta_store.sv \
-  $root/hw/rtl/vta_compute.sv \
+  {*}$stage \
   $root/hw/rtl/vta_core.sv \
   $root/hw/rtl/vta_vme_burst.sv \
   $root/hw/rtl/vta_vme.sv \
