@@ -45,7 +45,7 @@ fi
 # differential programs. Only the configuration-dependent objects are compiled again (the rest comes
 # from the compiler cache).
 if [ "${#ctest_args[@]}" -eq 0 ]; then
-  phase "four other configurations (tsim differential, compiled schedules) and ResNet-18 on three"
+  phase "four other configurations (tsim differential, compiled schedules, board kit) and ResNet-18 on three"
   for cfg in block8 batch2 bus256 dual_issue; do
     dir="$build-$cfg"
     "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
@@ -56,6 +56,9 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
     echo "== compiled GEMM and ALU, config $cfg =="
     "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
     VTA_TARGET=tsim "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
+    # the board kit for this configuration (its Vivado project's sources, the wrapper's lint at its bus)
+    echo "== board kit, config $cfg =="
+    ctest --test-dir "$dir" -R '^Fpga\.Kit$' --no-tests=error --output-on-failure | tail -1
   done
   # the whole ResNet-18 on the two-slot compute stage's tsim, its programs made for it, verified
   echo "== ResNet-18, config dual_issue (tsim) =="
