@@ -87,7 +87,7 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
                                 " virtual threads (1 to 4)");
   }
   check_stage(stage(), "Executor: PlanOptions asks for");
-  if (plan_.compute_issue == 0) plan_.compute_issue = config_.compute_issue();  // the configuration's stage
+  plan_.compute_issue = EstimateOptions{.compute_issue = plan_.compute_issue}.issue(config_);  // 0: the configuration's
   if (plan_.window > 1 && plan_.compute_issue != 2) {
     throw std::invalid_argument("Executor: PlanOptions asks for a window of " + std::to_string(plan_.window) +
                                 " (above 1 only with compute_issue 2) on a configuration whose compute stage runs "

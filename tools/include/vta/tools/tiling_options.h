@@ -11,6 +11,7 @@
 #include <string>
 
 #include "vta/driver/config.h"
+#include "vta/driver/timeline.h"
 #include "vta/network/executor.h"
 #include "vta/network/tuning.h"
 
@@ -56,7 +57,7 @@ inline network::PlanOptions plan_options(const TilingOptions& o, const Config& c
   network::PlanOptions plan;
   if (!o.file.empty()) plan.tilings = network::load_tilings(o.file, config);
   if (o.tune) plan.candidates = kTunedTilings, plan.tried = kTunedTilings;
-  const int issue = o.compute_issue != 0 ? o.compute_issue : config.compute_issue();
+  const int issue = EstimateOptions{.compute_issue = o.compute_issue}.issue(config);  // 0: the configuration's
   if (o.window > 1 && issue != 2) throw std::invalid_argument("--window needs --compute-issue 2");
   plan.max_virtual_threads = o.max_virtual_threads;
   plan.compute_issue = issue;
