@@ -97,7 +97,7 @@ module vta_uop_table
   end
 
   // the insertion's two steps: the entry chosen (ins1_q), then written (ins2_q); entries are picked
-  // by one-hot vectors (a decoder and an enable each, not a shift by an index times a width)
+  // by the one-hot slot_q (an enable per entry, not a shift by an index times a width)
   logic             ins1_q, ins2_q;
   logic [N-1:0]     slot_q;
   assign busy_o = ins1_q || ins2_q;
