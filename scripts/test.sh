@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: sets everything up, builds the Release tree and runs every ctest test, checks
 # format and lint, runs the random differential programs and the compiled schedules on the tsim of
-# four other configurations (one the two-slot compute stage) and ResNet-18 on three, then builds a clang tree with AddressSanitizer +
+# four other configurations (one the two-slot compute stage) and three of 4-bit elements, ResNet-18 on
+# three, then builds a clang tree with AddressSanitizer +
 # UndefinedBehaviorSanitizer (and libFuzzer's coverage instrumentation), runs the software tests again
 # under them and fuzzes every reader of untrusted input for 20 s each under CI=true, 10 s elsewhere (label
 # fuzz, docs/FUZZING.md: seed 1 either way, so the shorter run is the first part of CI's).
@@ -45,7 +46,7 @@ fi
 # differential programs. Only the configuration-dependent objects are compiled again (the rest comes
 # from the compiler cache).
 if [ "${#ctest_args[@]}" -eq 0 ]; then
-  phase "four other configurations (tsim differential, compiled schedules, board kit) and ResNet-18 on three"
+  phase "four other configurations (tsim differential, compiled schedules, board kit), three of 4-bit elements, ResNet-18 on three"
   for cfg in block8 batch2 bus256 dual_issue; do
     dir="$build-$cfg"
     "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
@@ -59,6 +60,28 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
     # the board kit for this configuration (its Vivado project's sources, the wrapper's lint at its bus)
     echo "== board kit, config $cfg =="
     ctest --test-dir "$dir" -R '^Fpga\.Kit$' --no-tests=error --output-on-failure | tail -1
+  done
+  # Element widths (docs/ISA.md, "Element widths"): a tsim per combination with 4-bit weights, inputs
+  # or both, its GEMM from the RTL's own text (VTA_TSIM_GEMM_DPI=OFF: the products as the DSPs make
+  # them), against the fsim on the random differential programs (tsim, SystemC and the board backend
+  # over the emulated board); the reference-style programs and both hand-written tutorials at the widths
+  # on the tsim, SystemC and the emulated board; the C API's tests; the board kit.
+  for cfg in w4a8 w8a4 w4a4; do
+    dir="$build-$cfg"
+    "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
+      -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_TSIM_GEMM_DPI=OFF --target vta_tsim_diff_tests \
+      --target vta_tsim_tests --target vta_driver_api_tests --target vta-tutorials --target vta-board-emulator >/dev/null
+    echo "== element widths, config $cfg: tsim, SystemC and board differential, programs, tutorials, C API, kit =="
+    "$dir/tests/vta_tsim_diff_tests" --gtest_filter='TsimDifferential.*' | grep -E '^differential: .* mismatches'
+    VTA_DIFF_TARGET=systemc VTA_DIFF_PROGRAMS=200 VTA_DIFF_INVALID_PROGRAMS=200 "$dir/tests/vta_tsim_diff_tests" \
+      --gtest_filter='TsimDifferential.RandomProgramsAgreeWithTheFsim:TsimDifferential.InvalidPrograms*' | tail -1
+    "$dir/tests/vta_tsim_tests" --gtest_filter='Tsim.*' | tail -1
+    "$dir/tests/vta_driver_api_tests" 2>&1 | tail -1  # (its misuse tests print their diagnostics)
+    VTA_TARGET=systemc "$dir/tools/vta-tutorials" | grep -E '^(Successful|systemc:)'
+    VTA_DIFF_TARGET=fpga VTA_DIFF_PROGRAMS=200 "$dir/tools/vta-board-emulator" run --dma-mib 512 -- \
+      "$dir/tests/vta_tsim_diff_tests" --gtest_filter='TsimDifferential.RandomProgramsAgreeWithTheFsim' | tail -1
+    VTA_TARGET=fpga "$dir/tools/vta-board-emulator" run -- "$dir/tools/vta-tutorials" | grep -E '^(Successful|fpga:)'
+    ctest --test-dir "$dir" -R '^Fpga\.Kit$' --no-tests=error --output-on-failure | grep 'tests passed'
   done
   # the whole ResNet-18 on the two-slot compute stage's tsim, its programs made for it, verified
   echo "== ResNet-18, config dual_issue (tsim) =="

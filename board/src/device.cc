@@ -8,10 +8,12 @@
 #include <stdexcept>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "vta/board/board.h"
 #include "vta/driver/format.h"
 #include "vta/driver/isa.h"
+#include "vta/driver/packing.h"
 #include "vta/driver/run_control.h"
 #include "vta/driver/vcr_map.h"
 
@@ -193,8 +195,11 @@ class BoardDevice final : public Device {
                                           isa.encode(clear),    isa.encode(zero),  isa.encode(finish)};
     store_insns(p, program);
     const RunStatus status = run(phys, uint32_t(program.size()), 1 << 20);
-    bool same = status == RunStatus::kOk;
-    for (int i = 0; same && i < out_bytes; ++i) same = int8_t(p[kOutAt + size_t(i)]) == value;
+    // every lane `value`'s low bits at the output width (vta/driver/packing.h)
+    const std::vector<int32_t> lanes(size_t(config_.batch()) * config_.block_out(), value);
+    std::vector<uint8_t> want(static_cast<size_t>(out_bytes));
+    pack_lanes(lanes.data(), want.data(), lanes.size(), config_.out_width());
+    const bool same = status == RunStatus::kOk && std::memcmp(p + kOutAt, want.data(), want.size()) == 0;
     if (!same) {
       throw BoardError(
           "fpga: the accelerator does not see the memory mapped from " + settings_.dma +

@@ -58,11 +58,14 @@ Config Config::make(const ConfigParams& p) {
   });
   require(!p.hw_ver.empty() && p.hw_ver.size() <= 32 && version_chars,
           "HW_VER must be 1 to 32 characters of letters, digits, '.', '-', '_' or '+'");
-  // Only int8 inputs/weights with int32 accumulators are implemented by every backend.
-  require(p.log_inp_width == 3, "LOG_INP_WIDTH = " + std::to_string(p.log_inp_width) +
-                                    " is unsupported: inputs are int8 (LOG_INP_WIDTH = 3)");
-  require(p.log_wgt_width == 3, "LOG_WGT_WIDTH = " + std::to_string(p.log_wgt_width) +
-                                    " is unsupported: weights are int8 (LOG_WGT_WIDTH = 3)");
+  // Inputs (and so outputs) and weights of 4 or 8 bits, packed in DRAM as vta/driver/packing.h says,
+  // with int32 accumulators.
+  require(p.log_inp_width == 2 || p.log_inp_width == 3,
+          "LOG_INP_WIDTH = " + std::to_string(p.log_inp_width) +
+              " is unsupported: inputs are int4 (LOG_INP_WIDTH = 2) or int8 (3)");
+  require(p.log_wgt_width == 2 || p.log_wgt_width == 3,
+          "LOG_WGT_WIDTH = " + std::to_string(p.log_wgt_width) +
+              " is unsupported: weights are int4 (LOG_WGT_WIDTH = 2) or int8 (3)");
   require(p.log_acc_width == 5, "LOG_ACC_WIDTH = " + std::to_string(p.log_acc_width) +
                                     " is unsupported: accumulators are int32 (LOG_ACC_WIDTH = 5)");
   require_range(p.log_batch, 0, 4, "LOG_BATCH");
@@ -110,6 +113,16 @@ Config Config::make(const ConfigParams& p) {
 }
 
 Config Config::default_config() { return make(ConfigParams{}); }
+
+void Config::require_int8_elements(std::string_view who) const {
+  if (inp_width() == 8 && wgt_width() == 8) return;
+  throw ConfigError(std::string(who) + " makes programs for int8 inputs and weights; this configuration has " +
+                    std::to_string(inp_width()) + "-bit inputs and " + std::to_string(wgt_width()) +
+                    "-bit weights (LOG_INP_WIDTH " + std::to_string(params_.log_inp_width) + ", LOG_WGT_WIDTH " +
+                    std::to_string(params_.log_wgt_width) +
+                    "). Programs for 4-bit elements run through the device layer and the C API (vta/driver.h, "
+                    "docs/ISA.md \"Element widths\"); the compiler does not make them yet");
+}
 
 namespace {
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "fsim_kernels.h"
+#include "vta/driver/packing.h"
 #include "vta/driver/program.h"
 
 namespace vta {
@@ -181,12 +182,21 @@ struct FsimDevice::Impl {
     }
     if (d.skip_execution_ && t != MemId::kUop) return;
 
-    // Destination element e (row-major over the padded block) -> byte pointer; zero for pads.
+    // Destination element e (row-major over the padded block) -> byte pointer; zero for pads. The
+    // input and weight SRAMs hold one int8 a lane whatever the configured width: a narrower lane is
+    // unpacked from DRAM as it is loaded (vta/driver/packing.h), so every GEMM kernel reads int8.
     size_t elem_bytes = 0;
     uint8_t* sram = nullptr;
+    int width = 0;  // bits of a lane in DRAM when it is packed (inputs and weights), else 0
     switch (t) {
-      case MemId::kInp: elem_bytes = cfg.inp_elem_bytes(), sram = reinterpret_cast<uint8_t*>(d.inp_.data()); break;
-      case MemId::kWgt: elem_bytes = cfg.wgt_elem_bytes(), sram = reinterpret_cast<uint8_t*>(d.wgt_.data()); break;
+      case MemId::kInp:
+        elem_bytes = size_t(cfg.batch()) * cfg.block_in(), width = cfg.inp_width();
+        sram = reinterpret_cast<uint8_t*>(d.inp_.data());
+        break;
+      case MemId::kWgt:
+        elem_bytes = size_t(cfg.block_in()) * cfg.block_out(), width = cfg.wgt_width();
+        sram = reinterpret_cast<uint8_t*>(d.wgt_.data());
+        break;
       case MemId::kAcc:
       case MemId::kAcc8Bit: elem_bytes = cfg.acc_elem_bytes(), sram = reinterpret_cast<uint8_t*>(d.acc_.data()); break;
       case MemId::kUop: elem_bytes = Config::kUopElemBytes, sram = reinterpret_cast<uint8_t*>(d.uop_raw_.data()); break;
@@ -206,6 +216,8 @@ struct FsimDevice::Impl {
       if (t == MemId::kAcc8Bit) {
         auto* acc = reinterpret_cast<int32_t*>(body);
         for (uint64_t e = 0; e < m.x_size * unit; ++e) acc[e] = static_cast<int8_t>(src[e]);
+      } else if (width != 0 && width != 8) {
+        unpack_lanes(src, reinterpret_cast<int8_t*>(body), m.x_size * elem_bytes, width);
       } else {
         std::memcpy(body, src, m.x_size * elem_bytes);
       }
@@ -242,9 +254,10 @@ struct FsimDevice::Impl {
     const uint64_t unit = cfg.out_elem_bytes();
     for (uint32_t r = 0; r < m.y_size; ++r) {
       uint8_t* dst = d.dram_->translate((uint64_t(m.dram_base) + uint64_t(r) * m.x_stride) * unit, m.x_size * unit);
-      // The SRAM side is read contiguously (pitch x_size); int32 -> int8 is truncation (spec 3.5).
+      // The SRAM side is read contiguously (pitch x_size); int32 -> the output width is truncation
+      // (spec 3.5), packed as docs/ISA.md says.
       const int32_t* src = &d.acc_[(size_t(m.sram_base) + size_t(r) * m.x_size) * lanes];
-      for (size_t e = 0; e < m.x_size * lanes; ++e) dst[e] = static_cast<uint8_t>(static_cast<uint32_t>(src[e]));
+      pack_lanes(src, dst, m.x_size * lanes, cfg.out_width());
     }
   }
 

@@ -82,6 +82,7 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
       target_(target ? std::move(target) : local_target()),
       plan_(std::move(plan)),
       device_(new DeviceState) {
+  config_.require_int8_elements("the network executor");
   if (plan_.max_virtual_threads < 1 || plan_.max_virtual_threads > 4) {
     throw std::invalid_argument("Executor: PlanOptions asks for at most " + std::to_string(plan_.max_virtual_threads) +
                                 " virtual threads (1 to 4)");

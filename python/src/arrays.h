@@ -31,7 +31,7 @@ inline runtime::DType device_dtype(const pybind11::array& a) {
                              std::string(pybind11::str(a.dtype())));
 }
 
-inline const char* dtype_name(runtime::DType t) { return t == runtime::DType::kInt8 ? "int8" : "int32"; }
+using runtime::dtype_name;  // "int8", "int32" (vta/runtime/tensor.h)
 
 /// Copies a NumPy array (any layout: read in C order) into a device tensor or a remote tensor; the tensor
 /// checks the element type and count.

@@ -292,6 +292,9 @@ RemoteModule Remote::load_module(const std::string& name) {
 }
 
 RemoteTensor Remote::empty(std::vector<int64_t> shape, runtime::DType dtype, std::string name) {
+  if (dtype == runtime::DType::kInt4) {
+    throw std::invalid_argument("tensor " + name + ": a remote session holds int8 or int32 tensors, not int4");
+  }
   const size_t bytes = element_count(shape, name) * runtime::dtype_bytes(dtype);
   const std::lock_guard lock(state_->mu);
   const AllocReply r = state_->ask<AllocReply>(Alloc{bytes, 0}, "allocation of tensor " + name);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "vta/driver/memory.h"
+#include "vta/driver/packing.h"
 #include "vta/runtime.h"
 #include "vta/runtime/context.h"
 
@@ -27,11 +28,40 @@ void require_positive(const std::vector<int64_t>& shape, const std::string& name
   }
 }
 
+// An int4 tensor's elements pair into bytes: its element count (and a view's offset) must be even.
+void require_whole_bytes(DType t, size_t elements, const std::string& name, const char* what) {
+  if (t == DType::kInt4 && elements % 2 != 0) {
+    throw std::invalid_argument("DeviceTensor " + name + ": an int4 tensor's " + what + " must be even (two " +
+                                "elements a byte), not " + std::to_string(elements));
+  }
+}
+
 }  // namespace
+
+size_t dtype_bytes(DType t) {
+  if (t == DType::kInt4) throw std::invalid_argument("int4 elements are packed two a byte: dtype_bytes has no value");
+  return dtype_bits(t) / 8;
+}
+
+DType dtype_of_width(int width) {
+  if (width == 4) return DType::kInt4;
+  if (width == 8) return DType::kInt8;
+  throw std::invalid_argument("no tensor type of " + std::to_string(width) + "-bit lanes (4 or 8)");
+}
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::kInt4: return "int4";
+    case DType::kInt8: return "int8";
+    case DType::kInt32: return "int32";
+  }
+  return "?";
+}
 
 DeviceTensor::DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string name)
     : shape_(std::move(shape)), dtype_(dtype), name_(std::move(name)) {
   require_positive(shape_, name_);
+  require_whole_bytes(dtype_, elements(), name_, "element count");
   // The process's memory is made at its first use (a board's DMA buffer, vta/driver/memory.h): what keeps
   // it from being made is the error to report, not "out of device memory".
   (void)Dram::global();
@@ -53,7 +83,9 @@ DeviceTensor DeviceTensor::view(const DeviceTensor& whole, size_t offset, std::v
                                 std::to_string(offset + v.elements()) + ") leave " + whole.name() + "'s " +
                                 std::to_string(whole.elements()));
   }
-  v.handle_ = buffer_view(whole.handle(), offset * dtype_bytes(v.dtype()), v.bytes(), v.name());
+  require_whole_bytes(v.dtype(), offset, v.name(), "offset");
+  require_whole_bytes(v.dtype(), v.elements(), v.name(), "element count");
+  v.handle_ = buffer_view(whole.handle(), offset * dtype_bits(v.dtype()) / 8, v.bytes(), v.name());
   return v;
 }
 
@@ -81,7 +113,11 @@ size_t DeviceTensor::elements() const {
 }
 
 void DeviceTensor::check(size_t count, DType t, const char* what) const {
-  if (t != dtype_) throw std::invalid_argument("DeviceTensor " + name_ + ": " + what + " with the wrong dtype");
+  // int8 host values serve int8 and int4 tensors
+  if (t != dtype_ && !(t == DType::kInt8 && dtype_ == DType::kInt4)) {
+    throw std::invalid_argument("DeviceTensor " + name_ + ": " + what + " of " + dtype_name(t) + " values to an " +
+                                dtype_name(dtype_) + " tensor");
+  }
   if (count != elements()) {
     throw std::invalid_argument("DeviceTensor " + name_ + ": " + what + " of " + std::to_string(count) +
                                 " elements, the tensor has " + std::to_string(elements()));
@@ -90,6 +126,18 @@ void DeviceTensor::check(size_t count, DType t, const char* what) const {
 
 void DeviceTensor::copy_from(std::span<const int8_t> host) {
   check(host.size(), DType::kInt8, "copy_from");
+  if (dtype_ == DType::kInt4) {
+    for (size_t i = 0; i < host.size(); ++i) {
+      if (host[i] < lane_min(4) || host[i] > lane_max(4)) {
+        throw std::invalid_argument("DeviceTensor " + name_ + ": copy_from: element " + std::to_string(i) + " is " +
+                                    std::to_string(host[i]) + ", outside int4's [-8, 7]");
+      }
+    }
+    std::vector<uint8_t> packed(bytes());
+    pack_lanes(host.data(), packed.data(), host.size(), 4);
+    VTABufferCopy(packed.data(), 0, handle_, 0, bytes(), 1);
+    return;
+  }
   VTABufferCopy(host.data(), 0, handle_, 0, bytes(), 1);
 }
 void DeviceTensor::copy_from(std::span<const int32_t> host) {
@@ -98,6 +146,12 @@ void DeviceTensor::copy_from(std::span<const int32_t> host) {
 }
 void DeviceTensor::copy_to(std::span<int8_t> host) const {
   check(host.size(), DType::kInt8, "copy_to");
+  if (dtype_ == DType::kInt4) {
+    std::vector<uint8_t> packed(bytes());
+    VTABufferCopy(handle_, 0, packed.data(), 0, bytes(), 2);
+    unpack_lanes(packed.data(), host.data(), host.size(), 4);
+    return;
+  }
   VTABufferCopy(handle_, 0, host.data(), 0, bytes(), 2);
 }
 void DeviceTensor::copy_to(std::span<int32_t> host) const {

@@ -167,10 +167,11 @@ inline AluInsn alu_insn(AluOp op, uint32_t bgn, uint32_t end, bool use_imm, int3
   return a;
 }
 
-/// Sample configurations shipped in config/samples.
+/// Sample configurations shipped in config/samples: the shapes and the element widths (int4 weights,
+/// inputs or both).
 inline std::vector<std::string> sample_config_paths() {
   std::vector<std::string> paths;
-  for (const char* name : {"default_1x16", "batch2", "block8", "block32"})
+  for (const char* name : {"default_1x16", "batch2", "block8", "block32", "w4a8", "w8a4", "w4a4"})
     paths.push_back(source_path("config/samples") / (std::string(name) + ".json"));
   return paths;
 }

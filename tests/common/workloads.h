@@ -5,10 +5,12 @@
 
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "test_util.h"
+#include "vta/driver/packing.h"
 
 namespace vta::test {
 
@@ -31,9 +33,31 @@ inline WorkloadResult run_workload(Device& dev, const Program& p) {
   return r;
 }
 
-inline int8_t trunc8(int64_t v) { return static_cast<int8_t>(static_cast<uint8_t>(static_cast<uint64_t>(v) & 0xff)); }
+/// What a lane of `width` bits (4 or 8) keeps of `v`: its low bits, sign-extended (the store's
+/// truncation, spec 3.5), computed here from the two's-complement definition.
+inline int32_t wrap_lane(int64_t v, int width) {
+  const uint64_t low = static_cast<uint64_t>(v) & ((uint64_t{1} << width) - 1);
+  return static_cast<int32_t>(low >= (uint64_t{1} << (width - 1)) ? int64_t(low) - (int64_t{1} << width)
+                                                                  : int64_t(low));
+}
 
-/// out[b][o] = trunc8(sum_c in[b][c] * w[o][c]) computed in blocks of `block` channels. With
+/// Random values of a lane of `width` bits.
+inline void fill_random_lanes(std::span<int8_t> v, int width, std::mt19937& rng) {
+  std::uniform_int_distribution<int> d(lane_min(width), lane_max(width));
+  for (auto& x : v) x = static_cast<int8_t>(d(rng));
+}
+
+/// Host lanes (one int8 each) written to / read from DRAM at `width` bits (vta/driver/packing.h).
+inline void put_lanes(const std::vector<int8_t>& lanes, DevBuf& buf, int width) {
+  pack_lanes(lanes.data(), buf.data(), lanes.size(), width);
+}
+inline std::vector<int8_t> get_lanes(const DevBuf& buf, size_t lanes, int width) {
+  std::vector<int8_t> v(lanes);
+  unpack_lanes(buf.data(), v.data(), lanes, width);
+  return v;
+}
+
+/// out[b][o] = wrap_lane(sum_c in[b][c] * w[o][c], output width) computed in blocks of `block` channels. With
 /// `compression` the micro-op kernel is one uop per batch tile inside a two-level loop; without it
 /// every (batch, out, in) tile triple is its own uop. `virtual_threads` (1 or 2) double-buffers the
 /// input/weight SRAM, synchronised with the dependency tokens.
@@ -47,19 +71,25 @@ inline WorkloadResult blocked_gemm(Device& dev, int batch, int channels, int blo
   const int nib = in_blocks / in_per_tile, nob = out_blocks / out_per_tile, vt = virtual_threads;
   std::mt19937 rng(seed);
   std::vector<int8_t> in(size_t(batch) * channels), w(size_t(channels) * channels);
-  fill_random(in, rng);
-  fill_random(w, rng);
+  fill_random_lanes(in, c.inp_width(), rng);
+  fill_random_lanes(w, c.wgt_width(), rng);
 
   DevBuf inp(size_t(batch_tiles) * in_blocks * inp_elem), wgt(size_t(out_blocks) * in_blocks * wgt_elem),
       out(size_t(batch_tiles) * out_blocks * out_elem);
+  // the tiles' lanes (one int8 each), packed at the configuration's widths as they are written
+  const int inp_lanes = blk_batch * blk_in, wgt_lanes = blk_out * blk_in, out_lanes = blk_batch * blk_out;
+  std::vector<int8_t> inp_tiles(size_t(batch_tiles) * in_blocks * inp_lanes),
+      wgt_tiles(size_t(out_blocks) * in_blocks * wgt_lanes);
   for (int b = 0; b < batch; ++b)
     for (int ch = 0; ch < channels; ++ch)
-      inp.as<int8_t>()[((b / blk_batch) * in_blocks + ch / blk_in) * inp_elem + (b % blk_batch) * blk_in +
-                       ch % blk_in] = in[size_t(b) * channels + ch];
+      inp_tiles[((b / blk_batch) * in_blocks + ch / blk_in) * inp_lanes + (b % blk_batch) * blk_in + ch % blk_in] =
+          in[size_t(b) * channels + ch];
   for (int o = 0; o < channels; ++o)
     for (int ch = 0; ch < channels; ++ch)
-      wgt.as<int8_t>()[(size_t(o / blk_out) * in_blocks + ch / blk_in) * wgt_elem + (o % blk_out) * blk_in +
-                       ch % blk_in] = w[size_t(o) * channels + ch];
+      wgt_tiles[(size_t(o / blk_out) * in_blocks + ch / blk_in) * wgt_lanes + (o % blk_out) * blk_in + ch % blk_in] =
+          w[size_t(o) * channels + ch];
+  put_lanes(inp_tiles, inp, c.inp_width());
+  put_lanes(wgt_tiles, wgt, c.wgt_width());
 
   Program p(c);
   const Isa& isa = p.isa();
@@ -118,14 +148,15 @@ inline WorkloadResult blocked_gemm(Device& dev, int batch, int channels, int blo
   p.finish(pop_next());
 
   WorkloadResult r = run_workload(dev, p);
+  const std::vector<int8_t> got = get_lanes(out, size_t(batch_tiles) * out_blocks * out_lanes, c.out_width());
   for (int b = 0; b < batch; ++b)
     for (int o = 0; o < channels; ++o) {
       int64_t sum = 0;
       for (int ch = 0; ch < channels; ++ch)
         sum += int64_t(in[size_t(b) * channels + ch]) * w[size_t(o) * channels + ch];
-      const int8_t got = out.as<int8_t>()[((b / blk_batch) * out_blocks + o / blk_out) * out_elem +
-                                          (b % blk_batch) * blk_out + o % blk_out];
-      r.mismatches += got != trunc8(static_cast<int32_t>(sum));
+      const int8_t lane =
+          got[((b / blk_batch) * out_blocks + o / blk_out) * out_lanes + (b % blk_batch) * blk_out + o % blk_out];
+      r.mismatches += lane != wrap_lane(static_cast<int32_t>(sum), c.out_width());
     }
   r.expected.inp_load_nbytes = uint64_t(total) * batch_tiles * in_per_tile * inp_elem;
   r.expected.wgt_load_nbytes = uint64_t(total) * out_per_tile * in_per_tile * wgt_elem;
@@ -194,13 +225,14 @@ inline WorkloadResult alu_workload(Device& dev, AluOp op, bool use_imm, int batc
   p.finish(pop_next());
 
   WorkloadResult r = run_workload(dev, p);
+  const std::vector<int8_t> got = get_lanes(out, size_t(batch_tiles) * vec_tiles * lane_count, c.out_width());
   for (int b = 0; b < batch_tiles; ++b)
     for (int t = 0; t < vec_tiles; ++t)
       for (int l = 0; l < lane_count; ++l) {
         const int32_t lhs = acc.as<int32_t>()[(size_t(b) * tiles + t) * lane_count + l];
         const int32_t rhs = use_imm ? imm : acc.as<int32_t>()[(size_t(b) * tiles + vec_tiles + t) * lane_count + l];
-        r.mismatches +=
-            out.as<int8_t>()[(size_t(b) * vec_tiles + t) * out_elem + l] != trunc8(alu_op_reference(op, lhs, rhs));
+        r.mismatches += got[(size_t(b) * vec_tiles + t) * lane_count + l] !=
+                        wrap_lane(alu_op_reference(op, lhs, rhs), c.out_width());
       }
   r.expected.acc_load_nbytes = uint64_t(batch_tiles) * tiles * acc_elem;
   r.expected.alu_counter = uint64_t(batch_tiles) * vec_tiles;

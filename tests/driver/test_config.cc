@@ -54,6 +54,27 @@ TEST(Config, ShippedFilesLoad) {
   EXPECT_EQ(Config::from_file(test::source_path("config/samples/block32.json")).block_out(), 32);
 }
 
+// Elements of 4 bits: the derived quantities by the spec's formulas (section 1.2), computed by hand for
+// the shipped w4a4 sample (BLOCK 16, 16 KiB of inputs, 128 KiB of weights, 128 KiB of accumulators).
+TEST(Config, FourBitElements) {
+  const Config c = Config::from_file(test::source_path("config/samples/w4a4.json"));
+  EXPECT_EQ(c.inp_width(), 4);
+  EXPECT_EQ(c.wgt_width(), 4);
+  EXPECT_EQ(c.out_width(), 4);         // outputs follow inputs
+  EXPECT_EQ(c.inp_elem_bytes(), 8);    // 16 lanes x 4 bits
+  EXPECT_EQ(c.wgt_elem_bytes(), 128);  // 16 x 16 lanes x 4 bits
+  EXPECT_EQ(c.out_elem_bytes(), 8);
+  EXPECT_EQ(c.acc_elem_bytes(), 64);
+  EXPECT_EQ(c.inp_depth(), 2048);  // 2^14 bytes / 8
+  EXPECT_EQ(c.wgt_depth(), 1024);  // 2^17 / 128
+  EXPECT_EQ(c.acc_depth(), 2048);
+  EXPECT_EQ(c.bitstream_name(), "1x16_i4w4a32_15_14_17_17");
+  const Config w4a8 = Config::from_file(test::source_path("config/samples/w4a8.json"));
+  EXPECT_EQ(w4a8.inp_width(), 8);
+  EXPECT_EQ(w4a8.wgt_width(), 4);
+  EXPECT_EQ(w4a8.out_elem_bytes(), 16);
+}
+
 TEST(Config, JsonRoundTrip) {
   for (const auto& path : test::sample_config_paths()) {
     const Config a = Config::from_file(path);
@@ -92,8 +113,15 @@ TEST(Config, RefusesWhatTheInstructionFormatCannotEncode) {
 
 TEST(Config, RefusesUnsupportedValues) {
   ConfigParams p;
+  p.log_inp_width = 1;
+  expect_refused(p, "LOG_INP_WIDTH = 1 is unsupported: inputs are int4 (LOG_INP_WIDTH = 2) or int8 (3)");
+  p = {};
+  p.log_wgt_width = 4;
+  expect_refused(p, "LOG_WGT_WIDTH = 4 is unsupported: weights are int4 (LOG_WGT_WIDTH = 2) or int8 (3)");
+  p = {};
+  // int4 inputs in the default's 32 KiB make 4,096 input elements: 2*(11+12+11) = 68 bits of GEMM word 1
   p.log_inp_width = 2;
-  expect_refused(p, "LOG_INP_WIDTH");
+  expect_refused(p, "GEMM word 1");
   p = {};
   p.log_acc_width = 4;
   expect_refused(p, "LOG_ACC_WIDTH");

@@ -153,7 +153,15 @@ TEST(DriverApi, RunStatsAndJson) {
 
   EXPECT_EQ(VTADeviceRun(dev, VTAMemGetPhyAddr(prog), 5, 1000), VTA_RUN_OK);
   EXPECT_STREQ(VTADeviceGetLastError(dev), "");
-  for (int i = 0; i < lanes; ++i) EXPECT_EQ(out[i], static_cast<int8_t>(i * 3 - 5));
+  // lane i is i * 3 - 5 at the output width: a byte each at 8 bits, at 4 the low (even lanes) or high
+  // nibble of byte i / 2 (docs/ISA.md), each the low bits of the value, sign-extended
+  for (int i = 0; i < lanes; ++i) {
+    const int bits = VTA_OUT_WIDTH, low = (i * 3 - 5) & ((1 << bits) - 1);
+    const int want = low >= (1 << (bits - 1)) ? low - (1 << bits) : low;
+    const int nibble = (static_cast<uint8_t>(out[i / 2]) >> (4 * (i % 2))) & 0xF;
+    const int got = bits == 8 ? int{out[i]} : nibble >= 8 ? nibble - 16 : nibble;
+    EXPECT_EQ(got, want) << "lane " << i;
+  }
   VTAStats s;
   ASSERT_EQ(VTADeviceGetStats(dev, &s), 0);
   EXPECT_EQ(s.acc_load_nbytes, uint64_t(VTA_ACC_ELEM_BYTES));

@@ -13,12 +13,21 @@
 
 #include "test_util.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/packing.h"
 
 namespace vta {
 namespace {
 
 using test::DevBuf;
 using test::Program;
+
+// Lane `index` of a DRAM vector of `width`-bit lanes, by docs/ISA.md's rule written out here: a byte
+// each at 8 bits; at 4, lane 2k in the low nibble of byte k, 2k + 1 in the high one, two's complement.
+int8_t dram_lane(const DevBuf& buf, size_t index, int width) {
+  if (width == 8) return buf.as<int8_t>()[index];
+  const unsigned nibble = (buf.data()[index / 2] >> (4 * (index % 2))) & 0xFu;
+  return static_cast<int8_t>(nibble >= 8 ? int(nibble) - 16 : int(nibble));
+}
 
 class FsimSemantics : public test::DefaultFsimTest {
  protected:
@@ -142,6 +151,71 @@ TEST_F(FsimSemantics, StoreTruncatesAndHonoursStride) {
   EXPECT_EQ(dev_->stats().out_store_nbytes, uint64_t(y * x * out_bytes));
 }
 
+// --- elements of 4 bits (docs/ISA.md, "Element widths") ----------------------------------------
+
+// The packing by hand: lane 2k in the low nibble of byte k, two's-complement nibbles.
+TEST(Packing, NibblesByHand) {
+  const int8_t lanes[] = {1, -1, 7, -8, 0, 5, -2, 3};
+  uint8_t bytes[4] = {};
+  pack_lanes(lanes, bytes, 8, 4);
+  EXPECT_EQ(bytes[0], 0xF1);  // -1 = 0xF high, 1 low
+  EXPECT_EQ(bytes[1], 0x87);  // -8 = 0x8 high, 7 low
+  EXPECT_EQ(bytes[2], 0x50);
+  EXPECT_EQ(bytes[3], 0x3E);  // -2 = 0xE low
+  int8_t back[8] = {};
+  unpack_lanes(bytes, back, 8, 4);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(back[i], lanes[i]) << "lane " << i;
+  // an accumulator's low four bits, whatever the rest (the store's truncation): 0x12345679 -> 9 = -7
+  const int32_t acc[] = {0x12345679, -17};  // -17 = ...1110 1111 -> 0xF
+  uint8_t out = 0;
+  pack_lanes(acc, &out, 2, 4);
+  EXPECT_EQ(out, 0xF9);
+  EXPECT_EQ(packed_bytes(16, 4), 8u);
+  EXPECT_EQ(packed_bytes(16, 8), 16u);
+}
+
+// LOAD INP and WGT at 4 bits unpack each nibble into a lane, pads are zero lanes, and the statistics
+// count the DRAM bytes (packed); STORE at 4 bits writes each accumulator's low nibble. Every expected
+// lane is read from the bytes here by the nibble rule, on the w4a4 sample.
+TEST(FsimFourBit, LoadsUnpackAndStoresPack) {
+  const Config cfg = Config::from_file(test::source_path("config/samples/w4a4.json"));
+  auto dev = test::make_test_fsim(cfg);
+  std::mt19937 rng(4);
+  const int inp_elem = cfg.inp_elem_bytes(), wgt_elem = cfg.wgt_elem_bytes(), acc_elem = cfg.acc_elem_bytes();
+  const int inp_lanes = cfg.batch() * cfg.block_in(), wgt_lanes = cfg.block_in() * cfg.block_out(),
+            acc_lanes = acc_elem / 4;
+  ASSERT_EQ(inp_elem * 2, inp_lanes);
+  DevBuf inp(8 * inp_elem), wgt(2 * wgt_elem), acc(3 * acc_elem), out(3 * cfg.out_elem_bytes());
+  test::fill_random({inp.as<int8_t>(), inp.size()}, rng);
+  test::fill_random({wgt.as<int8_t>(), wgt.size()}, rng);
+  for (int i = 0; i < 3 * acc_lanes; ++i) acc.as<int32_t>()[i] = static_cast<int32_t>(rng());
+  auto nibble = [](const DevBuf& b, size_t lane) { return dram_lane(b, lane, 4); };
+  Program p(cfg);
+  p.load(MemId::kInp, 0, inp.base(inp_elem), 2, 3, 4, {}, 0, 0, 1, 0)  // rows of [pad, 3 elements]
+      .load(MemId::kWgt, 0, wgt.base(wgt_elem), 1, 2, 2)
+      .load(MemId::kAcc, 0, acc.base(acc_elem), 1, 3, 3)
+      .store(0, out.base(cfg.out_elem_bytes()), 1, 3, 3)
+      .finish();
+  ASSERT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error();
+  auto sram = dev->inp_sram();
+  for (int r = 0; r < 2; ++r) {
+    for (int c = 0; c < 4; ++c) {
+      for (int l = 0; l < inp_lanes; ++l) {
+        const int8_t want = c == 0 ? int8_t{0} : nibble(inp, size_t(r * 4 + c - 1) * inp_lanes + l);
+        ASSERT_EQ(sram[(r * 4 + c) * inp_lanes + l], want) << "row " << r << " col " << c << " lane " << l;
+      }
+    }
+  }
+  for (int l = 0; l < 2 * wgt_lanes; ++l) ASSERT_EQ(dev->wgt_sram()[l], nibble(wgt, size_t(l))) << "weight lane " << l;
+  for (int l = 0; l < 3 * acc_lanes; ++l) {
+    const int low = acc.as<int32_t>()[l] & 0xF;
+    ASSERT_EQ(nibble(out, size_t(l)), static_cast<int8_t>(low >= 8 ? low - 16 : low)) << "output lane " << l;
+  }
+  EXPECT_EQ(dev->stats().inp_load_nbytes, uint64_t(6 * inp_elem));  // 6 elements of 8 bytes, pads not counted
+  EXPECT_EQ(dev->stats().wgt_load_nbytes, uint64_t(2 * wgt_elem));
+  EXPECT_EQ(dev->stats().out_store_nbytes, uint64_t(3 * cfg.out_elem_bytes()));
+}
+
 // x_size = 0 is a no-op for every load type and for STORE: no data, no statistics, not even an
 // address check; only the dependency flags act.
 TEST_F(FsimSemantics, ZeroXSizeIsANoOp) {
@@ -184,8 +258,11 @@ TEST_P(FsimGemm, LoopsAndFactorsMatchSpecFormula) {
   const int n_inp = 40, n_wgt = 40, n_acc = 64;
   DevBuf inp(n_inp * inp_elem), wgt(n_wgt * wgt_elem), acc(n_acc * acc_elem), out(n_acc * cfg.out_elem_bytes()),
       uops(64);
+  // random bytes: at 4 bits every nibble is a lane (docs/ISA.md), read back below by the formula
   test::fill_random({inp.as<int8_t>(), inp.size()}, rng);
   test::fill_random({wgt.as<int8_t>(), wgt.size()}, rng);
+  const int inp_lanes = batch_tiles * blk_in, wgt_lanes = blk_out * blk_in;
+  auto lane = [](const DevBuf& buf, size_t index, int width) { return int64_t{dram_lane(buf, index, width)}; };
   for (int i = 0; i < n_acc * acc_elem / 4; ++i) acc.as<int32_t>()[i] = static_cast<int32_t>(rng() % 2001) - 1000;
   const std::vector<Uop> kernel = {{0, 0, 0}, {1, 3, 2}, {5, 1, 7}, {2, 2, 1}};
   test::put_uops(Program(cfg).isa(), uops, kernel);
@@ -212,8 +289,8 @@ TEST_P(FsimGemm, LoopsAndFactorsMatchSpecFormula) {
           for (int o = 0; o < blk_out; ++o) {
             int64_t sum = 0;
             for (int c = 0; c < blk_in; ++c) {
-              sum += int64_t(inp.as<int8_t>()[x * inp_elem + b * blk_in + c]) *
-                     wgt.as<int8_t>()[w * wgt_elem + o * blk_in + c];
+              sum += lane(inp, x * inp_lanes + b * blk_in + c, cfg.inp_width()) *
+                     lane(wgt, w * wgt_lanes + o * blk_in + c, cfg.wgt_width());
             }
             want[a * batch_tiles * blk_out + b * blk_out + o] += sum;
           }
@@ -229,8 +306,9 @@ TEST_P(FsimGemm, AccumulatorWrapsAround) {
   auto dev = test::make_test_fsim(cfg, GetParam().kernel);
   const int inp_elem = cfg.inp_elem_bytes(), wgt_elem = cfg.wgt_elem_bytes(), acc_elem = cfg.acc_elem_bytes();
   DevBuf inp(inp_elem), wgt(wgt_elem), acc(acc_elem), uops(4);
-  std::memset(inp.data(), 0x80, inp_elem);  // -128
-  std::memset(wgt.data(), 0x80, wgt_elem);  // -128
+  // the most negative lane everywhere: -128 (0x80), or -8 in each nibble (0x88)
+  std::memset(inp.data(), cfg.inp_width() == 8 ? 0x80 : 0x88, inp_elem);
+  std::memset(wgt.data(), cfg.wgt_width() == 8 ? 0x80 : 0x88, wgt_elem);
   for (int l = 0; l < acc_elem / 4; ++l) acc.as<int32_t>()[l] = std::numeric_limits<int32_t>::max();
   test::put_uops(Program(cfg).isa(), uops, {{0, 0, 0}});
   Program p(cfg);
@@ -241,7 +319,8 @@ TEST_P(FsimGemm, AccumulatorWrapsAround) {
       .gemm(test::gemm_insn(0, 1))
       .finish();
   ASSERT_EQ(p.run(*dev), RunStatus::kOk) << dev->last_error();
-  const uint32_t want = uint32_t(std::numeric_limits<int32_t>::max()) + uint32_t(cfg.block_in() * 16384);
+  const uint32_t product = uint32_t(1) << (cfg.inp_width() - 1 + cfg.wgt_width() - 1);  // (-2^(w-1))^2
+  const uint32_t want = uint32_t(std::numeric_limits<int32_t>::max()) + uint32_t(cfg.block_in()) * product;
   for (int l = 0; l < acc_elem / 4; ++l) ASSERT_EQ(dev->acc_sram()[l], static_cast<int32_t>(want));
 }
 

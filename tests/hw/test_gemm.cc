@@ -154,9 +154,10 @@ TEST(HwGemmDot, MatchesTheLoopNestForEveryShape) {
   };
   // int8 rows of 16, 32 and 64 (the vectorized cases; 6 and 3 rows of weights leave some out of the
   // groups of four), then rows of 8 int8, 16-bit and 32-bit elements, and widths that straddle words
-  // (the generic case)
+  // (the generic case), and the 4-bit combinations of the configurations (docs/ISA.md)
   for (const Shape s : {Shape{1, 16, 16, 8, 8}, Shape{2, 32, 8, 8, 8}, Shape{1, 64, 6, 8, 8}, Shape{2, 16, 3, 8, 8},
-                        Shape{1, 8, 4, 8, 8}, Shape{2, 16, 4, 16, 16}, Shape{1, 4, 2, 32, 32}, Shape{3, 5, 3, 7, 12}}) {
+                        Shape{1, 8, 4, 8, 8}, Shape{2, 16, 4, 16, 16}, Shape{1, 4, 2, 32, 32}, Shape{3, 5, 3, 7, 12},
+                        Shape{1, 16, 16, 4, 4}, Shape{2, 16, 8, 8, 4}, Shape{1, 32, 16, 4, 8}}) {
     SCOPED_TRACE(::testing::Message() << s.batch << "x" << s.block_in << "x" << s.block_out << " " << s.inp_width << "/"
                                       << s.wgt_width << " bits");
     for (int round = 0; round < 20; ++round) {

@@ -418,6 +418,25 @@ TEST(Readers, CaptureFieldErrorsNameTheField) {
                "\"insn_count\" = 8589934592 is out of range (0 to 4294967295)");
 }
 
+// A configuration of 4-bit elements is refused by the executor before anything runs, naming the widths
+// (the network tools make int8 programs; docs/ISA.md, "Element widths"), and so by the compiler.
+TEST(NetworkExecutor, FourBitElementsAreRefusedByName) {
+  ResNet18Options o;
+  o.image = 32, o.width = 16, o.classes = 10;
+  const Graph g = resnet18(o);
+  const Config w4a8 = Config::from_file(vta::test::source_path("config/samples/w4a8.json"));
+  try {
+    Executor ex(g, w4a8);
+    ADD_FAILURE() << "the executor took a configuration of 4-bit weights";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("the network executor makes programs for int8 inputs and weights; this "
+                                         "configuration has 8-bit inputs and 4-bit weights"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(compiler::Env{w4a8}, ConfigError);
+}
+
 // The small ResNet-18 (64x64, width 16) through the executor on the runtime's device: every step's
 // output equals the reference bit for bit.
 TEST(NetworkExecutor, SmallResNet18IsVerifiedStepByStep) {

@@ -34,6 +34,42 @@ TEST(Tensor, CopiesAndChecks) {
   EXPECT_NE(VTABufferCPUPtr(nullptr, moved.handle()), moved.handle());
 }
 
+// An int4 tensor: half a byte an element in device memory, packed as the device reads it (lane 2k in
+// the low nibble of byte k, docs/ISA.md), int8 values on the host; a value past [-8, 7], an odd
+// element count and an odd view offset are refused by name.
+TEST(Tensor, FourBitElementsArePackedTwoAByte) {
+  DeviceTensor t({2, 4}, DType::kInt4, "t");
+  EXPECT_EQ(t.bytes(), 4u);
+  const std::vector<int8_t> in = {1, -1, 7, -8, 0, 5, -2, 3};
+  t.copy_from(in);
+  const auto* bytes = static_cast<const uint8_t*>(VTABufferCPUPtr(nullptr, t.handle()));
+  EXPECT_EQ(bytes[0], 0xF1);
+  EXPECT_EQ(bytes[1], 0x87);
+  EXPECT_EQ(bytes[2], 0x50);
+  EXPECT_EQ(bytes[3], 0x3E);
+  std::vector<int8_t> out(8, 99);
+  t.copy_to(out);
+  EXPECT_EQ(out, in);
+  DeviceTensor second_row = DeviceTensor::view(t, 4, {4}, "row");
+  EXPECT_EQ(second_row.bytes(), 2u);
+  std::vector<int8_t> row(4);
+  second_row.copy_to(row);
+  EXPECT_EQ(row, std::vector<int8_t>(in.begin() + 4, in.end()));
+  try {
+    t.copy_from(std::vector<int8_t>{0, 0, 0, 8, 0, 0, 0, 0});
+    ADD_FAILURE() << "8 taken as an int4 value";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "DeviceTensor t: copy_from: element 3 is 8, outside int4's [-8, 7]");
+  }
+  EXPECT_THROW(DeviceTensor({3}, DType::kInt4, "odd"), std::invalid_argument);
+  EXPECT_THROW(DeviceTensor::view(t, 1, {2}, "odd offset"), std::invalid_argument);
+  EXPECT_THROW(t.copy_from(std::vector<int32_t>(8)), std::invalid_argument);
+  EXPECT_EQ(dtype_of_width(4), DType::kInt4);
+  EXPECT_EQ(dtype_of_width(8), DType::kInt8);
+  EXPECT_THROW(dtype_of_width(2), std::invalid_argument);
+  EXPECT_THROW(dtype_bytes(DType::kInt4), std::invalid_argument);
+}
+
 // A view is the whole's memory: what is written through either is read through the other, at the
 // view's offset; the view keeps the memory after the whole is freed; a range past the whole is
 // refused by name.

@@ -1,8 +1,8 @@
 // The 2D convolution optimization tutorial (ResNet-18 layer: 1x256x14x14 input, 256 filters 3x3,
-// pad 1, stride 1, >> 8, clip to [0, 127], 2 virtual threads) written against the VTA runtime API
-// exactly as the tutorial's final lowered program calls it. Each micro-op kernel takes the virtual
-// thread index as its closure, so each thread has its own kernels. Runs on the backend named by
-// VTA_TARGET, verifies every output against a plain C++ reference, and prints the statistics.
+// pad 1, stride 1, >> 8, clip to [0, 127] or [0, 7] with 4-bit outputs, 2 virtual threads) written against the VTA
+// runtime API exactly as the tutorial's final lowered program calls it. Each micro-op kernel takes the virtual thread
+// index as its closure, so each thread has its own kernels. Runs on the backend named by VTA_TARGET, verifies every
+// output against a plain C++ reference, and prints the statistics.
 
 #include <algorithm>
 #include <cstdio>
@@ -11,6 +11,7 @@
 
 #include "vta/driver/build_config.h"
 #include "vta/driver/device.h"
+#include "vta/driver/packing.h"
 #include "vta/runtime.h"
 #include "vta/runtime/tensor.h"
 #include "vta/workloads/tutorials.h"
@@ -57,6 +58,15 @@ int alu_op(void* signature) {
   return 0;
 }
 
+// MIN with the output's largest value: 127, or 7 with 4-bit outputs.
+int alu_min_output(void* signature) {
+  const uint32_t t = uint32_t(closure_int(signature));
+  VTAUopLoopBegin(784, 1, 1, 0);
+  VTAUopPush(1, 0, t * 784, t * 784, 0, 0, 1, lane_max(build_config().out_width()));
+  VTAUopLoopEnd();
+  return 0;
+}
+
 // max(a, 0) as the listing writes these bounds.
 int imax(int a, int b) { return std::max(a, b); }
 
@@ -98,7 +108,7 @@ int run_my_conv(void* data, void* kernel, void* res) {
     for (int cthread = 0; cthread < 2; ++cthread) {
       VTAPushALUOp(&shr_h, alu_op<3, 8>, &cthread, 4);    // SHR by 8
       VTAPushALUOp(&max_h, alu_op<1, 0>, &cthread, 4);    // MAX with 0
-      VTAPushALUOp(&min_h, alu_op<0, 127>, &cthread, 4);  // MIN with 127
+      VTAPushALUOp(&min_h, alu_min_output, &cthread, 4);  // MIN with 127
       VTADepPush(cmd, 2, 3);
     }
     for (int cthread = 0; cthread < 2; ++cthread) {
@@ -123,11 +133,14 @@ Result convolution(uint32_t seed) {
   Result r;
   if (!written_for_this_build(r)) return r;
   constexpr int kC = 256, kO = 256, kH = 14, kW = 14, kK = 3, kPad = 1, kStride = 1;
-  const auto [x, w] = random_operands(seed, size_t(kC) * kH * kW, size_t(kO) * kC * kK * kK);
+  const Config& cfg = build_config();
+  const auto [x, w] =
+      random_operands(seed, size_t(kC) * kH * kW, size_t(kO) * kC * kK * kK, cfg.inp_width(), cfg.wgt_width());
 
-  vta::runtime::DeviceTensor data({1, 16, 14, 14, 1, 16}, vta::runtime::DType::kInt8, "data");
-  vta::runtime::DeviceTensor kernel({16, 16, 3, 3, 16, 16}, vta::runtime::DType::kInt8, "kernel");
-  vta::runtime::DeviceTensor res({1, 16, 14, 14, 1, 16}, vta::runtime::DType::kInt8, "res");
+  using vta::runtime::dtype_of_width;
+  vta::runtime::DeviceTensor data({1, 16, 14, 14, 1, 16}, dtype_of_width(cfg.inp_width()), "data");
+  vta::runtime::DeviceTensor kernel({16, 16, 3, 3, 16, 16}, dtype_of_width(cfg.wgt_width()), "kernel");
+  vta::runtime::DeviceTensor res({1, 16, 14, 14, 1, 16}, dtype_of_width(cfg.out_width()), "res");
   data.copy_from(vta::runtime::pack_nchw(x, 1, kC, kH, kW, 1, 16));
   kernel.copy_from(vta::runtime::pack_oihw(w, kO, kC, kK, kK, 16, 16));
 
@@ -140,7 +153,7 @@ Result convolution(uint32_t seed) {
   std::vector<int8_t> got(res.elements());
   res.copy_to(got);
   const auto want = vta::runtime::shift_clip(
-      vta::runtime::conv2d_reference(x, w, 1, kC, kH, kW, kO, kK, kK, kPad, kStride), 8, 0, 127);
+      vta::runtime::conv2d_reference(x, w, 1, kC, kH, kW, kO, kK, kK, kPad, kStride), 8, 0, lane_max(cfg.out_width()));
   const auto got_nchw = vta::runtime::unpack_nchw(got, 1, kO, kH, kW, 1, 16);
   r.compare(got_nchw, want);
 
@@ -149,7 +162,7 @@ Result convolution(uint32_t seed) {
 }
 
 Stats convolution_seed_stats() {
-  return Stats{114688, 1179648, 0, 1144, 50176, 451584, 9408, std::nullopt, std::nullopt};
+  return at_build_widths(Stats{114688, 1179648, 0, 1144, 50176, 451584, 9408, std::nullopt, std::nullopt});
 }
 
 }  // namespace vta::tutorials

@@ -1,6 +1,6 @@
 // The matrix-multiply blocking tutorial (1x1024 input, 1024x1024 weights, tiles of 256 channels,
-// >> 8, clip to [0, 127]) written against the VTA runtime API exactly as the tutorial's final lowered
-// program calls it: the same loops, DMA calls, micro-op kernels and token pushes and pops. Runs on the
+// >> 8, clip to [0, 127], or [0, 7] with 4-bit outputs) written against the VTA runtime API exactly as the tutorial's
+// final lowered program calls it: the same loops, DMA calls, micro-op kernels and token pushes and pops. Runs on the
 // backend named by VTA_TARGET, verifies every output against a plain C++ reference, and prints the
 // seven statistics. With VTA_TRACE_CALLS=<file> the runtime writes the call trace.
 
@@ -9,6 +9,7 @@
 
 #include "vta/driver/build_config.h"
 #include "vta/driver/device.h"
+#include "vta/driver/packing.h"
 #include "vta/runtime.h"
 #include "vta/runtime/tensor.h"
 #include "vta/workloads/tutorials.h"
@@ -40,6 +41,13 @@ int alu_imm(void*) {
   VTAUopLoopEnd();
   return 0;
 }
+// MIN with the output's largest value: 127, or 7 with 4-bit outputs.
+int alu_min_output(void*) {
+  VTAUopLoopBegin(16, 1, 1, 0);
+  VTAUopPush(1, 0, 0, 0, 0, 0, 1, lane_max(build_config().out_width()));
+  VTAUopLoopEnd();
+  return 0;
+}
 
 // The tutorial's final lowered program, call for call.
 int run_my_gemm(void* data, void* weight, void* res) {
@@ -61,9 +69,9 @@ int run_my_gemm(void* data, void* weight, void* res) {
       VTADepPush(cmd, 2, 1);
     }
     VTADepPop(cmd, 2, 1);
-    VTAPushALUOp(&shr_h, alu_imm<3, 8>, nullptr, 0);    // SHR by 8
-    VTAPushALUOp(&max_h, alu_imm<1, 0>, nullptr, 0);    // MAX with 0
-    VTAPushALUOp(&min_h, alu_imm<0, 127>, nullptr, 0);  // MIN with 127
+    VTAPushALUOp(&shr_h, alu_imm<3, 8>, nullptr, 0);   // SHR by 8
+    VTAPushALUOp(&max_h, alu_imm<1, 0>, nullptr, 0);   // MAX with 0
+    VTAPushALUOp(&min_h, alu_min_output, nullptr, 0);  // MIN with 127
     VTADepPush(cmd, 2, 3);
     VTADepPop(cmd, 2, 3);
     for (int i1_inner = 0; i1_inner < 16; ++i1_inner) {
@@ -82,11 +90,13 @@ Result matrix_multiply(uint32_t seed) {
   Result r;
   if (!written_for_this_build(r)) return r;
   constexpr int kBatch = 1, kIn = 1024, kOut = 1024;
-  const auto [a, w] = random_operands(seed, kBatch * kIn, size_t(kOut) * kIn);
+  const Config& cfg = build_config();
+  const auto [a, w] = random_operands(seed, kBatch * kIn, size_t(kOut) * kIn, cfg.inp_width(), cfg.wgt_width());
 
-  vta::runtime::DeviceTensor data({1, 64, 1, 16}, vta::runtime::DType::kInt8, "data");
-  vta::runtime::DeviceTensor weight({64, 64, 16, 16}, vta::runtime::DType::kInt8, "weight");
-  vta::runtime::DeviceTensor res({1, 64, 1, 16}, vta::runtime::DType::kInt8, "res");
+  using vta::runtime::dtype_of_width;
+  vta::runtime::DeviceTensor data({1, 64, 1, 16}, dtype_of_width(cfg.inp_width()), "data");
+  vta::runtime::DeviceTensor weight({64, 64, 16, 16}, dtype_of_width(cfg.wgt_width()), "weight");
+  vta::runtime::DeviceTensor res({1, 64, 1, 16}, dtype_of_width(cfg.out_width()), "res");
   data.copy_from(vta::runtime::pack_matrix(a, kBatch, kIn, 1, 16));
   weight.copy_from(vta::runtime::pack_matrix(w, kOut, kIn, 16, 16));
 
@@ -98,7 +108,8 @@ Result matrix_multiply(uint32_t seed) {
   r.ran = true;
   std::vector<int8_t> got(kBatch * kOut);
   res.copy_to(got);
-  const auto want = vta::runtime::shift_clip(vta::runtime::gemm_reference(a, w, kBatch, kIn, kOut), 8, 0, 127);
+  const auto want =
+      vta::runtime::shift_clip(vta::runtime::gemm_reference(a, w, kBatch, kIn, kOut), 8, 0, lane_max(cfg.out_width()));
   const auto got_flat = vta::runtime::unpack_matrix(got, kBatch, kOut, 1, 16);
   r.compare(got_flat, want);
 
@@ -106,6 +117,8 @@ Result matrix_multiply(uint32_t seed) {
   return r;
 }
 
-Stats matrix_multiply_seed_stats() { return Stats{4096, 1048576, 0, 20, 1024, 4096, 192, std::nullopt, std::nullopt}; }
+Stats matrix_multiply_seed_stats() {
+  return at_build_widths(Stats{4096, 1048576, 0, 20, 1024, 4096, 192, std::nullopt, std::nullopt});
+}
 
 }  // namespace vta::tutorials

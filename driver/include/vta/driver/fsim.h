@@ -76,7 +76,8 @@ class FsimDevice final : public Device {
   static constexpr uint64_t kDefaultBudget = uint64_t{1} << 34;
 
   /// Read-only views of the on-chip buffers, for tests and debugging. Elements are stored densely:
-  /// element i of the input buffer is inp_sram()[i*BATCH*BLOCK_IN ...], lanes in DRAM order.
+  /// element i of the input buffer is inp_sram()[i*BATCH*BLOCK_IN ...], lanes in DRAM order, one
+  /// int8 a lane whatever the configured width (a 4-bit lane sign-extended: vta/driver/packing.h).
   std::span<const int8_t> inp_sram() const { return inp_; }
   std::span<const int8_t> wgt_sram() const { return wgt_; }
   std::span<const int32_t> acc_sram() const { return acc_; }

@@ -17,9 +17,19 @@ namespace vta::runtime {
 Stats runtime_stats();
 void clear_runtime_stats();
 
-enum class DType { kInt8, kInt32 };
+/// Element types of device tensors. kInt4 elements are packed two a byte as the device reads them
+/// (vta/driver/packing.h): the host sees one int8 per element, in [-8, 7].
+enum class DType { kInt8, kInt32, kInt4 };
 
-inline size_t dtype_bytes(DType t) { return t == DType::kInt8 ? 1 : 4; }
+/// Bits of one element.
+inline size_t dtype_bits(DType t) { return t == DType::kInt4 ? 4 : t == DType::kInt8 ? 8 : 32; }
+/// Bytes of one element of a whole-byte type (kInt8, kInt32); throws std::invalid_argument for kInt4,
+/// whose elements share bytes (dtype_bits).
+size_t dtype_bytes(DType t);
+/// The tensor type of a configuration's lanes of `width` bits (4 or 8).
+DType dtype_of_width(int width);
+/// "int4", "int8" or "int32".
+const char* dtype_name(DType t);
 
 /// A tensor in device memory, allocated through the runtime (VTABufferAlloc) and freed on
 /// destruction. Its name appears in the runtime call trace.
@@ -41,9 +51,11 @@ class DeviceTensor {
   DType dtype() const { return dtype_; }
   const std::string& name() const { return name_; }
   size_t elements() const;
-  size_t bytes() const { return elements() * dtype_bytes(dtype_); }
+  size_t bytes() const { return elements() * dtype_bits(dtype_) / 8; }
 
-  /// Host<->device copies; the element type must match dtype() and the size must match exactly.
+  /// Host<->device copies; the element type must match dtype() and the size must match exactly. An
+  /// int4 tensor is copied from and to int8 values, packed and unpacked on the way; a value outside
+  /// [-8, 7] is refused (std::invalid_argument naming the element).
   void copy_from(std::span<const int8_t> host);
   void copy_from(std::span<const int32_t> host);
   void copy_to(std::span<int8_t> host) const;

@@ -28,16 +28,22 @@ struct Result {
   }
 };
 
-/// Whether this build's configuration is the default 1x16 one the hand-written tutorial programs are
-/// written for; if not, says so in `r.error`.
+/// Whether this build's configuration has the default 1x16 shape the hand-written tutorial programs are
+/// written for (at any element widths); if not, says so in `r.error`.
 bool written_for_this_build(Result& r);
 
-/// The tutorials' inputs: `data` then `weight` int8 values uniform in [-128, 127], drawn from one
-/// generator seeded with `seed`. The hand-written and the compiled workloads draw alike, so one seed
-/// gives both the same inputs.
-std::pair<std::vector<int8_t>, std::vector<int8_t>> random_operands(uint32_t seed, size_t data, size_t weight);
+/// The tutorials' inputs: `data` then `weight` values uniform over lanes of `data_width` and
+/// `weight_width` bits ([-128, 127] at 8, [-8, 7] at 4), drawn from one generator seeded with `seed`.
+/// The hand-written and the compiled workloads draw alike, so one seed gives both the same inputs.
+std::pair<std::vector<int8_t>, std::vector<int8_t>> random_operands(uint32_t seed, size_t data, size_t weight,
+                                                                    int data_width = 8, int weight_width = 8);
 
-/// Matrix multiply blocking: 1x1024 by 1024x1024, tiles of 256, >> 8, clip to [0, 127].
+/// A seed's statistics with the byte counters at this build's element widths (inputs, weights and
+/// outputs move width/8 of the seed's bytes; the seed's own numbers at 8 bits).
+Stats at_build_widths(Stats seed);
+
+/// Matrix multiply blocking: 1x1024 by 1024x1024, tiles of 256, >> 8, clip to [0, 127] (to [0, 7] with
+/// 4-bit outputs). The hand-written tutorials run at the build's element widths.
 Result matrix_multiply(uint32_t seed);
 /// 2D convolution: ResNet-18 layer 1x256x14x14, 256 filters 3x3, pad 1, stride 1, 2 virtual threads.
 Result convolution(uint32_t seed);
@@ -60,7 +66,7 @@ inline void print_clocked_speed() {
   }
 }
 
-/// The statistics tables printed by the seeds.
+/// The statistics tables printed by the seeds, at this build's element widths (at_build_widths).
 Stats matrix_multiply_seed_stats();
 Stats convolution_seed_stats();
 
