@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "join.h"
+#include "vta/driver/packing.h"
 #include "vta/network/calibration.h"
 #include "vta/network/float_reference.h"
 #include "vta/network/plan.h"
@@ -35,7 +36,17 @@ QuantParams normalized(QuantParams p) {
 class Quantizer {
  public:
   Quantizer(const FloatGraph& g, const Config& config, const QuantizeOptions& options)
-      : g_(g), config_(config), options_(options) {
+      : g_(g),
+        config_(config),
+        options_(options),
+        amax_(lane_max(options.activation_bits)),
+        amin_(lane_min(options.activation_bits)) {
+    for (const int bits : {options.weight_bits, options.activation_bits}) {
+      if (!packable_width(bits)) {
+        throw ImportError(g.name + ": weights and activations are quantized to 4 or 8 bits, not " +
+                          std::to_string(bits) + " (QuantizeOptions::weight_bits, activation_bits)");
+      }
+    }
     m_.graph = Graph(g.name);
     m_.softmax = g.softmax;
     for (const FloatOp& op : g.ops) {
@@ -68,7 +79,7 @@ class Quantizer {
     const std::string& in = g_.input;
     const auto it = reader_.find(in);  // (the only reader of the input may be the graph's output)
     const auto own = readers_[in] == 1 && it != reader_.end() ? model_frac(*it->second, in, 1.0) : std::nullopt;
-    const QuantParams pin{own ? *own : frac_for(in, 1.0), 1.0};
+    const QuantParams pin{own ? *own : frac_for(in, 1.0, 127), 1.0};
     m_.input = pin;
     m_.graph.input(in, g_.shape(in));
     q_[in] = make_q(in, pin, false, Placement::kHost);
@@ -194,8 +205,9 @@ class Quantizer {
   }
 
   // The largest number of fraction bits at which at most max_clipped of `tensor`'s values (divided by
-  // `multiplier`) saturate an int8.
-  int frac_for(const std::string& tensor, double multiplier) {
+  // `multiplier`) saturate an activation (`top` 127 at 8 bits, 7 at 4; the graph's input: 127).
+  int frac_for(const std::string& tensor, double multiplier) { return frac_for(tensor, multiplier, amax_); }
+  int frac_for(const std::string& tensor, double multiplier, int32_t most) {
     auto& s = samples_[tensor];
     if (s.empty()) return 7;
     std::vector<float> sorted = s;
@@ -203,7 +215,22 @@ class Quantizer {
     std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(k), sorted.end());
     const double top = double(sorted[k]) / multiplier;
     if (!(top > 0)) return 7;
-    return clamp_frac(std::floor(std::log2(127.0 / top)));
+    const int f = clamp_frac(std::floor(std::log2(double(most) / top)));
+    if (most >= 127) return f;
+    // Below 8 bits, the scale one or two bits finer when it gives the smaller squared error over the
+    // calibration values (saturating more of them, resolving the rest better).
+    int best = f;
+    double best_error = std::numeric_limits<double>::infinity();
+    for (int c = f; c <= f + 2; ++c) {
+      const double factor = std::ldexp(1.0, c) / multiplier;
+      double error = 0;
+      for (const float v : s) {
+        const double q = std::min(std::nearbyint(double(v) * factor), double(most)) / factor;
+        error += (q - double(v)) * (q - double(v));
+      }
+      if (error < best_error) best = c, best_error = error;
+    }
+    return clamp_frac(best);
   }
 
   // The fraction bits a model's own fake quantization `fq` (of float tensor `tensor`) gives, when its
@@ -211,6 +238,7 @@ class Quantizer {
   // uint8 range [0, 255 s] one bit coarser, so that int8 holds it); noted for the report.
   std::optional<int> model_frac(const FloatOp& fq, const std::string& tensor, double multiplier) {
     if (fq.kind != FloatOpKind::kFakeQuant || fq.zero != 0 || !(fq.scale > 0)) return std::nullopt;
+    if (options_.activation_bits != 8 && tensor != g_.input) return std::nullopt;  // (the model's are int8's)
     const double s = double(fq.scale) / multiplier, bits = -std::log2(s);
     int frac = int(std::lround(bits));
     std::string how = "model 2^" + std::to_string(-frac);
@@ -228,7 +256,7 @@ class Quantizer {
     const double scale = p.scale();
     for (const float v : s) {
       const double q = double(v) / scale;
-      l.clipped += q >= 127.5;
+      l.clipped += q >= (tensor == g_.input ? 127.5 : double(amax_) + 0.5);
       l.zero += q < 0.5;
     }
     if (!s.empty()) l.clipped /= double(s.size()), l.zero /= double(s.size());
@@ -250,19 +278,36 @@ class Quantizer {
     }
   }
 
-  // int8 constant values at `frac` fraction bits (saturated).
-  static std::vector<int8_t> to_int8(const std::vector<float>& v, double factor) {
+  // Of the fraction bits wf, wf + 1 and wf + 2, the one whose rounded and saturated weights (to
+  // [-most, most]) are nearest to `v` (times `m`) in squared error; the lowest on a tie.
+  static int least_squared_error(const std::vector<float>& v, double m, int wf, long most) {
+    int best = wf;
+    double best_error = std::numeric_limits<double>::infinity();
+    for (int f = wf; f <= wf + 2; ++f) {
+      const double factor = m * std::ldexp(1.0, f);
+      double error = 0;
+      for (const float x : v) {
+        const double q = double(std::clamp(std::lround(double(x) * factor), -most, most)) / factor;
+        error += (q - double(x)) * (q - double(x));
+      }
+      if (error < best_error) best = f, best_error = error;
+    }
+    return clamp_frac(best);
+  }
+
+  // Constant values times `factor`, rounded and saturated to [-most, most].
+  static std::vector<int8_t> to_int8(const std::vector<float>& v, double factor, long most = 127) {
     std::vector<int8_t> q(v.size());
-    for (size_t i = 0; i < v.size(); ++i) q[i] = int8_t(std::clamp(std::lround(double(v[i]) * factor), -127L, 127L));
+    for (size_t i = 0; i < v.size(); ++i) q[i] = int8_t(std::clamp(std::lround(double(v[i]) * factor), -most, most));
     return q;
   }
 
-  // Requantizes wide `w` to `frac` bits: shr (when not 0), clip to [lo, hi] (within int8), cast. With
-  // a leaky ReLU's slope `alpha` (0 < alpha < 1), the clip keeps the values whose product stays in
-  // int8, the slope is alpha to 15 fraction bits (its error at most 2^-16), the product rounded to the
-  // nearest, the clip to [lo, hi] after it. `ties_to_even`: the model's own QuantizeLinear defines the
-  // rounding, so a sum halfway between two steps goes to the even one (shr_even, up to a shift of 16,
-  // the ALU immediate's reach; a larger shift rounds ties up, docs/MODELS.md), not up.
+  // Requantizes wide `w` to `frac` bits: shr (when not 0), clip to [lo, hi] (within the activations'
+  // range, int8 or int4), cast. With a leaky ReLU's slope `alpha` (0 < alpha < 1), the clip keeps the
+  // values whose product stays in that range, the slope is alpha to 15 fraction bits (its error at most 2^-16), the
+  // product rounded to the nearest, the clip to [lo, hi] after it. `ties_to_even`: the model's own QuantizeLinear
+  // defines the rounding, so a sum halfway between two steps goes to the even one (shr_even, up to a shift of 16, the
+  // ALU immediate's reach; a larger shift rounds ties up, docs/MODELS.md), not up.
   Q requantize(const Q& w, int frac, int32_t lo, int32_t hi, const std::string& name, const std::string& node,
                const std::string& tensor, float alpha = 0, bool ties_to_even = false) {
     const int shift = std::clamp(w.params.frac_bits - frac, 0, 31);
@@ -275,14 +320,14 @@ class Quantizer {
     } else if (shift > 0) {
       t = m_.graph.shr(unique(name + ".shr"), t, shift);
     }
-    lo = std::max(lo, -128), hi = std::min(hi, 127);
+    lo = std::max(lo, amin_), hi = std::min(hi, amax_);
     if (alpha > 0) {
       constexpr int kSlopeBits = 15;  // (the multiplier and the rounding term are 16-bit ALU immediates)
       const auto m = int32_t(std::clamp(std::lround(double(alpha) * (1 << kSlopeBits)), 1L, (1L << kSlopeBits) - 1));
-      const auto least = int32_t(std::ceil(-128.5 * double(1 << kSlopeBits) / double(m)));
-      t = m_.graph.clip(unique(name + ".clip"), t, least, 127);
+      const auto least = int32_t(std::ceil((double(amin_) - 0.5) * double(1 << kSlopeBits) / double(m)));
+      t = m_.graph.clip(unique(name + ".clip"), t, least, amax_);
       t = m_.graph.leaky_relu(unique(name + ".leaky"), t, m, kSlopeBits);
-      if (lo > -128 || hi < 127) t = m_.graph.clip(unique(name + ".clamp"), t, lo, hi);
+      if (lo > amin_ || hi < amax_) t = m_.graph.clip(unique(name + ".clamp"), t, lo, hi);
     } else {
       t = m_.graph.clip(unique(name + ".clip"), t, lo, hi);
     }
@@ -300,7 +345,7 @@ class Quantizer {
     if (!q.wide) return tensor;
     std::string key = tensor + "#int8";
     if (!q_.count(key)) {
-      q_[key] = requantize(q, frac_for(tensor, q.params.multiplier), -128, 127, q.name + ".q", node, tensor);
+      q_[key] = requantize(q, frac_for(tensor, q.params.multiplier), amin_, amax_, q.name + ".q", node, tensor);
     }
     return key;
   }
@@ -403,19 +448,21 @@ class Quantizer {
     float top = 0;
     for (const float v : w.values) top = std::max(top, std::fabs(v));
     const double m = x.params.multiplier;
-    const int wf = top > 0 ? clamp_frac(std::floor(std::log2(127.0 / (double(top) * m)))) : 0;
-    const std::vector<int8_t> wq = to_int8(w.values, m * std::ldexp(1.0, wf));
-    const int acc = x.params.frac_bits + wf;
     const size_t mark = m_.graph.ops().size();
-    const std::string wname = m_.graph.constant(unique(op.name + ".weight"), w.shape, wq);
+    // (the values are set once the operator's placement says at how many bits)
+    const std::string wname =
+        m_.graph.constant(unique(op.name + ".weight"), w.shape, std::vector<int8_t>(w.values.size()));
     std::string t;
     std::string reason;
     Placement p = Placement::kHost;
+    bool vta_capable = false;  // (its weights' bits do not depend on use_vta: the host-only reference is the same)
     if (op.kind == FloatOpKind::kConv) {
       const auto& xs = m_.graph.tensor(x.name).shape;
       if (xs.size() != 4) fail(op, "its input is not NCHW after quantization");
       t = m_.graph.conv2d(unique(op.name), x.name, wname, op.stride, op.pad, op.groups);
-      reason = options_.use_vta ? vta_refusal(m_.graph, m_.graph.ops().back(), config_) : "VTA not used";
+      const std::string refusal = vta_refusal(m_.graph, m_.graph.ops().back(), config_);
+      vta_capable = refusal.empty();
+      reason = options_.use_vta ? refusal : "VTA not used";
       if (reason.empty()) p = Placement::kVta, reason = "VTA: GEMM";
     } else {
       if (m_.graph.tensor(x.name).shape.size() != 2) fail(op, "its input is not (N, K) after quantization");
@@ -423,6 +470,13 @@ class Quantizer {
       reason = vta_refusal(m_.graph, m_.graph.ops().back(), config_);
     }
     place(mark, p, op.name, reason);
+    const long most = vta_capable ? lane_max(options_.weight_bits) : 127;
+    int wf = top > 0 ? clamp_frac(std::floor(std::log2(double(most) / (double(top) * m)))) : 0;
+    // Below 8 bits a step of 2^-wf is coarse against most weights: the scale one or two bits finer,
+    // which saturates the largest few, is taken when it gives the smaller squared error over the tensor.
+    if (most < 127 && top > 0) wf = least_squared_error(w.values, m, wf, most);
+    m_.graph.mutable_weight(wname) = to_int8(w.values, m * std::ldexp(1.0, wf), most);
+    const int acc = x.params.frac_bits + wf;
     Q out = make_q(t, {acc, 1.0}, true, p, wf);
     if (!op.bias.empty()) {  // added with the requantization, which rounds with it
       const FloatTensor& b = g_.constants.at(op.bias);
@@ -467,8 +521,10 @@ class Quantizer {
       }
       f_lo = std::max(f_lo, lo_c), f_hi = std::min(f_hi, hi_c);
     }
-    const int32_t lo = std::isfinite(f_lo) ? int32_t(std::clamp(std::lround(f_lo * s), -128L, 127L)) : -128;
-    const int32_t hi = std::isfinite(f_hi) ? int32_t(std::clamp(std::lround(f_hi * s), -128L, 127L)) : 127;
+    const int32_t lo =
+        std::isfinite(f_lo) ? int32_t(std::clamp(std::lround(f_lo * s), long(amin_), long(amax_))) : amin_;
+    const int32_t hi =
+        std::isfinite(f_hi) ? int32_t(std::clamp(std::lround(f_hi * s), long(amin_), long(amax_))) : amax_;
     const Q r = requantize(w, frac, lo, hi, unique(op.name), op.name, out,
                            op.kind == FloatOpKind::kLeakyRelu ? op.alpha : 0.f, own.has_value());
     for (const FloatOp* c : clamps) q_[c->output] = r;
@@ -488,7 +544,7 @@ class Quantizer {
     for (const auto& in : op.inputs) {
       Q q = q_.at(in);
       if (q.wide) {
-        q = requantize(q, frac, -128, 127, unique(q.name + ".q"), op.name, in);
+        q = requantize(q, frac, amin_, amax_, unique(q.name + ".q"), op.name, in);
       } else if (q.params.frac_bits > frac) {
         const size_t mark = m_.graph.ops().size();
         q.name = m_.graph.shr(unique(q.name + ".rescale"), q.name, q.params.frac_bits - frac);
@@ -540,6 +596,7 @@ class Quantizer {
   const FloatGraph& g_;
   const Config& config_;
   QuantizeOptions options_;
+  int32_t amax_, amin_;  // an activation's range: [-128, 127] at 8 bits, [-8, 7] at 4
   QuantizedModel m_;
   std::map<std::string, Q> q_;
   std::map<std::string, int> readers_;

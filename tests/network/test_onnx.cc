@@ -754,6 +754,52 @@ TEST(OnnxQuantize, TrainedClassifiersRunOnVtaBitForBit) {
   }
 }
 
+// Quantization to 4 bits (QuantizeOptions::weight_bits, activation_bits): the weights of every
+// convolution VTA runs in [-7, 7] and the host's (the 1-channel convolution, the classifier) still
+// int8-wide; every clip of an activation within [-8, 7]; the input 8 bits; the executor's run equals
+// the reference bit for bit; any other width refused by name.
+TEST(OnnxQuantize, FourBitWeightsAndActivations) {
+  const Config& cfg = vta::build_config();
+  const FloatGraph g = import_onnx(vta::test::source_path("models/fashion_mnist/resnet.onnx"));
+  const auto cal = random_inputs(8, 28 * 28, 100, 0, 1);
+  QuantizeOptions o;
+  o.weight_bits = 4, o.activation_bits = 4;
+  const QuantizedModel q = quantize(g, cal, cfg, o);
+  int vta_convs = 0, wide_host_weights = 0, clips = 0;
+  for (const Op& op : q.graph.ops()) {
+    if (op.kind == OpKind::kClip) {
+      ++clips;
+      EXPECT_GE(op.lo, -8) << op.name;
+      EXPECT_LE(op.hi, 7) << op.name;
+    }
+    if (op.kind != OpKind::kConv2d && op.kind != OpKind::kDense) continue;
+    const auto& w = q.graph.weight(op.weight);
+    const int most =
+        *std::max_element(w.begin(), w.end(), [](int8_t a, int8_t b) { return std::abs(a) < std::abs(b); });
+    if (op.placement == Placement::kVta) {
+      ++vta_convs;
+      EXPECT_LE(std::abs(most), 7) << op.name;
+    } else {
+      wide_host_weights += std::abs(most) > 7;
+    }
+  }
+  EXPECT_EQ(vta_convs, 8);  // (six steps: the two downsamples inside their blocks)
+  EXPECT_EQ(wide_host_weights, 2) << "the first convolution and the classifier keep 8-bit weights";
+  EXPECT_GT(clips, 6);
+  Executor ex(q.graph, cfg);
+  const auto in = q.quantize_input(random_floats(28 * 28, 7, 0, 1));
+  EXPECT_GT(*std::max_element(in.begin(), in.end()), 7) << "the input keeps 8 bits";
+  const Values ref = run_reference(q.graph, in);
+  EXPECT_TRUE(ex.run(in, {}, &ref).verified());
+  o.activation_bits = 6;
+  try {
+    quantize(g, cal, cfg, o);
+    ADD_FAILURE() << "6-bit activations taken";
+  } catch (const ImportError& e) {
+    EXPECT_NE(std::string(e.what()).find("quantized to 4 or 8 bits, not 6"), std::string::npos) << e.what();
+  }
+}
+
 // ONNX's node tests for the operators the importer reads: the model, its inputs after the first
 // bound as initializers where the operator takes them as parameters, run by the float reference
 // and compared with the outputs shipped with the test.

@@ -82,8 +82,10 @@ int run(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--images", images, "run only the first N inputs")->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   app.add_option("--target", target, vta::tools::kTargetHelp)->check(vta::tools::target_validator());
-  app.add_option("--max-accuracy-drop", max_drop,
-                 "fail (exit 1) when int8 top-1 accuracy is more than this many points below the float model's")
+  app.add_option(
+         "--max-accuracy-drop", max_drop,
+         "fail (exit 1) when the quantized model's top-1 accuracy is more than this many points below the float "
+         "model's")
       ->check(CLI::Validator(
           [](const std::string& v) {
             const double d = std::strtod(v.c_str(), nullptr);
@@ -96,6 +98,13 @@ int run(int argc, char** argv) {
   app.add_flag("--round-down", round_down,
                "requantize by the shift alone (rounding down, as the hand-built ResNet-18) instead of to nearest");
   app.add_flag("--host-only", host_only, "place every operator on the host (the int8 reference alone)");
+  int weight_bits = 8, activation_bits = 8;
+  app.add_option("--weight-bits", weight_bits,
+                 "bits of the weights of the convolutions VTA can run (4: in [-7, 7]; the host's layers keep 8)")
+      ->check(CLI::IsMember({4, 8}));
+  app.add_option("--activation-bits", activation_bits,
+                 "bits of every requantized activation (4: in [-8, 7]; the input keeps 8)")
+      ->check(CLI::IsMember({4, 8}));
   app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
   std::string save_outputs;
   app.add_option("--save-outputs", save_outputs,
@@ -128,6 +137,7 @@ int run(int argc, char** argv) {
   net::QuantizeOptions qo;
   qo.use_vta = !host_only;
   qo.round_to_nearest = !round_down;
+  qo.weight_bits = weight_bits, qo.activation_bits = activation_bits;
   const vta::Config& config = vta::build_config();
   const net::QuantizedModel qm = net::quantize(fg, cal, config, qo);
   const int64_t cal_rows = cal.count;
@@ -272,8 +282,12 @@ int run(int argc, char** argv) {
                     .c_str());
   }
   if (!labels.values.empty()) {
-    std::printf("top-1 accuracy: int8 on VTA %.2f %% (%lld of %lld)", 100.0 * double(right_vta) / double(n),
-                static_cast<long long>(right_vta), static_cast<long long>(n));
+    // "int8", or the narrower precision the quantization chose ("w4a8": 4-bit weights, 8-bit activations)
+    const std::string precision = weight_bits == 8 && activation_bits == 8
+                                      ? "int8"
+                                      : "w" + std::to_string(weight_bits) + "a" + std::to_string(activation_bits);
+    std::printf("top-1 accuracy: %s on VTA %.2f %% (%lld of %lld)", precision.c_str(),
+                100.0 * double(right_vta) / double(n), static_cast<long long>(right_vta), static_cast<long long>(n));
     if (float_reference)
       std::printf(", float %.2f %% (%lld)", 100.0 * double(right_float) / double(n),
                   static_cast<long long>(right_float));
@@ -288,7 +302,8 @@ int run(int argc, char** argv) {
   }
   const double drop = 100.0 * double(right_float - right_vta) / double(n);
   if (max_drop >= 0 && drop > max_drop) {
-    std::printf("FAILED: int8 accuracy is %.2f points below float (at most %.2f allowed)\n", drop, max_drop);
+    std::printf("FAILED: the quantized model's accuracy is %.2f points below float (at most %.2f allowed)\n", drop,
+                max_drop);
     return 1;
   }
   if (verified != n) {

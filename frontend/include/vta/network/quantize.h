@@ -59,6 +59,14 @@ struct QuantizeOptions {
   /// Round each requantization to nearest (2^(shift-1) added with the bias before the shift) rather
   /// than down; a convolution without a bias then gets one.
   bool round_to_nearest = true;
+  /// Bits of the weights of the convolutions placed on VTA (4 or 8): in [-7, 7] at 4 bits, at the
+  /// largest power of two that keeps them there. A host operator's weights (the first convolution of
+  /// one channel, the classifier) stay 8 bits.
+  int weight_bits = 8;
+  /// Bits of every requantized activation (4 or 8): in [-8, 7] at 4 bits (ReLU's [0, 7]), each scale
+  /// chosen so that at most max_clipped of its values saturate that range. The graph's input stays 8
+  /// bits (the first operator reads it), and a model's own quantization scales are used only at 8.
+  int activation_bits = 8;
 };
 
 /// Cross-layer equalization: for each convolution or dense A whose output reaches the next
