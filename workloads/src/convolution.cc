@@ -59,7 +59,7 @@ int alu_op(void* signature) {
 }
 
 // MIN with the output's largest value: 127, or 7 with 4-bit outputs.
-int alu_min_output(void* signature) {
+int conv_min_output(void* signature) {
   const uint32_t t = uint32_t(closure_int(signature));
   VTAUopLoopBegin(784, 1, 1, 0);
   VTAUopPush(1, 0, t * 784, t * 784, 0, 0, 1, lane_max(build_config().out_width()));
@@ -106,9 +106,9 @@ int run_my_conv(void* data, void* kernel, void* res) {
     VTADepPop(cmd, 2, 1);
     VTADepPop(cmd, 2, 1);
     for (int cthread = 0; cthread < 2; ++cthread) {
-      VTAPushALUOp(&shr_h, alu_op<3, 8>, &cthread, 4);    // SHR by 8
-      VTAPushALUOp(&max_h, alu_op<1, 0>, &cthread, 4);    // MAX with 0
-      VTAPushALUOp(&min_h, alu_min_output, &cthread, 4);  // MIN with 127
+      VTAPushALUOp(&shr_h, alu_op<3, 8>, &cthread, 4);     // SHR by 8
+      VTAPushALUOp(&max_h, alu_op<1, 0>, &cthread, 4);     // MAX with 0
+      VTAPushALUOp(&min_h, conv_min_output, &cthread, 4);  // MIN with 127
       VTADepPush(cmd, 2, 3);
     }
     for (int cthread = 0; cthread < 2; ++cthread) {

@@ -42,7 +42,7 @@ int alu_imm(void*) {
   return 0;
 }
 // MIN with the output's largest value: 127, or 7 with 4-bit outputs.
-int alu_min_output(void*) {
+int matmul_min_output(void*) {
   VTAUopLoopBegin(16, 1, 1, 0);
   VTAUopPush(1, 0, 0, 0, 0, 0, 1, lane_max(build_config().out_width()));
   VTAUopLoopEnd();
@@ -69,9 +69,9 @@ int run_my_gemm(void* data, void* weight, void* res) {
       VTADepPush(cmd, 2, 1);
     }
     VTADepPop(cmd, 2, 1);
-    VTAPushALUOp(&shr_h, alu_imm<3, 8>, nullptr, 0);   // SHR by 8
-    VTAPushALUOp(&max_h, alu_imm<1, 0>, nullptr, 0);   // MAX with 0
-    VTAPushALUOp(&min_h, alu_min_output, nullptr, 0);  // MIN with 127
+    VTAPushALUOp(&shr_h, alu_imm<3, 8>, nullptr, 0);      // SHR by 8
+    VTAPushALUOp(&max_h, alu_imm<1, 0>, nullptr, 0);      // MAX with 0
+    VTAPushALUOp(&min_h, matmul_min_output, nullptr, 0);  // MIN with 127
     VTADepPush(cmd, 2, 3);
     VTADepPop(cmd, 2, 3);
     for (int i1_inner = 0; i1_inner < 16; ++i1_inner) {
