@@ -218,19 +218,8 @@ class Quantizer {
     const int f = clamp_frac(std::floor(std::log2(double(most) / top)));
     if (most >= 127) return f;
     // Below 8 bits, the scale one or two bits finer when it gives the smaller squared error over the
-    // calibration values (saturating more of them, resolving the rest better).
-    int best = f;
-    double best_error = std::numeric_limits<double>::infinity();
-    for (int c = f; c <= f + 2; ++c) {
-      const double factor = std::ldexp(1.0, c) / multiplier;
-      double error = 0;
-      for (const float v : s) {
-        const double q = std::min(std::nearbyint(double(v) * factor), double(most)) / factor;
-        error += (q - double(v)) * (q - double(v));
-      }
-      if (error < best_error) best = c, best_error = error;
-    }
-    return clamp_frac(best);
+    // calibration values (absolute values: saturating more of them, resolving the rest better).
+    return least_squared_error(s, 1.0 / multiplier, f, 0, most);
   }
 
   // The fraction bits a model's own fake quantization `fq` (of float tensor `tensor`) gives, when its
@@ -278,19 +267,20 @@ class Quantizer {
     }
   }
 
-  // Of the fraction bits wf, wf + 1 and wf + 2, the one whose rounded and saturated weights (to
-  // [-most, most]) are nearest to `v` (times `m`) in squared error; the lowest on a tie.
-  static int least_squared_error(const std::vector<float>& v, double m, int wf, long most) {
-    int best = wf;
+  // Of the fraction bits f, f + 1 and f + 2, the one at which `v` (times `m`) rounded and saturated to
+  // [lo, hi] is nearest to `v` in squared error; the lowest on a tie (the weights' and the activations'
+  // choice below 8 bits).
+  static int least_squared_error(const std::vector<float>& v, double m, int f, long lo, long hi) {
+    int best = f;
     double best_error = std::numeric_limits<double>::infinity();
-    for (int f = wf; f <= wf + 2; ++f) {
-      const double factor = m * std::ldexp(1.0, f);
+    for (int c = f; c <= f + 2; ++c) {
+      const double factor = m * std::ldexp(1.0, c);
       double error = 0;
       for (const float x : v) {
-        const double q = double(std::clamp(std::lround(double(x) * factor), -most, most)) / factor;
+        const double q = double(std::clamp(std::lround(double(x) * factor), lo, hi)) / factor;
         error += (q - double(x)) * (q - double(x));
       }
-      if (error < best_error) best = f, best_error = error;
+      if (error < best_error) best = c, best_error = error;
     }
     return clamp_frac(best);
   }
@@ -474,7 +464,7 @@ class Quantizer {
     int wf = top > 0 ? clamp_frac(std::floor(std::log2(double(most) / (double(top) * m)))) : 0;
     // Below 8 bits a step of 2^-wf is coarse against most weights: the scale one or two bits finer,
     // which saturates the largest few, is taken when it gives the smaller squared error over the tensor.
-    if (most < 127 && top > 0) wf = least_squared_error(w.values, m, wf, most);
+    if (most < 127 && top > 0) wf = least_squared_error(w.values, m, wf, -most, most);
     m_.graph.mutable_weight(wname) = to_int8(w.values, m * std::ldexp(1.0, wf), most);
     const int acc = x.params.frac_bits + wf;
     Q out = make_q(t, {acc, 1.0}, true, p, wf);
