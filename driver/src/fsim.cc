@@ -187,7 +187,7 @@ struct FsimDevice::Impl {
     // unpacked from DRAM as it is loaded (vta/driver/packing.h), so every GEMM kernel reads int8.
     size_t elem_bytes = 0;
     uint8_t* sram = nullptr;
-    int width = 0;  // bits of a lane in DRAM when it is packed (inputs and weights), else 0
+    int width = 8;  // bits of a lane in DRAM (inputs and weights may be packed at 4)
     switch (t) {
       case MemId::kInp:
         elem_bytes = size_t(cfg.batch()) * cfg.block_in(), width = cfg.inp_width();
@@ -216,7 +216,7 @@ struct FsimDevice::Impl {
       if (t == MemId::kAcc8Bit) {
         auto* acc = reinterpret_cast<int32_t*>(body);
         for (uint64_t e = 0; e < m.x_size * unit; ++e) acc[e] = static_cast<int8_t>(src[e]);
-      } else if (width != 0 && width != 8) {
+      } else if (width != 8) {
         unpack_lanes(src, reinterpret_cast<int8_t*>(body), m.x_size * elem_bytes, width);
       } else {
         std::memcpy(body, src, m.x_size * elem_bytes);

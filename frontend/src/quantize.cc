@@ -79,7 +79,7 @@ class Quantizer {
     const std::string& in = g_.input;
     const auto it = reader_.find(in);  // (the only reader of the input may be the graph's output)
     const auto own = readers_[in] == 1 && it != reader_.end() ? model_frac(*it->second, in, 1.0) : std::nullopt;
-    const QuantParams pin{own ? *own : frac_for(in, 1.0, 127), 1.0};
+    const QuantParams pin{own ? *own : frac_for(in, 1.0), 1.0};
     m_.input = pin;
     m_.graph.input(in, g_.shape(in));
     q_[in] = make_q(in, pin, false, Placement::kHost);
@@ -205,9 +205,9 @@ class Quantizer {
   }
 
   // The largest number of fraction bits at which at most max_clipped of `tensor`'s values (divided by
-  // `multiplier`) saturate an activation (`top` 127 at 8 bits, 7 at 4; the graph's input: 127).
-  int frac_for(const std::string& tensor, double multiplier) { return frac_for(tensor, multiplier, amax_); }
-  int frac_for(const std::string& tensor, double multiplier, int32_t most) {
+  // `multiplier`) saturate its range (most_of).
+  int frac_for(const std::string& tensor, double multiplier) {
+    const int32_t most = most_of(tensor);
     auto& s = samples_[tensor];
     if (s.empty()) return 7;
     std::vector<float> sorted = s;
@@ -227,7 +227,7 @@ class Quantizer {
   // uint8 range [0, 255 s] one bit coarser, so that int8 holds it); noted for the report.
   std::optional<int> model_frac(const FloatOp& fq, const std::string& tensor, double multiplier) {
     if (fq.kind != FloatOpKind::kFakeQuant || fq.zero != 0 || !(fq.scale > 0)) return std::nullopt;
-    if (options_.activation_bits != 8 && tensor != g_.input) return std::nullopt;  // (the model's are int8's)
+    if (most_of(tensor) != 127) return std::nullopt;  // (a model's own scales are int8's)
     const double s = double(fq.scale) / multiplier, bits = -std::log2(s);
     int frac = int(std::lround(bits));
     std::string how = "model 2^" + std::to_string(-frac);
@@ -245,7 +245,7 @@ class Quantizer {
     const double scale = p.scale();
     for (const float v : s) {
       const double q = double(v) / scale;
-      l.clipped += q >= (tensor == g_.input ? 127.5 : double(amax_) + 0.5);
+      l.clipped += q >= double(most_of(tensor)) + 0.5;
       l.zero += q < 0.5;
     }
     if (!s.empty()) l.clipped /= double(s.size()), l.zero /= double(s.size());
@@ -266,6 +266,10 @@ class Quantizer {
       m_.placements.push_back({ops[i].name, node, p, reason});
     }
   }
+
+  // The largest value of float tensor `tensor` quantized: the graph's input keeps 8 bits (127), every
+  // other activation has activation_bits (127 or 7).
+  int32_t most_of(const std::string& tensor) const { return tensor == g_.input ? 127 : amax_; }
 
   // Of the fraction bits f, f + 1 and f + 2, the one at which `v` (times `m`) rounded and saturated to
   // [lo, hi] is nearest to `v` in squared error; the lowest on a tie (the weights' and the activations'

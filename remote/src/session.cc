@@ -181,8 +181,8 @@ size_t RemoteTensor::elements() const {
 void RemoteTensor::check(size_t count, runtime::DType t, const char* what) const {
   if (!state_) throw std::invalid_argument(std::string(what) + ": the remote tensor was moved from");
   if (t != dtype_) {
-    throw std::invalid_argument(std::string(what) + ": tensor " + name_ + " holds " +
-                                (dtype_ == runtime::DType::kInt8 ? "int8" : "int32") + " elements");
+    throw std::invalid_argument(std::string(what) + ": tensor " + name_ + " holds " + runtime::dtype_name(dtype_) +
+                                " elements");
   }
   if (count != elements()) {
     throw std::invalid_argument(std::string(what) + ": " + std::to_string(count) + " elements for tensor " + name_ +
@@ -240,7 +240,7 @@ void RemoteModule::call(const std::vector<const RemoteTensor*>& tensors) const {
       std::string m = what + ": ";
       m += t->name().empty() ? "the tensor given" : "tensor " + t->name();
       m += " for argument " + a.name + " is ";
-      m += t->dtype() == runtime::DType::kInt8 ? "int8" : "int32";
+      m += runtime::dtype_name(t->dtype());
       m += shape_text(t->shape()) + "; the argument is " + (a.dtype == 0 ? "int8" : "int32");
       m += shape_text(a.shape);
       throw std::invalid_argument(m);

@@ -85,7 +85,7 @@ DeviceTensor DeviceTensor::view(const DeviceTensor& whole, size_t offset, std::v
   }
   require_whole_bytes(v.dtype(), offset, v.name(), "offset");
   require_whole_bytes(v.dtype(), v.elements(), v.name(), "element count");
-  v.handle_ = buffer_view(whole.handle(), offset * dtype_bits(v.dtype()) / 8, v.bytes(), v.name());
+  v.handle_ = buffer_view(whole.handle(), packed_bytes(offset, int(dtype_bits(v.dtype()))), v.bytes(), v.name());
   return v;
 }
 

@@ -17,7 +17,7 @@ namespace vta {
 inline bool packable_width(int width) { return width == 4 || width == 8; }
 
 /// Bytes of `lanes` lanes of `width` bits (lanes * width a multiple of 8: the configurations' vectors
-/// always are, BLOCK >= 4).
+/// always are, BLOCK >= 4; a runtime tensor checks its count).
 inline size_t packed_bytes(size_t lanes, int width) { return lanes * size_t(width) / 8; }
 
 /// The `lanes` lanes packed in `bytes`, sign-extended to int8.

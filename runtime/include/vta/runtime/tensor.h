@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vta/driver/device.h"
+#include "vta/driver/packing.h"
 
 namespace vta::runtime {
 
@@ -51,7 +52,7 @@ class DeviceTensor {
   DType dtype() const { return dtype_; }
   const std::string& name() const { return name_; }
   size_t elements() const;
-  size_t bytes() const { return elements() * dtype_bits(dtype_) / 8; }
+  size_t bytes() const { return packed_bytes(elements(), int(dtype_bits(dtype_))); }
 
   /// Host<->device copies; the element type must match dtype() and the size must match exactly. An
   /// int4 tensor is copied from and to int8 values, packed and unpacked on the way; a value outside
