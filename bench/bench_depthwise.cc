@@ -143,9 +143,10 @@ int run() {
       }
     }
     auto target = net::local_target();
-    auto d = target->empty({1, ch / env.BLOCK_IN, hw, hw, env.BATCH, env.BLOCK_IN}, "data");
-    auto wt = target->empty({ch / env.BLOCK_OUT, 9, env.BATCH, env.BLOCK_OUT}, "weight");
-    auto out = target->empty({1, ch / env.BLOCK_OUT, hw, hw, env.BATCH, env.BLOCK_OUT}, "res");
+    auto d = target->empty({1, ch / env.BLOCK_IN, hw, hw, env.BATCH, env.BLOCK_IN}, "data", vta::runtime::DType::kInt8);
+    auto wt = target->empty({ch / env.BLOCK_OUT, 9, env.BATCH, env.BLOCK_OUT}, "weight", vta::runtime::DType::kInt8);
+    auto out =
+        target->empty({1, ch / env.BLOCK_OUT, hw, hw, env.BATCH, env.BLOCK_OUT}, "res", vta::runtime::DType::kInt8);
     d->copy_from(vta::runtime::pack_nchw(input, 1, int(ch), int(hw), int(hw), env.BATCH, env.BLOCK_IN));
     wt->copy_from(wp);
     const vta::Stats alu_stats = target->load(m, "alu")->run({d.get(), wt.get(), out.get()});

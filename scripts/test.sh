@@ -68,16 +68,27 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
   # on the tsim, SystemC and the emulated board; the C API's tests; the board kit.
   for cfg in w4a8 w8a4 w4a4; do
     dir="$build-$cfg"
+    network=()  # (the network executor at 4-bit weights: residual networks need 8-bit activations)
+    [ "$cfg" = w4a8 ] && network=(--target vta_network_tests)
     "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
       -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_TSIM_GEMM_DPI=OFF --target vta_tsim_diff_tests \
-      --target vta_tsim_tests --target vta_driver_api_tests --target vta-tutorials --target vta-board-emulator >/dev/null
-    echo "== element widths, config $cfg: tsim, SystemC and board differential, programs, tutorials, C API, kit =="
+      --target vta_tsim_tests --target vta_driver_api_tests --target vta-tutorials --target vta-compiled-tutorials \
+      --target vta-board-emulator "${network[@]}" >/dev/null
+    echo "== element widths, config $cfg: tsim, SystemC and board differential, programs, tutorials (hand-written" \
+      "and compiled), C API, kit${network:+, the network executor} =="
     "$dir/tests/vta_tsim_diff_tests" --gtest_filter='TsimDifferential.*' | grep -E '^differential: .* mismatches'
     VTA_DIFF_TARGET=systemc VTA_DIFF_PROGRAMS=200 VTA_DIFF_INVALID_PROGRAMS=200 "$dir/tests/vta_tsim_diff_tests" \
       --gtest_filter='TsimDifferential.RandomProgramsAgreeWithTheFsim:TsimDifferential.InvalidPrograms*' | tail -1
     "$dir/tests/vta_tsim_tests" --gtest_filter='Tsim.*' | tail -1
     "$dir/tests/vta_driver_api_tests" 2>&1 | tail -1  # (its misuse tests print their diagnostics)
     VTA_TARGET=systemc "$dir/tools/vta-tutorials" | grep -E '^(Successful|systemc:)'
+    VTA_TARGET=tsim "$dir/tools/vta-compiled-tutorials" | grep -E '^(Successful|tsim:)'
+    if [ ${#network[@]} -gt 0 ]; then
+      for target in fsim tsim; do
+        VTA_TARGET=$target "$dir/tests/vta_network_tests" --gtest_filter='NetworkExecutor.SmallResNet18AtTheBuildsWidths' |
+          tail -1
+      done
+    fi
     VTA_DIFF_TARGET=fpga VTA_DIFF_PROGRAMS=200 "$dir/tools/vta-board-emulator" run --dma-mib 512 -- \
       "$dir/tests/vta_tsim_diff_tests" --gtest_filter='TsimDifferential.RandomProgramsAgreeWithTheFsim' | tail -1
     VTA_TARGET=fpga "$dir/tools/vta-board-emulator" run -- "$dir/tools/vta-tutorials" | grep -E '^(Successful|fpga:)'

@@ -8,7 +8,9 @@
 #include "evaluator.h"
 #include "uop.h"
 #include "vta/compiler/names.h"
+#include "vta/driver/build_config.h"
 #include "vta/driver/device.h"
+#include "vta/driver/packing.h"
 #include "vta/runtime/command_queue.h"
 #include "vta/runtime/context.h"
 
@@ -191,20 +193,27 @@ uint64_t count_steps(const Stmt& s) {
   return 1;  // a call or a store
 }
 
-vta::runtime::DType device_type(DType t) {
-  switch (t) {
-    case DType::kInt8: return vta::runtime::DType::kInt8;
-    case DType::kInt32: return vta::runtime::DType::kInt32;
-    default: throw ScheduleError("build: arguments of type bool cannot live on the device");
-  }
-}
-
 }  // namespace
 
-Module::Module(Stmt program, std::vector<Tensor> args, std::string target)
+runtime::DType device_dtype(DType t) {
+  switch (t) {
+    case DType::kInt8: return runtime::DType::kInt8;
+    case DType::kInt32: return runtime::DType::kInt32;
+    case DType::kInt4: return runtime::DType::kInt4;
+    case DType::kBool: break;
+  }
+  throw ScheduleError("build: arguments of type bool cannot live on the device");
+}
+
+size_t device_bytes(const Tensor& t) {
+  return packed_bytes(size_t(t->elements()), int(runtime::dtype_bits(device_dtype(t->dtype))));
+}
+
+Module::Module(Stmt program, std::vector<Tensor> args, std::string target, std::string hardware)
     : program_(std::move(program)),
       args_(std::move(args)),
       target_(std::move(target)),
+      hardware_(hardware.empty() ? build_config().bitstream_name() : std::move(hardware)),
       host_steps_(count_steps(program_)),
       kernels_(std::make_shared<std::map<const StmtNode*, void*>>()) {}
 
@@ -218,7 +227,7 @@ void Module::operator()(const std::vector<const runtime::DeviceTensor*>& tensors
     const Tensor& t = args_[i];
     const runtime::DeviceTensor* d = tensors[i];
     if (d == nullptr) throw std::invalid_argument("module: argument " + t->name + " is null");
-    if (d->shape() != t->shape || d->dtype() != device_type(t->dtype)) {
+    if (d->shape() != t->shape || d->dtype() != device_dtype(t->dtype)) {
       throw std::invalid_argument("module: the device tensor for argument " + t->name +
                                   " has another shape or element type than the argument");
     }
@@ -242,11 +251,15 @@ void Module::call(runtime::Context& ctx, const std::vector<void*>& buffers, cons
   if (!target_.empty() && device_target != target_) {
     throw std::invalid_argument("module: built for target " + target_ + " but the runtime runs on " + device_target);
   }
+  if (const std::string device = ctx.device().config().bitstream_name(); device != hardware_) {
+    throw std::invalid_argument("module: built for hardware configuration " + hardware_ +
+                                " but the runtime's device is " + device);
+  }
   Executor ex(ctx, *kernels_);
   for (size_t i = 0; i < args_.size(); ++i) {
     const Tensor& t = args_[i];
     if (buffers[i] == nullptr) throw std::invalid_argument("module: argument " + t->name + " is null");
-    const size_t need = size_t(t->elements()) * dtype_bytes(device_type(t->dtype));
+    const size_t need = device_bytes(t);
     const size_t have = runtime::buffer_bytes(buffers[i]);
     if (have < need) {
       throw std::invalid_argument("module: the buffer for argument " + t->name + " has " + std::to_string(have) +
@@ -272,7 +285,7 @@ Module build(const Schedule& s, const std::vector<Tensor>& args, const Env& env,
   o.vta = true;
   o.log = options.log;
   o.overlap_tiles = options.overlap_tiles;
-  return Module(lower(s, args, o), args, options.target);
+  return Module(lower(s, args, o), args, options.target, env.config.bitstream_name());
 }
 
 }  // namespace vta::compiler

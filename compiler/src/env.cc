@@ -9,9 +9,9 @@ Env::Env(const Config& c)
       BLOCK_OUT(c.block_out()),
       INP_WIDTH(c.inp_width()),
       WGT_WIDTH(c.wgt_width()),
-      ACC_WIDTH(c.acc_width()) {
-  c.require_int8_elements("the compiler");
-}
+      ACC_WIDTH(c.acc_width()),
+      inp_dtype(c.inp_width() == 4 ? DType::kInt4 : DType::kInt8),
+      wgt_dtype(c.wgt_width() == 4 ? DType::kInt4 : DType::kInt8) {}
 
 int64_t Env::capacity(const std::string& scope) const {
   if (scope == inp_scope) return int64_t(config.inp_depth()) * config.inp_elem_bytes();

@@ -43,7 +43,7 @@ RecordedCall record_call(const Module& module, const Config& config, const Inner
   runtime::Context ctx(std::move(device), dram);
   std::vector<void*> host, handles;
   for (const Tensor& t : module.args()) {
-    const size_t bytes = size_t(t->elements()) * (t->dtype == DType::kInt32 ? 4 : 1);
+    const size_t bytes = device_bytes(t);
     host.push_back(dram.alloc(bytes));
     if (host.back() == nullptr) throw RuntimeError("no scratch memory for argument " + t->name);
     handles.push_back(ctx.wrap_buffer(dram.phys_addr(host.back()), bytes, t->name));

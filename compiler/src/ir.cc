@@ -7,6 +7,7 @@
 #include "vta/compiler/printer.h"
 #include "vta/compiler/te.h"
 #include "vta/compiler/visitor.h"
+#include "vta/driver/packing.h"
 
 namespace vta::compiler {
 
@@ -15,12 +16,13 @@ const char* to_string(DType t) {
     case DType::kInt8: return "int8";
     case DType::kInt32: return "int32";
     case DType::kBool: return "bool";
+    case DType::kInt4: return "int4";
   }
   return "?";
 }
 
 std::optional<DType> dtype_from_string(std::string_view name) {
-  for (const DType t : {DType::kInt8, DType::kInt32, DType::kBool}) {
+  for (const DType t : {DType::kInt8, DType::kInt32, DType::kBool, DType::kInt4}) {
     if (name == to_string(t)) return t;
   }
   return std::nullopt;
@@ -61,6 +63,7 @@ int bits(DType t) {
     case DType::kInt8: return 8;
     case DType::kInt32: return 32;
     case DType::kBool: return 1;
+    case DType::kInt4: return 4;
   }
   return 0;
 }
@@ -73,9 +76,10 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
 
 int64_t wrap(int64_t v, DType t) {
   switch (t) {
-    case DType::kInt8: return int64_t(int8_t(uint8_t(uint64_t(v) & 0xff)));
+    case DType::kInt8: return narrow_lane(v, 8);
     case DType::kInt32: return int64_t(int32_t(uint32_t(uint64_t(v) & 0xffffffffu)));
     case DType::kBool: return v != 0;
+    case DType::kInt4: return narrow_lane(v, 4);
   }
   return v;
 }

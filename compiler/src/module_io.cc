@@ -27,10 +27,8 @@ class Writer {
     json args = json::array();
     for (const Tensor& t : m.args()) args.push_back(tensor(t));
     json program = stmt(m.program());
-    const Config& c = vta::build_config();
-    return json{{"format", kFormat}, {"version", kVersion}, {"config", c.bitstream_name()},
-                {"target", target},  {"tensors", tensors_}, {"vars", vars_},
-                {"args", args},      {"program", program}};
+    return json{{"format", kFormat},   {"version", kVersion}, {"config", m.hardware()}, {"target", target},
+                {"tensors", tensors_}, {"vars", vars_},       {"args", args},           {"program", program}};
   }
 
  private:
@@ -142,7 +140,7 @@ class Reader {
       args_.push_back(std::move(t));
     }
     Stmt program = stmt(field(j, "program", ""), "program");
-    return Module(std::move(program), args_, target);
+    return Module(std::move(program), args_, target, config);
   }
 
  private:

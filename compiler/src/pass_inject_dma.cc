@@ -242,6 +242,11 @@ class InjectDma final : public IRMutator {
       const Expr src_off = simplify(base(sa) + pad[1][0] * x_stride + pad[0][0]);
       // an int8 tensor loaded into the accumulator (a residual) is sign-extended by ACC_8BIT
       MemId type = *memory_type(scope_of(t.dst));
+      if (type == MemId::kAcc && t.src->dtype == DType::kInt4) {
+        throw ScheduleError(where +
+                            ": an int4 tensor cannot be loaded into the accumulator (its 8-bit load reads "
+                            "one byte an element); load it as int8 or int32");
+      }
       if (type == MemId::kAcc && t.src->dtype == DType::kInt8) type = MemId::kAcc8Bit;
       return wrap(make_call(intrin::kLoadBuffer2D, t.dst, t.src,
                             {src_off, x_size, y_size, make_int(x_stride), pad[0][0], pad[1][0], pad[0][1], pad[1][1],

@@ -2,6 +2,7 @@
 
 #include "vta/compiler/seeded_run.h"
 
+#include <algorithm>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -19,15 +20,16 @@ SeededRun run_seeded(const Module& module, std::unique_ptr<Device> device, uint3
   if (module.args().empty()) throw std::invalid_argument("the module has no arguments");
   runtime::Context ctx(std::move(device), Dram::global());
   std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> dist(-128, 127);
   std::vector<runtime::DeviceTensor> tensors;
   tensors.reserve(module.args().size());
   for (size_t i = 0; i < module.args().size(); ++i) {
     const Tensor& t = module.args()[i];
-    const bool wide = t->dtype == DType::kInt32;
-    tensors.emplace_back(t->shape, wide ? runtime::DType::kInt32 : runtime::DType::kInt8, t->name);
+    tensors.emplace_back(t->shape, device_dtype(t->dtype), t->name);
     if (i + 1 == module.args().size()) break;  // the output
-    if (wide) {
+    // values over the whole range of the type (int4: [-8, 7])
+    const int64_t top = (int64_t{1} << std::min(bits(t->dtype) - 1, 7)) - 1;
+    std::uniform_int_distribution<int> dist(int(-top - 1), int(top));
+    if (t->dtype == DType::kInt32) {
       std::vector<int32_t> v(tensors.back().elements());
       for (auto& x : v) x = dist(rng);
       tensors.back().copy_from(v);
@@ -53,7 +55,8 @@ SeededRun run_seeded(const Module& module, std::unique_ptr<Device> device, uint3
   r.output_name = out.name();
   r.output_elements = out.elements();
   if (r.result.status == RunStatus::kOk) {
-    r.output.resize(out.bytes());
+    // (int4 outputs one int8 value an element, as copy_to unpacks them)
+    r.output.resize(out.dtype() == runtime::DType::kInt4 ? out.elements() : out.bytes());
     if (out.dtype() == runtime::DType::kInt32) {
       out.copy_to(std::span<int32_t>(reinterpret_cast<int32_t*>(r.output.data()), out.elements()));
     } else {

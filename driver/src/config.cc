@@ -114,16 +114,6 @@ Config Config::make(const ConfigParams& p) {
 
 Config Config::default_config() { return make(ConfigParams{}); }
 
-void Config::require_int8_elements(std::string_view who) const {
-  if (inp_width() == 8 && wgt_width() == 8) return;
-  throw ConfigError(std::string(who) + " makes programs for int8 inputs and weights; this configuration has " +
-                    std::to_string(inp_width()) + "-bit inputs and " + std::to_string(wgt_width()) +
-                    "-bit weights (LOG_INP_WIDTH " + std::to_string(params_.log_inp_width) + ", LOG_WGT_WIDTH " +
-                    std::to_string(params_.log_wgt_width) +
-                    "). Programs for 4-bit elements run through the device layer and the C API (vta/driver.h, "
-                    "docs/ISA.md \"Element widths\"); the compiler does not make them yet");
-}
-
 namespace {
 
 // The configuration file's integer keys (besides the strings TARGET and HW_VER): what from_json_text

@@ -38,17 +38,12 @@ class Quantizer {
   Quantizer(const FloatGraph& g, const Config& config, const QuantizeOptions& options)
       : g_(g),
         config_(config),
-        options_(options),
-        amax_(lane_max(options.activation_bits)),
-        amin_(lane_min(options.activation_bits)) {
-    for (const int bits : {options.weight_bits, options.activation_bits}) {
-      if (!packable_width(bits)) {
-        throw ImportError(g.name + ": weights and activations are quantized to 4 or 8 bits, not " +
-                          std::to_string(bits) + " (QuantizeOptions::weight_bits, activation_bits)");
-      }
-    }
+        options_(at_widths(g, config, options)),
+        amax_(lane_max(options_.activation_bits)),
+        amin_(lane_min(options_.activation_bits)) {
     m_.graph = Graph(g.name);
     m_.softmax = g.softmax;
+    m_.weight_bits = options_.weight_bits, m_.activation_bits = options_.activation_bits;
     for (const FloatOp& op : g.ops) {
       for (const auto& t : op.inputs) ++readers_[t], reader_[t] = &op;
     }
@@ -127,6 +122,26 @@ class Quantizer {
       place(mark, out.placement, out.node, "the output's bias, on the host");
     }
     return out;
+  }
+
+  // `o` with its widths decided: 0 is the configuration's; a width the configuration's lanes cannot
+  // hold (8-bit weights for 4-bit lanes) is refused by name.
+  static QuantizeOptions at_widths(const FloatGraph& g, const Config& config, QuantizeOptions o) {
+    const auto decide = [&](int& bits, int lane, const char* what) {
+      if (bits == 0) bits = lane;
+      if (!packable_width(bits)) {
+        throw ImportError(g.name + ": weights and activations are quantized to 4 or 8 bits, not " +
+                          std::to_string(bits) + " (QuantizeOptions::weight_bits, activation_bits)");
+      }
+      if (bits > lane) {
+        throw ImportError(g.name + ": " + what + " of " + std::to_string(bits) +
+                          " bits do not fit this configuration's " + std::to_string(lane) + "-bit lanes (quantize to " +
+                          std::to_string(lane) + " bits)");
+      }
+    };
+    decide(o.weight_bits, config.wgt_width(), "weights");
+    decide(o.activation_bits, config.inp_width(), "activations");
+    return o;
   }
 
   static Q make_q(std::string name, QuantParams p, bool wide, Placement placement, int weight_frac = 0) {

@@ -100,10 +100,10 @@ void ConvProgramBuilder::declare_inputs() {
   const int64_t n = in.shape[0], ch = in.shape[1], h = in.shape[2], w = in.shape[3], o = shape_[1] * env_.BLOCK_OUT;
   const int64_t k = geo_.kernel, p = geo_.pad, stride = geo_.stride, oh = geo_.out_height;
   data_ = c::placeholder({n / env_.BATCH, channel_blocks(ch, env_.BLOCK_IN), h, w, env_.BATCH, env_.BLOCK_IN}, "data",
-                         c::DType::kInt8);
+                         env_.inp_dtype);
   // (depthwise: one block-diagonal BLOCK_OUT x BLOCK_IN weight block per output block and tap)
   kernel_ = c::placeholder({o / env_.BLOCK_OUT, geo_.in_blocks, k, k, env_.BLOCK_OUT, env_.BLOCK_IN}, "kernel",
-                           c::DType::kInt8);
+                           env_.wgt_dtype);
   data_buf_ = geo_.loads_only_read_rows()
                   ? c::compute(
                         {n / env_.BATCH, channel_blocks(ch, env_.BLOCK_IN), oh, w, env_.BATCH, env_.BLOCK_IN},
@@ -119,7 +119,7 @@ void ConvProgramBuilder::declare_inputs() {
 }
 
 void ConvProgramBuilder::load_residual() {
-  residual_ = c::placeholder(shape_, "residual", c::DType::kInt8);
+  residual_ = c::placeholder(shape_, "residual", env_.inp_dtype);  // (int8: Executor::plan_conv)
   residual_buf_ = c::compute(
       shape_, [&](const Indices& x) { return c::cast(env_.acc_dtype, residual_(x)); }, "residual_buf");
 }
@@ -132,9 +132,9 @@ void ConvProgramBuilder::declare_shortcut() {
   const int64_t n = sin.shape[0], sch = sin.shape[1], sh = sin.shape[2], sw = sin.shape[3], ss = sc.stride;
   const int64_t o = shape_[1] * env_.BLOCK_OUT;
   const int64_t scb = channel_blocks(sch, env_.BLOCK_IN);
-  sc_data_ = c::placeholder({n / env_.BATCH, scb, sh, sw, env_.BATCH, env_.BLOCK_IN}, "shortcut_data", c::DType::kInt8);
-  sc_kernel_ = c::placeholder({o / env_.BLOCK_OUT, scb, 1, 1, env_.BLOCK_OUT, env_.BLOCK_IN}, "shortcut_kernel",
-                              c::DType::kInt8);
+  sc_data_ = c::placeholder({n / env_.BATCH, scb, sh, sw, env_.BATCH, env_.BLOCK_IN}, "shortcut_data", env_.inp_dtype);
+  sc_kernel_ =
+      c::placeholder({o / env_.BLOCK_OUT, scb, 1, 1, env_.BLOCK_OUT, env_.BLOCK_IN}, "shortcut_kernel", env_.wgt_dtype);
   const bool sc_skip = ConvGeometry{.kernel = 1, .pad = 0, .stride = ss}.loads_only_read_rows();
   const int64_t sc_rows = sc_skip ? geo_.out_height : sh, sc_row_step = sc_skip ? ss : 1;
   sc_data_buf_ = c::compute(

@@ -82,7 +82,6 @@ Executor::Executor(const Graph& g, const Config& config, std::shared_ptr<Target>
       target_(target ? std::move(target) : local_target()),
       plan_(std::move(plan)),
       device_(new DeviceState) {
-  config_.require_int8_elements("the network executor");
   if (plan_.max_virtual_threads < 1 || plan_.max_virtual_threads > 4) {
     throw std::invalid_argument("Executor: PlanOptions asks for at most " + std::to_string(plan_.max_virtual_threads) +
                                 " virtual threads (1 to 4)");
@@ -171,6 +170,11 @@ void Executor::plan_conv(Step& s) {
     }
   }
   s.residual = residual_of(g, s);
+  if ((s.residual == Residual::kSumInit || s.residual == Residual::kAluAdd) && config_.inp_width() < 8) {
+    throw GraphError(join({g.name(), ": ", conv.name, ": its residual add loads ", s.inputs[1],
+                           " into the accumulator, whose loads take 8-bit elements, and this configuration's "
+                           "activations are 4 bits (place the add on the host, or use 8-bit inputs)"}));
+  }
   const ConvGeometry geometry = conv_geometry(config_, g, s);
   const auto build = [&](const ConvTiling& t) { return build_program(conv_program(g, s, env, t), env); };
   const std::string what = join({g.name(), ": ", conv.name});
@@ -229,8 +233,8 @@ void Executor::plan_conv(Step& s) {
     const int64_t kk = w.shape[2] * w.shape[3];
     const std::vector<int8_t> padded = resize_rows(diagonal ? dense : g.weight(op->weight), w.shape[0],
                                                    in_channels * kk, ib * env.BLOCK_IN * kk, ob * env.BLOCK_OUT);
-    std::unique_ptr<Target::Tensor> d =
-        target_->empty({ob, ib, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN}, op->weight);
+    std::unique_ptr<Target::Tensor> d = target_->empty({ob, ib, w.shape[2], w.shape[3], env.BLOCK_OUT, env.BLOCK_IN},
+                                                       op->weight, c::device_dtype(env.wgt_dtype));
     d->copy_from(vta::runtime::pack_oihw(padded, int(ob * env.BLOCK_OUT), int(ib * env.BLOCK_IN), int(w.shape[2]),
                                          int(w.shape[3]), env.BLOCK_OUT, env.BLOCK_IN));
     device_->weights.emplace(op->weight, std::move(d));
@@ -256,7 +260,8 @@ void Executor::load_biases(const Step& s) {
       }
     }
     std::unique_ptr<Target::Tensor> d =
-        target_->empty({1, channel_blocks(o, env.BLOCK_OUT), 1, 1, env.BATCH, env.BLOCK_OUT}, op->weight);
+        target_->empty({1, channel_blocks(o, env.BLOCK_OUT), 1, 1, env.BATCH, env.BLOCK_OUT}, op->weight,
+                       runtime::DType::kInt8);  // (loaded into the accumulator as int8: ACC_8BIT)
     d->copy_from(packed);
     device_->weights.emplace(op->weight, std::move(d));
   }
@@ -334,7 +339,9 @@ class Executor::Activations {
   // use), or its own.
   std::unique_ptr<Target::Tensor> make(const std::string& name) {
     const auto part = in_place_.find(name);
-    if (part == in_place_.end()) return target_.empty(blocked_shape(g_.tensor(name)), name);
+    if (part == in_place_.end()) {
+      return target_.empty(blocked_shape(g_.tensor(name)), name, c::device_dtype(env_.inp_dtype));
+    }
     return output(part->second.first)->view(part->second.second, blocked_shape(g_.tensor(name)), name);
   }
 

@@ -15,8 +15,8 @@ namespace {
 
 class LocalTensor final : public Target::Tensor {
  public:
-  LocalTensor(const std::vector<int64_t>& shape, const std::string& name)
-      : t_(shape, vta::runtime::DType::kInt8, name) {}
+  LocalTensor(const std::vector<int64_t>& shape, const std::string& name, runtime::DType dtype)
+      : t_(shape, dtype, name) {}
   explicit LocalTensor(runtime::DeviceTensor t) : t_(std::move(t)) {}
   void copy_from(std::span<const int8_t> host) override { t_.copy_from(host); }
   void copy_to(std::span<int8_t> host) const override { t_.copy_to(host); }
@@ -99,8 +99,9 @@ class LocalTarget final : public Target {
   LocalTarget() = default;
   LocalTarget(std::shared_ptr<DetailedRuntime> detailed, std::set<std::string> steps)
       : detailed_(std::move(detailed)), detailed_steps_(std::move(steps)) {}
-  std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) override {
-    return std::make_unique<LocalTensor>(shape, name);
+  std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name,
+                                runtime::DType dtype) override {
+    return std::make_unique<LocalTensor>(shape, name, dtype);
   }
   bool views() const override { return true; }
   bool concurrent() const override { return detailed_ == nullptr && runs_concurrently(default_target()); }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "join.h"
+#include "vta/driver/packing.h"
 #include "vta/network/tiling.h"
 
 namespace vta::network {
@@ -191,6 +192,12 @@ bool depthwise(const Graph& g, const Op& op) {
          g.tensor(op.output).shape[1] == channels;
 }
 
+namespace {
+constexpr const char* kNarrowAluInput =
+    "VTA reads a pool's or an upsample's input into the accumulator, whose loads take 8-bit elements, and this "
+    "configuration's inputs are 4 bits: it runs on the host";
+}  // namespace
+
 std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
   const auto tiles = [&](const TensorDesc& in, int64_t out_channels) -> std::string {
     // Channels short of a whole block are padded with zeros on VTA (when both blocks are the same),
@@ -208,9 +215,23 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
     }
     return "";
   };
+  // (at 4-bit inputs: what VTA reads through the accumulator, whose loads take 8-bit elements)
+  const bool narrow_inputs = config.inp_width() < 8;
   switch (op.kind) {
     case OpKind::kConv2d: {
       if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
+      if (narrow_inputs && op.inputs[0] == g.input_name()) {
+        return "it reads the graph's input, which keeps 8 bits, and this configuration's inputs are 4 bits";
+      }
+      if (const int bits = config.wgt_width(); bits < 8) {
+        const std::vector<int8_t>& w = g.weight(op.weight);
+        const auto [lo, hi] = std::minmax_element(w.begin(), w.end());
+        if (lo != w.end() && (*lo < lane_min(bits) || *hi > lane_max(bits))) {
+          return join({"its weights span [", std::to_string(*lo), ", ", std::to_string(*hi), "] and this ",
+                       "configuration's weights are ", std::to_string(bits), " bits (quantize them to ",
+                       std::to_string(bits), " bits)"});
+        }
+      }
       if (op.pad != op.kernel / 2) return "VTA convolutions here pad by kernel/2";
       const bool dw = depthwise(g, op);
       if (op.groups != 1 && !dw) {
@@ -223,8 +244,11 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
       return "";
     }
     case OpKind::kAvgPool:  // (an average pool's zero padding adds nothing)
-    case OpKind::kUpsample: return tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]);
+    case OpKind::kUpsample:
+      if (narrow_inputs) return kNarrowAluInput;
+      return tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]);
     case OpKind::kMaxPool: {
+      if (narrow_inputs) return kNarrowAluInput;
       if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
       if ((op.pad > 0 || op.pad_after > 0) && !non_negative(g, op.inputs[0])) {
         return "VTA's DMA pads with zeros, which would win over negative values: a padded max_pool runs on VTA only "

@@ -51,8 +51,9 @@ std::string upload_name(size_t index, const std::string& step) {
 class RemoteTarget final : public Target {
  public:
   explicit RemoteTarget(std::shared_ptr<rpc::Remote> remote) : remote_(std::move(remote)) {}
-  std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) override {
-    return std::make_unique<RemoteTensor>(remote_->empty(shape, runtime::DType::kInt8, name));
+  std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name,
+                                runtime::DType dtype) override {
+    return std::make_unique<RemoteTensor>(remote_->empty(shape, dtype, name));
   }
   std::unique_ptr<Program> load(const compiler::Module& module, const std::string& name) override {
     const std::string file = upload_name(uploads_++, name);

@@ -20,7 +20,7 @@ namespace vta::python {
 /// The DSL's element type named `name`; ValueError for an unknown one.
 inline compiler::DType dtype_of(const std::string& name) {
   if (const auto t = compiler::dtype_from_string(name)) return *t;
-  throw pybind11::value_error("unknown dtype '" + name + "' (int8, int32, bool)");
+  throw pybind11::value_error("unknown dtype '" + name + "' (int8, int32, int4, bool)");
 }
 
 /// The element type of a NumPy array a device holds (int8 or int32); TypeError for any other.
@@ -31,7 +31,23 @@ inline runtime::DType device_dtype(const pybind11::array& a) {
                              std::string(pybind11::str(a.dtype())));
 }
 
-using runtime::dtype_name;  // "int8", "int32" (vta/runtime/tensor.h)
+/// The element type of a device array made from NumPy array `a` as `dtype` names it: "" the array's
+/// own (int8 or int32); "int4" from int8 values (packed two a byte on the device; each in [-8, 7]).
+inline runtime::DType device_dtype(const pybind11::array& a, const std::string& dtype) {
+  const runtime::DType own = device_dtype(a);
+  if (dtype.empty() || dtype == runtime::dtype_name(own)) return own;
+  if (dtype == "int4") {
+    if (own != runtime::DType::kInt8) {
+      throw pybind11::type_error("an int4 device array is made from int8 values in [-8, 7], not " +
+                                 std::string(pybind11::str(a.dtype())));
+    }
+    return runtime::DType::kInt4;
+  }
+  throw pybind11::type_error("a device array of dtype " + dtype + " cannot be made from " +
+                             std::string(pybind11::str(a.dtype())) + " values (int8, int32, or int4 from int8)");
+}
+
+using runtime::dtype_name;  // "int8", "int32", "int4" (vta/runtime/tensor.h)
 
 /// Copies a NumPy array (any layout: read in C order) into a device tensor or a remote tensor; the tensor
 /// checks the element type and count.
@@ -50,7 +66,7 @@ void copy_from_numpy(DeviceArray& t, const pybind11::array& a) {
 template <class DeviceArray>
 pybind11::array to_numpy(const DeviceArray& t) {
   std::vector<pybind11::ssize_t> shape(t.shape().begin(), t.shape().end());
-  if (t.dtype() == runtime::DType::kInt8) {
+  if (t.dtype() != runtime::DType::kInt32) {  // (int4 elements read back as int8 values)
     pybind11::array_t<int8_t> out(shape);
     t.copy_to(std::span<int8_t>(out.mutable_data(), size_t(out.size())));
     return out;

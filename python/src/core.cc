@@ -239,10 +239,11 @@ PYBIND11_MODULE(_core, m) {
                      "An integer expression of the tensor-expression DSL: tensor reads, axes, constants and the "
                      "operators + - * >> // % < >= on them (an int takes the other operand's type).")
       .def_property_readonly(
-          "dtype", [](const PyExpr& x) { return c::to_string(x.e->dtype); }, "Its type: int8, int32 or bool.")
+          "dtype", [](const PyExpr& x) { return c::to_string(x.e->dtype); }, "Its type: int8, int32, int4 or bool.")
       .def(
           "astype", [](const PyExpr& x, const std::string& t) { return PyExpr{c::cast(dtype_of(t), x.e)}; },
-          "The expression converted to `dtype` (int8, int32); ValueError names an unknown type.", py::arg("dtype"))
+          "The expression converted to `dtype` (int8, int32, int4); ValueError names an unknown type.",
+          py::arg("dtype"))
       .def("__add__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kAdd, x.e, y, false); })
       .def("__radd__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kAdd, x.e, y, true); })
       .def("__sub__", [](const PyExpr& x, const py::object& y) { return binary(c::ExprKind::kSub, x.e, y, false); })
@@ -467,17 +468,17 @@ PYBIND11_MODULE(_core, m) {
   py::class_<vta::runtime::DeviceTensor>(
       m, "DeviceArray",
       "An array in the runtime device's memory (vta.array): what a module is called with; read back with numpy().")
-      .def(py::init([](const py::array& a, const std::string& name) {
-             auto t = std::make_unique<vta::runtime::DeviceTensor>(shape_of(a), device_dtype(a), name);
+      .def(py::init([](const py::array& a, const std::string& name, const std::string& dtype) {
+             auto t = std::make_unique<vta::runtime::DeviceTensor>(shape_of(a), device_dtype(a, dtype), name);
              copy_from_numpy(*t, a);
              return t;
            }),
-           py::arg("array"), py::arg("name") = "")
+           py::arg("array"), py::arg("name") = "", py::arg("dtype") = "")
       .def_property_readonly(
           "shape", [](const vta::runtime::DeviceTensor& t) { return py::tuple(py::cast(t.shape())); }, "Its shape.")
       .def_property_readonly(
           "dtype", [](const vta::runtime::DeviceTensor& t) { return dtype_name(t.dtype()); },
-          "Its element type (int8, int32).")
+          "Its element type (int8, int32, int4).")
       .def("numpy", &to_numpy<vta::runtime::DeviceTensor>, "A NumPy copy of its elements.")
       // into the array's own device memory (the element count and type checked by the tensor)
       .def(

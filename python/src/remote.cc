@@ -13,6 +13,7 @@
 
 #include "arrays.h"
 #include "bindings.h"
+#include "vta/compiler/build.h"
 #include "vta/rpc/session.h"
 
 namespace py = pybind11;
@@ -26,7 +27,7 @@ void bind_remote(py::module_& m) {
       .def_property_readonly(
           "shape", [](const rpc::RemoteTensor& t) { return py::tuple(py::cast(t.shape())); }, "Its shape.")
       .def_property_readonly(
-          "dtype", [](const rpc::RemoteTensor& t) { return dtype_name(t.dtype()); }, "int8 or int32.")
+          "dtype", [](const rpc::RemoteTensor& t) { return dtype_name(t.dtype()); }, "int8, int32 or int4.")
       .def_property_readonly("name", &rpc::RemoteTensor::name, "The name it was given (for messages).")
       .def("copyfrom", &copy_from_numpy<rpc::RemoteTensor>,
            "Copies a NumPy array of the same shape to the server; ValueError for another shape or type.",
@@ -71,19 +72,20 @@ void bind_remote(py::module_& m) {
           "empty",
           [](rpc::Remote& r, const std::vector<int64_t>& shape, const std::string& dtype, const std::string& name) {
             const compiler::DType t = dtype_of(dtype);
-            if (t == compiler::DType::kBool) throw py::type_error("a remote array holds int8 or int32 elements");
-            return r.empty(shape, t == compiler::DType::kInt8 ? runtime::DType::kInt8 : runtime::DType::kInt32, name);
+            if (t == compiler::DType::kBool) throw py::type_error("a remote array holds int8, int32 or int4 elements");
+            return r.empty(shape, compiler::device_dtype(t), name);
           },
-          "A zeroed array of `shape` and `dtype` (int8, int32) in the server's memory.", py::arg("shape"),
+          "A zeroed array of `shape` and `dtype` (int8, int32, int4) in the server's memory.", py::arg("shape"),
           py::arg("dtype"), py::arg("name") = "")
       .def(
           "array",
-          [](rpc::Remote& r, const py::array& a, const std::string& name) {
-            rpc::RemoteTensor t = r.empty(shape_of(a), device_dtype(a), name);
+          [](rpc::Remote& r, const py::array& a, const std::string& name, const std::string& dtype) {
+            rpc::RemoteTensor t = r.empty(shape_of(a), device_dtype(a, dtype), name);
             copy_from_numpy(t, a);
             return t;
           },
-          "A copy of the NumPy array in the server's memory.", py::arg("array"), py::arg("name") = "")
+          "A copy of the NumPy array in the server's memory (dtype \"int4\": int8 values packed two a byte).",
+          py::arg("array"), py::arg("name") = "", py::arg("dtype") = "")
       .def(
           "stats", [](rpc::Remote& r) { return stats_dict(r.stats()); },
           "The server device's seven statistics and cycle count (None on the fsim), as vta.stats().")

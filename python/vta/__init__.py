@@ -372,9 +372,10 @@ def load_module(path):
     return Module.load(str(path))
 
 
-def array(values, name=""):
-    """A device array holding a copy of the NumPy array `values` (int8 or int32)."""
-    return DeviceArray(values, name)
+def array(values, name="", dtype=None):
+    """A device array holding a copy of the NumPy array `values` (int8 or int32); with dtype="int4",
+    int8 values in [-8, 7] packed two a byte (a 4-bit configuration's inputs and weights)."""
+    return DeviceArray(values, name, dtype or "")
 
 
 def stats():

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "vta/compiler/build.h"
+#include "wire_dtype.h"
 
 namespace vta::rpc {
 
@@ -53,7 +54,7 @@ Message ModuleService::load(const LoadModule& l) {
       return Error{ErrorCode::kBadValue, "LoadModule: argument " + t->name + " of " + l.name +
                                              " is of type bool, which cannot live in device memory"};
     }
-    reply.args.push_back(ModuleArg{t->name, uint8_t(t->dtype == compiler::DType::kInt32 ? 1 : 0), t->shape});
+    reply.args.push_back(ModuleArg{t->name, wire_dtype(compiler::device_dtype(t->dtype)), t->shape});
   }
   reply.handle = next_module_++;
   modules_[reply.handle] = std::move(module);
@@ -88,7 +89,7 @@ std::variant<Error, ModuleService::CallResult> ModuleService::call(const Call& c
     if (!bytes) {
       return Error{ErrorCode::kNoSuchBuffer, "Call: argument " + t->name + ": no buffer starts at " + hex(c.args[i])};
     }
-    const uint64_t need = uint64_t(t->elements()) * (t->dtype == compiler::DType::kInt32 ? 4 : 1);
+    const uint64_t need = compiler::device_bytes(t);
     if (*bytes < need) {
       return Error{ErrorCode::kBadValue, "Call: argument " + t->name + " needs " + std::to_string(need) +
                                              " bytes; the buffer at " + hex(c.args[i]) + " has " +

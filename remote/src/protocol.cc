@@ -305,7 +305,9 @@ void check(const Message& m, const Limits& limits, const char* name) {
   }
   if (const auto* r = std::get_if<ModuleReply>(&m)) {
     for (const ModuleArg& arg : r->args) {
-      if (arg.dtype > 1) bad("args.dtype", std::to_string(arg.dtype) + " is not an element type (0 int8, 1 int32)");
+      if (arg.dtype > 2) {
+        bad("args.dtype", std::to_string(arg.dtype) + " is not an element type (0 int8, 1 int32, 2 int4)");
+      }
       for (int64_t d : arg.shape) {
         if (d < 1 || d > (int64_t{1} << 32)) bad("args.shape", std::to_string(d) + " is not a dimension in [1, 2^32]");
       }

@@ -14,7 +14,9 @@
 
 #include "vta/driver/device.h"
 #include "vta/driver/file.h"
+#include "vta/driver/packing.h"
 #include "vta/rpc/server.h"
+#include "wire_dtype.h"
 
 namespace vta::rpc {
 namespace detail {
@@ -111,8 +113,6 @@ struct RemoteState {
 
 namespace {
 
-uint8_t wire_dtype(runtime::DType t) { return t == runtime::DType::kInt32 ? 1 : 0; }
-
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -195,6 +195,12 @@ void RemoteTensor::send(const uint8_t* bytes, size_t n) {
   state_->queue_copy(phys_, bytes, n, "copy to tensor " + name_);
 }
 void RemoteTensor::copy_from(std::span<const int8_t> host) {
+  if (dtype_ == runtime::DType::kInt4) {
+    check(host.size(), runtime::DType::kInt4, "copy_from");
+    const std::vector<uint8_t> packed = runtime::pack_int4(host, "remote tensor " + name_ + ": copy_from");
+    send(packed.data(), packed.size());
+    return;
+  }
   check(host.size(), runtime::DType::kInt8, "copy_from");
   send(reinterpret_cast<const uint8_t*>(host.data()), host.size_bytes());
 }
@@ -204,10 +210,17 @@ void RemoteTensor::copy_from(std::span<const int32_t> host) {
 }
 
 void RemoteTensor::copy_to(std::span<int8_t> host) const {
-  check(host.size(), runtime::DType::kInt8, "copy_to");
+  const bool int4 = dtype_ == runtime::DType::kInt4;
+  check(host.size(), int4 ? runtime::DType::kInt4 : runtime::DType::kInt8, "copy_to");
   const std::lock_guard lock(state_->mu);
   state_->exchange({});
-  state_->conn->read(phys_, {reinterpret_cast<uint8_t*>(host.data()), host.size_bytes()});
+  if (!int4) {
+    state_->conn->read(phys_, {reinterpret_cast<uint8_t*>(host.data()), host.size_bytes()});
+    return;
+  }
+  std::vector<uint8_t> packed(packed_bytes(host.size(), 4));
+  state_->conn->read(phys_, packed);
+  unpack_lanes(packed.data(), host.data(), host.size(), 4);
 }
 void RemoteTensor::copy_to(std::span<int32_t> host) const {
   check(host.size(), runtime::DType::kInt32, "copy_to");
@@ -241,7 +254,7 @@ void RemoteModule::call(const std::vector<const RemoteTensor*>& tensors) const {
       m += t->name().empty() ? "the tensor given" : "tensor " + t->name();
       m += " for argument " + a.name + " is ";
       m += runtime::dtype_name(t->dtype());
-      m += shape_text(t->shape()) + "; the argument is " + (a.dtype == 0 ? "int8" : "int32");
+      m += shape_text(t->shape()) + "; the argument is " + wire_dtype_name(a.dtype);
       m += shape_text(a.shape);
       throw std::invalid_argument(m);
     }
@@ -292,10 +305,12 @@ RemoteModule Remote::load_module(const std::string& name) {
 }
 
 RemoteTensor Remote::empty(std::vector<int64_t> shape, runtime::DType dtype, std::string name) {
-  if (dtype == runtime::DType::kInt4) {
-    throw std::invalid_argument("tensor " + name + ": a remote session holds int8 or int32 tensors, not int4");
+  const size_t count = element_count(shape, name);
+  if (dtype == runtime::DType::kInt4 && count % 2 != 0) {
+    throw std::invalid_argument("remote tensor " + name + ": " + std::to_string(count) +
+                                " int4 elements; they are packed two a byte, so the count must be even");
   }
-  const size_t bytes = element_count(shape, name) * runtime::dtype_bytes(dtype);
+  const size_t bytes = packed_bytes(count, int(runtime::dtype_bits(dtype)));
   const std::lock_guard lock(state_->mu);
   const AllocReply r = state_->ask<AllocReply>(Alloc{bytes, 0}, "allocation of tensor " + name);
   return RemoteTensor(state_, std::move(shape), dtype, std::move(name), r.phys);

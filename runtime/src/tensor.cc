@@ -124,17 +124,22 @@ void DeviceTensor::check(size_t count, DType t, const char* what) const {
   }
 }
 
+std::vector<uint8_t> pack_int4(std::span<const int8_t> host, const std::string& what) {
+  for (size_t i = 0; i < host.size(); ++i) {
+    if (host[i] < lane_min(4) || host[i] > lane_max(4)) {
+      throw std::invalid_argument(what + ": element " + std::to_string(i) + " is " + std::to_string(host[i]) +
+                                  ", outside int4's [-8, 7]");
+    }
+  }
+  std::vector<uint8_t> packed(packed_bytes(host.size(), 4));
+  pack_lanes(host.data(), packed.data(), host.size(), 4);
+  return packed;
+}
+
 void DeviceTensor::copy_from(std::span<const int8_t> host) {
   check(host.size(), DType::kInt8, "copy_from");
   if (dtype_ == DType::kInt4) {
-    for (size_t i = 0; i < host.size(); ++i) {
-      if (host[i] < lane_min(4) || host[i] > lane_max(4)) {
-        throw std::invalid_argument("DeviceTensor " + name_ + ": copy_from: element " + std::to_string(i) + " is " +
-                                    std::to_string(host[i]) + ", outside int4's [-8, 7]");
-      }
-    }
-    std::vector<uint8_t> packed(bytes());
-    pack_lanes(host.data(), packed.data(), host.size(), 4);
+    const std::vector<uint8_t> packed = pack_int4(host, "DeviceTensor " + name_ + ": copy_from");
     VTABufferCopy(packed.data(), 0, handle_, 0, bytes(), 1);
     return;
   }

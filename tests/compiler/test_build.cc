@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "test_paths.h"
 #include "vta/compiler/build.h"
@@ -635,6 +636,59 @@ TEST(ModuleFiles, AModuleReadBackRunsTheSame) {
   const auto expected = run(m);
   EXPECT_EQ(run(back), expected);
   EXPECT_EQ(run(loaded), expected);
+}
+
+// A module runs only on a device of the configuration it was built for: one built for 4-bit weights
+// on this build's device (8-bit unless this is a width tree) is refused by name before any call, and
+// its file is refused by this build.
+TEST(ModuleFiles, AModuleOfAnotherConfigurationIsRefusedByName) {
+  SmallGemm g;
+  g.s[g.res_gem].tensorize(g.res_gem->op->axis[2], "gemm");
+  g.s[g.res_shr].pragma(g.res_shr->op->axis[0], g.env.alu);
+  const Module m = g.build_it();
+  EXPECT_EQ(m.hardware(), vta::build_config().bitstream_name());
+  const std::string sample = vta::build_config().wgt_width() == 4 ? "w8a4" : "w4a8";
+  const vta::Config other = vta::Config::from_file(vta::test::source_path("config/samples/" + sample + ".json"));
+  const Module foreign(m.program(), m.args(), "", other.bitstream_name());
+  runtime::DeviceTensor da(g.data->shape, runtime::DType::kInt8), dw(g.weight->shape, runtime::DType::kInt8),
+      dr(g.res->shape, runtime::DType::kInt8);
+  try {
+    foreign({&da, &dw, &dr});
+    ADD_FAILURE() << "a module of " << other.bitstream_name() << " ran";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("built for hardware configuration " + other.bitstream_name() +
+                                         " but the runtime's device is " + vta::build_config().bitstream_name()),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)Module::from_json(foreign.to_json()), ModuleError);
+}
+
+// int4, the type of 4-bit lanes: its wrap-around, name and device type, and the Env's types at each
+// width combination.
+TEST(CompilerTypes, Int4IsTheTypeOfFourBitLanes) {
+  EXPECT_EQ(wrap(7, DType::kInt4), 7);
+  EXPECT_EQ(wrap(8, DType::kInt4), -8);
+  EXPECT_EQ(wrap(-9, DType::kInt4), 7);
+  EXPECT_EQ(wrap(0x1F, DType::kInt4), -1);
+  EXPECT_EQ(wrap(-129, DType::kInt8), 127);
+  EXPECT_EQ(bits(DType::kInt4), 4);
+  EXPECT_STREQ(to_string(DType::kInt4), "int4");
+  EXPECT_EQ(dtype_from_string("int4"), DType::kInt4);
+  EXPECT_EQ(device_dtype(DType::kInt4), runtime::DType::kInt4);
+  EXPECT_EQ(device_bytes(placeholder({2, 16}, "x", DType::kInt4)), 16u);
+  EXPECT_EQ(device_bytes(placeholder({2, 16}, "x", DType::kInt32)), 128u);
+  EXPECT_THROW((void)device_dtype(DType::kBool), ScheduleError);
+  const auto env_of = [](const std::string& sample) {
+    return Env(vta::Config::from_file(vta::test::source_path("config/samples/" + sample + ".json")));
+  };
+  for (const auto& [sample, inp, wgt] :
+       {std::tuple{"w4a8", DType::kInt8, DType::kInt4}, std::tuple{"w8a4", DType::kInt4, DType::kInt8},
+        std::tuple{"w4a4", DType::kInt4, DType::kInt4}}) {
+    const Env env = env_of(sample);
+    EXPECT_EQ(env.inp_dtype, inp) << sample;
+    EXPECT_EQ(env.wgt_dtype, wgt) << sample;
+  }
 }
 
 TEST(ModuleFiles, BadFilesAreRefusedByName) {

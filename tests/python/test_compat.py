@@ -90,6 +90,16 @@ class Compat(unittest.TestCase):
         f(tvm.nd.array(x, ctx), out)
         self.assertIsInstance(out, vta.RemoteArray)
         np.testing.assert_equal(out.numpy(), np.maximum(x, 0))
+        # int4 arrays in the server's memory: int8 values packed two a byte, read back as int8
+        values = np.array([-8, 7, 0, -1, 3, -4, 5, -6], np.int8)
+        packed = tvm.nd.array(values, ctx, dtype="int4")
+        self.assertEqual(packed.dtype, "int4")
+        np.testing.assert_equal(packed.numpy(), values)
+        self.assertEqual(tvm.nd.empty((2, 8), "int4", ctx).dtype, "int4")
+        with self.assertRaisesRegex(ValueError, r"integers in \[-8, 7\]"):
+            tvm.nd.array(np.array([0, 9]), ctx, dtype="int4")
+        local = tvm.nd.array(values, dtype="int4")
+        np.testing.assert_equal(local.numpy(), values)
 
     def test_references_and_padding(self):
         a = np.random.default_rng(0).integers(-4, 4, size=(1, 2, 5, 5)).astype(np.int32)

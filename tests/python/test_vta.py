@@ -163,7 +163,7 @@ class RulesOfTheCompiler(unittest.TestCase):
     def test_type_names_promotion_and_axis_names(self):
         for name in ("int8", "int32", "bool"):
             self.assertEqual(vta.placeholder((4,), "t_" + name, name).dtype, name)
-        with self.assertRaisesRegex(ValueError, r"unknown dtype 'float32' \(int8, int32, bool\)"):
+        with self.assertRaisesRegex(ValueError, r"unknown dtype 'float32' \(int8, int32, int4, bool\)"):
             vta.placeholder((4,), "f", "float32")
         x = vta.placeholder((2, 3), "x", "int32")
         y = vta.compute((2, 3), lambda *i: x[i] + 1, "y")  # the integer takes int32, the names i0, i1
@@ -271,6 +271,17 @@ class Surface(unittest.TestCase):
             a.copyfrom(np.ones((16, 2), np.int32))
         t = vta.array(np.arange(16, dtype=np.int8).reshape(4, 4).T)  # not C-contiguous: copied in C order
         np.testing.assert_array_equal(t.numpy(), np.arange(16).reshape(4, 4).T)
+
+    def test_int4_arrays_are_int8_values_packed_two_a_byte(self):
+        values = np.array([[-8, 7, 0, -1], [3, -4, 5, -6]], np.int8)
+        a = vta.array(values, "a", dtype="int4")
+        self.assertEqual((a.shape, a.dtype), ((2, 4), "int4"))
+        np.testing.assert_array_equal(a.numpy(), values)
+        with self.assertRaisesRegex(ValueError, "element 1 is 8, outside int4's"):
+            vta.array(np.array([0, 8], np.int8), dtype="int4")
+        with self.assertRaisesRegex(TypeError, "made from int8 values"):
+            vta.array(np.zeros(4, np.int32), dtype="int4")
+        self.assertEqual(str(vta.placeholder((2, 16), "w", "int4").dtype), "int4")
 
 
 class Errors(unittest.TestCase):

@@ -98,12 +98,14 @@ int run(int argc, char** argv) {
   app.add_flag("--round-down", round_down,
                "requantize by the shift alone (rounding down, as the hand-built ResNet-18) instead of to nearest");
   app.add_flag("--host-only", host_only, "place every operator on the host (the int8 reference alone)");
-  int weight_bits = 8, activation_bits = 8;
+  int weight_bits = 0, activation_bits = 0;  // (0: the configuration's widths)
   app.add_option("--weight-bits", weight_bits,
-                 "bits of the weights of the convolutions VTA can run (4: in [-7, 7]; the host's layers keep 8)")
+                 "bits of the weights of the convolutions VTA can run (4: in [-7, 7]; the host's layers keep 8); "
+                 "default: the configuration's weight width")
       ->check(CLI::IsMember({4, 8}));
   app.add_option("--activation-bits", activation_bits,
-                 "bits of every requantized activation (4: in [-8, 7]; the input keeps 8)")
+                 "bits of every requantized activation (4: in [-8, 7]; the input keeps 8); default: the "
+                 "configuration's input width")
       ->check(CLI::IsMember({4, 8}));
   app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
   std::string save_outputs;
@@ -283,9 +285,9 @@ int run(int argc, char** argv) {
   }
   if (!labels.values.empty()) {
     // "int8", or the narrower precision the quantization chose ("w4a8": 4-bit weights, 8-bit activations)
-    const std::string precision = weight_bits == 8 && activation_bits == 8
+    const std::string precision = qm.weight_bits == 8 && qm.activation_bits == 8
                                       ? "int8"
-                                      : "w" + std::to_string(weight_bits) + "a" + std::to_string(activation_bits);
+                                      : "w" + std::to_string(qm.weight_bits) + "a" + std::to_string(qm.activation_bits);
     std::printf("top-1 accuracy: %s on VTA %.2f %% (%lld of %lld)", precision.c_str(),
                 100.0 * double(right_vta) / double(n), static_cast<long long>(right_vta), static_cast<long long>(n));
     if (float_reference)

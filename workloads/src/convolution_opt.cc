@@ -45,7 +45,7 @@ ConvDeclaration declare_convolution(const Env& env, const ConvShape& shape) {
   d.res_max = compute(
       output_shape, [&](const Indices& i) { return max(d.res_shr(i), 0); }, "res_max");
   d.res_min = compute(
-      output_shape, [&](const Indices& i) { return min(d.res_max(i), 127); }, "res_min");
+      output_shape, [&](const Indices& i) { return min(d.res_max(i), out_max(env)); }, "res_min");
   d.res = compute(
       output_shape, [&](const Indices& i) { return cast(env.inp_dtype, d.res_min(i)); }, "res");
   return d;
@@ -113,7 +113,8 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   print_step(steps, "final lowered program", module.program());
 
   // ---- Run and verify
-  const auto [x, wt] = random_operands(seed, size_t(n * c * h * w), size_t(o * c * k * k));
+  const auto [x, wt] =
+      random_operands(seed, size_t(n * c * h * w), size_t(o * c * k * k), env.INP_WIDTH, env.WGT_WIDTH);
   std::vector<int8_t> got;
   try {
     got = runner.run(module,
@@ -128,7 +129,7 @@ Result compiled_convolution(uint32_t seed, std::ostream* steps, const ConvShape&
   const auto want =
       vta::runtime::shift_clip(vta::runtime::conv2d_reference(x, wt, int(n), int(c), int(h), int(w), int(o), int(k),
                                                               int(k), int(p), int(stride)),
-                               shape.shift, 0, 127);
+                               shape.shift, 0, out_max(env));
   const auto got_nchw = vta::runtime::unpack_nchw(got, int(n), int(o), int(oh), int(ow), env.BATCH, env.BLOCK_OUT);
   r.compare(got_nchw, want);
   return r;

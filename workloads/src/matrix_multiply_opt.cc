@@ -45,7 +45,7 @@ MatmulDeclaration declare_matrix_multiply(const Env& env, const MatmulShape& sha
     m.res_max = compute(
         out, [&](const Indices& i) { return max(m.res_shr(i), 0); }, "res_max");
     m.res_min = compute(
-        out, [&](const Indices& i) { return min(m.res_max(i), 127); }, "res_min");
+        out, [&](const Indices& i) { return min(m.res_max(i), out_max(env)); }, "res_min");
   }
   m.acc_stages = {m.res_gem};
   if (shape.epilogue) {
@@ -114,7 +114,8 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   print_step(steps, "final lowered program", module.program());
 
   // ---- Run and verify
-  const auto [a, w] = random_operands(seed, size_t(batch * in_channels), size_t(out_channels * in_channels));
+  const auto [a, w] = random_operands(seed, size_t(batch * in_channels), size_t(out_channels * in_channels),
+                                      env.INP_WIDTH, env.WGT_WIDTH);
   std::vector<int8_t> got;
   try {
     got = runner.run(module,
@@ -127,13 +128,14 @@ Result compiled_matrix_multiply(uint32_t seed, std::ostream* steps, const Matmul
   }
   r.ran = true;
   const auto wide = vta::runtime::gemm_reference(a, w, int(batch), int(in_channels), int(out_channels));
-  const auto clipped = vta::runtime::shift_clip(wide, shape.shift, 0, 127);
+  const auto clipped = vta::runtime::shift_clip(wide, shape.shift, 0, out_max(env));
   const auto got_flat = vta::runtime::unpack_matrix(got, int(batch), int(out_channels), env.BATCH, env.BLOCK_OUT);
   std::vector<int8_t> want(wide.size());
   for (size_t i = 0; i < wide.size(); ++i) {
-    want[i] = !shape.epilogue ? static_cast<int8_t>(wide[i])
+    const int out_width = env.config.out_width();
+    want[i] = !shape.epilogue ? narrow_lane(wide[i], out_width)
               : shape.clip    ? clipped[i]
-                              : static_cast<int8_t>(wide[i] >> shape.shift);
+                              : narrow_lane(wide[i] >> shape.shift, out_width);
   }
   r.compare(got_flat, want);
   return r;

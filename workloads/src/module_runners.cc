@@ -13,9 +13,7 @@ namespace vta::tutorials {
 namespace {
 
 // The arguments' device types; the last argument is the output.
-vta::runtime::DType device_type(const compiler::Tensor& t) {
-  return t->dtype == compiler::DType::kInt32 ? vta::runtime::DType::kInt32 : vta::runtime::DType::kInt8;
-}
+vta::runtime::DType device_type(const compiler::Tensor& t) { return compiler::device_dtype(t->dtype); }
 
 void check_arity(const compiler::Module& module, size_t inputs) {
   if (module.args().size() != inputs + 1) {

@@ -55,22 +55,35 @@ def _remote_of(device, ctx):
 
 
 def _array(values, device=None, dtype=None, ctx=None):
-    """A device array holding a copy of `values` (int8 or int32): in the server's memory for a remote
-    session's device, else on this process's device."""
-    a = _np.ascontiguousarray(_np.asarray(values, dtype=dtype) if dtype else _np.asarray(values))
+    """A device array holding a copy of `values` (int8 or int32; dtype="int4": integers in [-8, 7],
+    packed two a byte): in the server's memory for a remote session's device, else on this process's."""
+    packed = str(dtype) == "int4"
+    if packed:  # (NumPy has no int4: the values as int8, checked first)
+        a = _np.asarray(values)
+        if a.dtype.kind not in "iu" or (a.size and (a.min() < -8 or a.max() > 7)):
+            raise ValueError("tvm.nd.array: int4 elements are integers in [-8, 7]")
+        a = a.astype(_np.int8)
+    else:
+        a = _np.asarray(values, dtype=dtype) if dtype else _np.asarray(values)
+    a = _np.ascontiguousarray(a)
+    kind = "int4" if packed else ""
     remote = _remote_of(device, ctx)
-    return remote.array(a) if remote is not None else _vta.array(a)
+    return remote.array(a, "", kind) if remote is not None else _vta.array(a, "", kind)
 
 
 def _empty(shape, dtype="float32", device=None, ctx=None, mem_scope=None):
-    """A device array of `shape` and `dtype` (int8 or int32), zeroed, where `device` is."""
+    """A device array of `shape` and `dtype` (int8, int32 or int4), zeroed, where `device` is."""
     if mem_scope is not None:
         raise NotImplementedError("tvm.nd.empty: mem_scope is not supported by the VTA compatibility layer")
-    if str(dtype) not in ("int8", "int32"):
-        raise TypeError(f"tvm.nd.empty: a device array holds int8 or int32 elements, not {dtype}")
+    if str(dtype) not in ("int8", "int32", "int4"):
+        raise TypeError(f"tvm.nd.empty: a device array holds int8, int32 or int4 elements, not {dtype}")
     remote = _remote_of(device, ctx)
     shape = tuple(int(d) for d in shape) if isinstance(shape, (tuple, list)) else (int(shape),)
-    return remote.empty(shape, str(dtype)) if remote is not None else _vta.array(_np.zeros(shape, dtype=dtype))
+    if remote is not None:
+        return remote.empty(shape, str(dtype))
+    if str(dtype) == "int4":
+        return _vta.array(_np.zeros(shape, dtype=_np.int8), "", "int4")
+    return _vta.array(_np.zeros(shape, dtype=dtype))
 
 
 nd = types.SimpleNamespace(array=_array, empty=_empty)

@@ -38,6 +38,12 @@ class ModuleError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The device tensor type of a module argument of type `t` (int8, int32, int4); throws ScheduleError
+/// for bool, which never lives on the device. The one mapping between the two type lists.
+runtime::DType device_dtype(DType t);
+/// Bytes of tensor `t` on the device (int4 elements two a byte).
+size_t device_bytes(const Tensor& t);
+
 /// Bounds on one call of a module. The host's part, the loops and calls the executor interprets, is
 /// counted before anything runs (Module::host_steps(): a program has no branches, so the count is
 /// exact); the device's runs have their own cycle budgets.
@@ -53,7 +59,9 @@ struct CallLimits {
 
 class Module {
  public:
-  Module(Stmt program, std::vector<Tensor> args, std::string target);
+  /// `hardware`: the configuration's bitstream name (Config::bitstream_name) the program was built for;
+  /// empty: this build's (vta::build_config()).
+  Module(Stmt program, std::vector<Tensor> args, std::string target, std::string hardware = "");
   /// The module as data: the final lowered program, its tensors and arguments, the configuration it
   /// was built for, as JSON (format "vta-module", version 1). Never native code.
   std::string to_json() const;
@@ -66,6 +74,9 @@ class Module {
   const std::vector<Tensor>& args() const { return args_; }
   /// The backend the module was built for ("" when any).
   const std::string& target() const { return target_; }
+  /// The hardware configuration it was built for (Config::bitstream_name): running it on a device of
+  /// another is an error naming both.
+  const std::string& hardware() const { return hardware_; }
   /// Runs once with one device tensor per argument, in order, on the calling thread's runtime
   /// (runtime::Context::current()); shapes and types must match the arguments'. Returns when the
   /// accelerator has finished (VTASynchronize).
@@ -84,6 +95,7 @@ class Module {
   Stmt program_;
   std::vector<Tensor> args_;
   std::string target_;
+  std::string hardware_;
   uint64_t host_steps_ = 0;
   // one runtime kernel handle per micro-op kernel of the program (the runtime caches kernels by it)
   std::shared_ptr<std::map<const StmtNode*, void*>> kernels_;

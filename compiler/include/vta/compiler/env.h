@@ -14,7 +14,8 @@ struct Env {
   explicit Env(const Config& config);
   Config config;  // a copy: an Env may outlive the Config it was made from
   int BATCH, BLOCK_IN, BLOCK_OUT, INP_WIDTH, WGT_WIDTH, ACC_WIDTH;
-  DType inp_dtype = DType::kInt8, wgt_dtype = DType::kInt8, acc_dtype = DType::kInt32;
+  /// The inputs' (and outputs') and the weights' types: int8, or int4 at a width of 4 bits.
+  DType inp_dtype, wgt_dtype, acc_dtype = DType::kInt32;
   std::string inp_scope = "local.inp_buffer", wgt_scope = "local.wgt_buffer", acc_scope = "local.acc_buffer";
   std::string dma_copy = "dma_copy", alu = "alu";
   /// Give each virtual thread's accumulator buffers a region of the accumulator of their own, the

@@ -15,10 +15,12 @@
 
 namespace vta::compiler {
 
-/// Scalar types of the tutorials: int8 (inputs, weights, outputs), int32 (accumulators), bool.
-enum class DType : uint8_t { kInt8, kInt32, kBool };
+/// Scalar types of the tutorials: int8 (inputs, weights, outputs), int32 (accumulators), bool, and
+/// int4: the inputs', weights' and outputs' type on a configuration of 4-bit elements (Env::inp_dtype,
+/// Env::wgt_dtype; packed two a byte in DRAM, docs/ISA.md "Element widths").
+enum class DType : uint8_t { kInt8, kInt32, kBool, kInt4 };
 const char* to_string(DType t);
-/// The type to_string names ("int8", "int32", "bool"); nothing for any other name. The one reader of
+/// The type to_string names ("int8", "int32", "bool", "int4"); nothing for any other name. The one reader of
 /// type names: module files, the Python binding.
 std::optional<DType> dtype_from_string(std::string_view name);
 int bits(DType t);

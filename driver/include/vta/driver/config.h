@@ -82,10 +82,6 @@ class Config {
   int acc_width() const { return 1 << params_.log_acc_width; }
   int out_width() const { return inp_width(); }
   int log_out_width() const { return params_.log_inp_width; }
-  /// Whether inputs and weights are int8: the programs the compiler and the network tools make
-  /// (docs/ISA.md, "Element widths": int4 runs through the device layer and the C API). Throws a
-  /// ConfigError naming `who` and the widths otherwise.
-  void require_int8_elements(std::string_view who) const;
 
   // Tile shape.
   int batch() const { return 1 << params_.log_batch; }

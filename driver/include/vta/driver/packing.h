@@ -47,6 +47,13 @@ void pack_lanes(const T* in, uint8_t* bytes, size_t lanes, int width) {
   }
 }
 
+/// What a lane of `width` bits keeps of `v`: its low `width` bits, sign-extended (a store's narrowing
+/// of an accumulator, spec 3.5; a cast to int8 or int4).
+inline int8_t narrow_lane(int64_t v, int width) {
+  const auto low = static_cast<uint8_t>(static_cast<uint64_t>(v) & ((uint64_t{1} << width) - 1));
+  return static_cast<int8_t>(static_cast<int8_t>(low << (8 - width)) >> (8 - width));
+}
+
 /// The range of a signed lane of `width` bits: [-2^(width-1), 2^(width-1) - 1].
 inline int lane_min(int width) { return -(1 << (width - 1)); }
 inline int lane_max(int width) { return (1 << (width - 1)) - 1; }

@@ -59,14 +59,16 @@ struct QuantizeOptions {
   /// Round each requantization to nearest (2^(shift-1) added with the bias before the shift) rather
   /// than down; a convolution without a bias then gets one.
   bool round_to_nearest = true;
-  /// Bits of the weights of the convolutions placed on VTA (4 or 8): in [-7, 7] at 4 bits, at the
-  /// largest power of two that keeps them there. A host operator's weights (the first convolution of
-  /// one channel, the classifier) stay 8 bits.
-  int weight_bits = 8;
-  /// Bits of every requantized activation (4 or 8): in [-8, 7] at 4 bits (ReLU's [0, 7]), each scale
-  /// chosen so that at most max_clipped of its values saturate that range. The graph's input stays 8
-  /// bits (the first operator reads it), and a model's own quantization scales are used only at 8.
-  int activation_bits = 8;
+  /// Bits of the weights of the convolutions placed on VTA (4 or 8; 0: the configuration's weight
+  /// width, LOG_WGT_WIDTH): in [-7, 7] at 4 bits, at the largest power of two that keeps them there. A
+  /// host operator's weights (the first convolution of one channel, the classifier) stay 8 bits. 8
+  /// on a configuration of 4-bit weights is refused (ImportError); 4 on one of 8 runs in 8-bit lanes.
+  int weight_bits = 0;
+  /// Bits of every requantized activation (4 or 8; 0: the configuration's input width): in [-8, 7] at
+  /// 4 bits (ReLU's [0, 7]), each scale chosen so that at most max_clipped of its values saturate that
+  /// range. The graph's input stays 8 bits (the first operator reads it), and a model's own
+  /// quantization scales are used only at 8. 8 on a configuration of 4-bit inputs is refused.
+  int activation_bits = 0;
 };
 
 /// Cross-layer equalization: for each convolution or dense A whose output reaches the next
@@ -85,6 +87,8 @@ struct QuantizedModel {
   /// The parameters of each further output (Graph::extra_outputs(), in that order).
   std::vector<QuantParams> extra_outputs;
   bool softmax = false;
+  /// The widths the quantization used (QuantizeOptions's, 0 decided by the configuration).
+  int weight_bits = 8, activation_bits = 8;
   std::vector<LayerQuant> layers;
   std::vector<PlacementNote> placements;
   /// `x` (the float model's input) as the graph's int8 input: round(x * 2^frac_bits), saturated.

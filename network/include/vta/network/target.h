@@ -43,8 +43,10 @@ class Target {
     virtual Stats run(const std::vector<const Tensor*>& args) = 0;
   };
   virtual ~Target() = default;
-  /// A zero-filled int8 tensor.
-  virtual std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name) = 0;
+  /// A zero-filled tensor of `dtype` (int8, or int4 on a configuration of 4-bit elements: copied from
+  /// and to int8 values, packed on the target).
+  virtual std::unique_ptr<Tensor> empty(const std::vector<int64_t>& shape, const std::string& name,
+                                        runtime::DType dtype) = 0;
   /// Whether its tensors give views (Tensor::view): this process's memory does, a device server's
   /// session does not (its protocol names whole tensors).
   virtual bool views() const { return false; }

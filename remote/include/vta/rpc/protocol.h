@@ -209,7 +209,7 @@ struct LoadModule {
 /// An argument of a loaded module: a tensor in device memory of this shape and element type.
 struct ModuleArg {
   std::string name;
-  uint8_t dtype = 0;  ///< 0 int8, 1 int32
+  uint8_t dtype = 0;  ///< 0 int8, 1 int32, 2 int4 (packed two a byte)
   std::vector<int64_t> shape;
   bool operator==(const ModuleArg&) const = default;
 };

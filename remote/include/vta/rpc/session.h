@@ -62,12 +62,13 @@ class RemoteTensor {
   runtime::DType dtype() const { return dtype_; }
   const std::string& name() const { return name_; }
   size_t elements() const;
-  size_t bytes() const { return elements() * runtime::dtype_bytes(dtype_); }
+  size_t bytes() const { return packed_bytes(elements(), int(runtime::dtype_bits(dtype_))); }
   /// The tensor's physical address on the server.
   uint64_t phys() const { return phys_; }
 
   /// Copies to the device (queued, sent with the next request that waits for an answer). The element
-  /// type must match dtype() and the count elements(); throws std::invalid_argument otherwise.
+  /// type must match dtype() (int8 values for an int4 tensor, packed on the way) and the count
+  /// elements(); throws std::invalid_argument otherwise.
   void copy_from(std::span<const int8_t> host);
   void copy_from(std::span<const int32_t> host);
   /// Copies from the device (after everything queued has been sent).

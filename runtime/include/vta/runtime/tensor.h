@@ -31,6 +31,10 @@ size_t dtype_bytes(DType t);
 DType dtype_of_width(int width);
 /// "int4", "int8" or "int32".
 const char* dtype_name(DType t);
+/// `host` packed as int4 elements (vta/driver/packing.h) for a copy to the device; a value outside
+/// [-8, 7] throws std::invalid_argument naming `what` and the element. The one home of the check,
+/// for this process's tensors and a device server's.
+std::vector<uint8_t> pack_int4(std::span<const int8_t> host, const std::string& what);
 
 /// A tensor in device memory, allocated through the runtime (VTABufferAlloc) and freed on
 /// destruction. Its name appears in the runtime call trace.

@@ -15,6 +15,7 @@
 #include "vta/compiler/build.h"
 #include "vta/compiler/env.h"
 #include "vta/compiler/te.h"
+#include "vta/driver/packing.h"
 #include "vta/workloads/tutorials.h"
 
 namespace vta::rpc {
@@ -30,9 +31,12 @@ class RunError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Where a compiled tutorial runs its module. Every module's arguments are int8 inputs followed by
-/// one int8 output; run() returns the output and the statistics of the call alone, and throws
-/// RunError when the run fails.
+/// The upper bound of the tutorials' clip: 127, or 7 on a configuration of 4-bit outputs.
+inline int out_max(const compiler::Env& env) { return lane_max(env.config.out_width()); }
+
+/// Where a compiled tutorial runs its module. Every module's arguments are inputs followed by one
+/// output, each of int8 values (int4 ones packed and unpacked on the way); run() returns the output and the statistics
+/// of the call alone, and throws RunError when the run fails.
 class ModuleRunner {
  public:
   virtual ~ModuleRunner() = default;
@@ -49,13 +53,13 @@ struct MatmulShape {
   int64_t batch = 1, in_channels = 1024, out_channels = 1024;
   int64_t b_block = 1, o_block = 16, i_block = 16;  ///< tile sizes in VTA blocks
   int64_t virtual_threads = 1;
-  bool epilogue = true;  ///< >> shift, clip to [0, 127] on the ALU (else: truncate the sums to int8)
+  bool epilogue = true;  ///< >> shift, clip to [0, out_max] on the ALU (else: truncate the sums)
   bool clip = true;      ///< with the epilogue: the clip too (else the shifted sums are truncated)
   int shift = 8;
 };
 
 /// The matrix multiply tutorial's computation, in VTA's tiled layout (its "computation declaration"):
-/// res = clip((data x weight^T) >> shift, 0, 127) as int8, with the copies into the on-chip buffers.
+/// res = clip((data x weight^T) >> shift, 0, out_max) as env.inp_dtype, with the copies into the on-chip buffers.
 /// Declared once, here: the compiled tutorial schedules it, the compiler's tests break its schedule.
 struct MatmulDeclaration {
   compiler::Tensor data, weight;          ///< the arguments (and res)
