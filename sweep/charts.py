@@ -5,10 +5,13 @@
 
 pareto.json (written by sweep/src/report.cc, which also decides every front) holds one panel per
 workload and backend, each point a configuration with its cycles, SRAM bytes, LUTs, energy and
-energy-delay product, and its place on the fronts. Per panel, side by side:
-  1. cycles against the cost (LUTs where every configuration was synthesized, else SRAM bytes);
-  2. energy against cycles, when the tasks measured energy;
-  3. energy-delay product against LUTs, when they were synthesized too.
+energy-delay product, top-1 accuracy, and its place on the fronts. Per panel, side by side:
+  1. cycles against the cost (LUTs where every configuration was synthesized, else SRAM bytes), when
+     the tasks measured cycles (the tsim, SystemC);
+  2. energy against cycles, when the tasks measured energy too;
+  3. energy-delay product against LUTs, when they were synthesized too;
+  4. top-1 accuracy against energy, when the workload measured accuracy (the precision front);
+  5. top-1 accuracy against LUTs, when they were synthesized too.
 Every point is labelled with its configuration; the front is joined and named in the legend.
 Writes DIR/pareto.svg and DIR/pareto.png; exits 1 with a message when the input is unusable.
 """
@@ -45,7 +48,8 @@ def label_points(ax, xs, ys, names):
         placed.append((x, y, not crowded))
 
 
-def draw(ax, points, x_key, y_key, front_key, x_label, y_label, units=('', '')):
+def draw(ax, points, x_key, y_key, front_key, x_label, y_label, units=('', ''),
+         front_label='Pareto front (nothing both lower and left)'):
     """One scatter: every configuration a labelled point, the front joined in red; tick values in
     engineering notation with the axes' units (`units`: x's and y's SI unit, if any)."""
     from matplotlib.ticker import EngFormatter
@@ -55,7 +59,7 @@ def draw(ax, points, x_key, y_key, front_key, x_label, y_label, units=('', '')):
     ax.scatter([p[x_key] for p in rest], [p[y_key] for p in rest], color='#7f8c8d', s=22, zorder=2,
                label='other configurations')
     ax.plot([p[x_key] for p in front], [p[y_key] for p in front], color='#c0392b', marker='o', markersize=5,
-            zorder=3, label='Pareto front (nothing both lower and left)')
+            zorder=3, label=front_label)
     label_points(ax, [p[x_key] for p in pts], [p[y_key] for p in pts], short_names([p['config'] for p in pts]))
     ax.set_xlabel(x_label)
     ax.set_ylabel(y_label)
@@ -88,14 +92,28 @@ def main():
             for p in pts:  # (in joules: the ticks say mJ, µJ or J as the values need)
                 p['energy_j'] = p['energy_uj'] * 1e-6 if p.get('energy_uj') is not None else None
                 p['edp_j'] = p['edp'] * 1e-6 if p.get('edp') is not None else None
-            charts = [('cost', 'cycles', 'front', f'{panel["cost_axis"]}', 'cycles')]
-            if all(p['energy_j'] is not None for p in pts):
-                charts.append(('cycles', 'energy_j', 'energy_front', 'cycles', 'energy per run', ('', 'J')))
-                if all(p.get('luts') is not None for p in pts):
-                    charts.append(('luts', 'edp_j', 'edp_front', 'LUTs', 'energy-delay product (J x cycles)'))
+            charts = []
+            energy = all(p['energy_j'] is not None for p in pts)
+            luts = all(p.get('luts') is not None for p in pts)
+            if all(p.get('cycles') is not None for p in pts):
+                charts.append(('cost', 'cycles', 'front', f'{panel["cost_axis"]}', 'cycles'))
+                if energy:
+                    charts.append(('cycles', 'energy_j', 'energy_front', 'cycles', 'energy per run', ('', 'J')))
+                    if luts:
+                        charts.append(('luts', 'edp_j', 'edp_front', 'LUTs', 'energy-delay product (J x cycles)'))
+            if all(p.get('accuracy') is not None for p in pts):
+                better = 'Pareto front (nothing both more accurate and left)'
+                if energy:
+                    charts.append(('energy_j', 'accuracy', 'accuracy_front', 'energy per inference',
+                                   'top-1 accuracy (%)', ('J', ''), better))
+                if luts:
+                    charts.append(('luts', 'accuracy', 'accuracy_lut_front', 'LUTs', 'top-1 accuracy (%)', ('', ''),
+                                   better))
+            if not charts:
+                continue
             rows.append((panel['title'], pts, charts))
         if not rows:
-            sys.exit('charts.py: no panel to draw (no task measured cycles)')
+            sys.exit('charts.py: no panel to draw (no task measured cycles or accuracy)')
         columns = max(len(charts) for _, _, charts in rows)
         fig, axes = plt.subplots(len(rows), columns, figsize=(6.4 * columns, 5.0 * len(rows)), squeeze=False)
         for r, (title, pts, charts) in enumerate(rows):

@@ -65,6 +65,14 @@ class Quantizer {
         auto& s = samples_[name];
         const size_t step = std::max<size_t>(1, values.size() / kSamples);
         for (size_t i = 0; i < values.size(); i += step) s.push_back(std::fabs(values[i]));
+        // (an NCHW activation's mean per channel: bias_correction)
+        if (const auto& shape = g_.shape(name); shape.size() == 4 && shape[1] > 0) {
+          const auto channels = size_t(shape[1]), plane = size_t(shape[2] * shape[3]);
+          auto& mean = channel_mean_[name];
+          mean.resize(channels, 0.0);
+          for (size_t i = 0; i < values.size(); ++i) mean[(i / plane) % channels] += double(values[i]);
+          channel_weight_[name] += double(values.size()) / double(channels);
+        }
       }
     }
     if (count == 0) throw ImportError(g_.name + ": quantization needs at least one calibration input");
@@ -304,6 +312,59 @@ class Quantizer {
     return clamp_frac(best);
   }
 
+  // The weight scale of each output channel of `w` (O, ...) below 8 bits: each channel's own power of two
+  // (least_squared_error over its weights), at most kMaxFactorBits coarser than the finest (its factor,
+  // 2^(finest - f), an int8 power of two); a channel of zeros takes the finest. Empty when every channel
+  // has the same (one scale per tensor then), or when a factor could make a sum leave int32.
+  static constexpr int kMaxFactorBits = 6;
+  std::vector<int> channel_fracs(const FloatTensor& w, double m, long most) const {
+    const size_t channels = size_t(w.shape.at(0)), per = w.values.size() / channels;
+    std::vector<int> f(channels, std::numeric_limits<int>::min());
+    for (size_t c = 0; c < channels; ++c) {
+      const std::vector<float> part(w.values.begin() + std::ptrdiff_t(c * per),
+                                    w.values.begin() + std::ptrdiff_t((c + 1) * per));
+      float top = 0;
+      for (const float v : part) top = std::max(top, std::fabs(v));
+      if (top > 0) {
+        f[c] = least_squared_error(part, m, clamp_frac(std::floor(std::log2(double(most) / (double(top) * m)))), -most,
+                                   most);
+      }
+    }
+    const int finest = *std::max_element(f.begin(), f.end());
+    for (int& x : f) x = x == std::numeric_limits<int>::min() ? finest : std::max(x, finest - kMaxFactorBits);
+    if (std::all_of(f.begin(), f.end(), [&](int x) { return x == f[0]; })) return {};
+    // |sum| <= per x most x 128 (an int8 input) before the factor: the product must stay in int32
+    const double bound = double(per) * double(most) * 128.0 * std::ldexp(1.0, kMaxFactorBits);
+    if (bound > double(std::numeric_limits<int32_t>::max())) return {};
+    return f;
+  }
+
+  // Bias correction below 8 bits: the weights' rounding shifts each output channel's mean by
+  // sum over its taps of (quantized - float weight) x the input channel's calibration mean; that much is
+  // taken off its bias (one made when it has none), in accumulator units. `q` the int weights, each
+  // output channel at 2^frac[o] (or 2^wf for all), the input's multiplier `m`.
+  void correct_bias(const FloatOp& op, double m, int wf, const std::vector<int>& frac, const std::vector<int8_t>& q,
+                    Q& out) const {
+    const auto it = channel_mean_.find(op.inputs[0]);
+    if (it == channel_mean_.end()) return;
+    const FloatTensor& w = g_.constants.at(op.weight);
+    const int64_t outs = w.shape.at(0), per_group_in = w.shape.at(1), groups = std::max<int64_t>(op.groups, 1);
+    const size_t per = w.values.size() / size_t(outs), taps = per / size_t(per_group_in);
+    const double count = channel_weight_.at(op.inputs[0]);
+    if (out.bias.empty()) out.bias.assign(size_t(outs), 0.0), out.node = op.name;
+    for (int64_t o = 0; o < outs; ++o) {
+      const double scale = m * std::ldexp(1.0, frac.empty() ? wf : frac[size_t(o)]);
+      const int64_t first_in = (o / (outs / groups)) * per_group_in;
+      double delta = 0;
+      for (size_t j = 0; j < per; ++j) {
+        const size_t k = size_t(o) * per + j;
+        const double mean = it->second.at(size_t(first_in) + j / taps) / count;
+        delta += (double(q[k]) / scale - double(w.values[k])) * mean;
+      }
+      out.bias[size_t(o)] -= delta * std::ldexp(1.0, out.params.frac_bits);
+    }
+  }
+
   // Constant values times `factor`, rounded and saturated to [-most, most].
   static std::vector<int8_t> to_int8(const std::vector<float>& v, double factor, long most = 127) {
     std::vector<int8_t> q(v.size());
@@ -478,13 +539,36 @@ class Quantizer {
       t = m_.graph.dense(unique(op.name), x.name, wname);
       reason = vta_refusal(m_.graph, m_.graph.ops().back(), config_);
     }
-    place(mark, p, op.name, reason);
     const long most = vta_capable ? lane_max(options_.weight_bits) : 127;
     int wf = top > 0 ? clamp_frac(std::floor(std::log2(double(most) / (double(top) * m)))) : 0;
     // Below 8 bits a step of 2^-wf is coarse against most weights: the scale one or two bits finer,
     // which saturates the largest few, is taken when it gives the smaller squared error over the tensor.
     if (most < 127 && top > 0) wf = least_squared_error(w.values, m, wf, -most, most);
-    m_.graph.mutable_weight(wname) = to_int8(w.values, m * std::ldexp(1.0, wf), most);
+    std::vector<int> channel_frac;  // (below 8 bits on VTA: a scale per output channel, when they differ)
+    if (most < 127 && top > 0 && op.kind == FloatOpKind::kConv && options_.per_channel_weights) {
+      channel_frac = channel_fracs(w, m, most);
+      if (!channel_frac.empty()) {
+        wf = *std::max_element(channel_frac.begin(), channel_frac.end());
+        std::vector<int8_t> factors;
+        factors.reserve(channel_frac.size());
+        for (const int f : channel_frac) factors.push_back(int8_t(1 << (wf - f)));
+        const std::string fname = m_.graph.constant(unique(op.name + ".factors"), {int64_t(factors.size())}, factors);
+        t = m_.graph.scale_channels(unique(op.name + ".scale"), t, fname);
+      }
+    }
+    place(mark, p, op.name, reason);
+    if (channel_frac.empty()) {
+      m_.graph.mutable_weight(wname) = to_int8(w.values, m * std::ldexp(1.0, wf), most);
+    } else {  // each output channel at its own 2^f, brought to 2^wf by its factor 2^(wf - f) after the sum
+      std::vector<int8_t>& q = m_.graph.mutable_weight(wname);
+      const size_t per = w.values.size() / channel_frac.size();
+      for (size_t c = 0; c < channel_frac.size(); ++c) {
+        const std::vector<float> part(w.values.begin() + std::ptrdiff_t(c * per),
+                                      w.values.begin() + std::ptrdiff_t((c + 1) * per));
+        const std::vector<int8_t> qc = to_int8(part, m * std::ldexp(1.0, channel_frac[c]), most);
+        std::copy(qc.begin(), qc.end(), q.begin() + std::ptrdiff_t(c * per));
+      }
+    }
     const int acc = x.params.frac_bits + wf;
     Q out = make_q(t, {acc, 1.0}, true, p, wf);
     if (!op.bias.empty()) {  // added with the requantization, which rounds with it
@@ -492,6 +576,9 @@ class Quantizer {
       out.bias.resize(b.values.size());
       for (size_t i = 0; i < out.bias.size(); ++i) out.bias[i] = double(b.values[i]) * std::ldexp(1.0, acc);
       out.node = op.name;
+    }
+    if (most < 127 && op.kind == FloatOpKind::kConv && options_.bias_correction) {
+      correct_bias(op, m, wf, channel_frac, m_.graph.weight(wname), out);
     }
     q_[op.output] = out;
   }
@@ -611,7 +698,9 @@ class Quantizer {
   std::map<std::string, int> readers_;
   std::map<std::string, const FloatOp*> reader_;  // (the last reader: the one when readers_ is 1)
   std::map<std::string, std::vector<float>> samples_;
-  std::map<std::string, std::string> scale_from_;  // tensors whose scale the model gives (report)
+  std::map<std::string, std::vector<double>> channel_mean_;  // NCHW activations: the sum per channel...
+  std::map<std::string, double> channel_weight_;             // ...over this many values each
+  std::map<std::string, std::string> scale_from_;            // tensors whose scale the model gives (report)
 };
 
 }  // namespace

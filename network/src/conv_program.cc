@@ -47,9 +47,11 @@ class ConvProgramBuilder {
     declare_chain();
     std::vector<c::Tensor> args{data_, kernel_};
     if (chain_.bias()) args.push_back(chain_.bias());
+    if (chain_.scale()) args.push_back(chain_.scale());
     if (residual_) args.push_back(residual_);
     if (shortcut()) args.insert(args.end(), {sc_data_, sc_kernel_});
     if (sc_chain_.bias()) args.push_back(sc_chain_.bias());
+    if (sc_chain_.scale()) args.push_back(sc_chain_.scale());
     args.push_back(res_);
     c::Schedule s = c::create_schedule(res_);
     const OutputLoops loops = schedule_output(s);
@@ -258,7 +260,8 @@ void ConvProgramBuilder::schedule_convolution(c::Schedule& s, const OutputLoops&
   s[kernel_buf_].compute_at(s[res_conv_], ic_out);
   s[data_buf_].pragma(data_buf_->op->axis[0], env_.dma_copy);
   s[kernel_buf_].pragma(kernel_buf_->op->axis[0], env_.dma_copy);
-  for (const c::Tensor& b : {residual_buf_, chain_.bias_buf(), sc_chain_.bias_buf()}) {
+  for (const c::Tensor& b :
+       {residual_buf_, chain_.bias_buf(), chain_.scale_buf(), sc_chain_.bias_buf(), sc_chain_.scale_buf()}) {
     if (!b) continue;
     s[b].set_scope(env_.acc_scope);
     s[b].compute_at(s[res_], loops.x_out);
@@ -319,6 +322,7 @@ c::Tensor AluChain::elementwise(const Op& op, c::Tensor prev, const std::string&
       break;
     }
     case OpKind::kBiasAdd: return add_bias(op, prev, prefix);
+    case OpKind::kScaleChannels: return scale_channels(op, prev, prefix);
     case OpKind::kLeakyRelu: {
       // max(x, (x * m + 2^(k-1)) >> k): the product in a copy of x (the ALU writes in place), rounded,
       // then the two's MAX
@@ -335,14 +339,22 @@ c::Tensor AluChain::elementwise(const Op& op, c::Tensor prev, const std::string&
   return prev;
 }
 
+// A vector of one int8 per output channel, replicated over the BATCH lanes: the argument `arg` named
+// `name` and its copy into the accumulator `buf` (sign-extended). Returns their shape.
+std::vector<int64_t> AluChain::channel_vector(const std::string& name, c::Tensor& arg, c::Tensor& buf) {
+  const std::vector<int64_t> shape{1, shape_[1], 1, 1, env_.BATCH, env_.BLOCK_OUT};
+  arg = c::placeholder(shape, name, c::DType::kInt8);
+  const c::Tensor a = arg;
+  buf = c::compute(
+      shape, [a, this](const Indices& x) { return c::cast(env_.acc_dtype, a(x)); }, name + "_buf");
+  return shape;
+}
+
 // The bias (kBiasAdd): one int8 value per output channel (replicated over the BATCH lanes), loaded
 // into the accumulator per output tile, shifted left there, and added to every row and column.
 c::Tensor AluChain::add_bias(const Op& op, const c::Tensor& prev, const std::string& prefix) {
   if (bias_) throw GraphError(join({g_.name(), ": ", op.name, ": a second bias_add in one VTA chain"}));
-  const std::vector<int64_t> shape{1, shape_[1], 1, 1, env_.BATCH, env_.BLOCK_OUT};
-  bias_ = c::placeholder(shape, prefix + "bias", c::DType::kInt8);
-  bias_buf_ = c::compute(
-      shape, [&](const Indices& x) { return c::cast(env_.acc_dtype, bias_(x)); }, prefix + "bias_buf");
+  const std::vector<int64_t> shape = channel_vector(prefix + "bias", bias_, bias_buf_);
   c::Tensor b = bias_buf_;
   if (op.shift != 0) {
     b = c::compute(
@@ -353,6 +365,21 @@ c::Tensor AluChain::add_bias(const Op& op, const c::Tensor& prev, const std::str
       shape_,
       [&](const Indices& x) { return prev(x) + b(c::make_int(0), x[1], c::make_int(0), c::make_int(0), x[4], x[5]); },
       prefix + "bias_add" + std::to_string(alu_.size()));
+  alu_.push_back(out);
+  return out;
+}
+
+// The factors (kScaleChannels): one int8 per output channel (replicated over the BATCH lanes), loaded
+// into the accumulator per output tile as the bias is, every row and column multiplied by them.
+c::Tensor AluChain::scale_channels(const Op& op, const c::Tensor& prev, const std::string& prefix) {
+  if (scale_) throw GraphError(join({g_.name(), ": ", op.name, ": a second scale_channels in one VTA chain"}));
+  (void)channel_vector(prefix + "factors", scale_, scale_buf_);
+  c::Tensor out = c::compute(
+      shape_,
+      [&](const Indices& x) {
+        return prev(x) * scale_buf_(c::make_int(0), x[1], c::make_int(0), c::make_int(0), x[4], x[5]);
+      },
+      prefix + "scale" + std::to_string(alu_.size()));
   alu_.push_back(out);
   return out;
 }

@@ -172,8 +172,8 @@ void Executor::plan_conv(Step& s) {
   s.residual = residual_of(g, s);
   if ((s.residual == Residual::kSumInit || s.residual == Residual::kAluAdd) && config_.inp_width() < 8) {
     throw GraphError(join({g.name(), ": ", conv.name, ": its residual add loads ", s.inputs[1],
-                           " into the accumulator, whose loads take 8-bit elements, and this configuration's "
-                           "activations are 4 bits (place the add on the host, or use 8-bit inputs)"}));
+                           " into the accumulator, whose loads take 8-bit elements, and this configuration's",
+                           " activations are 4 bits (place the add on the host, or use 8-bit inputs)"}));
   }
   const ConvGeometry geometry = conv_geometry(config_, g, s);
   const auto build = [&](const ConvTiling& t) { return build_program(conv_program(g, s, env, t), env); };
@@ -242,8 +242,8 @@ void Executor::plan_conv(Step& s) {
   load_biases(s);
 }
 
-// The step's biases on the target: (1, O / BLOCK_OUT, 1, 1, BATCH, BLOCK_OUT), replicated over the
-// batch lanes.
+// The step's biases and channel factors on the target: (1, O / BLOCK_OUT, 1, 1, BATCH, BLOCK_OUT),
+// replicated over the batch lanes.
 void Executor::load_biases(const Step& s) {
   const Graph& g = graph_;
   const c::Env env(config_);
@@ -251,7 +251,9 @@ void Executor::load_biases(const Step& s) {
   std::vector<const Op*> ops = s.ops;
   ops.insert(ops.end(), s.shortcut.begin(), s.shortcut.end());
   for (const Op* op : ops) {
-    if (op->kind != OpKind::kBiasAdd || device_->weights.count(op->weight)) continue;
+    if ((op->kind != OpKind::kBiasAdd && op->kind != OpKind::kScaleChannels) || device_->weights.count(op->weight)) {
+      continue;
+    }
     const std::vector<int8_t>& b = g.weight(op->weight);
     std::vector<int8_t> packed(size_t(channel_blocks(o, env.BLOCK_OUT) * env.BLOCK_OUT * env.BATCH), 0);
     for (int64_t ch = 0; ch < o; ++ch) {
@@ -395,14 +397,19 @@ StepResult Executor::run_step(size_t i, Activations& values, const RunOptions& o
   } else {
     std::vector<const Target::Tensor*> args{values.to_device(s.inputs[0])};
     if (s.ops[0]->kind == OpKind::kConv2d) args.push_back(device_->weights.at(s.ops[0]->weight).get());
-    for (const Op* op : s.ops) {
-      if (op->kind == OpKind::kBiasAdd) args.push_back(device_->weights.at(op->weight).get());
-    }
-    if (s.inputs.size() > 1) args.push_back(values.to_device(s.inputs[1]));
-    for (const Op* op : s.shortcut) {  // (its weight, then its bias: conv_program's order)
-      if (op->kind == OpKind::kConv2d || op->kind == OpKind::kBiasAdd) {
-        args.push_back(device_->weights.at(op->weight).get());
+    // a chain's vectors in conv_program's order: the bias, then the factors
+    const auto vectors = [&](const std::vector<const Op*>& ops) {
+      for (const OpKind kind : {OpKind::kBiasAdd, OpKind::kScaleChannels}) {
+        for (const Op* op : ops) {
+          if (op->kind == kind) args.push_back(device_->weights.at(op->weight).get());
+        }
       }
+    };
+    vectors(s.ops);
+    if (s.inputs.size() > 1) args.push_back(values.to_device(s.inputs[1]));
+    if (!s.shortcut.empty()) {  // (its weight, then its vectors)
+      args.push_back(device_->weights.at(s.shortcut[0]->weight).get());
+      vectors(s.shortcut);
     }
     std::unique_ptr<Target::Tensor> reshaped;  // (an upsample's output as its program addresses it)
     if (is_upsample(s)) {

@@ -55,6 +55,7 @@ const char* to_string(OpKind k) {
     case OpKind::kDilate: return "dilate";
     case OpKind::kLeakyRelu: return "leaky_relu";
     case OpKind::kShrEven: return "shr_even";
+    case OpKind::kScaleChannels: return "scale_channels";
   }
   return "?";
 }
@@ -258,20 +259,33 @@ std::string Graph::global_avg_pool(const std::string& name, const std::string& x
   return add_op(op, {"", {in.shape[0], in.shape[1]}, ElemType::kInt32});
 }
 
-std::string Graph::bias_add(const std::string& name, const std::string& x, const std::string& bias, int shift) {
-  Op op = make_op(OpKind::kBiasAdd, name, {x});
-  op.weight = bias;
+// An operator of int32 `x` and an int8 constant of one value per channel (bias_add, scale_channels).
+Op Graph::per_channel_op(OpKind kind, const std::string& name, const std::string& x, const std::string& constant,
+                         const char* what) {
+  Op op = make_op(kind, name, {x});
+  op.weight = constant;
   const TensorDesc& in = need(op, x, ElemType::kInt32);
-  const TensorDesc& b = need(op, bias, ElemType::kInt8);
-  if (in.shape.size() < 2 || b.shape.size() != 1 || b.shape[0] != in.shape[1]) {
-    throw GraphError(name_ + ": " + name + ": bias " + shape_text(b.shape) + " is not one value per channel of " +
-                     shape_text(in.shape));
+  const TensorDesc& k = need(op, constant, ElemType::kInt8);
+  if (in.shape.size() < 2 || k.shape.size() != 1 || k.shape[0] != in.shape[1]) {
+    throw GraphError(name_ + ": " + name + ": " + what + " " + shape_text(k.shape) +
+                     " is not one value per channel of " + shape_text(in.shape));
   }
+  return op;
+}
+
+std::string Graph::bias_add(const std::string& name, const std::string& x, const std::string& bias, int shift) {
+  Op op = per_channel_op(OpKind::kBiasAdd, name, x, bias, "bias");
+  const TensorDesc& in = tensor(x);
   if (shift < 0 || shift > 23) {
     throw GraphError(name_ + ": " + name + ": bias shift " + std::to_string(shift) + " is not 0 to 23");
   }
   op.shift = shift;
   return add_op(op, in);
+}
+
+std::string Graph::scale_channels(const std::string& name, const std::string& x, const std::string& factors) {
+  Op op = per_channel_op(OpKind::kScaleChannels, name, x, factors, "factors");
+  return add_op(op, tensor(x));
 }
 
 std::string Graph::flatten(const std::string& name, const std::string& x) {

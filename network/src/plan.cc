@@ -29,7 +29,8 @@ std::vector<const Op*> fuse_after(const Graph& g, const Op& conv) {
     const Op& op = *readers[0];
     const bool elementwise = op.kind == OpKind::kShr || op.kind == OpKind::kShrEven || op.kind == OpKind::kAdd ||
                              op.kind == OpKind::kRelu || op.kind == OpKind::kClip || op.kind == OpKind::kCast ||
-                             op.kind == OpKind::kBiasAdd || op.kind == OpKind::kLeakyRelu;
+                             op.kind == OpKind::kBiasAdd || op.kind == OpKind::kLeakyRelu ||
+                             op.kind == OpKind::kScaleChannels;
     if (!elementwise || op.placement != Placement::kVta || op.inputs[0] != current) {
       throw GraphError(join(
           {g.name(), ": ", op.name, " (", to_string(op.kind), ", ", to_string(op.placement),
@@ -82,7 +83,10 @@ bool is_shortcut_chain(const Step& s) {
   if (before_cast.kind != OpKind::kClip || before_cast.lo < -128 || before_cast.hi > 127) return false;
   for (size_t i = 1; i + 1 < s.ops.size(); ++i) {
     const OpKind k = s.ops[i]->kind;
-    if (k != OpKind::kShr && k != OpKind::kRelu && k != OpKind::kClip && k != OpKind::kBiasAdd) return false;
+    if (k != OpKind::kShr && k != OpKind::kRelu && k != OpKind::kClip && k != OpKind::kBiasAdd &&
+        k != OpKind::kScaleChannels) {
+      return false;
+    }
   }
   return true;
 }
@@ -263,7 +267,8 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
     case OpKind::kClip:
     case OpKind::kLeakyRelu:
     case OpKind::kCast:
-    case OpKind::kBiasAdd: return "";  // fused after a VTA convolution (plan_steps checks the chain)
+    case OpKind::kBiasAdd:
+    case OpKind::kScaleChannels: return "";  // fused after a VTA convolution (plan_steps checks the chain)
     default:
       return join({to_string(op.kind), " runs on the host: VTA steps are convolutions and average pools with the ",
                    "elementwise operators fused after them, max pools and upsamples"});

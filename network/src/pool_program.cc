@@ -67,7 +67,7 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
     s[res].reorder({tx, b_out});
     s[res].bind(tx, "cthread");
   }
-  for (const c::Tensor& b : {data_buf, chain.bias_buf()}) {
+  for (const c::Tensor& b : {data_buf, chain.bias_buf(), chain.scale_buf()}) {
     if (!b) continue;
     s[b].set_scope(env.acc_scope);
     s[b].compute_at(s[res], y_out);
@@ -81,6 +81,7 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
   s[res].pragma(y_inn, env.dma_copy);
   std::vector<c::Tensor> args{data};
   if (chain.bias()) args.push_back(chain.bias());
+  if (chain.scale()) args.push_back(chain.scale());
   args.push_back(res);
   return {std::move(s), std::move(args)};
 }

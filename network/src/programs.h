@@ -28,11 +28,15 @@ class AluChain {
   /// `op` after `prev`; the last stage's tensor. Throws GraphError for an operator the ALU does not run.
   compiler::Tensor elementwise(const Op& op, compiler::Tensor prev, const std::string& prefix = "");
   compiler::Tensor add_bias(const Op& op, const compiler::Tensor& prev, const std::string& prefix = "");
+  compiler::Tensor scale_channels(const Op& op, const compiler::Tensor& prev, const std::string& prefix = "");
   /// Every stage, in order (those the caller adds too: push them here).
   std::vector<compiler::Tensor>& stages() { return alu_; }
   /// The bias argument and its accumulator buffer (empty without a bias_add).
   const compiler::Tensor& bias() const { return bias_; }
   const compiler::Tensor& bias_buf() const { return bias_buf_; }
+  /// The factors argument (scale_channels) and its accumulator buffer (empty without one).
+  const compiler::Tensor& scale() const { return scale_; }
+  const compiler::Tensor& scale_buf() const { return scale_buf_; }
 
  private:
   const Graph& g_;
@@ -40,6 +44,8 @@ class AluChain {
   std::vector<int64_t> shape_;
   std::vector<compiler::Tensor> alu_;
   compiler::Tensor bias_, bias_buf_;
+  compiler::Tensor scale_, scale_buf_;
+  std::vector<int64_t> channel_vector(const std::string& name, compiler::Tensor& arg, compiler::Tensor& buf);
 };
 
 /// How the executor builds its programs: the load stage runs a tile ahead (its buffers are free once
@@ -47,7 +53,7 @@ class AluChain {
 compiler::BuildOptions build_options();
 
 /// VTA convolution step `step` (step.residual decided) blocked by `tiling`. Arguments: data, kernel,
-/// [bias], [residual], [shortcut data, shortcut kernel, [shortcut bias]], result.
+/// [bias], [factors], [residual], [shortcut data, shortcut kernel, [shortcut bias], [shortcut factors]], result.
 Program conv_program(const Graph& g, const Step& step, const compiler::Env& env, const ConvTiling& tiling);
 
 /// VTA max or average pool step `step` blocked by `tiling` (c_block channel blocks = oc_block,

@@ -109,6 +109,23 @@ std::vector<int32_t> layout_op(const Graph& g, const Op& op, const Values& value
   return detail::dilate(x.data(), planes, in.shape[2], in.shape[3], op.stride, out.shape[2], out.shape[3]);
 }
 
+// `f(x, constant[c])` for each element of channel c (dimension 1), wrapping in 32 bits: bias_add,
+// scale_channels.
+template <typename F>
+std::vector<int32_t> per_channel(const Graph& g, const Op& op, const std::vector<int32_t>& x, F f) {
+  const TensorDesc& in = g.tensor(op.inputs[0]);
+  const std::vector<int8_t>& k = g.weight(op.weight);
+  const int64_t n = in.shape[0], c = in.shape[1], inner = in.elements() / std::max<int64_t>(n * c, 1);
+  std::vector<int32_t> r(x.size());
+  size_t i = 0;
+  for (int64_t a = 0; a < n; ++a) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t e = 0; e < inner; ++e, ++i) r[i] = int32_t(f(uint32_t(x[i]), k[size_t(ch)]));
+    }
+  }
+  return r;
+}
+
 // The one-input elementwise operators on one value.
 int32_t elementwise(const Op& op, int32_t v) {
   switch (op.kind) {
@@ -184,19 +201,10 @@ std::vector<int32_t> reference_op(const Graph& g, const Op& op, const Values& va
       }
       return r;
     }
-    case OpKind::kBiasAdd: {
-      const TensorDesc& in = g.tensor(op.inputs[0]);
-      const std::vector<int8_t>& b = g.weight(op.weight);
-      const int64_t n = in.shape[0], c = in.shape[1], inner = in.elements() / std::max<int64_t>(n * c, 1);
-      size_t i = 0;
-      for (int64_t a = 0; a < n; ++a) {
-        for (int64_t ch = 0; ch < c; ++ch) {
-          const uint32_t add = uint32_t(int32_t(b[size_t(ch)])) << op.shift;
-          for (int64_t e = 0; e < inner; ++e, ++i) r[i] = int32_t(uint32_t(x[i]) + add);
-        }
-      }
-      return r;
-    }
+    case OpKind::kBiasAdd:  // x + (bias[c] << shift)
+      return per_channel(g, op, x, [&](uint32_t v, int8_t b) { return v + (uint32_t(int32_t(b)) << op.shift); });
+    case OpKind::kScaleChannels:  // x * factor[c]
+      return per_channel(g, op, x, [](uint32_t v, int8_t f) { return v * uint32_t(int32_t(f)); });
     case OpKind::kFlatten: return x;
     case OpKind::kConcat:
     case OpKind::kUpsample:

@@ -87,7 +87,8 @@ ConvGeometry conv_geometry(const Config& config, const Graph& g, const Step& ste
   geo.kernel = conv.kernel;
   geo.pad = conv.pad;
   geo.stride = conv.stride;
-  geo.biases = count_of(step.ops, OpKind::kBiasAdd) + count_of(step.shortcut, OpKind::kBiasAdd);
+  geo.biases = count_of(step.ops, OpKind::kBiasAdd) + count_of(step.shortcut, OpKind::kBiasAdd) +
+               count_of(step.ops, OpKind::kScaleChannels) + count_of(step.shortcut, OpKind::kScaleChannels);
   geo.temporaries = alu_temporaries(step);
   if (!step.shortcut.empty()) {
     geo.shortcut_blocks = channel_blocks(g.tensor(step.shortcut[0]->inputs[0]).shape[1], config.block_in());
@@ -172,14 +173,15 @@ std::vector<ConvTiling> alu_step_tilings(const Config& config, int64_t blocks, i
 
 std::vector<ConvTiling> pool_tilings(const Config& config, const Graph& g, const Step& step) {
   const Op& pool = *step.ops[0];
-  const bool bias = count_of(step.ops, OpKind::kBiasAdd) > 0;
+  // (a bias and factors: one accumulator row each per channel block)
+  const int64_t vectors = count_of(step.ops, OpKind::kBiasAdd) + count_of(step.ops, OpKind::kScaleChannels);
   const int64_t temporaries = alu_temporaries(step);
   const TensorDesc& in = g.tensor(pool.inputs[0]);
   const TensorDesc& out = g.tensor(pool.output);
   const int64_t blocks = channel_blocks(in.shape[1], config.block_in()), oh = out.shape[2], ow = out.shape[3];
   const int64_t wp = in.shape[3] + 2 * pool.pad + pool.pad_after;
   return alu_step_tilings(config, blocks, oh, ow, [&](int64_t cb, int64_t hb) {
-    return cb * (((hb - 1) * pool.stride + pool.kernel) * wp + hb * ow * (1 + temporaries) + (bias ? 1 : 0));
+    return cb * (((hb - 1) * pool.stride + pool.kernel) * wp + hb * ow * (1 + temporaries) + vectors);
   });
 }
 

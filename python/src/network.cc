@@ -216,18 +216,24 @@ void bind_onnx(py::module_& n) {
       .def(
           "quantize",
           [](const net::FloatGraph& g, const py::iterable& calibration, bool use_vta, bool equalize,
-             bool round_to_nearest, double max_clipped) {
+             bool round_to_nearest, double max_clipped, int weight_bits, int activation_bits, bool per_channel_weights,
+             bool bias_correction) {
             net::QuantizeOptions o;
             o.use_vta = use_vta, o.equalize = equalize, o.round_to_nearest = round_to_nearest,
             o.max_clipped = max_clipped;
+            o.weight_bits = weight_bits, o.activation_bits = activation_bits;
+            o.per_channel_weights = per_channel_weights, o.bias_correction = bias_correction;
             IterableCalibration inputs(calibration, g.elements(g.input));
             py::gil_scoped_release unlocked;
             return net::quantize(g, inputs, build_config(), o);
           },
           "Quantizes the model from calibration inputs (any iterable of float arrays of the input's shape) into "
-          "a QuantizedModel; GraphError or ModelImportError name what cannot be quantized or placed.",
+          "a QuantizedModel; GraphError or ModelImportError name what cannot be quantized or placed. "
+          "weight_bits / activation_bits: 4 or 8 (0: the configuration's widths); below 8 bits "
+          "per_channel_weights and bias_correction as vta-onnx's flags (docs/MODELS.md, \"Four bits\").",
           py::arg("calibration"), py::arg("use_vta") = true, py::arg("equalize") = true,
-          py::arg("round_to_nearest") = true, py::arg("max_clipped") = 0.0005);
+          py::arg("round_to_nearest") = true, py::arg("max_clipped") = 0.0005, py::arg("weight_bits") = 0,
+          py::arg("activation_bits") = 0, py::arg("per_channel_weights") = false, py::arg("bias_correction") = true);
   n.def(
       "import_onnx",
       [](const std::filesystem::path& file, int64_t batch) {
@@ -305,6 +311,10 @@ void bind_network(py::module_& m, const py::object& base_error) {
            "x + bias (a per-channel int32 constant) >> shift. Returns the output tensor's name; GraphError names a bad "
            "operand.",
            py::arg("name"), py::arg("x"), py::arg("bias"), py::arg("shift") = 0)
+      .def("scale_channels", &net::Graph::scale_channels,
+           "x * factors (a per-channel int8 constant), wrapping in 32 bits. Returns the output tensor's name; "
+           "GraphError names a bad operand.",
+           py::arg("name"), py::arg("x"), py::arg("factors"))
       .def("flatten", &net::Graph::flatten,
            "NCHW as N x (C*H*W). Returns the output tensor's name; GraphError names a bad operand.", py::arg("name"),
            py::arg("x"))

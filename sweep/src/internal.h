@@ -62,10 +62,10 @@ std::optional<int> run_bounded(const std::string& program, const std::vector<std
 /// when it fails or runs out of time.
 void run_logged(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
                 std::chrono::seconds limit, const fs::path& cwd = {}, const std::string& what = {});
-/// How many random calibration inputs an onnx workload `w` asks for: its "calibration", `random:N`
-/// (vta/network/calibration.h; default random:2, the only spelling a sweep takes: a file's path would
-/// need a home beside the spec); SweepError naming `where` for anything else.
-int64_t onnx_calibration_count(const json& w, const std::string& where);
+/// An onnx workload's "calibration": `random:N` (vta/network/calibration.h; default random:2) or an
+/// .npy file of inputs (the spec's path made absolute by spec.cc), as calibration_from_spec reads it;
+/// SweepError naming `where` for a bad `random:` spelling.
+std::string onnx_calibration(const json& w, const std::string& where);
 /// Task `index` of `tasks`; SweepError naming `dir` when there is none.
 const Task& task_at(const std::vector<Task>& tasks, const fs::path& dir, int index);
 

@@ -57,8 +57,10 @@ struct Point {
   double sram = 0, cycles = 0;
   double luts = -1;       // -1: not synthesized
   double energy_uj = -1;  // -1: not measured
+  double accuracy = -1;   // top-1 %, -1: not measured (an onnx workload with inputs and labels)
   double cost = 0;        // the x axis of cycles: luts or sram
   bool front = false, energy_front = false, edp_front = false;
+  bool accuracy_front = false, accuracy_lut_front = false;  // the precision fronts: less energy / LUTs, more top-1
 };
 
 // Marks the points no other point beats on both axes (no more of either, less of one) in `flag`.
@@ -72,13 +74,25 @@ void mark_front(std::vector<Point>& points, X x, Y y, bool Point::*flag) {
 }
 
 // A panel's fronts (docs/SWEEP.md): cycles against LUTs when every point has them, else SRAM bytes;
-// energy against cycles and the energy-delay product against LUTs where every point has those.
+// energy against cycles and the energy-delay product against LUTs where every point has those; and
+// where every point has a top-1 accuracy, the precision fronts: top-1 against energy, and against LUTs.
 // Returns the cost axis's name.
 std::string mark_fronts(std::vector<Point>& points) {
   auto all = [&](auto has) { return std::all_of(points.begin(), points.end(), has); };
   const bool luts = all([](const Point& p) { return p.luts >= 0; });
   const bool energy = all([](const Point& p) { return p.energy_uj >= 0; });
+  const bool cycles = all([](const Point& p) { return p.cycles > 0; });
   for (Point& p : points) p.cost = luts ? p.luts : p.sram;
+  if (all([](const Point& p) { return p.accuracy >= 0; })) {
+    const auto worse = [](const Point& p) { return -p.accuracy; };  // (more accurate is better)
+    if (energy)
+      mark_front(
+          points, [](const Point& p) { return p.energy_uj; }, worse, &Point::accuracy_front);
+    if (luts)
+      mark_front(
+          points, [](const Point& p) { return p.luts; }, worse, &Point::accuracy_lut_front);
+  }
+  if (!cycles) return luts ? "LUTs" : "SRAM bytes";  // (an fsim panel: no cycles to set against anything)
   mark_front(
       points, [](const Point& p) { return p.cost; }, [](const Point& p) { return p.cycles; }, &Point::front);
   if (energy) {
@@ -103,7 +117,10 @@ json panels_json(const std::map<std::string, std::vector<Point>>& panels,
     for (const Point& p : pts) {
       auto maybe = [](double v) { return v >= 0 ? json(v) : json(); };
       points.push_back({{"config", p.config},
-                        {"cycles", p.cycles},
+                        {"cycles", p.cycles > 0 ? json(p.cycles) : json()},
+                        {"accuracy", maybe(p.accuracy)},
+                        {"accuracy_front", p.accuracy_front},
+                        {"accuracy_lut_front", p.accuracy_lut_front},
                         {"sram", p.sram},
                         {"luts", maybe(p.luts)},
                         {"cost", p.cost},
@@ -183,6 +200,16 @@ void check_result(const json& r) {
       }
     }
   }
+  if (r.contains("accuracy")) {
+    const json& a = json_member(r, "accuracy", JsonKind::kObject);
+    for (const char* k : {"top1_percent", "float_top1_percent"}) {
+      const json& v = json_member(a, k);
+      if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 100) {
+        throw std::invalid_argument(std::string("accuracy.") + k + " must be a percentage");
+      }
+    }
+    (void)json_field<uint64_t>(a, "images");
+  }
   if (r.contains("tuning")) {
     const json& t = json_member(r, "tuning", JsonKind::kObject);
     for (const char* k : {"default_estimate", "estimate"}) {
@@ -211,9 +238,8 @@ Summary merge(const fs::path& dir) {
   for (const char* k : keys) csv << "," << k;
   csv << ",energy_uj,power_mw,seconds,error\n";
   md << "| # | configuration | workload | backend | verified | cycles | GEMM micro-ops | bytes moved | energy uJ | "
-        "SRAM "
-        "KiB | MACs | LUTs | seconds |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "top-1 % | SRAM KiB | MACs | LUTs | seconds |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::map<std::string, json> resources;             // by configuration hash
   std::map<std::string, std::vector<Point>> panels;  // by workload and backend
   std::ostringstream cases, tuned;
@@ -285,18 +311,28 @@ Summary merge(const fs::path& dir) {
       bytes += stats.value(k, uint64_t{0});
     }
     const std::string secs = vta::format("%.2f", r.value("seconds", 0.0));
+    // (an onnx workload's top-1 over its inputs, beside the float model's)
+    double accuracy = -1;
+    std::string top1 = "-";
+    if (r.contains("accuracy") && r.at("accuracy").is_object()) {
+      const json& a = r.at("accuracy");
+      accuracy = a.value("top1_percent", -1.0);
+      top1 = vta::format("%.2f (float %.2f, %llu images)", accuracy, a.value("float_top1_percent", 0.0),
+                         static_cast<unsigned long long>(a.value("images", uint64_t{0})));
+    }
     md << "| " << t.index << " | " << t.config << " | " << t.label << " | " << t.backend << " | "
        << (ok ? "yes" : "**no**") << " | " << (stat("cycle_count").empty() ? "-" : stat("cycle_count")) << " | "
-       << stat("gemm_counter") << " | " << bytes << " | " << (uj.empty() ? "-" : uj) << " | "
+       << stat("gemm_counter") << " | " << bytes << " | " << (uj.empty() ? "-" : uj) << " | " << top1 << " | "
        << res.at("total_sram_bytes").get<uint64_t>() / 1024 << " | " << res.at("macs").get<int64_t>() << " | " << luts
        << " | " << secs << " |\n";
-    if (ok && !stat("cycle_count").empty()) {
+    if (ok && (!stat("cycle_count").empty() || accuracy >= 0)) {
       Point p;
       p.config = t.config;
       p.sram = double(res.at("total_sram_bytes").get<uint64_t>());
-      p.cycles = std::stod(stat("cycle_count"));
+      p.cycles = stat("cycle_count").empty() ? 0 : std::stod(stat("cycle_count"));
       p.luts = res.contains("lut") ? res.at("lut").get<double>() : -1.0;
       p.energy_uj = energy_uj;
+      p.accuracy = accuracy;
       panels[t.label + " on " + t.backend].push_back(p);
     }
     if (r.contains("tuning")) {  // a tune task: its search against the default one, its estimate against the run
@@ -334,18 +370,42 @@ Summary merge(const fs::path& dir) {
       md << "- " << coverage[i].substr(coverage[i].find_first_not_of(' ')) << "\n";
   }
   if (!panels.empty()) {  // the configurations on each workload's front: no other costs less and runs fewer cycles
-    md << "\nPareto front (cycles against LUTs where every configuration was synthesized, else SRAM bytes):\n\n";
     std::map<std::string, std::string> axes;
+    std::ostringstream fronts, precision;  // (cycles against cost; top-1 against energy and LUTs)
     for (auto& [title, pts] : panels) {
       axes[title] = mark_fronts(pts);
-      md << "- " << title << " (" << axes[title] << "):";
-      for (const Point& p : pts) {
-        if (!p.front) continue;
-        md << " " << p.config << " (" << uint64_t(p.cycles) << " cycles, " << uint64_t(p.sram) / 1024 << " KiB";
-        if (p.luts >= 0) md << ", " << uint64_t(p.luts) << " LUTs";
-        md << ");";
+      if (std::any_of(pts.begin(), pts.end(), [](const Point& p) { return p.front; })) {
+        fronts << "- " << title << " (" << axes[title] << "):";
+        for (const Point& p : pts) {
+          if (!p.front) continue;
+          fronts << " " << p.config << " (" << uint64_t(p.cycles) << " cycles, " << uint64_t(p.sram) / 1024 << " KiB";
+          if (p.luts >= 0) fronts << ", " << uint64_t(p.luts) << " LUTs";
+          fronts << ");";
+        }
+        fronts << "\n";
       }
-      md << "\n";
+      for (const auto& front : {std::pair{&Point::accuracy_front, "energy"}, {&Point::accuracy_lut_front, "LUTs"}}) {
+        bool Point::*const flag = front.first;
+        const char* const axis = front.second;
+        if (std::none_of(pts.begin(), pts.end(), [flag](const Point& p) { return p.*flag; })) continue;
+        precision << "- " << title << " (top-1 against " << axis << "):";
+        for (const Point& p : pts) {
+          if (!(p.*flag)) continue;
+          precision << " " << p.config << " (" << vta::format("%.2f", p.accuracy) << " %, "
+                    << (std::string(axis) == "LUTs" ? vta::format("%.0f LUTs", p.luts)
+                                                    : vta::format("%.1f uJ", p.energy_uj))
+                    << ");";
+        }
+        precision << "\n";
+      }
+    }
+    if (!fronts.str().empty()) {
+      md << "\nPareto front (cycles against LUTs where every configuration was synthesized, else SRAM bytes):\n\n"
+         << fronts.str();
+    }
+    if (!precision.str().empty()) {
+      md << "\nPrecision front (the configurations no other beats on both top-1 accuracy and cost):\n\n"
+         << precision.str();
     }
     write_json(dir / "pareto.json", panels_json(panels, axes));
     try {  // (the charts are drawn by matplotlib; the results stand without them)
@@ -355,7 +415,9 @@ Summary merge(const fs::path& dir) {
           kBuild.python3,
           {std::string(kBuild.source_dir) + "/sweep/charts.py", (dir / "pareto.json").string(), "--out", dir.string()},
           dir / "charts.log", std::chrono::minutes(5));
-      md << "\n![cycles, energy and energy-delay product of each configuration, the fronts in red](pareto.svg)\n";
+      md << "\n![each workload's charts (cycles, energy, energy-delay product, top-1 accuracy against their costs), "
+            "the "
+            "fronts in red](pareto.svg)\n";
     } catch (const SweepError& e) {
       md << "\nCharts not drawn: " << e.what() << "\n";
       std::cerr << "vta-sweep: charts not drawn: " << e.what() << "\n";

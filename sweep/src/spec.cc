@@ -79,8 +79,13 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
   if (!w.is_object() || !w.contains("kind")) throw SweepError(where + " has no \"kind\"");
   const std::string kind = field<std::string>(w, "kind", "", where);
   // every key's type, whatever the kind (the kinds' own keys are checked below)
-  for (const char* key : {"name", "model", "calibration", "dir"}) (void)field<std::string>(w, key, "", where);
-  for (const char* key : {"image", "width", "candidates", "count"}) (void)field<int64_t>(w, key, 0, where);
+  for (const char* key : {"name", "model", "calibration", "dir", "inputs", "labels"}) {
+    (void)field<std::string>(w, key, "", where);
+  }
+  for (const char* key :
+       {"image", "width", "candidates", "count", "images", "calibrate", "weight_bits", "activation_bits"}) {
+    (void)field<int64_t>(w, key, 0, where);
+  }
   (void)field<uint32_t>(w, "seed", 0, where);
   (void)field<uint64_t>(w, "first", 0, where);
   auto only = [&](std::initializer_list<const char*> keys) {
@@ -123,11 +128,31 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
     return {w, (kind == "tune" ? "tune resnet18 " : "resnet18 ") + std::to_string(image)};
   }
   if (kind == "onnx") {
-    only({"model", "calibration", "seed"});
-    (void)onnx_calibration_count(w, where);
-    const fs::path model = base_dir / w.value("model", "");
-    if (!fs::is_regular_file(model)) throw SweepError(where + ": no model file " + model.string());
-    w["model"] = fs::absolute(model).lexically_normal().string();
+    only({"model", "calibration", "calibrate", "seed", "inputs", "labels", "images", "weight_bits", "activation_bits"});
+    // a file named relative to the spec, made absolute (the tasks run elsewhere); refused when missing
+    const auto file = [&](const char* key) {
+      const fs::path p = base_dir / w.value(key, "");
+      if (!fs::is_regular_file(p)) throw SweepError(where + ": " + key + ": no file " + p.string());
+      w[key] = fs::absolute(p).lexically_normal().string();
+    };
+    file("model");
+    if (onnx_calibration(w, where).rfind("random:", 0) != 0) file("calibration");
+    if (w.contains("inputs") != w.contains("labels")) {
+      throw SweepError(where + ": \"inputs\" and \"labels\" go together (the top-1 accuracy over the inputs)");
+    }
+    if (w.contains("inputs")) file("inputs"), file("labels");
+    if (w.contains("images") && !w.contains("inputs")) throw SweepError(where + ": \"images\" counts \"inputs\"");
+    for (const char* key : {"images", "calibrate"}) {
+      if (const int64_t n = w.value(key, int64_t{100}); n < 1 || n > 100000) {
+        throw SweepError(where + ": " + key + " " + std::to_string(n) + " (1 to 100000)");
+      }
+    }
+    for (const char* key : {"weight_bits", "activation_bits"}) {
+      if (const int64_t bits = w.value(key, int64_t{0}); w.contains(key) && bits != 4 && bits != 8) {
+        throw SweepError(where + ": " + key + " " + std::to_string(bits) + " (4 or 8; left out: the configuration's)");
+      }
+    }
+    const fs::path model = w.at("model").get<std::string>();
     return {w, "onnx " + model.stem().string()};
   }
   if (kind == "random") {  // random differential programs: seeds [first, first + count)

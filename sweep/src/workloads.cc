@@ -2,8 +2,10 @@
 // ResNet-18, tilings tuned, an ONNX model, a suite of modules and captures, the random differential
 // programs, a synthesis; each verified, its statistics in the result.
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <span>
 
 #include "internal.h"
 #include "vta/compiler/seeded_run.h"
@@ -13,6 +15,8 @@
 #include "vta/driver/random_program.h"
 #include "vta/network/calibration.h"
 #include "vta/network/executor.h"
+#include "vta/network/float_reference.h"
+#include "vta/network/npy.h"
 #include "vta/network/onnx.h"
 #include "vta/network/resnet18.h"
 #include "vta/workloads/compiled.h"
@@ -180,23 +184,66 @@ json run_workload(const json& w, const fs::path& dir, int index) {
     return {{"verified", r.ok()}, {"error", r.error}, {"stats", stats_json(r.stats)}, {"energy", energy_json(r.stats)}};
   }
   network::NetworkRun run;
+  json accuracy;          // (onnx with inputs and labels)
+  bool every_run = true;  // (onnx: every input's run verified, not only the first's)
   if (kind == "resnet18") {
     std::vector<int8_t> input;
     const network::Graph g = resnet18_of(w, seed, input);
     network::Executor ex(g, build_config());
     const network::Values ref = network::run_reference(g, input);
     run = ex.run(input, {}, &ref);
-  } else {  // onnx: random calibration and input (vta/network/calibration.h's random:N), every step verified
+  } else {  // onnx (docs/SWEEP.md): quantized on its calibration at the widths asked (by default the
+            // configuration's), every step of every input verified; the statistics are the first input's
     const network::FloatGraph fg = network::import_onnx(w.at("model").get<std::string>());
-    const auto calibration = network::random_calibration(fg, onnx_calibration_count(w, "onnx workload"), seed);
-    const network::QuantizedModel q = network::quantize(fg, *calibration, build_config());
+    const auto calibration = network::calibration_from_spec(onnx_calibration(w, "onnx workload"), fg, seed,
+                                                            w.value("calibrate", network::kDefaultCalibrationInputs),
+                                                            "onnx workload: calibration");
+    network::QuantizeOptions qo;
+    qo.weight_bits = w.value("weight_bits", 0), qo.activation_bits = w.value("activation_bits", 0);
+    const network::QuantizedModel q = network::quantize(fg, *calibration, build_config(), qo);
     network::Executor ex(q.graph, build_config());
-    const std::vector<int8_t> x = q.quantize_input(*network::random_calibration(fg, 1, seed + 1000)->next());
-    const network::Values ref = network::run_reference(q.graph, x);
-    run = ex.run(x, {}, &ref);
+    const int64_t size = fg.elements(fg.input);
+    std::unique_ptr<network::CalibrationSource> inputs = network::random_calibration(fg, 1, seed + 1000);
+    network::NpyFloatArray labels;
+    if (w.contains("inputs")) {
+      network::NpyFloatArray in = network::read_npy_floats(w.at("inputs").get<std::string>());
+      labels = network::read_npy_floats(w.at("labels").get<std::string>());
+      const int64_t n =
+          std::min(network::input_rows(in, size, "onnx workload: inputs"), w.value("images", int64_t{100}));
+      if (int64_t(labels.values.size()) < n) {
+        throw SweepError("onnx workload: labels: " + std::to_string(labels.values.size()) + " labels for " +
+                         std::to_string(n) + " inputs");
+      }
+      inputs = network::array_calibration(std::move(in), size, n, "onnx workload: inputs");
+    }
+    const auto top = [](std::span<const float> v) { return std::max_element(v.begin(), v.end()) - v.begin(); };
+    int64_t n = 0, right = 0, right_float = 0;
+    while (const auto x = inputs->next()) {
+      const std::vector<int8_t> qx = q.quantize_input(*x);
+      const network::Values ref = network::run_reference(q.graph, qx);
+      network::NetworkRun r = ex.run(qx, {}, &ref);
+      every_run = every_run && r.verified();
+      if (!labels.values.empty()) {
+        const auto label = int64_t(labels.values[size_t(n)]);
+        right += top(q.dequantize_output(r.output)) == label;
+        right_float += top(network::run_float(fg, *x).at(fg.output)) == label;
+      }
+      if (n++ == 0) run = std::move(r);
+    }
+    if (!labels.values.empty()) {
+      accuracy = {{"images", n},
+                  {"top1_percent", 100.0 * double(right) / double(n)},
+                  {"float_top1_percent", 100.0 * double(right_float) / double(n)},
+                  {"weight_bits", q.weight_bits},
+                  {"activation_bits", q.activation_bits}};
+    }
   }
-  return {
-      {"verified", run.verified()}, {"error", ""}, {"stats", stats_json(run.vta)}, {"energy", energy_json(run.vta)}};
+  json out = {{"verified", every_run && run.verified()},
+              {"error", every_run ? "" : "an input's run differs from the reference"},
+              {"stats", stats_json(run.vta)},
+              {"energy", energy_json(run.vta)}};
+  if (!accuracy.is_null()) out["accuracy"] = accuracy;
+  return out;
 }
 
 }  // namespace

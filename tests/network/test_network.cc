@@ -127,6 +127,50 @@ TEST(NetworkReference, ConvolutionWrapsAsTheAccumulator) {
   expect_error([&] { conv2d(wide, w, 1, c, 3, 3, 1, 3, 1, 0); }, "beyond the exact reference");
 }
 
+// scale_channels: each channel's values times its int8 factor, wrapping in 32 bits (by hand), on VTA's
+// ALU after a convolution (a MUL by the loaded factors) equal to the reference; a factor per channel
+// or nothing.
+TEST(NetworkReference, ScaleChannelsOnTheHostAndOnVta) {
+  Graph h("h");
+  const std::string x = h.input("x", {1, 16, 2, 2});
+  const std::string w = h.constant("w", {16, 16, 1, 1}, random_int8(256, 4));
+  std::vector<int8_t> factors(16);
+  for (int c = 0; c < 16; ++c) factors[size_t(c)] = int8_t(c % 2 ? -(c + 1) : c + 1);
+  const std::string sum = h.conv2d("conv", x, w, 1, 0);
+  const std::string scaled = h.scale_channels("scale", sum, h.constant("f", {16}, factors));
+  Values in;
+  in["x"] = std::vector<int32_t>(64);
+  for (size_t i = 0; i < 64; ++i) in["x"][i] = int32_t(i % 7) - 3;
+  in[sum] = reference_op(h, h.ops()[0], in);
+  in[sum][5] = INT32_MAX;  // (channel 1, factor -2: wraps)
+  const std::vector<int32_t> y = reference_op(h, h.ops()[1], in);
+  EXPECT_EQ(y[0], in[sum][0] * 1);
+  EXPECT_EQ(y[5], int32_t(uint32_t(INT32_MAX) * uint32_t(-2)));
+  EXPECT_EQ(y[63], in[sum][63] * -16);
+  EXPECT_THROW(h.scale_channels("bad", sum, h.constant("f8", {8}, std::vector<int8_t>(8, 1))), GraphError);
+
+  const Config& cfg = vta::build_config();
+  if (cfg.block_in() != 16 || cfg.block_out() != 16) GTEST_SKIP() << "a 16-channel step";
+  Graph g("scaled");
+  const std::string gx = g.input("x", {1, 16, 4, 4});
+  std::vector<int8_t> small = random_int8(16 * 16 * 9, 5);
+  for (int8_t& v : small) v = int8_t(v / 32);
+  const std::string c = g.conv2d("conv", gx, g.constant("w", {16, 16, 3, 3}, small), 1, 1);
+  const std::string s = g.scale_channels("scale", c, g.constant("f", {16}, factors));
+  const std::string r = g.shr("shr", g.bias_add("bias", s, g.constant("b", {16}, random_int8(16, 6)), 2), 3);
+  g.set_output(g.cast("y", g.clip("clip", r, -128, 127)));
+  for (Op& op : g.mutable_ops()) op.placement = Placement::kVta;
+  const std::vector<int8_t> input = random_int8(256, 7);
+  const Values ref = run_reference(g, input);
+  Executor ex(g, cfg);
+  ASSERT_EQ(ex.steps().size(), 1u);
+  EXPECT_EQ(ex.steps()[0].placement, Placement::kVta);
+  const NetworkRun run = ex.run(input, {}, &ref);
+  EXPECT_TRUE(run.verified());
+  EXPECT_EQ(run.output, ref.at(g.output_name()));
+  EXPECT_GT(run.vta.alu_counter, 0u);
+}
+
 TEST(NetworkReference, ElementwisePoolingAndDense) {
   Graph g("g");
   const auto x = g.input("x", {1, 2, 5, 5});
@@ -419,6 +463,16 @@ TEST(Readers, CaptureFieldErrorsNameTheField) {
                "\"insn_count\" = 8589934592 is out of range (0 to 4294967295)");
 }
 
+// Every step of `run` equal to the reference `ref` of `g`, the output too, and GEMMs on VTA.
+void expect_verified_step_by_step(const Graph& g, const NetworkRun& run, const Values& ref) {
+  for (const StepResult& r : run.steps) {
+    EXPECT_EQ(r.mismatches, 0) << r.step->name << " (" << r.step->description << ")";
+  }
+  EXPECT_TRUE(run.verified());
+  EXPECT_EQ(run.output, ref.at(g.output_name()));
+  EXPECT_GT(run.vta.gemm_counter, 0u);
+}
+
 // The small ResNet-18's weights narrowed to `bits` (their low bits, sign-extended: arbitrary values in
 // the lanes' range, as the generated ones are).
 void narrow_weights(Graph& g, int bits) {
@@ -477,13 +531,7 @@ TEST(NetworkExecutor, SmallResNet18AtTheBuildsWidths) {
   calibrate_shifts(g, input);
   const Values ref = run_reference(g, input);
   Executor ex(g, config);
-  const NetworkRun run = ex.run(input, {}, &ref);
-  for (const StepResult& r : run.steps) {
-    EXPECT_EQ(r.mismatches, 0) << r.step->name << " (" << r.step->description << ")";
-  }
-  EXPECT_TRUE(run.verified());
-  EXPECT_EQ(run.output, ref.at(g.output_name()));
-  EXPECT_GT(run.vta.gemm_counter, 0u);
+  expect_verified_step_by_step(g, ex.run(input, {}, &ref), ref);
 }
 
 // The small ResNet-18 (64x64, width 16) through the executor on the runtime's device: every step's
@@ -499,13 +547,7 @@ TEST(NetworkExecutor, SmallResNet18IsVerifiedStepByStep) {
   int vta_steps = 0;
   for (const Step& s : ex.steps()) vta_steps += s.placement == Placement::kVta;
   EXPECT_EQ(vta_steps, 16);  // 19 convolutions, the 3 downsamples inside their residual blocks' programs
-  const NetworkRun run = ex.run(input, {}, &ref);
-  for (const StepResult& r : run.steps) {
-    EXPECT_EQ(r.mismatches, 0) << r.step->name << " (" << r.step->description << ")";
-  }
-  EXPECT_TRUE(run.verified());
-  EXPECT_EQ(run.output, ref.at(g.output_name()));
-  EXPECT_GT(run.vta.gemm_counter, 0u);
+  expect_verified_step_by_step(g, ex.run(input, {}, &ref), ref);
 }
 
 // Steps run at once (RunOptions::jobs), each on a thread and a device of its own from the reference's
@@ -793,6 +835,7 @@ TEST(NetworkExecutor, StridedOneByOneLoadsOnlyTheRowsItReads) {
   const Values ref = run_reference(g, input);
   Executor ex(g, cfg);
   ASSERT_EQ(ex.steps().size(), 1u);
+  EXPECT_EQ(ex.steps()[0].placement, Placement::kVta);
   const Step& step = ex.steps()[0];
   ASSERT_GT(step.tiling.h_block, 1) << "a tile of one output row reads one input row either way";
   const NetworkRun run = ex.run(input, {}, &ref);
@@ -893,6 +936,7 @@ TEST(NetworkExecutor, TheResidualIsWhereTheSumStarts) {
     const Values ref = run_reference(g, input);
     Executor ex(g, cfg);
     ASSERT_EQ(ex.steps().size(), 1u);
+    EXPECT_EQ(ex.steps()[0].placement, Placement::kVta);
     const Step& step = ex.steps()[0];
     const std::string program = compiler::to_text(step.module->program());
     if (shift == 9) {
@@ -938,6 +982,7 @@ TEST(NetworkExecutor, ABiasIsAddedPerChannelOnTheAlu) {
     }
     Executor ex(g, cfg);
     ASSERT_EQ(ex.steps().size(), 1u);
+    EXPECT_EQ(ex.steps()[0].placement, Placement::kVta);
     EXPECT_EQ(ex.steps()[0].description, "conv2d 3x3/1 + bias_add + shr + clip + cast");
     const NetworkRun run = ex.run(input, {}, &ref);
     EXPECT_EQ(run.steps[0].mismatches, 0) << "bias shift " << bias_shift;
@@ -974,6 +1019,7 @@ TEST(NetworkExecutor, AShiftRoundsTiesToEvenOnTheAlu) {
     }
     Executor ex(g, cfg);
     ASSERT_EQ(ex.steps().size(), 1u);
+    EXPECT_EQ(ex.steps()[0].placement, Placement::kVta);
     EXPECT_EQ(ex.steps()[0].description, "conv2d 3x3/1 + shr_even + clip + cast");
     const NetworkRun run = ex.run(input, {}, &ref);
     EXPECT_EQ(run.steps[0].mismatches, 0) << "shift " << shift << ", " << ties << " ties";
@@ -1003,6 +1049,7 @@ TEST(NetworkExecutor, DepthwiseConvolutionIsABlockDiagonalGemm) {
     const Values ref = run_reference(g, input);
     Executor ex(g, cfg);
     ASSERT_EQ(ex.steps().size(), 1u);
+    EXPECT_EQ(ex.steps()[0].placement, Placement::kVta);
     EXPECT_EQ(ex.steps()[0].description,
               "depthwise conv2d 3x3/" + std::to_string(stride) + " + bias_add + shr + clip + cast");
     const NetworkRun run = ex.run(input, {}, &ref);
@@ -1238,6 +1285,7 @@ TEST(NetworkExecutor, AveragePoolSumsOnTheAlu) {
     const Values ref = run_reference(g, input);
     Executor ex(g, cfg);
     ASSERT_EQ(ex.steps().size(), 1u);
+    EXPECT_EQ(ex.steps()[0].placement, Placement::kVta);
     EXPECT_EQ(ex.steps()[0].description, "avg_pool " + std::to_string(kernel) + "x" + std::to_string(kernel) + "/" +
                                              std::to_string(stride) + " + bias_add + shr + clip + cast");
     const NetworkRun run = ex.run(input, {}, &ref);
@@ -1400,6 +1448,7 @@ TEST(NetworkExecutor, MoreVirtualThreadsWhereTheyPay) {
     const Executor fewer(g, cfg, nullptr, two);
     Executor ex(g, cfg);
     ASSERT_EQ(ex.steps().size(), 1u);
+    EXPECT_EQ(ex.steps()[0].placement, Placement::kVta);
     const Step& s = ex.steps()[0];
     if (depthwise) {
       EXPECT_GE(s.tiling.virtual_threads, 3) << s.tiling.to_string();

@@ -679,6 +679,12 @@ class Networks(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "784"):
             m.run_float(np.zeros(3, np.float32))
         self.assertTrue(issubclass(vn.ModelImportError, vn.GraphError))
+        # below 8 bits: 4-bit weights on VTA, a scale per channel when asked (scale_channels), verified
+        q4 = m.quantize(images, weight_bits=4, per_channel_weights=True)
+        ex4 = vn.Executor(q4.graph)
+        self.assertTrue(ex4.run(q4.quantize_input(images[0]))["verified"])
+        with self.assertRaisesRegex(vn.ModelImportError, "quantized to 4 or 8 bits, not 6"):
+            m.quantize(images, weight_bits=6)
 
     def test_calibration_is_any_iterable_drawn_one_input_at_a_time(self):
         import vta.network as vn

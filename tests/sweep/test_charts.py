@@ -42,6 +42,27 @@ for text in ('>ACC=16<', '>ACC=17<', '>LUTs<', '>cycles<', '>energy per run<', '
              'Pareto front', '>22.5 mJ<'):
     if text not in svg:
         failures.append(f'pareto.svg lacks {text!r}')
+# a precision panel (an fsim sweep of three widths: no cycles, each point with its top-1 accuracy and
+# energy, synthesized): the two precision charts alone, their axes and the front's name
+precision = [{'config': name, 'cycles': None, 'sram': 1, 'luts': l, 'cost': l, 'energy_uj': e, 'edp': None,
+              'accuracy': a, 'front': False, 'energy_front': False, 'edp_front': False, 'accuracy_front': f,
+              'accuracy_lut_front': f}
+             for name, l, e, a, f in (('this build', 33674, 20.4, 92.47, True), ('w4a8.json', 32740, 15.2, 92.15, True),
+                                      ('w4a4.json', 32396, 17.1, 91.77, False))]
+(work / 'precision').mkdir(exist_ok=True)
+(work / 'precision' / 'pareto.json').write_text(json.dumps({'panels': [{'title': 'onnx cnn on fsim',
+                                                                        'cost_axis': 'LUTs', 'points': precision}]}))
+run = subprocess.run([sys.executable, str(src / 'sweep' / 'charts.py'), str(work / 'precision' / 'pareto.json'),
+                      '--out', str(work / 'precision')], capture_output=True, text=True, timeout=120)
+check('precision exit status', run.returncode, 0)
+svg = (work / 'precision' / 'pareto.svg').read_text() if (work / 'precision' / 'pareto.svg').exists() else ''
+for text in ('>w4a8.json<', '>energy per inference<', 'top-1 accuracy (%)', 'nothing both more accurate and left'):
+    if text not in svg:
+        failures.append(f'the precision pareto.svg lacks {text!r}')
+for text in ('>cycles<', 'energy-delay product'):
+    if text in svg:
+        failures.append(f'the precision pareto.svg has {text!r}, without cycles')
+
 # an input it cannot use: the message names the file
 (work / 'bad.json').write_text('{"panels": [{"title": "x"}]}')
 bad = subprocess.run([sys.executable, str(src / 'sweep' / 'charts.py'), str(work / 'bad.json'), '--out', str(work)],
@@ -52,4 +73,4 @@ if 'bad.json: KeyError' not in bad.stderr:
 
 if failures:
     sys.exit('test_charts.py:\n  ' + '\n  '.join(failures))
-print('charts: names shortened, three charts with their axes and labels, bad input named')
+print('charts: names shortened, three charts with their axes and labels, the precision charts, bad input named')

@@ -66,7 +66,7 @@ struct KeepFirst final : net::CalibrationSource {
 int run(int argc, char** argv) {
   CLI::App app{"An ONNX model on VTA: imported, quantized (power-of-two scales), placed, compiled, run and verified"};
   std::string model, calibration_file, inputs_file, labels_file, target;
-  int64_t calibrate = 100, images = -1;
+  int64_t calibrate = net::kDefaultCalibrationInputs, images = -1;
   bool report = false, host_only = false, float_reference = true, round_down = false;
   double max_drop = -1;
   app.add_option("model", model, "the .onnx file")->required()->check(CLI::ExistingFile);
@@ -107,6 +107,12 @@ int run(int argc, char** argv) {
                  "bits of every requantized activation (4: in [-8, 7]; the input keeps 8); default: the "
                  "configuration's input width")
       ->check(CLI::IsMember({4, 8}));
+  bool per_channel = false, bias_correction = true;
+  app.add_flag("--per-channel-weights", per_channel,
+               "below 8 bits: a weight scale per output channel of each VTA convolution (MUL by a loaded vector)");
+  app.add_flag("!--no-bias-correction", bias_correction,
+               "below 8 bits: leave the biases as they are (by default each is corrected by the mean error its "
+               "rounded weights make on the calibration inputs)");
   app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
   std::string save_outputs;
   app.add_option("--save-outputs", save_outputs,
@@ -140,6 +146,7 @@ int run(int argc, char** argv) {
   qo.use_vta = !host_only;
   qo.round_to_nearest = !round_down;
   qo.weight_bits = weight_bits, qo.activation_bits = activation_bits;
+  qo.per_channel_weights = per_channel, qo.bias_correction = bias_correction;
   const vta::Config& config = vta::build_config();
   const net::QuantizedModel qm = net::quantize(fg, cal, config, qo);
   const int64_t cal_rows = cal.count;

@@ -45,6 +45,10 @@ std::unique_ptr<CalibrationSource> array_calibration(NpyFloatArray a, int64_t in
 std::unique_ptr<CalibrationSource> random_calibration(const FloatGraph& g, int64_t count, uint32_t seed);
 /// Inputs held in memory.
 std::unique_ptr<CalibrationSource> vector_calibration(std::vector<std::vector<float>> inputs);
+/// How many inputs of a calibration file the tools calibrate on unless told (vta-onnx --calibrate,
+/// vta-sweep's onnx workloads' "calibrate").
+inline constexpr int64_t kDefaultCalibrationInputs = 100;
+
 /// The tools' spelling: `random:N` (random_calibration from `seed`) or an .npy file of N x the model's
 /// input (array_calibration); at most `limit` inputs. `what` names the option in errors.
 std::unique_ptr<CalibrationSource> calibration_from_spec(const std::string& spec, const FloatGraph& g, uint32_t seed,

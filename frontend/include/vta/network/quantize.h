@@ -64,6 +64,14 @@ struct QuantizeOptions {
   /// host operator's weights (the first convolution of one channel, the classifier) stay 8 bits. 8
   /// on a configuration of 4-bit weights is refused (ImportError); 4 on one of 8 runs in 8-bit lanes.
   int weight_bits = 0;
+  /// Below 8 bits, a weight scale per output channel of each VTA convolution (each channel's own power
+  /// of two, at most 2^6 apart), brought to one scale after the sum by a scale_channels operator (VTA's
+  /// MUL by a loaded vector). Off by default: with the bias correction it measured lower on the
+  /// Fashion-MNIST models than one scale per tensor (docs/MODELS.md, "Four bits").
+  bool per_channel_weights = false;
+  /// Below 8 bits, each VTA convolution's bias corrected by the mean error its rounded weights make on
+  /// the calibration inputs (the weights' error times each input channel's mean, taken off the bias).
+  bool bias_correction = true;
   /// Bits of every requantized activation (4 or 8; 0: the configuration's input width): in [-8, 7] at
   /// 4 bits (ReLU's [0, 7]), each scale chosen so that at most max_clipped of its values saturate that
   /// range. The graph's input stays 8 bits (the first operator reads it), and a model's own

@@ -53,6 +53,8 @@ enum class OpKind : uint8_t {
   kShrEven,        ///< int32 >> shift rounded to the nearest, a tie to the even neighbour (ONNX's
                    ///< QuantizeLinear); shift 1 to 16. VTA's ALU: x' = x + 2^(shift-1) - 1, then
                    ///< (x' + bit `shift` of x') >> shift, all wrapping in 32 bits
+  kScaleChannels,  ///< int32 (N, C, ...) x int8 constant factor[C], wrapping (VTA's MUL by a loaded
+                   ///< vector): a weight scale per output channel brought to one scale
 };
 const char* to_string(OpKind k);
 
@@ -64,7 +66,8 @@ struct Op {
   std::string name;                 ///< e.g. "layer1.0.conv1"
   std::vector<std::string> inputs;  ///< activation tensors
   std::string output;
-  std::string weight;  ///< kConv2d, kDense: the weight constant; kBiasAdd: the bias constant
+  std::string weight;  ///< kConv2d, kDense: the weight constant; kBiasAdd: the bias constant;
+                       ///< kScaleChannels: the factors
   int kernel = 1, stride = 1, pad = 0;
   int groups = 1;          ///< kConv2d: input and output channels in `groups` independent groups
   int pad_after = 0;       ///< kMaxPool: more padding at the bottom and right (ONNX's ceil_mode, end pads)
@@ -120,6 +123,8 @@ class Graph {
   std::string global_avg_pool(const std::string& name, const std::string& x);
   /// x + (bias[c] << shift) for each element of channel c (dimension 1); `bias` an int8 constant (C).
   std::string bias_add(const std::string& name, const std::string& x, const std::string& bias, int shift);
+  /// x * factors[c] for each element of channel c (dimension 1), int32; `factors` an int8 constant (C).
+  std::string scale_channels(const std::string& name, const std::string& x, const std::string& factors);
   std::string flatten(const std::string& name, const std::string& x);
   std::string avg_pool(const std::string& name, const std::string& x, int kernel, int stride, int pad);
   std::string concat(const std::string& name, const std::vector<std::string>& xs);
@@ -151,6 +156,8 @@ class Graph {
 
  private:
   std::string add_op(Op op, TensorDesc out);
+  Op per_channel_op(OpKind kind, const std::string& name, const std::string& x, const std::string& constant,
+                    const char* what);
   const TensorDesc& need(const Op& op, const std::string& name, ElemType type) const;
   std::string name_;
   std::map<std::string, TensorDesc> tensors_;
