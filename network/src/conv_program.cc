@@ -342,7 +342,7 @@ c::Tensor AluChain::elementwise(const Op& op, c::Tensor prev, const std::string&
 // A vector of one int8 per output channel, replicated over the BATCH lanes: the argument `arg` named
 // `name` and its copy into the accumulator `buf` (sign-extended). Returns their shape.
 std::vector<int64_t> AluChain::channel_vector(const std::string& name, c::Tensor& arg, c::Tensor& buf) {
-  const std::vector<int64_t> shape{1, shape_[1], 1, 1, env_.BATCH, env_.BLOCK_OUT};
+  std::vector<int64_t> shape{1, shape_[1], 1, 1, env_.BATCH, env_.BLOCK_OUT};
   arg = c::placeholder(shape, name, c::DType::kInt8);
   const c::Tensor a = arg;
   buf = c::compute(
