@@ -33,6 +33,7 @@ PACKAGES=(
   pybind11-dev python3-dev python3-numpy  # the Python package (python/, docs/PYTHON.md)
   libonnx-dev libprotobuf-dev          # ONNX import (docs/MODELS.md)
   libopenblas-dev                      # the imported models' float reference: convolutions as sgemm
+  libeigen3-dev                        # the quantizer's rounding of 4-bit weights (frontend/src/weight_rounding.cc)
 )
 if [ "$purpose" != run ]; then
   PACKAGES+=(

@@ -16,6 +16,7 @@
 #include "vta/network/calibration.h"
 #include "vta/network/float_reference.h"
 #include "vta/network/plan.h"
+#include "weight_rounding.h"
 
 namespace vta::network {
 namespace {
@@ -41,14 +42,20 @@ class Quantizer {
         options_(at_widths(g, config, options)),
         amax_(lane_max(options_.activation_bits)),
         amin_(lane_min(options_.activation_bits)) {
-    m_.graph = Graph(g.name);
-    m_.softmax = g.softmax;
-    m_.weight_bits = options_.weight_bits, m_.activation_bits = options_.activation_bits;
     for (const FloatOp& op : g.ops) {
       for (const auto& t : op.inputs) ++readers_[t], reader_[t] = &op;
     }
     ++readers_[g.output];
     for (const auto& t : g.extra_outputs) ++readers_[t];
+    // (below 8 bits, what the convolutions' rounding by output and its measured error need)
+    if (options_.weight_bits < 8 && (options_.weight_rounding_by_output || options_.eight_bit_layers > 0)) {
+      for (const FloatOp& op : g.ops) {
+        if (op.kind != FloatOpKind::kConv) continue;
+        const auto &in = g.shape(op.inputs[0]), &out = g.shape(op.output);
+        moments_.emplace(op.name, detail::WindowMoments({in[0], in[1], in[2], in[3], out[1], out[2], out[3], op.kernel,
+                                                         op.stride, op.pad, op.groups}));
+      }
+    }
   }
 
   void calibrate(CalibrationSource& inputs) {
@@ -74,11 +81,20 @@ class Quantizer {
           channel_weight_[name] += double(values.size()) / double(channels);
         }
       }
+      for (const FloatOp& op : g_.ops) {
+        if (const auto it = moments_.find(op.name); it != moments_.end()) it->second.add(v.at(op.inputs[0]));
+      }
     }
     if (count == 0) throw ImportError(g_.name + ": quantization needs at least one calibration input");
   }
 
+  // The quantized model (run again after keep_eight_bits: each run starts from the calibration alone).
   QuantizedModel run() {
+    m_ = QuantizedModel{};
+    m_.graph = Graph(g_.name);
+    m_.softmax = g_.softmax;
+    m_.weight_bits = options_.weight_bits, m_.activation_bits = options_.activation_bits;
+    q_.clear();
     const std::string& in = g_.input;
     const auto it = reader_.find(in);  // (the only reader of the input may be the graph's output)
     const auto own = readers_[in] == 1 && it != reader_.end() ? model_frac(*it->second, in, 1.0) : std::nullopt;
@@ -97,6 +113,32 @@ class Quantizer {
       m_.graph.add_output(extra.name);
     }
     return std::move(m_);
+  }
+
+  // Below 8 bits, the convolutions whose weights stay 8 bits in the next run: those named, and the
+  // `count` whose rounding changed their own output most in the last run (`last`, its weights).
+  void keep_eight_bits(const std::vector<std::string>& names, int count, const std::vector<WeightQuant>& last) {
+    for (const std::string& name : names) {
+      const auto it = std::find_if(g_.ops.begin(), g_.ops.end(), [&](const FloatOp& op) { return op.name == name; });
+      if (it == g_.ops.end() || it->kind != FloatOpKind::kConv) {
+        throw ImportError(join({g_.name, ": eight_bit_nodes names ", name, ", which is not a Conv node of the model"}));
+      }
+      kept_[name] = "named in eight_bit_nodes";
+    }
+    std::vector<WeightQuant> rounded;
+    for (const WeightQuant& w : last) {
+      if (w.bits < 8 && !kept_.count(w.op)) rounded.push_back(w);
+    }
+    std::stable_sort(rounded.begin(), rounded.end(),
+                     [](const WeightQuant& a, const WeightQuant& b) { return a.output_error > b.output_error; });
+    rounded.resize(std::min(rounded.size(), size_t(std::max(count, 0))));
+    for (const WeightQuant& w : rounded) {
+      char why[160];
+      std::snprintf(why, sizeof why,
+                    "at %d bits they changed its output by %.2f %%, among the %d largest: eight_bit_layers", w.bits,
+                    100 * w.output_error, count);
+      kept_[w.op] = why;
+    }
   }
 
  private:
@@ -365,13 +407,6 @@ class Quantizer {
     }
   }
 
-  // Constant values times `factor`, rounded and saturated to [-most, most].
-  static std::vector<int8_t> to_int8(const std::vector<float>& v, double factor, long most = 127) {
-    std::vector<int8_t> q(v.size());
-    for (size_t i = 0; i < v.size(); ++i) q[i] = int8_t(std::clamp(std::lround(double(v[i]) * factor), -most, most));
-    return q;
-  }
-
   // Requantizes wide `w` to `frac` bits: shr (when not 0), clip to [lo, hi] (within the activations'
   // range, int8 or int4), cast. With a leaky ReLU's slope `alpha` (0 < alpha < 1), the clip keeps the
   // values whose product stays in that range, the slope is alpha to 15 fraction bits (its error at most 2^-16), the
@@ -510,6 +545,34 @@ class Quantizer {
     q_[op.output] = make_q(t, x.params, false, p);
   }
 
+  // `op`'s weights on their grid (each output channel's at 2^wf, or at its own 2^f brought to 2^wf by its
+  // factor after the sum; the input's multiplier `m` folded in) in [-most, most]: rounded by their effect
+  // on the output below 8 bits (weight_rounding_by_output), else each to its nearest step; and how much
+  // the rounding changes the output, where the convolution's moments were gathered.
+  WeightQuant round_weights(const FloatOp& op, double m, int wf, const std::vector<int>& channel_frac, long most,
+                            std::vector<int8_t>& weights) const {
+    const FloatTensor& w = g_.constants.at(op.weight);
+    const auto factor = [&](int64_t o) {
+      return m * std::ldexp(1.0, channel_frac.empty() ? wf : channel_frac[size_t(o)]);
+    };
+    const auto moments = moments_.find(op.name);
+    const int64_t groups = std::max(op.groups, 1);
+    if (moments != moments_.end() && most < 127 && options_.weight_rounding_by_output) {
+      weights = detail::round_by_output(w.values, w.shape.at(0), groups, moments->second, factor, most);
+    } else {
+      const size_t per = w.values.size() / size_t(w.shape.at(0));
+      for (size_t k = 0; k < weights.size(); ++k) {
+        weights[k] = int8_t(std::clamp(std::lround(double(w.values[k]) * factor(int64_t(k / per))), -most, most));
+      }
+    }
+    WeightQuant wq{op.name, most < 127 ? options_.weight_bits : 8, wf, 0};
+    if (moments != moments_.end()) {
+      wq.output_error =
+          detail::relative_output_error(w.values, weights, w.shape.at(0), groups, moments->second, factor);
+    }
+    return wq;
+  }
+
   // A convolution or dense: weights at the largest power of two that keeps them in int8 (the input's
   // multiplier folded in), the bias at the accumulator's scale as an int8 shifted left.
   void weighted(const FloatOp& op) {
@@ -539,7 +602,15 @@ class Quantizer {
       t = m_.graph.dense(unique(op.name), x.name, wname);
       reason = vta_refusal(m_.graph, m_.graph.ops().back(), config_);
     }
-    const long most = vta_capable ? lane_max(options_.weight_bits) : 127;
+    // (a convolution keep_eight_bits chose keeps 8-bit weights: on 4-bit weight lanes, on the host)
+    const auto kept = kept_.find(op.name);
+    const long most = vta_capable && kept == kept_.end() ? lane_max(options_.weight_bits) : 127;
+    if (kept != kept_.end() && p == Placement::kVta && config_.wgt_width() < 8) {
+      p = Placement::kHost,
+      reason = join({"its weights stay 8 bits (", kept->second, "); this configuration's weight lanes are 4 bits"});
+    } else if (kept != kept_.end() && vta_capable) {
+      reason += ", 8-bit weights: " + kept->second;
+    }
     int wf = top > 0 ? clamp_frac(std::floor(std::log2(double(most) / (double(top) * m)))) : 0;
     // Below 8 bits a step of 2^-wf is coarse against most weights: the scale one or two bits finer,
     // which saturates the largest few, is taken when it gives the smaller squared error over the tensor.
@@ -556,19 +627,15 @@ class Quantizer {
         t = m_.graph.scale_channels(unique(op.name + ".scale"), t, fname);
       }
     }
-    place(mark, p, op.name, reason);
-    if (channel_frac.empty()) {
-      m_.graph.mutable_weight(wname) = to_int8(w.values, m * std::ldexp(1.0, wf), most);
-    } else {  // each output channel at its own 2^f, brought to 2^wf by its factor 2^(wf - f) after the sum
-      std::vector<int8_t>& q = m_.graph.mutable_weight(wname);
-      const size_t per = w.values.size() / channel_frac.size();
-      for (size_t c = 0; c < channel_frac.size(); ++c) {
-        const std::vector<float> part(w.values.begin() + std::ptrdiff_t(c * per),
-                                      w.values.begin() + std::ptrdiff_t((c + 1) * per));
-        const std::vector<int8_t> qc = to_int8(part, m * std::ldexp(1.0, channel_frac[c]), most);
-        std::copy(qc.begin(), qc.end(), q.begin() + std::ptrdiff_t(c * per));
-      }
+    const WeightQuant wq = round_weights(op, m, wf, channel_frac, most, m_.graph.mutable_weight(wname));
+    if (most < 127 && p == Placement::kVta && moments_.count(op.name)) {
+      char note[96];
+      std::snprintf(note, sizeof note, ", %d-bit weights (they change its output by %.2f %%)", wq.bits,
+                    100 * wq.output_error);
+      reason += note;
     }
+    m_.weights.push_back(wq);
+    place(mark, p, op.name, reason);
     const int acc = x.params.frac_bits + wf;
     Q out = make_q(t, {acc, 1.0}, true, p, wf);
     if (!op.bias.empty()) {  // added with the requantization, which rounds with it
@@ -701,6 +768,8 @@ class Quantizer {
   std::map<std::string, std::vector<double>> channel_mean_;  // NCHW activations: the sum per channel...
   std::map<std::string, double> channel_weight_;             // ...over this many values each
   std::map<std::string, std::string> scale_from_;            // tensors whose scale the model gives (report)
+  std::map<std::string, detail::WindowMoments> moments_;     // below 8 bits, each convolution's (by name)
+  std::map<std::string, std::string> kept_;                  // convolutions keeping 8-bit weights, and why
 };
 
 }  // namespace
@@ -713,15 +782,16 @@ QuantizedModel quantize(const FloatGraph& g, const std::vector<std::vector<float
 
 QuantizedModel quantize(const FloatGraph& g, CalibrationSource& calibration, const Config& config,
                         const QuantizeOptions& options) {
-  if (options.equalize) {
-    FloatGraph equalized = g;
-    equalize_channels(equalized);
-    Quantizer q(equalized, config, options);
-    q.calibrate(calibration);
-    return q.run();
-  }
-  Quantizer q(g, config, options);
+  FloatGraph equalized;
+  if (options.equalize) equalized = g, equalize_channels(equalized);
+  Quantizer q(options.equalize ? equalized : g, config, options);
   q.calibrate(calibration);
+  const bool widen = !options.eight_bit_nodes.empty() || options.eight_bit_layers > 0;
+  if (!widen) return q.run();
+  QuantizedModel all;  // (every convolution rounded: eight_bit_layers chooses by their errors)
+  if (options.eight_bit_layers > 0) all = q.run();
+  if (options.eight_bit_layers > 0 && all.weight_bits == 8) return all;  // (nothing below 8 bits to keep)
+  q.keep_eight_bits(options.eight_bit_nodes, options.eight_bit_layers, all.weights);
   return q.run();
 }
 

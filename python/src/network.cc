@@ -167,6 +167,18 @@ void bind_onnx(py::module_& n) {
           },
           "Each quantized tensor: its node, scale (frac_bits), shift, clipped share and source.")
       .def_property_readonly(
+          "weights",
+          [](const net::QuantizedModel& q) {
+            py::list out;
+            for (const auto& w : q.weights) {
+              out.append(py::dict(py::arg("node") = w.op, py::arg("bits") = w.bits, py::arg("frac_bits") = w.frac_bits,
+                                  py::arg("output_error") = w.output_error));
+            }
+            return out;
+          },
+          "Each convolution's and dense's weights: their node, bits, scale (frac_bits) and how much their rounding "
+          "changes the node's output on the calibration inputs (relative, measured below 8 bits).")
+      .def_property_readonly(
           "placements",
           [](const net::QuantizedModel& q) {
             py::list out;
@@ -217,12 +229,15 @@ void bind_onnx(py::module_& n) {
           "quantize",
           [](const net::FloatGraph& g, const py::iterable& calibration, bool use_vta, bool equalize,
              bool round_to_nearest, double max_clipped, int weight_bits, int activation_bits, bool per_channel_weights,
-             bool bias_correction) {
+             bool bias_correction, bool weight_rounding_by_output, int eight_bit_layers,
+             const std::vector<std::string>& eight_bit_nodes) {
             net::QuantizeOptions o;
             o.use_vta = use_vta, o.equalize = equalize, o.round_to_nearest = round_to_nearest,
             o.max_clipped = max_clipped;
             o.weight_bits = weight_bits, o.activation_bits = activation_bits;
             o.per_channel_weights = per_channel_weights, o.bias_correction = bias_correction;
+            o.weight_rounding_by_output = weight_rounding_by_output;
+            o.eight_bit_layers = eight_bit_layers, o.eight_bit_nodes = eight_bit_nodes;
             IterableCalibration inputs(calibration, g.elements(g.input));
             py::gil_scoped_release unlocked;
             return net::quantize(g, inputs, build_config(), o);
@@ -230,10 +245,13 @@ void bind_onnx(py::module_& n) {
           "Quantizes the model from calibration inputs (any iterable of float arrays of the input's shape) into "
           "a QuantizedModel; GraphError or ModelImportError name what cannot be quantized or placed. "
           "weight_bits / activation_bits: 4 or 8 (0: the configuration's widths); below 8 bits "
-          "per_channel_weights and bias_correction as vta-onnx's flags (docs/MODELS.md, \"Four bits\").",
+          "per_channel_weights, bias_correction, weight_rounding_by_output (False: --nearest-weights), "
+          "eight_bit_layers and eight_bit_nodes as vta-onnx's flags (docs/MODELS.md, \"Four bits\").",
           py::arg("calibration"), py::arg("use_vta") = true, py::arg("equalize") = true,
           py::arg("round_to_nearest") = true, py::arg("max_clipped") = 0.0005, py::arg("weight_bits") = 0,
-          py::arg("activation_bits") = 0, py::arg("per_channel_weights") = false, py::arg("bias_correction") = true);
+          py::arg("activation_bits") = 0, py::arg("per_channel_weights") = false, py::arg("bias_correction") = true,
+          py::arg("weight_rounding_by_output") = true, py::arg("eight_bit_layers") = 0,
+          py::arg("eight_bit_nodes") = std::vector<std::string>{});
   n.def(
       "import_onnx",
       [](const std::filesystem::path& file, int64_t batch) {

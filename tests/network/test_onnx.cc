@@ -17,6 +17,7 @@
 #include "vta/network/onnx.h"
 #include "vta/network/reference.h"
 #include "vta/network/resnet18.h"
+#include "weight_rounding.h"
 
 namespace vta::network {
 namespace {
@@ -828,7 +829,7 @@ TEST(OnnxQuantize, PerChannelWeightsAndBiasCorrection) {
 
   const auto error = [&](bool correct) {
     QuantizeOptions c;
-    c.weight_bits = 4, c.bias_correction = correct;
+    c.weight_bits = 4, c.bias_correction = correct, c.weight_rounding_by_output = false;
     const QuantizedModel q = quantize(g, cal, cfg, c);
     double sum = 0;
     for (const auto& x : cal) {
@@ -841,6 +842,141 @@ TEST(OnnxQuantize, PerChannelWeightsAndBiasCorrection) {
   };
   const double corrected = error(true), uncorrected = error(false);
   EXPECT_LT(corrected, uncorrected) << "the bias correction moved the logits away from the float model's";
+}
+
+// The rounding by output (detail::round_by_output), by hand: a 1x1 convolution whose two input
+// channels are always equal sees only the sum of its two weights. 0.4 and 0.4 each round to 0 (the
+// output loses 0.8 x); rounded by output, the first's error (0.4) moves into the second, which becomes
+// 0.4 + 0.4 / 1.01 (the damping's 1 %) and rounds to 1 (the output loses 0.2 x). Inputs that never
+// vary together leave each weight to its nearest step; groups are rounded apart.
+TEST(OnnxQuantize, WeightsRoundedByTheirEffectOnTheOutputByHand) {
+  using detail::ConvShape;
+  const auto factor = [](int64_t) { return 1.0; };
+  detail::WindowMoments same(ConvShape{1, 2, 2, 2, 1, 2, 2, 1, 1, 0, 1});
+  same.add({1, -2, 3, 0.5F, 1, -2, 3, 0.5F});  // channel 1 = channel 0
+  EXPECT_EQ(detail::round_by_output({0.4F, 0.4F}, 1, 1, same, factor, 7), (std::vector<int8_t>{0, 1}));
+  EXPECT_EQ(detail::round_by_output({0.4F, -0.4F}, 1, 1, same, factor, 7), (std::vector<int8_t>{0, 0}));
+  // the grid's factor and its bound: 0.3 x 10 = 3, its error none; 0.9 x 10 = 9 saturates to 7
+  EXPECT_EQ(detail::round_by_output(
+                {0.3F, 0.9F}, 1, 1, same, [](int64_t) { return 10.0; }, 7),
+            (std::vector<int8_t>{3, 7}));
+
+  detail::WindowMoments apart(ConvShape{1, 2, 2, 2, 1, 2, 2, 1, 1, 0, 1});
+  apart.add({1, 0, 2, 0, 0, 3, 0, -1});  // never both nonzero: H diagonal
+  EXPECT_EQ(detail::round_by_output({0.4F, 0.45F}, 1, 1, apart, factor, 7), (std::vector<int8_t>{0, 0}));
+  EXPECT_EQ(detail::round_by_output({0.6F, -1.6F}, 1, 1, apart, factor, 7), (std::vector<int8_t>{1, -2}));
+
+  // depthwise (two groups of one channel, 1x1): each group's moments are its own; a channel always 0
+  // rounds its weight to 0
+  detail::WindowMoments depthwise(ConvShape{1, 2, 1, 2, 2, 1, 2, 1, 1, 0, 2});
+  depthwise.add({1, 2, 0, 0});
+  EXPECT_EQ(depthwise.group(0)(0, 0), 5.0);
+  EXPECT_EQ(depthwise.group(1)(0, 0), 0.0);
+  EXPECT_EQ(detail::round_by_output({2.2F, 3.7F}, 2, 2, depthwise, factor, 7), (std::vector<int8_t>{2, 0}));
+  EXPECT_THROW(depthwise.add({1, 2, 3}), std::invalid_argument);
+}
+
+// On a trained model: the 4-bit weights rounded by output bring the logits closer to the float
+// model's than each weight rounded to its nearest step (both with the bias correction).
+TEST(OnnxQuantize, WeightsRoundedByOutputFollowTheFloatModel) {
+  const Config& cfg = vta::build_config();
+  const FloatGraph g = import_onnx(vta::test::source_path("models/fashion_mnist/dwsep.onnx"));
+  const auto cal = random_inputs(16, 28 * 28, 301, 0, 1);
+  const auto error = [&](bool by_output) {
+    QuantizeOptions o;
+    o.weight_bits = 4, o.weight_rounding_by_output = by_output;
+    const QuantizedModel q = quantize(g, cal, cfg, o);
+    double sum = 0;
+    for (const auto& x : random_inputs(16, 28 * 28, 302, 0, 1)) {
+      const std::vector<float> y =
+          q.dequantize_output(run_reference(q.graph, q.quantize_input(x)).at(q.graph.output_name()));
+      const std::vector<float> f = run_float(g, x).at(g.output);
+      for (size_t i = 0; i < y.size(); ++i) sum += std::fabs(double(y[i]) - double(f[i]));
+    }
+    return sum;
+  };
+  const double by_output = error(true), nearest = error(false);
+  EXPECT_LT(by_output, nearest) << "rounding by output moved the logits away from the float model's";
+}
+
+// eight_bit_layers: the convolutions whose 4-bit rounding changed their own output most (a first
+// quantization's WeightQuant::output_error) keep 8-bit weights, placed on VTA where the lanes are 8
+// bits and on the host where they are 4, each note saying why; the rest are rounded as before. Named
+// nodes likewise; a name that is not a Conv node is refused by name.
+TEST(OnnxQuantize, TheLayersFourBitsHurtMostKeepEightBits) {
+  const FloatGraph g = import_onnx(vta::test::source_path("models/fashion_mnist/dwsep.onnx"));
+  const auto cal = random_inputs(8, 28 * 28, 303, 0, 1);
+  QuantizeOptions o;
+  o.weight_bits = 4;
+  const QuantizedModel all = quantize(g, cal, vta::build_config(), o);
+  std::vector<WeightQuant> rounded;
+  for (const WeightQuant& w : all.weights) {
+    if (w.bits == 4) rounded.push_back(w);
+  }
+  ASSERT_GE(rounded.size(), 3U);
+  std::sort(rounded.begin(), rounded.end(),
+            [](const auto& a, const auto& b) { return a.output_error > b.output_error; });
+  EXPECT_GT(rounded[1].output_error, 0);
+  const std::set<std::string> largest{rounded[0].op, rounded[1].op};
+
+  const auto check = [&](const Config& cfg, Placement kept_on) {
+    o.eight_bit_layers = 2;
+    QuantizedModel q = quantize(g, cal, cfg, o);
+    std::set<std::string> wide;
+    for (const WeightQuant& w : q.weights) {
+      if (w.bits == 8 && largest.count(w.op)) wide.insert(w.op);
+    }
+    EXPECT_EQ(wide, largest);
+    int kept_notes = 0;
+    for (const Op& op : q.graph.ops()) {
+      if (op.kind != OpKind::kConv2d) continue;
+      const auto& weights = q.graph.weight(op.weight);
+      const auto [lo, hi] = std::minmax_element(weights.begin(), weights.end());
+      const auto note = std::find_if(q.placements.begin(), q.placements.end(),
+                                     [&](const PlacementNote& n) { return n.op == op.name; });
+      if (note == q.placements.end()) {
+        ADD_FAILURE() << op.name << " has no placement note";
+        continue;
+      }
+      if (largest.count(note->onnx_node)) {
+        ++kept_notes;
+        EXPECT_TRUE(*lo < -8 || *hi > 7) << op.name << ": its weights should span 8 bits";
+        EXPECT_EQ(op.placement, kept_on) << op.name;
+        EXPECT_NE(note->reason.find("among the 2 largest: eight_bit_layers"), std::string::npos) << note->reason;
+      } else if (op.placement == Placement::kVta) {
+        EXPECT_TRUE(*lo >= -7 && *hi <= 7) << op.name << ": weights in [" << int(*lo) << ", " << int(*hi) << "]";
+        EXPECT_NE(note->reason.find("4-bit weights (they change its output by"), std::string::npos) << note->reason;
+      }
+    }
+    EXPECT_EQ(kept_notes, 2);
+    const auto in = q.quantize_input(cal[0]);
+    EXPECT_NO_THROW(run_reference(q.graph, in));
+    return q;
+  };
+  const QuantizedModel here =
+      check(vta::build_config(), vta::build_config().wgt_width() < 8 ? Placement::kHost : Placement::kVta);
+  if (vta::build_config().wgt_width() == 8) {  // run on this build's device too
+    Executor ex(here.graph, vta::build_config());
+    const auto in = here.quantize_input(cal[0]);
+    const Values ref = run_reference(here.graph, in);
+    EXPECT_TRUE(ex.run(in, {}, &ref).verified());
+  }
+  check(Config::from_file(vta::test::source_path("config/samples/w4a8.json")), Placement::kHost);
+
+  o.eight_bit_layers = 0, o.eight_bit_nodes = {rounded[2].op};
+  const QuantizedModel named = quantize(g, cal, vta::build_config(), o);
+  ASSERT_EQ(named.weights.size(), all.weights.size());
+  for (size_t i = 0; i < all.weights.size(); ++i) {
+    EXPECT_EQ(named.weights[i].bits, all.weights[i].op == rounded[2].op ? 8 : all.weights[i].bits) << all.weights[i].op;
+  }
+  o.eight_bit_nodes = {"/25/Gemm"};
+  try {
+    quantize(g, cal, vta::build_config(), o);
+    ADD_FAILURE() << "a Gemm node was taken as a convolution to keep at 8 bits";
+  } catch (const ImportError& e) {
+    EXPECT_NE(std::string(e.what()).find("eight_bit_nodes names /25/Gemm, which is not a Conv node"), std::string::npos)
+        << e.what();
+  }
 }
 
 // ONNX's node tests for the operators the importer reads: the model, its inputs after the first

@@ -685,6 +685,16 @@ class Networks(unittest.TestCase):
         self.assertTrue(ex4.run(q4.quantize_input(images[0]))["verified"])
         with self.assertRaisesRegex(vn.ModelImportError, "quantized to 4 or 8 bits, not 6"):
             m.quantize(images, weight_bits=6)
+        # the convolution whose 4-bit rounding changed its output most keeps 8-bit weights
+        rounded = [w for w in m.quantize(images, weight_bits=4).weights if w["bits"] == 4]
+        worst = max(rounded, key=lambda w: w["output_error"])
+        kept = m.quantize(images, weight_bits=4, eight_bit_layers=1)
+        rounded_nodes = {w["node"] for w in rounded}
+        self.assertEqual([w["node"] for w in kept.weights if w["bits"] == 8 and w["node"] in rounded_nodes],
+                         [worst["node"]])
+        self.assertTrue(vn.Executor(kept.graph).run(kept.quantize_input(images[0]))["verified"])
+        with self.assertRaisesRegex(vn.ModelImportError, "eight_bit_nodes names nothing, which is not a Conv node"):
+            m.quantize(images, weight_bits=4, eight_bit_nodes=["nothing"])
 
     def test_calibration_is_any_iterable_drawn_one_input_at_a_time(self):
         import vta.network as vn

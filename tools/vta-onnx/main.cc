@@ -113,6 +113,18 @@ int run(int argc, char** argv) {
   app.add_flag("!--no-bias-correction", bias_correction,
                "below 8 bits: leave the biases as they are (by default each is corrected by the mean error its "
                "rounded weights make on the calibration inputs)");
+  bool nearest_weights = false;
+  app.add_flag("--nearest-weights", nearest_weights,
+               "below 8 bits: round each weight to its nearest step (by default the weights are rounded by their "
+               "effect on the convolution's output on the calibration inputs)");
+  int eight_bit_layers = 0;
+  app.add_option("--eight-bit-layers", eight_bit_layers,
+                 "below 8 bits: keep the weights of this many VTA convolutions at 8 bits, those whose rounding "
+                 "changes their output most (on 4-bit weight lanes they run on the host)")
+      ->check(CLI::NonNegativeNumber);
+  std::vector<std::string> eight_bit_nodes;
+  app.add_option("--eight-bit-node", eight_bit_nodes,
+                 "below 8 bits: a Conv node (its ONNX name) whose weights stay 8 bits (repeatable)");
   app.add_flag("!--no-float", float_reference, "skip the float model (its accuracy beside the int8 one)");
   std::string save_outputs;
   app.add_option("--save-outputs", save_outputs,
@@ -147,6 +159,8 @@ int run(int argc, char** argv) {
   qo.round_to_nearest = !round_down;
   qo.weight_bits = weight_bits, qo.activation_bits = activation_bits;
   qo.per_channel_weights = per_channel, qo.bias_correction = bias_correction;
+  qo.weight_rounding_by_output = !nearest_weights;
+  qo.eight_bit_layers = eight_bit_layers, qo.eight_bit_nodes = eight_bit_nodes;
   const vta::Config& config = vta::build_config();
   const net::QuantizedModel qm = net::quantize(fg, cal, config, qo);
   const int64_t cal_rows = cal.count;

@@ -39,6 +39,16 @@ struct LayerQuant {
   std::string scale_from = "calibration";
 };
 
+/// The weights of one convolution or dense: their bits, their scale, and how much their rounding changes
+/// the operator's own output on the calibration inputs (measured for the convolutions below 8 bits:
+/// the sum over every input window of the squared change, relative to the output's sum of squares).
+struct WeightQuant {
+  std::string op;  ///< the ONNX node
+  int bits = 8;
+  int frac_bits = 0;
+  double output_error = 0;
+};
+
 /// Where one operator of the quantized graph runs, and why.
 struct PlacementNote {
   std::string op;  ///< the Graph operator
@@ -72,6 +82,18 @@ struct QuantizeOptions {
   /// Below 8 bits, each VTA convolution's bias corrected by the mean error its rounded weights make on
   /// the calibration inputs (the weights' error times each input channel's mean, taken off the bias).
   bool bias_correction = true;
+  /// Below 8 bits, each VTA convolution's weights rounded by their effect on its output: column by
+  /// column, each weight's rounding error taken off the weights of its output channel not yet rounded,
+  /// weighed by the second moments of the calibration inputs they read (GPTQ's method on VTA's
+  /// power-of-two grid). Off: each weight to its nearest step.
+  bool weight_rounding_by_output = true;
+  /// Below 8 bits, this many VTA convolutions keep 8-bit weights: those whose rounding to weight_bits
+  /// changes their own output most on the calibration inputs (WeightQuant::output_error of a first
+  /// quantization with every one rounded; the model is then quantized again). On a configuration of
+  /// 4-bit weight lanes they run on the host; the placement notes say which and why.
+  int eight_bit_layers = 0;
+  /// Below 8 bits, Conv nodes (by ONNX name) that keep 8-bit weights likewise, beside eight_bit_layers'.
+  std::vector<std::string> eight_bit_nodes;
   /// Bits of every requantized activation (4 or 8; 0: the configuration's input width): in [-8, 7] at
   /// 4 bits (ReLU's [0, 7]), each scale chosen so that at most max_clipped of its values saturate that
   /// range. The graph's input stays 8 bits (the first operator reads it), and a model's own
@@ -98,6 +120,7 @@ struct QuantizedModel {
   /// The widths the quantization used (QuantizeOptions's, 0 decided by the configuration).
   int weight_bits = 8, activation_bits = 8;
   std::vector<LayerQuant> layers;
+  std::vector<WeightQuant> weights;  ///< each convolution's and dense's, in the model's order
   std::vector<PlacementNote> placements;
   /// `x` (the float model's input) as the graph's int8 input: round(x * 2^frac_bits), saturated.
   std::vector<int8_t> quantize_input(std::span<const float> x) const;
