@@ -82,8 +82,8 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
   for (const char* key : {"name", "model", "calibration", "dir", "inputs", "labels"}) {
     (void)field<std::string>(w, key, "", where);
   }
-  for (const char* key :
-       {"image", "width", "candidates", "count", "images", "calibrate", "weight_bits", "activation_bits"}) {
+  for (const char* key : {"image", "width", "candidates", "count", "images", "calibrate", "weight_bits",
+                          "activation_bits", "eight_bit_layers"}) {
     (void)field<int64_t>(w, key, 0, where);
   }
   (void)field<uint32_t>(w, "seed", 0, where);
@@ -128,7 +128,8 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
     return {w, (kind == "tune" ? "tune resnet18 " : "resnet18 ") + std::to_string(image)};
   }
   if (kind == "onnx") {
-    only({"model", "calibration", "calibrate", "seed", "inputs", "labels", "images", "weight_bits", "activation_bits"});
+    only({"model", "calibration", "calibrate", "seed", "inputs", "labels", "images", "weight_bits", "activation_bits",
+          "eight_bit_layers"});
     // a file named relative to the spec, made absolute (the tasks run elsewhere); refused when missing
     const auto file = [&](const char* key) {
       const fs::path p = base_dir / w.value(key, "");
@@ -152,8 +153,14 @@ std::pair<json, std::string> workload_of(json w, const fs::path& base_dir, const
         throw SweepError(where + ": " + key + " " + std::to_string(bits) + " (4 or 8; left out: the configuration's)");
       }
     }
+    const int64_t wide = w.value("eight_bit_layers", int64_t{0});
+    if (wide < 0 || wide > 10000) {
+      throw SweepError(where + ": eight_bit_layers " + std::to_string(wide) + " (0 to 10000 convolutions)");
+    }
     const fs::path model = w.at("model").get<std::string>();
-    return {w, "onnx " + model.stem().string()};
+    return {w, "onnx " + model.stem().string() +
+                   (wide > 0 ? " (" + std::to_string(wide) + (wide == 1 ? " layer" : " layers") + " at 8-bit weights)"
+                             : std::string())};
   }
   if (kind == "random") {  // random differential programs: seeds [first, first + count)
     only({"first", "count"});

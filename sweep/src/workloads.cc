@@ -200,6 +200,7 @@ json run_workload(const json& w, const fs::path& dir, int index) {
                                                             "onnx workload: calibration");
     network::QuantizeOptions qo;
     qo.weight_bits = w.value("weight_bits", 0), qo.activation_bits = w.value("activation_bits", 0);
+    qo.eight_bit_layers = w.value("eight_bit_layers", 0);
     const network::QuantizedModel q = network::quantize(fg, *calibration, build_config(), qo);
     network::Executor ex(q.graph, build_config());
     const int64_t size = fg.elements(fg.input);
@@ -235,7 +236,8 @@ json run_workload(const json& w, const fs::path& dir, int index) {
                   {"top1_percent", 100.0 * double(right) / double(n)},
                   {"float_top1_percent", 100.0 * double(right_float) / double(n)},
                   {"weight_bits", q.weight_bits},
-                  {"activation_bits", q.activation_bits}};
+                  {"activation_bits", q.activation_bits},
+                  {"eight_bit_layers", qo.eight_bit_layers}};
     }
   }
   json out = {{"verified", every_run && run.verified()},
