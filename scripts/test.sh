@@ -68,8 +68,8 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
   # on the tsim, SystemC and the emulated board; the C API's tests; the board kit.
   for cfg in w4a8 w8a4 w4a4; do
     dir="$build-$cfg"
-    network=()  # (the network executor at 4-bit weights: residual networks need 8-bit activations)
-    [ "$cfg" = w4a8 ] && network=(--target vta_network_tests)
+    network=()  # (the network executor at 4-bit weights, and at 4-bit weights and activations)
+    [ "$cfg" != w8a4 ] && network=(--target vta_network_tests)
     "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
       -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_TSIM_GEMM_DPI=OFF --target vta_tsim_diff_tests \
       --target vta_tsim_tests --target vta_driver_api_tests --target vta-tutorials --target vta-compiled-tutorials \

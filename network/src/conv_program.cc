@@ -121,7 +121,7 @@ void ConvProgramBuilder::declare_inputs() {
 }
 
 void ConvProgramBuilder::load_residual() {
-  residual_ = c::placeholder(shape_, "residual", env_.inp_dtype);  // (int8: Executor::plan_conv)
+  residual_ = c::placeholder(shape_, "residual", c::DType::kInt8);  // (8-bit elements: accumulator_inputs)
   residual_buf_ = c::compute(
       shape_, [&](const Indices& x) { return c::cast(env_.acc_dtype, residual_(x)); }, "residual_buf");
 }

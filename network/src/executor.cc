@@ -170,11 +170,6 @@ void Executor::plan_conv(Step& s) {
     }
   }
   s.residual = residual_of(g, s);
-  if ((s.residual == Residual::kSumInit || s.residual == Residual::kAluAdd) && config_.inp_width() < 8) {
-    throw GraphError(join({g.name(), ": ", conv.name, ": its residual add loads ", s.inputs[1],
-                           " into the accumulator, whose loads take 8-bit elements, and this configuration's",
-                           " activations are 4 bits (place the add on the host, or use 8-bit inputs)"}));
-  }
   const ConvGeometry geometry = conv_geometry(config_, g, s);
   const auto build = [&](const ConvTiling& t) { return build_program(conv_program(g, s, env, t), env); };
   const std::string what = join({g.name(), ": ", conv.name});
@@ -329,6 +324,22 @@ class Executor::Activations {
     return host_.emplace(name, widen(x)).first->second;
   }
 
+  // `name` as 8-bit elements, what the accumulator's loads read (accumulator_inputs): the tensor itself
+  // at 8-bit activations; at 4-bit ones a copy of its values made once, from the host.
+  const Target::Tensor* to_device_8bit(const std::string& name) {
+    if (env_.inp_dtype == c::DType::kInt8) return to_device(name);
+    const std::string key = name + "#8-bit";
+    if (const auto it = device_.find(key); it != device_.end()) return it->second.get();
+    const TensorDesc& d = g_.tensor(name);
+    const int64_t c = padded_channels(d), n = d.shape[0], plane = d.shape[2] * d.shape[3];
+    std::vector<int8_t> x = narrow(to_host(name));
+    if (c != d.shape[1]) x = resize_rows(x, n, d.shape[1] * plane, c * plane, n);
+    std::unique_ptr<Target::Tensor> t = target_.empty(blocked_shape(d), key, vta::runtime::DType::kInt8);
+    t->copy_from(
+        vta::runtime::pack_nchw(x, int(n), int(c), int(d.shape[2]), int(d.shape[3]), env_.BATCH, env_.BLOCK_IN));
+    return device_.emplace(key, std::move(t)).first->second.get();
+  }
+
   // The target tensor a VTA step writes `name` into.
   const Target::Tensor* output(const std::string& name) {
     auto it = device_.find(name);
@@ -395,7 +406,11 @@ StepResult Executor::run_step(size_t i, Activations& values, const RunOptions& o
     values.host()[s.name] = reference_op(g, *s.ops[0], in);
     r.seconds = seconds_since(start);
   } else {
-    std::vector<const Target::Tensor*> args{values.to_device(s.inputs[0])};
+    const std::vector<std::string> wide = accumulator_inputs(s);
+    const auto input = [&](const std::string& name) {
+      return std::count(wide.begin(), wide.end(), name) > 0 ? values.to_device_8bit(name) : values.to_device(name);
+    };
+    std::vector<const Target::Tensor*> args{input(s.inputs[0])};
     if (s.ops[0]->kind == OpKind::kConv2d) args.push_back(device_->weights.at(s.ops[0]->weight).get());
     // a chain's vectors in conv_program's order: the bias, then the factors
     const auto vectors = [&](const std::vector<const Op*>& ops) {
@@ -406,7 +421,7 @@ StepResult Executor::run_step(size_t i, Activations& values, const RunOptions& o
       }
     };
     vectors(s.ops);
-    if (s.inputs.size() > 1) args.push_back(values.to_device(s.inputs[1]));
+    if (s.inputs.size() > 1) args.push_back(input(s.inputs[1]));
     if (!s.shortcut.empty()) {  // (its weight, then its vectors)
       args.push_back(device_->weights.at(s.shortcut[0]->weight).get());
       vectors(s.shortcut);

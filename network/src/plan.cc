@@ -197,10 +197,22 @@ bool depthwise(const Graph& g, const Op& op) {
 }
 
 namespace {
-constexpr const char* kNarrowAluInput =
-    "VTA reads a pool's or an upsample's input into the accumulator, whose loads take 8-bit elements, and this "
-    "configuration's inputs are 4 bits: it runs on the host";
+constexpr const char* kGraphInputAt4Bits =
+    "it reads the graph's input, which keeps 8 bits, and this configuration's inputs are 4 bits";
 }  // namespace
+
+std::vector<std::string> accumulator_inputs(const Step& step) {
+  if (step.placement != Placement::kVta || step.in_place || step.ops.empty()) return {};
+  switch (step.ops[0]->kind) {
+    case OpKind::kMaxPool:
+    case OpKind::kAvgPool:
+    case OpKind::kUpsample: return {step.inputs.at(0)};
+    case OpKind::kConv2d:
+      if (step.residual == Residual::kSumInit || step.residual == Residual::kAluAdd) return {step.inputs.at(1)};
+      return {};
+    default: return {};
+  }
+}
 
 std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
   const auto tiles = [&](const TensorDesc& in, int64_t out_channels) -> std::string {
@@ -219,14 +231,13 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
     }
     return "";
   };
-  // (at 4-bit inputs: what VTA reads through the accumulator, whose loads take 8-bit elements)
+  // (at 4-bit inputs: the graph's input keeps 8 bits; what a step loads into the accumulator is given
+  // as an 8-bit copy, accumulator_inputs)
   const bool narrow_inputs = config.inp_width() < 8;
   switch (op.kind) {
     case OpKind::kConv2d: {
       if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
-      if (narrow_inputs && op.inputs[0] == g.input_name()) {
-        return "it reads the graph's input, which keeps 8 bits, and this configuration's inputs are 4 bits";
-      }
+      if (narrow_inputs && op.inputs[0] == g.input_name()) return kGraphInputAt4Bits;
       if (const int bits = config.wgt_width(); bits < 8) {
         const std::vector<int8_t>& w = g.weight(op.weight);
         const auto [lo, hi] = std::minmax_element(w.begin(), w.end());
@@ -249,10 +260,11 @@ std::string vta_refusal(const Graph& g, const Op& op, const Config& config) {
     }
     case OpKind::kAvgPool:  // (an average pool's zero padding adds nothing)
     case OpKind::kUpsample:
-      if (narrow_inputs) return kNarrowAluInput;
+      // (at 4-bit inputs the graph's 8-bit values would be stored into 4-bit lanes)
+      if (narrow_inputs && op.inputs[0] == g.input_name()) return kGraphInputAt4Bits;
       return tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]);
     case OpKind::kMaxPool: {
-      if (narrow_inputs) return kNarrowAluInput;
+      if (narrow_inputs && op.inputs[0] == g.input_name()) return kGraphInputAt4Bits;
       if (auto t = tiles(g.tensor(op.inputs[0]), g.tensor(op.output).shape[1]); !t.empty()) return t;
       if ((op.pad > 0 || op.pad_after > 0) && !non_negative(g, op.inputs[0])) {
         return "VTA's DMA pads with zeros, which would win over negative values: a padded max_pool runs on VTA only "

@@ -20,7 +20,7 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
   const int64_t pa = pool.pad_after;  // (more zeros at the bottom and right)
   using c::Indices;
   const std::vector<int64_t> in_shape{n / env.BATCH, channel_blocks(ch, env.BLOCK_IN), h, w, env.BATCH, env.BLOCK_IN};
-  c::Tensor data = c::placeholder(in_shape, "data", env.inp_dtype);
+  c::Tensor data = c::placeholder(in_shape, "data", c::DType::kInt8);  // (accumulator_inputs)
   c::Tensor data_buf = c::compute(
       {in_shape[0], in_shape[1], h + 2 * p + pa, w + 2 * p + pa, env.BATCH, env.BLOCK_IN},
       [&](const Indices& i) {
@@ -29,7 +29,7 @@ Program pool_program(const Graph& g, const Step& step, const c::Env& env, const 
         const c::Expr inside =
             c::logical_and(c::logical_and(c::Expr(i[2]) >= c::make_int(p), c::Expr(i[2]) < c::make_int(p + h)),
                            c::logical_and(c::Expr(i[3]) >= c::make_int(p), c::Expr(i[3]) < c::make_int(p + w)));
-        return c::cast(env.acc_dtype, c::select(inside, value, c::make_int(0, env.inp_dtype)));
+        return c::cast(env.acc_dtype, c::select(inside, value, c::make_int(0, c::DType::kInt8)));
       },
       "data_buf");
   const std::vector<int64_t> shape{n / env.BATCH, channel_blocks(ch, env.BLOCK_OUT), oh, ow, env.BATCH, env.BLOCK_OUT};
@@ -97,7 +97,7 @@ Program upsample_program(const Graph& g, const Step& step, const c::Env& env, co
   const int64_t n = in.shape[0], ch = in.shape[1], h = in.shape[2], w = in.shape[3], fh = up.kernel, fw = up.stride;
   using c::Indices;
   const std::vector<int64_t> in_shape{n / env.BATCH, channel_blocks(ch, env.BLOCK_IN), h, w, env.BATCH, env.BLOCK_IN};
-  c::Tensor data = c::placeholder(in_shape, "data", env.inp_dtype);
+  c::Tensor data = c::placeholder(in_shape, "data", c::DType::kInt8);  // (accumulator_inputs)
   c::Tensor data_buf = c::compute(
       in_shape, [&](const Indices& i) { return c::cast(env.acc_dtype, data(i[0], i[1], i[2], i[3], i[4], i[5])); },
       "data_buf");

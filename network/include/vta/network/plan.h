@@ -91,6 +91,12 @@ std::set<std::string> vta_step_names(const Graph& g, const std::string& range);
 /// How a VTA convolution step adds its residual (kShortcut is set by plan_steps).
 Residual residual_of(const Graph& g, const Step& step);
 
+/// The inputs VTA step `step` loads into the accumulator, whose loads take 8-bit elements whatever the
+/// configuration's input width: a pool's or an upsample's input, the residual a convolution's sum
+/// starts from or adds (kSumInit, kAluAdd; `step.residual` decided). At 4-bit activations the executor
+/// gives these an 8-bit copy of their values.
+std::vector<std::string> accumulator_inputs(const Step& step);
+
 /// The BLOCK-wide channel blocks `channels` take on VTA: a last partial block is padded with zero
 /// channels there (their weights and biases are zeros, so their values stay zero along a chain).
 inline int64_t channel_blocks(int64_t channels, int64_t block) { return (channels + block - 1) / block; }
