@@ -68,6 +68,14 @@ EnergyTable EnergyTable::from_json_text(const std::string& text, const std::stri
     }
   }
   t.mac_int8_pj = number("mac_int8_pj");
+  if (j.contains("multiply_int8_pj")) {
+    t.multiply_int8_pj = number("multiply_int8_pj");
+    if (t.multiply_int8_pj > t.mac_int8_pj) {
+      throw EnergyTableError(what + ": \"multiply_int8_pj\" = " + format("%g", t.multiply_int8_pj) +
+                             " is a part of \"mac_int8_pj\" = " + format("%g", t.mac_int8_pj) +
+                             ": it cannot exceed it");
+    }
+  }
   t.alu_op_pj = number("alu_op_pj");
   t.dram_pj_per_64bit = number("dram_pj_per_64bit");
   t.idle_pj_per_cycle = number("idle_pj_per_cycle");
@@ -141,7 +149,7 @@ std::array<Energy, kStages> estimate_energy_by_stage(const Stats& s, const Confi
   load.sram = double(s.inp_load_nbytes) * inp + double(s.wgt_load_nbytes) * wgt;
   load.dram = double(s.inp_load_nbytes + s.wgt_load_nbytes) * dram_byte;
   Energy& compute = e[size_t(Stage::kCompute) - 1];
-  compute.mac = gemm * lanes * c.block_in() * t.mac_int8_pj;
+  compute.mac = gemm * lanes * c.block_in() * t.mac_pj(c.inp_width(), c.wgt_width());
   compute.alu = alu * lanes * t.alu_op_pj;
   compute.sram = gemm * (c.inp_elem_bytes() * inp + c.wgt_elem_bytes() * wgt + 2.0 * c.acc_elem_bytes() * acc) +
                  alu * 3.0 * c.acc_elem_bytes() * acc + double(s.acc_load_nbytes) * acc +

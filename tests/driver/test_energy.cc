@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_paths.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/energy.h"
 #include "vta/driver/format.h"
@@ -118,6 +119,16 @@ TEST(Energy, TablesOfOnesOwnAndTheirErrors) {
   const Energy e = estimate_energy(s, c, t);
   EXPECT_DOUBLE_EQ(e.mac, double(c.batch()) * c.block_in() * c.block_out());
   EXPECT_DOUBLE_EQ(e.dram, 8.0);
+  // a product's energy at each element width: the whole mac_int8_pj where the table does not split it;
+  // the 45 nm table's 0.1 pJ accumulation and 0.2 pJ multiply, 4 x 8 bits half of it, 4 x 4 a quarter
+  EXPECT_DOUBLE_EQ(t.mac_pj(4, 4), 1.0);
+  const EnergyTable& nm45 = EnergyTable::default_table();
+  EXPECT_DOUBLE_EQ(nm45.mac_pj(8, 8), 0.3);
+  EXPECT_NEAR(nm45.mac_pj(8, 4), 0.2, 1e-12);
+  EXPECT_NEAR(nm45.mac_pj(4, 8), 0.2, 1e-12);
+  EXPECT_NEAR(nm45.mac_pj(4, 4), 0.15, 1e-12);
+  const Config w4a4 = Config::from_file(vta::test::source_path("config/samples/w4a4.json"));
+  EXPECT_NEAR(estimate_energy(s, w4a4, nm45).mac, 256 * 0.15, 1e-9) << "one GEMM micro-op of 16 x 16 at 4 bits";
   auto error = [](const std::string& text) {
     try {
       EnergyTable::from_json_text(text, "t.json");
@@ -133,6 +144,9 @@ TEST(Energy, TablesOfOnesOwnAndTheirErrors) {
                       "sram_pj_per_64bit": [[4096, 1], [1024, 2]]})"),
             "t.json: \"sram_pj_per_64bit\": the buffer sizes must increase");
   EXPECT_NE(error("[]").find("not a JSON object"), std::string::npos);
+  EXPECT_EQ(error(R"({"mac_int8_pj": 0.3, "multiply_int8_pj": 0.5, "alu_op_pj": 1, "dram_pj_per_64bit": 1,
+                      "idle_pj_per_cycle": 0, "sram_pj_per_64bit": [[1024, 2]]})"),
+            "t.json: \"multiply_int8_pj\" = 0.5 is a part of \"mac_int8_pj\" = 0.3: it cannot exceed it");
   // tables whose figures would overflow an estimate to inf or NaN, and fields of the wrong type: each
   // message names the file and the key (nlohmann's own messages named neither)
   const std::string rest = R"("alu_op_pj": 1, "dram_pj_per_64bit": 1, "idle_pj_per_cycle": 0,

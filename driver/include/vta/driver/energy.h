@@ -28,13 +28,24 @@ class EnergyTableError : public std::runtime_error {
 
 /// Energy per event of one process node, in picojoules.
 struct EnergyTable {
-  std::string name;                                          ///< "45nm"
-  std::vector<std::string> sources;                          ///< where each figure comes from
-  double mac_int8_pj = 0;                                    ///< one int8 x int8 product accumulated into 32 bits
+  std::string name;                  ///< "45nm"
+  std::vector<std::string> sources;  ///< where each figure comes from
+  double mac_int8_pj = 0;            ///< one int8 x int8 product accumulated into 32 bits
+  /// The multiply's part of mac_int8_pj (optional key; 0: the table does not split it, and a product
+  /// costs mac_int8_pj at every width). At other element widths it scales with the product of the
+  /// operands' widths (mac_pj).
+  double multiply_int8_pj = 0;
   double alu_op_pj = 0;                                      ///< one 32-bit ALU operation on one lane
   std::vector<std::pair<double, double>> sram_pj_per_64bit;  ///< (buffer bytes, pJ per 64-bit access), by size
   double dram_pj_per_64bit = 0;
   double idle_pj_per_cycle = 0;  ///< clock and leakage, whatever the accelerator does
+
+  /// pJ per product of `inp_bits` x `wgt_bits` operands accumulated into 32 bits: the accumulation
+  /// (mac_int8_pj - multiply_int8_pj) and the multiply scaled by inp_bits x wgt_bits / 64 (an array
+  /// multiplier's partial-product bits: 4 x 8 bits half of 8 x 8, 4 x 4 a quarter).
+  double mac_pj(int inp_bits, int wgt_bits) const {
+    return mac_int8_pj - multiply_int8_pj + multiply_int8_pj * double(inp_bits) * double(wgt_bits) / 64.0;
+  }
 
   /// pJ per byte read or written in a buffer of `bytes`: the table's points on log-log axes,
   /// interpolated between them and extended by the nearest segment beyond them.
@@ -61,9 +72,9 @@ struct Energy {
 };
 
 /// The energy of a run with `stats` on an accelerator of `config`: per GEMM micro-op BATCH x
-/// BLOCK_IN x BLOCK_OUT products, the input vector, the weight block and the accumulator (read and
-/// written) in their buffers; per ALU micro-op BATCH x BLOCK_OUT operations, two accumulator reads
-/// and a write; each byte loaded: DRAM and its buffer's write; each byte stored: the output buffer's
+/// BLOCK_IN x BLOCK_OUT products (mac_pj at the configuration's input and weight widths), the input vector, the weight
+/// block and the accumulator (read and written) in their buffers; per ALU micro-op BATCH x BLOCK_OUT operations, two
+/// accumulator reads and a write; each byte loaded: DRAM and its buffer's write; each byte stored: the output buffer's
 /// read and DRAM; the idle term per cycle.
 Energy estimate_energy(const Stats& stats, const Config& config, const EnergyTable& table);
 
