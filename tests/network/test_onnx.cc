@@ -801,6 +801,20 @@ TEST(OnnxQuantize, FourBitWeightsAndActivations) {
   }
 }
 
+// How far a quantized model's outputs (its int8 reference, dequantized) are from the float model's on
+// `inputs`: the sum of the absolute differences.
+double distance_from_float(const FloatGraph& g, const QuantizedModel& q,
+                           const std::vector<std::vector<float>>& inputs) {
+  double sum = 0;
+  for (const auto& x : inputs) {
+    const std::vector<float> y =
+        q.dequantize_output(run_reference(q.graph, q.quantize_input(x)).at(q.graph.output_name()));
+    const std::vector<float> f = run_float(g, x).at(g.output);
+    for (size_t i = 0; i < y.size(); ++i) sum += std::fabs(double(y[i]) - double(f[i]));
+  }
+  return sum;
+}
+
 // Below 8 bits: a weight scale per output channel (scale_channels after the sum, factors powers of two
 // up to 64, run on VTA and verified bit for bit), and the bias correction, which brings the int8 model's
 // outputs closer to the float model's on the calibration inputs (the mean absolute difference of the
@@ -830,15 +844,7 @@ TEST(OnnxQuantize, PerChannelWeightsAndBiasCorrection) {
   const auto error = [&](bool correct) {
     QuantizeOptions c;
     c.weight_bits = 4, c.bias_correction = correct, c.weight_rounding_by_output = false;
-    const QuantizedModel q = quantize(g, cal, cfg, c);
-    double sum = 0;
-    for (const auto& x : cal) {
-      const std::vector<float> y =
-          q.dequantize_output(run_reference(q.graph, q.quantize_input(x)).at(q.graph.output_name()));
-      const std::vector<float> f = run_float(g, x).at(g.output);
-      for (size_t i = 0; i < y.size(); ++i) sum += std::fabs(double(y[i]) - double(f[i]));
-    }
-    return sum;
+    return distance_from_float(g, quantize(g, cal, cfg, c), cal);
   };
   const double corrected = error(true), uncorrected = error(false);
   EXPECT_LT(corrected, uncorrected) << "the bias correction moved the logits away from the float model's";
@@ -885,15 +891,7 @@ TEST(OnnxQuantize, WeightsRoundedByOutputFollowTheFloatModel) {
   const auto error = [&](bool by_output) {
     QuantizeOptions o;
     o.weight_bits = 4, o.weight_rounding_by_output = by_output;
-    const QuantizedModel q = quantize(g, cal, cfg, o);
-    double sum = 0;
-    for (const auto& x : random_inputs(16, 28 * 28, 302, 0, 1)) {
-      const std::vector<float> y =
-          q.dequantize_output(run_reference(q.graph, q.quantize_input(x)).at(q.graph.output_name()));
-      const std::vector<float> f = run_float(g, x).at(g.output);
-      for (size_t i = 0; i < y.size(); ++i) sum += std::fabs(double(y[i]) - double(f[i]));
-    }
-    return sum;
+    return distance_from_float(g, quantize(g, cal, cfg, o), random_inputs(16, 28 * 28, 302, 0, 1));
   };
   const double by_output = error(true), nearest = error(false);
   EXPECT_LT(by_output, nearest) << "rounding by output moved the logits away from the float model's";
