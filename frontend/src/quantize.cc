@@ -67,6 +67,11 @@ class Quantizer {
         throw ImportError(join({g_.name, ": calibration input ", std::to_string(count), " has ",
                                 std::to_string(x->size()), " values, the model's input ", std::to_string(size)}));
       }
+      if (const auto bad = std::find_if(x->begin(), x->end(), [](float v) { return !std::isfinite(v); });
+          bad != x->end()) {
+        throw ImportError(join({g_.name, ": calibration input ", std::to_string(count), " has a value that is not ",
+                                "finite (", std::to_string(*bad), ") at index ", std::to_string(bad - x->begin())}));
+      }
       const FloatValues v = run_float(g_, *x, true);
       for (const auto& [name, values] : v) {
         auto& s = samples_[name];

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -974,6 +975,24 @@ TEST(OnnxQuantize, TheLayersFourBitsHurtMostKeepEightBits) {
   } catch (const ImportError& e) {
     EXPECT_NE(std::string(e.what()).find("eight_bit_nodes names /25/Gemm, which is not a Conv node"), std::string::npos)
         << e.what();
+  }
+}
+
+// A calibration input with a NaN or an infinity is refused naming the input and the index (it made
+// every scale, moment and bias after it meaningless: 'its bias is too large' named another cause).
+TEST(OnnxQuantize, ACalibrationValueThatIsNotFiniteIsRefusedByName) {
+  const FloatGraph g = import_onnx(vta::test::source_path("models/fashion_mnist/cnn.onnx"));
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()}) {
+    auto cal = random_inputs(3, 28 * 28, 304, 0, 1);
+    cal[1][5] = bad;
+    try {
+      quantize(g, cal, vta::build_config());
+      ADD_FAILURE() << "a calibration input holding " << bad << " was taken";
+    } catch (const ImportError& e) {
+      EXPECT_NE(std::string(e.what()).find("calibration input 2 has a value that is not finite"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("at index 5"), std::string::npos) << e.what();
+    }
   }
 }
 
