@@ -3,12 +3,13 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 namespace vta::network::detail {
 
-WindowMoments::WindowMoments(const ConvShape& s) : s_(s), sink_(size_t(s.n * s.o * s.oh * s.ow)) {
+WindowMoments::WindowMoments(const ConvShape& s) : s_(s) {
   const int64_t rows = s.c / s.groups * s.k * s.k;
   h_.assign(size_t(s.groups), Eigen::MatrixXf::Zero(rows, rows));
 }
@@ -19,7 +20,10 @@ void WindowMoments::add(const std::vector<float>& x) {
                                 std::to_string(s_.n * s_.c * s_.h * s_.w));
   }
   using Rows = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  conv_by_gemm(x.data(), s_, sink_.data(),
+  // (conv_by_gemm's output, never written: its pointer only locates each band; made for this call alone,
+  // so that the moments of a whole network do not keep an output's worth of memory per convolution)
+  const auto sink = std::make_unique_for_overwrite<float[]>(size_t(s_.n * s_.o * s_.oh * s_.ow));
+  conv_by_gemm(x.data(), s_, sink.get(),
                [&](int64_t group, int64_t, int64_t width, int64_t rows, const float* b, int64_t ldb, float*, int64_t) {
                  const Eigen::Map<const Rows, 0, Eigen::OuterStride<>> windows(b, rows, width,
                                                                                Eigen::OuterStride<>(ldb));

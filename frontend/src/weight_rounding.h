@@ -28,7 +28,6 @@ class WindowMoments {
  private:
   ConvShape s_;
   std::vector<Eigen::MatrixXf> h_;
-  std::vector<float> sink_;  // (conv_by_gemm's output, never written: its pointer only locates the band)
 };
 
 /// A convolution's weights (o, rows per group, as stored) times each output channel's factor
