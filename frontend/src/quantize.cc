@@ -77,12 +77,15 @@ class Quantizer {
         auto& s = samples_[name];
         const size_t step = std::max<size_t>(1, values.size() / kSamples);
         for (size_t i = 0; i < values.size(); i += step) s.push_back(std::fabs(values[i]));
-        // (an NCHW activation's mean per channel: bias_correction)
-        if (const auto& shape = g_.shape(name); shape.size() == 4 && shape[1] > 0) {
+        // (an NCHW activation's mean per channel: what correct_bias reads, below 8 bits)
+        const auto& shape = g_.shape(name);
+        if (options_.weight_bits < 8 && options_.bias_correction && shape.size() == 4 && shape[1] > 0) {
           const auto channels = size_t(shape[1]), plane = size_t(shape[2] * shape[3]);
           auto& mean = channel_mean_[name];
           mean.resize(channels, 0.0);
-          for (size_t i = 0; i < values.size(); ++i) mean[(i / plane) % channels] += double(values[i]);
+          for (size_t b = 0; b * plane < values.size(); ++b) {  // (plane b of the tensor: channel b % channels)
+            for (size_t i = b * plane; i < (b + 1) * plane; ++i) mean[b % channels] += double(values[i]);
+          }
           channel_weight_[name] += double(values.size()) / double(channels);
         }
       }
@@ -359,6 +362,12 @@ class Quantizer {
     return clamp_frac(best);
   }
 
+  // What takes output channel `o`'s float weights to their integer grid: the input's multiplier `m`
+  // times 2^wf, or times 2^f of the channel's own scale (`channel_frac`, per_channel_weights).
+  static double weight_factor(double m, int wf, const std::vector<int>& channel_frac, int64_t o) {
+    return m * std::ldexp(1.0, channel_frac.empty() ? wf : channel_frac[size_t(o)]);
+  }
+
   // The weight scale of each output channel of `w` (O, ...) below 8 bits: each channel's own power of two
   // (least_squared_error over its weights), at most kMaxFactorBits coarser than the finest (its factor,
   // 2^(finest - f), an int8 power of two); a channel of zeros takes the finest. Empty when every channel
@@ -400,7 +409,7 @@ class Quantizer {
     const double count = channel_weight_.at(op.inputs[0]);
     if (out.bias.empty()) out.bias.assign(size_t(outs), 0.0), out.node = op.name;
     for (int64_t o = 0; o < outs; ++o) {
-      const double scale = m * std::ldexp(1.0, frac.empty() ? wf : frac[size_t(o)]);
+      const double scale = weight_factor(m, wf, frac, o);
       const int64_t first_in = (o / (outs / groups)) * per_group_in;
       double delta = 0;
       for (size_t j = 0; j < per; ++j) {
@@ -557,9 +566,7 @@ class Quantizer {
   WeightQuant round_weights(const FloatOp& op, double m, int wf, const std::vector<int>& channel_frac, long most,
                             std::vector<int8_t>& weights) const {
     const FloatTensor& w = g_.constants.at(op.weight);
-    const auto factor = [&](int64_t o) {
-      return m * std::ldexp(1.0, channel_frac.empty() ? wf : channel_frac[size_t(o)]);
-    };
+    const auto factor = [&](int64_t o) { return weight_factor(m, wf, channel_frac, o); };
     const auto moments = moments_.find(op.name);
     const int64_t groups = std::max(op.groups, 1);
     if (moments != moments_.end() && most < 127 && options_.weight_rounding_by_output) {

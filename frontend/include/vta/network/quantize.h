@@ -40,8 +40,10 @@ struct LayerQuant {
 };
 
 /// The weights of one convolution or dense: their bits, their scale, and how much their rounding changes
-/// the operator's own output on the calibration inputs (measured for the convolutions below 8 bits:
-/// the sum over every input window of the squared change, relative to the output's sum of squares).
+/// the operator's own output on the calibration inputs (the sum over every input window of the squared
+/// change, relative to the output's sum of squares; measured for every convolution, at whatever bits it
+/// has, when weight_bits is below 8 and the rounding by output or eight_bit_layers gathers the windows'
+/// moments; 0 otherwise).
 struct WeightQuant {
   std::string op;  ///< the ONNX node
   int bits = 8;
