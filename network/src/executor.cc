@@ -298,16 +298,8 @@ class Executor::Activations {
   const Target::Tensor* to_device(const std::string& name) {
     auto it = device_.find(name);
     if (it != device_.end()) return it->second.get();
-    const TensorDesc& d = g_.tensor(name);
     std::unique_ptr<Target::Tensor> t = make(name);
-    const int64_t c = padded_channels(d);
-    std::vector<int8_t> x = narrow(host_.at(name));
-    if (c != d.shape[1]) {  // (zeros in the channels that fill the last block)
-      const int64_t n = d.shape[0], plane = d.shape[2] * d.shape[3];
-      x = resize_rows(x, n, d.shape[1] * plane, c * plane, n);
-    }
-    t->copy_from(vta::runtime::pack_nchw(x, int(d.shape[0]), int(c), int(d.shape[2]), int(d.shape[3]), env_.BATCH,
-                                         env_.BLOCK_IN));
+    upload(*t, g_.tensor(name), host_.at(name));
     return device_.emplace(name, std::move(t)).first->second.get();
   }
 
@@ -331,12 +323,8 @@ class Executor::Activations {
     const std::string key = name + "#8-bit";
     if (const auto it = device_.find(key); it != device_.end()) return it->second.get();
     const TensorDesc& d = g_.tensor(name);
-    const int64_t c = padded_channels(d), n = d.shape[0], plane = d.shape[2] * d.shape[3];
-    std::vector<int8_t> x = narrow(to_host(name));
-    if (c != d.shape[1]) x = resize_rows(x, n, d.shape[1] * plane, c * plane, n);
     std::unique_ptr<Target::Tensor> t = target_.empty(blocked_shape(d), key, vta::runtime::DType::kInt8);
-    t->copy_from(
-        vta::runtime::pack_nchw(x, int(n), int(c), int(d.shape[2]), int(d.shape[3]), env_.BATCH, env_.BLOCK_IN));
+    upload(*t, d, to_host(name));
     return device_.emplace(key, std::move(t)).first->second.get();
   }
 
@@ -356,6 +344,16 @@ class Executor::Activations {
       return target_.empty(blocked_shape(g_.tensor(name)), name, c::device_dtype(env_.inp_dtype));
     }
     return output(part->second.first)->view(part->second.second, blocked_shape(g_.tensor(name)), name);
+  }
+
+  // `values` (NCHW, of `d`'s shape) into target tensor `t` in the blocked layout, zeros in the channels
+  // that fill the last block.
+  void upload(Target::Tensor& t, const TensorDesc& d, const std::vector<int32_t>& values) const {
+    const int64_t c = padded_channels(d), n = d.shape[0], plane = d.shape[2] * d.shape[3];
+    std::vector<int8_t> x = narrow(values);
+    if (c != d.shape[1]) x = resize_rows(x, n, d.shape[1] * plane, c * plane, n);
+    t.copy_from(
+        vta::runtime::pack_nchw(x, int(n), int(c), int(d.shape[2]), int(d.shape[3]), env_.BATCH, env_.BLOCK_IN));
   }
 
   // (channel_blocks: BLOCK_IN = BLOCK_OUT wherever a tensor's channels are padded)
