@@ -306,10 +306,7 @@ RemoteModule Remote::load_module(const std::string& name) {
 
 RemoteTensor Remote::empty(std::vector<int64_t> shape, runtime::DType dtype, std::string name) {
   const size_t count = element_count(shape, name);
-  if (dtype == runtime::DType::kInt4 && count % 2 != 0) {
-    throw std::invalid_argument("remote tensor " + name + ": " + std::to_string(count) +
-                                " int4 elements; they are packed two a byte, so the count must be even");
-  }
+  runtime::require_whole_bytes(dtype, count, "remote tensor " + name, "element count");
   const size_t bytes = packed_bytes(count, int(runtime::dtype_bits(dtype)));
   const std::lock_guard lock(state_->mu);
   const AllocReply r = state_->ask<AllocReply>(Alloc{bytes, 0}, "allocation of tensor " + name);

@@ -28,15 +28,14 @@ void require_positive(const std::vector<int64_t>& shape, const std::string& name
   }
 }
 
-// An int4 tensor's elements pair into bytes: its element count (and a view's offset) must be even.
-void require_whole_bytes(DType t, size_t elements, const std::string& name, const char* what) {
+}  // namespace
+
+void require_whole_bytes(DType t, size_t elements, const std::string& owner, const char* what) {
   if (t == DType::kInt4 && elements % 2 != 0) {
-    throw std::invalid_argument("DeviceTensor " + name + ": an int4 tensor's " + what + " must be even (two " +
-                                "elements a byte), not " + std::to_string(elements));
+    throw std::invalid_argument(owner + ": an int4 tensor's " + what + " must be even (two elements a byte), not " +
+                                std::to_string(elements));
   }
 }
-
-}  // namespace
 
 size_t dtype_bytes(DType t) {
   if (t == DType::kInt4) throw std::invalid_argument("int4 elements are packed two a byte: dtype_bytes has no value");
@@ -61,7 +60,7 @@ const char* dtype_name(DType t) {
 DeviceTensor::DeviceTensor(std::vector<int64_t> shape, DType dtype, std::string name)
     : shape_(std::move(shape)), dtype_(dtype), name_(std::move(name)) {
   require_positive(shape_, name_);
-  require_whole_bytes(dtype_, elements(), name_, "element count");
+  require_whole_bytes(dtype_, elements(), "DeviceTensor " + name_, "element count");
   // The process's memory is made at its first use (a board's DMA buffer, vta/driver/memory.h): what keeps
   // it from being made is the error to report, not "out of device memory".
   (void)Dram::global();
@@ -83,8 +82,8 @@ DeviceTensor DeviceTensor::view(const DeviceTensor& whole, size_t offset, std::v
                                 std::to_string(offset + v.elements()) + ") leave " + whole.name() + "'s " +
                                 std::to_string(whole.elements()));
   }
-  require_whole_bytes(v.dtype(), offset, v.name(), "offset");
-  require_whole_bytes(v.dtype(), v.elements(), v.name(), "element count");
+  require_whole_bytes(v.dtype(), offset, "DeviceTensor " + v.name(), "offset");
+  require_whole_bytes(v.dtype(), v.elements(), "DeviceTensor " + v.name(), "element count");
   v.handle_ = buffer_view(whole.handle(), packed_bytes(offset, int(dtype_bits(v.dtype()))), v.bytes(), v.name());
   return v;
 }

@@ -205,6 +205,11 @@ TEST(RemoteSession, RefusalsNameTheProblemAndTheSessionGoesOn) {
   auto foreign = other.empty(f.args()[2].shape, runtime::DType::kInt8, "foreign");
   e = thrown<std::invalid_argument>([&] { f(a, w, foreign); });
   EXPECT_TRUE(contains(e, "not a live tensor of this remote session")) << e;
+  // int4 elements pair into bytes: an odd count is refused before anything is allocated
+  e = thrown<std::invalid_argument>([&] { (void)remote.empty({3, 5}, runtime::DType::kInt4, "odd"); });
+  EXPECT_TRUE(
+      contains(e, "remote tensor odd: an int4 tensor's element count must be even (two elements a byte), not 15"))
+      << e;
   // tensors are freed on the server when they go: 100 of 128 KiB under a 256 KiB cap
   for (int i = 0; i < 100; ++i) {
     auto t = remote.empty({128 * 1024}, runtime::DType::kInt8, "scratch");

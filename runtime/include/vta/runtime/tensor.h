@@ -31,6 +31,10 @@ size_t dtype_bytes(DType t);
 DType dtype_of_width(int width);
 /// "int4", "int8" or "int32".
 const char* dtype_name(DType t);
+/// An int4 tensor's elements pair into bytes: its element count (and a view's offset) must be even.
+/// Throws std::invalid_argument "`owner`: an int4 tensor's `what` must be even ..." for an odd one of
+/// type `t`; the one home of the rule, for this process's tensors and a device server's.
+void require_whole_bytes(DType t, size_t elements, const std::string& owner, const char* what);
 /// `host` packed as int4 elements (vta/driver/packing.h) for a copy to the device; a value outside
 /// [-8, 7] throws std::invalid_argument naming `what` and the element. The one home of the check,
 /// for this process's tensors and a device server's.
