@@ -10,6 +10,11 @@
 //   S3  acc[dst] arrives: BATCH x BLOCK_OUT lanes of op(dst, src or imm)
 //   S4  write acc and out (low 8 bits)
 //
+// With MulCycles = 2 (the two-slot stage's ALU) a MUL micro-op takes two cycles in S1 and in S3: the
+// first S3 cycle registers the operands, the second multiplies them (the DSP48E1s then start from
+// registers, not from the forwarding's choice: docs/SYNTHESIS.md). The micro-ops of a MUL
+// instruction are two cycles apart, so the forwarding below sees each result where it sees any other.
+//
 // Every operand is forwarded from the writes its read missed, still in flight or done since
 // (vta_pkg::forward_source: S4 written at the end of this cycle, S5 and S6 a cycle and two cycles
 // ago), so consecutive micro-ops on the same tiles see each other's results without stalls.
@@ -19,7 +24,9 @@
 module vta_alu
   import vta_config_pkg::*;
   import vta_pkg::*;
-(
+#(
+  parameter int unsigned MulCycles = 1  // 1 or 2 (above)
+) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
   input  logic                          start_i,
@@ -77,7 +84,7 @@ module vta_alu
     left_by = ~b[LogAccWidth-1:0] + 1'b1;
     case (alu_op_e'(op))
       AluAdd:  other = a + b;
-      AluMul:  other = mul_low32(a, b);
+      AluMul:  other = MulCycles == 1 ? mul_low32(a, b) : a;  // (two cycles: S3's second, below)
       AluShr: begin
         if (!b[AccWidth-1]) begin
           other = (b[AccWidth-2:LogAccWidth] != '0 || b[LogAccWidth-1:0] == LogAccWidth'(AccWidth - 1)) ?
@@ -119,6 +126,7 @@ module vta_alu
 
   // ---- registers -------------------------------------------------------------------------------
   loop_insn_t      insn_d, insn_q;
+  logic            slow_d, slow_q;         // a MUL of two cycles a micro-op (MulCycles = 2)
   logic            s1_valid_d, s1_valid_q, phase_d, phase_q;
   logic [LogUopBuffDepth-1:0] s1_uop_d, s1_uop_q;
   logic            s1_same_d, s1_same_q;   // S1's micro-op has its predecessor's source index
@@ -128,9 +136,11 @@ module vta_alu
   logic            s1_dst_hi_d, s1_dst_hi_q, s1_src_hi_d, s1_src_hi_q;
   logic            s2_valid_d, s2_valid_q, s2_take_d, s2_take_q, s3_valid_d, s3_valid_q;
   logic            s4_valid_d, s4_valid_q, s5_valid_d, s5_valid_q, s6_valid_d, s6_valid_q;
+  logic            s3_first_d, s3_first_q;  // S3 holds a slow MUL in its first cycle
   acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
   acc_addr_t       s5_addr_d, s5_addr_q, s6_addr_d, s6_addr_q;
   acc_t            src_q, s4_data_q, s5_data_q, s6_data_q;
+  acc_t            mul_a_d, mul_a_q, mul_b_d, mul_b_q;  // a slow MUL's operands, lane by lane
   logic [OutMatrixWidth-1:0] out_d, out_q;
   logic            error_d, error_q;
 
@@ -144,7 +154,7 @@ module vta_alu
   uop_t            uop;
   logic [SumW-1:0] d_sum, s_sum;
   acc_addr_t       d_idx, s_idx;
-  logic            vector, reuse, two_phase, bad_index, s1_leaves;
+  logic            vector, reuse, pair, two_phase, bad_index, s1_go, s1_leaves;
   acc_addr_t       src_addr_d, src_addr_q;
 
   always_comb begin
@@ -156,20 +166,26 @@ module vta_alu
     vector    = !insn_q.use_imm;
     // (decided from registers: the source index's sum is on no path to the read address or the step)
     reuse     = vector && s1_same_q && held_q;
-    two_phase = vector && !reuse;
+    pair      = vector && !reuse;      // reads its source (phase 0), then its destination (phase 1)
+    two_phase = pair || slow_q;        // S1 holds it two cycles (a slow MUL without a read in phase 0)
     bad_index = s1_valid_q && !phase_q &&
                 (s1_dst_hi_q || |d_sum[SumW-1:LogAccBuffDepth] ||
                  (vector && (s1_src_hi_q || |s_sum[SumW-1:LogAccBuffDepth])));  // >= AccBuffDepth
-    kill      = error_q || bad_index;
-    // A vector micro-op reads its source in phase 0 and its destination in phase 1.
-    s1_leaves = s1_valid_q && !kill && (!two_phase || phase_q);
-    acc_re    = s1_valid_q && !kill;
-    acc_raddr = (two_phase && !phase_q) ? s_idx : d_idx;
+    // A micro-op with a bad index neither reads nor leaves S1, and sets the error. What S1 holds, and
+    // whether the loop steps, are decided from the error's register (no index sum on those paths): the
+    // micro-op that enters S1 behind a bad one is dropped there a cycle later, when the error stops
+    // the loop.
+    kill      = error_q;
+    s1_go     = s1_valid_q && !kill && (!two_phase || phase_q);
+    s1_leaves = s1_go && !bad_index;
+    acc_re    = s1_valid_q && !kill && !bad_index && (pair || phase_q || !two_phase);
+    acc_raddr = (pair && !phase_q) ? s_idx : d_idx;
     loop_ready  = !(s1_valid_q && two_phase && !phase_q);
   end
 
   // ---- S3 ------------------------------------------------------------------------------------
   acc_t                result;
+  acc_t                product;  // a slow MUL's, from its registered operands (its second S3 cycle)
   logic [1:0]          dst_from_d, dst_from_q;  // a forward_source code, decided as the micro-op enters S3
   logic [AccWidth-1:0] imm_ext, dst_lane, src_lane;
 
@@ -181,6 +197,15 @@ module vta_alu
     imm_ext  = AccWidth'(signed'(insn_q.imm));
     dst_lane = '0;
     src_lane = '0;
+    mul_a_d  = mul_a_q;
+    mul_b_d  = mul_b_q;
+    product  = '0;
+    if (MulCycles == 2 && slow_q && s3_valid_q) begin
+      for (int l = 0; l < Lanes; l++) begin
+        product[l * AccWidth +: AccWidth] = mul_low32(mul_a_q[l * AccWidth +: AccWidth],
+                                                      mul_b_q[l * AccWidth +: AccWidth]);
+      end
+    end
     if (s3_valid_q) begin
       for (int l = 0; l < Lanes; l++) begin
         unique case (dst_from_q)
@@ -190,7 +215,13 @@ module vta_alu
           default:      dst_lane = acc_rdata_i[l * AccWidth +: AccWidth];
         endcase
         src_lane = insn_q.use_imm ? imm_ext : src_q[l * AccWidth +: AccWidth];
-        result[l * AccWidth +: AccWidth] = alu_lane(insn_q.alu_opcode, dst_lane, src_lane);
+        if (MulCycles == 2 && slow_q) begin
+          mul_a_d[l * AccWidth +: AccWidth] = dst_lane;
+          mul_b_d[l * AccWidth +: AccWidth] = src_lane;
+          result[l * AccWidth +: AccWidth]  = product[l * AccWidth +: AccWidth];
+        end else begin
+          result[l * AccWidth +: AccWidth] = alu_lane(insn_q.alu_opcode, dst_lane, src_lane);
+        end
       end
     end
     for (int l = 0; l < Lanes; l++) out_d[l * OutWidth +: OutWidth] = result[l * AccWidth +: OutWidth];
@@ -202,6 +233,7 @@ module vta_alu
     step         = loop_valid && loop_ready && !kill;
     uop_re     = step;
     insn_d       = (start_i && !busy_o) ? insn_i : insn_q;
+    slow_d       = (start_i && !busy_o) ? MulCycles == 2 && alu_op_e'(insn_i.alu_opcode) == AluMul : slow_q;
     error_d      = (start_i && !busy_o) ? 1'b0 : (error_q || bad_index);
     // S1 holds a vector micro-op for two cycles (one when it reuses the held source).
     if (s1_valid_q && two_phase && !phase_q && !kill) begin
@@ -228,18 +260,20 @@ module vta_alu
     // The held source stays valid until a micro-op that leaves S1 writes it (its own read came
     // first); a new instruction starts with none (other units wrote the buffer meanwhile).
     if (start_i && !busy_o) held_d = 1'b0;
-    else if (s1_leaves && two_phase) held_d = d_idx != s_idx;
-    else if (s1_leaves) held_d = held_q && d_idx != src_addr_q;
+    else if (s1_go && pair) held_d = d_idx != s_idx;
+    else if (s1_go) held_d = held_q && d_idx != src_addr_q;
     else held_d = held_q;
     // The source's address, taken in phase 0 and kept while S2 takes its word (the next micro-op's
     // phase 0 is S2's cycle at the earliest).
     src_addr_d = (s1_valid_q && !phase_q) ? s_idx : src_addr_q;
     s2_valid_d = s1_leaves;
-    s2_take_d  = s1_leaves && two_phase;
+    s2_take_d  = s1_go && pair;
     s2_addr_d  = d_idx;
-    s3_valid_d = s2_valid_q;
-    s3_addr_d  = s2_addr_q;
-    s4_valid_d = s3_valid_q;
+    // (a slow MUL stays in S3 a second cycle, while S2 is empty)
+    s3_valid_d = s2_valid_q || s3_first_q;
+    s3_first_d = s2_valid_q && slow_q;
+    s3_addr_d  = s3_first_q ? s3_addr_q : s2_addr_q;
+    s4_valid_d = s3_valid_q && !s3_first_q;
     s4_addr_d  = s3_addr_q;
     s5_valid_d = s4_valid_q;
     s5_addr_d  = s4_addr_q;
@@ -267,6 +301,10 @@ module vta_alu
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       insn_q       <= '0;
+      slow_q       <= 1'b0;
+      s3_first_q   <= 1'b0;
+      mul_a_q      <= '0;
+      mul_b_q      <= '0;
       s1_valid_q   <= 1'b0;
       phase_q      <= 1'b0;
       s1_uop_q     <= '0;
@@ -297,6 +335,12 @@ module vta_alu
       error_q      <= 1'b0;
     end else begin
       insn_q       <= insn_d;
+      slow_q       <= slow_d;
+      s3_first_q   <= s3_first_d;
+      if (s3_first_q) begin
+        mul_a_q <= mul_a_d;
+        mul_b_q <= mul_b_d;
+      end
       s1_valid_q   <= s1_valid_d;
       phase_q      <= phase_d;
       s1_uop_q     <= s1_uop_d;
@@ -311,7 +355,9 @@ module vta_alu
       s2_take_q    <= s2_take_d;
       s2_addr_q    <= s2_addr_d;
       // A source read in phase 0 arrives as its micro-op passes S2, the newest write it missed winning.
-      if (s2_take_q) begin
+      if (s2_take_q && MulCycles == 2 && slow_q && s3_valid_q && !s3_first_q && s3_addr_q == src_addr_q) begin
+        src_q <= product;  // (a slow MUL in its second S3 cycle: the newest write, not yet in S4)
+      end else if (s2_take_q) begin
         unique case (forward_source(src_addr_q, s4_valid_q, s4_addr_q, s5_valid_q, s5_addr_q, s6_valid_q, s6_addr_q))
           FromWriting:  src_q <= s4_data_q;
           FromWritten1: src_q <= s5_data_q;
@@ -330,7 +376,7 @@ module vta_alu
       s6_addr_q    <= s6_addr_d;
       error_q      <= error_d;
       // the data words change with a micro-op only (read under their valid bits)
-      if (s3_valid_q) begin
+      if (s3_valid_q && !s3_first_q) begin
         s4_data_q <= result;
         out_q     <= out_d;
       end
@@ -356,4 +402,12 @@ module vta_alu
   `VTA_COVER(ForwardedFromWritten1, s3_valid_q && dst_from_q == FromWritten1)
   `VTA_COVER(ForwardedFromWritten2, s3_valid_q && dst_from_q == FromWritten2)
   `VTA_COVER(IndexOutOfRange, bad_index)
+  if (MulCycles == 2) begin : g_slow_mul
+    `VTA_COVER(MulInTwoCycles, s3_first_q)
+    // a slow MUL's S3 takes its second cycle with S2 empty (the spacing the forwarding relies on)
+    `VTA_ASSERT(SlowMulAlone, !(s3_first_q && s2_valid_q))
+  end else begin : g_fast_mul
+    logic unused_mul;
+    assign unused_mul = slow_q ^ s3_first_q ^ (|mul_a_q) ^ (|mul_b_q) ^ (|mul_a_d) ^ (|mul_b_d);
+  end
 endmodule : vta_alu

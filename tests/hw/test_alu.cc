@@ -1,6 +1,7 @@
 // vta_alu against the fsim: every opcode with immediates (including the shift extremes) and vector
 // operands, loops and factors over a small set of tiles so that consecutive micro-ops read what the
 // previous ones wrote; then every accumulator word, the OUT buffer and the micro-op count compared.
+// The same for the two-slot stage's ALU (MulCycles 2: a MUL in two cycles a micro-op), MUL-heavy.
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <random>
 
 #include "Vvta_alu_harness.h"
+#include "Vvta_alu_mul2_harness.h"
 #include "compute_check.h"
 #include "test_util.h"
 #include "vta/driver/build_config.h"
@@ -16,8 +18,12 @@
 namespace vta::test {
 namespace {
 
-class HwAlu : public ComputeUnitTest<Vvta_alu_harness, 31> {
+template <class Model>
+class AluUnitTest : public ComputeUnitTest<Model, 31> {
  protected:
+  using Base = ComputeUnitTest<Model, 31>;
+  using Base::cfg_, Base::fsim_, Base::h_, Base::isa_, Base::rng_, Base::uops_;
+
   void SetUp() override {
     h_->start_i = 0, h_->uop_we_i = 0, h_->acc_we_i = 0, h_->tb_re_i = 0;
     h_.reset();
@@ -60,40 +66,47 @@ class HwAlu : public ComputeUnitTest<Vvta_alu_harness, 31> {
                          {0, a.uop_bgn, a.uop_end, a.iter_out, a.iter_in, a.dst_factor_out, a.dst_factor_in,
                           a.src_factor_out, a.src_factor_in, 0, 0, a.alu_opcode, a.use_imm, uint16_t(a.imm)});
   }
+
+  // `count` random instructions (opcodes, operands, loops, factors, held sources), one in `mul_every`
+  // a MUL (0: any opcode alike), each against the fsim: the micro-op count, and every word written now and then.
+  void random_instructions(int count, int mul_every) {
+    fill(256, 256, 24);
+    std::set<uint32_t> written;
+    const int32_t imms[] = {-32768, -40, -33, -32, -31, -9, -1, 0, 1, 3, 8, 30, 31, 32, 33, 127, 32767};
+    for (int n = 0; n < count; ++n) {
+      AluInsn a;
+      a.alu_opcode = uint8_t(mul_every > 0 && rng_() % mul_every == 0 ? uint8_t(AluOp::kMul) : rng_() % 5);
+      a.use_imm = rng_() % 2;
+      a.imm = imms[rng_() % 17];
+      a.uop_bgn = rng_() % 240;
+      a.uop_end = a.uop_bgn + 1 + rng_() % 8;
+      a.iter_out = 1 + rng_() % 3, a.iter_in = 1 + rng_() % 5;
+      a.dst_factor_out = rng_() % 5, a.dst_factor_in = rng_() % 3, a.src_factor_out = rng_() % 5;
+      a.src_factor_in = rng_() % 3;
+      if (rng_() % 3 == 0) {  // a held source (one micro-op, the source still in a row), often overwritten
+        a.uop_end = a.uop_bgn + 1, a.src_factor_in = 0, a.iter_in = 2 + rng_() % 8, a.dst_factor_in = 1;
+      }
+      const uint64_t before = fsim_->stats().alu_counter;
+      Program p(cfg_);
+      p.alu(a).finish();
+      ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
+      const auto [cycles, done] = run_rtl(a);
+      ASSERT_FALSE(h_->error_o) << "instruction " << n;
+      ASSERT_EQ(uint64_t(done), fsim_->stats().alu_counter - before) << "instruction " << n;
+      for (uint32_t i = 0; i < a.iter_out; ++i)
+        for (uint32_t j = 0; j < a.iter_in; ++j)
+          for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k) {
+            written.insert(uops_[k].dst + i * a.dst_factor_out + j * a.dst_factor_in);
+          }
+      if (n % 30 == 29) expect_acc_and_out_match(h_, cfg_, *fsim_, written);
+    }
+  }
 };
 
-TEST_F(HwAlu, RandomInstructionsMatchTheFsim) {
-  fill(256, 256, 24);
-  std::set<uint32_t> written;
-  const int32_t imms[] = {-32768, -40, -33, -32, -31, -9, -1, 0, 1, 3, 8, 30, 31, 32, 33, 127, 32767};
-  for (int n = 0; n < 150; ++n) {
-    AluInsn a;
-    a.alu_opcode = uint8_t(rng_() % 5);
-    a.use_imm = rng_() % 2;
-    a.imm = imms[rng_() % 17];
-    a.uop_bgn = rng_() % 240;
-    a.uop_end = a.uop_bgn + 1 + rng_() % 8;
-    a.iter_out = 1 + rng_() % 3, a.iter_in = 1 + rng_() % 5;
-    a.dst_factor_out = rng_() % 5, a.dst_factor_in = rng_() % 3, a.src_factor_out = rng_() % 5;
-    a.src_factor_in = rng_() % 3;
-    if (rng_() % 3 == 0) {  // a held source (one micro-op, the source still in a row), often overwritten
-      a.uop_end = a.uop_bgn + 1, a.src_factor_in = 0, a.iter_in = 2 + rng_() % 8, a.dst_factor_in = 1;
-    }
-    const uint64_t before = fsim_->stats().alu_counter;
-    Program p(cfg_);
-    p.alu(a).finish();
-    ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
-    const auto [cycles, done] = run_rtl(a);
-    ASSERT_FALSE(h_->error_o) << "instruction " << n;
-    ASSERT_EQ(uint64_t(done), fsim_->stats().alu_counter - before) << "instruction " << n;
-    for (uint32_t i = 0; i < a.iter_out; ++i)
-      for (uint32_t j = 0; j < a.iter_in; ++j)
-        for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k) {
-          written.insert(uops_[k].dst + i * a.dst_factor_out + j * a.dst_factor_in);
-        }
-    if (n % 30 == 29) expect_acc_and_out_match(h_, cfg_, *fsim_, written);
-  }
-}
+class HwAlu : public AluUnitTest<Vvta_alu_harness> {};
+class HwAluTwoCycleMul : public AluUnitTest<Vvta_alu_mul2_harness> {};
+
+TEST_F(HwAlu, RandomInstructionsMatchTheFsim) { random_instructions(150, 0); }
 
 TEST_F(HwAlu, ThroughputOnePerCycleWithImmediateTwoWithVector) {
   fill(64, 64, 64);
@@ -169,6 +182,67 @@ TEST_F(HwAlu, IndexPastTheBufferStopsWithAnError) {
   EXPECT_TRUE(h_->error_o);
   EXPECT_LT(cycles, 30);
   (void)done;
+}
+
+// The two-slot stage's ALU: a MUL's operands registered before the product, its micro-ops two cycles
+// apart; what the forwarding gives the next micro-op (destination or source just written by a MUL)
+// must still be the fsim's.
+TEST_F(HwAluTwoCycleMul, RandomInstructionsMatchTheFsim) { random_instructions(200, 2); }
+
+// Two cycles an iteration for a MUL with an immediate, a vector or a held source (the estimate's
+// alu_cycles with mul_cycles 2), one for another immediate operation; the one-cycle ALU's MUL as any.
+TEST_F(HwAluTwoCycleMul, AMulTakesTwoCyclesAnIteration) {
+  fill(64, 64, 64);
+  for (const bool imm : {true, false}) {
+    AluInsn a;
+    a.alu_opcode = uint8_t(AluOp::kMul), a.use_imm = imm, a.imm = 3;
+    a.uop_bgn = 0, a.uop_end = 8, a.iter_out = 5, a.iter_in = 5;
+    const auto [cycles, done] = run_rtl(a);
+    EXPECT_EQ(done, 200);
+    const auto [base_cycles, base_done] = run_rtl_imm_twin(a);
+    EXPECT_EQ(base_done, 200);
+    // (and one cycle of latency more: the last micro-op's second S3 cycle)
+    EXPECT_EQ(cycles - base_cycles, 200 + 1) << (imm ? "immediate" : "vector");
+    EXPECT_EQ(alu_cycles(a, 2), 400u);
+    EXPECT_EQ(alu_cycles(a, 1), imm ? 200u : 400u);
+  }
+}
+
+// Each MUL's operand the MUL before it has just written: a source (read while that MUL is in its
+// second S3 cycle, so the product itself is forwarded) and a destination (forwarded from S4), with
+// and without a held source; the words against the fsim.
+TEST_F(HwAluTwoCycleMul, AMulReadsWhatTheMulBeforeItWrote) {
+  fill(8, 64, 8);
+  const std::vector<std::vector<Uop>> kernels = {
+      {{1, 0, 0}, {2, 1, 0}, {3, 2, 0}, {4, 3, 0}, {5, 4, 0}},  // each source the previous destination
+      {{9, 20, 0}, {9, 21, 0}, {9, 22, 0}, {9, 20, 0}},         // one destination multiplied again and again
+      {{12, 11, 0}, {13, 12, 0}, {13, 13, 0}, {14, 13, 0}},     // both, and a micro-op its own source
+  };
+  std::set<uint32_t> written;
+  for (const auto& kernel : kernels) {
+    for (const bool imm : {false, true}) {
+      DevBuf ub(4 * kernel.size());
+      for (size_t i = 0; i < kernel.size(); ++i) {
+        ub.as<uint32_t>()[i] = isa_.encode(kernel[i]);
+        written.insert(kernel[i].dst);
+      }
+      write_uops(h_, ub.as<uint32_t>(), int(kernel.size()));
+      Program load(cfg_);
+      load.load(MemId::kUop, 0, ub.base(4), 1, uint32_t(kernel.size()), uint32_t(kernel.size())).finish();
+      ASSERT_EQ(load.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
+      AluInsn a;
+      a.alu_opcode = uint8_t(AluOp::kMul), a.use_imm = imm, a.imm = -3;
+      a.uop_bgn = 0, a.uop_end = uint32_t(kernel.size()), a.iter_out = 2, a.iter_in = 1;
+      Program p(cfg_);
+      p.alu(a).finish();
+      ASSERT_EQ(p.run(*fsim_), RunStatus::kOk) << fsim_->last_error();
+      const auto [cycles, done] = run_rtl(a);
+      ASSERT_FALSE(h_->error_o);
+      EXPECT_EQ(done, int(2 * kernel.size()));
+      (void)cycles;
+      expect_acc_and_out_match(h_, cfg_, *fsim_, written);
+    }
+  }
 }
 
 }  // namespace

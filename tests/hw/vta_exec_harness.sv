@@ -1,12 +1,14 @@
 // One of the compute stage's two execution units (Gemm: vta_gemm, else vta_alu) with the SRAMs it
 // reads and writes, plus test ports to fill them and read the results back while it is idle. Verilated
-// once per unit (tests/hw/CMakeLists.txt: -GGemm=1 as Vvta_gemm_harness, -GGemm=0 as Vvta_alu_harness);
+// once per unit (tests/hw/CMakeLists.txt: -GGemm=1 as Vvta_gemm_harness, -GGemm=0 as Vvta_alu_harness,
+// and with the two-slot stage's ALU, -GMulCycles=2, as Vvta_alu_mul2_harness);
 // the ALU reads no input or weight buffer, so there those test writes go nowhere.
 module vta_exec_harness
   import vta_config_pkg::*;
   import vta_pkg::*;
 #(
-  parameter bit Gemm = 1'b1
+  parameter bit Gemm = 1'b1,
+  parameter int unsigned MulCycles = 1  // the ALU's (vta_alu)
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -58,7 +60,7 @@ module vta_exec_harness
       .clk_i, .we_i(wgt_we_i), .waddr_i(wgt_waddr_i), .wdata_i(wgt_wdata_i),
       .re_i(wgt_rd.re), .raddr_i(wgt_rd.addr), .rdata_o(wgt_rdata));
   end else begin : gen_alu
-    vta_alu u_alu (
+    vta_alu #(.MulCycles(MulCycles)) u_alu (
       .clk_i, .rst_ni, .start_i, .insn_i, .busy_o, .error_o, .uop_done_o,
       .uop_rd_o(uop_rd), .uop_rdata_i(uop_rdata), .acc_rd_o(acc_rd), .acc_rdata_i(acc_rdata),
       .acc_wr_o(acc_wr), .out_wr_o(out_wr));

@@ -43,11 +43,14 @@ inline void add_tiling_options(CLI::App& app, TilingOptions& o) {
       ->check(CLI::Range(1, 4));
   app.add_option(
          "--compute-issue", o.compute_issue,
-         "2: make the programs for a compute stage that runs an ALU instruction beside a GEMM (issue 67, not in "
-         "the RTL: tilings ranked by its estimate, each virtual thread's accumulator in a region of its own; "
-         "they run on --target as usual)")
+         "the compute stage the programs are made for: 1 one instruction at a time, 2 an ALU instruction beside a "
+         "GEMM (the RTL of a configuration with \"COMPUTE_ISSUE\": 2; tilings ranked by its estimate, each virtual "
+         "thread's accumulator in a region of its own; the programs run on any --target); default: the "
+         "configuration's")
       ->check(CLI::IsMember({1, 2}));
-  app.add_option("--window", o.window, "with --compute-issue 2: its dispatch window (vta/driver/compute_issue.h)")
+  app.add_option("--window", o.window,
+                 "with --compute-issue 2: the dispatch window the programs are ranked for (vta/driver/compute_issue.h; "
+                 "the RTL's is 1)")
       ->check(CLI::Range(1, 64));
 }
 
