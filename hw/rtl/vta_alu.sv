@@ -126,7 +126,7 @@ module vta_alu
 
   // ---- registers -------------------------------------------------------------------------------
   loop_insn_t      insn_d, insn_q;
-  logic            slow_d, slow_q;         // a MUL of two cycles a micro-op (MulCycles = 2)
+  logic            slow_q;                 // a MUL of two cycles a micro-op (MulCycles = 2, below)
   logic            s1_valid_d, s1_valid_q, phase_d, phase_q;
   logic [LogUopBuffDepth-1:0] s1_uop_d, s1_uop_q;
   logic            s1_same_d, s1_same_q;   // S1's micro-op has its predecessor's source index
@@ -136,11 +136,14 @@ module vta_alu
   logic            s1_dst_hi_d, s1_dst_hi_q, s1_src_hi_d, s1_src_hi_q;
   logic            s2_valid_d, s2_valid_q, s2_take_d, s2_take_q, s3_valid_d, s3_valid_q;
   logic            s4_valid_d, s4_valid_q, s5_valid_d, s5_valid_q, s6_valid_d, s6_valid_q;
-  logic            s3_first_d, s3_first_q;  // S3 holds a slow MUL in its first cycle
+  logic            s3_first_q;             // S3 holds a slow MUL in its first cycle
+  // (slow_q and s3_first_q are constants with MulCycles 1, below, so a simulator drops every path that
+  // reads them)
   acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
   acc_addr_t       s5_addr_d, s5_addr_q, s6_addr_d, s6_addr_q;
   acc_t            src_q, s4_data_q, s5_data_q, s6_data_q;
   acc_t            mul_a_d, mul_a_q, mul_b_d, mul_b_q;  // a slow MUL's operands, lane by lane
+  acc_t            product;                // their products (a slow MUL's second S3 cycle)
   logic [OutMatrixWidth-1:0] out_d, out_q;
   logic            error_d, error_q;
 
@@ -178,14 +181,13 @@ module vta_alu
     kill      = error_q;
     s1_go     = s1_valid_q && !kill && (!two_phase || phase_q);
     s1_leaves = s1_go && !bad_index;
-    acc_re    = s1_valid_q && !kill && !bad_index && (pair || phase_q || !two_phase);
+    acc_re    = s1_valid_q && !kill && !bad_index && !(slow_q && !pair && !phase_q);  // (no read: a MUL's wait)
     acc_raddr = (pair && !phase_q) ? s_idx : d_idx;
     loop_ready  = !(s1_valid_q && two_phase && !phase_q);
   end
 
   // ---- S3 ------------------------------------------------------------------------------------
   acc_t                result;
-  acc_t                product;  // a slow MUL's, from its registered operands (its second S3 cycle)
   logic [1:0]          dst_from_d, dst_from_q;  // a forward_source code, decided as the micro-op enters S3
   logic [AccWidth-1:0] imm_ext, dst_lane, src_lane;
 
@@ -197,15 +199,8 @@ module vta_alu
     imm_ext  = AccWidth'(signed'(insn_q.imm));
     dst_lane = '0;
     src_lane = '0;
-    mul_a_d  = mul_a_q;
-    mul_b_d  = mul_b_q;
-    product  = '0;
-    if (MulCycles == 2 && slow_q && s3_valid_q) begin
-      for (int l = 0; l < Lanes; l++) begin
-        product[l * AccWidth +: AccWidth] = mul_low32(mul_a_q[l * AccWidth +: AccWidth],
-                                                      mul_b_q[l * AccWidth +: AccWidth]);
-      end
-    end
+    mul_a_d  = MulCycles == 2 ? mul_a_q : '0;
+    mul_b_d  = MulCycles == 2 ? mul_b_q : '0;
     if (s3_valid_q) begin
       for (int l = 0; l < Lanes; l++) begin
         unique case (dst_from_q)
@@ -215,7 +210,7 @@ module vta_alu
           default:      dst_lane = acc_rdata_i[l * AccWidth +: AccWidth];
         endcase
         src_lane = insn_q.use_imm ? imm_ext : src_q[l * AccWidth +: AccWidth];
-        if (MulCycles == 2 && slow_q) begin
+        if (slow_q) begin
           mul_a_d[l * AccWidth +: AccWidth] = dst_lane;
           mul_b_d[l * AccWidth +: AccWidth] = src_lane;
           result[l * AccWidth +: AccWidth]  = product[l * AccWidth +: AccWidth];
@@ -233,7 +228,6 @@ module vta_alu
     step         = loop_valid && loop_ready && !kill;
     uop_re     = step;
     insn_d       = (start_i && !busy_o) ? insn_i : insn_q;
-    slow_d       = (start_i && !busy_o) ? MulCycles == 2 && alu_op_e'(insn_i.alu_opcode) == AluMul : slow_q;
     error_d      = (start_i && !busy_o) ? 1'b0 : (error_q || bad_index);
     // S1 holds a vector micro-op for two cycles (one when it reuses the held source).
     if (s1_valid_q && two_phase && !phase_q && !kill) begin
@@ -271,7 +265,6 @@ module vta_alu
     s2_addr_d  = d_idx;
     // (a slow MUL stays in S3 a second cycle, while S2 is empty)
     s3_valid_d = s2_valid_q || s3_first_q;
-    s3_first_d = s2_valid_q && slow_q;
     s3_addr_d  = s3_first_q ? s3_addr_q : s2_addr_q;
     s4_valid_d = s3_valid_q && !s3_first_q;
     s4_addr_d  = s3_addr_q;
@@ -301,10 +294,6 @@ module vta_alu
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       insn_q       <= '0;
-      slow_q       <= 1'b0;
-      s3_first_q   <= 1'b0;
-      mul_a_q      <= '0;
-      mul_b_q      <= '0;
       s1_valid_q   <= 1'b0;
       phase_q      <= 1'b0;
       s1_uop_q     <= '0;
@@ -335,12 +324,6 @@ module vta_alu
       error_q      <= 1'b0;
     end else begin
       insn_q       <= insn_d;
-      slow_q       <= slow_d;
-      s3_first_q   <= s3_first_d;
-      if (s3_first_q) begin
-        mul_a_q <= mul_a_d;
-        mul_b_q <= mul_b_d;
-      end
       s1_valid_q   <= s1_valid_d;
       phase_q      <= phase_d;
       s1_uop_q     <= s1_uop_d;
@@ -355,7 +338,7 @@ module vta_alu
       s2_take_q    <= s2_take_d;
       s2_addr_q    <= s2_addr_d;
       // A source read in phase 0 arrives as its micro-op passes S2, the newest write it missed winning.
-      if (s2_take_q && MulCycles == 2 && slow_q && s3_valid_q && !s3_first_q && s3_addr_q == src_addr_q) begin
+      if (s2_take_q && slow_q && s3_valid_q && !s3_first_q && s3_addr_q == src_addr_q) begin
         src_q <= product;  // (a slow MUL in its second S3 cycle: the newest write, not yet in S4)
       end else if (s2_take_q) begin
         unique case (forward_source(src_addr_q, s4_valid_q, s4_addr_q, s5_valid_q, s5_addr_q, s6_valid_q, s6_addr_q))
@@ -403,11 +386,40 @@ module vta_alu
   `VTA_COVER(ForwardedFromWritten2, s3_valid_q && dst_from_q == FromWritten2)
   `VTA_COVER(IndexOutOfRange, bad_index)
   if (MulCycles == 2) begin : g_slow_mul
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        slow_q     <= 1'b0;
+        s3_first_q <= 1'b0;
+        mul_a_q    <= '0;
+        mul_b_q    <= '0;
+      end else begin
+        if (start_i && !busy_o) slow_q <= alu_op_e'(insn_i.alu_opcode) == AluMul;
+        s3_first_q <= s2_valid_q && slow_q;
+        if (s3_first_q) begin
+          mul_a_q <= mul_a_d;
+          mul_b_q <= mul_b_d;
+        end
+      end
+    end
+    always_comb begin
+      product = '0;
+      if (slow_q && s3_valid_q) begin
+        for (int l = 0; l < Lanes; l++) begin
+          product[l * AccWidth +: AccWidth] = mul_low32(mul_a_q[l * AccWidth +: AccWidth],
+                                                        mul_b_q[l * AccWidth +: AccWidth]);
+        end
+      end
+    end
     `VTA_COVER(MulInTwoCycles, s3_first_q)
     // a slow MUL's S3 takes its second cycle with S2 empty (the spacing the forwarding relies on)
     `VTA_ASSERT(SlowMulAlone, !(s3_first_q && s2_valid_q))
   end else begin : g_fast_mul
+    assign slow_q     = 1'b0;
+    assign s3_first_q = 1'b0;
+    assign mul_a_q    = '0;
+    assign mul_b_q    = '0;
+    assign product    = '0;
     logic unused_mul;
-    assign unused_mul = slow_q ^ s3_first_q ^ (|mul_a_q) ^ (|mul_b_q) ^ (|mul_a_d) ^ (|mul_b_d);
+    assign unused_mul = (|mul_a_d) ^ (|mul_b_d);
   end
 endmodule : vta_alu
