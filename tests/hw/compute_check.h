@@ -76,6 +76,16 @@ std::pair<int, int> run_loop_insn(H& h, const Config& cfg, const std::vector<uin
   return {cycles, done};
 }
 
+/// Adds to `written` the accumulator index of every micro-op iteration of a GEMM or ALU instruction
+/// (its loops' destination offsets over the micro-ops `uops` holds).
+template <class Insn>
+void add_written(std::set<uint32_t>& written, const Insn& x, const std::vector<Uop>& uops) {
+  for (uint32_t i = 0; i < x.iter_out; ++i)
+    for (uint32_t j = 0; j < x.iter_in; ++j)
+      for (uint32_t k = x.uop_bgn; k < x.uop_end; ++k)
+        written.insert(uops[k].dst + i * x.dst_factor_out + j * x.dst_factor_in);
+}
+
 /// Every accumulator element equals the fsim's, and the output buffer holds the low bytes of every
 /// element in `written`.
 template <class H>

@@ -93,11 +93,7 @@ class AluUnitTest : public ComputeUnitTest<Model, 31> {
       const auto [cycles, done] = run_rtl(a);
       ASSERT_FALSE(h_->error_o) << "instruction " << n;
       ASSERT_EQ(uint64_t(done), fsim_->stats().alu_counter - before) << "instruction " << n;
-      for (uint32_t i = 0; i < a.iter_out; ++i)
-        for (uint32_t j = 0; j < a.iter_in; ++j)
-          for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k) {
-            written.insert(uops_[k].dst + i * a.dst_factor_out + j * a.dst_factor_in);
-          }
+      add_written(written, a, uops_);
       if (n % 30 == 29) expect_acc_and_out_match(h_, cfg_, *fsim_, written);
     }
   }

@@ -112,11 +112,7 @@ class GemmTest : public ComputeUnitTest<Model, 21> {
       const auto [cycles, done] = run_rtl(g);
       ASSERT_FALSE(h_->error_o) << "instruction " << n;
       ASSERT_EQ(uint64_t(done), fsim_->stats().gemm_counter - before) << "instruction " << n;
-      for (uint32_t i = 0; i < g.iter_out; ++i)
-        for (uint32_t j = 0; j < g.iter_in; ++j)
-          for (uint32_t k = g.uop_bgn; k < g.uop_end; ++k) {
-            written.insert(uops_[k].dst + i * g.dst_factor_out + j * g.dst_factor_in);
-          }
+      add_written(written, g, uops_);
     }
     compare_buffers(written);
   }
