@@ -106,9 +106,8 @@ std::string Timeline::to_trace_json() const {
   return doc.dump();
 }
 
-uint64_t alu_cycles(const AluInsn& a, int mul_cycles) {
+uint64_t alu_cycles(const AluInsn& a) {
   const uint64_t uops = a.uop_end - std::min(a.uop_bgn, a.uop_end), iterations = uops * a.iter_out * a.iter_in;
-  if (mul_cycles == 2 && a.alu_opcode == uint8_t(AluOp::kMul)) return 2 * iterations;
   if (a.use_imm || iterations == 0) return iterations;
   if (uops > 1) return 2 * iterations;
   // one micro-op: a read first, then one wherever the source offset moves (within a row, or from a
@@ -182,7 +181,6 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
     const uint64_t bus = uint64_t(c.bus_width()) / 8;
     return (bytes + bus - 1) / bus;
   };
-  const int mul_cycles = options.issue(c) == 2 ? 2 : 1;  // (the two-slot stage's ALU: vta_alu's MulCycles)
   auto cost = [&](const RawInsn& raw) -> uint64_t {
     const uint8_t op = Isa::opcode_of(raw);
     if (op == uint8_t(Opcode::kLoad) || op == uint8_t(Opcode::kStore)) {
@@ -193,7 +191,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
       const GemmInsn g = isa.decode_gemm(raw);
       return std::max<uint64_t>(1, uint64_t(g.uop_end - std::min(g.uop_bgn, g.uop_end)) * g.iter_out * g.iter_in);
     }
-    if (op == uint8_t(Opcode::kAlu)) return std::max<uint64_t>(1, alu_cycles(isa.decode_alu(raw), mul_cycles));
+    if (op == uint8_t(Opcode::kAlu)) return std::max<uint64_t>(1, alu_cycles(isa.decode_alu(raw)));
     return 1;
   };
   // push times of each token queue, and how many each queue has had popped

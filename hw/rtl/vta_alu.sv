@@ -10,10 +10,11 @@
 //   S3  acc[dst] arrives: BATCH x BLOCK_OUT lanes of op(dst, src or imm)
 //   S4  write acc and out (low 8 bits)
 //
-// With MulCycles = 2 (the two-slot stage's ALU) a MUL micro-op takes two cycles in S1 and in S3: the
-// first S3 cycle registers the operands, the second multiplies them (the DSP48E1s then start from
-// registers, not from the forwarding's choice: docs/SYNTHESIS.md). The micro-ops of a MUL
-// instruction are two cycles apart, so the forwarding below sees each result where it sees any other.
+// With MulCycles = 2 (the two-slot stage's ALU) a MUL instruction's micro-ops pass a stage more: S3
+// registers the operands, S3b multiplies them (the DSP48E1s then start from registers, not from the
+// forwarding's choice: docs/SYNTHESIS.md), S4 writes. One micro-op a cycle still: the product in S3b
+// is the newest write for the micro-op in S3 behind it and for a source arriving in S2, so it is a
+// fourth forwarding source, into the MUL's operand registers only.
 //
 // Every operand is forwarded from the writes its read missed, still in flight or done since
 // (vta_pkg::forward_source: S4 written at the end of this cycle, S5 and S6 a cycle and two cycles
@@ -84,7 +85,7 @@ module vta_alu
     left_by = ~b[LogAccWidth-1:0] + 1'b1;
     case (alu_op_e'(op))
       AluAdd:  other = a + b;
-      AluMul:  other = MulCycles == 1 ? mul_low32(a, b) : a;  // (two cycles: S3's second, below)
+      AluMul:  other = MulCycles == 1 ? mul_low32(a, b) : a;  // (MulCycles 2: in S3b, below)
       AluShr: begin
         if (!b[AccWidth-1]) begin
           other = (b[AccWidth-2:LogAccWidth] != '0 || b[LogAccWidth-1:0] == LogAccWidth'(AccWidth - 1)) ?
@@ -126,7 +127,7 @@ module vta_alu
 
   // ---- registers -------------------------------------------------------------------------------
   loop_insn_t      insn_d, insn_q;
-  logic            slow_q;                 // a MUL of two cycles a micro-op (MulCycles = 2, below)
+  logic            slow_q;                 // a MUL instruction, through S3b (MulCycles = 2, below)
   logic            s1_valid_d, s1_valid_q, phase_d, phase_q;
   logic [LogUopBuffDepth-1:0] s1_uop_d, s1_uop_q;
   logic            s1_same_d, s1_same_q;   // S1's micro-op has its predecessor's source index
@@ -136,14 +137,16 @@ module vta_alu
   logic            s1_dst_hi_d, s1_dst_hi_q, s1_src_hi_d, s1_src_hi_q;
   logic            s2_valid_d, s2_valid_q, s2_take_d, s2_take_q, s3_valid_d, s3_valid_q;
   logic            s4_valid_d, s4_valid_q, s5_valid_d, s5_valid_q, s6_valid_d, s6_valid_q;
-  logic            s3_first_q;             // S3 holds a slow MUL in its first cycle
-  // (slow_q and s3_first_q are constants with MulCycles 1, below, so a simulator drops every path that
-  // reads them)
+  logic            s3b_valid_q;            // S3b holds a slow MUL's micro-op
+  acc_addr_t       s3b_addr_q;
+  logic            computing_d, computing_q;  // S3's destination is S3b's product (the next cycle's)
+  // (slow_q, s3b_valid_q and computing_q are constants with MulCycles 1, below, so a simulator drops
+  // every path that reads them)
   acc_addr_t       s2_addr_d, s2_addr_q, s3_addr_d, s3_addr_q, s4_addr_d, s4_addr_q;
   acc_addr_t       s5_addr_d, s5_addr_q, s6_addr_d, s6_addr_q;
   acc_t            src_q, s4_data_q, s5_data_q, s6_data_q;
   acc_t            mul_a_d, mul_a_q, mul_b_d, mul_b_q;  // a slow MUL's operands, lane by lane
-  acc_t            product;                // their products (a slow MUL's second S3 cycle)
+  acc_t            product;                // their products (S3b)
   logic [OutMatrixWidth-1:0] out_d, out_q;
   logic            error_d, error_q;
 
@@ -170,7 +173,7 @@ module vta_alu
     // (decided from registers: the source index's sum is on no path to the read address or the step)
     reuse     = vector && s1_same_q && held_q;
     pair      = vector && !reuse;      // reads its source (phase 0), then its destination (phase 1)
-    two_phase = pair || slow_q;        // S1 holds it two cycles (a slow MUL without a read in phase 0)
+    two_phase = pair;                  // S1 holds it two cycles
     bad_index = s1_valid_q && !phase_q &&
                 (s1_dst_hi_q || |d_sum[SumW-1:LogAccBuffDepth] ||
                  (vector && (s1_src_hi_q || |s_sum[SumW-1:LogAccBuffDepth])));  // >= AccBuffDepth
@@ -181,7 +184,7 @@ module vta_alu
     kill      = error_q;
     s1_go     = s1_valid_q && !kill && (!two_phase || phase_q);
     s1_leaves = s1_go && !bad_index;
-    acc_re    = s1_valid_q && !kill && !bad_index && !(slow_q && !pair && !phase_q);  // (no read: a MUL's wait)
+    acc_re    = s1_valid_q && !kill && !bad_index;
     acc_raddr = (pair && !phase_q) ? s_idx : d_idx;
     loop_ready  = !(s1_valid_q && two_phase && !phase_q);
   end
@@ -211,14 +214,14 @@ module vta_alu
         endcase
         src_lane = insn_q.use_imm ? imm_ext : src_q[l * AccWidth +: AccWidth];
         if (slow_q) begin
-          mul_a_d[l * AccWidth +: AccWidth] = dst_lane;
+          mul_a_d[l * AccWidth +: AccWidth] = computing_q ? product[l * AccWidth +: AccWidth] : dst_lane;
           mul_b_d[l * AccWidth +: AccWidth] = src_lane;
-          result[l * AccWidth +: AccWidth]  = product[l * AccWidth +: AccWidth];
         end else begin
           result[l * AccWidth +: AccWidth] = alu_lane(insn_q.alu_opcode, dst_lane, src_lane);
         end
       end
     end
+    if (slow_q) result = product;  // (S4 takes a slow MUL's word from S3b)
     for (int l = 0; l < Lanes; l++) out_d[l * OutWidth +: OutWidth] = result[l * AccWidth +: OutWidth];
   end
 
@@ -263,11 +266,10 @@ module vta_alu
     s2_valid_d = s1_leaves;
     s2_take_d  = s1_go && pair;
     s2_addr_d  = d_idx;
-    // (a slow MUL stays in S3 a second cycle, while S2 is empty)
-    s3_valid_d = s2_valid_q || s3_first_q;
-    s3_addr_d  = s3_first_q ? s3_addr_q : s2_addr_q;
-    s4_valid_d = s3_valid_q && !s3_first_q;
-    s4_addr_d  = s3_addr_q;
+    s3_valid_d = s2_valid_q;
+    s3_addr_d  = s2_addr_q;
+    s4_valid_d = slow_q ? s3b_valid_q : s3_valid_q;  // (a slow MUL's S4 follows S3b)
+    s4_addr_d  = slow_q ? s3b_addr_q : s3_addr_q;
     s5_valid_d = s4_valid_q;
     s5_addr_d  = s4_addr_q;
     s6_valid_d = s5_valid_q;
@@ -275,7 +277,10 @@ module vta_alu
     // where S3's destination operand will come from, one cycle ahead: the stages after S3 then hold
     // what S3, S4 and S5 hold now (the choice is a register: none of the compares lies before the
     // operation)
-    dst_from_d = forward_source(s2_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q, s5_valid_q, s5_addr_q);
+    dst_from_d = slow_q ? forward_source(s2_addr_q, s3b_valid_q, s3b_addr_q, s4_valid_q, s4_addr_q, s5_valid_q, s5_addr_q) :
+                          forward_source(s2_addr_q, s3_valid_q, s3_addr_q, s4_valid_q, s4_addr_q, s5_valid_q, s5_addr_q);
+    // (a slow MUL: what S3 holds now is in S3b when S2's micro-op reaches S3, its product not yet written)
+    computing_d = slow_q && s3_valid_q && s3_addr_q == s2_addr_q;
   end
 
   assign acc_wr_o.we   = s4_valid_q;
@@ -285,7 +290,7 @@ module vta_alu
   assign out_wr_o.addr = s4_addr_q;
   assign out_wr_o.data = out_q;
   assign uop_done_o  = s4_valid_q;
-  assign busy_o      = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q || s4_valid_q;
+  assign busy_o      = loop_busy || s1_valid_q || s2_valid_q || s3_valid_q || s3b_valid_q || s4_valid_q;
   assign error_o     = error_q;
 
   logic unused_signals;
@@ -338,8 +343,8 @@ module vta_alu
       s2_take_q    <= s2_take_d;
       s2_addr_q    <= s2_addr_d;
       // A source read in phase 0 arrives as its micro-op passes S2, the newest write it missed winning.
-      if (s2_take_q && slow_q && s3_valid_q && !s3_first_q && s3_addr_q == src_addr_q) begin
-        src_q <= product;  // (a slow MUL in its second S3 cycle: the newest write, not yet in S4)
+      if (s2_take_q && s3b_valid_q && s3b_addr_q == src_addr_q) begin
+        src_q <= product;  // (a slow MUL in S3b: the newest write, not yet in S4)
       end else if (s2_take_q) begin
         unique case (forward_source(src_addr_q, s4_valid_q, s4_addr_q, s5_valid_q, s5_addr_q, s6_valid_q, s6_addr_q))
           FromWriting:  src_q <= s4_data_q;
@@ -359,7 +364,7 @@ module vta_alu
       s6_addr_q    <= s6_addr_d;
       error_q      <= error_d;
       // the data words change with a micro-op only (read under their valid bits)
-      if (s3_valid_q && !s3_first_q) begin
+      if (slow_q ? s3b_valid_q : s3_valid_q) begin
         s4_data_q <= result;
         out_q     <= out_d;
       end
@@ -388,14 +393,18 @@ module vta_alu
   if (MulCycles == 2) begin : g_slow_mul
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        slow_q     <= 1'b0;
-        s3_first_q <= 1'b0;
-        mul_a_q    <= '0;
-        mul_b_q    <= '0;
+        slow_q      <= 1'b0;
+        s3b_valid_q <= 1'b0;
+        s3b_addr_q  <= '0;
+        computing_q <= 1'b0;
+        mul_a_q     <= '0;
+        mul_b_q     <= '0;
       end else begin
         if (start_i && !busy_o) slow_q <= alu_op_e'(insn_i.alu_opcode) == AluMul;
-        s3_first_q <= s2_valid_q && slow_q;
-        if (s3_first_q) begin
+        s3b_valid_q <= s3_valid_q && slow_q;
+        s3b_addr_q  <= s3_addr_q;
+        computing_q <= computing_d;
+        if (s3_valid_q && slow_q) begin
           mul_a_q <= mul_a_d;
           mul_b_q <= mul_b_d;
         end
@@ -403,23 +412,23 @@ module vta_alu
     end
     always_comb begin
       product = '0;
-      if (slow_q && s3_valid_q) begin
+      if (s3b_valid_q) begin
         for (int l = 0; l < Lanes; l++) begin
           product[l * AccWidth +: AccWidth] = mul_low32(mul_a_q[l * AccWidth +: AccWidth],
                                                         mul_b_q[l * AccWidth +: AccWidth]);
         end
       end
     end
-    `VTA_COVER(MulInTwoCycles, s3_first_q)
-    // a slow MUL's S3 takes its second cycle with S2 empty (the spacing the forwarding relies on)
-    `VTA_ASSERT(SlowMulAlone, !(s3_first_q && s2_valid_q))
+    `VTA_COVER(MulProductForwarded, s3_valid_q && computing_q)
   end else begin : g_fast_mul
-    assign slow_q     = 1'b0;
-    assign s3_first_q = 1'b0;
+    assign slow_q      = 1'b0;
+    assign s3b_valid_q = 1'b0;
+    assign s3b_addr_q  = '0;
+    assign computing_q = 1'b0;
     assign mul_a_q    = '0;
     assign mul_b_q    = '0;
     assign product    = '0;
     logic unused_mul;
-    assign unused_mul = (|mul_a_d) ^ (|mul_b_d);
+    assign unused_mul = (|mul_a_d) ^ (|mul_b_d) ^ computing_d;
   end
 endmodule : vta_alu

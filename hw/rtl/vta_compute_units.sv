@@ -96,7 +96,7 @@ module vta_compute_units
     .uop_done_o(gm_done_o), .uop_rd_o(gm_uop_rd_o), .uop_rdata_i(gm_uop_rdata_i), .inp_rd_o, .inp_rdata_i,
     .wgt_rd_o, .wgt_rdata_i, .acc_rd_o(gm_acc_rd_o), .acc_rdata_i(gm_acc_rdata_i), .acc_wr_o(gm_acc_wr_o),
     .out_wr_o(gm_out_wr_o));
-  // (a MUL in two cycles a micro-op: the ALU's product starts from registers, docs/SYNTHESIS.md)
+  // (a MUL through a stage more: the ALU's product starts from registers, docs/SYNTHESIS.md)
   vta_alu #(.MulCycles(2)) u_alu (
     .clk_i, .rst_ni, .start_i(start_alu_i), .insn_i(alu_i), .busy_o(alu_busy_o), .error_o(alu_error_o),
     .uop_done_o(al_done_o), .uop_rd_o(al_uop_rd_o), .uop_rdata_i(al_uop_rdata_i), .acc_rd_o(al_acc_rd_o),

@@ -104,9 +104,7 @@ Timeline estimate_timeline(const Isa& isa, const std::vector<RawInsn>& insns, co
 /// read again only where its offset changes (a bias added along a row of pixels: one read per row).
 /// A write to the held source makes the next iteration read it again; this does not count those
 /// (the program's micro-ops are not in its instructions; compiled programs never write a source).
-/// `mul_cycles` 2 is the two-slot stage's ALU, whose MUL takes two cycles an iteration whatever its
-/// operand (hw/rtl/vta_alu.sv, MulCycles).
-uint64_t alu_cycles(const AluInsn& a, int mul_cycles = 1);
+uint64_t alu_cycles(const AluInsn& a);
 
 /// A standalone SVG of one or more timelines stacked on one time axis (each scaled to the longest),
 /// with a legend and per-stage totals. `width` in pixels.
