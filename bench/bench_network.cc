@@ -62,7 +62,7 @@ void run_network(benchmark::State& state, const char* target) {
       state.counters["cycles"] = cycles;
       state.counters["gemm_utilisation_%"] = 100.0 * double(last.vta.gemm_counter) / cycles;
       state.counters["over_bound_%"] =
-          vta::cycle_bounds(last.vta, vta::build_config().bus_width()).over_percent(*last.vta.cycle_count);
+          vta::cycle_bounds(last.vta, vta::build_config()).over_percent(*last.vta.cycle_count);
     }
   });
 }

@@ -32,7 +32,7 @@ void run_tutorial(benchmark::State& state, vta::tutorials::Result (*workload)(ui
   }
   VTARuntimeShutdown();
   const auto after = vta::tsim::speed_totals();
-  const auto b = vta::tutorials::cycle_bounds(stats, vta::build_config().bus_width());
+  const auto b = vta::tutorials::cycle_bounds(stats, vta::build_config());
   state.counters["cycles"] = double(cycles);
   state.counters["compute_bound"] = b.compute;
   state.counters["memory_bound"] = b.memory;

@@ -1,5 +1,6 @@
 #include "vta/driver/device.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -57,8 +58,16 @@ uint64_t Stats::bytes_moved() const {
   return total;
 }
 
-CycleBounds cycle_bounds(const Stats& s, int bus_width_bits) {
-  return {double(s.gemm_counter + s.alu_counter), double(s.dram_nbytes()) / (bus_width_bits / 8.0)};
+CycleBounds cycle_bounds(const Stats& s, int bus_width_bits, int compute_issue) {
+  const double beat = bus_width_bits / 8.0;
+  const double slot_a = double(s.alu_counter) + double(s.acc_load_dram() + s.uop_load_nbytes) / beat;
+  const double compute =
+      compute_issue == 2 ? std::max(double(s.gemm_counter), slot_a) : double(s.gemm_counter + s.alu_counter);
+  return {compute, double(s.dram_nbytes()) / beat};
+}
+
+CycleBounds cycle_bounds(const Stats& s, const Config& config) {
+  return cycle_bounds(s, config.bus_width(), config.compute_issue());
 }
 
 std::string Stats::to_json() const {

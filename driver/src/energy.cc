@@ -189,7 +189,7 @@ std::string energy_line(const Energy& e, const std::optional<uint64_t>& cycles, 
 std::string cost_lines(const Stats& s, const Config& config) {
   std::string out;
   if (s.cycle_count) {
-    const CycleBounds b = cycle_bounds(s, config.bus_width());
+    const CycleBounds b = cycle_bounds(s, config);
     out += format("cycles: %llu (compute bound %.0f, memory bound %.0f",
                   static_cast<unsigned long long>(*s.cycle_count), b.compute, b.memory);
     if (b.larger() > 0) out += format(": %+.1f %% over the larger", b.over_percent(*s.cycle_count));

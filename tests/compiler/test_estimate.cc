@@ -63,7 +63,7 @@ TEST(Estimate, TheRecordingDeviceSeesWhatTheDeviceRuns) {
     EXPECT_EQ(runs[0].insn_names.size(), alone.streams[0].size());
     EXPECT_EQ(compiler::estimate_cycles(t.module, build_config()), runs[0].cycles);
     // never below what the statistics allow
-    const CycleBounds b = cycle_bounds(with_fsim.stats, build_config().bus_width());
+    const CycleBounds b = cycle_bounds(with_fsim.stats, build_config());
     EXPECT_GE(double(runs[0].cycles), b.larger());
   }
 }

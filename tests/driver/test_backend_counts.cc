@@ -79,5 +79,22 @@ TEST(StatsSum, AccumulatorDramBytesAddAcrossCountedAndUncountedRuns) {
   EXPECT_DOUBLE_EQ(cycle_bounds(uncounted, 64).memory, 64.0 / 8);
 }
 
+// The compute bound by stage, by hand: one instruction at a time, GEMM plus ALU micro-ops; two at once,
+// the busier slot: the GEMMs, or the ALU micro-ops with the bus beats of slot A's loads (accumulators as
+// read, 160 bytes = 20 beats of a 64-bit bus; micro-ops, 80 bytes = 10 beats). The memory bound is the
+// same on both.
+TEST(CycleBounds, TheTwoSlotStagesComputeBoundIsItsBusierSlot) {
+  Stats s;
+  s.gemm_counter = 100, s.alu_counter = 30;
+  s.acc_load_nbytes = 640, s.acc_load_dram_nbytes = 160, s.uop_load_nbytes = 80;
+  EXPECT_DOUBLE_EQ(cycle_bounds(s, 64).compute, 130.0);
+  EXPECT_DOUBLE_EQ(cycle_bounds(s, 64, 2).compute, 100.0);  // GEMMs 100 > 30 + 20 + 10
+  s.alu_counter = 120;
+  EXPECT_DOUBLE_EQ(cycle_bounds(s, 64, 2).compute, 150.0);  // 120 + 20 + 10 > 100
+  EXPECT_DOUBLE_EQ(cycle_bounds(s, 256, 2).compute, 120.0 + 160.0 / 32 + 80.0 / 32);
+  EXPECT_DOUBLE_EQ(cycle_bounds(s, 64, 2).memory, cycle_bounds(s, 64).memory);
+  EXPECT_DOUBLE_EQ(cycle_bounds(s, 64).memory, (160.0 + 80.0) / 8);
+}
+
 }  // namespace
 }  // namespace vta

@@ -1419,6 +1419,9 @@ TEST(NetworkExecutor, ProgramsMadeForTheTwoSlotComputeStage) {
     EXPECT_EQ(s.estimated_cycles, compiler::estimate_cycles(*s.module, config, stage)) << s.name;
     made_cycles += s.estimated_cycles;
     plain_cycles += compiler::estimate_cycles(*plain.steps()[i].module, config, stage);
+    // the two-slot stage's bound (its busier slot, or the bus) is one: no step's estimate is below it
+    ASSERT_EQ(run.steps[i].step, &s);
+    EXPECT_GE(double(s.estimated_cycles), cycle_bounds(run.steps[i].stats, config.bus_width(), 2).larger()) << s.name;
   }
   EXPECT_LT(made_cycles, plain_cycles);
   PlanOptions three;

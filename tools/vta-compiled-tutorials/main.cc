@@ -46,7 +46,7 @@ bool resnet18(uint32_t seed, int only, vta::tutorials::ModuleRunner& runner) {
     const auto& [name, shape] = layers[i];
     const vta::tutorials::Result r = vta::tutorials::compiled_convolution(seed, nullptr, shape, runner);
     const vta::Stats& s = r.stats;
-    const auto bounds = vta::tutorials::cycle_bounds(s, cfg.bus_width());
+    const auto bounds = vta::tutorials::cycle_bounds(s, cfg);
     std::string cycles = "-", over = "-";
     if (s.cycle_count) {
       cycles = std::to_string(*s.cycle_count);

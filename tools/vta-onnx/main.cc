@@ -17,6 +17,7 @@
 #include "vta/compiler/ir.h"
 #include "vta/driver/build_config.h"
 #include "vta/driver/energy.h"
+#include "vta/driver/format.h"
 #include "vta/driver/guarded_main.h"
 #include "vta/network/executor.h"
 #include "vta/network/npy.h"
@@ -276,13 +277,23 @@ int run(int argc, char** argv) {
   }
   const double total = since(t);
   const vta::EnergyTable& energy_table = vta::EnergyTable::from_environment();
+  // the sum of the VTA steps' bounds (vta::CycleBounds: the busier of the compute stage and the bus,
+  // step by step), what the first run's cycles could be at best on this configuration
+  double bound = 0;
   if (first.vta.cycle_count) {  // the steps of the first run on a clocked backend
-    std::printf("%-32s %-48s %10s %10s %10s\n", "step (first input)", "operators", "gemm_uops", "cycles", "energy uJ");
+    std::printf("%-32s %-48s %10s %10s %10s %6s %10s\n", "step (first input)", "operators", "gemm_uops", "cycles",
+                "bound", "over", "energy uJ");
     for (const auto& s : first.steps) {
       if (s.step->placement != net::Placement::kVta) continue;
-      const std::string step_cycles = s.stats.cycle_count ? std::to_string(*s.stats.cycle_count) : "-";
-      std::printf("%-32s %-48s %10llu %10s %10.2f\n", s.step->name.c_str(), s.step->description.c_str(),
-                  static_cast<unsigned long long>(s.stats.gemm_counter), step_cycles.c_str(),
+      const vta::CycleBounds b = vta::cycle_bounds(s.stats, config);
+      bound += b.larger();
+      std::string step_cycles = "-", over = "-";
+      if (s.stats.cycle_count) {
+        step_cycles = std::to_string(*s.stats.cycle_count);
+        over = vta::format("%+.0f%%", b.over_percent(*s.stats.cycle_count));
+      }
+      std::printf("%-32s %-48s %10llu %10s %10.0f %6s %10.2f\n", s.step->name.c_str(), s.step->description.c_str(),
+                  static_cast<unsigned long long>(s.stats.gemm_counter), step_cycles.c_str(), b.larger(), over.c_str(),
                   vta::estimate_energy(s.stats, config, energy_table).total() * 1e-6);
     }
   }
@@ -295,8 +306,13 @@ int run(int argc, char** argv) {
     std::printf("fast-forward: the %zu step(s) on %s took %.0f cycles per inference\n", detailed.size(),
                 ff.target.c_str(), double(cycles) / double(n));
   } else if (clocked) {
-    std::printf("VTA: %.0f cycles per inference, GEMM utilisation %.1f %%\n", double(cycles) / double(n),
+    std::printf("VTA: %.0f cycles per inference, GEMM utilisation %.1f %%", double(cycles) / double(n),
                 cycles ? 100.0 * double(gemm) / double(cycles) : 0.0);
+    if (bound > 0) {  // (the first input's steps: every input runs the same programs)
+      std::printf(" (the steps' bounds: %.0f cycles, %.1f %% at most on this configuration)", bound,
+                  100.0 * double(first.vta.gemm_counter) / bound);
+    }
+    std::printf("\n");
   }
   if (first.vta.gemm_counter + first.vta.alu_counter > 0 && detailed.empty()) {
     std::printf("VTA, first input: %s\n",

@@ -170,7 +170,7 @@ int run(int argc, char** argv) {
   const uint64_t trips_before = remote ? remote->round_trips() : 0;
   const vta::network::NetworkRun r = ex.run(input, ro, vta::network::needs_reference(ro) ? &reference : nullptr);
 
-  const int bus = vta::build_config().bus_width();
+  const vta::Config& config = vta::build_config();
   const vta::EnergyTable& energy_table = vta::EnergyTable::from_environment();
   std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %9s %s\n", "step", "operators", "where", "gemm_uops", "bytes",
               "cycles", "bound", "over", "energy uJ", verify ? "check" : "");
@@ -178,7 +178,7 @@ int run(int argc, char** argv) {
     const bool vta_step = s.step->placement == vta::network::Placement::kVta;
     std::string cycles = "-", bound = "-", over = "-";
     if (vta_step) {
-      const auto b = vta::cycle_bounds(s.stats, bus);
+      const auto b = vta::cycle_bounds(s.stats, config);
       bound = std::to_string(std::llround(b.larger()));
       if (s.stats.cycle_count) {
         cycles = std::to_string(*s.stats.cycle_count);
@@ -200,7 +200,7 @@ int run(int argc, char** argv) {
   double vta_seconds = 0, host_seconds = 0;
   for (const auto& s : r.steps)
     (s.step->placement == vta::network::Placement::kVta ? vta_seconds : host_seconds) += s.seconds;
-  const auto b = vta::cycle_bounds(r.vta, bus);
+  const auto b = vta::cycle_bounds(r.vta, config);
   std::printf("VTA: %llu GEMM micro-ops, %llu ALU micro-ops, %llu bytes moved",
               static_cast<unsigned long long>(r.vta.gemm_counter), static_cast<unsigned long long>(r.vta.alu_counter),
               static_cast<unsigned long long>(r.vta.bytes_moved()));
@@ -218,7 +218,7 @@ int run(int argc, char** argv) {
       seconds += s.seconds;
     }
     const uint64_t cycles = sampled.cycle_count.value_or(0);
-    const auto sb = vta::cycle_bounds(sampled, bus);
+    const auto sb = vta::cycle_bounds(sampled, config);
     std::printf(
         "\nfast-forward: the %zu step(s) on %s took %llu cycles (bound %.0f, %+.1f %%; GEMM utilisation "
         "%.1f %%) in %.3f s",

@@ -40,7 +40,7 @@ void estimate_module(const EstimateCommand& o) {
     runs.push_back(t.cycles);
     estimate += t.cycles;
   }
-  const CycleBounds bounds = cycle_bounds(call.stats, config.bus_width());
+  const CycleBounds bounds = cycle_bounds(call.stats, config);
   const double error =
       call.stats.cycle_count && *call.stats.cycle_count > 0
           ? 100.0 * (double(estimate) - double(*call.stats.cycle_count)) / double(*call.stats.cycle_count)

@@ -55,15 +55,20 @@ struct Stats {
   std::string to_table() const;
 };
 
-/// A run's cycles next to what its statistics allow: compute = one GEMM or ALU micro-op per cycle,
-/// memory = every byte read from or written to DRAM (Stats::dram_nbytes) at one bus beat per cycle.
+/// A run's cycles next to what its statistics allow. compute: on the compute stage of one instruction
+/// at a time, one GEMM or ALU micro-op per cycle (GEMMs plus ALU micro-ops); on the two-slot stage
+/// (compute_issue 2, vta/driver/compute_issue.h), the busier slot: the GEMMs, or the ALU micro-ops and
+/// the bus beats of the loads slot A runs beside them (accumulators, as read, and micro-ops). memory =
+/// every byte read from or written to DRAM (Stats::dram_nbytes) at one bus beat per cycle.
 struct CycleBounds {
   double compute = 0, memory = 0;
   double larger() const { return compute > memory ? compute : memory; }
   /// How far `cycles` is above the larger bound, in percent.
   double over_percent(uint64_t cycles) const { return 100.0 * (double(cycles) - larger()) / larger(); }
 };
-CycleBounds cycle_bounds(const Stats& stats, int bus_width_bits);
+CycleBounds cycle_bounds(const Stats& stats, int bus_width_bits, int compute_issue = 1);
+/// The bounds on the hardware of `config` (its bus width and compute stage).
+CycleBounds cycle_bounds(const Stats& stats, const Config& config);
 
 /// The seven statistics, declared once: their names (JSON keys, table rows, the C struct's members)
 /// and order (the C struct, the hardware's counter registers at vcr::kStatsBase + 8 * index).
