@@ -17,7 +17,15 @@ For every proof of a set (a top module with parameters): Yosys writes the design
      holds only because its situation never arises (the "unreached" list of a proof names covers that
      must stay unreached: a situation the design rules out).
 A set's mutation plants a bug in a copy of the sources (a text replacement) and requires the base
-case to fail: a counterexample from reset, not an induction step that gives up.
+case to fail: a counterexample from reset, not an induction step that gives up; a set may plant several
+("mutations"), each naming the property it is planted for ("caught_by": that one must be among the
+failing ones).
+
+A proof may also name sources to swap ("replace": {"vta_compute.sv": "vta_compute_dual.sv"}, the file
+beside the one replaced: two texts of one module, never read together), instances to cut ("cut":
+selection patterns inside the top; Yosys's cutpoint gives their outputs any value in every cycle, so
+what is proven holds whatever they answer), and assertions of the top it leaves to others ("leave":
+about what it cuts, say).
 
 The RTL is read as synthesis reads it (SYNTHESIS defined, and VTA_FORMAL): the proofs are about the
 design that becomes the netlist; the blocks only the simulators compile are the tsim's to check.
@@ -100,9 +108,12 @@ def smt2(args, proof, sources, work):
     files = ' '.join(str(p) for p in sources)
     params = ' '.join(f'-set {k} {v}' for k, v in proof.get('parameters', {}).items())
     chparam = f'chparam {params} {top}; ' if params else ''
+    # the cut instances: their outputs any value in every cycle (Yosys's cutpoint), what the proof
+    # claims holding whatever they answer
+    cuts = ''.join(f'select -assert-min 1 {top}/{cut}; cutpoint {top}/{cut}; ' for cut in proof.get('cut', []))
     flat = work / 'flat.il'
     script = (f'read_verilog -sv -formal -DVTA_FORMAL -DSYNTHESIS -I{sources[0].parent} {files}; {chparam}'
-              f'prep -top {top}; flatten; memory_map; opt -fast; write_rtlil {flat}')
+              f'prep -top {top}; {cuts}flatten; memory_map; opt -fast; write_rtlil {flat}')
     rc, out, _ = run([args.yosys, '-q', '-p', script], args.timeout, f'yosys reading {top}')
     if rc != 0:
         raise Failure(f'yosys could not read {top}:\n{last_words(out)}')
@@ -121,7 +132,12 @@ def smt2(args, proof, sources, work):
     if unknown:
         raise Failure(f'{top}: "obligations" names no assertion of the design: {", ".join(sorted(unknown))}')
     to_assert = [a for a in assumes if '.' in a]
-    dropped = [a for a in asserts if '.' in a and a not in obligations]
+    # the top's assertions this proof leaves to others ("leave": about what it cuts, say)
+    left = set(proof.get('leave', []))
+    unknown = left - set(asserts)
+    if unknown:
+        raise Failure(f'{top}: "leave" names no assertion of the design: {", ".join(sorted(unknown))}')
+    dropped = [a for a in asserts if ('.' in a and a not in obligations) or a in left]
     # a submodule's covers are its own proofs' business (in its parent some are rightly unreachable)
     script = f'read_rtlil {flat}; '
     script += ''.join(f'delete {top}/{c}; ' for c in covers if '.' in c)
@@ -196,7 +212,21 @@ def smtbmc(args, design, mode, depth, what):
 
 def label(proof):
     params = ','.join(f'{k}={v}' for k, v in proof.get('parameters', {}).items())
-    return f'{proof["top"]}({params})' if params else proof['top']
+    top = f'{proof["top"]}({params})' if params else proof['top']
+    replaced = ', '.join(proof.get('replace', {}).values())
+    return f'{top} of {replaced}' if replaced else top
+
+
+def proof_sources(proof, sources, others):
+    """The sources of `proof`: `sources`, each file its "replace" names swapped for its replacement (one of
+    `others`, the replacements written beside them), in the same place."""
+    replace = proof.get('replace', {})
+    names = [p.name for p in sources]
+    missing = sorted(set(replace) - set(names))
+    if missing:
+        raise Failure(f'{label(proof)}: "replace" names no source: {", ".join(missing)}')
+    by_name = {p.name: p for p in others}
+    return [by_name[replace[p.name]] if p.name in replace else p for p in sources]
 
 
 def prove(args, name, proof, sources, work):
@@ -230,9 +260,9 @@ def prove(args, name, proof, sources, work):
     return result
 
 
-def mutate(args, name, spec, proofs, sources, work):
-    """Plants the set's bug in a copy of the sources; the base case must fail."""
-    mutation = spec['mutation']
+def mutate(args, name, mutation, proofs, sources, others, work):
+    """Plants one of the set's bugs in a copy of the sources; the base case must fail, and when the
+    mutation names the property it is about ("caught_by"), that property among the failing ones."""
     copy = work / 'src'
     if copy.exists():
         shutil.rmtree(copy)
@@ -244,13 +274,17 @@ def mutate(args, name, spec, proofs, sources, work):
                       f'{mutation["file"]}, not once (the RTL changed: update hw/formal/sets.json)')
     target.write_text(text.replace(mutation['from'], mutation['to']))
     proof = proofs[mutation.get('proof', 0)]
-    design, *_ = smt2_cached(args, proof, [copy / p.name for p in sources], work)
+    mine = proof_sources(proof, sources, others)
+    design, *_ = smt2_cached(args, proof, [copy / p.name for p in mine], work)
     depth = mutation.get('depth', proof['depth'])
     what = f'{name}: mutation "{mutation["bug"]}"'
     ok, out, seconds = smtbmc(args, design, 'base', depth, what)
     if ok:
         raise Failure(f'{what}: no counterexample within {depth} steps: the proof would not catch this bug')
     caught = sorted(set(re.findall(r'Assert(?:ion)? failed in \S+: (\S+)', out)))
+    if 'caught_by' in mutation and mutation['caught_by'] not in caught:
+        raise Failure(f'{what}: caught by {", ".join(caught)}, not by {mutation["caught_by"]}, the property it '
+                      'is planted for')
     return {'set': name, 'bug': mutation['bug'], 'caught_by': caught, 'depth': depth, 'seconds': round(seconds, 2)}
 
 
@@ -297,25 +331,44 @@ def main():
                           f'{", ".join(s["name"] for s in sets)})')
         args.out.mkdir(parents=True, exist_ok=True)
         # (hw/formal's own modules, the sets that compare two cells side by side, after the RTL)
-        sources = yosys_sources.write(args.out / 'src', args.sources + sorted(HERE.glob('*.sv')),
+        # (and the files the proofs' "replace" swap in, beside the RTL they replace: the two-slot
+        # compute stage for vta_compute.sv, one module name, so never read together)
+        chosen = [s for s in sets if not args.set or s['name'] in args.set]
+        by_name = {p.name: p for p in args.sources}
+        others = []
+        for proof in (proof for spec in chosen for proof in spec['proofs']):
+            for old, new in proof.get('replace', {}).items():
+                if old not in by_name:
+                    raise Failure(f'{label(proof)}: "replace" names no source: {old}')
+                other = by_name[old].parent / new
+                if not other.is_file():
+                    raise Failure(f'{label(proof)}: no such replacement beside {old}: {other}')
+                if other not in others:
+                    others.append(other)
+        written = yosys_sources.write(args.out / 'src', args.sources + sorted(HERE.glob('*.sv')) + others,
                                       sorted(HERE.glob('*.svh')))
+        sources, others = written[:len(written) - len(others)], written[len(written) - len(others):]
         results, mutations = [], []
         for spec in sets:
             if args.set and spec['name'] not in args.set:
                 continue
             if not args.mutations:
                 for i, proof in enumerate(spec['proofs']):
-                    results.append(prove(args, spec['name'], proof, sources, args.out / spec['name'] / str(i)))
+                    results.append(prove(args, spec['name'], proof, proof_sources(proof, sources, others),
+                                         args.out / spec['name'] / str(i)))
                     r = results[-1]
                     print(f'{spec["name"]}: {r["proof"]}: {len(r["asserts"])} properties proven by induction '
                           f'(depth {r["depth"]}, {args.solver}: base {r["seconds"]["base"]} s, induction '
                           f'{r["seconds"]["induction"]} s), {len(r["reached"])} of {len(r["covers"])} covers '
                           f'reached ({r["seconds"]["cover"]} s)', flush=True)
             if not args.proofs:
-                m = mutate(args, spec['name'], spec, spec['proofs'], sources, args.out / spec['name'] / 'mutation')
-                mutations.append(m)
-                print(f'{spec["name"]}: planted bug "{m["bug"]}" caught by {", ".join(m["caught_by"])} '
-                      f'({m["seconds"]} s)', flush=True)
+                planted = spec['mutations'] if 'mutations' in spec else [spec['mutation']]
+                for i, mutation in enumerate(planted):
+                    m = mutate(args, spec['name'], mutation, spec['proofs'], sources, others,
+                               args.out / spec['name'] / f'mutation{i if i else ""}')
+                    mutations.append(m)
+                    print(f'{spec["name"]}: planted bug "{m["bug"]}" caught by {", ".join(m["caught_by"])} '
+                          f'({m["seconds"]} s)', flush=True)
         (args.out / 'results.json').write_text(json.dumps({'proofs': results, 'mutations': mutations}, indent=1))
         if args.markdown:
             print(markdown(results, mutations))

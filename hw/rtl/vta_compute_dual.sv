@@ -507,4 +507,7 @@ module vta_compute
   `VTA_COVER(APushWaitsForTheOlder, pend_next_q && !left_next)
   `VTA_COVER(Finishes, finish_o)
   `VTA_COVER(RefusesAnInstruction, error_o)
+`ifdef VTA_FORMAL
+  `include "vta_compute_dual_formal.svh"  // its proofs (hw/formal, docs/FORMAL.md)
+`endif
 endmodule : vta_compute
