@@ -97,7 +97,14 @@ if [ "${#ctest_args[@]}" -eq 0 ]; then
   # the whole ResNet-18 on the two-slot compute stage's tsim, its programs made for it, verified
   echo "== ResNet-18, config dual_issue (tsim) =="
   "$root/scripts/build.sh" "$build-dual_issue" --target vta-resnet18 >/dev/null
-  "$build-dual_issue/tools/vta-resnet18" --target tsim -j 2 | tail -3
+  out="$("$build-dual_issue/tools/vta-resnet18" --target tsim -j 2)"
+  echo "$out" | tail -3
+  # (no step, nor the run, below the two-slot stage's bound: vta::cycle_bounds knows the stage)
+  if ! echo "$out" | grep -q ' cycles (bound [0-9]*, +' || echo "$out" | grep -qE ' -[0-9]+% '; then
+    echo "test.sh: ResNet-18 on the two-slot tsim ran below its cycle bound:"
+    echo "$out"
+    exit 1
+  fi
   # the whole ResNet-18 on the fsim of the BATCH 2 (two images) and BLOCK 32 configurations, verified
   echo "== ResNet-18, config batch2 (fsim) =="
   "$root/scripts/build.sh" "$build-batch2" --target vta-resnet18 >/dev/null

@@ -6,6 +6,7 @@
 # the step it names. Programs made for the two-slot compute stage (--compute-issue 2 --window 8,
 # vta/driver/compute_issue.h) run verified and are estimated below the same stage with today's tilings
 # (the file's: only the search differs), and --window alone is refused.
+# The first run's cycles are at or above its steps' bounds, step by step and summed.
 # Usage: onnx_tilings.sh VTA_ONNX MODEL OTHER_MODEL TARGET WORKDIR
 set -eu
 onnx=$1 model=$2 other=$3 target=$4 dir=$5
@@ -19,6 +20,13 @@ cycles() {  # the run's VTA cycles, after checking it verified
 run --save-tilings "$dir/chosen.json" > "$dir/first.txt"
 first=$(cycles "$dir/first.txt")
 [ -n "$first" ] || { echo "no cycles on $target"; exit 1; }
+# the steps' bounds (vta::cycle_bounds) are bounds: no step's cycles below its own, the run's not below
+# their sum
+bound=$(sed -n "s/^VTA: [0-9]* cycles per inference.*(the steps' bounds: \([0-9]*\) cycles.*/\1/p" "$dir/first.txt")
+if [ -z "$bound" ] || [ "$bound" -gt "$first" ]; then echo "the steps' bounds ($bound) above the cycles ($first)"; exit 1; fi
+awk '/^step \(first input\)/ { table = 1; next }
+     table && /^\// { steps++; if ($(NF-3) + 0 < $(NF-2) + 0) { print "below its bound: " $0; bad = 1 } }
+     END { if (!steps) print "no step table"; exit bad || !steps }' "$dir/first.txt"
 run --tilings "$dir/chosen.json" > "$dir/again.txt"
 again=$(cycles "$dir/again.txt")
 [ "$first" = "$again" ] || { echo "the saved tilings ran in $again cycles, the run that chose them in $first"; exit 1; }
@@ -52,4 +60,4 @@ made=$(estimate "$dir/dual.txt") today=$(estimate "$dir/dual_today.txt")
 if run --window 2 > "$dir/window.txt" 2>&1; then echo "--window without --compute-issue 2 was taken"; exit 1; fi
 grep -q -- '--window needs --compute-issue 2' "$dir/window.txt" || { cat "$dir/window.txt"; exit 1; }
 
-echo "onnx_tilings: chosen $first cycles, read back $again, one step with 1 virtual thread $changed, --tune $tuned; another model's file refused; estimated on two slots: tilings searched for them $made, today's $today"
+echo "onnx_tilings: chosen $first cycles (the steps' bounds $bound), read back $again, one step with 1 virtual thread $changed, --tune $tuned; another model's file refused; estimated on two slots: tilings searched for them $made, today's $today"
