@@ -71,6 +71,15 @@ bool NetworkRun::verified() const {
   return std::all_of(steps.begin(), steps.end(), [](const StepResult& r) { return r.mismatches == 0; });
 }
 
+double NetworkRun::bound(const Config& config, const std::set<std::string>* only) const {
+  double sum = 0;
+  for (const StepResult& r : steps) {
+    if (r.step->placement != Placement::kVta || (only != nullptr && only->count(r.step->name) == 0)) continue;
+    sum += cycle_bounds(r.stats, config).larger();
+  }
+  return sum;
+}
+
 struct Executor::DeviceState {
   std::map<std::string, std::unique_ptr<Target::Tensor>> weights;  // packed OIHWoi
   std::vector<std::unique_ptr<Target::Program>> programs;          // per step (VTA steps only)

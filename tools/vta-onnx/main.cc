@@ -277,16 +277,12 @@ int run(int argc, char** argv) {
   }
   const double total = since(t);
   const vta::EnergyTable& energy_table = vta::EnergyTable::from_environment();
-  // the sum of the VTA steps' bounds (vta::CycleBounds: the busier of the compute stage and the bus,
-  // step by step), what the first run's cycles could be at best on this configuration
-  double bound = 0;
   if (first.vta.cycle_count) {  // the steps of the first run on a clocked backend
     std::printf("%-32s %-48s %10s %10s %10s %6s %10s\n", "step (first input)", "operators", "gemm_uops", "cycles",
                 "bound", "over", "energy uJ");
     for (const auto& s : first.steps) {
       if (s.step->placement != net::Placement::kVta) continue;
       const vta::CycleBounds b = vta::cycle_bounds(s.stats, config);
-      bound += b.larger();
       std::string step_cycles = "-", over = "-";
       if (s.stats.cycle_count) {
         step_cycles = std::to_string(*s.stats.cycle_count);
@@ -308,7 +304,8 @@ int run(int argc, char** argv) {
   } else if (clocked) {
     std::printf("VTA: %.0f cycles per inference, GEMM utilisation %.1f %%", double(cycles) / double(n),
                 cycles ? 100.0 * double(gemm) / double(cycles) : 0.0);
-    if (bound > 0) {  // (the first input's steps: every input runs the same programs)
+    // (the first input's steps' bounds summed: every input runs the same programs)
+    if (const double bound = first.bound(config); bound > 0) {
       std::printf(" (the steps' bounds: %.0f cycles, %.1f %% at most on this configuration)", bound,
                   100.0 * double(first.vta.gemm_counter) / bound);
     }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,6 +44,10 @@ struct NetworkRun {
   Stats vta;              ///< the VTA steps' counters summed
   double seconds = 0;     ///< wall time of the run (copies included, the reference not)
   bool verified() const;  ///< every step verified with no mismatch
+  /// The sum of the VTA steps' cycle bounds on `config` (vta::cycle_bounds of each step's statistics,
+  /// the larger of its compute and memory bounds): the fewest cycles the steps' work and traffic allow,
+  /// step by step. `only`: the steps of these names alone (a fast-forward's detailed ones).
+  double bound(const Config& config, const std::set<std::string>* only = nullptr) const;
 };
 
 struct RunOptions {
