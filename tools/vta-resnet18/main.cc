@@ -190,8 +190,7 @@ int run(int argc, char** argv) {
                                                   : std::to_string(s.mismatches) + " differ";
     const char* place = !vta_step ? "host" : detailed.count(s.step->name) != 0 ? ff.target.c_str() : "vta";
     const std::string energy =
-        vta_step ? vta::format("%.2f", vta::estimate_energy(s.stats, vta::build_config(), energy_table).total() * 1e-6)
-                 : "-";
+        vta_step ? vta::format("%.2f", vta::estimate_energy(s.stats, config, energy_table).total() * 1e-6) : "-";
     std::printf("%-20s %-42s %-5s %10s %11s %11s %11s %7s %9s %s\n", s.step->name.c_str(), s.step->description.c_str(),
                 place, vta_step ? std::to_string(s.stats.gemm_counter).c_str() : "-",
                 vta_step ? std::to_string(s.stats.bytes_moved()).c_str() : "-", cycles.c_str(), bound.c_str(),
@@ -208,7 +207,7 @@ int run(int argc, char** argv) {
   if (r.vta.cycle_count && detailed.empty()) {
     std::printf(", %llu cycles (bound %.0f, %+.1f %%; GEMM utilisation %.1f %%)",
                 static_cast<unsigned long long>(*r.vta.cycle_count), bound,
-                100.0 * (double(*r.vta.cycle_count) - bound) / bound,
+                vta::percent_over(*r.vta.cycle_count, bound),
                 100.0 * double(r.vta.gemm_counter) / double(*r.vta.cycle_count));
   }
   if (!detailed.empty()) {
@@ -225,12 +224,12 @@ int run(int argc, char** argv) {
         "\nfast-forward: the %zu step(s) on %s took %llu cycles (bound %.0f, %+.1f %%; GEMM utilisation "
         "%.1f %%) in %.3f s",
         detailed.size(), ff.target.c_str(), static_cast<unsigned long long>(cycles), sampled_bound,
-        100.0 * (double(cycles) - sampled_bound) / sampled_bound,
+        vta::percent_over(cycles, sampled_bound),
         cycles > 0 ? 100.0 * double(sampled.gemm_counter) / double(cycles) : 0.0, seconds);
   }
   if (detailed.empty()) {
-    std::printf("\nVTA %s", vta::energy_line(vta::estimate_energy(r.vta, vta::build_config(), energy_table),
-                                             r.vta.cycle_count, vta::build_config().hw_freq_mhz(), energy_table.name)
+    std::printf("\nVTA %s", vta::energy_line(vta::estimate_energy(r.vta, config, energy_table), r.vta.cycle_count,
+                                             config.hw_freq_mhz(), energy_table.name)
                                 .c_str());
   }
   if (jobs > 1) {  // (the steps' times overlap)

@@ -55,6 +55,9 @@ struct Stats {
   std::string to_table() const;
 };
 
+/// How far `cycles` is above `bound`, in percent.
+inline double percent_over(uint64_t cycles, double bound) { return 100.0 * (double(cycles) - bound) / bound; }
+
 /// A run's cycles next to what its statistics allow. compute: on the compute stage of one instruction
 /// at a time, one GEMM or ALU micro-op per cycle (GEMMs plus ALU micro-ops); on the two-slot stage
 /// (compute_issue 2, vta/driver/compute_issue.h), the busier slot: the GEMMs, or the ALU micro-ops and
@@ -64,7 +67,7 @@ struct CycleBounds {
   double compute = 0, memory = 0;
   double larger() const { return compute > memory ? compute : memory; }
   /// How far `cycles` is above the larger bound, in percent.
-  double over_percent(uint64_t cycles) const { return 100.0 * (double(cycles) - larger()) / larger(); }
+  double over_percent(uint64_t cycles) const { return percent_over(cycles, larger()); }
 };
 CycleBounds cycle_bounds(const Stats& stats, int bus_width_bits, int compute_issue = 1);
 /// The bounds on the hardware of `config` (its bus width and compute stage).
