@@ -26,8 +26,8 @@ struct GemmArgs {
 /// The ISA's loop nest over one GEMM or ALU instruction (spec 3.3): for iter_out, iter_in, then the
 /// micro-ops [uop_bgn, uop_end), calls `f(dst, src, wgt)` with each micro-op's indices plus the loops'
 /// affine offsets (`wgt` is 0 for an instruction without weight factors, the ALU). The one home of
-/// that order and those offsets for every kernel; always inlined, so a kernel compiled for other
-/// instructions (VNNI) passes a lambda with its own target attribute.
+/// that order for the ALU, GEMM resets and the portable kernel (the vector kernels take the same
+/// executions grouped by weight tile, for_each_weight_run); always inlined.
 template <class Insn, class F>
 [[gnu::always_inline]] inline void for_each_uop(const Insn& x, const Uop* uops, F&& f) {
   for (uint32_t i = 0; i < x.iter_out; ++i) {
@@ -41,8 +41,61 @@ template <class Insn, class F>
   }
 }
 
+/// A run of one GEMM's micro-op executions that all read one weight tile: accumulator row
+/// `dst + i * dst_out + j * dst_in` and input row `src + i * src_out + j * src_in` for i < n_out, j < n_in.
+struct WeightRun {
+  uint32_t wgt, dst, src, n_out, n_in, dst_out, dst_in, src_out, src_in;
+};
+
+/// A GEMM's micro-op executions as runs over one weight tile each, for the vector kernels: a loop whose
+/// weight factor is 0 reads the same tile in every iteration, so it becomes the run and the kernel loads
+/// the tile once a run (into registers, where the shape is fixed) instead of once an execution. A GEMM
+/// (not a reset) only adds products into the accumulator, in 32 bits that wrap, so any order of its
+/// executions leaves the same bits as the ISA's order (for_each_uop), which the portable kernel keeps and
+/// the tests compare against. Loops whose weight factors are both nonzero give runs of one execution.
+template <class F>
+[[gnu::always_inline]] inline void for_each_weight_run(const GemmArgs& a, F&& f) {
+  const Uop* u = a.uops;
+  const bool out_free = a.wgt_factor_out == 0, in_free = a.wgt_factor_in == 0;
+  if (out_free && in_free) {
+    for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k) {
+      f(WeightRun{u[k].wgt, u[k].dst, u[k].src, a.iter_out, a.iter_in, a.dst_factor_out, a.dst_factor_in,
+                  a.src_factor_out, a.src_factor_in});
+    }
+  } else if (in_free) {
+    for (uint32_t i = 0; i < a.iter_out; ++i) {
+      const uint32_t w = i * a.wgt_factor_out, d = i * a.dst_factor_out, s = i * a.src_factor_out;
+      for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k)
+        f(WeightRun{u[k].wgt + w, u[k].dst + d, u[k].src + s, 1, a.iter_in, 0, a.dst_factor_in, 0, a.src_factor_in});
+    }
+  } else if (out_free) {
+    for (uint32_t j = 0; j < a.iter_in; ++j) {
+      const uint32_t w = j * a.wgt_factor_in, d = j * a.dst_factor_in, s = j * a.src_factor_in;
+      for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k)
+        f(WeightRun{u[k].wgt + w, u[k].dst + d, u[k].src + s, a.iter_out, 1, a.dst_factor_out, 0, a.src_factor_out, 0});
+    }
+  } else {  // written out rather than through for_each_uop: a lambda of its own would not take f's target
+    for (uint32_t i = 0; i < a.iter_out; ++i) {
+      for (uint32_t j = 0; j < a.iter_in; ++j) {
+        const uint32_t w = i * a.wgt_factor_out + j * a.wgt_factor_in;
+        const uint32_t d = i * a.dst_factor_out + j * a.dst_factor_in, s = i * a.src_factor_out + j * a.src_factor_in;
+        for (uint32_t k = a.uop_bgn; k < a.uop_end; ++k)
+          f(WeightRun{u[k].wgt + w, u[k].dst + d, u[k].src + s, 1, 1, 0, 0, 0, 0});
+      }
+    }
+  }
+}
+
+/// Calls `f(dst, src)` for each execution of a run, in its loops' order.
+template <class F>
+[[gnu::always_inline]] inline void for_each_in_run(const WeightRun& r, F&& f) {
+  for (uint32_t i = 0; i < r.n_out; ++i) {
+    for (uint32_t j = 0; j < r.n_in; ++j) f(r.dst + i * r.dst_out + j * r.dst_in, r.src + i * r.src_out + j * r.src_in);
+  }
+}
+
 /// A GEMM micro-op's rows: its accumulator row (BATCH x BLOCK_OUT lanes) and its input row (BATCH x
-/// BLOCK_IN), from the indices for_each_uop gives. Always inlined into the kernels of every instruction set.
+/// BLOCK_IN), from the indices for_each_uop gives (the portable kernel's).
 struct GemmRows {
   int32_t* acc;
   const int8_t* inp;

@@ -245,11 +245,25 @@ struct GemmCase {
   }
 };
 
-class FsimGemm : public ::testing::TestWithParam<GemmCase> {};
+class FsimGemm : public ::testing::TestWithParam<GemmCase> {
+ protected:
+  void gemm_against_formula(uint32_t wgt_factor_out, uint32_t wgt_factor_in);
+};
 
 // GEMM with two loop levels and all six factors against the formula of spec 2.7, on each kernel this
-// CPU runs (portable, AVX2, VNNI), for every sample configuration whose shape the kernel takes.
+// CPU runs (portable, AVX2, VNNI), for every sample configuration whose shape the kernel takes. The
+// weight factors take each of their four kinds (both zero, either, neither): the vector kernels run the
+// executions that share a weight tile together (for_each_weight_run), a different order for each kind,
+// and micro-op 2 meets micro-ops 0 and 3 on accumulator rows (5 + 3 = 0 + 8, 5 = 2 + 3), whose sums must
+// not depend on it.
 TEST_P(FsimGemm, LoopsAndFactorsMatchSpecFormula) {
+  for (const auto& [wgt_out, wgt_in] : {std::pair{9u, 4u}, {0u, 4u}, {9u, 0u}, {0u, 0u}}) {
+    SCOPED_TRACE("wgt_factor_out " + std::to_string(wgt_out) + ", wgt_factor_in " + std::to_string(wgt_in));
+    gemm_against_formula(wgt_out, wgt_in);
+  }
+}
+
+void FsimGemm::gemm_against_formula(uint32_t wgt_factor_out, uint32_t wgt_factor_in) {
   const Config cfg = Config::from_file(GetParam().config);
   auto dev = test::make_test_fsim(cfg, GetParam().kernel);
   std::mt19937 rng(99);
@@ -268,7 +282,7 @@ TEST_P(FsimGemm, LoopsAndFactorsMatchSpecFormula) {
   test::put_uops(Program(cfg).isa(), uops, kernel);
   GemmInsn g = test::gemm_insn(0, 4, 3, 2);
   g.dst_factor_out = 8, g.dst_factor_in = 3, g.src_factor_out = 5, g.src_factor_in = 7;
-  g.wgt_factor_out = 9, g.wgt_factor_in = 4;
+  g.wgt_factor_out = wgt_factor_out, g.wgt_factor_in = wgt_factor_in;
   Program p(cfg);
   p.load(MemId::kUop, 0, uops.base(4), 1, 4, 4)
       .load(MemId::kInp, 0, inp.base(inp_elem), 1, n_inp, n_inp)
