@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "fsim_kernels.h"
+#include "vta/driver/int8_dot.h"
 #include "vta/driver/packing.h"
 #include "vta/driver/program.h"
 
@@ -425,7 +426,7 @@ FsimKernel choose_kernel(FsimKernel wanted, const Config& c) {
               "BLOCK_IN a multiple of 4 and BLOCK_OUT of 16"};
     }
     if (k == FsimKernel::kAvx2) {
-      return {fsim_detail::cpu_has_avx2(), fsim_detail::avx2_shape_ok(c.block_in(), c.block_out()), "AVX2",
+      return {vta::cpu_has_avx2(), fsim_detail::avx2_shape_ok(c.block_in(), c.block_out()), "AVX2",
               "BLOCK_IN even and BLOCK_OUT a multiple of 8"};
     }
     return {true, true, "", ""};  // portable

@@ -19,11 +19,6 @@ void gemm_portable(const GemmArgs& a) {
 
 bool avx2_shape_ok(int block_in, int block_out) { return block_out % 8 == 0 && block_in % 2 == 0; }
 
-bool cpu_has_avx2() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2");
-}
-
 void avx2_pack_tile(const int8_t* w, int8_t* avx2, int block_in, int block_out) {
   for (int o = 0; o < block_out; ++o) {
     for (int c = 0; c < block_in; ++c) avx2[((c / 2) * block_out + o) * 2 + c % 2] = w[o * block_in + c];

@@ -105,9 +105,8 @@ struct GemmRows {
 }
 
 void gemm_portable(const GemmArgs& a);
-/// Needs block_out % 8 == 0 and block_in % 2 == 0, and a CPU with AVX2.
+/// Needs block_out % 8 == 0 and block_in % 2 == 0, and a CPU with AVX2 (vta::cpu_has_avx2, int8_dot.h).
 void gemm_avx2(const GemmArgs& a);
-bool cpu_has_avx2();
 bool avx2_shape_ok(int block_in, int block_out);
 /// Rewrites one weight tile into the avx2 layout.
 void avx2_pack_tile(const int8_t* w, int8_t* avx2, int block_in, int block_out);

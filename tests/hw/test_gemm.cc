@@ -16,6 +16,7 @@
 #include "compute_check.h"
 #include "test_util.h"
 #include "vta/driver/build_config.h"
+#include "vta/driver/int8_dot.h"
 #include "vta/tsim/rtl_gemm.h"
 
 namespace vta::test {
@@ -171,6 +172,36 @@ TEST(HwGemmDot, MatchesTheLoopNestForEveryShape) {
           << "round " << round;
     }
   }
+}
+
+// Both forms of the int8 sums the DPI function chooses between (vta/driver/int8_dot.h: SSE2, and AVX2
+// where the CPU has it; vta_gemm_dot above runs only the one this CPU takes), against the loop nest:
+// rows of 16, 32 and 64 elements, outputs in blocks of eight and not (the rows left after the blocks).
+TEST(HwGemmDot, BothFormsOfTheInt8SumsMatchTheLoopNest) {
+  std::mt19937 rng(11);
+  struct Shape {
+    int batch, block_in, block_out;
+  };
+  for (const Shape s : {Shape{1, 16, 16}, Shape{2, 32, 8}, Shape{1, 64, 6}, Shape{2, 16, 3}, Shape{1, 16, 27},
+                        Shape{3, 32, 32}, Shape{1, 64, 16}, Shape{1, 8, 8}}) {
+    SCOPED_TRACE(::testing::Message() << s.batch << "x" << s.block_in << "x" << s.block_out);
+    for (int round = 0; round < 20; ++round) {
+      std::vector<uint32_t> inp(size_t(s.batch * s.block_in / 4)), wgt(size_t(s.block_out * s.block_in / 4));
+      for (auto& w : inp) w = round == 0 ? 0x80808080u : uint32_t(rng());
+      for (auto& w : wgt) w = round == 0 ? 0x80808080u : uint32_t(rng());
+      const auto want = reference_dots(s.batch, s.block_in, s.block_out, 8, 8, inp, wgt);
+      const auto* x = reinterpret_cast<const int8_t*>(inp.data());
+      const auto* w = reinterpret_cast<const int8_t*>(wgt.data());
+      std::vector<uint32_t> got(want.size(), 0xdeadbeef);
+      int8_dots(s.batch, s.block_in, s.block_out, x, w, got.data());
+      ASSERT_EQ(got, want) << "int8_dots, round " << round;
+      if (!cpu_has_avx2()) continue;
+      std::fill(got.begin(), got.end(), 0xdeadbeef);
+      int8_dots_avx2(s.batch, s.block_in, s.block_out, x, w, got.data());
+      ASSERT_EQ(got, want) << "int8_dots_avx2, round " << round;
+    }
+  }
+  if (!cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2: int8_dots checked, int8_dots_avx2 not";
 }
 
 class HwGemm : public GemmTest<Vvta_gemm_harness> {};

@@ -23,8 +23,14 @@ extern "C" void vta_gemm_dot(int batch, int block_in, int block_out, int inp_wid
                              const uint32_t* wgt, uint32_t* dots) {
   const auto nb = uint32_t(batch), ni = uint32_t(block_in), no = uint32_t(block_out);
   if (inp_width == 8 && wgt_width == 8) {  // VTA's widths: the fsim's arithmetic (vta/driver/int8_dot.h)
-    vta::int8_dots(batch, block_in, block_out, reinterpret_cast<const int8_t*>(inp),
-                   reinterpret_cast<const int8_t*>(wgt), dots);
+    static const bool avx2 = vta::cpu_has_avx2();
+    const auto* x = reinterpret_cast<const int8_t*>(inp);
+    const auto* w = reinterpret_cast<const int8_t*>(wgt);
+    if (avx2) {
+      vta::int8_dots_avx2(batch, block_in, block_out, x, w, dots);
+    } else {
+      vta::int8_dots(batch, block_in, block_out, x, w, dots);
+    }
     return;
   }
   for (uint32_t b = 0; b < nb; ++b) {
