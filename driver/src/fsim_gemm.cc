@@ -19,7 +19,48 @@ void gemm_portable(const GemmArgs& a) {
 
 bool avx2_shape_ok(int block_in, int block_out) { return block_out % 8 == 0 && block_in % 2 == 0; }
 
+// The packings below are transpositions: a tile [o][c] read as elements of two bytes (the avx2 layout's
+// pairs) or four (the vnni layout's groups) is [o][g], and each layout is its transpose [g][o]. Where
+// both sides are multiples of the block, SSE2 transposes blocks of 8 x 8 pairs or 4 x 4 groups (a LOAD
+// WGT packs every tile it writes: the byte loop was 30 % of the fsim's time on ResNet-18 with the AVX2
+// kernel, callgrind); elsewhere the byte loop does.
+
+namespace {
+// Rows r[0..7] of eight 16-bit elements become its columns.
+void transpose_8x8_epi16(__m128i r[8]) {
+  __m128i a[8], b[8];
+  for (int k = 0; k < 4; ++k) {
+    a[2 * k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+    a[2 * k + 1] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+  }
+  for (int k = 0; k < 2; ++k) {
+    b[4 * k] = _mm_unpacklo_epi32(a[4 * k], a[4 * k + 2]);
+    b[4 * k + 1] = _mm_unpackhi_epi32(a[4 * k], a[4 * k + 2]);
+    b[4 * k + 2] = _mm_unpacklo_epi32(a[4 * k + 1], a[4 * k + 3]);
+    b[4 * k + 3] = _mm_unpackhi_epi32(a[4 * k + 1], a[4 * k + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[2 * k] = _mm_unpacklo_epi64(b[k], b[k + 4]);
+    r[2 * k + 1] = _mm_unpackhi_epi64(b[k], b[k + 4]);
+  }
+}
+}  // namespace
+
 void avx2_pack_tile(const int8_t* w, int8_t* avx2, int block_in, int block_out) {
+  const int pairs = block_in / 2;
+  if (pairs % 8 == 0 && block_out % 8 == 0) {
+    for (int ob = 0; ob < block_out; ob += 8) {
+      for (int gb = 0; gb < pairs; gb += 8) {
+        __m128i r[8];  // outputs ob.., pairs gb..
+        for (int k = 0; k < 8; ++k)
+          r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + (ob + k) * block_in + gb * 2));
+        transpose_8x8_epi16(r);
+        for (int k = 0; k < 8; ++k)
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(avx2 + ((gb + k) * block_out + ob) * 2), r[k]);
+      }
+    }
+    return;
+  }
   for (int o = 0; o < block_out; ++o) {
     for (int c = 0; c < block_in; ++c) avx2[((c / 2) * block_out + o) * 2 + c % 2] = w[o * block_in + c];
   }
@@ -113,6 +154,33 @@ bool cpu_has_vnni() {
 }
 
 void vnni_pack_tile(const int8_t* w, int8_t* vnni, int32_t* bias, int block_in, int block_out) {
+  const int groups = block_in / 4;
+  if (groups % 4 == 0 && block_out % 4 == 0) {
+    const __m128i flip = _mm_set1_epi8(char(0x80));
+    for (int o = 0; o < block_out; ++o) {  // the bias: 128 * sum_c w[o][c], from sums of w + 128
+      int64_t sum = 0;
+      for (int c = 0; c < block_in; c += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + o * block_in + c));
+        const __m128i s = _mm_sad_epu8(_mm_xor_si128(v, flip), _mm_setzero_si128());
+        sum += _mm_cvtsi128_si32(s) + _mm_extract_epi16(s, 4) - 128 * 16;
+      }
+      bias[o] = int32_t(128 * sum);
+    }
+    for (int ob = 0; ob < block_out; ob += 4) {
+      for (int gb = 0; gb < groups; gb += 4) {
+        __m128i r[4];  // outputs ob.., groups gb..
+        for (int k = 0; k < 4; ++k)
+          r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + (ob + k) * block_in + gb * 4));
+        const __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpacklo_epi32(r[2], r[3]);
+        const __m128i t2 = _mm_unpackhi_epi32(r[0], r[1]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
+        const __m128i cols[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1), _mm_unpacklo_epi64(t2, t3),
+                                 _mm_unpackhi_epi64(t2, t3)};
+        for (int k = 0; k < 4; ++k)
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(vnni + ((gb + k) * block_out + ob) * 4), cols[k]);
+      }
+    }
+    return;
+  }
   for (int o = 0; o < block_out; ++o) {
     int32_t sum = 0;
     for (int c = 0; c < block_in; ++c) {
