@@ -32,6 +32,7 @@ jobs="$(nproc)"
 build="${VTA_BUILD_DIR:-$root/build}"
 phase "Release build"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
+
 phase "Release tests (ctest)"
 (cd "$build" && ctest --output-on-failure --timeout 600 -j "$jobs" "${ctest_args[@]}")
 # what Yosys made of the RTL (test Synth.Xc7z020, docs/SYNTHESIS.md)
@@ -45,75 +46,92 @@ fi
 # BATCH 2, a 256-bit bus, the two-slot compute stage) must agree with the fsim on the random
 # differential programs. Only the configuration-dependent objects are compiled again (the rest comes
 # from the compiler cache).
-if [ "${#ctest_args[@]}" -eq 0 ]; then
-  phase "four other configurations (tsim differential, compiled schedules, board kit), three of 4-bit elements, ResNet-18 on three"
-  for cfg in block8 batch2 bus256 dual_issue; do
-    dir="$build-$cfg"
-    "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
-      -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF --target vta_tsim_diff_tests --target vta_compiled_tests >/dev/null
-    echo "== tsim differential, config $cfg =="
-    "$dir/tests/vta_tsim_diff_tests"
-    # the compiler's GEMM and ALU schedules on this configuration (BATCH 2, BLOCK 8, ...), fsim and tsim
-    echo "== compiled GEMM and ALU, config $cfg =="
-    "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
-    VTA_TARGET=tsim "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
-    # the board kit for this configuration (its Vivado project's sources, the wrapper's lint at its bus)
-    echo "== board kit, config $cfg =="
-    ctest --test-dir "$dir" -R '^Fpga\.Kit$' --no-tests=error --output-on-failure | tail -1
-  done
-  # Element widths (docs/ISA.md, "Element widths"): a tsim per combination with 4-bit weights, inputs
-  # or both, its GEMM from the RTL's own text (VTA_TSIM_GEMM_DPI=OFF: the products as the DSPs make
-  # them), against the fsim on the random differential programs (tsim, SystemC and the board backend
-  # over the emulated board); the reference-style programs and both hand-written tutorials at the widths
-  # on the tsim, SystemC and the emulated board; the C API's tests; the board kit.
-  for cfg in w4a8 w8a4 w4a4; do
-    dir="$build-$cfg"
-    network=()  # (the network executor at 4-bit weights, and at 4-bit weights and activations)
-    [ "$cfg" != w8a4 ] && network=(--target vta_network_tests)
-    "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
-      -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_TSIM_GEMM_DPI=OFF --target vta_tsim_diff_tests \
-      --target vta_tsim_tests --target vta_driver_api_tests --target vta-tutorials --target vta-compiled-tutorials \
-      --target vta-board-emulator "${network[@]}" >/dev/null
-    echo "== element widths, config $cfg: tsim, SystemC and board differential, programs, tutorials (hand-written" \
-      "and compiled), C API, kit${network:+, the network executor} =="
-    "$dir/tests/vta_tsim_diff_tests" --gtest_filter='TsimDifferential.*' | grep -E '^differential: .* mismatches'
-    VTA_DIFF_TARGET=systemc VTA_DIFF_PROGRAMS=200 VTA_DIFF_INVALID_PROGRAMS=200 "$dir/tests/vta_tsim_diff_tests" \
-      --gtest_filter='TsimDifferential.RandomProgramsAgreeWithTheFsim:TsimDifferential.InvalidPrograms*' | tail -1
-    "$dir/tests/vta_tsim_tests" --gtest_filter='Tsim.*' | tail -1
-    "$dir/tests/vta_driver_api_tests" 2>&1 | tail -1  # (its misuse tests print their diagnostics)
-    VTA_TARGET=systemc "$dir/tools/vta-tutorials" | grep -E '^(Successful|systemc:)'
-    VTA_TARGET=tsim "$dir/tools/vta-compiled-tutorials" | grep -E '^(Successful|tsim:)'
-    if [ ${#network[@]} -gt 0 ]; then
-      for target in fsim tsim; do
-        VTA_TARGET=$target "$dir/tests/vta_network_tests" --gtest_filter='NetworkExecutor.SmallResNet18AtTheBuildsWidths' |
-          tail -1
-      done
-    fi
-    VTA_DIFF_TARGET=fpga VTA_DIFF_PROGRAMS=200 "$dir/tools/vta-board-emulator" run --dma-mib 512 -- \
-      "$dir/tests/vta_tsim_diff_tests" --gtest_filter='TsimDifferential.RandomProgramsAgreeWithTheFsim' | tail -1
-    VTA_TARGET=fpga "$dir/tools/vta-board-emulator" run -- "$dir/tools/vta-tutorials" | grep -E '^(Successful|fpga:)'
-    ctest --test-dir "$dir" -R '^Fpga\.Kit$' --no-tests=error --output-on-failure | grep 'tests passed'
-  done
-  # the whole ResNet-18 on the two-slot compute stage's tsim, its programs made for it, verified
-  echo "== ResNet-18, config dual_issue (tsim) =="
-  "$root/scripts/build.sh" "$build-dual_issue" --target vta-resnet18 >/dev/null
-  out="$("$build-dual_issue/tools/vta-resnet18" --target tsim -j 2)"
-  echo "$out" | tail -3
-  # (no step, nor the run, below the two-slot stage's bound: vta::cycle_bounds knows the stage)
-  if ! echo "$out" | grep -q ' cycles (bound [0-9]*, +' || echo "$out" | grep -qE ' -[0-9]+% '; then
-    echo "test.sh: ResNet-18 on the two-slot tsim ran below its cycle bound:"
-    echo "$out"
-    exit 1
+basic_configuration() {  # CFG: the tsim differential, the compiled schedules, the board kit
+  local cfg=$1 dir="$build-$1"
+  "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
+    -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF --target vta_tsim_diff_tests --target vta_compiled_tests >/dev/null
+  echo "== tsim differential, config $cfg =="
+  "$dir/tests/vta_tsim_diff_tests"
+  # the compiler's GEMM and ALU schedules on this configuration (BATCH 2, BLOCK 8, ...), fsim and tsim
+  echo "== compiled GEMM and ALU, config $cfg =="
+  "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
+  VTA_TARGET=tsim "$dir/tests/vta_compiled_tests" --gtest_filter='CompiledGemm.*:CompiledAlu.*'
+  # the board kit for this configuration (its Vivado project's sources, the wrapper's lint at its bus)
+  echo "== board kit, config $cfg =="
+  ctest --test-dir "$dir" -R '^Fpga\.Kit$' --no-tests=error --output-on-failure | tail -1
+}
+# Element widths (docs/ISA.md, "Element widths"): a tsim per combination with 4-bit weights, inputs
+# or both, its GEMM from the RTL's own text (VTA_TSIM_GEMM_DPI=OFF: the products as the DSPs make
+# them), against the fsim on the random differential programs (tsim, SystemC and the board backend
+# over the emulated board); the reference-style programs and both hand-written tutorials at the widths
+# on the tsim, SystemC and the emulated board; the C API's tests; the board kit.
+element_widths() {  # CFG
+  local cfg=$1 dir="$build-$1" network=()  # (the network executor at 4-bit weights, and at 4-bit weights and activations)
+  [ "$cfg" != w8a4 ] && network=(--target vta_network_tests)
+  "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/$cfg.json" \
+    -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_TSIM_GEMM_DPI=OFF --target vta_tsim_diff_tests \
+    --target vta_tsim_tests --target vta_driver_api_tests --target vta-tutorials --target vta-compiled-tutorials \
+    --target vta-board-emulator "${network[@]}" >/dev/null
+  echo "== element widths, config $cfg: tsim, SystemC and board differential, programs, tutorials (hand-written" \
+    "and compiled), C API, kit${network:+, the network executor} =="
+  "$dir/tests/vta_tsim_diff_tests" --gtest_filter='TsimDifferential.*' | grep -E '^differential: .* mismatches'
+  VTA_DIFF_TARGET=systemc VTA_DIFF_PROGRAMS=200 VTA_DIFF_INVALID_PROGRAMS=200 "$dir/tests/vta_tsim_diff_tests" \
+    --gtest_filter='TsimDifferential.RandomProgramsAgreeWithTheFsim:TsimDifferential.InvalidPrograms*' | tail -1
+  "$dir/tests/vta_tsim_tests" --gtest_filter='Tsim.*' | tail -1
+  "$dir/tests/vta_driver_api_tests" 2>&1 | tail -1  # (its misuse tests print their diagnostics)
+  VTA_TARGET=systemc "$dir/tools/vta-tutorials" | grep -E '^(Successful|systemc:)'
+  VTA_TARGET=tsim "$dir/tools/vta-compiled-tutorials" | grep -E '^(Successful|tsim:)'
+  if [ ${#network[@]} -gt 0 ]; then
+    for target in fsim tsim; do
+      VTA_TARGET=$target "$dir/tests/vta_network_tests" --gtest_filter='NetworkExecutor.SmallResNet18AtTheBuildsWidths' |
+        tail -1
+    done
   fi
-  # the whole ResNet-18 on the fsim of the BATCH 2 (two images) and BLOCK 32 configurations, verified
-  echo "== ResNet-18, config batch2 (fsim) =="
-  "$root/scripts/build.sh" "$build-batch2" --target vta-resnet18 >/dev/null
-  "$build-batch2/tools/vta-resnet18" --target fsim | tail -3
-  echo "== ResNet-18, config block32 (fsim) =="
-  dir="$build-block32"
-  "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/block32.json" \
-    -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_BUILD_TSIM=OFF --target vta-resnet18 >/dev/null
-  "$dir/tools/vta-resnet18" --target fsim | tail -3
+  VTA_DIFF_TARGET=fpga VTA_DIFF_PROGRAMS=200 "$dir/tools/vta-board-emulator" run --dma-mib 512 -- \
+    "$dir/tests/vta_tsim_diff_tests" --gtest_filter='TsimDifferential.RandomProgramsAgreeWithTheFsim' | tail -1
+  VTA_TARGET=fpga "$dir/tools/vta-board-emulator" run -- "$dir/tools/vta-tutorials" | grep -E '^(Successful|fpga:)'
+  ctest --test-dir "$dir" -R '^Fpga\.Kit$' --no-tests=error --output-on-failure | grep 'tests passed'
+}
+other_configuration() {  # CFG: what the test command checks on that configuration
+  local cfg=$1 dir="$build-$1" out
+  case $cfg in
+    w4a8 | w8a4 | w4a4) element_widths "$cfg" ;;
+    dual_issue)
+      basic_configuration "$cfg"
+      # the whole ResNet-18 on the two-slot compute stage's tsim, its programs made for it, verified
+      echo "== ResNet-18, config dual_issue (tsim) =="
+      "$root/scripts/build.sh" "$dir" --target vta-resnet18 >/dev/null
+      out="$("$dir/tools/vta-resnet18" --target tsim -j 2)"
+      echo "$out" | tail -3
+      # (no step, nor the run, below the two-slot stage's bound: vta::cycle_bounds knows the stage)
+      if ! echo "$out" | grep -q ' cycles (bound [0-9]*, +' || echo "$out" | grep -qE ' -[0-9]+% '; then
+        echo "test.sh: ResNet-18 on the two-slot tsim ran below its cycle bound:"
+        echo "$out"
+        return 1
+      fi
+      ;;
+    batch2)
+      basic_configuration "$cfg"
+      # the whole ResNet-18 on the fsim of the BATCH 2 configuration (two images), verified
+      echo "== ResNet-18, config batch2 (fsim) =="
+      "$root/scripts/build.sh" "$dir" --target vta-resnet18 >/dev/null
+      "$dir/tools/vta-resnet18" --target fsim | tail -3
+      ;;
+    block32)  # (the fsim only: ResNet-18 on BLOCK 32, verified)
+      echo "== ResNet-18, config block32 (fsim) =="
+      "$root/scripts/build.sh" "$dir" -DCMAKE_BUILD_TYPE=Release -DVTA_CONFIG="$root/config/samples/block32.json" \
+        -DVTA_BUILD_BENCHMARKS=OFF -DVTA_BUILD_HW_TESTS=OFF -DVTA_BUILD_TSIM=OFF --target vta-resnet18 >/dev/null
+      "$dir/tools/vta-resnet18" --target fsim | tail -3
+      ;;
+    *) basic_configuration "$cfg" ;;
+  esac
+}
+if [ "${#ctest_args[@]}" -eq 0 ]; then
+  # A configuration's configure and checks run on one core, so the configurations are checked $jobs at
+  # a time (parallel_jobs, scripts/phase.sh: each one's output printed whole when it ends, in this
+  # order, the longest first; any failure fails the phase once all have ended)
+  phase "four other configurations (tsim differential, compiled schedules, board kit), three of 4-bit elements, ResNet-18 on three; $jobs at a time"
+  parallel_jobs "$jobs" other_configuration w4a8 w4a4 dual_issue w8a4 batch2 block8 bus256 block32
   # RTL coverage of the default regression (docs/COVERAGE.md): its own tree, the figure printed, every
   # cover point of the RTL reached and at least 90 % of its lines
   phase "RTL coverage of the default regression (coverage tree)"
