@@ -79,7 +79,9 @@ module vta_compute
   mem_insn_t  m;
   loop_insn_t g, a;
   opcode_e    op;
-  logic       go, stop_q, f1_q, f2_q, capture;
+  logic       stop_q, f1_q, capture;
+  logic       go /*verilator public_flat_rd*/;
+  logic       f2_q /*verilator public_flat_rd*/;
   logic       pend_prev_q, pend_next_q;
   logic [OpcodeBitWidth-1:0] head_op;
   // (the fields the units take, decoded when it may start; the pushes' room: no push of ours to that
@@ -230,13 +232,18 @@ module vta_compute
   logic [LogAccBuffDepth-1:0] dst_lo, dst_hi;
   logic [UopSrcIdxBits-1:0]   src_lo, src_hi;
   logic                       c_gemm, c_alu, c_load;
-  logic                       run_g_q, run_a_q;
+  // (each slot's state and the dispatch are read by the tsim's timeline, tsim/src/simulator.cc)
+  logic                       run_g_q /*verilator public_flat_rd*/;
+  logic                       run_a_q /*verilator public_flat_rd*/;
   unit_a_e                    unit_a_q;
   // what each slot runs: its accumulator footprint (in one bank, which) and micro-ops
   logic                       g_pair_q, g_bank_q, a_pair_q, a_bank_q, a_uops_q;
   logic [LW-1:0]              g_uop_lo_q, g_uop_hi_q, a_uop_lo_q, a_uop_hi_q;
   logic [TN-1:0]              f2_hit_q;
-  logic                       unit_a_busy, unit_a_error, done_g, done_a, can, take, start, alone, to_g, to_a;
+  logic                       unit_a_busy, unit_a_error, done_g, done_a, can, start, alone;
+  logic                       take /*verilator public_flat_rd*/;
+  logic                       to_g /*verilator public_flat_rd*/;
+  logic                       to_a /*verilator public_flat_rd*/;
 
   vta_uop_table u_table (
     .clk_i, .rst_ni, .rec_start_i(start_uop), .rec_we_i(ul_we), .rec_addr_i(ul_waddr), .rec_word_i(ul_wdata),

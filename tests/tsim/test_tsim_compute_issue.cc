@@ -95,6 +95,45 @@ TEST(TsimComputeIssue, AnAluInstructionRunsBesideAGemmOnlyInTheOtherHalf) {
   }
 }
 
+// The tsim's timeline of the same program, the ALU instruction in the other half: the GEMM's 300
+// cycles on the compute track and, with COMPUTE_ISSUE 2, the ALU instruction's 200 on the second
+// slot's track, beside them (the recorder read one compute instruction at a time and cut the GEMM's
+// interval where the ALU instruction began); one instruction at a time, the ALU instruction after the
+// GEMM on the compute track. Each instruction has one busy interval.
+TEST(TsimComputeIssue, TheTimelineShowsWhatEachSlotRuns) {
+  const Config& c = build_config();
+  const uint32_t half = sram_depth(c, MemId::kAcc) / 2;
+  const Measured m = run(half, 300, 200, {}, [](Program&) {});
+  const TimelineInterval* gemm = nullptr;
+  const TimelineInterval* alu = nullptr;
+  for (const TimelineInterval& i : m.timeline.intervals) {
+    if (i.lane != 1 || i.activity != Activity::kBusy) continue;
+    const TimelineInterval** found = i.insn == 2 ? &gemm : i.insn == 3 ? &alu : nullptr;
+    if (found == nullptr) continue;
+    EXPECT_EQ(*found, nullptr) << "instruction " << i.insn << " has two busy intervals";
+    *found = &i;
+  }
+  ASSERT_NE(gemm, nullptr);
+  ASSERT_NE(alu, nullptr);
+  std::printf("GEMM %llu..%llu (slot %d), ALU %llu..%llu (slot %d)\n", (unsigned long long)gemm->begin,
+              (unsigned long long)gemm->end, gemm->slot, (unsigned long long)alu->begin, (unsigned long long)alu->end,
+              alu->slot);
+  EXPECT_EQ(gemm->slot, 0);
+  EXPECT_GE(gemm->end - gemm->begin, 300u);
+  EXPECT_LE(gemm->end - gemm->begin, 310u);
+  EXPECT_GE(alu->end - alu->begin, 200u);
+  EXPECT_LE(alu->end - alu->begin, 210u);
+  if (c.compute_issue() == 2) {
+    EXPECT_EQ(alu->slot, 1);
+    EXPECT_LT(alu->begin, gemm->end) << "beside the GEMM";
+    EXPECT_GE(m.timeline.total(1, Activity::kBusy), 300u);
+    EXPECT_LE(m.timeline.total(1, Activity::kBusy), 320u) << "a cycle of both slots counted once";
+  } else {
+    EXPECT_EQ(alu->slot, 0);
+    EXPECT_GE(alu->begin, gemm->end) << "after the GEMM";
+  }
+}
+
 }  // namespace
 }  // namespace vta::test
 

@@ -26,6 +26,7 @@
 #include "vta/driver/program.h"
 #include "vta/driver/run_control.h"
 #include "vta/driver/vcr_map.h"
+#include "vta/hw_config.h"  // (VTA_COMPUTE_ISSUE: which compute stage the model has)
 #include "vta/tsim/rtl_assert.h"
 #include "wave.h"
 
@@ -33,7 +34,11 @@ namespace vta::tsim {
 namespace {
 
 // Records what each stage does, cycle by cycle, from the signals vta_top exposes to the simulator
-// (busy, stall, insn_start, mem_activity: hw/rtl/vta_top.sv), as the intervals of a Timeline.
+// (busy, stall, insn_start, mem_activity: hw/rtl/vta_top.sv), as the intervals of a Timeline. The
+// compute stage of COMPUTE_ISSUE 2 runs two instructions at once: its slots are read from the stage
+// itself (hw/rtl/vta_compute_dual.sv: the dispatch `take` and its slot, each slot's `run_*_q`), the
+// GEMMs' on the compute track and what runs beside them on the track of slot 1, as
+// estimate_timeline draws them (vta/driver/timeline.h).
 class TimelineRecorder final : public Extension {
  public:
   TimelineRecorder(const Isa& isa, const std::vector<RawInsn>& insns, uint64_t start) : start_(start) {
@@ -54,11 +59,16 @@ class TimelineRecorder final : public Extension {
     const auto* r = top.rootp;
     const unsigned busy = r->vta_top__DOT__busy, stall = r->vta_top__DOT__stall;
     const unsigned taken = r->vta_top__DOT__insn_start, mem = r->vta_top__DOT__mem_activity;
-    // a data beat for the stage's read clients (load: inp, wgt; compute: uop, acc); the store held up
-    constexpr unsigned kBeats[3] = {0b001100, 0b010010, 0};
+    const uint64_t at = cycle - start_;
     for (size_t lane = 0; lane < 3; ++lane) {
       auto& q = lanes_[lane];
       if ((taken >> lane) & 1) ++taken_[lane];
+#if VTA_COMPUTE_ISSUE == 2
+      if (lane == 1) {
+        compute_slots(*r, stall, mem, at);
+        continue;
+      }
+#endif
       int state = -1;  // idle
       long insn = -1;
       if ((busy >> lane) & 1) {
@@ -70,37 +80,92 @@ class TimelineRecorder final : public Extension {
         insn = taken_[lane] < q.size() ? q[taken_[lane]] : -1;
         state = int(Activity::kToken);
       }
-      const uint64_t at = cycle - start_;
-      if (state != open_state_[lane] || insn != open_insn_[lane]) {
-        close(lane, at);
-        open_state_[lane] = state, open_insn_[lane] = insn, open_begin_[lane] = at;
-      }
+      track(lane, state, insn, at);
     }
   }
   Timeline finish(uint64_t cycle) {
     const uint64_t end = cycle - start_;
-    for (size_t lane = 0; lane < 3; ++lane) close(lane, end);
+    for (size_t t = 0; t < kTracks; ++t) close(t, end);
     timeline_.cycles = end;
-    std::sort(timeline_.intervals.begin(), timeline_.intervals.end(),
-              [](const auto& a, const auto& b) { return a.lane != b.lane ? a.lane < b.lane : a.begin < b.begin; });
+    std::sort(timeline_.intervals.begin(), timeline_.intervals.end(), [](const auto& a, const auto& b) {
+      return a.lane != b.lane ? a.lane < b.lane : a.slot != b.slot ? a.slot < b.slot : a.begin < b.begin;
+    });
     return std::move(timeline_);
   }
 
  private:
-  void close(size_t lane, uint64_t at) {
-    if (open_state_[lane] >= 0 && at > open_begin_[lane]) {
-      timeline_.intervals.push_back({int(lane), Activity(open_state_[lane]), open_begin_[lane], at, open_insn_[lane]});
+  // a data beat for the stage's read clients (load: inp, wgt; compute: uop, acc); the store held up
+  static constexpr unsigned kBeats[3] = {0b001100, 0b010010, 0};
+  static constexpr size_t kTracks = 4;  ///< the three stages' and the compute stage's second slot (3)
+
+#if VTA_COMPUTE_ISSUE == 2
+  // The two slots in the cycle that begins now (each slot's instruction is the one the dispatch last
+  // gave it), then the dispatch at the end of this cycle: `take` gives the compute stage's next
+  // instruction in program order to slot G (a GEMM), slot A (any other) or to neither (one that runs
+  // alone: FINISH, a load of nothing; one cycle on the compute track). The stage's waits for a token
+  // are drawn when neither slot runs and the head waits.
+  template <class Root>
+  void compute_slots(const Root& r, unsigned stall, unsigned mem, uint64_t at) {
+    const bool run_g = r.vta_top__DOT__u_core__DOT__u_compute__DOT__run_g_q;
+    const bool run_a = r.vta_top__DOT__u_core__DOT__u_compute__DOT__run_a_q;
+    int g_state = -1, a_state = -1;
+    long g_insn = -1, a_insn = -1;
+    if (run_g) g_state = int(Activity::kBusy), g_insn = slot_insn_[0];
+    if (run_a) {
+      a_insn = slot_insn_[1];
+      const bool data = a_insn >= 0 && moves_data_[size_t(a_insn)];
+      a_state = int(data && (mem & kBeats[1]) == 0 ? Activity::kMemory : Activity::kBusy);
     }
-    open_state_[lane] = -1;
+    const auto& q = lanes_[1];
+    if (alone_insn_ >= 0) {
+      g_state = int(Activity::kBusy), g_insn = alone_insn_;
+      alone_insn_ = -1;
+    } else if (!run_g && !run_a &&
+               (((stall >> 1) & 1) || (r.vta_top__DOT__u_core__DOT__u_compute__DOT__f2_q &&
+                                       !r.vta_top__DOT__u_core__DOT__u_compute__DOT__go))) {
+      g_state = int(Activity::kToken), g_insn = dispatched_ < q.size() ? q[dispatched_] : -1;
+    }
+    track(1, g_state, g_insn, at);
+    track(3, a_state, a_insn, at);
+    if (r.vta_top__DOT__u_core__DOT__u_compute__DOT__take && dispatched_ < q.size()) {
+      const long next = q[dispatched_++];
+      if (r.vta_top__DOT__u_core__DOT__u_compute__DOT__to_g) {
+        slot_insn_[0] = next;
+      } else if (r.vta_top__DOT__u_core__DOT__u_compute__DOT__to_a) {
+        slot_insn_[1] = next;
+      } else {
+        alone_insn_ = next;
+      }
+    }
+  }
+  size_t dispatched_ = 0;                  ///< compute instructions the dispatch has given out
+  std::array<long, 2> slot_insn_{-1, -1};  ///< each slot's instruction (G, A)
+  long alone_insn_ = -1;                   ///< an instruction that runs alone, in the cycle after its dispatch
+#endif
+
+  // track `t` (a stage's, or 3: the compute stage's second slot) is in `state` for `insn` from `at` on
+  void track(size_t t, int state, long insn, uint64_t at) {
+    if (state != open_state_[t] || insn != open_insn_[t]) {
+      close(t, at);
+      open_state_[t] = state, open_insn_[t] = insn, open_begin_[t] = at;
+    }
+  }
+  void close(size_t t, uint64_t at) {
+    if (open_state_[t] >= 0 && at > open_begin_[t]) {
+      const int lane = t == 3 ? 1 : int(t);
+      timeline_.intervals.push_back(
+          {lane, Activity(open_state_[t]), open_begin_[t], at, open_insn_[t], uint8_t(t == 3 ? 1 : 0)});
+    }
+    open_state_[t] = -1;
   }
   uint64_t start_;
   Timeline timeline_;
   std::array<std::vector<long>, 3> lanes_;  ///< per stage, the stream indices of its instructions
   std::vector<bool> moves_data_;            ///< per instruction: a LOAD or STORE
   std::array<size_t, 3> taken_{};
-  std::array<int, 3> open_state_{-1, -1, -1};
-  std::array<long, 3> open_insn_{-1, -1, -1};
-  std::array<uint64_t, 3> open_begin_{};
+  std::array<int, kTracks> open_state_{-1, -1, -1, -1};
+  std::array<long, kTracks> open_insn_{-1, -1, -1, -1};
+  std::array<uint64_t, kTracks> open_begin_{};
 };
 
 }  // namespace
