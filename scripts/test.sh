@@ -32,7 +32,6 @@ jobs="$(nproc)"
 build="${VTA_BUILD_DIR:-$root/build}"
 phase "Release build"
 "$root/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
-
 phase "Release tests (ctest)"
 (cd "$build" && ctest --output-on-failure --timeout 600 -j "$jobs" "${ctest_args[@]}")
 # what Yosys made of the RTL (test Synth.Xc7z020, docs/SYNTHESIS.md)
@@ -129,7 +128,8 @@ other_configuration() {  # CFG: what the test command checks on that configurati
 if [ "${#ctest_args[@]}" -eq 0 ]; then
   # A configuration's configure and checks run on one core, so the configurations are checked $jobs at
   # a time (parallel_jobs, scripts/phase.sh: each one's output printed whole when it ends, in this
-  # order, the longest first; any failure fails the phase once all have ended)
+  # order, the longest first; any failure fails the phase once all have ended). A warm run's gain: in a
+  # cold one their trees' own objects fill both cores either way (docs/PERFORMANCE.md)
   phase "four other configurations (tsim differential, compiled schedules, board kit), three of 4-bit elements, ResNet-18 on three; $jobs at a time"
   parallel_jobs "$jobs" other_configuration w4a8 w4a4 dual_issue w8a4 batch2 block8 bus256 block32
   # RTL coverage of the default regression (docs/COVERAGE.md): its own tree, the figure printed, every

@@ -53,21 +53,16 @@ status=$?
 set -e
 [ "$status" -eq 1 ] || fail "parallel_jobs returned $status with a failed job, not 1:
 $out"
-printf '%s
-' "$out" | grep -q '^job 1 ends$' || fail "job 1's output is missing:
+printf '%s\n' "$out" | grep -q '^job 1 ends$' || fail "job 1's output is missing:
 $out"
-printf '%s
-' "$out" | grep -q 'job 2 failed' || fail "the failed job is not named:
+printf '%s\n' "$out" | grep -q 'job 2 failed' || fail "the failed job is not named:
 $out"
-printf '%s
-' "$out" | grep -q '^job 2 ends$' && fail "job 2 went on after its failing command:
+printf '%s\n' "$out" | grep -q '^job 2 ends$' && fail "job 2 went on after its failing command:
 $out"
-[ "$(printf '%s
-' "$out" | grep '^job [0-9] starts' | cut -d' ' -f2 | tr -d '\n')" = 123 ] ||
+[ "$(printf '%s\n' "$out" | grep '^job [0-9] starts' | cut -d' ' -f2 | tr -d '\n')" = 123 ] ||
   fail "the outputs are not in the given order:
 $out"
-if printf '%s
-' "$out" | grep -q 'beside [2-9] other'; then fail "more than two jobs ran at once:
+if printf '%s\n' "$out" | grep -q 'beside [2-9] other'; then fail "more than two jobs ran at once:
 $out"; fi
 out=$(parallel_jobs 2 job 1 3) || fail "parallel_jobs failed although every job passed:
 $out"

@@ -61,14 +61,14 @@ class TimelineRecorder final : public Extension {
     const unsigned taken = r->vta_top__DOT__insn_start, mem = r->vta_top__DOT__mem_activity;
     const uint64_t at = cycle - start_;
     for (size_t lane = 0; lane < 3; ++lane) {
-      auto& q = lanes_[lane];
-      if ((taken >> lane) & 1) ++taken_[lane];
 #if VTA_COMPUTE_ISSUE == 2
-      if (lane == 1) {
+      if (lane == 1) {  // (its instructions counted by the stage's dispatch, not by insn_start)
         compute_slots(*r, stall, mem, at);
         continue;
       }
 #endif
+      auto& q = lanes_[lane];
+      if ((taken >> lane) & 1) ++taken_[lane];
       int state = -1;  // idle
       long insn = -1;
       if ((busy >> lane) & 1) {
